@@ -1,0 +1,29 @@
+package agent
+
+import (
+	"context"
+
+	"github.com/parleybot/parley/agent/llm"
+)
+
+// ApprovalRequest is a tool call waiting for a person's decision.
+type ApprovalRequest struct {
+	SessionID string
+	Caller    Caller // the user whose turn asked for the call
+	Call      llm.ToolCall
+	Summary   string // one readable line: what will happen if approved
+}
+
+// Decision is a person's answer to an ApprovalRequest.
+type Decision struct {
+	Approved bool
+	Expired  bool   // no one decided in time; Approved is false
+	By       string // display name of who decided
+}
+
+// Approver asks a person to approve a tool call and waits for the answer.
+// The chat layer implements it (buttons on chat platforms, a y/N prompt in
+// the terminal). It must honour ctx.
+type Approver interface {
+	Approve(ctx context.Context, req ApprovalRequest) (Decision, error)
+}

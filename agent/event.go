@@ -1,0 +1,53 @@
+package agent
+
+import (
+	"time"
+
+	"github.com/parleybot/parley/agent/llm"
+)
+
+// EventKind tells which fields of an Event are set.
+type EventKind int
+
+const (
+	// EventText: Text is the next piece of the answer.
+	EventText EventKind = iota + 1
+	// EventToolStart: Tool is about to run.
+	EventToolStart
+	// EventToolEnd: Tool ran; Result, IsError and Duration are set.
+	EventToolEnd
+	// EventApprovalNeeded: Approval describes a call waiting for a person.
+	EventApprovalNeeded
+	// EventApprovalDecided: Approval and Decision are set.
+	EventApprovalDecided
+	// EventRetry: the model call failed and will be retried; see Retry.
+	EventRetry
+	// EventDone ends a successful run: Text is the final answer of the last
+	// step, Usage the tokens of the whole run.
+	EventDone
+)
+
+// Event is one item of a run's stream.
+type Event struct {
+	Kind     EventKind
+	Text     string
+	Tool     *llm.ToolCall
+	Result   string
+	IsError  bool
+	Duration time.Duration
+	Approval *ApprovalRequest
+	Decision *Decision
+	Retry    *RetryInfo
+	Usage    llm.Usage
+}
+
+// RetryInfo describes one retry of a model call.
+type RetryInfo struct {
+	Attempt int           // the attempt that failed, from 1
+	Wait    time.Duration // how long before the next attempt
+	Err     error
+	// Reset is true when the failed attempt had already streamed text: the
+	// consumer must discard the text of the current step, because the next
+	// attempt streams it again from the start.
+	Reset bool
+}

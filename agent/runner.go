@@ -1,0 +1,273 @@
+// Package agent is Parley's harness: it turns a model into a run that
+// assembles the prompt, streams the answer, runs tools (asking for approval
+// where needed), retries what can be retried and persists every message the
+// moment it exists.
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/parleybot/parley/agent/llm"
+)
+
+// InterruptedMarker ends the text of an answer that was cut off, so both the
+// model and a reader of the transcript know it is incomplete.
+const InterruptedMarker = "\n\n[interrupted]"
+
+// Runner runs turns. Its fields are set once at start-up; a Runner is safe
+// for concurrent runs on different sessions.
+type Runner struct {
+	Provider llm.Provider
+	Sessions SessionStore
+	Memory   MemoryStore
+	Tools    []Tool
+	Approver Approver // nil: tools that need approval are refused
+
+	Persona      string
+	MemoryLimits MemoryLimits
+	MaxTokens    int
+	MaxSteps     int // model calls per turn; default 25
+	Retry        RetryPolicy
+	// Policies overrides tools' approval policies by tool name.
+	Policies map[string]Policy
+	// MaxResultChars caps a tool result; default 16,000.
+	MaxResultChars int
+
+	Now    func() time.Time                                 // default time.Now
+	Sleep  func(ctx context.Context, d time.Duration) error // default: a timer
+	Logger *slog.Logger
+}
+
+// Turn is one user message to answer.
+type Turn struct {
+	SessionID string
+	Caller    Caller
+	Place     Place
+	Text      string
+}
+
+// Result is what a run produced, for callers that do not stream.
+type Result struct {
+	Text  string
+	Usage llm.Usage
+}
+
+// RunSync runs a turn to completion; it consumes the same stream as Run.
+func (r *Runner) RunSync(ctx context.Context, t Turn) (Result, error) {
+	for ev, err := range r.Run(ctx, t) {
+		if err != nil {
+			return Result{}, err
+		}
+		if ev.Kind == EventDone {
+			return Result{Text: ev.Text, Usage: ev.Usage}, nil
+		}
+	}
+	return Result{}, llm.ErrIncomplete
+}
+
+// Run answers a turn as a stream of events. The stream ends with EventDone
+// or with an error; a consumer that stops ranging cancels the run, and what
+// was said so far stays in the session, marked as interrupted.
+func (r *Runner) Run(ctx context.Context, t Turn) iter.Seq2[Event, error] {
+	return func(yield func(Event, error) bool) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		run := &run{r: r, t: t, yield: yield}
+		if err := run.loop(ctx); err != nil && !run.stopped {
+			yield(Event{}, err)
+		}
+	}
+}
+
+// run is the state of one Run.
+type run struct {
+	r       *Runner
+	t       Turn
+	yield   func(Event, error) bool
+	stopped bool // the consumer stopped ranging
+	usage   llm.Usage
+}
+
+// emit yields ev; false means the consumer stopped and the run must end.
+func (x *run) emit(ev Event) bool {
+	if x.stopped {
+		return false
+	}
+	if !x.yield(ev, nil) {
+		x.stopped = true
+	}
+	return !x.stopped
+}
+
+var errStopped = errors.New("agent: consumer stopped")
+
+func (x *run) loop(ctx context.Context) error {
+	r := x.r
+	history, err := r.Sessions.Messages(ctx, x.t.SessionID)
+	if err != nil {
+		return fmt.Errorf("load session: %w", err)
+	}
+	history = Heal(history)
+	mem, err := r.Memory.Memory(ctx, x.t.Caller.UserKey)
+	if err != nil {
+		return fmt.Errorf("load memory: %w", err)
+	}
+	user := llm.Message{Role: llm.RoleUser, Text: x.t.Text, Author: x.t.Caller.UserName}
+	if err := r.Sessions.AppendMessages(ctx, x.t.SessionID, user); err != nil {
+		return fmt.Errorf("save message: %w", err)
+	}
+	history = append(history, user)
+
+	tools := r.toolIndex()
+	req := llm.Request{
+		System: SystemPrompt(PromptInput{
+			Persona: r.Persona, Place: x.t.Place, User: x.t.Caller, Memory: mem,
+			Limits: r.MemoryLimits, Now: r.now(), Tools: toolNames(r.Tools),
+		}),
+		Tools:     toolSpecs(r.Tools),
+		MaxTokens: r.MaxTokens,
+	}
+	maxSteps := r.MaxSteps
+	if maxSteps <= 0 {
+		maxSteps = 25
+	}
+	for range maxSteps {
+		req.Messages = withAuthors(history)
+		resp, partial, err := x.call(ctx, req)
+		if err != nil {
+			if partial != "" && (ctx.Err() != nil || errors.Is(err, errStopped)) {
+				// Keep what was said; a later turn sees it was cut off.
+				cut := llm.Message{Role: llm.RoleAssistant, Text: partial + InterruptedMarker}
+				if perr := r.Sessions.AppendMessages(context.WithoutCancel(ctx), x.t.SessionID, cut); perr != nil {
+					r.logger().Error("save interrupted answer", "session", x.t.SessionID, "err", perr)
+				}
+			}
+			return err
+		}
+		x.usage.InputTokens += resp.Usage.InputTokens
+		x.usage.OutputTokens += resp.Usage.OutputTokens
+		answer := llm.Message{Role: llm.RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls}
+		if err := r.Sessions.AppendMessages(context.WithoutCancel(ctx), x.t.SessionID, answer); err != nil {
+			return fmt.Errorf("save answer: %w", err)
+		}
+		history = append(history, answer)
+		if len(resp.ToolCalls) == 0 {
+			x.emit(Event{Kind: EventDone, Text: resp.Text, Usage: x.usage})
+			return nil
+		}
+		for _, call := range resp.ToolCalls {
+			result := x.runTool(ctx, tools, call)
+			// Every call gets its result in history, even when cancelled.
+			if err := r.Sessions.AppendMessages(context.WithoutCancel(ctx), x.t.SessionID, result); err != nil {
+				return fmt.Errorf("save tool result: %w", err)
+			}
+			history = append(history, result)
+		}
+		if x.stopped {
+			return errStopped
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("stopped after %d model calls without a final answer", maxSteps)
+}
+
+// call makes one model call, streaming its text and retrying what can be
+// retried. On failure it returns the text streamed by the last attempt.
+func (x *run) call(ctx context.Context, req llm.Request) (*llm.Response, string, error) {
+	policy := x.r.Retry.withDefaults()
+	for attempt := 1; ; attempt++ {
+		var partial strings.Builder
+		var resp *llm.Response
+		var err error
+		for ev, serr := range x.r.Provider.Stream(ctx, req) {
+			if serr != nil {
+				err = serr
+				break
+			}
+			switch ev.Kind {
+			case llm.EventTextDelta:
+				partial.WriteString(ev.Text)
+				if !x.emit(Event{Kind: EventText, Text: ev.Text}) {
+					return nil, partial.String(), errStopped
+				}
+			case llm.EventDone:
+				resp = ev.Response
+			}
+		}
+		if resp != nil {
+			return resp, "", nil
+		}
+		if err == nil {
+			err = llm.ErrIncomplete
+		}
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, partial.String(), cerr
+		}
+		lerr, ok := llm.AsError(err)
+		if !ok || !lerr.Retryable() || attempt >= policy.MaxAttempts {
+			return nil, partial.String(), err
+		}
+		wait, ok := policy.wait(attempt, lerr.RetryAfter)
+		if !ok {
+			return nil, partial.String(), fmt.Errorf("%w (asked to wait %s, longer than the %s limit)", err, lerr.RetryAfter, policy.Cap)
+		}
+		info := &RetryInfo{Attempt: attempt, Wait: wait, Err: err, Reset: partial.Len() > 0}
+		if !x.emit(Event{Kind: EventRetry, Retry: info}) {
+			return nil, "", errStopped
+		}
+		if err := x.r.sleep(ctx, wait); err != nil {
+			return nil, "", err
+		}
+	}
+}
+
+func (r *Runner) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+func (r *Runner) sleep(ctx context.Context, d time.Duration) error {
+	if r.Sleep != nil {
+		return r.Sleep(ctx, d)
+	}
+	return sleep(ctx, d)
+}
+
+func (r *Runner) logger() *slog.Logger {
+	if r.Logger != nil {
+		return r.Logger
+	}
+	return slog.Default()
+}
+
+// withAuthors prefixes user messages with their author's name when more than
+// one person speaks in the session, so the model can tell them apart.
+func withAuthors(history []llm.Message) []llm.Message {
+	authors := map[string]bool{}
+	for _, m := range history {
+		if m.Role == llm.RoleUser && m.Author != "" {
+			authors[m.Author] = true
+		}
+	}
+	if len(authors) < 2 {
+		return history
+	}
+	out := make([]llm.Message, len(history))
+	for i, m := range history {
+		if m.Role == llm.RoleUser && m.Author != "" {
+			m.Text = "[" + m.Author + "] " + m.Text
+		}
+		out[i] = m
+	}
+	return out
+}

@@ -1,0 +1,94 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/parleybot/parley/agent/llm"
+)
+
+// Caller says on whose behalf a tool runs. Tools that touch per-user state
+// (memory) must use Caller.UserKey and nothing the model wrote, so a model
+// can never reach another user's data.
+type Caller struct {
+	SessionID string
+	UserKey   string // "platform:id"
+	UserName  string
+}
+
+// Tool is something the model may call.
+type Tool interface {
+	Spec() llm.ToolSpec
+	// Execute runs the tool with arguments already validated against the
+	// tool's schema. A returned error becomes an error result the model sees.
+	Execute(ctx context.Context, caller Caller, args json.RawMessage) (string, error)
+}
+
+// Policy says whether a tool needs a person's approval before it runs.
+type Policy string
+
+const (
+	PolicyNever  Policy = "never"
+	PolicyAlways Policy = "always"
+)
+
+// Approvable is implemented by tools whose default policy is not "never".
+type Approvable interface {
+	ApprovalPolicy() Policy
+	// Summarize describes in one line what the call will do, for the person
+	// who has to approve it.
+	Summarize(args json.RawMessage) string
+}
+
+// Func builds a Tool from a typed function. The input schema is generated
+// from T (google/jsonschema-go: field json names, `jsonschema:"…"` tags for
+// descriptions, omitempty for optional fields) and every call's arguments
+// are validated against it before fn runs.
+func Func[T any](name, description string, fn func(ctx context.Context, c Caller, args T) (string, error)) (Tool, error) {
+	schema, err := jsonschema.For[T](nil)
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: schema: %w", name, err)
+	}
+	resolved, err := schema.Resolve(nil)
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: resolve schema: %w", name, err)
+	}
+	raw, err := json.Marshal(schema)
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: marshal schema: %w", name, err)
+	}
+	return &funcTool[T]{
+		spec:     llm.ToolSpec{Name: name, Description: description, Schema: raw},
+		resolved: resolved,
+		fn:       fn,
+	}, nil
+}
+
+type funcTool[T any] struct {
+	spec     llm.ToolSpec
+	resolved *jsonschema.Resolved
+	fn       func(context.Context, Caller, T) (string, error)
+}
+
+func (t *funcTool[T]) Spec() llm.ToolSpec { return t.spec }
+
+func (t *funcTool[T]) Execute(ctx context.Context, c Caller, args json.RawMessage) (string, error) {
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	var instance any
+	if err := json.Unmarshal(args, &instance); err != nil {
+		return "", fmt.Errorf("arguments are not valid JSON: %w", err)
+	}
+	if err := t.resolved.Validate(instance); err != nil {
+		return "", fmt.Errorf("invalid arguments: %w", err)
+	}
+	var v T
+	if err := json.Unmarshal(args, &v); err != nil {
+		return "", fmt.Errorf("invalid arguments: %w", err)
+	}
+	return t.fn(ctx, c, v)
+}

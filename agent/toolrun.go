@@ -1,0 +1,150 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime/debug"
+	"unicode/utf8"
+
+	"github.com/parleybot/parley/agent/llm"
+)
+
+func (r *Runner) toolIndex() map[string]Tool {
+	idx := make(map[string]Tool, len(r.Tools))
+	for _, t := range r.Tools {
+		idx[t.Spec().Name] = t
+	}
+	return idx
+}
+
+func toolNames(tools []Tool) []string {
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		names[i] = t.Spec().Name
+	}
+	return names
+}
+
+func toolSpecs(tools []Tool) []llm.ToolSpec {
+	specs := make([]llm.ToolSpec, len(tools))
+	for i, t := range tools {
+		specs[i] = t.Spec()
+	}
+	return specs
+}
+
+// policy is the effective approval policy of a tool: config wins over the
+// tool's own default.
+func (r *Runner) policy(t Tool) Policy {
+	if p, ok := r.Policies[t.Spec().Name]; ok {
+		return p
+	}
+	if a, ok := t.(Approvable); ok {
+		return a.ApprovalPolicy()
+	}
+	return PolicyNever
+}
+
+// runTool runs one call and returns its result message. Nothing a tool
+// does (bad arguments, an error, a panic, a refusal) fails the run: the
+// model sees it as an error result and can react.
+func (x *run) runTool(ctx context.Context, tools map[string]Tool, call llm.ToolCall) llm.Message {
+	result := llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, ToolName: call.Name}
+	fail := func(text string) llm.Message {
+		result.Text, result.IsError = text, true
+		return result
+	}
+	if x.stopped || ctx.Err() != nil {
+		return fail(InterruptedResult)
+	}
+	tool, ok := tools[call.Name]
+	if !ok {
+		return fail(fmt.Sprintf("unknown tool %q", call.Name))
+	}
+	caller := x.t.Caller
+	caller.SessionID = x.t.SessionID
+	if x.r.policy(tool) == PolicyAlways {
+		if text, approved := x.approve(ctx, tool, call, caller); !approved {
+			return fail(text)
+		}
+	}
+	if !x.emit(Event{Kind: EventToolStart, Tool: &call}) {
+		return fail(InterruptedResult)
+	}
+	start := x.r.now()
+	out, err := x.execute(ctx, tool, caller, call.Arguments)
+	if ctx.Err() != nil {
+		out, err = "", fmt.Errorf("%s", InterruptedResult)
+	}
+	if err != nil {
+		result.Text, result.IsError = err.Error(), true
+	} else {
+		result.Text = truncate(out, x.r.maxResultChars())
+	}
+	x.emit(Event{Kind: EventToolEnd, Tool: &call, Result: result.Text, IsError: result.IsError, Duration: x.r.now().Sub(start)})
+	return result
+}
+
+// approve asks the Approver and reports the model-facing refusal text.
+func (x *run) approve(ctx context.Context, tool Tool, call llm.ToolCall, caller Caller) (string, bool) {
+	if x.r.Approver == nil {
+		return "denied: this tool needs approval and no one can approve it here", false
+	}
+	summary := call.Name + " " + string(call.Arguments)
+	if a, ok := tool.(Approvable); ok {
+		summary = a.Summarize(call.Arguments)
+	}
+	req := &ApprovalRequest{SessionID: x.t.SessionID, Caller: caller, Call: call, Summary: summary}
+	if !x.emit(Event{Kind: EventApprovalNeeded, Approval: req}) {
+		return InterruptedResult, false
+	}
+	d, err := x.r.Approver.Approve(ctx, *req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return InterruptedResult, false
+		}
+		return "approval failed: " + err.Error(), false
+	}
+	x.emit(Event{Kind: EventApprovalDecided, Approval: req, Decision: &d})
+	switch {
+	case d.Expired:
+		return "approval expired: no one decided in time", false
+	case !d.Approved:
+		return "denied by " + orUnknown(d.By), false
+	}
+	return "", true
+}
+
+func (x *run) execute(ctx context.Context, t Tool, c Caller, args json.RawMessage) (out string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("tool %s crashed: %v", t.Spec().Name, p)
+			// The stack is for operators, not for the model.
+			x.r.logger().Error("tool panicked", "tool", t.Spec().Name, "panic", p, "stack", string(debug.Stack()))
+		}
+	}()
+	return t.Execute(ctx, c, args)
+}
+
+func (r *Runner) maxResultChars() int {
+	if r.MaxResultChars > 0 {
+		return r.MaxResultChars
+	}
+	return 16000
+}
+
+// truncate keeps the head of s within max runes and says how much was cut.
+func truncate(s string, max int) string {
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	cut := 0
+	for i := range s {
+		if cut == max {
+			return fmt.Sprintf("%s\n[… truncated %d characters]", s[:i], utf8.RuneCountInString(s[i:]))
+		}
+		cut++
+	}
+	return s
+}

@@ -1,0 +1,163 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/parleybot/parley/agent"
+)
+
+// Command is a slash command (or its text form, "!memory"), normalized.
+type Command struct {
+	Thread Thread
+	User   User
+	Name   string // without the leading "/" or "!": "memory", "new", "help"
+	Args   []string
+}
+
+// ParseCommand recognizes "/name args…" and "!name args…". A "/name@bot"
+// suffix is dropped (Telegram groups). ok is false for ordinary text.
+func ParseCommand(text string) (name string, args []string, ok bool) {
+	text = strings.TrimSpace(text)
+	if len(text) < 2 || (text[0] != '/' && text[0] != '!') {
+		return "", nil, false
+	}
+	fields := strings.Fields(text[1:])
+	if len(fields) == 0 {
+		return "", nil, false
+	}
+	name, _, _ = strings.Cut(strings.ToLower(fields[0]), "@")
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') {
+			return "", nil, false // "/etc/passwd is…" is text, not a command
+		}
+	}
+	return name, fields[1:], name != ""
+}
+
+// ErrUnknownCommand is returned for commands Parley does not have.
+var ErrUnknownCommand = errors.New("unknown command")
+
+// Help lists the commands every platform shares.
+const Help = `Commands:
+  /memory            what I remember about you (only you see it)
+  /memory forget N   forget entry N of that list
+  /memory clear      forget everything about you
+  /new               start a fresh conversation here
+  /help              this list`
+
+// Command runs a shared command and returns its answer as Markdown. Memory
+// commands act only on the caller's own memory: there is no argument that
+// names another user.
+func (b *Bot) Command(ctx context.Context, c Command) (string, error) {
+	switch c.Name {
+	case "help", "start":
+		return Help, nil
+	case "new":
+		if _, err := b.sessions.NewSession(ctx, c.Thread); err != nil {
+			return "", fmt.Errorf("new session: %w", err)
+		}
+		return "Started a new conversation. I still remember what you asked me to (see /memory).", nil
+	case "memory":
+		return b.memoryCommand(ctx, c.User, c.Args)
+	}
+	return "", fmt.Errorf("%w /%s: try /help", ErrUnknownCommand, c.Name)
+}
+
+func (b *Bot) memoryCommand(ctx context.Context, u User, args []string) (string, error) {
+	if len(args) == 0 {
+		m, err := b.memory.Memory(ctx, u.Key())
+		if err != nil {
+			return "", fmt.Errorf("load memory: %w", err)
+		}
+		return FormatMemory(m, b.limits), nil
+	}
+	switch strings.ToLower(args[0]) {
+	case "forget":
+		if len(args) != 2 {
+			return "Usage: /memory forget N (N from /memory)", nil
+		}
+		n, err := strconv.Atoi(args[1])
+		if err != nil || n < 1 {
+			return fmt.Sprintf("%q is not an entry number: see /memory", args[1]), nil
+		}
+		return b.forget(ctx, u, n)
+	case "clear":
+		if len(args) < 2 || args[1] != "yes" {
+			return "This forgets everything I remember about you. Send `/memory clear yes` to confirm.", nil
+		}
+		for _, t := range []agent.MemoryTarget{agent.Profile, agent.Facts} {
+			if err := b.memory.EditMemory(ctx, u.Key(), t, func([]string) ([]string, error) { return nil, nil }); err != nil {
+				return "", fmt.Errorf("clear memory: %w", err)
+			}
+		}
+		return "Done: I no longer remember anything about you.", nil
+	}
+	return "Usage: /memory, /memory forget N, /memory clear", nil
+}
+
+// forget removes entry n as numbered by FormatMemory: profile first, then
+// facts.
+func (b *Bot) forget(ctx context.Context, u User, n int) (string, error) {
+	m, err := b.memory.Memory(ctx, u.Key())
+	if err != nil {
+		return "", fmt.Errorf("load memory: %w", err)
+	}
+	target, idx := agent.Profile, n-1
+	if idx >= len(m.Profile) {
+		target, idx = agent.Facts, idx-len(m.Profile)
+	}
+	if idx >= len(m.Entries(target)) {
+		return fmt.Sprintf("There is no entry %d: see /memory.", n), nil
+	}
+	want := m.Entries(target)[idx]
+	var removed bool
+	err = b.memory.EditMemory(ctx, u.Key(), target, func(e []string) ([]string, error) {
+		// Remove by content, not position: the list may have changed since
+		// the caller looked at it.
+		for i, v := range e {
+			if v == want {
+				removed = true
+				return append(e[:i:i], e[i+1:]...), nil
+			}
+		}
+		return e, nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("forget: %w", err)
+	}
+	if !removed {
+		return fmt.Sprintf("Entry %d changed in the meantime: see /memory.", n), nil
+	}
+	return fmt.Sprintf("Forgot: %s", want), nil
+}
+
+// FormatMemory renders a user's memory as a numbered Markdown list.
+func FormatMemory(m agent.Memory, limits agent.MemoryLimits) string {
+	if m.Empty() {
+		return "I don't remember anything about you yet. Tell me something worth keeping, e.g. \"remember that I prefer Go\"."
+	}
+	var b strings.Builder
+	n := 0
+	for _, t := range []agent.MemoryTarget{agent.Profile, agent.Facts} {
+		entries := m.Entries(t)
+		title := "Profile"
+		if t == agent.Facts {
+			title = "Facts"
+		}
+		fmt.Fprintf(&b, "**%s** (%d of %d characters)\n", title, agent.Size(entries), limits.Cap(t))
+		if len(entries) == 0 {
+			b.WriteString("(empty)\n")
+		}
+		for _, e := range entries {
+			n++
+			fmt.Fprintf(&b, "%d. %s\n", n, e)
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString("Forget one with /memory forget N.")
+	return b.String()
+}
