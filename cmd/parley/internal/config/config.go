@@ -1,0 +1,253 @@
+// Package config loads Parley's configuration: one YAML file, overridden
+// key by key by PARLEY_* environment variables.
+//
+// Every key has one dotted name (e.g. "llm.openai.base_url"), one
+// environment variable derived from it (PARLEY_LLM_OPENAI_BASE_URL, see
+// [EnvVar]) and one struct field (found through its mapstructure tag). The
+// key names are a contract with operators and end-to-end tests;
+// config.example.yaml at the repository root documents each of them, and
+// a test keeps that file and the structs below in step.
+package config
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// LLM providers a model may name in llm.model ("provider/model").
+const (
+	ProviderOpenAI    = "openai"
+	ProviderAnthropic = "anthropic"
+)
+
+// Models picked when llm.model is empty, from whichever provider is configured.
+const (
+	DefaultOpenAIModel    = "openai/gpt-4.1-mini"
+	DefaultAnthropicModel = "anthropic/claude-sonnet-4-5"
+)
+
+// Platform names, as returned by [Config.EnabledPlatforms] and used in access.admins.
+const (
+	PlatformSlack    = "slack"
+	PlatformTelegram = "telegram"
+	PlatformDiscord  = "discord"
+	PlatformConsole  = "console"
+)
+
+// Connection modes for slack.mode and telegram.mode.
+const (
+	SlackModeSocket = "socket"
+	SlackModeHTTP   = "http"
+
+	TelegramModePolling = "polling"
+	TelegramModeWebhook = "webhook"
+)
+
+// Config is Parley's whole configuration. Obtain one from [Load]: a
+// hand-built Config skips defaults, environment overrides and validation.
+//
+// Secret fields have type [Secret], which masks itself whenever it is
+// printed, logged or marshalled, so no way of dumping a Config leaks a key.
+type Config struct {
+	// DataDir holds the SQLite database and any other state.
+	DataDir string `mapstructure:"data_dir"`
+
+	LLM      LLM      `mapstructure:"llm"`
+	Slack    Slack    `mapstructure:"slack"`
+	Telegram Telegram `mapstructure:"telegram"`
+	Discord  Discord  `mapstructure:"discord"`
+	Access   Access   `mapstructure:"access"`
+	Tools    Tools    `mapstructure:"tools"`
+	HTTP     HTTP     `mapstructure:"http"`
+
+	// File is the configuration file that was read, or "" if none was
+	// found. It is not a key: it records where the values came from.
+	File string `mapstructure:"-"`
+}
+
+// LLM configures the language model.
+type LLM struct {
+	// Model is "provider/model", e.g. "openai/gpt-4.1-mini". Everything
+	// after the first "/" is passed to the provider verbatim, so names
+	// with slashes of their own (OpenRouter's "openai/meta-llama/…") work.
+	Model string `mapstructure:"model"`
+	// ContextWindow is the model's context size in tokens; compaction
+	// keeps each request below it.
+	ContextWindow int `mapstructure:"context_window"`
+	// MaxTokens caps the tokens generated per model call.
+	MaxTokens int `mapstructure:"max_tokens"`
+	// Persona replaces the built-in persona in the system prompt; "" keeps it.
+	Persona string `mapstructure:"persona"`
+
+	OpenAI    Provider `mapstructure:"openai"`
+	Anthropic Provider `mapstructure:"anthropic"`
+}
+
+// Provider holds one LLM provider's endpoint and credentials.
+type Provider struct {
+	APIKey Secret `mapstructure:"api_key"`
+	// BaseURL overrides the SDK's endpoint; "" keeps the SDK default.
+	BaseURL string `mapstructure:"base_url"`
+}
+
+// Slack configures the Slack adapter.
+type Slack struct {
+	Enabled       bool   `mapstructure:"enabled"`
+	BotToken      Secret `mapstructure:"bot_token"`
+	AppToken      Secret `mapstructure:"app_token"`
+	SigningSecret Secret `mapstructure:"signing_secret"`
+	// Mode is SlackModeSocket or SlackModeHTTP.
+	Mode string `mapstructure:"mode"`
+	// APIURL is the Web API base; it always ends in "/" because the Slack
+	// SDK appends method names to it directly.
+	APIURL string `mapstructure:"api_url"`
+}
+
+// Telegram configures the Telegram adapter.
+type Telegram struct {
+	Enabled bool   `mapstructure:"enabled"`
+	Token   Secret `mapstructure:"token"`
+	// Mode is TelegramModePolling or TelegramModeWebhook.
+	Mode   string `mapstructure:"mode"`
+	APIURL string `mapstructure:"api_url"`
+}
+
+// Discord configures the Discord adapter.
+type Discord struct {
+	Enabled bool   `mapstructure:"enabled"`
+	Token   Secret `mapstructure:"token"`
+	APIURL  string `mapstructure:"api_url"`
+}
+
+// Access says who may talk to the bot and who administers it.
+type Access struct {
+	Slack    AllowList `mapstructure:"slack"`
+	Telegram AllowList `mapstructure:"telegram"`
+	Discord  AllowList `mapstructure:"discord"`
+	// Admins are "platform:id" entries, e.g. "telegram:42".
+	Admins []string `mapstructure:"admins"`
+}
+
+// AllowList restricts one platform to the listed user and chat ids; "*"
+// allows everyone.
+type AllowList struct {
+	AllowUsers []string `mapstructure:"allow_users"`
+	AllowChats []string `mapstructure:"allow_chats"`
+}
+
+// Tools switches optional agent tools on and off.
+type Tools struct {
+	Shell    Toggle `mapstructure:"shell"`
+	WebFetch Toggle `mapstructure:"web_fetch"`
+}
+
+// Toggle is a feature that is on or off.
+type Toggle struct {
+	Enabled bool `mapstructure:"enabled"`
+}
+
+// HTTP configures the HTTP listener (webhooks, health).
+type HTTP struct {
+	// Listen is host:port; an empty host listens on every interface.
+	Listen string `mapstructure:"listen"`
+}
+
+// Default returns the configuration used when neither the file nor the
+// environment sets anything.
+func Default() Config {
+	return Config{
+		DataDir: "./data",
+		LLM: LLM{
+			ContextWindow: 128000,
+			MaxTokens:     4096,
+		},
+		Slack:    Slack{Mode: SlackModeSocket, APIURL: "https://slack.com/api/"},
+		Telegram: Telegram{Mode: TelegramModePolling, APIURL: "https://api.telegram.org"},
+		Discord:  Discord{APIURL: "https://discord.com/api/v9"},
+		Tools:    Tools{WebFetch: Toggle{Enabled: true}},
+		HTTP:     HTTP{Listen: "127.0.0.1:8080"},
+	}
+}
+
+// DBPath is the SQLite database file inside DataDir.
+func (c *Config) DBPath() string {
+	return filepath.Join(c.DataDir, "parley.db")
+}
+
+// EnabledPlatforms lists the enabled chat platforms in a fixed order
+// (slack, telegram, discord).
+func (c *Config) EnabledPlatforms() []string {
+	var out []string
+	if c.Slack.Enabled {
+		out = append(out, PlatformSlack)
+	}
+	if c.Telegram.Enabled {
+		out = append(out, PlatformTelegram)
+	}
+	if c.Discord.Enabled {
+		out = append(out, PlatformDiscord)
+	}
+	return out
+}
+
+// ProviderModel splits Model into the provider and the provider's own model
+// name. Both are "" if Model is not of the form provider/model.
+func (l *LLM) ProviderModel() (provider, model string) {
+	provider, model, ok := strings.Cut(l.Model, "/")
+	if !ok || provider == "" || model == "" {
+		return "", ""
+	}
+	return provider, model
+}
+
+// Configured reports whether the named provider has enough settings to be
+// called. An OpenAI base URL alone counts: local OpenAI-compatible servers
+// (Ollama, vLLM) need no key.
+func (l *LLM) Configured(provider string) bool {
+	switch provider {
+	case ProviderOpenAI:
+		return l.OpenAI.APIKey != "" || l.OpenAI.BaseURL != ""
+	case ProviderAnthropic:
+		return l.Anthropic.APIKey != ""
+	}
+	return false
+}
+
+// Hints telling an operator how to configure each provider, shared by
+// RequireLLM's messages so they never disagree. TestEnvVar checks the
+// variable names against EnvVar.
+const (
+	openAIHint    = "OPENAI_API_KEY (or PARLEY_LLM_OPENAI_API_KEY / llm.openai.api_key)"
+	anthropicHint = "ANTHROPIC_API_KEY (or PARLEY_LLM_ANTHROPIC_API_KEY / llm.anthropic.api_key)"
+	localHint     = "llm.openai.base_url (PARLEY_LLM_OPENAI_BASE_URL) for a local OpenAI-compatible server such as Ollama"
+)
+
+// RequireLLM reports whether the provider named by llm.model is configured,
+// and if not, what would fix it. It is separate from [Load] because
+// commands such as "parley version" must work without any LLM.
+func (c *Config) RequireLLM() error {
+	if c.LLM.Model == "" {
+		return fmt.Errorf("no LLM configured: set %s, %s, or %s", openAIHint, anthropicHint, localHint)
+	}
+	provider, _ := c.LLM.ProviderModel()
+	switch provider {
+	case ProviderOpenAI:
+		if !c.LLM.Configured(provider) {
+			return fmt.Errorf("llm.model is %q but OpenAI is not configured: set %s, or %s", c.LLM.Model, openAIHint, localHint)
+		}
+	case ProviderAnthropic:
+		if !c.LLM.Configured(provider) {
+			return fmt.Errorf("llm.model is %q but Anthropic is not configured: set %s", c.LLM.Model, anthropicHint)
+		}
+	default:
+		return fmt.Errorf("llm.model: %q must be provider/model with provider openai or anthropic, e.g. %s", c.LLM.Model, DefaultOpenAIModel)
+	}
+	return nil
+}
+
+// EnvVar returns the environment variable that overrides a dotted key:
+// "llm.openai.base_url" → "PARLEY_LLM_OPENAI_BASE_URL".
+func EnvVar(key string) string {
+	return "PARLEY_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
+}

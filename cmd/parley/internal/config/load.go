@@ -1,0 +1,451 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/viper"
+)
+
+// LoadOptions tells Load where to look. The zero value searches the usual
+// places and reads the process environment; tests inject the rest.
+type LoadOptions struct {
+	// Path is the file named by --config. "" searches ./config.yaml, then
+	// $XDG_CONFIG_HOME/parley/config.yaml; an explicit Path must exist.
+	Path string
+	// Env looks up an environment variable; nil means os.LookupEnv.
+	Env func(name string) (value string, ok bool)
+	// Getwd returns the directory that relative paths start from; nil
+	// means os.Getwd.
+	Getwd func() (string, error)
+	// UserHomeDir locates ~ for ~/.config when XDG_CONFIG_HOME is unset;
+	// nil means os.UserHomeDir.
+	UserHomeDir func() (string, error)
+}
+
+func (o *LoadOptions) withDefaults() {
+	if o.Env == nil {
+		o.Env = os.LookupEnv
+	}
+	if o.Getwd == nil {
+		o.Getwd = os.Getwd
+	}
+	if o.UserHomeDir == nil {
+		o.UserHomeDir = os.UserHomeDir
+	}
+}
+
+// Load reads the configuration file (if any), applies environment
+// overrides and defaults, and validates the result.
+//
+// For every key the first non-empty value wins: the PARLEY_* variable
+// (see [EnvVar]), then the file, then, for the two API keys only,
+// OPENAI_API_KEY / ANTHROPIC_API_KEY, then the default. An empty value
+// counts as unset, so a copied config.example.yaml with api_key: ""
+// still lets OPENAI_API_KEY through.
+//
+// Problems with values are collected into one *[ValidationError]; a
+// missing explicit file or unparsable YAML is returned as it is found.
+func Load(opts LoadOptions) (*Config, error) {
+	opts.withDefaults()
+
+	path, data, err := readFile(opts)
+	if err != nil {
+		return nil, err
+	}
+
+	// A private instance: viper's global one would leak state between
+	// callers and tests. Viper parses the YAML and gives case-insensitive
+	// lookups of dotted keys, nested or written flat ("llm.model: …").
+	// Environment overrides are applied below rather than through
+	// AutomaticEnv, which reads os.Getenv directly (so cannot be injected)
+	// and whose values Unmarshal misses for keys absent from the file.
+	v := viper.New()
+	v.SetConfigType("yaml")
+	if data != nil {
+		if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
+			// Unwrap viper's "While parsing config:" so the YAML error,
+			// which carries the line number, follows the file name.
+			var perr viper.ConfigParseError
+			if errors.As(err, &perr) {
+				err = perr.Unwrap()
+			}
+			return nil, fmt.Errorf("config: parse %s: %w", path, err)
+		}
+	}
+
+	cfg := Default()
+	cfg.File = path
+	var problems []string
+	problems = append(problems, unknownKeys(v)...)
+	problems = append(problems, decode(&cfg, v, opts.Env)...)
+	cfg.normalize()
+	problems = append(problems, cfg.validate()...)
+	if len(problems) > 0 {
+		return nil, &ValidationError{File: path, Problems: problems}
+	}
+	return &cfg, nil
+}
+
+// readFile finds and reads the configuration file. It returns a nil data
+// and an empty path when the search finds nothing, which is fine: defaults
+// and the environment can configure everything.
+func readFile(opts LoadOptions) (path string, data []byte, err error) {
+	getwd := func() (string, error) {
+		wd, err := opts.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("config: working directory: %w", err)
+		}
+		return wd, nil
+	}
+	if opts.Path != "" {
+		path = opts.Path
+		if !filepath.IsAbs(path) {
+			dir, err := getwd()
+			if err != nil {
+				return "", nil, err
+			}
+			path = filepath.Join(dir, path)
+		}
+		data, err = os.ReadFile(path)
+		if err != nil {
+			// The *PathError names the file; keep it matchable with
+			// errors.Is(err, fs.ErrNotExist).
+			return "", nil, fmt.Errorf("config: %w", err)
+		}
+		return path, data, nil
+	}
+	dir, err := getwd()
+	if err != nil {
+		return "", nil, err
+	}
+	for _, p := range searchPath(dir, opts) {
+		data, err = os.ReadFile(p)
+		switch {
+		case err == nil:
+			return p, data, nil
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		default:
+			// A file that exists but cannot be read is a mistake to
+			// report, not a reason to silently fall back to defaults.
+			return "", nil, fmt.Errorf("config: %w", err)
+		}
+	}
+	return "", nil, nil
+}
+
+// searchPath lists the files tried, in order, when no --config is given.
+func searchPath(wd string, opts LoadOptions) []string {
+	paths := []string{filepath.Join(wd, "config.yaml")}
+	// The XDG spec says to ignore a relative XDG_CONFIG_HOME.
+	base, _ := opts.Env("XDG_CONFIG_HOME")
+	if !filepath.IsAbs(base) {
+		home, err := opts.UserHomeDir()
+		if err != nil || home == "" {
+			// No home (e.g. a bare container): nothing more to search.
+			return paths
+		}
+		base = filepath.Join(home, ".config")
+	}
+	return append(paths, filepath.Join(base, "parley", "config.yaml"))
+}
+
+// fallbackEnv names the conventional variable a key falls back to when
+// neither PARLEY_* nor the file sets it, or "" if it has none.
+func fallbackEnv(key string) string {
+	switch key {
+	case "llm.openai.api_key":
+		return "OPENAI_API_KEY"
+	case "llm.anthropic.api_key":
+		return "ANTHROPIC_API_KEY"
+	}
+	return ""
+}
+
+// leaf is one configuration key and the struct field that holds it.
+type leaf struct {
+	key   string // dotted, e.g. "llm.openai.api_key"
+	index []int  // for reflect.Value.FieldByIndex on a Config
+	typ   reflect.Type
+}
+
+// leaves lists every key of Config in declaration order, derived from the
+// mapstructure tags so the struct is the single source of truth for key
+// names, environment variables and the documentation test.
+func leaves() []leaf {
+	var out []leaf
+	var walk func(t reflect.Type, prefix string, index []int)
+	walk = func(t reflect.Type, prefix string, index []int) {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			tag := f.Tag.Get("mapstructure")
+			if tag == "" || tag == "-" {
+				continue
+			}
+			key := tag
+			if prefix != "" {
+				key = prefix + "." + tag
+			}
+			idx := append(slices.Clip(index), i)
+			if f.Type.Kind() == reflect.Struct {
+				walk(f.Type, key, idx)
+				continue
+			}
+			out = append(out, leaf{key: key, index: idx, typ: f.Type})
+		}
+	}
+	walk(reflect.TypeFor[Config](), "", nil)
+	return out
+}
+
+// unknownKeys reports keys in the file that Config does not have, so a
+// typo ("bot_tokn") is an error instead of a silently ignored setting.
+func unknownKeys(v *viper.Viper) []string {
+	known := map[string]bool{}    // leaf keys
+	sections := map[string]bool{} // "llm", "llm.openai", …
+	for _, l := range leaves() {
+		known[l.key] = true
+		for k := l.key; ; {
+			i := strings.LastIndexByte(k, '.')
+			if i < 0 {
+				break
+			}
+			k = k[:i]
+			sections[k] = true
+		}
+	}
+	keys := v.AllKeys()
+	slices.Sort(keys) // AllKeys comes in map order; keep messages stable
+	var problems []string
+	for _, k := range keys {
+		switch {
+		case known[k]:
+		case sections[k]:
+			// A section with a scalar or list where a mapping belongs.
+			// An empty section ("slack:" alone) is harmless.
+			if raw := v.Get(k); raw != nil {
+				problems = append(problems, fmt.Sprintf("%s: want a mapping of keys, got %s", k, describe(raw)))
+			}
+		case underKnownLeaf(k, known):
+			// The leaf holds a mapping; decode reports it as the wrong type.
+		default:
+			problems = append(problems, fmt.Sprintf("%s: unknown key (config.example.yaml lists every key)", k))
+		}
+	}
+	return problems
+}
+
+// underKnownLeaf reports whether k lies inside a leaf key, as
+// "slack.bot_token.x" does when bot_token was written as a mapping.
+func underKnownLeaf(k string, known map[string]bool) bool {
+	for i := range len(k) {
+		if k[i] == '.' && known[k[:i]] {
+			return true
+		}
+	}
+	return false
+}
+
+// decode fills cfg from the environment and the file in order of
+// precedence, converting each value to its field's type. Every failed
+// conversion is reported by key; none panics or silently yields zero.
+func decode(cfg *Config, v *viper.Viper, env func(string) (string, bool)) []string {
+	root := reflect.ValueOf(cfg).Elem()
+	var problems []string
+	for _, l := range leaves() {
+		raw, from := lookup(l.key, v, env)
+		if raw == nil {
+			continue // keep the default
+		}
+		if err := set(root.FieldByIndex(l.index), raw); err != nil {
+			p := l.key + ": " + err.Error()
+			if from != "" {
+				p += " (from " + from + ")"
+			}
+			problems = append(problems, p)
+		}
+	}
+	return problems
+}
+
+// lookup returns the winning raw value for key and, when it came from the
+// environment, the variable's name. A nil value means nothing sets the key.
+func lookup(key string, v *viper.Viper, env func(string) (string, bool)) (raw any, from string) {
+	if s, ok := env(EnvVar(key)); ok && strings.TrimSpace(s) != "" {
+		return s, EnvVar(key)
+	}
+	if raw := v.Get(key); raw != nil && !isBlank(raw) {
+		return raw, ""
+	}
+	if name := fallbackEnv(key); name != "" {
+		if s, ok := env(name); ok && strings.TrimSpace(s) != "" {
+			return s, name
+		}
+	}
+	return nil, ""
+}
+
+func isBlank(raw any) bool {
+	s, ok := raw.(string)
+	return ok && strings.TrimSpace(s) == ""
+}
+
+// set stores raw, a YAML-decoded value or an environment string, into dst.
+func set(dst reflect.Value, raw any) error {
+	switch dst.Kind() {
+	case reflect.String:
+		s, err := toString(raw)
+		if err != nil {
+			return err
+		}
+		dst.SetString(s)
+	case reflect.Int:
+		n, err := toInt(raw)
+		if err != nil {
+			return err
+		}
+		dst.SetInt(int64(n))
+	case reflect.Bool:
+		b, err := toBool(raw)
+		if err != nil {
+			return err
+		}
+		dst.SetBool(b)
+	case reflect.Slice:
+		list, err := toStrings(raw)
+		if err != nil {
+			return err
+		}
+		dst.Set(reflect.ValueOf(list))
+	default:
+		// Only reachable by adding a field of a new type to Config;
+		// every test that calls Load would catch it.
+		panic(fmt.Sprintf("config: field of unsupported type %s", dst.Type()))
+	}
+	return nil
+}
+
+// toString accepts any YAML scalar: an unquoted "token: 12345" is an int
+// to the YAML parser but plainly meant as text.
+func toString(raw any) (string, error) {
+	switch x := raw.(type) {
+	case string:
+		return strings.TrimSpace(x), nil
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64), nil
+	case map[string]any, map[any]any, []any:
+		return "", fmt.Errorf("want a string, got %s", describe(raw))
+	default:
+		return fmt.Sprint(x), nil
+	}
+}
+
+func toInt(raw any) (int, error) {
+	switch x := raw.(type) {
+	case int:
+		return x, nil
+	case int64:
+		if x < math.MinInt || x > math.MaxInt {
+			return 0, fmt.Errorf("%d is out of range", x)
+		}
+		return int(x), nil
+	case uint64:
+		if x > math.MaxInt {
+			return 0, fmt.Errorf("%d is out of range", x)
+		}
+		return int(x), nil
+	case float64:
+		if x != math.Trunc(x) || x < math.MinInt || x > math.MaxInt {
+			return 0, fmt.Errorf("%v is not a whole number", x)
+		}
+		return int(x), nil
+	case string:
+		s := strings.TrimSpace(x)
+		n, err := strconv.Atoi(s)
+		if errors.Is(err, strconv.ErrRange) {
+			return 0, fmt.Errorf("%q is out of range", s)
+		}
+		if err != nil {
+			return 0, fmt.Errorf("%q is not a number", s)
+		}
+		return n, nil
+	default:
+		return 0, fmt.Errorf("want a number, got %s", describe(raw))
+	}
+}
+
+// toBool accepts the YAML 1.1 spellings (yes/no/on/off) too: the YAML 1.2
+// parser reads them as strings, yet operators keep writing them.
+func toBool(raw any) (bool, error) {
+	if b, ok := raw.(bool); ok {
+		return b, nil
+	}
+	s, err := toString(raw)
+	if err != nil {
+		return false, errors.New("want true or false, got " + describe(raw))
+	}
+	switch strings.ToLower(s) {
+	case "true", "t", "1", "yes", "y", "on":
+		return true, nil
+	case "false", "f", "0", "no", "n", "off":
+		return false, nil
+	}
+	return false, fmt.Errorf("%q is not valid; want true or false", s)
+}
+
+// toStrings accepts a YAML list of scalars or a comma-separated string
+// ("42, 43"), the only way to write a list in an environment variable.
+// Entries are trimmed and empty ones dropped.
+func toStrings(raw any) ([]string, error) {
+	var items []string
+	switch x := raw.(type) {
+	case []any:
+		for i, e := range x {
+			s, err := toString(e)
+			if err != nil {
+				return nil, fmt.Errorf("entry %d: %w", i+1, err)
+			}
+			items = append(items, s)
+		}
+	case []string:
+		items = x
+	case string:
+		items = strings.Split(x, ",")
+	case map[string]any, map[any]any:
+		return nil, fmt.Errorf("want a list, got %s", describe(raw))
+	default:
+		s, _ := toString(x) // a lone scalar is a one-entry list
+		items = []string{s}
+	}
+	out := make([]string, 0, len(items))
+	for _, s := range items {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// describe names a decoded value's shape for error messages.
+func describe(raw any) string {
+	switch x := raw.(type) {
+	case map[string]any, map[any]any:
+		return "a mapping"
+	case []any, []string:
+		return "a list"
+	case string:
+		return strconv.Quote(x)
+	default:
+		return fmt.Sprint(x)
+	}
+}

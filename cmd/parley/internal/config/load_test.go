@@ -1,0 +1,671 @@
+package config
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// env turns a map into a LoadOptions.Env, so tests never touch the
+// process environment and can run in parallel.
+func env(m map[string]string) func(string) (string, bool) {
+	return func(name string) (string, bool) {
+		v, ok := m[name]
+		return v, ok
+	}
+}
+
+// hermetic returns options whose working and home directories are fresh
+// empty temporary directories, so no real config file is ever found.
+func hermetic(t *testing.T, vars map[string]string) LoadOptions {
+	t.Helper()
+	wd, home := t.TempDir(), t.TempDir()
+	return LoadOptions{
+		Env:         env(vars),
+		Getwd:       func() (string, error) { return wd, nil },
+		UserHomeDir: func() (string, error) { return home, nil },
+	}
+}
+
+func writeFile(t *testing.T, path, content string) string {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// loadYAML loads content as the --config file, with the given environment.
+func loadYAML(t *testing.T, content string, vars map[string]string) (*Config, error) {
+	t.Helper()
+	opts := hermetic(t, vars)
+	opts.Path = writeFile(t, filepath.Join(t.TempDir(), "config.yaml"), content)
+	return Load(opts)
+}
+
+func mustLoadYAML(t *testing.T, content string, vars map[string]string) *Config {
+	t.Helper()
+	cfg, err := loadYAML(t, content, vars)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	return cfg
+}
+
+func TestLoadDefaults(t *testing.T) {
+	t.Parallel()
+	cfg, err := Load(hermetic(t, nil))
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	want := Default()
+	if diff := cmp.Diff(&want, cfg); diff != "" {
+		t.Errorf("Load with no file and no env (-want +got):\n%s", diff)
+	}
+	if got, want := cfg.DBPath(), filepath.Join("data", "parley.db"); got != want {
+		t.Errorf("DBPath() = %q, want %q", got, want)
+	}
+	if got := cfg.EnabledPlatforms(); len(got) != 0 {
+		t.Errorf("EnabledPlatforms() = %v, want none", got)
+	}
+}
+
+func TestLoadPrecedence(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		yaml string
+		env  map[string]string
+		get  func(*Config) any
+		want any
+	}{
+		{
+			name: "file sets top-level key",
+			yaml: "data_dir: /srv/file\n",
+			get:  func(c *Config) any { return c.DataDir },
+			want: "/srv/file",
+		},
+		{
+			name: "env beats file",
+			yaml: "data_dir: /srv/file\n",
+			env:  map[string]string{"PARLEY_DATA_DIR": "/srv/env"},
+			get:  func(c *Config) any { return c.DataDir },
+			want: "/srv/env",
+		},
+		{
+			name: "env-only top-level key",
+			env:  map[string]string{"PARLEY_DATA_DIR": "/srv/env"},
+			get:  func(c *Config) any { return c.DataDir },
+			want: "/srv/env",
+		},
+		{
+			name: "env beats file for nested key",
+			yaml: "llm:\n  openai:\n    base_url: http://file:11434/v1\n",
+			env:  map[string]string{"PARLEY_LLM_OPENAI_BASE_URL": "http://env:8000/v1"},
+			get:  func(c *Config) any { return c.LLM.OpenAI.BaseURL },
+			want: "http://env:8000/v1",
+		},
+		{
+			name: "env-only nested key, section absent from file",
+			yaml: "data_dir: /srv\n",
+			env:  map[string]string{"PARLEY_LLM_OPENAI_BASE_URL": "http://env:8000/v1"},
+			get:  func(c *Config) any { return c.LLM.OpenAI.BaseURL },
+			want: "http://env:8000/v1",
+		},
+		{
+			name: "env-only key, section present without it",
+			yaml: "telegram:\n  mode: polling\n",
+			env:  map[string]string{"PARLEY_TELEGRAM_TOKEN": "123:abc"},
+			get:  func(c *Config) any { return c.Telegram.Token },
+			want: Secret("123:abc"),
+		},
+		{
+			name: "env int beats file int",
+			yaml: "llm:\n  context_window: 2048\n  max_tokens: 100\n",
+			env:  map[string]string{"PARLEY_LLM_CONTEXT_WINDOW": "8192"},
+			get:  func(c *Config) any { return c.LLM.ContextWindow },
+			want: 8192,
+		},
+		{
+			name: "env false beats default true",
+			env:  map[string]string{"PARLEY_TOOLS_WEB_FETCH_ENABLED": "false"},
+			get:  func(c *Config) any { return c.Tools.WebFetch.Enabled },
+			want: false,
+		},
+		{
+			name: "env false beats file true",
+			yaml: "tools:\n  shell:\n    enabled: true\n",
+			env:  map[string]string{"PARLEY_TOOLS_SHELL_ENABLED": "0"},
+			get:  func(c *Config) any { return c.Tools.Shell.Enabled },
+			want: false,
+		},
+		{
+			name: "empty env var counts as unset",
+			yaml: "http:\n  listen: 0.0.0.0:9000\n",
+			env:  map[string]string{"PARLEY_HTTP_LISTEN": ""},
+			get:  func(c *Config) any { return c.HTTP.Listen },
+			want: "0.0.0.0:9000",
+		},
+		{
+			name: "empty file value keeps default",
+			yaml: "slack:\n  mode: \"\"\n",
+			get:  func(c *Config) any { return c.Slack.Mode },
+			want: SlackModeSocket,
+		},
+		{
+			name: "null file value keeps default",
+			yaml: "telegram:\n  api_url:\n",
+			get:  func(c *Config) any { return c.Telegram.APIURL },
+			want: "https://api.telegram.org",
+		},
+		{
+			name: "flat dotted key in file",
+			yaml: "llm.openai.base_url: http://localhost:11434/v1\n",
+			get:  func(c *Config) any { return c.LLM.OpenAI.BaseURL },
+			want: "http://localhost:11434/v1",
+		},
+		{
+			name: "file keys are case-insensitive",
+			yaml: "Discord:\n  API_URL: https://proxy.example/api/v9\n",
+			get:  func(c *Config) any { return c.Discord.APIURL },
+			want: "https://proxy.example/api/v9",
+		},
+		{
+			name: "YAML 1.1 boolean spelling",
+			yaml: "tools:\n  shell:\n    enabled: yes\n",
+			get:  func(c *Config) any { return c.Tools.Shell.Enabled },
+			want: true,
+		},
+		{
+			name: "values are trimmed",
+			env:  map[string]string{"PARLEY_TELEGRAM_TOKEN": "  123:abc\n"},
+			get:  func(c *Config) any { return c.Telegram.Token },
+			want: Secret("123:abc"),
+		},
+		{
+			name: "numeric YAML scalar read as a string",
+			yaml: "llm:\n  persona: 42\n",
+			get:  func(c *Config) any { return c.LLM.Persona },
+			want: "42",
+		},
+		{
+			name: "whole float read as an int",
+			yaml: "llm:\n  context_window: 2048.0\n  max_tokens: 1e3\n",
+			get:  func(c *Config) any { return [2]int{c.LLM.ContextWindow, c.LLM.MaxTokens} },
+			want: [2]int{2048, 1000},
+		},
+		{
+			name: "boolean YAML scalar read as a string",
+			yaml: "llm:\n  persona: true\n",
+			get:  func(c *Config) any { return c.LLM.Persona },
+			want: "true",
+		},
+		{
+			name: "slack api_url gains its trailing slash",
+			env:  map[string]string{"PARLEY_SLACK_API_URL": "https://slack-gov.com/api"},
+			get:  func(c *Config) any { return c.Slack.APIURL },
+			want: "https://slack-gov.com/api/",
+		},
+		{
+			name: "mode is case-insensitive",
+			yaml: "slack:\n  mode: HTTP\n",
+			get:  func(c *Config) any { return c.Slack.Mode },
+			want: SlackModeHTTP,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := mustLoadYAML(t, tt.yaml, tt.env)
+			if diff := cmp.Diff(tt.want, tt.get(cfg)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestLoadAPIKeyFallback(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name          string
+		yaml          string
+		env           map[string]string
+		wantOpenAI    Secret
+		wantAnthropic Secret
+	}{
+		{
+			name: "plain variables alone",
+			env:  map[string]string{"OPENAI_API_KEY": "plain-o", "ANTHROPIC_API_KEY": "plain-a"},
+			// The fallbacks feed only their own provider.
+			wantOpenAI: "plain-o", wantAnthropic: "plain-a",
+		},
+		{
+			name: "PARLEY_ variable beats plain variable",
+			env: map[string]string{
+				"OPENAI_API_KEY": "plain-o", "PARLEY_LLM_OPENAI_API_KEY": "parley-o",
+				"ANTHROPIC_API_KEY": "plain-a", "PARLEY_LLM_ANTHROPIC_API_KEY": "parley-a",
+			},
+			wantOpenAI: "parley-o", wantAnthropic: "parley-a",
+		},
+		{
+			name:       "file beats plain variable",
+			yaml:       "llm:\n  openai:\n    api_key: file-o\n  anthropic:\n    api_key: file-a\n",
+			env:        map[string]string{"OPENAI_API_KEY": "plain-o", "ANTHROPIC_API_KEY": "plain-a"},
+			wantOpenAI: "file-o", wantAnthropic: "file-a",
+		},
+		{
+			name:       "PARLEY_ variable beats file",
+			yaml:       "llm:\n  openai:\n    api_key: file-o\n",
+			env:        map[string]string{"OPENAI_API_KEY": "plain-o", "PARLEY_LLM_OPENAI_API_KEY": "parley-o"},
+			wantOpenAI: "parley-o",
+		},
+		{
+			name:       "empty file value lets plain variable through",
+			yaml:       "llm:\n  openai:\n    api_key: \"\"\n",
+			env:        map[string]string{"OPENAI_API_KEY": "plain-o"},
+			wantOpenAI: "plain-o",
+		},
+		{
+			name:       "empty PARLEY_ variable lets plain variable through",
+			env:        map[string]string{"PARLEY_LLM_OPENAI_API_KEY": "", "OPENAI_API_KEY": "plain-o"},
+			wantOpenAI: "plain-o",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := mustLoadYAML(t, tt.yaml, tt.env)
+			if got := cfg.LLM.OpenAI.APIKey; got != tt.wantOpenAI {
+				t.Errorf("llm.openai.api_key = %q, want %q", got.Reveal(), tt.wantOpenAI.Reveal())
+			}
+			if got := cfg.LLM.Anthropic.APIKey; got != tt.wantAnthropic {
+				t.Errorf("llm.anthropic.api_key = %q, want %q", got.Reveal(), tt.wantAnthropic.Reveal())
+			}
+		})
+	}
+}
+
+func TestLoadLists(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		yaml string
+		env  map[string]string
+		want []string
+	}{
+		{
+			name: "comma-separated env",
+			env:  map[string]string{"PARLEY_ACCESS_TELEGRAM_ALLOW_USERS": "42, 43"},
+			want: []string{"42", "43"},
+		},
+		{
+			name: "env entries trimmed, empties dropped",
+			env:  map[string]string{"PARLEY_ACCESS_TELEGRAM_ALLOW_USERS": " ,42,, 43 ,"},
+			want: []string{"42", "43"},
+		},
+		{
+			name: "env wildcard",
+			env:  map[string]string{"PARLEY_ACCESS_TELEGRAM_ALLOW_USERS": "*"},
+			want: []string{"*"},
+		},
+		{
+			name: "env beats file list",
+			yaml: "access:\n  telegram:\n    allow_users: [1, 2]\n",
+			env:  map[string]string{"PARLEY_ACCESS_TELEGRAM_ALLOW_USERS": "42"},
+			want: []string{"42"},
+		},
+		{
+			name: "YAML list of numbers and strings",
+			yaml: "access:\n  telegram:\n    allow_users: [42, \"43\", \" 44 \", \"\"]\n",
+			want: []string{"42", "43", "44"},
+		},
+		{
+			name: "YAML block list",
+			yaml: "access:\n  telegram:\n    allow_users:\n      - 42\n      - 9007199254740993\n",
+			want: []string{"42", "9007199254740993"},
+		},
+		{
+			name: "YAML comma-separated string",
+			yaml: "access:\n  telegram:\n    allow_users: \"42, 43\"\n",
+			want: []string{"42", "43"},
+		},
+		{
+			name: "YAML scalar",
+			yaml: "access:\n  telegram:\n    allow_users: 42\n",
+			want: []string{"42"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := mustLoadYAML(t, tt.yaml, tt.env)
+			if diff := cmp.Diff(tt.want, cfg.Access.Telegram.AllowUsers); diff != "" {
+				t.Errorf("access.telegram.allow_users (-want +got):\n%s", diff)
+			}
+		})
+	}
+
+	t.Run("admins from env", func(t *testing.T) {
+		t.Parallel()
+		cfg := mustLoadYAML(t, "", map[string]string{"PARLEY_ACCESS_ADMINS": "telegram:42, slack:U012AB3CD"})
+		if diff := cmp.Diff([]string{"telegram:42", "slack:U012AB3CD"}, cfg.Access.Admins); diff != "" {
+			t.Errorf("access.admins (-want +got):\n%s", diff)
+		}
+	})
+}
+
+func TestLoadSearch(t *testing.T) {
+	t.Parallel()
+	type layout struct {
+		cwd  bool   // ./config.yaml exists
+		xdg  string // XDG_CONFIG_HOME: "" unset, "abs" a temp dir, or a relative path
+		home bool   // ~/.config/parley/config.yaml exists
+		path string // LoadOptions.Path, relative to the working directory
+	}
+	tests := []struct {
+		name   string
+		layout layout
+		want   string // which file was loaded: "cwd", "xdg", "home", "explicit" or ""
+	}{
+		{"nothing found", layout{}, ""},
+		{"working directory", layout{cwd: true}, "cwd"},
+		{"working directory beats XDG", layout{cwd: true, xdg: "abs"}, "cwd"},
+		{"XDG_CONFIG_HOME", layout{xdg: "abs"}, "xdg"},
+		{"XDG_CONFIG_HOME beats ~/.config", layout{xdg: "abs", home: true}, "xdg"},
+		{"~/.config when XDG_CONFIG_HOME unset", layout{home: true}, "home"},
+		{"relative XDG_CONFIG_HOME ignored", layout{xdg: "rel", home: true}, "home"},
+		{"explicit path beats search", layout{cwd: true, xdg: "abs", path: "other/parley.yaml"}, "explicit"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			wd, home, xdg := t.TempDir(), t.TempDir(), t.TempDir()
+			vars := map[string]string{}
+			files := map[string]string{} // name → path
+			if tt.layout.cwd {
+				files["cwd"] = filepath.Join(wd, "config.yaml")
+			}
+			switch tt.layout.xdg {
+			case "":
+			case "abs":
+				vars["XDG_CONFIG_HOME"] = xdg
+				files["xdg"] = filepath.Join(xdg, "parley", "config.yaml")
+			default:
+				vars["XDG_CONFIG_HOME"] = tt.layout.xdg
+				// Exists relative to the working directory, yet must be ignored.
+				writeFile(t, filepath.Join(wd, tt.layout.xdg, "parley", "config.yaml"), "data_dir: /relative-xdg\n")
+			}
+			if tt.layout.home {
+				files["home"] = filepath.Join(home, ".config", "parley", "config.yaml")
+			}
+			if tt.layout.path != "" {
+				files["explicit"] = filepath.Join(wd, tt.layout.path)
+			}
+			for name, path := range files {
+				writeFile(t, path, "data_dir: /from-"+name+"\n")
+			}
+
+			cfg, err := Load(LoadOptions{
+				Path:        tt.layout.path,
+				Env:         env(vars),
+				Getwd:       func() (string, error) { return wd, nil },
+				UserHomeDir: func() (string, error) { return home, nil },
+			})
+			if err != nil {
+				t.Fatalf("Load: %v", err)
+			}
+			wantFile, wantDir := files[tt.want], "/from-"+tt.want
+			if tt.want == "" {
+				wantDir = Default().DataDir
+			}
+			if cfg.File != wantFile || cfg.DataDir != wantDir {
+				t.Errorf("loaded File %q with data_dir %q; want %q with %q", cfg.File, cfg.DataDir, wantFile, wantDir)
+			}
+		})
+	}
+
+	t.Run("no home directory", func(t *testing.T) {
+		t.Parallel()
+		wd := t.TempDir()
+		cfg, err := Load(LoadOptions{
+			Env:         env(nil),
+			Getwd:       func() (string, error) { return wd, nil },
+			UserHomeDir: func() (string, error) { return "", errors.New("$HOME is not defined") },
+		})
+		if err != nil || cfg.File != "" {
+			t.Errorf("Load = %+v, %v; want defaults and no error", cfg, err)
+		}
+	})
+}
+
+func TestLoadFileErrors(t *testing.T) {
+	t.Parallel()
+
+	t.Run("explicit path missing", func(t *testing.T) {
+		t.Parallel()
+		opts := hermetic(t, nil)
+		opts.Path = filepath.Join(t.TempDir(), "nope.yaml")
+		_, err := Load(opts)
+		if err == nil || !strings.Contains(err.Error(), opts.Path) {
+			t.Fatalf("Load error = %v; want one naming %s", err, opts.Path)
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("errors.Is(%v, fs.ErrNotExist) = false", err)
+		}
+	})
+
+	t.Run("searched file unreadable", func(t *testing.T) {
+		t.Parallel()
+		opts := hermetic(t, nil)
+		wd, _ := opts.Getwd()
+		// A directory where the file should be cannot be read.
+		if err := os.Mkdir(filepath.Join(wd, "config.yaml"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Load(opts); err == nil || !strings.Contains(err.Error(), filepath.Join(wd, "config.yaml")) {
+			t.Errorf("Load error = %v; want one naming the unreadable file", err)
+		}
+	})
+
+	t.Run("working directory gone", func(t *testing.T) {
+		t.Parallel()
+		opts := hermetic(t, nil)
+		opts.Getwd = func() (string, error) { return "", fs.ErrNotExist }
+		if _, err := Load(opts); err == nil || !strings.Contains(err.Error(), "working directory") {
+			t.Errorf("search: Load error = %v; want a working directory error", err)
+		}
+		// An absolute --config does not need the working directory.
+		opts.Path = writeFile(t, filepath.Join(t.TempDir(), "config.yaml"), "data_dir: /abs\n")
+		if cfg, err := Load(opts); err != nil || cfg.DataDir != "/abs" {
+			t.Errorf("absolute path: Load = %+v, %v", cfg, err)
+		}
+	})
+
+	malformed := []struct {
+		name, yaml, wantLine string
+	}{
+		{"bad indentation", "llm:\n  model: a\n bad: [\n", "line "},
+		{"unclosed quote", "data_dir: ok\nllm:\n  model: \"openai/x\n", "line "},
+		{"tab indentation", "llm:\n\tmodel: x\n", "line 2"},
+		{"top level is a list", "- a\n- b\n", "line 1"},
+	}
+	for _, tt := range malformed {
+		t.Run("malformed YAML/"+tt.name, func(t *testing.T) {
+			t.Parallel()
+			opts := hermetic(t, nil)
+			opts.Path = writeFile(t, filepath.Join(t.TempDir(), "config.yaml"), tt.yaml)
+			_, err := Load(opts)
+			if err == nil {
+				t.Fatal("Load succeeded; want a parse error")
+			}
+			if msg := err.Error(); !strings.Contains(msg, opts.Path) || !strings.Contains(msg, tt.wantLine) {
+				t.Errorf("Load error = %q; want it to name %s and %q", msg, opts.Path, tt.wantLine)
+			}
+			var verr *ValidationError
+			if errors.As(err, &verr) {
+				t.Errorf("parse error is a *ValidationError; want a plain error")
+			}
+		})
+	}
+}
+
+func TestLoadTypeErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		yaml string
+		env  map[string]string
+		want string
+	}{
+		{
+			name: "non-numeric env int",
+			env:  map[string]string{"PARLEY_LLM_CONTEXT_WINDOW": "abc"},
+			want: `llm.context_window: "abc" is not a number (from PARLEY_LLM_CONTEXT_WINDOW)`,
+		},
+		{
+			name: "non-numeric env int beats a good file value",
+			yaml: "llm:\n  max_tokens: 100\n",
+			env:  map[string]string{"PARLEY_LLM_MAX_TOKENS": "1k"},
+			want: `llm.max_tokens: "1k" is not a number (from PARLEY_LLM_MAX_TOKENS)`,
+		},
+		{
+			name: "non-numeric file int",
+			yaml: "llm:\n  context_window: abc\n",
+			want: `llm.context_window: "abc" is not a number`,
+		},
+		{
+			name: "fractional file int",
+			yaml: "llm:\n  max_tokens: 1.5\n",
+			want: `llm.max_tokens: 1.5 is not a whole number`,
+		},
+		{
+			name: "out of range env int",
+			env:  map[string]string{"PARLEY_LLM_MAX_TOKENS": "99999999999999999999"},
+			want: `llm.max_tokens: "99999999999999999999" is out of range`,
+		},
+		{
+			name: "file int beyond int64",
+			yaml: "llm:\n  context_window: 9223372036854775808\n",
+			want: `llm.context_window: 9223372036854775808 is out of range`,
+		},
+		{
+			name: "list for an int",
+			yaml: "llm:\n  max_tokens: [1]\n",
+			want: `llm.max_tokens: want a number, got a list`,
+		},
+		{
+			name: "bad env bool",
+			env:  map[string]string{"PARLEY_SLACK_ENABLED": "maybe"},
+			want: `slack.enabled: "maybe" is not valid; want true or false (from PARLEY_SLACK_ENABLED)`,
+		},
+		{
+			name: "mapping for a bool",
+			yaml: "discord:\n  enabled: {a: 1}\n",
+			want: `discord.enabled: want true or false, got a mapping`,
+		},
+		{
+			name: "mapping for a string",
+			yaml: "telegram:\n  token:\n    value: x\n",
+			want: `telegram.token: want a string, got a mapping`,
+		},
+		{
+			name: "list for a string",
+			yaml: "data_dir: [a, b]\n",
+			want: `data_dir: want a string, got a list`,
+		},
+		{
+			name: "mapping for a list",
+			yaml: "access:\n  admins: {telegram: 42}\n",
+			want: `access.admins: want a list, got a mapping`,
+		},
+		{
+			name: "mapping inside a list",
+			yaml: "access:\n  admins:\n    - telegram: 42\n",
+			want: `access.admins: entry 1: want a string, got a mapping`,
+		},
+		{
+			name: "unknown key",
+			yaml: "slack:\n  bot_tokn: xoxb-1\n",
+			want: `slack.bot_tokn: unknown key`,
+		},
+		{
+			name: "unknown section",
+			yaml: "matrix:\n  enabled: true\n",
+			want: `matrix.enabled: unknown key`,
+		},
+		{
+			name: "scalar where a section belongs",
+			yaml: "slack: true\n",
+			want: `slack: want a mapping of keys, got true`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := loadYAML(t, tt.yaml, tt.env)
+			var verr *ValidationError
+			if !errors.As(err, &verr) {
+				t.Fatalf("Load error = %v; want a *ValidationError", err)
+			}
+			if len(verr.Problems) != 1 || !strings.HasPrefix(verr.Problems[0], tt.want) {
+				t.Errorf("Problems = %q; want exactly one starting with %q", verr.Problems, tt.want)
+			}
+		})
+	}
+
+	t.Run("empty section is fine", func(t *testing.T) {
+		t.Parallel()
+		mustLoadYAML(t, "slack:\naccess:\n  telegram:\n", nil)
+	})
+}
+
+func TestLoadReportsEveryProblem(t *testing.T) {
+	t.Parallel()
+	_, err := loadYAML(t, "slack:\n  mode: sockets\nhttp:\n  listen: nowhere\n",
+		map[string]string{"PARLEY_LLM_CONTEXT_WINDOW": "abc"})
+	var verr *ValidationError
+	if !errors.As(err, &verr) {
+		t.Fatalf("Load error = %v; want a *ValidationError", err)
+	}
+	for _, want := range []string{"llm.context_window:", "slack.mode:", "http.listen:"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %s", err, want)
+		}
+	}
+	if !strings.Contains(err.Error(), verr.File) || verr.File == "" {
+		t.Errorf("error %q does not name the file", err)
+	}
+}
+
+func TestLoadIsIndependentPerCall(t *testing.T) {
+	t.Parallel()
+	// Two loads with different inputs must not see each other's values,
+	// as they would through viper's global instance.
+	a := mustLoadYAML(t, "data_dir: /a\n", nil)
+	b := mustLoadYAML(t, "", map[string]string{"PARLEY_HTTP_LISTEN": ":9"})
+	if a.DataDir != "/a" || b.DataDir != Default().DataDir || a.HTTP.Listen != Default().HTTP.Listen {
+		t.Errorf("loads leaked into each other: a=%+v b=%+v", a, b)
+	}
+}
+
+// TestLoadZeroOptions checks that the zero LoadOptions reads the real
+// process environment (and so cannot run in parallel).
+func TestLoadZeroOptions(t *testing.T) {
+	t.Setenv("PARLEY_DATA_DIR", "/from-process-env")
+	path := writeFile(t, filepath.Join(t.TempDir(), "config.yaml"), "http:\n  listen: :9999\n")
+	cfg, err := Load(LoadOptions{Path: path})
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if cfg.DataDir != "/from-process-env" || cfg.HTTP.Listen != ":9999" || cfg.File != path {
+		t.Errorf("Load = data_dir %q, http.listen %q, file %q", cfg.DataDir, cfg.HTTP.Listen, cfg.File)
+	}
+}

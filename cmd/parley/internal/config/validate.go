@@ -1,0 +1,173 @@
+package config
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// ValidationError lists every problem found in a configuration, so an
+// operator fixes them all in one pass rather than one restart per mistake.
+type ValidationError struct {
+	// File is the configuration file that was read, "" if none.
+	File string
+	// Problems each name a key, what is wrong and what is wanted, e.g.
+	// `slack.mode: "sockets" is not valid; want socket or http`.
+	Problems []string
+}
+
+func (e *ValidationError) Error() string {
+	var b strings.Builder
+	b.WriteString("invalid configuration")
+	if e.File != "" {
+		fmt.Fprintf(&b, " (file %s)", e.File)
+	}
+	if len(e.Problems) == 1 {
+		b.WriteString(": " + e.Problems[0])
+		return b.String()
+	}
+	b.WriteString(":")
+	for _, p := range e.Problems {
+		b.WriteString("\n  - " + p)
+	}
+	return b.String()
+}
+
+// normalize fills values that depend on other values and puts the
+// forgiving spellings into canonical form before validation.
+func (c *Config) normalize() {
+	if c.LLM.Model == "" {
+		switch {
+		case c.LLM.Configured(ProviderOpenAI):
+			c.LLM.Model = DefaultOpenAIModel
+		case c.LLM.Configured(ProviderAnthropic):
+			c.LLM.Model = DefaultAnthropicModel
+		}
+	}
+	c.Slack.Mode = strings.ToLower(c.Slack.Mode)
+	c.Telegram.Mode = strings.ToLower(c.Telegram.Mode)
+	// The Slack SDK appends method names to the base URL directly, so a
+	// missing slash would turn ".../api" + "chat.postMessage" into a 404.
+	if !strings.HasSuffix(c.Slack.APIURL, "/") {
+		c.Slack.APIURL += "/"
+	}
+}
+
+// validate returns one message per problem, each starting with the key.
+func (c *Config) validate() []string {
+	var p []string
+	add := func(format string, args ...any) { p = append(p, fmt.Sprintf(format, args...)) }
+
+	if c.LLM.Model != "" {
+		provider, _ := c.LLM.ProviderModel()
+		switch provider {
+		case ProviderOpenAI, ProviderAnthropic:
+		case "":
+			add("llm.model: %q must be provider/model, e.g. openai/gpt-4o-mini", c.LLM.Model)
+		default:
+			add("llm.model: provider %q in %q is not supported; want openai or anthropic", provider, c.LLM.Model)
+		}
+	}
+	if c.LLM.ContextWindow < 1024 {
+		add("llm.context_window: %d is too small; want at least 1024 tokens", c.LLM.ContextWindow)
+	}
+	if c.LLM.MaxTokens < 1 {
+		add("llm.max_tokens: %d is too small; want at least 1", c.LLM.MaxTokens)
+	} else if c.LLM.ContextWindow >= 1024 && c.LLM.MaxTokens >= c.LLM.ContextWindow {
+		// The reply must fit in the window next to the prompt.
+		add("llm.max_tokens: %d must be less than llm.context_window (%d)", c.LLM.MaxTokens, c.LLM.ContextWindow)
+	}
+
+	for _, u := range []struct{ key, value string }{
+		{"llm.openai.base_url", c.LLM.OpenAI.BaseURL},
+		{"llm.anthropic.base_url", c.LLM.Anthropic.BaseURL},
+		{"slack.api_url", c.Slack.APIURL},
+		{"telegram.api_url", c.Telegram.APIURL},
+		{"discord.api_url", c.Discord.APIURL},
+	} {
+		if u.value != "" && !isHTTPURL(u.value) {
+			add("%s: %q is not a valid URL; want http(s)://host[:port][/path]", u.key, u.value)
+		}
+	}
+
+	switch c.Slack.Mode {
+	case SlackModeSocket, SlackModeHTTP:
+	default:
+		add("slack.mode: %q is not valid; want socket or http", c.Slack.Mode)
+	}
+	switch c.Telegram.Mode {
+	case TelegramModePolling, TelegramModeWebhook:
+	default:
+		add("telegram.mode: %q is not valid; want polling or webhook", c.Telegram.Mode)
+	}
+
+	if c.Slack.Enabled {
+		require(&p, "slack.bot_token", c.Slack.BotToken, "slack.enabled is true")
+		switch c.Slack.Mode {
+		case SlackModeSocket:
+			require(&p, "slack.app_token", c.Slack.AppToken, "slack.enabled is true and slack.mode is socket")
+		case SlackModeHTTP:
+			require(&p, "slack.signing_secret", c.Slack.SigningSecret, "slack.enabled is true and slack.mode is http")
+		}
+	}
+	// Swapped Slack tokens fail later with an opaque "not_allowed_token_type".
+	if strings.HasPrefix(string(c.Slack.BotToken), "xapp-") {
+		add("slack.bot_token: this is an app-level token (xapp-…); want the bot token (xoxb-…)")
+	}
+	if strings.HasPrefix(string(c.Slack.AppToken), "xoxb-") {
+		add("slack.app_token: this is a bot token (xoxb-…); want the app-level token (xapp-…)")
+	}
+	if c.Telegram.Enabled {
+		require(&p, "telegram.token", c.Telegram.Token, "telegram.enabled is true")
+	}
+	if c.Discord.Enabled {
+		require(&p, "discord.token", c.Discord.Token, "discord.enabled is true")
+	}
+
+	for _, a := range c.Access.Admins {
+		if isAdmin(a) {
+			continue
+		}
+		add("access.admins: %q must be platform:id with platform slack, telegram, discord or console, e.g. telegram:42", a)
+	}
+
+	if !isHostPort(c.HTTP.Listen) {
+		add("http.listen: %q is not valid; want host:port, e.g. 127.0.0.1:8080 or :8080", c.HTTP.Listen)
+	}
+	return p
+}
+
+// require reports key as missing when an enabled platform needs it, and
+// says how to set it.
+func require(p *[]string, key string, value Secret, when string) {
+	if value == "" {
+		*p = append(*p, fmt.Sprintf("%s: required when %s; set it in the config file or %s",
+			key, when, EnvVar(key)))
+	}
+}
+
+// isAdmin reports whether a has the form platform:id.
+func isAdmin(a string) bool {
+	platform, id, _ := strings.Cut(a, ":")
+	switch platform {
+	case PlatformSlack, PlatformTelegram, PlatformDiscord, PlatformConsole:
+		return id != ""
+	}
+	return false
+}
+
+func isHTTPURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+func isHostPort(s string) bool {
+	_, port, err := net.SplitHostPort(s)
+	if err != nil {
+		return false
+	}
+	n, err := strconv.ParseUint(port, 10, 16)
+	return err == nil && n <= 65535
+}

@@ -1,0 +1,236 @@
+package config
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestValidation(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		yaml string
+		env  map[string]string
+		want []string // the exact problems, in order
+	}{
+		{
+			name: "slack mode",
+			yaml: "slack:\n  mode: sockets\n",
+			want: []string{`slack.mode: "sockets" is not valid; want socket or http`},
+		},
+		{
+			name: "telegram mode",
+			env:  map[string]string{"PARLEY_TELEGRAM_MODE": "push"},
+			want: []string{`telegram.mode: "push" is not valid; want polling or webhook`},
+		},
+		{
+			name: "model without provider",
+			yaml: "llm:\n  model: gpt-4o\n",
+			want: []string{`llm.model: "gpt-4o" must be provider/model, e.g. openai/gpt-4o-mini`},
+		},
+		{
+			name: "model with empty name",
+			yaml: "llm:\n  model: openai/\n",
+			want: []string{`llm.model: "openai/" must be provider/model, e.g. openai/gpt-4o-mini`},
+		},
+		{
+			name: "model with unknown provider",
+			yaml: "llm:\n  model: google/gemini-2.5-pro\n",
+			want: []string{`llm.model: provider "google" in "google/gemini-2.5-pro" is not supported; want openai or anthropic`},
+		},
+		{
+			name: "context window too small",
+			yaml: "llm:\n  context_window: 512\n  max_tokens: 100\n",
+			want: []string{`llm.context_window: 512 is too small; want at least 1024 tokens`},
+		},
+		{
+			name: "max tokens too small",
+			env:  map[string]string{"PARLEY_LLM_MAX_TOKENS": "0"},
+			want: []string{`llm.max_tokens: 0 is too small; want at least 1`},
+		},
+		{
+			name: "max tokens fills the window",
+			yaml: "llm:\n  context_window: 4096\n",
+			want: []string{`llm.max_tokens: 4096 must be less than llm.context_window (4096)`},
+		},
+		{
+			name: "URL without scheme",
+			env:  map[string]string{"PARLEY_LLM_OPENAI_BASE_URL": "localhost:11434/v1"},
+			want: []string{`llm.openai.base_url: "localhost:11434/v1" is not a valid URL; want http(s)://host[:port][/path]`},
+		},
+		{
+			name: "every URL key is checked",
+			yaml: "llm:\n  anthropic:\n    base_url: ftp://x\n" +
+				"slack:\n  api_url: slack.com/api\n" +
+				"telegram:\n  api_url: https://\n" +
+				"discord:\n  api_url: \"http://[::1\"\n",
+			want: []string{
+				`llm.anthropic.base_url: "ftp://x" is not a valid URL; want http(s)://host[:port][/path]`,
+				`slack.api_url: "slack.com/api/" is not a valid URL; want http(s)://host[:port][/path]`,
+				`telegram.api_url: "https://" is not a valid URL; want http(s)://host[:port][/path]`,
+				`discord.api_url: "http://[::1" is not a valid URL; want http(s)://host[:port][/path]`,
+			},
+		},
+		{
+			name: "listen without port",
+			yaml: "http:\n  listen: \"8080\"\n",
+			want: []string{`http.listen: "8080" is not valid; want host:port, e.g. 127.0.0.1:8080 or :8080`},
+		},
+		{
+			name: "listen with bad port",
+			env:  map[string]string{"PARLEY_HTTP_LISTEN": "localhost:http"},
+			want: []string{`http.listen: "localhost:http" is not valid; want host:port, e.g. 127.0.0.1:8080 or :8080`},
+		},
+		{
+			name: "admins",
+			yaml: "access:\n  admins: [telegram:42, \"42\", \"irc:42\", \"telegram:\", \":42\", console:local]\n",
+			want: []string{
+				`access.admins: "42" must be platform:id with platform slack, telegram, discord or console, e.g. telegram:42`,
+				`access.admins: "irc:42" must be platform:id with platform slack, telegram, discord or console, e.g. telegram:42`,
+				`access.admins: "telegram:" must be platform:id with platform slack, telegram, discord or console, e.g. telegram:42`,
+				`access.admins: ":42" must be platform:id with platform slack, telegram, discord or console, e.g. telegram:42`,
+			},
+		},
+		{
+			name: "swapped slack tokens",
+			env: map[string]string{
+				"PARLEY_SLACK_BOT_TOKEN": "xapp-1-A0-123-abc",
+				"PARLEY_SLACK_APP_TOKEN": "xoxb-123-456-abc",
+			},
+			want: []string{
+				`slack.bot_token: this is an app-level token (xapp-…); want the bot token (xoxb-…)`,
+				`slack.app_token: this is a bot token (xoxb-…); want the app-level token (xapp-…)`,
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := loadYAML(t, tt.yaml, tt.env)
+			var verr *ValidationError
+			if !errors.As(err, &verr) {
+				t.Fatalf("Load error = %v; want a *ValidationError", err)
+			}
+			if diff := cmp.Diff(tt.want, verr.Problems); diff != "" {
+				t.Errorf("problems (-want +got):\n%s", diff)
+			}
+			for _, p := range tt.want {
+				if !strings.Contains(err.Error(), p) {
+					t.Errorf("Error() = %q; does not contain %q", err, p)
+				}
+			}
+		})
+	}
+}
+
+func TestEnabledPlatformTokens(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name          string
+		env           map[string]string
+		wantProblems  []string
+		wantPlatforms []string
+	}{
+		{
+			name: "slack socket mode without tokens",
+			env:  map[string]string{"PARLEY_SLACK_ENABLED": "true"},
+			wantProblems: []string{
+				"slack.bot_token: required when slack.enabled is true; set it in the config file or PARLEY_SLACK_BOT_TOKEN",
+				"slack.app_token: required when slack.enabled is true and slack.mode is socket; set it in the config file or PARLEY_SLACK_APP_TOKEN",
+			},
+		},
+		{
+			name: "slack http mode needs the signing secret, not the app token",
+			env: map[string]string{
+				"PARLEY_SLACK_ENABLED": "true", "PARLEY_SLACK_MODE": "http",
+				"PARLEY_SLACK_BOT_TOKEN": "xoxb-1",
+			},
+			wantProblems: []string{
+				"slack.signing_secret: required when slack.enabled is true and slack.mode is http; set it in the config file or PARLEY_SLACK_SIGNING_SECRET",
+			},
+		},
+		{
+			name: "telegram without token",
+			env:  map[string]string{"PARLEY_TELEGRAM_ENABLED": "true"},
+			wantProblems: []string{
+				"telegram.token: required when telegram.enabled is true; set it in the config file or PARLEY_TELEGRAM_TOKEN",
+			},
+		},
+		{
+			name: "discord without token",
+			env:  map[string]string{"PARLEY_DISCORD_ENABLED": "true"},
+			wantProblems: []string{
+				"discord.token: required when discord.enabled is true; set it in the config file or PARLEY_DISCORD_TOKEN",
+			},
+		},
+		{
+			name: "disabled platforms need nothing",
+			env:  map[string]string{"PARLEY_SLACK_MODE": "http"},
+		},
+		{
+			name: "all enabled with tokens",
+			env: map[string]string{
+				"PARLEY_SLACK_ENABLED": "true", "PARLEY_SLACK_BOT_TOKEN": "xoxb-1", "PARLEY_SLACK_APP_TOKEN": "xapp-1",
+				"PARLEY_TELEGRAM_ENABLED": "true", "PARLEY_TELEGRAM_TOKEN": "1:a",
+				"PARLEY_DISCORD_ENABLED": "true", "PARLEY_DISCORD_TOKEN": "d",
+			},
+			wantPlatforms: []string{PlatformSlack, PlatformTelegram, PlatformDiscord},
+		},
+		{
+			name: "slack http mode with its tokens",
+			env: map[string]string{
+				"PARLEY_SLACK_ENABLED": "true", "PARLEY_SLACK_MODE": "http",
+				"PARLEY_SLACK_BOT_TOKEN": "xoxb-1", "PARLEY_SLACK_SIGNING_SECRET": "s",
+			},
+			wantPlatforms: []string{PlatformSlack},
+		},
+		{
+			name:          "telegram alone",
+			env:           map[string]string{"PARLEY_TELEGRAM_ENABLED": "true", "PARLEY_TELEGRAM_TOKEN": "1:a"},
+			wantPlatforms: []string{PlatformTelegram},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cfg, err := Load(hermetic(t, tt.env))
+			if tt.wantProblems != nil {
+				var verr *ValidationError
+				if !errors.As(err, &verr) {
+					t.Fatalf("Load error = %v; want a *ValidationError", err)
+				}
+				if diff := cmp.Diff(tt.wantProblems, verr.Problems); diff != "" {
+					t.Errorf("problems (-want +got):\n%s", diff)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Load: %v", err)
+			}
+			if got := cfg.EnabledPlatforms(); !slices.Equal(got, tt.wantPlatforms) {
+				t.Errorf("EnabledPlatforms() = %q, want %q", got, tt.wantPlatforms)
+			}
+		})
+	}
+}
+
+func TestValidationErrorFormat(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		err  ValidationError
+		want string
+	}{
+		{ValidationError{Problems: []string{"a: x"}}, "invalid configuration: a: x"},
+		{ValidationError{File: "/c.yaml", Problems: []string{"a: x"}}, "invalid configuration (file /c.yaml): a: x"},
+		{ValidationError{Problems: []string{"a: x", "b: y"}}, "invalid configuration:\n  - a: x\n  - b: y"},
+	}
+	for _, tt := range tests {
+		if got := tt.err.Error(); got != tt.want {
+			t.Errorf("Error() = %q, want %q", got, tt.want)
+		}
+	}
+}
