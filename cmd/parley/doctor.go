@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/parleybot/parley/adapters/discord"
+	"github.com/parleybot/parley/adapters/slack"
+	"github.com/parleybot/parley/adapters/telegram"
+	"github.com/parleybot/parley/agent/llm/anthropic"
+	"github.com/parleybot/parley/agent/llm/openai"
+	"github.com/parleybot/parley/cmd/parley/internal/config"
+	"github.com/parleybot/parley/store"
+)
+
+// checkTimeout bounds each doctor check, so one dead endpoint cannot hang it.
+const checkTimeout = 15 * time.Second
+
+func newDoctorCmd(e *environment, load func() (*config.Config, error)) *cobra.Command {
+	return &cobra.Command{
+		Use:   "doctor",
+		Short: "Check the config, the database, and each configured LLM provider and chat platform",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := load()
+			if err != nil {
+				report(e.stdout, "config", err)
+				return exitError{code: 1}
+			}
+			if failed := doctor(cmd.Context(), e.stdout, cfg); failed > 0 {
+				fmt.Fprintf(e.stdout, "%d check(s) failed\n", failed)
+				return exitError{code: 1}
+			}
+			fmt.Fprintln(e.stdout, "all checks passed")
+			return nil
+		},
+	}
+}
+
+// check is one doctor line: a name and a function that describes success.
+type check struct {
+	name string
+	run  func(ctx context.Context) (string, error)
+}
+
+// doctor runs every check, prints an OK/FAIL line each and returns how many
+// failed. Secrets appear only masked.
+func doctor(ctx context.Context, w io.Writer, cfg *config.Config) (failed int) {
+	for _, c := range checks(cfg) {
+		cctx, cancel := context.WithTimeout(ctx, checkTimeout)
+		detail, err := c.run(cctx)
+		cancel()
+		if err != nil {
+			failed++
+			report(w, c.name, err)
+			continue
+		}
+		fmt.Fprintf(w, "OK    %-10s %s\n", c.name, detail)
+	}
+	return failed
+}
+
+func report(w io.Writer, name string, err error) {
+	fmt.Fprintf(w, "FAIL  %-10s %s\n", name, strings.TrimSpace(err.Error()))
+}
+
+func checks(cfg *config.Config) []check {
+	list := []check{
+		{"config", func(context.Context) (string, error) {
+			if cfg.File == "" {
+				return "no config file; defaults and environment", nil
+			}
+			return cfg.File, nil
+		}},
+		{"database", func(ctx context.Context) (string, error) {
+			db, err := store.Open(ctx, cfg.DBPath())
+			if err != nil {
+				return "", err
+			}
+			return cfg.DBPath(), db.Close()
+		}},
+		{"model", func(context.Context) (string, error) {
+			if err := cfg.RequireLLM(); err != nil {
+				return "", err
+			}
+			return cfg.LLM.Model, nil
+		}},
+	}
+	if cfg.LLM.Configured(config.ProviderOpenAI) {
+		p := cfg.LLM.OpenAI
+		list = append(list, check{"openai", func(ctx context.Context) (string, error) {
+			err := openai.New(openai.Config{APIKey: p.APIKey.Reveal(), BaseURL: p.BaseURL}).Check(ctx)
+			return fmt.Sprintf("key %s at %s", p.APIKey, orDefault(p.BaseURL, "https://api.openai.com/v1")), err
+		}})
+	}
+	if cfg.LLM.Configured(config.ProviderAnthropic) {
+		p := cfg.LLM.Anthropic
+		list = append(list, check{"anthropic", func(ctx context.Context) (string, error) {
+			err := anthropic.New(anthropic.Config{APIKey: p.APIKey.Reveal(), BaseURL: p.BaseURL}).Check(ctx)
+			return fmt.Sprintf("key %s at %s", p.APIKey, orDefault(p.BaseURL, "https://api.anthropic.com")), err
+		}})
+	}
+	if cfg.Slack.Enabled {
+		list = append(list, check{"slack", func(ctx context.Context) (string, error) {
+			return slack.Check(ctx, cfg.Slack.BotToken.Reveal(), cfg.Slack.APIURL)
+		}})
+	}
+	if cfg.Telegram.Enabled {
+		list = append(list, check{"telegram", func(ctx context.Context) (string, error) {
+			return telegram.Check(ctx, cfg.Telegram.Token.Reveal(), cfg.Telegram.APIURL)
+		}})
+	}
+	if cfg.Discord.Enabled {
+		list = append(list, check{"discord", func(ctx context.Context) (string, error) {
+			return discord.Check(ctx, cfg.Discord.Token.Reveal(), cfg.Discord.APIURL)
+		}})
+	}
+	return list
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/parleybot/parley/agent/llm/llmtest"
+)
+
+// Secrets the fakes accept. Long enough that Mask shows only a suffix.
+const (
+	goodOpenAI    = "sk-openai-good-0000000000001111"
+	goodAnthropic = "sk-ant-good-00000000000002222"
+	goodSlack     = "xoxb-slack-good-000000003333"
+	goodTelegram  = "123456:telegram-good-0000004444"
+	goodDiscord   = "discord-good-00000000000005555"
+)
+
+// platformFake answers each platform's cheap auth call the way the real
+// API does, accepting only the good token.
+func platformFake(t *testing.T) *httptest.Server {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /slack/auth.test", func(w http.ResponseWriter, r *http.Request) {
+		r.ParseForm()
+		tok := r.Form.Get("token")
+		if tok == "" {
+			tok = strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+		}
+		if tok != goodSlack {
+			json.NewEncoder(w).Encode(map[string]any{"ok": false, "error": "invalid_auth"})
+			return
+		}
+		json.NewEncoder(w).Encode(map[string]any{"ok": true, "team": "Acme", "user": "parley", "team_id": "T1", "user_id": "U1"})
+	})
+	mux.HandleFunc("/telegram/{bot}/getMe", func(w http.ResponseWriter, r *http.Request) {
+		if r.PathValue("bot") != "bot"+goodTelegram {
+			w.WriteHeader(http.StatusUnauthorized)
+			json.NewEncoder(w).Encode(map[string]any{"ok": false, "error_code": 401, "description": "Unauthorized"})
+			return
+		}
+		json.NewEncoder(w).Encode(map[string]any{"ok": true, "result": map[string]any{"id": 1, "is_bot": true, "first_name": "Parley", "username": "parley_bot"}})
+	})
+	mux.HandleFunc("GET /discord/api/v9/users/@me", func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bot "+goodDiscord {
+			w.WriteHeader(http.StatusUnauthorized)
+			json.NewEncoder(w).Encode(map[string]any{"message": "401: Unauthorized", "code": 0})
+			return
+		}
+		json.NewEncoder(w).Encode(map[string]any{"id": "1", "username": "parley", "bot": true})
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestDoctor(t *testing.T) {
+	llm := llmtest.NewServer(llmtest.WithAPIKey(goodOpenAI))
+	defer llm.Close()
+	ant := llmtest.NewServer(llmtest.WithAPIKey(goodAnthropic))
+	defer ant.Close()
+	plat := platformFake(t)
+
+	env := func(openai, anthropic, slack, telegram, discord string) map[string]string {
+		return map[string]string{
+			"PARLEY_DATA_DIR":               filepath.Join(t.TempDir(), "data"),
+			"XDG_CONFIG_HOME":               t.TempDir(),
+			"PARLEY_LLM_OPENAI_API_KEY":     openai,
+			"PARLEY_LLM_OPENAI_BASE_URL":    llm.OpenAIBaseURL(),
+			"PARLEY_LLM_ANTHROPIC_API_KEY":  anthropic,
+			"PARLEY_LLM_ANTHROPIC_BASE_URL": ant.AnthropicBaseURL(),
+			"PARLEY_SLACK_ENABLED":          "true",
+			"PARLEY_SLACK_BOT_TOKEN":        slack,
+			"PARLEY_SLACK_APP_TOKEN":        "xapp-1-app-token-00000000",
+			"PARLEY_SLACK_API_URL":          plat.URL + "/slack/",
+			"PARLEY_TELEGRAM_ENABLED":       "true",
+			"PARLEY_TELEGRAM_TOKEN":         telegram,
+			"PARLEY_TELEGRAM_API_URL":       plat.URL + "/telegram",
+			"PARLEY_DISCORD_ENABLED":        "true",
+			"PARLEY_DISCORD_TOKEN":          discord,
+			"PARLEY_DISCORD_API_URL":        plat.URL + "/discord/api/v9",
+		}
+	}
+	tests := []struct {
+		name     string
+		env      map[string]string
+		wantCode int
+		want     []string
+	}{
+		{
+			name: "all good",
+			env:  env(goodOpenAI, goodAnthropic, goodSlack, goodTelegram, goodDiscord),
+			want: []string{
+				"OK    config", "OK    database", "OK    model      openai/gpt-4.1-mini",
+				"OK    openai     key sk-…1111", "OK    anthropic  key sk-…2222",
+				"OK    slack      workspace Acme as @parley", "OK    telegram   bot @parley_bot",
+				"OK    discord    bot @parley", "all checks passed",
+			},
+		},
+		{
+			name:     "all rejected",
+			env:      env("sk-openai-bad-00000000000009999", "sk-ant-bad-000000000000008888", "xoxb-bad-0000000000000007777", "999:telegram-bad-00000000006666", "discord-bad-0000000000000005555x"),
+			wantCode: 1,
+			want: []string{
+				"FAIL  openai     the OpenAI API key was rejected (401)",
+				"FAIL  anthropic  the Anthropic API key was rejected (401)",
+				"FAIL  slack", "invalid_auth",
+				"FAIL  telegram", "Unauthorized",
+				"FAIL  discord", "401",
+				"5 check(s) failed",
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			e := &environment{
+				stdin: strings.NewReader(""), stdout: &out, stderr: &errOut,
+				lookupEnv: func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok },
+			}
+			code := execute(t.Context(), e, []string{"doctor"})
+			if code != tt.wantCode {
+				t.Errorf("exit %d, want %d", code, tt.wantCode)
+			}
+			got := out.String() + errOut.String()
+			t.Log("\n" + got)
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("doctor output lacks %q:\n%s", w, got)
+				}
+			}
+			for k, v := range tt.env {
+				if strings.Contains(k, "KEY") || strings.Contains(k, "TOKEN") {
+					if strings.Contains(got, v) {
+						t.Errorf("doctor printed the secret %s:\n%s", k, got)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestDoctorBadDatabase(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "parley.db"), bytes.Repeat([]byte("garbage!"), 1000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	env := map[string]string{"PARLEY_DATA_DIR": dir, "XDG_CONFIG_HOME": t.TempDir()}
+	e := &environment{stdin: strings.NewReader(""), stdout: &out, stderr: &out,
+		lookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }}
+	if code := execute(t.Context(), e, []string{"doctor"}); code != 1 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, w := range []string{"FAIL  database", filepath.Join(dir, "parley.db"), "FAIL  model      no LLM configured"} {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("output lacks %q:\n%s", w, out.String())
+		}
+	}
+}

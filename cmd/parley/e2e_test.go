@@ -1,0 +1,312 @@
+package main
+
+// End-to-end tests: the real parley binary, driven through pipes, talking
+// to an llmtest fake over HTTP, with a real SQLite file.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/agent/llm/llmtest"
+	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/store"
+)
+
+// binary is the parley executable built once for all tests.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "parley-e2e")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "parley")
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build parley:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// sandbox is a working directory and environment of its own, so the user's
+// real config, keys and data can never leak into a test.
+type sandbox struct {
+	dir string
+	env []string
+}
+
+func newSandbox(t *testing.T, vars ...string) *sandbox {
+	t.Helper()
+	dir := t.TempDir()
+	env := []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + dir,
+		"XDG_CONFIG_HOME=" + filepath.Join(dir, "xdg"),
+		"USER=ana",
+		"PARLEY_DATA_DIR=" + filepath.Join(dir, "data"),
+	}
+	return &sandbox{dir: dir, env: append(env, vars...)}
+}
+
+// withLLM points the sandbox at an llmtest server.
+func (s *sandbox) withLLM(srv *llmtest.Server) *sandbox {
+	s.env = append(s.env, "PARLEY_LLM_OPENAI_BASE_URL="+srv.OpenAIBaseURL(), "PARLEY_LLM_OPENAI_API_KEY=sk-test-e2e-0123456789")
+	return s
+}
+
+func (s *sandbox) command(ctx context.Context, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, binary, args...)
+	cmd.Dir = s.dir
+	cmd.Env = s.env
+	return cmd
+}
+
+// run runs parley to completion with stdin and returns stdout, stderr and
+// the exit code.
+func (s *sandbox) run(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	cmd := s.command(ctx, args...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	code = 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run parley: %v", err)
+	}
+	return out.String(), errOut.String(), code
+}
+
+// TestMemorySurvivesRestart is the skeleton's promise: tell Parley to
+// remember something, quit, start again, and it is there — in /memory and
+// in the model's prompt.
+func TestMemorySurvivesRestart(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	sb := newSandbox(t).withLLM(srv)
+
+	srv.Enqueue(
+		llmtest.ToolCall("c1", "memory", `{"action":"add","target":"profile",`, `"content":"prefers Go"}`),
+		llmtest.Text("Got it", " — you prefer Go."),
+	)
+	out, errOut, code := sb.run(t, "remember that I prefer Go\n/quit\n", "chat")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"running memory…", "Got it — you prefer Go."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("first run: stdout lacks %q:\n%s", want, out)
+		}
+	}
+
+	out, errOut, code = sb.run(t, "/memory\n", "chat")
+	if code != 0 || !strings.Contains(out, "1. prefers Go") {
+		t.Fatalf("after restart /memory: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+
+	srv.Enqueue(llmtest.Text("You like Go."))
+	out, _, _ = sb.run(t, "/new\nwhat language do I like?\n", "chat")
+	if !strings.Contains(out, "You like Go.") {
+		t.Fatalf("third run stdout:\n%s", out)
+	}
+	reqs := srv.Requests()
+	last := reqs[len(reqs)-1]
+	if !strings.Contains(string(last.Body), "- prefers Go") {
+		t.Fatalf("the model was not told the memory; request:\n%s", last.Body)
+	}
+	var body struct {
+		Messages []json.RawMessage `json:"messages"`
+	}
+	if err := json.Unmarshal(last.Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	if len(body.Messages) != 2 { // system + the one user message: /new started afresh
+		t.Fatalf("after /new the request carries %d messages, want 2", len(body.Messages))
+	}
+	// The key goes to the provider and nowhere else.
+	if got := last.Header.Get("Authorization"); got != "Bearer sk-test-e2e-0123456789" {
+		t.Fatalf("Authorization = %q", got)
+	}
+}
+
+// TestInterruptKeepsPartialAnswer: Ctrl-C during a streamed answer stops
+// it, keeps the chat open, and leaves what was said in the session.
+func TestInterruptKeepsPartialAnswer(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	sb := newSandbox(t).withLLM(srv)
+	srv.Enqueue(llmtest.Stall("Counting: one, two,"), llmtest.Text("Still here."))
+
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	cmd := sb.command(ctx, "chat")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdoutPipe, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	out := bufio.NewReader(stdoutPipe)
+	var seen strings.Builder
+	waitFor := func(s string) {
+		t.Helper()
+		buf := make([]byte, 256)
+		for !strings.Contains(seen.String(), s) {
+			n, err := out.Read(buf)
+			seen.Write(buf[:n])
+			if err != nil {
+				t.Fatalf("waiting for %q: %v\nstdout so far:\n%s\nstderr:\n%s", s, err, seen.String(), stderr.String())
+			}
+		}
+	}
+	io.WriteString(stdin, "count for me\n")
+	waitFor("one, two,")
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("[stopped]")
+	io.WriteString(stdin, "are you there?\n")
+	waitFor("Still here.")
+	io.WriteString(stdin, "/quit\n")
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("parley: %v\n%s", err, stderr.String())
+	}
+
+	db, err := store.Open(t.Context(), filepath.Join(sb.dir, "data", "parley.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	sid, err := db.SessionFor(t.Context(), bot.Thread{Platform: "console", Chat: "ana"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := db.Messages(t.Context(), sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) != 4 || msgs[1].Text != "Counting: one, two,"+agent.InterruptedMarker || msgs[3].Text != "Still here." {
+		t.Fatalf("transcript: %+v", msgs)
+	}
+}
+
+func TestStartupFailures(t *testing.T) {
+	srv := llmtest.NewServer(llmtest.WithAPIKey("sk-the-right-one"))
+	defer srv.Close()
+	closed := llmtest.NewServer()
+	closedURL := closed.OpenAIBaseURL()
+	closed.Close()
+
+	tests := []struct {
+		name  string
+		sb    func(t *testing.T) *sandbox
+		stdin string
+		args  []string
+		want  []string
+	}{
+		{
+			name: "no LLM configured",
+			sb:   func(t *testing.T) *sandbox { return newSandbox(t) },
+			args: []string{"chat"},
+			want: []string{"no LLM configured", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "llm.openai.base_url"},
+		},
+		{
+			name:  "rejected key",
+			sb:    func(t *testing.T) *sandbox { return newSandbox(t).withLLM(srv) },
+			stdin: "hi\n",
+			args:  []string{"chat"},
+			want:  []string{"the OpenAI API key was rejected (401)"},
+		},
+		{
+			name: "wrong base URL",
+			sb: func(t *testing.T) *sandbox {
+				return newSandbox(t, "PARLEY_LLM_OPENAI_BASE_URL="+closedURL, "PARLEY_LLM_OPENAI_API_KEY=sk-x")
+			},
+			stdin: "hi\n",
+			args:  []string{"chat"},
+			want:  []string{"could not reach OpenAI at " + closedURL},
+		},
+		{
+			name: "invalid config value",
+			sb: func(t *testing.T) *sandbox {
+				return newSandbox(t, "PARLEY_LLM_CONTEXT_WINDOW=lots", "OPENAI_API_KEY=sk-x")
+			},
+			args: []string{"chat"},
+			want: []string{"llm.context_window", "PARLEY_LLM_CONTEXT_WINDOW"},
+		},
+		{
+			name: "corrupt database",
+			sb: func(t *testing.T) *sandbox {
+				sb := newSandbox(t, "OPENAI_API_KEY=sk-x")
+				os.MkdirAll(filepath.Join(sb.dir, "data"), 0o755)
+				os.WriteFile(filepath.Join(sb.dir, "data", "parley.db"), bytes.Repeat([]byte("not a database "), 400), 0o644)
+				return sb
+			},
+			args: []string{"chat"},
+			want: []string{filepath.Join("data", "parley.db"), "not a SQLite database"},
+		},
+		{
+			name: "run without a terminal or platform",
+			sb:   func(t *testing.T) *sandbox { return newSandbox(t, "OPENAI_API_KEY=sk-x") },
+			args: []string{"run"},
+			want: []string{"no chat platform is enabled", "parley chat"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stdout, stderr, code := tt.sb(t).run(t, tt.stdin, tt.args...)
+			all := stdout + stderr
+			for _, w := range tt.want {
+				if !strings.Contains(all, w) {
+					t.Errorf("output lacks %q:\nstdout:\n%s\nstderr:\n%s", w, stdout, stderr)
+				}
+			}
+			if strings.Contains(all, "goroutine ") || strings.Contains(all, "panic:") {
+				t.Errorf("a stack trace reached the user:\n%s", all)
+			}
+			if strings.Contains(all, "sk-the-right-one") || strings.Contains(all, "sk-test-e2e-0123456789") {
+				t.Errorf("a key was printed:\n%s", all)
+			}
+			// Setup failures exit non-zero; a failed turn leaves the chat running until EOF.
+			if tt.stdin == "" && code == 0 {
+				t.Errorf("exit code 0 for a failed start")
+			}
+		})
+	}
+}
+
+func TestVersion(t *testing.T) {
+	out, _, code := newSandbox(t).run(t, "", "version")
+	if code != 0 || !strings.HasPrefix(out, "parley ") {
+		t.Fatalf("version: exit %d, %q", code, out)
+	}
+}

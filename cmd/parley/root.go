@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/spf13/cobra"
+
+	"github.com/parleybot/parley/cmd/parley/internal/config"
+)
+
+// environment is everything the commands take from the process, so tests
+// can run them in-process with pipes and a fake environment.
+type environment struct {
+	stdin      io.Reader
+	stdout     io.Writer
+	stderr     io.Writer
+	lookupEnv  func(string) (string, bool)
+	terminal   bool            // stdin is a terminal
+	interrupts <-chan struct{} // Ctrl-C
+}
+
+// exitError carries a specific exit status.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+// execute runs the CLI and returns the process exit status.
+func execute(ctx context.Context, e *environment, args []string) int {
+	root := newRootCmd(e)
+	root.SetArgs(args)
+	if err := root.ExecuteContext(ctx); err != nil {
+		if ee, ok := errors.AsType[exitError](err); ok {
+			return ee.code
+		}
+		fmt.Fprintf(e.stderr, "parley: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func newRootCmd(e *environment) *cobra.Command {
+	var configPath string
+	load := func() (*config.Config, error) {
+		return config.Load(config.LoadOptions{Path: configPath, Env: e.lookupEnv})
+	}
+	root := &cobra.Command{
+		Use:   "parley",
+		Short: "Parley: an AI agent for Slack, Telegram, Discord and the terminal",
+		Long: "Parley is a self-hosted AI agent. With a chat platform enabled in the config it answers there;\n" +
+			"with none it opens the terminal chat.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+	}
+	root.SetIn(e.stdin)
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
+	root.PersistentFlags().StringVar(&configPath, "config", "", "configuration file (default ./config.yaml, then $XDG_CONFIG_HOME/parley/config.yaml)")
+
+	run := newRunCmd(e, load)
+	root.RunE = run.RunE
+	root.AddCommand(run, newChatCmd(e, load), newDoctorCmd(e, load), newVersionCmd(e))
+	return root
+}
+
+// newLogger logs to stderr. In the terminal chat only warnings and errors
+// are shown, so logs do not interleave with the conversation.
+func newLogger(w io.Writer, level slog.Level) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+}
