@@ -370,6 +370,7 @@ func TestCancelKeepsPartialAnswer(t *testing.T) {
 	sid := h.session(t, "ana")
 	h.srv.Enqueue(llmtest.Stall("The answer is", " forty"))
 	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
 	var got strings.Builder
 	var runErr error
 	for ev, err := range h.runner.Run(ctx, turn(sid, "ana", "hi")) {

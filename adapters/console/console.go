@@ -35,6 +35,10 @@ type Console struct {
 // Run reads lines until /quit, end of input, an interrupt at the prompt, or
 // ctx ending.
 func (c *Console) Run(ctx context.Context) error {
+	// Cancelling on return releases the reader goroutine if it is waiting
+	// to hand over a line nobody will take.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	lines := make(chan string)
 	readErr := make(chan error, 1)
 	go func() {

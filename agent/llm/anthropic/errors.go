@@ -1,0 +1,177 @@
+package anthropic
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/parleybot/parley/agent/llm"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+	"github.com/anthropics/anthropic-sdk-go/v2/shared"
+)
+
+// attempt records the one HTTP exchange of a call through an SDK
+// middleware: where the request went and the response, if one came. The
+// SDK's error alone cannot tell a refused connection from a stream cut
+// midway.
+type attempt struct {
+	url  string
+	resp *http.Response
+}
+
+func (a *attempt) record() option.RequestOption {
+	return option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		a.url = displayURL(req.URL)
+		resp, err := next(req)
+		if err == nil {
+			a.resp = resp
+		}
+		return resp, err
+	})
+}
+
+// classify turns an SDK error into an *llm.Error, or into the context's
+// error when the caller cancelled: a cancelled call is not a failure to
+// retry or report.
+func (p *Provider) classify(ctx context.Context, a *attempt, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return ctxErr
+	}
+	e := &llm.Error{Provider: name, URL: a.url, Err: err}
+	apiErr, isAPI := errors.AsType[*sdk.Error](err)
+	switch {
+	case isAPI && apiErr.StatusCode < 400:
+		// An error event inside a 200 stream (typically overloaded_error):
+		// only its type tells what happened.
+		e.Message = apiErr.Message
+		e.Kind = typeKind(apiErr.Type(), apiErr.Message)
+	case isAPI:
+		// A body that is not Anthropic's JSON (a proxy's HTML page) comes
+		// without a message: the status text says more than nothing.
+		e.Status = apiErr.StatusCode
+		e.Message = cmp.Or(apiErr.Message, http.StatusText(apiErr.StatusCode))
+		e.Kind = statusKind(apiErr.StatusCode, apiErr.Type(), apiErr.Message)
+		if apiErr.Response != nil {
+			e.RetryAfter = retryAfter(apiErr.Response.Header, time.Now())
+		}
+	case a.resp != nil && a.resp.StatusCode >= 400:
+		// An error answer whose body broke while the SDK read it.
+		e.Status, e.Message = a.resp.StatusCode, http.StatusText(a.resp.StatusCode)
+		e.Kind = statusKind(a.resp.StatusCode, "", "")
+		e.RetryAfter = retryAfter(a.resp.Header, time.Now())
+	case a.resp != nil:
+		// The answer had started: its body failed while being read.
+		if isDecodeError(err) {
+			e.Kind, e.Message = llm.KindUnknown, "the server sent a malformed stream: "+err.Error()
+			break
+		}
+		e.Kind, e.Err = llm.KindNetwork, fmt.Errorf("connection lost mid-stream: %w", err)
+	case a.url != "":
+		// Sent but never answered: refused, DNS, reset, TLS. *url.Error
+		// repeats the URL, which llm.Error already shows.
+		e.Kind = llm.KindNetwork
+		if ue, ok := errors.AsType[*url.Error](err); ok {
+			e.Err = ue.Err
+		}
+	default:
+		// Never sent: the SDK refused the configuration (a malformed base URL).
+		e.Kind, e.URL, e.Message = llm.KindBadRequest, p.baseURL, err.Error()
+	}
+	e.Message = p.scrub(e.Message)
+	return e
+}
+
+// truncated is the error of a stream that ended without message_stop.
+func (p *Provider) truncated(a *attempt) error {
+	return &llm.Error{Provider: name, Kind: llm.KindNetwork, URL: a.url,
+		Err: fmt.Errorf("stream ended before the answer was complete: %w", io.ErrUnexpectedEOF)}
+}
+
+// malformed is the error of a stream Accumulate cannot follow.
+func (p *Provider) malformed(a *attempt, err error) error {
+	return &llm.Error{Provider: name, Kind: llm.KindUnknown, URL: a.url, Err: err,
+		Message: "the server sent a malformed stream: " + err.Error()}
+}
+
+// statusKind classifies an HTTP error answer.
+func statusKind(status int, typ shared.ErrorType, msg string) llm.ErrorKind {
+	switch {
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return llm.KindAuth
+	case typ == shared.ErrorTypeBillingError:
+		// Out of credit: no wait cures it.
+		return llm.KindBadRequest
+	case status == http.StatusTooManyRequests:
+		return llm.KindRateLimit
+	case status == http.StatusRequestTimeout || status == http.StatusConflict || status >= 500:
+		return llm.KindServer // 529 is Anthropic's "overloaded"
+	case isOverflow(msg):
+		return llm.KindContextOverflow
+	}
+	return llm.KindBadRequest
+}
+
+// typeKind classifies an error event by its type.
+func typeKind(typ shared.ErrorType, msg string) llm.ErrorKind {
+	switch typ {
+	case shared.ErrorTypeAuthenticationError, shared.ErrorTypePermissionError:
+		return llm.KindAuth
+	case shared.ErrorTypeRateLimitError:
+		return llm.KindRateLimit
+	case shared.ErrorTypeInvalidRequestError:
+		if isOverflow(msg) {
+			return llm.KindContextOverflow
+		}
+		return llm.KindBadRequest
+	case shared.ErrorTypeBillingError, shared.ErrorTypeNotFoundError:
+		return llm.KindBadRequest
+	}
+	// overloaded_error, api_error, timeout_error and the unknown: the
+	// request was accepted and the server failed answering it.
+	return llm.KindServer
+}
+
+// isOverflow recognises "the prompt exceeds the model's window":
+// "prompt is too long: 210000 tokens > 200000 maximum", or "input length
+// and `max_tokens` exceed context limit: …".
+func isOverflow(msg string) bool {
+	msg = strings.ToLower(msg)
+	for _, s := range []string{"prompt is too long", "exceed context limit", "context window"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func isDecodeError(err error) bool {
+	_, syn := errors.AsType[*json.SyntaxError](err)
+	_, typ := errors.AsType[*json.UnmarshalTypeError](err)
+	return syn || typ
+}
+
+// scrub removes the API key from a provider message, should a server ever
+// echo it back.
+func (p *Provider) scrub(msg string) string {
+	if len(p.apiKey) < 8 { // too short to search for without mangling text
+		return msg
+	}
+	return strings.ReplaceAll(msg, p.apiKey, "[redacted]")
+}
+
+// displayURL drops credentials, query and fragment from u: the URL is shown
+// to operators, and only scheme, host and path help fix a base URL.
+func displayURL(u *url.URL) string {
+	c := *u
+	c.User, c.RawQuery, c.ForceQuery, c.Fragment, c.RawFragment = nil, "", false, "", ""
+	return c.String()
+}

@@ -1,0 +1,147 @@
+package llmtest
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// anthropic renders replies as the Messages API does: named SSE events
+// (message_start, content_block_start/delta/stop, message_delta,
+// message_stop) with a ping after the start.
+type anthropic struct{}
+
+type anBlockStart struct {
+	Type         string `json:"type"`
+	Index        int    `json:"index"`
+	ContentBlock any    `json:"content_block"`
+}
+
+type anBlockDelta struct {
+	Type  string  `json:"type"`
+	Index int     `json:"index"`
+	Delta anDelta `json:"delta"`
+}
+
+type anDelta struct {
+	Type        string  `json:"type"`
+	Text        *string `json:"text,omitempty"`
+	PartialJSON *string `json:"partial_json,omitempty"`
+}
+
+type anBlockStop struct {
+	Type  string `json:"type"`
+	Index int    `json:"index"`
+}
+
+// key accepts both ways the SDKs authenticate: x-api-key, and the bearer
+// header that anthropic-sdk-go v2 sends for WithAPIKey.
+func (anthropic) key(h http.Header) string {
+	if k := h.Get("X-Api-Key"); k != "" {
+		return k
+	}
+	return strings.TrimPrefix(h.Get("Authorization"), "Bearer ")
+}
+
+func (anthropic) streamBody(s *sseWriter, req Request, reply Reply, seq int64) {
+	u := reply.usageFor(req)
+	s.event("message_start", map[string]any{
+		"type": "message_start",
+		"message": map[string]any{
+			"id": fmt.Sprintf("msg_llmtest_%d", seq), "type": "message", "role": "assistant",
+			"model": req.Model(), "content": []any{},
+			"stop_reason": nil, "stop_sequence": nil,
+			"usage": map[string]any{"input_tokens": u.InputTokens, "output_tokens": 1},
+		},
+	})
+	s.event("ping", map[string]any{"type": "ping"})
+	index := 0
+	if len(reply.Chunks) > 0 {
+		s.event("content_block_start", anBlockStart{Type: "content_block_start", Index: index,
+			ContentBlock: map[string]any{"type": "text", "text": ""}})
+		for _, c := range reply.Chunks {
+			s.event("content_block_delta", anBlockDelta{Type: "content_block_delta", Index: index,
+				Delta: anDelta{Type: "text_delta", Text: &c}})
+		}
+		s.event("content_block_stop", anBlockStop{Type: "content_block_stop", Index: index})
+		index++
+	}
+	for i, call := range reply.ToolCalls {
+		id := call.ID
+		if id == "" {
+			id = fmt.Sprintf("toolu_%d_%d", seq, i)
+		}
+		s.event("content_block_start", anBlockStart{Type: "content_block_start", Index: index,
+			ContentBlock: map[string]any{"type": "tool_use", "id": id, "name": call.Name, "input": map[string]any{}}})
+		for _, a := range call.Args {
+			s.event("content_block_delta", anBlockDelta{Type: "content_block_delta", Index: index,
+				Delta: anDelta{Type: "input_json_delta", PartialJSON: &a}})
+		}
+		s.event("content_block_stop", anBlockStop{Type: "content_block_stop", Index: index})
+		index++
+	}
+}
+
+func (anthropic) streamEnd(s *sseWriter, req Request, reply Reply, seq int64) {
+	stop := "end_turn"
+	switch {
+	case reply.MaxTokens:
+		stop = "max_tokens"
+	case len(reply.ToolCalls) > 0:
+		stop = "tool_use"
+	}
+	s.event("message_delta", map[string]any{
+		"type":  "message_delta",
+		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
+		"usage": map[string]any{"output_tokens": reply.usageFor(req).OutputTokens},
+	})
+	s.event("message_stop", map[string]any{"type": "message_stop"})
+}
+
+func (anthropic) streamError(s *sseWriter) {
+	s.event("error", map[string]any{
+		"type":  "error",
+		"error": map[string]any{"type": "overloaded_error", "message": "Overloaded"},
+	})
+}
+
+func (anthropic) writeError(w http.ResponseWriter, req Request, reply Reply) {
+	typ, msg := "invalid_request_error", ""
+	switch {
+	case reply.overflow:
+		msg = "prompt is too long: 210000 tokens > 200000 maximum"
+	case reply.Status == http.StatusUnauthorized:
+		typ, msg = "authentication_error", "invalid x-api-key"
+	case reply.Status == http.StatusForbidden:
+		typ, msg = "permission_error", "Your API key does not have permission to use the specified resource."
+	case reply.Status == http.StatusNotFound:
+		typ, msg = "not_found_error", "model: "+req.Model()
+	case reply.Status == http.StatusRequestEntityTooLarge:
+		typ, msg = "request_too_large", "Request exceeds the maximum allowed number of bytes."
+	case reply.Status == http.StatusTooManyRequests:
+		typ, msg = "rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit"
+	case reply.Status == 529:
+		typ, msg = "overloaded_error", "Overloaded"
+	case reply.Status >= 500:
+		typ, msg = "api_error", "Internal server error"
+	default:
+		msg = http.StatusText(reply.Status)
+	}
+	if reply.Message != "" {
+		msg = reply.Message
+	}
+	writeJSON(w, reply.Status, reply.Header, map[string]any{
+		"type":  "error",
+		"error": map[string]any{"type": typ, "message": msg},
+	})
+}
+
+func (anthropic) writeModels(w http.ResponseWriter) {
+	writeJSON(w, http.StatusOK, nil, map[string]any{
+		"data": []any{map[string]any{
+			"type": "model", "id": "claude-sonnet-4-5", "display_name": "Claude Sonnet 4.5",
+			"created_at": "2025-09-29T00:00:00Z",
+		}},
+		"has_more": false, "first_id": "claude-sonnet-4-5", "last_id": "claude-sonnet-4-5",
+	})
+}

@@ -1,0 +1,192 @@
+package openai
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/parleybot/parley/agent/llm"
+
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/ssestream"
+)
+
+// attempt records the one HTTP exchange of a call through an SDK
+// middleware: where the request went and the response, if one came. The
+// SDK's error alone cannot tell a refused connection from a stream cut
+// midway, nor give the status of an error page that is not JSON.
+type attempt struct {
+	url  string
+	resp *http.Response
+}
+
+func (a *attempt) record() option.RequestOption {
+	return option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		a.url = displayURL(req.URL)
+		resp, err := next(req)
+		if err == nil {
+			a.resp = resp
+		}
+		return resp, err
+	})
+}
+
+// classify turns an SDK error into an *llm.Error, or into the context's
+// error when the caller cancelled: a cancelled call is not a failure to
+// retry or report.
+func (p *Provider) classify(ctx context.Context, a *attempt, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return ctxErr
+	}
+	e := &llm.Error{Provider: name, URL: a.url, Err: err}
+	apiErr, isAPI := errors.AsType[*sdk.Error](err)
+	streamErr, isStream := errors.AsType[*ssestream.StreamError](err)
+	switch {
+	case isAPI:
+		// An error page that is not OpenAI's JSON (a proxy's HTML, a
+		// plain-text 404 from a server without the /v1 routes) comes
+		// without a message: the status text says more than nothing.
+		e.Status = apiErr.StatusCode
+		e.Message = cmp.Or(apiErr.Message, http.StatusText(apiErr.StatusCode))
+		e.Kind = statusKind(apiErr.StatusCode, apiErr.Type, apiErr.Code, apiErr.Message)
+		if apiErr.Response != nil {
+			e.RetryAfter = retryAfter(apiErr.Response.Header, time.Now())
+		}
+	case a.resp != nil && a.resp.StatusCode >= 400:
+		// An error answer whose body broke while the SDK read it.
+		e.Status, e.Message = a.resp.StatusCode, http.StatusText(a.resp.StatusCode)
+		e.Kind = statusKind(a.resp.StatusCode, "", "", "")
+		e.RetryAfter = retryAfter(a.resp.Header, time.Now())
+	case isStream:
+		e.Kind, e.Message = streamErrorKind(streamErr.Event.Data)
+	case a.resp != nil:
+		// The answer had started: its body failed while being read.
+		if isDecodeError(err) {
+			e.Kind, e.Message = llm.KindUnknown, "the server sent a malformed stream: "+err.Error()
+			break
+		}
+		e.Kind, e.Err = llm.KindNetwork, fmt.Errorf("connection lost mid-stream: %w", err)
+	case a.url != "":
+		// Sent but never answered: refused, DNS, reset, TLS. *url.Error
+		// repeats the URL, which llm.Error already shows.
+		e.Kind = llm.KindNetwork
+		if ue, ok := errors.AsType[*url.Error](err); ok {
+			e.Err = ue.Err
+		}
+	default:
+		// Never sent: the SDK refused the configuration (a malformed base URL).
+		e.Kind, e.URL, e.Message = llm.KindBadRequest, p.baseURL, err.Error()
+	}
+	e.Message = p.scrub(e.Message)
+	return e
+}
+
+// truncated is the error of a stream that ended without finishing.
+func (p *Provider) truncated(a *attempt) error {
+	return &llm.Error{Provider: name, Kind: llm.KindNetwork, URL: a.url,
+		Err: fmt.Errorf("stream ended before the answer was complete: %w", io.ErrUnexpectedEOF)}
+}
+
+// malformed is the error of a stream the accumulator cannot follow.
+func (p *Provider) malformed(a *attempt, why string) error {
+	return &llm.Error{Provider: name, Kind: llm.KindUnknown, URL: a.url,
+		Message: "the server sent a malformed stream: " + why}
+}
+
+// statusKind classifies an HTTP error answer.
+func statusKind(status int, typ, code, msg string) llm.ErrorKind {
+	switch {
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return llm.KindAuth
+	case typ == "insufficient_quota" || code == "insufficient_quota":
+		// A 429 that waiting does not cure: the account is out of credit.
+		return llm.KindBadRequest
+	case status == http.StatusTooManyRequests:
+		return llm.KindRateLimit
+	case status == http.StatusRequestTimeout || status == http.StatusConflict || status >= 500:
+		return llm.KindServer
+	case isOverflow(code, msg):
+		return llm.KindContextOverflow
+	}
+	return llm.KindBadRequest
+}
+
+// streamErrorKind classifies an error event sent inside a 200 stream:
+// {"error":{"message":…,"type":…,"code":…}} from OpenAI, sometimes
+// {"error":"text"} from compatible servers.
+func streamErrorKind(data []byte) (llm.ErrorKind, string) {
+	var ev struct {
+		Error json.RawMessage `json:"error"`
+	}
+	var e struct {
+		Message string `json:"message"`
+		Type    string `json:"type"`
+		Code    any    `json:"code"` // a string, a number or null, by server
+	}
+	if json.Unmarshal(data, &ev) != nil {
+		return llm.KindServer, strings.TrimSpace(string(data))
+	}
+	// The error is a string, or else an object.
+	if json.Unmarshal(ev.Error, &e.Message) != nil && json.Unmarshal(ev.Error, &e) != nil {
+		return llm.KindServer, strings.TrimSpace(string(data))
+	}
+	code, _ := e.Code.(string)
+	switch {
+	case isOverflow(code, e.Message):
+		return llm.KindContextOverflow, e.Message
+	case code == "rate_limit_exceeded" || e.Type == "rate_limit_error":
+		return llm.KindRateLimit, e.Message
+	case e.Type == "invalid_request_error":
+		return llm.KindBadRequest, e.Message
+	}
+	// server_error and the unknown: the request was accepted, the
+	// server failed while answering; another attempt may work.
+	return llm.KindServer, e.Message
+}
+
+// isOverflow recognises "the prompt exceeds the model's window", which
+// OpenAI marks with a code and compatible servers (vLLM, llama.cpp,
+// OpenRouter) only say in words.
+func isOverflow(code, msg string) bool {
+	if code == "context_length_exceeded" {
+		return true
+	}
+	msg = strings.ToLower(msg)
+	for _, s := range []string{"context length", "context window", "context size"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func isDecodeError(err error) bool {
+	_, syn := errors.AsType[*json.SyntaxError](err)
+	_, typ := errors.AsType[*json.UnmarshalTypeError](err)
+	return syn || typ
+}
+
+// scrub removes the API key from a provider message, should a server ever
+// echo it back.
+func (p *Provider) scrub(msg string) string {
+	if len(p.apiKey) < 8 { // too short to search for without mangling text
+		return msg
+	}
+	return strings.ReplaceAll(msg, p.apiKey, "[redacted]")
+}
+
+// displayURL drops credentials, query and fragment from u: the URL is shown
+// to operators, and only scheme, host and path help fix a base URL.
+func displayURL(u *url.URL) string {
+	c := *u
+	c.User, c.RawQuery, c.ForceQuery, c.Fragment, c.RawFragment = nil, "", false, "", ""
+	return c.String()
+}

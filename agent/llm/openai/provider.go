@@ -1,0 +1,92 @@
+// Package openai adapts openai-go's streamed Chat Completions to
+// llm.Provider. Chat Completions is the dialect every OpenAI-compatible
+// server speaks (Ollama, vLLM, OpenRouter, Gemini's compatibility endpoint),
+// so Config.BaseURL is all it takes to use one of them.
+package openai
+
+import (
+	"cmp"
+	"context"
+	"net/http"
+	"time"
+
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+)
+
+// DefaultBaseURL is OpenAI's API; compatible servers use their own, which
+// includes the version path (e.g. http://localhost:11434/v1 for Ollama).
+const DefaultBaseURL = "https://api.openai.com/v1"
+
+// name is the provider's display name in errors.
+const name = "OpenAI"
+
+// Config configures a Provider. Nothing is read from the environment: the
+// caller resolves OPENAI_API_KEY and friends into these fields.
+type Config struct {
+	APIKey  string // sent as a bearer token; empty sends none (local servers)
+	BaseURL string // default DefaultBaseURL
+	// HTTPClient defaults to a client whose transport gives up on a server
+	// that accepts the connection but never answers (10 min, as the SDK's
+	// own default); bound whole calls with the context.
+	HTTPClient *http.Client
+}
+
+// Provider streams Chat Completions. It is safe for concurrent use.
+type Provider struct {
+	chat    sdk.ChatCompletionService
+	models  sdk.ModelService
+	baseURL string
+	apiKey  string // kept only to scrub it from error messages
+}
+
+// New returns a Provider for cfg.
+func New(cfg Config) *Provider {
+	base := cmp.Or(cfg.BaseURL, DefaultBaseURL)
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = defaultHTTPClient()
+	}
+	opts := []option.RequestOption{
+		option.WithBaseURL(base),
+		option.WithHTTPClient(hc),
+		// The agent is the one retry layer (visible retry events, one cap);
+		// SDK retries underneath would multiply the attempts.
+		option.WithMaxRetries(0),
+	}
+	if cfg.APIKey != "" {
+		opts = append(opts, option.WithAPIKey(cfg.APIKey))
+	}
+	// The services are built directly rather than through sdk.NewClient,
+	// because NewClient starts from the environment (OPENAI_API_KEY,
+	// OPENAI_BASE_URL, but also OPENAI_ORG_ID, OPENAI_PROJECT_ID and
+	// OPENAI_CUSTOM_HEADERS, which no explicit option overrides) and this
+	// package must send exactly what Config says.
+	return &Provider{
+		chat:    sdk.NewChatCompletionService(opts...),
+		models:  sdk.NewModelService(opts...),
+		baseURL: base,
+		apiKey:  cfg.APIKey,
+	}
+}
+
+// Check makes one cheap authenticated call (list models), so `parley
+// doctor` can tell a wrong key or base URL from a working setup. It returns
+// nil or an *llm.Error.
+func (p *Provider) Check(ctx context.Context) error {
+	var a attempt
+	if _, err := p.models.List(ctx, a.record()); err != nil {
+		return p.classify(ctx, &a, err)
+	}
+	return nil
+}
+
+func defaultHTTPClient() *http.Client {
+	t, ok := http.DefaultTransport.(*http.Transport)
+	if !ok { // wrapped, e.g. by otelhttp: keep the wrapper
+		return &http.Client{Transport: http.DefaultTransport}
+	}
+	t = t.Clone()
+	t.ResponseHeaderTimeout = 10 * time.Minute
+	return &http.Client{Transport: t}
+}

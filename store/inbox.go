@@ -1,0 +1,43 @@
+package store
+
+import (
+	"context"
+	"fmt"
+)
+
+// Accept records an inbound event under its durable key (DESIGN.md §3:
+// Slack team:channel:ts, Telegram update_id, Discord snowflake). It reports
+// true the first time a key is seen and false every time after, across
+// restarts: the router handles an event only when Accept says true. payload
+// (the raw event, may be nil) is kept so an accepted event can be resumed.
+func (db *DB) Accept(ctx context.Context, key, platform string, payload []byte) (accepted bool, err error) {
+	res, err := db.w.ExecContext(ctx, `
+		INSERT INTO inbox (key, platform, payload, status, received_at) VALUES (?, ?, ?, 'accepted', ?)
+		ON CONFLICT (key) DO NOTHING`,
+		key, platform, payload, millis(db.now()))
+	if err != nil {
+		return false, fmt.Errorf("store: accept %q: %w", key, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("store: accept %q: %w", key, err)
+	}
+	return n == 1, nil
+}
+
+// MarkDone records that the event keyed key has been handled. Marking it
+// again changes nothing; an unknown key is ErrNotFound.
+func (db *DB) MarkDone(ctx context.Context, key string) error {
+	res, err := db.w.ExecContext(ctx, `
+		UPDATE inbox SET status = 'done', done_at = coalesce(done_at, ?) WHERE key = ?`,
+		millis(db.now()), key)
+	if err != nil {
+		return fmt.Errorf("store: mark %q done: %w", key, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("store: mark %q done: %w", key, err)
+	} else if n == 0 {
+		return fmt.Errorf("store: inbox key %q: %w", key, ErrNotFound)
+	}
+	return nil
+}

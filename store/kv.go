@@ -1,0 +1,35 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// Get returns the value stored under key and whether there is one. The kv
+// table holds small values that must survive a restart, such as platform
+// cursors.
+func (db *DB) Get(ctx context.Context, key string) (string, bool, error) {
+	var value string
+	err := db.r.QueryRowContext(ctx, `SELECT value FROM kv WHERE key = ?`, key).Scan(&value)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("store: get %q: %w", key, err)
+	}
+	return value, true, nil
+}
+
+// Set stores value under key, replacing any earlier value.
+func (db *DB) Set(ctx context.Context, key, value string) error {
+	if _, err := db.w.ExecContext(ctx, `
+		INSERT INTO kv (key, value, updated_at) VALUES (?, ?, ?)
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+		key, value, millis(db.now()),
+	); err != nil {
+		return fmt.Errorf("store: set %q: %w", key, err)
+	}
+	return nil
+}

@@ -1,0 +1,161 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/agent/llm"
+)
+
+var _ agent.SessionStore = (*DB)(nil)
+
+// Messages returns the transcript of session sessionID in order. A session
+// without messages has an empty transcript; an unknown one is ErrNotFound.
+func (db *DB) Messages(ctx context.Context, sessionID string) ([]llm.Message, error) {
+	// The LEFT JOIN tells an empty session (one row, NULL body) from an
+	// unknown one (no row) in a single query.
+	rows, err := db.r.QueryContext(ctx, `
+		SELECT m.body FROM sessions s LEFT JOIN messages m ON m.session_id = s.id
+		WHERE s.id = ? ORDER BY m.id`, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("store: messages of session %q: %w", sessionID, err)
+	}
+	defer rows.Close()
+	var (
+		msgs  []llm.Message
+		found bool
+	)
+	for rows.Next() {
+		found = true
+		var body sql.RawBytes // decoded before the next row, so no copy is needed
+		if err := rows.Scan(&body); err != nil {
+			return nil, fmt.Errorf("store: messages of session %q: %w", sessionID, err)
+		}
+		if body == nil {
+			continue // the session has no messages
+		}
+		m, err := decodeMessage(body)
+		if err != nil {
+			return nil, fmt.Errorf("store: messages of session %q: %w", sessionID, err)
+		}
+		msgs = append(msgs, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: messages of session %q: %w", sessionID, err)
+	}
+	if !found {
+		return nil, fmt.Errorf("store: session %q: %w", sessionID, ErrNotFound)
+	}
+	return msgs, nil
+}
+
+// AppendMessages adds msgs to the end of the transcript of session
+// sessionID in one transaction and marks the session updated. An unknown
+// session is ErrNotFound. Appending nothing is a no-op.
+func (db *DB) AppendMessages(ctx context.Context, sessionID string, msgs ...llm.Message) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	// Encode before taking the write lock.
+	bodies := make([][]byte, len(msgs))
+	for i, m := range msgs {
+		b, err := encodeMessage(m)
+		if err != nil {
+			return fmt.Errorf("store: append to session %q: message %d: %w", sessionID, i, err)
+		}
+		bodies[i] = b
+	}
+	now := millis(db.now())
+	err := db.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE sessions SET updated_at = ? WHERE id = ?`, now, sessionID)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return ErrNotFound
+		}
+		stmt, err := tx.PrepareContext(ctx, `
+			INSERT INTO messages (session_id, role, body, created_at) VALUES (?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for i, m := range msgs {
+			// The body binds as TEXT: a []byte would bind as a BLOB, which
+			// a STRICT TEXT column rejects.
+			if _, err := stmt.ExecContext(ctx, sessionID, string(m.Role), string(bodies[i]), now); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store: append to session %q: %w", sessionID, err)
+	}
+	return nil
+}
+
+// storedMessage is the JSON form of an llm.Message in the messages table.
+// It is llm.Message's own JSON, fields added later included, except that
+// tool-call arguments are kept as a string: they are the model's raw output,
+// possibly invalid JSON, which a json.RawMessage can neither marshal nor be
+// trusted to keep byte for byte (marshalling compacts it).
+type storedMessage struct {
+	llm.Message
+	ToolCalls []storedToolCall `json:"tool_calls,omitempty"` // shadows Message.ToolCalls
+}
+
+type storedToolCall struct {
+	llm.ToolCall
+	Arguments string `json:"arguments,omitempty"` // shadows ToolCall.Arguments
+	// ArgumentsBytes holds arguments that are not valid UTF-8, which a
+	// JSON string cannot carry exactly; base64 in JSON.
+	ArgumentsBytes []byte `json:"arguments_bytes,omitempty"`
+}
+
+func encodeMessage(m llm.Message) ([]byte, error) {
+	s := storedMessage{Message: m}
+	s.Message.ToolCalls = nil
+	if len(m.ToolCalls) > 0 {
+		s.ToolCalls = make([]storedToolCall, len(m.ToolCalls))
+		for i, c := range m.ToolCalls {
+			sc := storedToolCall{ToolCall: c}
+			sc.ToolCall.Arguments = nil
+			if utf8.Valid(c.Arguments) {
+				sc.Arguments = string(c.Arguments)
+			} else {
+				sc.ArgumentsBytes = c.Arguments
+			}
+			s.ToolCalls[i] = sc
+		}
+	}
+	return json.Marshal(s)
+}
+
+func decodeMessage(body []byte) (llm.Message, error) {
+	var s storedMessage
+	if err := json.Unmarshal(body, &s); err != nil {
+		return llm.Message{}, fmt.Errorf("decode message: %w", err)
+	}
+	m := s.Message
+	if len(s.ToolCalls) > 0 {
+		m.ToolCalls = make([]llm.ToolCall, len(s.ToolCalls))
+		for i, sc := range s.ToolCalls {
+			c := sc.ToolCall
+			switch {
+			case sc.ArgumentsBytes != nil:
+				c.Arguments = sc.ArgumentsBytes
+			case sc.Arguments != "":
+				c.Arguments = json.RawMessage(sc.Arguments)
+			}
+			m.ToolCalls[i] = c
+		}
+	}
+	return m, nil
+}
