@@ -64,6 +64,9 @@ func (e *Error) Error() string {
 	case KindAuth:
 		return fmt.Sprintf("the %s API key was rejected (%d)%s", e.Provider, e.Status, suffix(e.Message))
 	case KindNetwork:
+		if e.Message != "" { // the connection broke after the answer began
+			return fmt.Sprintf("%s at %s: %s: %v", e.Provider, e.URL, e.Message, e.Err)
+		}
 		return fmt.Sprintf("could not reach %s at %s: %v", e.Provider, e.URL, e.Err)
 	case KindBadRequest:
 		if e.Status == 404 {

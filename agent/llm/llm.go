@@ -22,6 +22,9 @@ const (
 // Message is one entry of a transcript. Exactly one shape applies per role:
 // user → Text (and Author in multi-person conversations); assistant → Text
 // and/or ToolCalls; tool → ToolCallID, Text (the result) and IsError.
+//
+// Providers ignore Author (the agent writes names into the text when more
+// than one person speaks), and only Anthropic has a wire field for IsError.
 type Message struct {
 	Role       Role       `json:"role"`
 	Text       string     `json:"text,omitempty"`
@@ -63,7 +66,8 @@ const (
 	// EventTextDelta carries Text: the next piece of the answer.
 	EventTextDelta EventKind = iota + 1
 	// EventToolCallStart carries ToolCall with ID and Name (Arguments empty)
-	// as soon as the model starts a tool call.
+	// as soon as the model starts a tool call, and Index: the call's
+	// position in this response, as used by EventToolCallDelta.
 	EventToolCallStart
 	// EventToolCallDelta carries Index and Text: a fragment of the arguments
 	// of the Index-th tool call of this response.
@@ -91,7 +95,8 @@ const (
 	StopOther     StopReason = "other"
 )
 
-// Usage counts tokens of one model call.
+// Usage counts tokens of one model call. InputTokens is the whole prompt,
+// cached tokens included.
 type Usage struct {
 	InputTokens  int `json:"input_tokens"`
 	OutputTokens int `json:"output_tokens"`

@@ -61,13 +61,13 @@ func (p *Provider) classify(ctx context.Context, a *attempt, err error) error {
 		e.Message = cmp.Or(apiErr.Message, http.StatusText(apiErr.StatusCode))
 		e.Kind = statusKind(apiErr.StatusCode, apiErr.Type(), apiErr.Message)
 		if apiErr.Response != nil {
-			e.RetryAfter = retryAfter(apiErr.Response.Header, time.Now())
+			e.RetryAfter = llm.RetryAfter(apiErr.Response.Header, time.Now())
 		}
 	case a.resp != nil && a.resp.StatusCode >= 400:
 		// An error answer whose body broke while the SDK read it.
 		e.Status, e.Message = a.resp.StatusCode, http.StatusText(a.resp.StatusCode)
 		e.Kind = statusKind(a.resp.StatusCode, "", "")
-		e.RetryAfter = retryAfter(a.resp.Header, time.Now())
+		e.RetryAfter = llm.RetryAfter(a.resp.Header, time.Now())
 	case a.resp != nil:
 		// The answer had started: its body failed while being read.
 		if isDecodeError(err) {

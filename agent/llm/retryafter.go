@@ -1,4 +1,4 @@
-package openai
+package llm
 
 import (
 	"math"
@@ -11,10 +11,10 @@ import (
 // cannot overflow a Duration; the agent caps waits far lower anyway.
 const maxRetryAfter = 24 * time.Hour
 
-// retryAfter reads how long the server asked to wait: retry-after-ms
-// (OpenAI's, more precise) first, then Retry-After in seconds or as an HTTP
+// RetryAfter reads how long a provider asked to wait: retry-after-ms
+// (more precise; OpenAI and Anthropic both send it) first, then Retry-After in seconds or as an HTTP
 // date relative to now. Zero when absent or unreadable.
-func retryAfter(h http.Header, now time.Time) time.Duration {
+func RetryAfter(h http.Header, now time.Time) time.Duration {
 	if v := h.Get("Retry-After-Ms"); v != "" {
 		if ms, err := strconv.ParseFloat(v, 64); err == nil {
 			return clampWait(ms * float64(time.Millisecond))
