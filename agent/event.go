@@ -22,6 +22,8 @@ const (
 	EventApprovalDecided
 	// EventRetry: the model call failed and will be retried; see Retry.
 	EventRetry
+	// EventCompaction: the history was compacted; see Compaction.
+	EventCompaction
 	// EventDone ends a successful run: Text is the final answer of the last
 	// step, Usage the tokens of the whole run.
 	EventDone
@@ -29,16 +31,17 @@ const (
 
 // Event is one item of a run's stream.
 type Event struct {
-	Kind     EventKind
-	Text     string
-	Tool     *llm.ToolCall
-	Result   string
-	IsError  bool
-	Duration time.Duration
-	Approval *ApprovalRequest
-	Decision *Decision
-	Retry    *RetryInfo
-	Usage    llm.Usage
+	Kind       EventKind
+	Text       string
+	Tool       *llm.ToolCall
+	Result     string
+	IsError    bool
+	Duration   time.Duration
+	Approval   *ApprovalRequest
+	Decision   *Decision
+	Retry      *RetryInfo
+	Compaction *CompactionInfo
+	Usage      llm.Usage
 }
 
 // RetryInfo describes one retry of a model call.

@@ -38,18 +38,33 @@ type Runner struct {
 	Policies map[string]Policy
 	// MaxResultChars caps a tool result; default 16,000.
 	MaxResultChars int
+	// ContextWindow is the model's window in tokens; 0 disables compaction.
+	ContextWindow int
+	// CompactAt is the fraction of the window that triggers compaction;
+	// default 0.6.
+	CompactAt float64
+
+	cal Calibration // estimate ÷ provider-counted tokens, learned per runner
 
 	Now    func() time.Time                                 // default time.Now
 	Sleep  func(ctx context.Context, d time.Duration) error // default: a timer
 	Logger *slog.Logger
 }
 
-// Turn is one user message to answer.
+// Turn is one user message to answer, or (Resume) a session to continue.
 type Turn struct {
 	SessionID string
 	Caller    Caller
 	Place     Place
 	Text      string
+	// Resume continues the session without a new message: the tool calls
+	// of its last assistant message that have no result yet run first
+	// (the chat layer uses this after a restart, once a stored approval was
+	// decided), then the model is asked again.
+	Resume bool
+	// Decisions are approvals already decided, by tool call id; a call
+	// with a decision here is not asked about again.
+	Decisions map[string]Decision
 }
 
 // Result is what a run produced, for callers that do not stream.
@@ -113,18 +128,30 @@ func (x *run) loop(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("load session: %w", err)
 	}
-	history = Heal(history)
+	var pending []llm.ToolCall
+	if x.t.Resume {
+		history, pending = splitPending(history)
+	} else {
+		history = Heal(history)
+	}
 	mem, err := r.Memory.Memory(ctx, x.t.Caller.UserKey)
 	if err != nil {
 		return fmt.Errorf("load memory: %w", err)
 	}
-	user := llm.Message{Role: llm.RoleUser, Text: x.t.Text, Author: x.t.Caller.UserName}
-	if err := r.Sessions.AppendMessages(ctx, x.t.SessionID, user); err != nil {
-		return fmt.Errorf("save message: %w", err)
+	if !x.t.Resume {
+		user := llm.Message{Role: llm.RoleUser, Text: x.t.Text, Author: x.t.Caller.UserName}
+		if err := r.Sessions.AppendMessages(ctx, x.t.SessionID, user); err != nil {
+			return fmt.Errorf("save message: %w", err)
+		}
+		history = append(history, user)
 	}
-	history = append(history, user)
 
 	tools := r.toolIndex()
+	if len(pending) > 0 {
+		if history, err = x.runTools(ctx, tools, history, pending); err != nil {
+			return err
+		}
+	}
 	req := llm.Request{
 		System: SystemPrompt(PromptInput{
 			Persona: r.Persona, Place: x.t.Place, User: x.t.Caller, Memory: mem,
@@ -137,9 +164,23 @@ func (x *run) loop(ctx context.Context) error {
 	if maxSteps <= 0 {
 		maxSteps = 25
 	}
-	for range maxSteps {
+	overflowed := false
+	for step := 0; step < maxSteps; step++ {
+		if history, err = x.compact(ctx, req, history, false); err != nil {
+			return err
+		}
 		req.Messages = withAuthors(history)
+		estimate := EstimateRequest(req)
 		resp, partial, err := x.call(ctx, req)
+		if le, ok := llm.AsError(err); ok && le.Kind == llm.KindContextOverflow && !overflowed {
+			// The window is smaller than we thought: compact hard, once.
+			overflowed = true
+			if history, err = x.compact(ctx, req, history, true); err != nil {
+				return err
+			}
+			step--
+			continue
+		}
 		if err != nil {
 			if partial != "" && (ctx.Err() != nil || errors.Is(err, errStopped)) {
 				// Keep what was said; a later turn sees it was cut off.
@@ -150,6 +191,7 @@ func (x *run) loop(ctx context.Context) error {
 			}
 			return err
 		}
+		r.cal.Observe(estimate, resp.Usage.InputTokens)
 		x.usage.InputTokens += resp.Usage.InputTokens
 		x.usage.OutputTokens += resp.Usage.OutputTokens
 		answer := llm.Message{Role: llm.RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls}
@@ -161,22 +203,93 @@ func (x *run) loop(ctx context.Context) error {
 			x.emit(Event{Kind: EventDone, Text: resp.Text, Usage: x.usage})
 			return nil
 		}
-		for _, call := range resp.ToolCalls {
-			result := x.runTool(ctx, tools, call)
-			// Every call gets its result in history, even when cancelled.
-			if err := r.Sessions.AppendMessages(context.WithoutCancel(ctx), x.t.SessionID, result); err != nil {
-				return fmt.Errorf("save tool result: %w", err)
-			}
-			history = append(history, result)
-		}
-		if x.stopped {
-			return errStopped
-		}
-		if err := ctx.Err(); err != nil {
+		if history, err = x.runTools(ctx, tools, history, resp.ToolCalls); err != nil {
 			return err
 		}
 	}
 	return fmt.Errorf("stopped after %d model calls without a final answer", maxSteps)
+}
+
+// runTools runs calls in declared order, appending each result to the
+// session as it exists. Every call gets its result, even when cancelled.
+func (x *run) runTools(ctx context.Context, tools map[string]Tool, history []llm.Message, calls []llm.ToolCall) ([]llm.Message, error) {
+	for _, call := range calls {
+		result := x.runTool(ctx, tools, call)
+		if err := x.r.Sessions.AppendMessages(context.WithoutCancel(ctx), x.t.SessionID, result); err != nil {
+			return history, fmt.Errorf("save tool result: %w", err)
+		}
+		history = append(history, result)
+	}
+	if x.stopped {
+		return history, errStopped
+	}
+	return history, ctx.Err()
+}
+
+// compact rewrites the history when it no longer fits, persisting the
+// rewrite in one transaction.
+func (x *run) compact(ctx context.Context, req llm.Request, history []llm.Message, force bool) ([]llm.Message, error) {
+	c, ok := x.r.compactor()
+	if !ok {
+		return history, nil
+	}
+	out, info := c.compact(ctx, req, history, force)
+	if info == nil {
+		return history, nil
+	}
+	if err := x.r.Sessions.ReplaceMessages(ctx, x.t.SessionID, out); err != nil {
+		return history, fmt.Errorf("save compacted session: %w", err)
+	}
+	if !x.emit(Event{Kind: EventCompaction, Compaction: info}) {
+		return out, errStopped
+	}
+	return out, nil
+}
+
+// splitPending heals a history for resuming: the last assistant message's
+// calls that have no result yet are returned as pending instead of being
+// marked interrupted.
+func splitPending(history []llm.Message) ([]llm.Message, []llm.ToolCall) {
+	last := -1
+	for i := len(history) - 1; i >= 0; i-- {
+		if history[i].Role == llm.RoleAssistant {
+			last = i
+			break
+		}
+		if history[i].Role != llm.RoleTool {
+			break // a user message after it: nothing is pending
+		}
+	}
+	if last < 0 || len(history[last].ToolCalls) == 0 {
+		return Heal(history), nil
+	}
+	done := map[string]bool{}
+	var results []llm.Message
+	for _, m := range history[last+1:] {
+		if m.Role == llm.RoleTool && !done[m.ToolCallID] {
+			done[m.ToolCallID] = true
+			results = append(results, m)
+		}
+	}
+	out := Heal(history[:last])
+	assistant := history[last]
+	var pending []llm.ToolCall
+	var answered []llm.Message
+	for _, c := range assistant.ToolCalls {
+		if !done[c.ID] {
+			pending = append(pending, c)
+			continue
+		}
+		for _, r := range results {
+			if r.ToolCallID == c.ID {
+				answered = append(answered, r)
+			}
+		}
+	}
+	// Answered calls keep their results, in declared order; the pending
+	// ones are appended by runTools as they run.
+	out = append(out, assistant)
+	return append(out, answered...), pending
 }
 
 // call makes one model call, streaming its text and retrying what can be

@@ -13,6 +13,8 @@ type SessionStore interface {
 	Messages(ctx context.Context, sessionID string) ([]llm.Message, error)
 	// AppendMessages adds messages to the end of the transcript, atomically.
 	AppendMessages(ctx context.Context, sessionID string, msgs ...llm.Message) error
+	// ReplaceMessages rewrites the whole transcript atomically (compaction).
+	ReplaceMessages(ctx context.Context, sessionID string, msgs []llm.Message) error
 }
 
 // MemoryStore persists each user's memory. Edits are read-modify-write in

@@ -88,6 +88,9 @@ func (x *run) runTool(ctx context.Context, tools map[string]Tool, call llm.ToolC
 
 // approve asks the Approver and reports the model-facing refusal text.
 func (x *run) approve(ctx context.Context, tool Tool, call llm.ToolCall, caller Caller) (string, bool) {
+	if d, ok := x.t.Decisions[call.ID]; ok {
+		return verdict(d)
+	}
 	if x.r.Approver == nil {
 		return "denied: this tool needs approval and no one can approve it here", false
 	}
@@ -107,6 +110,11 @@ func (x *run) approve(ctx context.Context, tool Tool, call llm.ToolCall, caller 
 		return "approval failed: " + err.Error(), false
 	}
 	x.emit(Event{Kind: EventApprovalDecided, Approval: req, Decision: &d})
+	return verdict(d)
+}
+
+// verdict is what the model is told about a decision.
+func verdict(d Decision) (string, bool) {
 	switch {
 	case d.Expired:
 		return "approval expired: no one decided in time", false

@@ -129,6 +129,8 @@ func show(ctx context.Context, r Reply, ev agent.Event) error {
 		if ev.IsError {
 			return r.Progress(ctx, ev.Tool.Name+" failed: "+firstLine(ev.Result))
 		}
+	case agent.EventCompaction:
+		return r.Progress(ctx, fmt.Sprintf("conversation compacted (%d → %d tokens)", ev.Compaction.Before, ev.Compaction.After))
 	case agent.EventDone:
 		return r.Finish(ctx, ev.Text)
 	}

@@ -60,17 +60,35 @@ func (db *DB) AppendMessages(ctx context.Context, sessionID string, msgs ...llm.
 	if len(msgs) == 0 {
 		return nil
 	}
+	if err := db.writeMessages(ctx, sessionID, false, msgs); err != nil {
+		return fmt.Errorf("store: append to session %q: %w", sessionID, err)
+	}
+	return nil
+}
+
+// ReplaceMessages rewrites a session's whole transcript in one transaction
+// (compaction): a crash leaves either the old transcript or the new one.
+func (db *DB) ReplaceMessages(ctx context.Context, sessionID string, msgs []llm.Message) error {
+	if err := db.writeMessages(ctx, sessionID, true, msgs); err != nil {
+		return fmt.Errorf("store: rewrite session %q: %w", sessionID, err)
+	}
+	return nil
+}
+
+// writeMessages appends msgs to a session's transcript, first deleting
+// the existing messages when replace is set.
+func (db *DB) writeMessages(ctx context.Context, sessionID string, replace bool, msgs []llm.Message) error {
 	// Encode before taking the write lock.
 	bodies := make([][]byte, len(msgs))
 	for i, m := range msgs {
 		b, err := encodeMessage(m)
 		if err != nil {
-			return fmt.Errorf("store: append to session %q: message %d: %w", sessionID, i, err)
+			return fmt.Errorf("message %d: %w", i, err)
 		}
 		bodies[i] = b
 	}
 	now := millis(db.now())
-	err := db.write(ctx, func(tx *sql.Tx) error {
+	return db.write(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE sessions SET updated_at = ? WHERE id = ?`, now, sessionID)
 		if err != nil {
 			return err
@@ -79,6 +97,11 @@ func (db *DB) AppendMessages(ctx context.Context, sessionID string, msgs ...llm.
 			return err
 		} else if n == 0 {
 			return ErrNotFound
+		}
+		if replace {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM messages WHERE session_id = ?`, sessionID); err != nil {
+				return err
+			}
 		}
 		stmt, err := tx.PrepareContext(ctx, `
 			INSERT INTO messages (session_id, role, body, created_at) VALUES (?, ?, ?, ?)`)
@@ -95,10 +118,6 @@ func (db *DB) AppendMessages(ctx context.Context, sessionID string, msgs ...llm.
 		}
 		return nil
 	})
-	if err != nil {
-		return fmt.Errorf("store: append to session %q: %w", sessionID, err)
-	}
-	return nil
 }
 
 // storedMessage is the JSON form of an llm.Message in the messages table.

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/parleybot/parley/agent/llm"
+	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/store"
 )
 
@@ -154,5 +155,39 @@ func TestAppendMessagesConcurrent(t *testing.T) {
 			t.Errorf("writer %d: batch %d stored where %d was due", w, b, next[w])
 		}
 		next[w] = b + 1
+	}
+}
+
+func TestReplaceMessages(t *testing.T) {
+	db := newDB(t)
+	ctx := t.Context()
+	sid, err := db.SessionFor(ctx, bot.Thread{Platform: "console", Chat: "ana"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := []llm.Message{{Role: llm.RoleUser, Text: "one"}, {Role: llm.RoleAssistant, Text: "two"}, {Role: llm.RoleUser, Text: "three"}}
+	if err := db.AppendMessages(ctx, sid, old...); err != nil {
+		t.Fatal(err)
+	}
+	summary := []llm.Message{{Role: llm.RoleUser, Text: "summary"}, {Role: llm.RoleAssistant, Text: "ok"}, old[2]}
+	if err := db.ReplaceMessages(ctx, sid, summary); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.Messages(ctx, sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(summary, got); diff != "" {
+		t.Fatalf("after replace (-want +got):\n%s", diff)
+	}
+	// Appends continue after the rewritten transcript.
+	if err := db.AppendMessages(ctx, sid, llm.Message{Role: llm.RoleAssistant, Text: "four"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ = db.Messages(ctx, sid); len(got) != 4 || got[3].Text != "four" {
+		t.Fatalf("append after replace: %+v", got)
+	}
+	if err := db.ReplaceMessages(ctx, "no-such-session", summary); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("unknown session: %v", err)
 	}
 }

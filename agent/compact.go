@@ -1,0 +1,305 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/parleybot/parley/agent/llm"
+)
+
+// Compaction defaults.
+const (
+	DefaultCompactAt = 0.6  // fraction of the context window
+	snipOver         = 2000 // characters: tool results longer than this are snipped
+	snipHead         = 1000
+	snipTail         = 500
+	tailShare        = 0.3 // of the budget, kept verbatim after a summary
+	summaryMaxTokens = 1024
+)
+
+// SummaryPrefix starts the message that replaces a compacted history.
+const SummaryPrefix = "[Summary of the earlier conversation]\n"
+
+// CompactionInfo describes one compaction.
+type CompactionInfo struct {
+	Before, After int    // estimated prompt tokens
+	Method        string // "snip", "model" or "extractive"
+}
+
+// compactor rewrites a history that no longer fits.
+type compactor struct {
+	r      *Runner
+	budget int // prompt tokens allowed before compaction fires
+}
+
+func (r *Runner) compactor() (compactor, bool) {
+	if r.ContextWindow <= 0 {
+		return compactor{}, false
+	}
+	at := r.CompactAt
+	if at <= 0 || at >= 1 {
+		at = DefaultCompactAt
+	}
+	return compactor{r: r, budget: int(float64(r.ContextWindow) * at)}, true
+}
+
+// estimate is the calibrated prompt size of req with history.
+func (c compactor) estimate(req llm.Request, history []llm.Message) int {
+	req.Messages = history
+	return c.r.cal.Scale(EstimateRequest(req))
+}
+
+// compact returns history rewritten to fit the budget, or history itself
+// (and a nil info) when it already fits and force is false. force is set
+// after the provider said the prompt overflowed: then something must go.
+func (c compactor) compact(ctx context.Context, req llm.Request, history []llm.Message, force bool) ([]llm.Message, *CompactionInfo) {
+	before := c.estimate(req, history)
+	if before <= c.budget && !force {
+		return history, nil
+	}
+	// Snip first: every tool result before the newest batch, including those
+	// of the current exchange (a long tool loop is the usual way to overflow).
+	out, snipped := snip(history, lastAssistant(history))
+	after := c.estimate(req, out)
+	if snipped && after <= c.budget && !force {
+		return out, &CompactionInfo{Before: before, After: after, Method: "snip"}
+	}
+	tail := c.tailBudget(req)
+	if force {
+		// The provider refused a prompt our estimate thought fitted: size the
+		// tail by what was actually sent, not by the configured window.
+		tail = min(tail, int(float64(after)*tailShare))
+	}
+	cut := tailStart(out, tail)
+	if cut <= 0 { // nothing older than the current exchange to fold
+		if snipped {
+			return out, &CompactionInfo{Before: before, After: after, Method: "snip"}
+		}
+		return history, nil
+	}
+	summary, method := c.summarize(ctx, out[:cut])
+	folded := append([]llm.Message{
+		{Role: llm.RoleUser, Text: SummaryPrefix + summary},
+		{Role: llm.RoleAssistant, Text: "Understood. I will continue from this summary."},
+	}, out[cut:]...)
+	if size := c.estimate(req, folded); size >= after {
+		// A summary longer than what it replaces (a short head) helps no one.
+		if snipped {
+			return out, &CompactionInfo{Before: before, After: after, Method: "snip"}
+		}
+		return history, nil
+	}
+	return folded, &CompactionInfo{Before: before, After: c.estimate(req, folded), Method: method}
+}
+
+// tailBudget is how many tokens of recent history to keep verbatim.
+func (c compactor) tailBudget(req llm.Request) int {
+	req.Messages = nil
+	return max(int(float64(c.budget)*tailShare)-c.estimate(req, nil)/4, 0)
+}
+
+// tailStart picks where the verbatim tail begins: the earliest user message
+// such that the tail fits in budget, but never later than the last user
+// message (the current request stays whole). A tail never starts with a
+// tool result or between a call and its result, because it starts at a user
+// message. -1 when there is no user message.
+func tailStart(history []llm.Message, budget int) int {
+	cut, size := -1, 0
+	for i := len(history) - 1; i >= 0; i-- {
+		size += EstimateMessage(history[i])
+		if history[i].Role != llm.RoleUser {
+			continue
+		}
+		if cut >= 0 && size > budget {
+			break
+		}
+		cut = i
+	}
+	return cut
+}
+
+// snip shortens long tool results before index end, keeping head and tail:
+// old tool output is the bulkiest and least valuable part of a history.
+func snip(history []llm.Message, end int) ([]llm.Message, bool) {
+	out := slices.Clone(history)
+	changed := false
+	for i := range out[:max(end, 0)] {
+		m := &out[i]
+		if m.Role != llm.RoleTool || utf8.RuneCountInString(m.Text) <= snipOver {
+			continue
+		}
+		r := []rune(m.Text)
+		m.Text = fmt.Sprintf("%s\n[… %d characters snipped …]\n%s", string(r[:snipHead]), len(r)-snipHead-snipTail, string(r[len(r)-snipTail:]))
+		changed = true
+	}
+	return out, changed
+}
+
+const summaryInstructions = `You compact a conversation between a user and an AI assistant so the assistant can continue it. ` +
+	`Write a concise summary in the conversation's language: the user's goals, decisions made, facts learned, ` +
+	`files, URLs and commands that matter, errors met and how they were handled, and open questions or next steps. ` +
+	`Do not invent anything. Output only the summary.`
+
+// summarize asks the model for a summary of head, falling back to an
+// extractive one when the call fails: compaction must never be the reason
+// a conversation gets stuck.
+func (c compactor) summarize(ctx context.Context, head []llm.Message) (string, string) {
+	transcript := renderTranscript(head)
+	// The summary request must itself fit: keep the newest part of an
+	// enormous head (the extractive fallback still sees all of it).
+	if limit := c.r.ContextWindow / 2; EstimateTokens(transcript) > limit {
+		transcript = "[… older part omitted …]\n" + tailRunes(transcript, limit*2)
+	}
+	resp, err := llm.Collect(c.r.Provider.Stream(ctx, llm.Request{
+		System:    summaryInstructions,
+		Messages:  []llm.Message{{Role: llm.RoleUser, Text: transcript}},
+		MaxTokens: summaryMaxTokens,
+	}))
+	if err == nil && strings.TrimSpace(resp.Text) != "" {
+		return strings.TrimSpace(resp.Text), "model"
+	}
+	if ctx.Err() == nil {
+		c.r.logger().Warn("summary call failed; using an extractive summary", "err", err)
+	}
+	return ExtractiveSummary(head), "extractive"
+}
+
+func tailRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[len(r)-n:])
+}
+
+// renderTranscript writes messages as plain text for the summarizer.
+func renderTranscript(msgs []llm.Message) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		switch m.Role {
+		case llm.RoleUser:
+			fmt.Fprintf(&b, "User%s: %s\n", authorSuffix(m.Author), m.Text)
+		case llm.RoleAssistant:
+			if m.Text != "" {
+				fmt.Fprintf(&b, "Assistant: %s\n", m.Text)
+			}
+			for _, c := range m.ToolCalls {
+				fmt.Fprintf(&b, "Assistant called %s(%s)\n", c.Name, c.Arguments)
+			}
+		case llm.RoleTool:
+			status := "result"
+			if m.IsError {
+				status = "error"
+			}
+			fmt.Fprintf(&b, "Tool %s %s: %s\n", m.ToolName, status, m.Text)
+		}
+	}
+	return b.String()
+}
+
+func authorSuffix(a string) string {
+	if a == "" {
+		return ""
+	}
+	return " (" + a + ")"
+}
+
+var (
+	urlPattern      = regexp.MustCompile(`https?://[^\s<>()"'\x60]+`)
+	pathPattern     = regexp.MustCompile(`(?:^|[\s(\x60"'])((?:\.{1,2}/|~/|/)?(?:[\w.-]+/)+[\w.-]+\.[A-Za-z0-9]{1,8})\b`)
+	decisionPattern = regexp.MustCompile(`(?i)\b(decided|decision|agreed|we will|we'll|let's go with|conclusion)\b|决定|结论|決定|結論`)
+)
+
+// ExtractiveSummary keeps what matters most from msgs without a model:
+// files, URLs, errors, decisions and open questions, plus where the
+// conversation started and where it stood.
+func ExtractiveSummary(msgs []llm.Message) string {
+	var urls, paths, errs, decisions, questions []string
+	add := func(list *[]string, s string) {
+		s = strings.TrimSpace(s)
+		if s != "" && !slices.Contains(*list, s) && len(*list) < 20 {
+			*list = append(*list, s)
+		}
+	}
+	firstUser, lastAnswer := "", ""
+	for _, m := range msgs {
+		text := m.Text
+		for _, c := range m.ToolCalls {
+			text += "\n" + string(c.Arguments)
+		}
+		for _, u := range urlPattern.FindAllString(text, -1) {
+			add(&urls, strings.TrimRight(u, ".,;:!?"))
+		}
+		for _, p := range pathPattern.FindAllStringSubmatch(text, -1) {
+			if !strings.Contains(p[1], "://") {
+				add(&paths, p[1])
+			}
+		}
+		switch {
+		case m.Role == llm.RoleTool && m.IsError:
+			add(&errs, m.ToolName+": "+clip(firstLine(m.Text), 200))
+		case m.Role == llm.RoleUser:
+			if firstUser == "" {
+				firstUser = clip(text, 300)
+			}
+			for _, line := range strings.Split(text, "\n") {
+				if t := strings.TrimSpace(line); strings.HasSuffix(t, "?") || strings.HasSuffix(t, "？") {
+					add(&questions, clip(t, 200))
+				}
+			}
+		case m.Role == llm.RoleAssistant && m.Text != "":
+			lastAnswer = clip(m.Text, 400)
+		}
+		if m.Role != llm.RoleTool {
+			for _, line := range strings.Split(m.Text, "\n") {
+				if decisionPattern.MatchString(line) {
+					add(&decisions, clip(line, 200))
+				}
+			}
+		}
+	}
+	var b strings.Builder
+	b.WriteString("(extractive summary: the model was unavailable)\n")
+	if firstUser != "" {
+		fmt.Fprintf(&b, "Started with: %s\n", firstUser)
+	}
+	for _, sec := range []struct {
+		title string
+		items []string
+	}{{"Decisions", decisions}, {"Files", paths}, {"URLs", urls}, {"Errors", errs}, {"Open questions", questions}} {
+		if len(sec.items) > 0 {
+			fmt.Fprintf(&b, "%s:\n- %s\n", sec.title, strings.Join(sec.items, "\n- "))
+		}
+	}
+	if lastAnswer != "" {
+		fmt.Fprintf(&b, "Last answer: %s\n", lastAnswer)
+	}
+	return b.String()
+}
+
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + "…"
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// lastAssistant is the index of the last assistant message, 0 if none:
+// the tool results after it are the newest and stay whole.
+func lastAssistant(history []llm.Message) int {
+	for i := len(history) - 1; i >= 0; i-- {
+		if history[i].Role == llm.RoleAssistant {
+			return i
+		}
+	}
+	return 0
+}
