@@ -59,6 +59,7 @@ type Config struct {
 	Discord  Discord  `mapstructure:"discord"`
 	Access   Access   `mapstructure:"access"`
 	Tools    Tools    `mapstructure:"tools"`
+	Memory   Memory   `mapstructure:"memory"`
 	HTTP     HTTP     `mapstructure:"http"`
 
 	// File is the configuration file that was read, or "" if none was
@@ -79,6 +80,9 @@ type LLM struct {
 	MaxTokens int `mapstructure:"max_tokens"`
 	// Persona replaces the built-in persona in the system prompt; "" keeps it.
 	Persona string `mapstructure:"persona"`
+	// CompactAtPercent is how full the context window may get (in percent)
+	// before older history is compacted.
+	CompactAtPercent int `mapstructure:"compact_at_percent"`
 
 	OpenAI    Provider `mapstructure:"openai"`
 	Anthropic Provider `mapstructure:"anthropic"`
@@ -138,8 +142,41 @@ type AllowList struct {
 
 // Tools switches optional agent tools on and off.
 type Tools struct {
-	Shell    Toggle `mapstructure:"shell"`
-	WebFetch Toggle `mapstructure:"web_fetch"`
+	Shell    Toggle   `mapstructure:"shell"`
+	WebFetch Toggle   `mapstructure:"web_fetch"`
+	Approval Approval `mapstructure:"approval"`
+	MCP      MCP      `mapstructure:"mcp"`
+}
+
+// Approval overrides tools' own approval policies, by tool name (MCP tools
+// are named "<server>__<tool>"). The shell tool always needs approval.
+type Approval struct {
+	Always []string `mapstructure:"always"`
+	Never  []string `mapstructure:"never"`
+}
+
+// MCP lists the Model Context Protocol servers whose tools Parley offers.
+type MCP struct {
+	Servers []MCPServer `mapstructure:"servers"`
+}
+
+// MCPServer is one MCP server: a command speaking stdio, or a streamable
+// HTTP URL. In the environment (PARLEY_TOOLS_MCP_SERVERS) the list is JSON.
+type MCPServer struct {
+	Name    string            `mapstructure:"name" json:"name"`
+	Command string            `mapstructure:"command" json:"command"`
+	Args    []string          `mapstructure:"args" json:"args"`
+	Env     map[string]Secret `mapstructure:"env" json:"env"`
+	URL     string            `mapstructure:"url" json:"url"`
+	Headers map[string]Secret `mapstructure:"headers" json:"headers"`
+	// Trusted servers' tools run without asking; others need approval.
+	Trusted bool `mapstructure:"trusted" json:"trusted"`
+}
+
+// Memory caps what Parley remembers per user, in characters.
+type Memory struct {
+	ProfileChars int `mapstructure:"profile_chars"`
+	FactsChars   int `mapstructure:"facts_chars"`
 }
 
 // Toggle is a feature that is on or off.
@@ -159,13 +196,15 @@ func Default() Config {
 	return Config{
 		DataDir: "./data",
 		LLM: LLM{
-			ContextWindow: 128000,
-			MaxTokens:     4096,
+			ContextWindow:    128000,
+			MaxTokens:        4096,
+			CompactAtPercent: 60,
 		},
 		Slack:    Slack{Mode: SlackModeSocket, APIURL: "https://slack.com/api/"},
 		Telegram: Telegram{Mode: TelegramModePolling, APIURL: "https://api.telegram.org"},
 		Discord:  Discord{APIURL: "https://discord.com/api/v9"},
 		Tools:    Tools{WebFetch: Toggle{Enabled: true}},
+		Memory:   Memory{ProfileChars: 1500, FactsChars: 3000},
 		HTTP:     HTTP{Listen: "127.0.0.1:8080"},
 	}
 }

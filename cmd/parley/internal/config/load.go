@@ -2,6 +2,7 @@ package config
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/spf13/viper"
+	"go.yaml.in/yaml/v3"
 )
 
 // LoadOptions tells Load where to look. The zero value searches the usual
@@ -87,7 +89,11 @@ func Load(opts LoadOptions) (*Config, error) {
 	cfg.File = path
 	var problems []string
 	problems = append(problems, unknownKeys(v)...)
-	problems = append(problems, decode(&cfg, v, opts.Env)...)
+	raw, err := caseSensitive(data)
+	if err != nil {
+		return nil, fmt.Errorf("config: parse %s: %w", path, err)
+	}
+	problems = append(problems, decode(&cfg, v, raw, opts.Env)...)
 	cfg.normalize()
 	problems = append(problems, cfg.validate()...)
 	if len(problems) > 0 {
@@ -259,11 +265,19 @@ func underKnownLeaf(k string, known map[string]bool) bool {
 // decode fills cfg from the environment and the file in order of
 // precedence, converting each value to its field's type. Every failed
 // conversion is reported by key; none panics or silently yields zero.
-func decode(cfg *Config, v *viper.Viper, env func(string) (string, bool)) []string {
+func decode(cfg *Config, v *viper.Viper, file map[string]any, env func(string) (string, bool)) []string {
 	root := reflect.ValueOf(cfg).Elem()
 	var problems []string
 	for _, l := range leaves() {
 		raw, from := lookup(l.key, v, env)
+		if from == "" && raw != nil && l.typ.Kind() == reflect.Slice && l.typ.Elem().Kind() == reflect.Struct {
+			// Viper lower-cases mapping keys; lists of structs carry
+			// case-sensitive maps (environment variable names, HTTP
+			// headers), so they come from the file as written.
+			if r := lookupFile(file, l.key); r != nil {
+				raw = r
+			}
+		}
 		if raw == nil {
 			continue // keep the default
 		}
@@ -322,6 +336,9 @@ func set(dst reflect.Value, raw any) error {
 		}
 		dst.SetBool(b)
 	case reflect.Slice:
+		if dst.Type().Elem().Kind() == reflect.Struct {
+			return toStructs(dst, raw)
+		}
 		list, err := toStrings(raw)
 		if err != nil {
 			return err
@@ -434,6 +451,92 @@ func toStrings(raw any) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// caseSensitive parses the file again without viper, keeping the case of
+// mapping keys.
+func caseSensitive(data []byte) (map[string]any, error) {
+	m := map[string]any{}
+	if data == nil {
+		return m, nil
+	}
+	if err := yaml.Unmarshal(data, &m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// lookupFile finds a dotted key in a parsed file, matching section names
+// case-insensitively as viper does.
+func lookupFile(m map[string]any, key string) any {
+	var cur any = m
+	for part := range strings.SplitSeq(key, ".") {
+		mm, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = nil
+		for k, v := range mm {
+			if strings.EqualFold(k, part) {
+				cur = v
+				break
+			}
+		}
+	}
+	return cur
+}
+
+// toStructs decodes a list of mappings (YAML) or a JSON array (the only way
+// to write one in an environment variable) into dst, a slice of structs.
+// Unknown fields are errors, as unknown keys are.
+func toStructs(dst reflect.Value, raw any) error {
+	var data []byte
+	switch x := raw.(type) {
+	case string:
+		data = []byte(x)
+	case []any:
+		b, err := json.Marshal(normalizeYAML(x))
+		if err != nil {
+			return fmt.Errorf("want a list of mappings: %w", err)
+		}
+		data = b
+	default:
+		return fmt.Errorf("want a list of mappings, got %s", describe(raw))
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	ptr := reflect.New(dst.Type())
+	if err := dec.Decode(ptr.Interface()); err != nil {
+		return fmt.Errorf("want a list of mappings (JSON in the environment): %w", err)
+	}
+	dst.Set(ptr.Elem())
+	return nil
+}
+
+// normalizeYAML turns map[any]any (which JSON cannot encode) into
+// map[string]any, recursively.
+func normalizeYAML(v any) any {
+	switch x := v.(type) {
+	case map[any]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[fmt.Sprint(k)] = normalizeYAML(e)
+		}
+		return m
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = normalizeYAML(e)
+		}
+		return m
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = normalizeYAML(e)
+		}
+		return out
+	}
+	return v
 }
 
 // describe names a decoded value's shape for error messages.

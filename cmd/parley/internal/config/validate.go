@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -78,6 +79,43 @@ func (c *Config) validate() []string {
 	} else if c.LLM.ContextWindow >= 1024 && c.LLM.MaxTokens >= c.LLM.ContextWindow {
 		// The reply must fit in the window next to the prompt.
 		add("llm.max_tokens: %d must be less than llm.context_window (%d)", c.LLM.MaxTokens, c.LLM.ContextWindow)
+	}
+
+	if p := c.LLM.CompactAtPercent; p < 10 || p > 95 {
+		add("llm.compact_at_percent: %d is out of range; want 10 to 95", p)
+	}
+	for _, m := range []struct {
+		key string
+		n   int
+	}{{"memory.profile_chars", c.Memory.ProfileChars}, {"memory.facts_chars", c.Memory.FactsChars}} {
+		if m.n < 100 || m.n > 100000 {
+			add("%s: %d is out of range; want 100 to 100000 characters", m.key, m.n)
+		}
+	}
+	for _, name := range c.Tools.Approval.Never {
+		if name == "shell" {
+			add("tools.approval.never: shell always needs approval; remove it from the list")
+		}
+		if slices.Contains(c.Tools.Approval.Always, name) {
+			add("tools.approval: %q is in both always and never", name)
+		}
+	}
+	seen := map[string]bool{}
+	for i, srv := range c.Tools.MCP.Servers {
+		key := fmt.Sprintf("tools.mcp.servers[%d]", i)
+		switch {
+		case !validServerName(srv.Name):
+			add("%s.name: %q is not valid; want 1-32 letters, digits, _ or -", key, srv.Name)
+		case seen[srv.Name]:
+			add("%s.name: %q is used twice", key, srv.Name)
+		}
+		seen[srv.Name] = true
+		switch {
+		case (srv.Command == "") == (srv.URL == ""):
+			add("%s: set exactly one of command (a stdio server) or url (streamable HTTP)", key)
+		case srv.URL != "" && !isHTTPURL(srv.URL):
+			add("%s.url: %q is not an http(s) URL", key, srv.URL)
+		}
 	}
 
 	for _, u := range []struct{ key, value string }{
@@ -170,4 +208,16 @@ func isHostPort(s string) bool {
 	}
 	n, err := strconv.ParseUint(port, 10, 16)
 	return err == nil && n <= 65535
+}
+
+func validServerName(s string) bool {
+	if len(s) == 0 || len(s) > 32 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return true
 }
