@@ -58,7 +58,7 @@ func TestHarnessValidation(t *testing.T) {
 		{"server name with a dot", "tools:\n  mcp:\n    servers: [{name: a.b, command: x}]\n", nil, `tools.mcp.servers[0].name: "a.b" is not valid`},
 		{"duplicate server", "tools:\n  mcp:\n    servers: [{name: a, command: x}, {name: a, url: 'http://h/mcp'}]\n", nil, `tools.mcp.servers[1].name: "a" is used twice`},
 		{"command and url", "tools:\n  mcp:\n    servers: [{name: a, command: x, url: 'http://h'}]\n", nil, "tools.mcp.servers[0]: set exactly one of command"},
-		{"bad url", "tools:\n  mcp:\n    servers: [{name: a, url: 'ftp://h'}]\n", nil, `tools.mcp.servers[0].url: "ftp://h" is not an http(s) URL`},
+		{"bad url", "tools:\n  mcp:\n    servers: [{name: a, url: 'ftp://h'}]\n", nil, `tools.mcp.servers[0].url: not an http(s) URL`},
 		{"unknown server field", "tools:\n  mcp:\n    servers: [{name: a, comand: x}]\n", nil, `unknown field "comand"`},
 		{"not a list", "tools:\n  mcp:\n    servers: files\n", nil, "tools.mcp.servers: want a list of mappings"},
 		{"bad env JSON", "", map[string]string{"PARLEY_TOOLS_MCP_SERVERS": "[{name: a}]"}, "(from PARLEY_TOOLS_MCP_SERVERS)"},
