@@ -11,6 +11,7 @@ import (
 	"github.com/parleybot/parley/agent/llm/anthropic"
 	"github.com/parleybot/parley/agent/llm/openai"
 	"github.com/parleybot/parley/agent/tools"
+	"github.com/parleybot/parley/agent/tools/mcp"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/cmd/parley/internal/config"
 	"github.com/parleybot/parley/store"
@@ -19,9 +20,10 @@ import (
 // app is Parley wired together: storage, the model, the harness and the
 // chat core.
 type app struct {
-	cfg *config.Config
-	db  *store.DB
-	bot *bot.Bot
+	cfg    *config.Config
+	db     *store.DB
+	bot    *bot.Bot
+	bridge *mcp.Bridge
 }
 
 // openApp wires Parley from cfg. The caller closes it.
@@ -37,26 +39,86 @@ func openApp(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app
 	if err != nil {
 		return nil, err
 	}
-	limits := agent.MemoryLimits{}
-	memoryTool, err := tools.Memory(db, limits)
+	limits := agent.MemoryLimits{Profile: cfg.Memory.ProfileChars, Facts: cfg.Memory.FactsChars}
+	tools, bridge, err := buildTools(ctx, cfg, db, limits, logger)
 	if err != nil {
 		db.Close()
 		return nil, err
 	}
 	runner := &agent.Runner{
-		Provider:     provider,
-		Sessions:     db,
-		Memory:       db,
-		Tools:        []agent.Tool{memoryTool},
-		Persona:      cfg.LLM.Persona,
-		MemoryLimits: limits,
-		MaxTokens:    cfg.LLM.MaxTokens,
-		Logger:       logger,
+		Provider:      provider,
+		Sessions:      db,
+		Memory:        db,
+		Tools:         tools,
+		Policies:      policies(cfg.Tools.Approval),
+		Persona:       cfg.LLM.Persona,
+		MemoryLimits:  limits,
+		MaxTokens:     cfg.LLM.MaxTokens,
+		ContextWindow: cfg.LLM.ContextWindow,
+		CompactAt:     float64(cfg.LLM.CompactAtPercent) / 100,
+		Logger:        logger,
 	}
-	return &app{cfg: cfg, db: db, bot: bot.New(db, db, runner, limits)}, nil
+	return &app{cfg: cfg, db: db, bot: bot.New(db, db, runner, limits), bridge: bridge}, nil
+}
+
+// buildTools assembles the tools the config enables. MCP servers that fail
+// to start are logged and skipped: one broken server must not keep Parley
+// from answering.
+func buildTools(ctx context.Context, cfg *config.Config, db *store.DB, limits agent.MemoryLimits, logger *slog.Logger) ([]agent.Tool, *mcp.Bridge, error) {
+	memoryTool, err := tools.Memory(db, limits)
+	if err != nil {
+		return nil, nil, err
+	}
+	list := []agent.Tool{memoryTool}
+	var servers []mcp.ServerConfig
+	for _, s := range cfg.Tools.MCP.Servers {
+		servers = append(servers, mcp.ServerConfig{
+			Name: s.Name, Command: s.Command, Args: s.Args, Env: reveal(s.Env),
+			URL: s.URL, Headers: reveal(s.Headers), Trusted: s.Trusted,
+		})
+	}
+	var bridge *mcp.Bridge
+	if len(servers) > 0 {
+		var errs []error
+		bridge, errs = mcp.Connect(ctx, servers, logger)
+		for _, err := range errs {
+			logger.Warn("MCP server skipped", "err", err)
+		}
+		list = append(list, bridge.Tools()...)
+	}
+	return list, bridge, nil
+}
+
+// policies turns the config's approval lists into per-tool overrides. The
+// shell tool is never in Never: config validation refuses it.
+func policies(a config.Approval) map[string]agent.Policy {
+	p := map[string]agent.Policy{}
+	for _, name := range a.Always {
+		p[name] = agent.PolicyAlways
+	}
+	for _, name := range a.Never {
+		p[name] = agent.PolicyNever
+	}
+	return p
+}
+
+func reveal(m map[string]config.Secret) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v.Reveal()
+	}
+	return out
 }
 
 func (a *app) Close() error {
+	if a.bridge != nil {
+		if err := a.bridge.Close(); err != nil {
+			slog.Warn("close MCP servers", "err", err)
+		}
+	}
 	if err := a.db.Close(); err != nil {
 		return fmt.Errorf("close database: %w", err)
 	}
