@@ -478,3 +478,20 @@ func TestMaxSteps(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+type mandatoryTool struct{ testTool }
+
+func (*mandatoryTool) ApprovalMandatory() bool { return true }
+
+func TestMandatoryApprovalCannotBeWaived(t *testing.T) {
+	risky := &mandatoryTool{testTool{name: "risky", policy: agent.PolicyAlways, run: func(json.RawMessage) (string, error) { return "ran", nil }}}
+	h := newHarness(t, risky)
+	h.runner.Policies = map[string]agent.Policy{"risky": agent.PolicyNever}
+	h.srv.Enqueue(llmtest.ToolCall("c1", "risky", `{}`), llmtest.Text("ok"))
+	if _, err := h.runner.RunSync(t.Context(), turn(h.session(t, "ana"), "ana", "go")); err != nil {
+		t.Fatal(err)
+	}
+	if risky.calls != 0 {
+		t.Fatal("a mandatory-approval tool ran without approval because config said never")
+	}
+}

@@ -43,6 +43,12 @@ type Approvable interface {
 	Summarize(args json.RawMessage) string
 }
 
+// Mandatory is implemented by tools whose approval no configuration may
+// waive (shell): the runner ignores Policies overrides for them.
+type Mandatory interface {
+	ApprovalMandatory() bool
+}
+
 // Func builds a Tool from a typed function. The input schema is generated
 // from T (google/jsonschema-go: field json names, `jsonschema:"…"` tags for
 // descriptions, omitempty for optional fields) and every call's arguments

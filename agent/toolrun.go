@@ -37,6 +37,9 @@ func toolSpecs(tools []Tool) []llm.ToolSpec {
 // policy is the effective approval policy of a tool: config wins over the
 // tool's own default.
 func (r *Runner) policy(t Tool) Policy {
+	if m, ok := t.(Mandatory); ok && m.ApprovalMandatory() {
+		return PolicyAlways
+	}
 	if p, ok := r.Policies[t.Spec().Name]; ok {
 		return p
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/parleybot/parley/agent/llm/openai"
 	"github.com/parleybot/parley/agent/tools"
 	"github.com/parleybot/parley/agent/tools/mcp"
+	"github.com/parleybot/parley/agent/tools/shell"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/cmd/parley/internal/config"
 	"github.com/parleybot/parley/store"
@@ -70,6 +71,17 @@ func buildTools(ctx context.Context, cfg *config.Config, db *store.DB, limits ag
 		return nil, nil, err
 	}
 	list := []agent.Tool{memoryTool}
+	if cfg.Tools.Shell.Enabled {
+		protected := []string{cfg.DBPath()}
+		if cfg.File != "" {
+			protected = append(protected, cfg.File)
+		}
+		sh, err := shell.New(shell.Options{DataDir: cfg.DataDir, ProtectedPaths: protected})
+		if err != nil {
+			return nil, nil, fmt.Errorf("shell tool: %w", err)
+		}
+		list = append(list, sh)
+	}
 	var servers []mcp.ServerConfig
 	for _, s := range cfg.Tools.MCP.Servers {
 		servers = append(servers, mcp.ServerConfig{

@@ -1,0 +1,119 @@
+package shell
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/parleybot/parley/agent"
+)
+
+// prSetChildSubreaper makes orphaned descendants children of this test
+// process, so a test can wait for a grandchild the tool killed — kill -0
+// alone cannot tell a dead-but-unreaped process from a live one.
+const prSetChildSubreaper = 36
+
+var subreaper bool
+
+func TestMain(m *testing.M) {
+	_, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0)
+	subreaper = errno == 0
+	os.Exit(m.Run())
+}
+
+func newTool(t *testing.T, mod func(*Options)) *tool {
+	t.Helper()
+	opts := Options{DataDir: t.TempDir()}
+	if mod != nil {
+		mod(&opts)
+	}
+	tl, err := New(opts)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return tl.(*tool)
+}
+
+func argsJSON(t *testing.T, a Args) json.RawMessage {
+	t.Helper()
+	raw, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+// call runs a command through the public agent.Tool interface, schema
+// validation included.
+func call(t *testing.T, tl agent.Tool, session, command string) (string, error) {
+	t.Helper()
+	return tl.Execute(context.Background(), agent.Caller{SessionID: session}, argsJSON(t, Args{Command: command}))
+}
+
+func mustCall(t *testing.T, tl agent.Tool, session, command string) string {
+	t.Helper()
+	out, err := call(t, tl, session, command)
+	if err != nil {
+		t.Fatalf("%q: %v", command, err)
+	}
+	return out
+}
+
+// firstPID reads the pid a command printed on its first line.
+func firstPID(t *testing.T, out string) int {
+	t.Helper()
+	line, _, _ := strings.Cut(strings.TrimSpace(out), "\n")
+	pid, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil || pid <= 1 {
+		t.Fatalf("no pid in output %q", out)
+	}
+	return pid
+}
+
+// assertKilled waits for pid, which must be an orphan reparented to this
+// test process, to be gone, and checks that SIGKILL is what ended it. The
+// timer only turns a broken kill into a failure instead of a hang.
+func assertKilled(t *testing.T, pid int) {
+	t.Helper()
+	if !subreaper {
+		t.Skip("cannot become a child subreaper; cannot observe grandchildren")
+	}
+	type waited struct {
+		status syscall.WaitStatus
+		err    error
+	}
+	done := make(chan waited, 1)
+	go func() {
+		var ws syscall.WaitStatus
+		_, err := syscall.Wait4(pid, &ws, 0, nil)
+		done <- waited{ws, err}
+	}()
+	select {
+	case w := <-done:
+		if w.err != nil {
+			t.Fatalf("wait for pid %d: %v", pid, w.err)
+		}
+		if !w.status.Signaled() || w.status.Signal() != syscall.SIGKILL {
+			t.Errorf("pid %d ended with %v, want killed by SIGKILL", pid, describe(w.status))
+		}
+	case <-time.After(20 * time.Second):
+		syscall.Kill(pid, syscall.SIGKILL) // the process this test started; do not leak it
+		t.Fatalf("pid %d still running: the process group was not killed", pid)
+	}
+	if err := syscall.Kill(pid, 0); err != syscall.ESRCH {
+		t.Errorf("kill -0 %d = %v, want ESRCH", pid, err)
+	}
+}
+
+func describe(ws syscall.WaitStatus) string {
+	if ws.Signaled() {
+		return "signal " + ws.Signal().String()
+	}
+	return fmt.Sprintf("exit status %d", ws.ExitStatus())
+}

@@ -1,0 +1,146 @@
+package shell
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/parleybot/parley/agent"
+)
+
+func TestResultText(t *testing.T) {
+	tests := []struct {
+		cmd  string
+		want string
+	}{
+		{"echo hello", "hello\n"},
+		{"true", "(no output)"},
+		{"echo oops >&2; exit 2", "exit status 2\noops\n"},
+		{"exit 3", "exit status 3"},
+		{"kill -9 $$", "signal: killed"},
+		{"read line; echo \"[$line]\"", "[]\n"}, // stdin is empty
+	}
+	tl := newTool(t, nil)
+	for _, tt := range tests {
+		if got := mustCall(t, tl, "s1", tt.cmd); got != tt.want {
+			t.Errorf("%q: got %q, want %q", tt.cmd, got, tt.want)
+		}
+	}
+}
+
+func TestTimeoutKillsProcessGroup(t *testing.T) {
+	tl := newTool(t, func(o *Options) { o.Timeout = 300 * time.Millisecond })
+	out, err := call(t, tl, "s1", "sleep 100 & echo $!; sleep 100")
+	var te *TimeoutError
+	if !errors.As(err, &te) {
+		t.Fatalf("got (%q, %v), want a *TimeoutError", out, err)
+	}
+	if !strings.HasPrefix(err.Error(), "timed out after 0.3s (process group killed)") {
+		t.Errorf("error = %q", err)
+	}
+	if !strings.Contains(err.Error(), te.Output) {
+		t.Errorf("error %q does not include the partial output %q", err, te.Output)
+	}
+	assertKilled(t, firstPID(t, te.Output)) // the grandchild, not just the shell
+}
+
+func TestCancellationKillsProcessGroup(t *testing.T) {
+	tl := newTool(t, nil)
+	fifo := filepath.Join(t.TempDir(), "started")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	errc := make(chan error, 1)
+	go func() {
+		_, err := tl.Execute(ctx, agent.Caller{SessionID: "s1"}, argsJSON(t, Args{Command: "sleep 100 & echo $! > " + fifo + "; wait"}))
+		errc <- err
+	}()
+	started := make(chan []byte, 1)
+	go func() {
+		b, _ := os.ReadFile(fifo) // returns once the command has written and closed it
+		started <- b
+	}()
+	var pidText []byte
+	select {
+	case pidText = <-started:
+	case err := <-errc:
+		t.Fatalf("command ended before it started: %v", err)
+	}
+	cancel()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("err = %v, want context.Canceled", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Execute did not return after cancellation")
+	}
+	assertKilled(t, firstPID(t, string(pidText)))
+}
+
+func TestCanceledBeforeStart(t *testing.T) {
+	tl := newTool(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := tl.Execute(ctx, agent.Caller{SessionID: "s1"}, argsJSON(t, Args{Command: "touch ran"}))
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+	if _, err := os.Stat(filepath.Join(tl.settings.workspaceRoot, "s1", "ran")); err == nil {
+		t.Error("the command ran after cancellation")
+	}
+}
+
+func TestBackgroundJobsDoNotOutliveTheCall(t *testing.T) {
+	tl := newTool(t, nil)
+	out := mustCall(t, tl, "s1", "sleep 100 >/dev/null 2>&1 & echo $!")
+	assertKilled(t, firstPID(t, out))
+}
+
+// A process that leaves the process group and keeps the output pipe open
+// must not hang the call: we stop reading after the grace period.
+func TestEscapedProcessCannotHangTheCall(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/setsid"); err != nil {
+		t.Skip("setsid not installed")
+	}
+	tl := newTool(t, nil)
+	tl.settings.grace = 100 * time.Millisecond
+	// The inner shell reports its pid through a fifo after setsid has
+	// moved it to a new session, then becomes a sleep that holds stdout.
+	out := mustCall(t, tl, "s1", `mkfifo f; setsid sh -c 'echo $$ > f; exec sleep 100' & read pid < f; echo $pid`)
+	pid := firstPID(t, out)
+	if err := syscall.Kill(pid, 0); err != nil {
+		t.Fatalf("escaped process %d is not running (%v); the test did not test anything", pid, err)
+	}
+	syscall.Kill(pid, syscall.SIGKILL) // ours: started by this test
+	assertKilled(t, pid)
+}
+
+func TestTimeoutFor(t *testing.T) {
+	tl := newTool(t, func(o *Options) { o.Timeout = 30 * time.Second; o.MaxTimeout = 2 * time.Minute })
+	tests := []struct {
+		secs    int
+		want    time.Duration
+		wantErr bool
+	}{
+		{0, 30 * time.Second, false},
+		{5, 5 * time.Second, false},
+		{120, 2 * time.Minute, false},
+		{121, 2 * time.Minute, false},
+		{1 << 62, 2 * time.Minute, false},
+		{-1, 0, true},
+	}
+	for _, tt := range tests {
+		got, err := tl.timeoutFor(tt.secs)
+		if got != tt.want || (err != nil) != tt.wantErr {
+			t.Errorf("timeoutFor(%d) = %v, %v; want %v, error %v", tt.secs, got, err, tt.want, tt.wantErr)
+		}
+	}
+}

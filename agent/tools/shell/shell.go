@@ -1,0 +1,128 @@
+package shell
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/parleybot/parley/agent"
+)
+
+// Name is the tool's name as the model and the configuration see it.
+const Name = "shell"
+
+// Args is the shell tool's argument contract.
+type Args struct {
+	Command        string `json:"command" jsonschema:"the command line to run with /bin/sh -c"`
+	TimeoutSeconds int    `json:"timeout_seconds,omitempty" jsonschema:"seconds before the command is killed; omit for the default; larger values are capped"`
+}
+
+// tool is the agent.Tool built by agent.Func (schema and argument
+// validation) plus the approval contract.
+type tool struct {
+	agent.Tool
+	settings  settings
+	blocklist blocklist
+}
+
+var _ agent.Approvable = (*tool)(nil)
+
+// New returns the shell tool. See the package comment for what it does and
+// does not protect against; in particular, the wiring must not lower its
+// approval policy.
+func New(opts Options) (agent.Tool, error) {
+	s, err := opts.settings()
+	if err != nil {
+		return nil, err
+	}
+	protected, err := newProtectedPaths(opts.ProtectedPaths, s.workspaceRoot)
+	if err != nil {
+		return nil, fmt.Errorf("shell: %w", err)
+	}
+	t := &tool{settings: s, blocklist: blocklist{protected: protected}}
+	t.Tool, err = agent.Func(Name, description(s), t.execute)
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func description(s settings) string {
+	return fmt.Sprintf("Run a command line with /bin/sh -c on the host, in this conversation's own workspace "+
+		"directory (also $HOME; its files persist for the conversation). A person must approve every call, so "+
+		"do one meaningful step per call and say why in your message. You get stdout and stderr combined, at "+
+		"most %d bytes (the middle of longer output is cut), and the exit status if it is not 0. Timeout %s by "+
+		"default, at most %s with timeout_seconds. stdin is empty; nothing is interactive. Background jobs are "+
+		"killed when the command returns. The environment is minimal and holds no credentials. Commands that wipe "+
+		"or format disks, power off the host, fork-bomb, or touch Parley's own config or database are refused "+
+		"outright.", s.maxOutput, seconds(s.timeout), seconds(s.maxTimeout))
+}
+
+// ApprovalPolicy is always: a person approves every shell command. This is
+// the tool's only real safety control; see the package comment.
+func (t *tool) ApprovalPolicy() agent.Policy { return agent.PolicyAlways }
+
+// ApprovalMandatory makes the runner ignore any configured override: no
+// setting lets shell commands run unapproved.
+func (t *tool) ApprovalMandatory() bool { return true }
+
+func (t *tool) execute(ctx context.Context, c agent.Caller, a Args) (string, error) {
+	if strings.TrimSpace(a.Command) == "" {
+		return "", errors.New("command is empty")
+	}
+	// The blocklist comes first: a refused command must not even create a
+	// workspace.
+	if err := t.blocklist.check(a.Command); err != nil {
+		return "", err
+	}
+	timeout, err := t.timeoutFor(a.TimeoutSeconds)
+	if err != nil {
+		return "", err
+	}
+	dir, err := workspace(t.settings.workspaceRoot, c.SessionID)
+	if err != nil {
+		return "", err
+	}
+	if err := ctx.Err(); err != nil {
+		return "", fmt.Errorf("shell command stopped: %w", err)
+	}
+	res, err := run(ctx, &t.settings, dir, a.Command, timeout)
+	if err != nil {
+		return "", err
+	}
+	return format(res), nil
+}
+
+// timeoutFor turns the model's timeout_seconds into the call's timeout.
+// Too large is capped rather than refused: the model cannot know the
+// operator's limit, and running with the cap is what it would retry with.
+func (t *tool) timeoutFor(secs int) (time.Duration, error) {
+	switch {
+	case secs < 0:
+		return 0, fmt.Errorf("timeout_seconds must be positive, got %d", secs)
+	case secs == 0:
+		return t.settings.timeout, nil
+	case int64(secs) >= int64(t.settings.maxTimeout/time.Second):
+		return t.settings.maxTimeout, nil
+	}
+	return time.Duration(secs) * time.Second, nil
+}
+
+// format is the text the model sees: the exit status line when it is not
+// 0, then the output.
+func format(r result) string {
+	out := r.output
+	if r.exit != nil {
+		status := r.exit.Error() // "exit status 2", "signal: killed"
+		if out == "" {
+			return status
+		}
+		return status + "\n" + out
+	}
+	if out == "" {
+		return "(no output)"
+	}
+	return out
+}
