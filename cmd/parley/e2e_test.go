@@ -310,3 +310,40 @@ func TestVersion(t *testing.T) {
 		t.Fatalf("version: exit %d, %q", code, out)
 	}
 }
+
+// TestShellApprovalAtTheTerminal: a shell command runs only after the
+// person types y at the prompt; anything else denies it, and the model is
+// told who denied it.
+func TestShellApprovalAtTheTerminal(t *testing.T) {
+	for _, tt := range []struct {
+		answer, wantResult string
+	}{
+		{"y", "hello from the workspace"},
+		{"n", "denied by ana"},
+	} {
+		t.Run(tt.answer, func(t *testing.T) {
+			srv := llmtest.NewServer()
+			defer srv.Close()
+			sb := newSandbox(t, "PARLEY_TOOLS_SHELL_ENABLED=true").withLLM(srv)
+			srv.Enqueue(
+				llmtest.ToolCall("c1", "shell", `{"command":"echo hello from the workspace > note.txt && cat note.txt"}`),
+				llmtest.Text("Done."),
+			)
+			out, errOut, code := sb.run(t, "write a note\n"+tt.answer+"\n/quit\n", "chat")
+			if code != 0 {
+				t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+			}
+			if !strings.Contains(out, "Parley wants to run shell:") || !strings.Contains(out, "Approve? [y/N]") {
+				t.Fatalf("no approval prompt:\n%s", out)
+			}
+			reqs := srv.Requests()
+			if !strings.Contains(string(reqs[len(reqs)-1].Body), tt.wantResult) {
+				t.Fatalf("the model was not given %q:\n%s", tt.wantResult, reqs[len(reqs)-1].Body)
+			}
+			_, statErr := os.Stat(filepath.Join(sb.dir, "data", "workspace"))
+			if ran := statErr == nil; ran != (tt.answer == "y") {
+				t.Fatalf("workspace exists = %v after answering %q", ran, tt.answer)
+			}
+		})
+	}
+}
