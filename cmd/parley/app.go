@@ -13,6 +13,7 @@ import (
 	"github.com/parleybot/parley/agent/tools"
 	"github.com/parleybot/parley/agent/tools/mcp"
 	"github.com/parleybot/parley/agent/tools/shell"
+	"github.com/parleybot/parley/agent/tools/webfetch"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/cmd/parley/internal/config"
 	"github.com/parleybot/parley/store"
@@ -71,6 +72,13 @@ func buildTools(ctx context.Context, cfg *config.Config, db *store.DB, limits ag
 		return nil, nil, err
 	}
 	list := []agent.Tool{memoryTool}
+	if cfg.Tools.WebFetch.Enabled {
+		wf, err := webfetch.New(webfetch.Options{})
+		if err != nil {
+			return nil, nil, fmt.Errorf("web_fetch tool: %w", err)
+		}
+		list = append(list, wf)
+	}
 	if cfg.Tools.Shell.Enabled {
 		protected := []string{cfg.DBPath()}
 		if cfg.File != "" {
