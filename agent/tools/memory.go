@@ -33,6 +33,13 @@ func Memory(store agent.MemoryStore, limits agent.MemoryLimits) (agent.Tool, err
 		if err != nil {
 			return "", err
 		}
+		if a.Action == "add" || a.Action == "replace" {
+			// Memory is injected into every future prompt: nothing that
+			// reads as an instruction, a secret or hidden text gets in.
+			if err := agent.CheckMemory(a.Content); err != nil {
+				return "", err
+			}
+		}
 		var edit func([]string) ([]string, error)
 		limit := limits.Cap(target)
 		switch a.Action {
