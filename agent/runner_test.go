@@ -281,7 +281,7 @@ func TestRetries(t *testing.T) {
 	sid := h.session(t, "ana")
 	h.srv.Enqueue(
 		llmtest.Status(429).WithHeader("Retry-After", "2"),
-		llmtest.Status(500),
+		llmtest.Status(429).WithHeader("Retry-After", "1"),
 		llmtest.Text("finally"),
 	)
 	evs, err := collect(t.Context(), h.runner, turn(sid, "ana", "hi"))
@@ -297,8 +297,8 @@ func TestRetries(t *testing.T) {
 	if len(retries) != 2 || retries[0].Attempt != 1 || retries[1].Attempt != 2 {
 		t.Fatalf("retries: %+v", retries)
 	}
-	if retries[0].Wait != 2*time.Second || h.waits[0] != 2*time.Second {
-		t.Fatalf("Retry-After not honoured: event %s, slept %s", retries[0].Wait, h.waits[0])
+	if retries[0].Wait != 2*time.Second || retries[1].Wait != time.Second || len(h.waits) != 2 || h.waits[0] != 2*time.Second || h.waits[1] != time.Second {
+		t.Fatalf("Retry-After not honoured: events %s %s, slept %v", retries[0].Wait, retries[1].Wait, h.waits)
 	}
 	if le, ok := llm.AsError(retries[0].Err); !ok || le.Kind != llm.KindRateLimit {
 		t.Fatalf("retry reason: %v", retries[0].Err)
