@@ -10,21 +10,6 @@ import (
 	"github.com/parleybot/parley/agent"
 )
 
-// Message is one inbound chat message, normalized by an adapter.
-type Message struct {
-	Thread Thread
-	User   User
-	Text   string
-	Place  Place
-}
-
-// Place describes where a message was written, for the model's prompt.
-type Place struct {
-	ChatName string
-	ChatKind string // "terminal", "direct", "group", "channel"
-	Thread   string
-}
-
 // Reply is how an adapter shows one answer as it is produced. The console
 // writes to the terminal; chat platforms will send and edit messages.
 type Reply interface {

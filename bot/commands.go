@@ -10,14 +10,6 @@ import (
 	"github.com/parleybot/parley/agent"
 )
 
-// Command is a slash command (or its text form, "!memory"), normalized.
-type Command struct {
-	Thread Thread
-	User   User
-	Name   string // without the leading "/" or "!": "memory", "new", "help"
-	Args   []string
-}
-
 // ParseCommand recognizes "/name args…" and "!name args…". A "/name@bot"
 // suffix is dropped (Telegram groups). ok is false for ordinary text.
 func ParseCommand(text string) (name string, args []string, ok bool) {

@@ -11,3 +11,50 @@ type SessionMap interface {
 	// NewSession binds t to a fresh session (the /new command) and returns it.
 	NewSession(ctx context.Context, t Thread) (string, error)
 }
+
+// Inbox records every accepted inbound event durably, so each is handled
+// once, ever, and none is lost across a crash.
+type Inbox interface {
+	// Accept records key; accepted is false when key was seen before.
+	Accept(ctx context.Context, key, platform string, payload []byte) (accepted bool, err error)
+	// MarkDone records that the event was fully handled.
+	MarkDone(ctx context.Context, key string) error
+	// Unfinished lists accepted events not yet done, oldest first: the
+	// work a crash interrupted.
+	Unfinished(ctx context.Context) ([]InboxItem, error)
+}
+
+// InboxItem is one accepted event.
+type InboxItem struct {
+	Key      string
+	Platform string
+	Payload  []byte
+}
+
+// Outbox holds each reply's delivery state: the platform messages it has
+// produced and the text they show. One record per inbound event: a retry
+// or a restart continues the same messages instead of posting new ones.
+type Outbox interface {
+	// Reply returns the record for inboxKey; ok is false if none exists.
+	Reply(ctx context.Context, inboxKey string) (rec OutboxRecord, ok bool, err error)
+	// SaveReply creates or updates the record for rec.InboxKey.
+	SaveReply(ctx context.Context, rec OutboxRecord) error
+}
+
+// Reply delivery states.
+const (
+	ReplyStreaming = "streaming" // messages exist; the answer is not final
+	ReplyDelivered = "delivered" // the final text is shown in full
+	ReplyFailed    = "failed"    // delivery gave up; the failure was logged and shown
+)
+
+// OutboxRecord is one reply's delivery state.
+type OutboxRecord struct {
+	InboxKey  string
+	SessionID string
+	Thread    Thread
+	Refs      []string // platform message ids, in order: first message, then continuations
+	Text      string   // the text the messages show now
+	Status    string
+	Attempts  int
+}

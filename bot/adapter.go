@@ -1,0 +1,140 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Adapter is one chat platform. Adapters translate and nothing else: they
+// normalize platform events into Message / Action / Command, render Out
+// into platform calls, and report rate limits as *RateLimitError. Sessions,
+// pacing, approvals and commands are the core's.
+type Adapter interface {
+	// Platform names the platform: "slack", "telegram", "discord", "console".
+	Platform() string
+	Capabilities() Capabilities
+	// Run receives events until ctx ends, handing each to h. The adapter
+	// acknowledges the platform itself, after h returns (h only records
+	// and enqueues, so it returns fast).
+	Run(ctx context.Context, h Handler) error
+	// Send posts out in the conversation t and returns its reference.
+	Send(ctx context.Context, t Thread, out Out) (MessageRef, error)
+	// Edit replaces the text (and buttons) of a message the bot sent.
+	Edit(ctx context.Context, ref MessageRef, out Out) error
+	// SendPrivate shows out to u alone: ephemeral in t where the platform
+	// has it, otherwise a direct message.
+	SendPrivate(ctx context.Context, t Thread, u User, out Out) error
+	// Typing shows that an answer is being written (typing indicator,
+	// assistant status); a no-op where the platform has none.
+	Typing(ctx context.Context, t Thread) error
+}
+
+// Streamer is implemented by adapters with native streaming (Slack's
+// chat.startStream, a terminal).
+type Streamer interface {
+	StartStream(ctx context.Context, t Thread, u User) (Stream, error)
+}
+
+// Stream is one natively streamed answer.
+type Stream interface {
+	Append(ctx context.Context, delta string) error
+	// Finish ends the stream; final is the complete answer, which the
+	// adapter may use to replace what was streamed.
+	Finish(ctx context.Context, final Out) (MessageRef, error)
+}
+
+// Handler receives normalized inbound events.
+type Handler interface {
+	HandleMessage(ctx context.Context, m Message) error
+	HandleAction(ctx context.Context, a Action) error
+	HandleCommand(ctx context.Context, c Command) error
+}
+
+// MessageRef points at one message on a platform.
+type MessageRef struct {
+	Thread Thread
+	ID     string // Slack ts, Telegram message_id, Discord snowflake
+}
+
+// ButtonStyle hints how a button looks.
+type ButtonStyle int
+
+const (
+	ButtonDefault ButtonStyle = iota
+	ButtonPrimary
+	ButtonDanger
+)
+
+// MaxButtonData is the longest button payload every platform accepts
+// (Telegram's callback_data): payloads carry an id, never state.
+const MaxButtonData = 64
+
+// Button is a clickable button under a message.
+type Button struct {
+	Label string
+	Style ButtonStyle
+	Data  string // opaque payload, at most MaxButtonData bytes
+}
+
+// Out is one outbound message. Text is Markdown: the adapter renders it for
+// its platform (bot/format).
+type Out struct {
+	Text    string
+	Buttons []Button
+	// ReplyTo is the platform id of the message this answers, where the
+	// platform threads by reply (Telegram); adapters may ignore it.
+	ReplyTo string
+}
+
+// PaceScope says which messages share an edit budget.
+type PaceScope int
+
+const (
+	PacePerChat      PaceScope = iota // each chat has its own budget
+	PacePerWorkspace                  // one budget per workspace (Slack chat.update)
+	PaceGlobal                        // one budget for the whole bot
+)
+
+// Capabilities describe what an adapter's platform allows.
+type Capabilities struct {
+	// MaxLen is the longest message, measured by Measure; SplitAt is the
+	// target size of each part of a longer answer (below MaxLen, for
+	// headroom).
+	MaxLen  int
+	SplitAt int
+	// Measure returns the size of Markdown text as the platform counts it
+	// after rendering; nil counts runes.
+	Measure func(markdown string) int
+	// EditEvery and EditBurst pace edits within one EditScope.
+	EditEvery time.Duration
+	EditBurst int
+	EditScope PaceScope
+	Buttons   bool
+	// Ephemeral is true where SendPrivate shows the message in place; false
+	// where it goes by direct message.
+	Ephemeral bool
+	Typing    bool
+}
+
+// RateLimitError is the one shape of "slow down" every adapter returns,
+// wrapped or not, whatever its platform said.
+type RateLimitError struct {
+	RetryAfter time.Duration
+	Err        error
+}
+
+func (e *RateLimitError) Error() string {
+	return fmt.Sprintf("rate limited, retry after %s: %v", e.RetryAfter, e.Err)
+}
+
+func (e *RateLimitError) Unwrap() error { return e.Err }
+
+// RetryAfter reports whether err is a rate limit, and how long to wait.
+func RetryAfter(err error) (time.Duration, bool) {
+	if e, ok := errors.AsType[*RateLimitError](err); ok {
+		return e.RetryAfter, true
+	}
+	return 0, false
+}
