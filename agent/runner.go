@@ -65,6 +65,19 @@ type Turn struct {
 	// Decisions are approvals already decided, by tool call id; a call
 	// with a decision here is not asked about again.
 	Decisions map[string]Decision
+	// Key is the inbound event's durable key, stored on the user message.
+	Key string
+	// Steer, when set, is asked before each model call that follows tool
+	// results for messages that arrived meanwhile in the same conversation:
+	// they join the history, so a person can steer a running task.
+	Steer func() []Steered
+}
+
+// Steered is a message folded into a running turn.
+type Steered struct {
+	Text   string
+	Author string
+	Key    string
 }
 
 // Result is what a run produced, for callers that do not stream.
@@ -139,7 +152,7 @@ func (x *run) loop(ctx context.Context) error {
 		return fmt.Errorf("load memory: %w", err)
 	}
 	if !x.t.Resume {
-		user := llm.Message{Role: llm.RoleUser, Text: x.t.Text, Author: x.t.Caller.UserName}
+		user := llm.Message{Role: llm.RoleUser, Text: x.t.Text, Author: x.t.Caller.UserName, Key: x.t.Key}
 		if err := r.Sessions.AppendMessages(ctx, x.t.SessionID, user); err != nil {
 			return fmt.Errorf("save message: %w", err)
 		}
@@ -206,8 +219,30 @@ func (x *run) loop(ctx context.Context) error {
 		if history, err = x.runTools(ctx, tools, history, resp.ToolCalls); err != nil {
 			return err
 		}
+		if history, err = x.steer(ctx, history); err != nil {
+			return err
+		}
 	}
 	return fmt.Errorf("stopped after %d model calls without a final answer", maxSteps)
+}
+
+// steer appends the messages that arrived while tools ran. They come after
+// the tool results, so every call stays paired with its result.
+func (x *run) steer(ctx context.Context, history []llm.Message) ([]llm.Message, error) {
+	if x.t.Steer == nil {
+		return history, nil
+	}
+	var msgs []llm.Message
+	for _, s := range x.t.Steer() {
+		msgs = append(msgs, llm.Message{Role: llm.RoleUser, Text: s.Text, Author: s.Author, Key: s.Key})
+	}
+	if len(msgs) == 0 {
+		return history, nil
+	}
+	if err := x.r.Sessions.AppendMessages(context.WithoutCancel(ctx), x.t.SessionID, msgs...); err != nil {
+		return history, fmt.Errorf("save steering message: %w", err)
+	}
+	return append(history, msgs...), nil
 }
 
 // runTools runs calls in declared order, appending each result to the

@@ -521,3 +521,25 @@ func TestMemoryGuardRejectsWrites(t *testing.T) {
 		t.Fatalf("memory after guarded writes: %+v", mem)
 	}
 }
+
+func TestSteeringFoldsMessagesIntoTheRunningTurn(t *testing.T) {
+	slow := &testTool{name: "slow", run: func(json.RawMessage) (string, error) { return "halfway", nil }}
+	h := newHarness(t, slow)
+	sid := h.session(t, "ana")
+	queued := []agent.Steered{{Text: "actually, use staging", Author: "bo", Key: "k2"}}
+	rt := turn(sid, "ana", "deploy it")
+	rt.Key = "k1"
+	rt.Steer = func() []agent.Steered { q := queued; queued = nil; return q }
+	h.srv.Enqueue(llmtest.ToolCall("c1", "slow", `{}`), llmtest.Text("Deploying to staging."))
+	if _, err := h.runner.RunSync(t.Context(), rt); err != nil {
+		t.Fatal(err)
+	}
+	msgs, _ := h.db.Messages(t.Context(), sid)
+	if len(msgs) != 5 || msgs[0].Key != "k1" || msgs[2].Role != llm.RoleTool || msgs[3].Text != "actually, use staging" || msgs[3].Key != "k2" {
+		t.Fatalf("transcript %+v", msgs)
+	}
+	body := string(h.srv.Requests()[1].Body)
+	if !strings.Contains(body, "[bo] actually, use staging") || strings.Index(body, "halfway") > strings.Index(body, "use staging") {
+		t.Fatalf("second request lacks the steering message after the tool result:\n%s", body)
+	}
+}

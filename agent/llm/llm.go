@@ -33,6 +33,10 @@ type Message struct {
 	ToolCallID string     `json:"tool_call_id,omitempty"`
 	ToolName   string     `json:"tool_name,omitempty"`
 	IsError    bool       `json:"is_error,omitempty"`
+	// Key is the durable key of the inbound event a user message came from,
+	// so a restarted chat layer can tell whether it already reached the
+	// session. Providers ignore it.
+	Key string `json:"key,omitempty"`
 }
 
 // ToolCall is a model's request to run a tool. Arguments is the raw JSON the
