@@ -10,6 +10,9 @@ type SessionMap interface {
 	SessionFor(ctx context.Context, t Thread) (string, error)
 	// NewSession binds t to a fresh session (the /new command) and returns it.
 	NewSession(ctx context.Context, t Thread) (string, error)
+	// BoundSession returns t's session without creating one; ok is false
+	// when the bot has never been part of t.
+	BoundSession(ctx context.Context, t Thread) (id string, ok bool, err error)
 }
 
 // Inbox records every accepted inbound event durably, so each is handled

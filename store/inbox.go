@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"fmt"
+
+	"github.com/parleybot/parley/bot"
 )
 
 // Accept records an inbound event under its durable key (DESIGN.md §3:
@@ -40,4 +42,27 @@ func (db *DB) MarkDone(ctx context.Context, key string) error {
 		return fmt.Errorf("store: inbox key %q: %w", key, ErrNotFound)
 	}
 	return nil
+}
+
+// Unfinished lists events accepted but not yet done, oldest first: what a
+// crash interrupted, for the router to resume at start.
+func (db *DB) Unfinished(ctx context.Context) ([]bot.InboxItem, error) {
+	rows, err := db.r.QueryContext(ctx, `
+		SELECT key, platform, payload FROM inbox WHERE status = 'accepted' ORDER BY received_at, rowid`)
+	if err != nil {
+		return nil, fmt.Errorf("store: unfinished inbox: %w", err)
+	}
+	defer rows.Close()
+	var items []bot.InboxItem
+	for rows.Next() {
+		var it bot.InboxItem
+		if err := rows.Scan(&it.Key, &it.Platform, &it.Payload); err != nil {
+			return nil, fmt.Errorf("store: unfinished inbox: %w", err)
+		}
+		items = append(items, it)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: unfinished inbox: %w", err)
+	}
+	return items, nil
 }

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/store"
 )
 
@@ -91,5 +92,44 @@ func TestMarkDone(t *testing.T) {
 	}
 	if err := db.MarkDone(ctx, "never-seen"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("MarkDone of an unknown key: %v, want ErrNotFound", err)
+	}
+}
+
+func TestUnfinished(t *testing.T) {
+	path := dbPath(t)
+	db := openDB(t, path)
+	ctx := t.Context()
+	for _, k := range []string{"a", "b", "c"} {
+		if _, err := db.Accept(ctx, k, "slack", []byte(`{"k":"`+k+`"}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.MarkDone(ctx, "b"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	db = openDB(t, path) // as after a crash
+	items, err := db.Unfinished(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(items) != 2 || items[0].Key != "a" || items[1].Key != "c" || string(items[1].Payload) != `{"k":"c"}` || items[0].Platform != "slack" {
+		t.Fatalf("unfinished: %+v", items)
+	}
+}
+
+func TestBoundSession(t *testing.T) {
+	db := newDB(t)
+	ctx := t.Context()
+	th := bot.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1.2"}
+	if _, ok, err := db.BoundSession(ctx, th); err != nil || ok {
+		t.Fatalf("unbound thread: ok=%v err=%v", ok, err)
+	}
+	id, err := db.SessionFor(ctx, th)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ok, err := db.BoundSession(ctx, th); err != nil || !ok || got != id {
+		t.Fatalf("bound thread: %q %v %v, want %q", got, ok, err, id)
 	}
 }

@@ -55,6 +55,22 @@ func (db *DB) SessionFor(ctx context.Context, t bot.Thread) (string, error) {
 	return id, nil
 }
 
+// BoundSession returns the session bound to t without creating one; ok is
+// false when the bot has never been part of that conversation.
+func (db *DB) BoundSession(ctx context.Context, t bot.Thread) (id string, ok bool, err error) {
+	if err := validThread(t); err != nil {
+		return "", false, err
+	}
+	id, err = boundSession(ctx, db.r, t)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return "", false, nil
+	case err != nil:
+		return "", false, fmt.Errorf("store: session for %s: %w", t, err)
+	}
+	return id, true, nil
+}
+
 // NewSession creates a session and binds t to it, replacing any earlier
 // binding, in one transaction. The earlier session and its transcript stay.
 func (db *DB) NewSession(ctx context.Context, t bot.Thread) (string, error) {
