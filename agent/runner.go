@@ -58,9 +58,10 @@ type Turn struct {
 	Place     Place
 	Text      string
 	// Resume continues the session without a new message: the tool calls
-	// of its last assistant message that have no result yet run first
-	// (the chat layer uses this after a restart, once a stored approval was
-	// decided), then the model is asked again.
+	// of its last assistant message that have no result yet are settled
+	// first — those with a Decision run (an approval decided after a
+	// restart), the rest are marked interrupted — then the model is asked
+	// again.
 	Resume bool
 	// Decisions are approvals already decided, by tool call id; a call
 	// with a decision here is not asked about again.
@@ -161,7 +162,7 @@ func (x *run) loop(ctx context.Context) error {
 
 	tools := r.toolIndex()
 	if len(pending) > 0 {
-		if history, err = x.runTools(ctx, tools, history, pending); err != nil {
+		if history, err = x.resumePending(ctx, tools, history, pending); err != nil {
 			return err
 		}
 	}
@@ -243,6 +244,29 @@ func (x *run) steer(ctx context.Context, history []llm.Message) ([]llm.Message, 
 		return history, fmt.Errorf("save steering message: %w", err)
 	}
 	return append(history, msgs...), nil
+}
+
+// resumePending settles the calls a restart found without results. Only
+// calls with a recorded decision run (an approval given after the crash);
+// the others may already have had their effect before the crash, so they
+// are marked interrupted and the model decides whether to try again.
+func (x *run) resumePending(ctx context.Context, tools map[string]Tool, history []llm.Message, pending []llm.ToolCall) ([]llm.Message, error) {
+	var run []llm.ToolCall
+	for _, c := range pending {
+		if _, decided := x.t.Decisions[c.ID]; decided {
+			run = append(run, c)
+			continue
+		}
+		r := llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, ToolName: c.Name, Text: InterruptedResult, IsError: true}
+		if err := x.r.Sessions.AppendMessages(context.WithoutCancel(ctx), x.t.SessionID, r); err != nil {
+			return history, fmt.Errorf("save tool result: %w", err)
+		}
+		history = append(history, r)
+	}
+	if len(run) == 0 {
+		return history, nil
+	}
+	return x.runTools(ctx, tools, history, run)
 }
 
 // runTools runs calls in declared order, appending each result to the

@@ -44,6 +44,7 @@ type Command struct {
 	User   User
 	Name   string // without the leading "/" or "!": "memory", "new", "help"
 	Args   []string
+	Direct bool // sent in a direct chat with the bot
 	// Respond answers the caller alone, in place (Slack slash-command
 	// response, Discord ephemeral reply); nil where the platform has no
 	// such answer and private answers go by direct message.

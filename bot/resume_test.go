@@ -1,0 +1,101 @@
+package bot_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/agent/llm"
+	"github.com/parleybot/parley/agent/llm/llmtest"
+	"github.com/parleybot/parley/bot"
+)
+
+// crashed leaves the database as a process that died mid-way would: m is
+// accepted in the inbox, and the session holds history.
+func crashed(t *testing.T, w *world, m bot.Message, history ...llm.Message) {
+	t.Helper()
+	payload, _ := json.Marshal(m)
+	if ok, err := w.db.Accept(t.Context(), m.Key, m.Thread.Platform, payload); err != nil || !ok {
+		t.Fatalf("accept: %v %v", ok, err)
+	}
+	if len(history) == 0 {
+		return
+	}
+	sid, err := w.db.SessionFor(t.Context(), m.Thread)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.db.AppendMessages(t.Context(), sid, history...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCrashResume(t *testing.T) {
+	m := msg("slack", "C1", "1.1", "U1", "T:C1:1.1", "what is 6×7?")
+	m.Mentioned = true
+	user := llm.Message{Role: llm.RoleUser, Text: m.Text, Author: "U1", Key: m.Key}
+	tests := []struct {
+		name       string
+		history    []llm.Message
+		script     []llmtest.Reply
+		wantCalls  int
+		wantFinal  string
+		wantInHist int // user messages with the key afterwards
+	}{
+		{"accepted, never started", nil, []llmtest.Reply{llmtest.Text("42")}, 1, "42", 1},
+		{"in the session, unanswered", []llm.Message{user}, []llmtest.Reply{llmtest.Text("42")}, 1, "42", 1},
+		{"crashed mid-tool", []llm.Message{user, {Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "c1", Name: "memory", Arguments: []byte(`{"action":"add","target":"facts","content":"likes arithmetic"}`)}}}},
+			[]llmtest.Reply{llmtest.Text("42")}, 1, "42", 1},
+		{"answered, not delivered", []llm.Message{user, {Role: llm.RoleAssistant, Text: "42, as computed before the crash"}}, nil, 0, "42, as computed before the crash", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t, "slack", bot.Access{})
+			crashed(t, w, m, tt.history...)
+			w.open(t, "slack") // restart
+			w.fake.exitAtOnce = true
+			w.srv.Enqueue(tt.script...)
+			if err := w.router.Run(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			if finals := w.replies.final(m.Key); len(finals) != 1 || finals[0] != tt.wantFinal {
+				t.Fatalf("finals %q, want exactly [%q]", finals, tt.wantFinal)
+			}
+			if n := len(w.srv.Requests()); n != tt.wantCalls {
+				t.Fatalf("%d model calls, want %d", n, tt.wantCalls)
+			}
+			sid, _, _ := w.db.BoundSession(t.Context(), m.Thread)
+			msgs, _ := w.db.Messages(t.Context(), sid)
+			n := 0
+			for _, h := range msgs {
+				if h.Role == llm.RoleUser && h.Key == m.Key {
+					n++
+				}
+			}
+			if n != tt.wantInHist {
+				t.Fatalf("the message is in the session %d times, want %d", n, tt.wantInHist)
+			}
+			if tt.name == "crashed mid-tool" {
+				// It may have had its effect before the crash: healed, not re-run.
+				if r := msgs[2]; r.ToolCallID != "c1" || r.Text != agent.InterruptedResult {
+					t.Fatalf("the interrupted call was not healed on resume: %+v", r)
+				}
+				if mem, _ := w.db.Memory(t.Context(), "slack:U1"); !mem.Empty() {
+					t.Fatal("the interrupted call ran again on resume")
+				}
+			}
+			if left, _ := w.db.Unfinished(t.Context()); len(left) != 0 {
+				t.Fatalf("still unfinished: %+v", left)
+			}
+			// A second restart does nothing more.
+			w.open(t, "slack")
+			w.fake.exitAtOnce = true
+			if err := w.router.Run(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			if len(w.replies.final(m.Key)) != 0 {
+				t.Fatal("answered again after a clean restart")
+			}
+		})
+	}
+}

@@ -1,0 +1,334 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/parleybot/parley/agent"
+)
+
+// KV is the small durable key/value store the router keeps flags in.
+type KV interface {
+	Get(ctx context.Context, key string) (string, bool, error)
+	Set(ctx context.Context, key, value string) error
+}
+
+// ReplyFactory opens the outbound side of one turn: the Reply that shows
+// the answer to the event inboxKey (delivery: pacing, outbox, splitting).
+type ReplyFactory func(ctx context.Context, a Adapter, inboxKey, sessionID string, t Thread, u User, replyTo string) (Reply, error)
+
+// ActionHandler decides button clicks (the durable approvals).
+type ActionHandler interface {
+	HandleAction(ctx context.Context, a Action) (handled bool, err error)
+}
+
+// RouterConfig wires a Router.
+type RouterConfig struct {
+	Sessions SessionMap
+	Inbox    Inbox
+	KV       KV
+	Runner   *agent.Runner
+	Commands *Bot // the shared commands (/memory, /new, /help)
+	Access   Access
+	Reply    ReplyFactory
+	Actions  ActionHandler // nil: every click is answered "no longer valid"
+	// MaxConcurrent bounds the turns running at once, across sessions;
+	// waiting turns start in arrival order. Default 8.
+	MaxConcurrent int
+	Logger        *slog.Logger
+}
+
+// Router is the inbound half of the chat core: every adapter's events go
+// through it. It implements Handler.
+type Router struct {
+	cfg      RouterConfig
+	adapters map[string]Adapter
+	slots    chan struct{}
+	log      *slog.Logger
+
+	mu       sync.Mutex
+	sessions map[string]*sessionState
+	wg       sync.WaitGroup
+}
+
+// sessionState is one conversation's queue: at most one turn runs; what
+// arrives meanwhile steers it or waits for the next turn, never dropped.
+type sessionState struct {
+	running bool
+	queue   []Message
+	cancel  context.CancelFunc // the running turn's, for /stop
+}
+
+var _ Handler = (*Router)(nil)
+
+// NewRouter returns a router for the given adapters.
+func NewRouter(cfg RouterConfig, adapters ...Adapter) *Router {
+	if cfg.MaxConcurrent <= 0 {
+		cfg.MaxConcurrent = 8
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	r := &Router{
+		cfg:      cfg,
+		adapters: map[string]Adapter{},
+		slots:    make(chan struct{}, cfg.MaxConcurrent),
+		log:      cfg.Logger,
+		sessions: map[string]*sessionState{},
+	}
+	for _, a := range adapters {
+		r.adapters[a.Platform()] = a
+	}
+	return r
+}
+
+// Run resumes what a crash interrupted, then runs every adapter until ctx
+// ends, and waits for running turns to wind down.
+func (r *Router) Run(ctx context.Context) error {
+	if err := r.resume(ctx); err != nil {
+		return err
+	}
+	errs := make(chan error, len(r.adapters))
+	for _, a := range r.adapters {
+		go func() {
+			if err := a.Run(ctx, r); err != nil && ctx.Err() == nil {
+				errs <- fmt.Errorf("%s: %w", a.Platform(), err)
+				return
+			}
+			errs <- nil
+		}()
+	}
+	var first error
+	for range r.adapters {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	r.wg.Wait()
+	return first
+}
+
+// Wait blocks until no turn is running (tests, shutdown).
+func (r *Router) Wait() { r.wg.Wait() }
+
+// HandleMessage gates, checks access, records and enqueues one message.
+func (r *Router) HandleMessage(ctx context.Context, m Message) error {
+	if m.FromBot {
+		return nil // never answer bots, ourselves included: no loops
+	}
+	if !m.Direct && !m.Mentioned && !r.cfg.Access.FreeResponse(m.Thread.Platform, m.Thread.Chat) {
+		_, ok, err := r.cfg.Sessions.BoundSession(ctx, m.Thread)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil // a channel message not meant for us
+		}
+	}
+	if name, args, ok := ParseCommand(m.Text); ok {
+		return r.HandleCommand(ctx, Command{Key: m.Key, Thread: m.Thread, User: m.User, Name: name, Args: args, Direct: m.Direct})
+	}
+	if !r.cfg.Access.Allowed(m.User, m.Thread.Chat) {
+		return r.refuse(ctx, m)
+	}
+	payload, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("encode message: %w", err)
+	}
+	accepted, err := r.cfg.Inbox.Accept(ctx, m.Key, m.Thread.Platform, payload)
+	if err != nil || !accepted {
+		return err // a redelivery (or both Slack events of one mention)
+	}
+	return r.enqueue(ctx, m)
+}
+
+// refuse answers a stranger once, ever, with their id.
+func (r *Router) refuse(ctx context.Context, m Message) error {
+	flag := "refused:" + m.User.Key()
+	if _, seen, err := r.cfg.KV.Get(ctx, flag); err != nil || seen {
+		return err
+	}
+	if err := r.cfg.KV.Set(ctx, flag, m.Key); err != nil {
+		return err
+	}
+	a, ok := r.adapters[m.Thread.Platform]
+	if !ok {
+		return nil
+	}
+	_, err := a.Send(ctx, m.Thread, Out{Text: Refusal(m.User), ReplyTo: m.ID})
+	return err
+}
+
+func (r *Router) enqueue(ctx context.Context, m Message) error {
+	sid, err := r.cfg.Sessions.SessionFor(ctx, m.Thread)
+	if err != nil {
+		return fmt.Errorf("session for %s: %w", m.Thread, err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st := r.session(sid)
+	st.queue = append(st.queue, m)
+	if !st.running {
+		st.running = true
+		r.wg.Go(func() { r.drain(context.WithoutCancel(ctx), sid) })
+	}
+	return nil
+}
+
+func (r *Router) session(sid string) *sessionState {
+	st, ok := r.sessions[sid]
+	if !ok {
+		st = &sessionState{}
+		r.sessions[sid] = st
+	}
+	return st
+}
+
+// drain runs turns for a session until its queue is empty.
+func (r *Router) drain(ctx context.Context, sid string) {
+	for {
+		r.mu.Lock()
+		st := r.sessions[sid]
+		batch := takeBatch(st)
+		if len(batch) == 0 {
+			st.running = false
+			delete(r.sessions, sid) // idle sessions cost nothing
+			r.mu.Unlock()
+			return
+		}
+		r.mu.Unlock()
+		r.slots <- struct{}{}
+		r.turn(ctx, sid, batch, agent.Turn{})
+		<-r.slots
+	}
+}
+
+// takeBatch removes the leading run of messages by one author: they are
+// answered together, with that person's memory.
+func takeBatch(st *sessionState) []Message {
+	n := 0
+	for n < len(st.queue) && st.queue[n].User == st.queue[0].User {
+		n++
+	}
+	batch := st.queue[:n:n]
+	st.queue = st.queue[n:]
+	return batch
+}
+
+// turn runs one agent turn for batch and shows it through a Reply. base
+// carries resume settings; its text and caller come from batch.
+func (r *Router) turn(ctx context.Context, sid string, batch []Message, base agent.Turn) {
+	m := batch[0]
+	keys := []string{}
+	for _, b := range batch {
+		keys = append(keys, b.Key)
+	}
+	defer func() {
+		for _, k := range keys {
+			if err := r.cfg.Inbox.MarkDone(ctx, k); err != nil {
+				r.log.Error("mark inbox done", "key", k, "err", err)
+			}
+		}
+	}()
+	a, ok := r.adapters[m.Thread.Platform]
+	if !ok {
+		r.log.Error("no adapter for message", "platform", m.Thread.Platform, "key", m.Key)
+		return
+	}
+	reply, err := r.cfg.Reply(ctx, a, m.Key, sid, m.Thread, m.User, m.ID)
+	if err != nil {
+		r.log.Error("open reply", "key", m.Key, "err", err)
+		return
+	}
+	turnCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	r.mu.Lock()
+	r.session(sid).cancel = cancel
+	r.mu.Unlock()
+
+	t := base
+	t.SessionID, t.Key = sid, m.Key
+	t.Caller = agent.Caller{SessionID: sid, UserKey: m.User.Key(), UserName: m.User.Name}
+	t.Place = agent.Place{Platform: m.Thread.Platform, ChatName: m.Place.ChatName, ChatKind: m.Place.ChatKind, Thread: m.Place.Thread}
+	if !t.Resume {
+		t.Text = joinTexts(batch)
+	}
+	t.Steer = func() []agent.Steered {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		st := r.session(sid)
+		var out []agent.Steered
+		for _, q := range st.queue {
+			out = append(out, agent.Steered{Text: q.Text, Author: q.User.Name, Key: q.Key})
+			keys = append(keys, q.Key)
+		}
+		st.queue = nil
+		return out
+	}
+	var shown string
+	for ev, err := range r.cfg.Runner.Run(turnCtx, t) {
+		if err != nil {
+			r.finishFailed(ctx, reply, shown, err, ctx.Err() == nil && turnCtx.Err() != nil)
+			return
+		}
+		if ev.Kind == agent.EventText {
+			shown += ev.Text
+		}
+		if ev.Kind == agent.EventRetry && ev.Retry.Reset {
+			shown = ""
+		}
+		if err := show(ctx, reply, ev); err != nil {
+			r.log.Error("show reply", "key", m.Key, "err", err)
+		}
+	}
+}
+
+// finishFailed ends a reply whose turn failed or was stopped: what was
+// said stays, with a visible note, so nobody waits for an answer that will
+// not come.
+func (r *Router) finishFailed(ctx context.Context, reply Reply, shown string, err error, stopped bool) {
+	note := "\n\n_⚠️ " + err.Error() + "_"
+	if stopped {
+		note = "\n\n_⏹ stopped_"
+	}
+	if ferr := reply.Finish(ctx, shown+note); ferr != nil {
+		r.log.Error("finish failed reply", "err", ferr)
+	}
+	if !stopped && !errors.Is(err, context.Canceled) {
+		r.log.Warn("turn failed", "err", err)
+	}
+}
+
+func joinTexts(batch []Message) string {
+	if len(batch) == 1 {
+		return batch[0].Text
+	}
+	text := ""
+	for i, b := range batch {
+		if i > 0 {
+			text += "\n\n"
+		}
+		text += b.Text
+	}
+	return text
+}
+
+// stop cancels the running turn of t's conversation.
+func (r *Router) stop(ctx context.Context, t Thread) (bool, error) {
+	sid, ok, err := r.cfg.Sessions.BoundSession(ctx, t)
+	if err != nil || !ok {
+		return false, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st, ok := r.sessions[sid]
+	if !ok || !st.running || st.cancel == nil {
+		return false, nil
+	}
+	st.cancel()
+	return true, nil
+}

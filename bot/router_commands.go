@@ -1,0 +1,249 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/agent/llm"
+)
+
+// HandleCommand runs a shared command and answers the caller privately:
+// in place where the platform can (ephemeral), else by direct message with
+// a pointer in place. Memory is never shown in a shared channel.
+func (r *Router) HandleCommand(ctx context.Context, c Command) error {
+	if c.Key != "" {
+		accepted, err := r.cfg.Inbox.Accept(ctx, c.Key, c.Thread.Platform, nil)
+		if err != nil || !accepted {
+			return err
+		}
+		defer func() {
+			if err := r.cfg.Inbox.MarkDone(ctx, c.Key); err != nil {
+				r.log.Error("mark command done", "key", c.Key, "err", err)
+			}
+		}()
+	}
+	if !r.cfg.Access.Allowed(c.User, c.Thread.Chat) {
+		return r.refuse(ctx, Message{Key: c.Key, Thread: c.Thread, User: c.User, Direct: c.Direct})
+	}
+	var text string
+	switch c.Name {
+	case "stop":
+		stopped, err := r.stop(ctx, c.Thread)
+		if err != nil {
+			return err
+		}
+		text = "Nothing is running here."
+		if stopped {
+			text = "Stopped."
+		}
+	case "status":
+		s, err := r.status(ctx, c.Thread)
+		if err != nil {
+			return err
+		}
+		text = s
+	case "help", "start":
+		text = Help + "\n  /stop              stop the answer being written here\n  /status            model, context use and session size"
+	default:
+		out, err := r.cfg.Commands.Command(ctx, c)
+		if err != nil {
+			out = err.Error()
+		}
+		text = out
+	}
+	return r.answerPrivately(ctx, c, Out{Text: text})
+}
+
+func (r *Router) answerPrivately(ctx context.Context, c Command, out Out) error {
+	if c.Respond != nil {
+		return c.Respond(ctx, out)
+	}
+	a, ok := r.adapters[c.Thread.Platform]
+	if !ok {
+		return fmt.Errorf("no adapter for %s", c.Thread.Platform)
+	}
+	if err := a.SendPrivate(ctx, c.Thread, c.User, out); err != nil {
+		_, serr := a.Send(ctx, c.Thread, Out{Text: "I could not message you privately (" + err.Error() +
+			"). Open a direct chat with me and send the command there."})
+		return serr
+	}
+	if !a.Capabilities().Ephemeral && !c.Direct {
+		// The answer went to a DM: say so where the person asked.
+		_, err := a.Send(ctx, c.Thread, Out{Text: "I sent you the answer in a direct message."})
+		return err
+	}
+	return nil
+}
+
+// status describes the conversation in t.
+func (r *Router) status(ctx context.Context, t Thread) (string, error) {
+	sid, ok, err := r.cfg.Sessions.BoundSession(ctx, t)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "No conversation here yet.", nil
+	}
+	msgs, err := r.cfg.Runner.Sessions.Messages(ctx, sid)
+	if err != nil {
+		return "", err
+	}
+	used := agent.EstimateMessages(msgs)
+	window := r.cfg.Runner.ContextWindow
+	pct := 0
+	if window > 0 {
+		pct = used * 100 / window
+	}
+	r.mu.Lock()
+	running := r.sessions[sid] != nil && r.sessions[sid].running
+	r.mu.Unlock()
+	state := "idle"
+	if running {
+		state = "answering"
+	}
+	return fmt.Sprintf("Session %s: %d messages, about %d tokens (%d%% of the context window), %s.", shortID(sid), len(msgs), used, pct, state), nil
+}
+
+func shortID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+// HandleAction routes a button click to the approvals. Anything they do
+// not recognize is answered privately and changes nothing.
+func (r *Router) HandleAction(ctx context.Context, a Action) error {
+	if a.Key != "" {
+		accepted, err := r.cfg.Inbox.Accept(ctx, a.Key, a.Thread.Platform, nil)
+		if err != nil || !accepted {
+			return err
+		}
+		defer func() {
+			if err := r.cfg.Inbox.MarkDone(ctx, a.Key); err != nil {
+				r.log.Error("mark action done", "key", a.Key, "err", err)
+			}
+		}()
+	}
+	if r.cfg.Actions != nil {
+		handled, err := r.cfg.Actions.HandleAction(ctx, a)
+		if handled || err != nil {
+			return err
+		}
+	}
+	const invalid = "This button is no longer valid."
+	if a.Respond != nil {
+		return a.Respond(ctx, invalid)
+	}
+	if ad, ok := r.adapters[a.Thread.Platform]; ok {
+		return ad.SendPrivate(ctx, a.Thread, a.User, Out{Text: invalid})
+	}
+	return nil
+}
+
+// resume picks up what a crash interrupted: every accepted, unfinished
+// message is answered exactly once, in the reply message the outbox
+// already holds.
+func (r *Router) resume(ctx context.Context) error {
+	items, err := r.cfg.Inbox.Unfinished(ctx)
+	if err != nil {
+		return fmt.Errorf("resume: %w", err)
+	}
+	for _, it := range items {
+		if len(it.Payload) == 0 {
+			// Commands and clicks: their effect happened or did not; a
+			// person can repeat a command, so just close the record.
+			if err := r.cfg.Inbox.MarkDone(ctx, it.Key); err != nil {
+				return err
+			}
+			continue
+		}
+		var m Message
+		if err := json.Unmarshal(it.Payload, &m); err != nil {
+			r.log.Error("resume: undecodable inbox item", "key", it.Key, "err", err)
+			if err := r.cfg.Inbox.MarkDone(ctx, it.Key); err != nil {
+				return err
+			}
+			continue
+		}
+		if _, ok := r.adapters[m.Thread.Platform]; !ok {
+			continue // its platform is not enabled now; keep it for later
+		}
+		if err := r.resumeOne(ctx, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// resumeOne decides how to continue one interrupted message: not yet in
+// the session → answer it normally; in the session but unanswered →
+// continue the run; answered → deliver the stored answer.
+func (r *Router) resumeOne(ctx context.Context, m Message) error {
+	sid, err := r.cfg.Sessions.SessionFor(ctx, m.Thread)
+	if err != nil {
+		return err
+	}
+	msgs, err := r.cfg.Runner.Sessions.Messages(ctx, sid)
+	if err != nil {
+		return err
+	}
+	at := -1
+	for i, msg := range msgs {
+		if msg.Role == llm.RoleUser && msg.Key == m.Key {
+			at = i
+		}
+	}
+	if at < 0 {
+		return r.enqueue(ctx, m)
+	}
+	if answer, ok := finalAnswer(msgs[at+1:]); ok {
+		r.wg.Go(func() { r.redeliver(context.WithoutCancel(ctx), sid, m, answer) })
+		return nil
+	}
+	r.mu.Lock()
+	st := r.session(sid)
+	st.running = true
+	r.mu.Unlock()
+	r.wg.Go(func() {
+		ctx := context.WithoutCancel(ctx)
+		r.slots <- struct{}{}
+		r.turn(ctx, sid, []Message{m}, agent.Turn{Resume: true})
+		<-r.slots
+		r.drain(ctx, sid)
+	})
+	return nil
+}
+
+// finalAnswer is the last assistant text after the user's message, when
+// the model had finished (no tool calls after it).
+func finalAnswer(after []llm.Message) (string, bool) {
+	if len(after) == 0 {
+		return "", false
+	}
+	last := after[len(after)-1]
+	if last.Role != llm.RoleAssistant || len(last.ToolCalls) > 0 || last.Text == "" {
+		return "", false
+	}
+	return last.Text, true
+}
+
+// redeliver finishes the reply of an answer the model completed before the
+// crash: the outbox continues the same message; nothing is asked again.
+func (r *Router) redeliver(ctx context.Context, sid string, m Message, answer string) {
+	defer func() {
+		if err := r.cfg.Inbox.MarkDone(ctx, m.Key); err != nil {
+			r.log.Error("mark inbox done", "key", m.Key, "err", err)
+		}
+	}()
+	reply, err := r.cfg.Reply(ctx, r.adapters[m.Thread.Platform], m.Key, sid, m.Thread, m.User, m.ID)
+	if err != nil {
+		r.log.Error("resume reply", "key", m.Key, "err", err)
+		return
+	}
+	if err := reply.Finish(ctx, answer); err != nil {
+		r.log.Error("resume finish", "key", m.Key, "err", err)
+	}
+}

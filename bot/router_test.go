@@ -1,0 +1,384 @@
+package bot_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/agent/llm/llmtest"
+	"github.com/parleybot/parley/agent/llm/openai"
+	"github.com/parleybot/parley/agent/tools"
+	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/store"
+)
+
+// chatFake is a minimal platform: it records what the bot sent.
+type chatFake struct {
+	platform   string
+	ephemeral  bool
+	exitAtOnce bool
+	mu         sync.Mutex
+	sent       []string // "thread|text"
+	private    []string // "user|text"
+}
+
+func (f *chatFake) Platform() string { return f.platform }
+func (f *chatFake) Capabilities() bot.Capabilities {
+	return bot.Capabilities{MaxLen: 4000, SplitAt: 3900, Ephemeral: f.ephemeral}
+}
+func (f *chatFake) Run(ctx context.Context, _ bot.Handler) error {
+	if f.exitAtOnce {
+		return nil // lets Router.Run return once resumed turns finish
+	}
+	<-ctx.Done()
+	return nil
+}
+func (f *chatFake) Send(_ context.Context, t bot.Thread, out bot.Out) (bot.MessageRef, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.sent = append(f.sent, t.Chat+"|"+out.Text)
+	return bot.MessageRef{Thread: t, ID: fmt.Sprint(len(f.sent))}, nil
+}
+func (f *chatFake) Edit(context.Context, bot.MessageRef, bot.Out) error { return nil }
+func (f *chatFake) SendPrivate(_ context.Context, _ bot.Thread, u bot.User, out bot.Out) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.private = append(f.private, u.ID+"|"+out.Text)
+	return nil
+}
+func (f *chatFake) Typing(context.Context, bot.Thread) error { return nil }
+
+func (f *chatFake) snapshot() (sent, private []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.sent...), append([]string(nil), f.private...)
+}
+
+// replies records every reply's final text by inbox key, and checks that
+// no two replies of one session are ever open at once.
+type replies struct {
+	streaming chan string // receives an inbox key when its reply gets text
+	mu        sync.Mutex
+	finals    map[string][]string
+	open      map[string]int
+	overlaps  int
+}
+
+type fakeReply struct {
+	rs       *replies
+	key, sid string
+	text     strings.Builder
+}
+
+func (r *fakeReply) Delta(_ context.Context, s string) error {
+	r.text.WriteString(s)
+	select {
+	case r.rs.streaming <- r.key:
+	default:
+	}
+	return nil
+}
+func (r *fakeReply) Reset(context.Context) error            { r.text.Reset(); return nil }
+func (r *fakeReply) Progress(context.Context, string) error { return nil }
+func (r *fakeReply) Finish(_ context.Context, final string) error {
+	r.rs.mu.Lock()
+	defer r.rs.mu.Unlock()
+	r.rs.finals[r.key] = append(r.rs.finals[r.key], final)
+	r.rs.open[r.sid]--
+	return nil
+}
+
+func (rs *replies) factory(_ context.Context, _ bot.Adapter, key, sid string, _ bot.Thread, _ bot.User, _ string) (bot.Reply, error) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	rs.open[sid]++
+	if rs.open[sid] > 1 {
+		rs.overlaps++
+	}
+	return &fakeReply{rs: rs, key: key, sid: sid}, nil
+}
+
+func (rs *replies) final(key string) []string {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return append([]string(nil), rs.finals[key]...)
+}
+
+type world struct {
+	srv     *llmtest.Server
+	db      *store.DB
+	path    string
+	runner  *agent.Runner
+	replies *replies
+	fake    *chatFake
+	router  *bot.Router
+	access  bot.Access
+}
+
+func newWorld(t *testing.T, platform string, access bot.Access) *world {
+	t.Helper()
+	w := &world{srv: llmtest.NewServer(), path: filepath.Join(t.TempDir(), "parley.db"), access: access}
+	t.Cleanup(w.srv.Close)
+	w.open(t, platform)
+	return w
+}
+
+// open (re)starts Parley's pieces over the same database, as a process
+// restart does.
+func (w *world) open(t *testing.T, platform string) {
+	t.Helper()
+	db, err := store.Open(t.Context(), w.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	w.db = db
+	mem, err := tools.Memory(db, agent.MemoryLimits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.runner = &agent.Runner{
+		Provider: openai.New(openai.Config{APIKey: "sk-test", BaseURL: w.srv.OpenAIBaseURL()}),
+		Sessions: db, Memory: db, Tools: []agent.Tool{mem}, Logger: slog.New(slog.DiscardHandler),
+	}
+	w.replies = &replies{finals: map[string][]string{}, open: map[string]int{}, streaming: make(chan string, 1)}
+	w.fake = &chatFake{platform: platform}
+	w.router = bot.NewRouter(bot.RouterConfig{
+		Sessions: db, Inbox: db, KV: db, Runner: w.runner,
+		Commands: bot.New(db, db, w.runner, agent.MemoryLimits{}),
+		Access:   w.access, Reply: w.replies.factory, Logger: slog.New(slog.DiscardHandler),
+	}, w.fake)
+}
+
+func msg(platform, chat, thread, user, key, text string) bot.Message {
+	return bot.Message{
+		Key: key, ID: key, Text: text,
+		Thread: bot.Thread{Platform: platform, Space: "W", Chat: chat, ID: thread},
+		User:   bot.User{Platform: platform, ID: user, Name: user},
+	}
+}
+
+func TestGatingAndAccess(t *testing.T) {
+	allowTG := bot.Access{Platforms: map[string]bot.AccessList{"telegram": {AllowUsers: []string{"42"}}}, Admins: []string{"telegram:7"}}
+	tests := []struct {
+		name     string
+		platform string
+		access   bot.Access
+		m        func(m bot.Message) bot.Message
+		answered bool
+		refused  bool
+	}{
+		{"slack mention, open by default", "slack", bot.Access{}, func(m bot.Message) bot.Message { m.Mentioned = true; return m }, true, false},
+		{"slack channel chatter without mention", "slack", bot.Access{}, func(m bot.Message) bot.Message { return m }, false, false},
+		{"slack DM", "slack", bot.Access{}, func(m bot.Message) bot.Message { m.Direct = true; return m }, true, false},
+		{"a bot's message", "slack", bot.Access{}, func(m bot.Message) bot.Message { m.Mentioned, m.FromBot = true, true; return m }, false, false},
+		{"telegram stranger, closed by default", "telegram", bot.Access{}, func(m bot.Message) bot.Message { m.Direct = true; return m }, false, true},
+		{"telegram allowed user", "telegram", allowTG, func(m bot.Message) bot.Message { m.Direct, m.User.ID = true, "42"; return m }, true, false},
+		{"telegram admin", "telegram", allowTG, func(m bot.Message) bot.Message { m.Direct, m.User.ID = true, "7"; return m }, true, false},
+		{"telegram allowed id on another platform", "discord", bot.Access{Platforms: map[string]bot.AccessList{"telegram": {AllowUsers: []string{"42"}}}}, func(m bot.Message) bot.Message { m.Direct, m.User.ID = true, "42"; return m }, false, true},
+		{"wildcard", "discord", bot.Access{Platforms: map[string]bot.AccessList{"discord": {AllowUsers: []string{"*"}}}}, func(m bot.Message) bot.Message { m.Mentioned = true; return m }, true, false},
+		{"allowed chat", "discord", bot.Access{Platforms: map[string]bot.AccessList{"discord": {AllowChats: []string{"C1"}}}}, func(m bot.Message) bot.Message { m.Mentioned = true; return m }, true, false},
+		{"free-response chat", "slack", bot.Access{Platforms: map[string]bot.AccessList{"slack": {FreeChats: []string{"C1"}}}}, func(m bot.Message) bot.Message { return m }, true, false},
+		{"stranger not mentioned is ignored silently", "telegram", bot.Access{}, func(m bot.Message) bot.Message { return m }, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t, tt.platform, tt.access)
+			w.srv.Enqueue(llmtest.Text("hi"))
+			m := tt.m(msg(tt.platform, "C1", "", "U1", "k1", "hello"))
+			if err := w.router.HandleMessage(t.Context(), m); err != nil {
+				t.Fatal(err)
+			}
+			w.router.Wait()
+			if got := len(w.replies.final("k1")) == 1; got != tt.answered {
+				t.Fatalf("answered = %v, want %v", got, tt.answered)
+			}
+			sent, _ := w.fake.snapshot()
+			refused := len(sent) == 1 && strings.Contains(sent[0], "user id "+m.User.ID)
+			if refused != tt.refused {
+				t.Fatalf("refused = %v, want %v (sent %q)", refused, tt.refused, sent)
+			}
+			if !tt.answered && len(w.srv.Requests()) != 0 {
+				t.Fatal("a message that must not be answered reached the model")
+			}
+		})
+	}
+}
+
+func TestRefuseStrangerOnce(t *testing.T) {
+	w := newWorld(t, "telegram", bot.Access{})
+	for i := range 3 {
+		m := msg("telegram", "C1", "", "99", fmt.Sprint("k", i), "hi")
+		m.Direct = true
+		if err := w.router.HandleMessage(t.Context(), m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if sent, _ := w.fake.snapshot(); len(sent) != 1 {
+		t.Fatalf("refusals: %q, want exactly one", sent)
+	}
+}
+
+func TestThreadContinuesWithoutMention(t *testing.T) {
+	w := newWorld(t, "slack", bot.Access{})
+	w.srv.Enqueue(llmtest.Text("first"), llmtest.Text("second"))
+	m := msg("slack", "C1", "100.1", "U1", "k1", "@parley start")
+	m.Mentioned = true
+	w.router.HandleMessage(t.Context(), m)
+	w.router.Wait()
+	follow := msg("slack", "C1", "100.1", "U1", "k2", "and continue") // no mention, same thread
+	w.router.HandleMessage(t.Context(), follow)
+	other := msg("slack", "C1", "200.1", "U1", "k3", "unrelated thread") // no mention, unknown thread
+	w.router.HandleMessage(t.Context(), other)
+	w.router.Wait()
+	if got := w.replies.final("k2"); len(got) != 1 || got[0] != "second" {
+		t.Fatalf("follow-up: %q", got)
+	}
+	if got := w.replies.final("k3"); len(got) != 0 {
+		t.Fatalf("an unrelated thread was answered: %q", got)
+	}
+}
+
+// TestDedupeAcrossRestart: Slack sends message and app_mention for one
+// mention, and platforms redeliver; one key is answered once, ever.
+func TestDedupeAcrossRestart(t *testing.T) {
+	w := newWorld(t, "slack", bot.Access{})
+	w.srv.Enqueue(llmtest.Text("once"))
+	m := msg("slack", "C1", "1.1", "U1", "T:C1:1.1", "hi")
+	m.Mentioned = true
+	for range 2 {
+		if err := w.router.HandleMessage(t.Context(), m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.router.Wait()
+	w.db.Close()
+	w.open(t, "slack") // restart
+	if err := w.router.HandleMessage(t.Context(), m); err != nil {
+		t.Fatal(err)
+	}
+	w.router.Wait()
+	if n := len(w.srv.Requests()); n != 1 {
+		t.Fatalf("%d model calls for one message key", n)
+	}
+}
+
+// TestManySessionsConcurrently: 100 sessions × 5 messages at once; every
+// message reaches its session, no session ever runs two turns at once.
+func TestManySessionsConcurrently(t *testing.T) {
+	w := newWorld(t, "slack", bot.Access{})
+	w.srv.Close()
+	w.srv = llmtest.NewServer(llmtest.WithResponder(llmtest.Echo))
+	t.Cleanup(w.srv.Close)
+	w.runner.Provider = openai.New(openai.Config{APIKey: "sk-test", BaseURL: w.srv.OpenAIBaseURL()})
+	var wg sync.WaitGroup
+	for s := range 100 {
+		for i := range 5 {
+			wg.Go(func() {
+				m := msg("slack", fmt.Sprint("C", s), "", "U1", fmt.Sprintf("s%d-m%d", s, i), fmt.Sprintf("message %d", i))
+				m.Direct = true
+				if err := w.router.HandleMessage(t.Context(), m); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+	}
+	wg.Wait()
+	w.router.Wait()
+	if w.replies.overlaps != 0 {
+		t.Fatalf("%d times a session had two turns at once", w.replies.overlaps)
+	}
+	for s := range 100 {
+		sid, ok, err := w.db.BoundSession(t.Context(), bot.Thread{Platform: "slack", Space: "W", Chat: fmt.Sprint("C", s)})
+		if err != nil || !ok {
+			t.Fatalf("session %d: %v %v", s, ok, err)
+		}
+		msgs, _ := w.db.Messages(t.Context(), sid)
+		var all string
+		for _, m := range msgs {
+			all += m.Text + "\n"
+		}
+		for i := range 5 {
+			if !strings.Contains(all, fmt.Sprintf("message %d", i)) {
+				t.Fatalf("session %d lost message %d:\n%s", s, i, all)
+			}
+		}
+	}
+	left, err := w.db.Unfinished(t.Context())
+	if err != nil || len(left) != 0 {
+		t.Fatalf("unfinished inbox items after all turns: %d %v", len(left), err)
+	}
+}
+
+func TestCommandsArePrivate(t *testing.T) {
+	w := newWorld(t, "telegram", bot.Access{Platforms: map[string]bot.AccessList{"telegram": {AllowUsers: []string{"*"}}}})
+	if err := w.db.EditMemory(t.Context(), "telegram:U1", agent.Profile, func([]string) ([]string, error) { return []string{"prefers Go"}, nil }); err != nil {
+		t.Fatal(err)
+	}
+	// In a group, on a platform without ephemeral messages: DM + pointer.
+	c := bot.Command{Key: "c1", Thread: bot.Thread{Platform: "telegram", Chat: "G1"}, User: bot.User{Platform: "telegram", ID: "U1", Name: "ana"}, Name: "memory"}
+	if err := w.router.HandleCommand(t.Context(), c); err != nil {
+		t.Fatal(err)
+	}
+	sent, private := w.fake.snapshot()
+	if len(private) != 1 || !strings.Contains(private[0], "U1|") || !strings.Contains(private[0], "prefers Go") {
+		t.Fatalf("private answers: %q", private)
+	}
+	if len(sent) != 1 || strings.Contains(sent[0], "prefers Go") || !strings.Contains(sent[0], "direct message") {
+		t.Fatalf("in-place messages: %q (memory must never appear there)", sent)
+	}
+	// Another user asking sees only their own (empty) memory.
+	c2 := c
+	c2.Key, c2.User = "c2", bot.User{Platform: "telegram", ID: "U2", Name: "bo"}
+	w.router.HandleCommand(t.Context(), c2)
+	_, private = w.fake.snapshot()
+	if strings.Contains(private[1], "prefers Go") || !strings.HasPrefix(private[1], "U2|") {
+		t.Fatalf("bo saw: %q", private[1])
+	}
+	// The text form works in threads too, and a repeated key is ignored.
+	m := msg("telegram", "G1", "", "U1", "c3", "!memory")
+	m.Mentioned = true
+	w.router.HandleMessage(t.Context(), m)
+	w.router.HandleMessage(t.Context(), m)
+	if _, private = w.fake.snapshot(); len(private) != 3 {
+		t.Fatalf("private answers after !memory twice: %d", len(private))
+	}
+}
+
+func TestStopCancelsRunningTurn(t *testing.T) {
+	w := newWorld(t, "slack", bot.Access{})
+	w.srv.Enqueue(llmtest.Stall("working on it"))
+	m := msg("slack", "C1", "1.1", "U1", "k1", "long task")
+	m.Mentioned = true
+	w.router.HandleMessage(t.Context(), m)
+	<-w.replies.streaming // the answer is being written
+	if err := w.router.HandleCommand(t.Context(), bot.Command{Key: "stop1", Thread: m.Thread, User: m.User, Name: "stop"}); err != nil {
+		t.Fatal(err)
+	}
+	w.router.Wait()
+	finals := w.replies.final("k1")
+	if len(finals) != 1 || !strings.Contains(finals[0], "stopped") {
+		t.Fatalf("final after /stop: %q", finals)
+	}
+	if _, private := w.fake.snapshot(); len(private) != 1 || !strings.Contains(private[0], "Stopped.") {
+		t.Fatalf("stop answer: %q", private)
+	}
+}
+
+func TestUnknownButtonIsRefusedPrivately(t *testing.T) {
+	w := newWorld(t, "slack", bot.Access{})
+	var told string
+	a := bot.Action{Key: "a1", Thread: bot.Thread{Platform: "slack", Chat: "C1"}, User: bot.User{Platform: "slack", ID: "U1"}, Data: "a:forged",
+		Respond: func(_ context.Context, text string) error { told = text; return nil }}
+	if err := w.router.HandleAction(t.Context(), a); err != nil {
+		t.Fatal(err)
+	}
+	if told != "This button is no longer valid." {
+		t.Fatalf("clicker was told %q", told)
+	}
+}
