@@ -80,6 +80,9 @@ type LLM struct {
 	MaxTokens int `mapstructure:"max_tokens"`
 	// Persona replaces the built-in persona in the system prompt; "" keeps it.
 	Persona string `mapstructure:"persona"`
+	// MaxConcurrent bounds the answers being written at once, across all
+	// conversations; more wait their turn in arrival order.
+	MaxConcurrent int `mapstructure:"max_concurrent"`
 	// CompactAtPercent is how full the context window may get (in percent)
 	// before older history is compacted.
 	CompactAtPercent int `mapstructure:"compact_at_percent"`
@@ -138,6 +141,9 @@ type Access struct {
 type AllowList struct {
 	AllowUsers []string `mapstructure:"allow_users"`
 	AllowChats []string `mapstructure:"allow_chats"`
+	// FreeChats are chats where the bot answers every message, mentioned
+	// or not.
+	FreeChats []string `mapstructure:"free_chats"`
 }
 
 // Tools switches optional agent tools on and off.
@@ -153,6 +159,8 @@ type Tools struct {
 type Approval struct {
 	Always []string `mapstructure:"always"`
 	Never  []string `mapstructure:"never"`
+	// ExpireMinutes after which an undecided approval counts as denied.
+	ExpireMinutes int `mapstructure:"expire_minutes"`
 }
 
 // MCP lists the Model Context Protocol servers whose tools Parley offers.
@@ -199,11 +207,12 @@ func Default() Config {
 			ContextWindow:    128000,
 			MaxTokens:        4096,
 			CompactAtPercent: 60,
+			MaxConcurrent:    8,
 		},
 		Slack:    Slack{Mode: SlackModeSocket, APIURL: "https://slack.com/api/"},
 		Telegram: Telegram{Mode: TelegramModePolling, APIURL: "https://api.telegram.org"},
 		Discord:  Discord{APIURL: "https://discord.com/api/v9"},
-		Tools:    Tools{WebFetch: Toggle{Enabled: true}},
+		Tools:    Tools{WebFetch: Toggle{Enabled: true}, Approval: Approval{ExpireMinutes: 10}},
 		Memory:   Memory{ProfileChars: 1500, FactsChars: 3000},
 		HTTP:     HTTP{Listen: "127.0.0.1:8080"},
 	}

@@ -81,6 +81,12 @@ func (c *Config) validate() []string {
 		add("llm.max_tokens: %d must be less than llm.context_window (%d)", c.LLM.MaxTokens, c.LLM.ContextWindow)
 	}
 
+	if n := c.LLM.MaxConcurrent; n < 1 || n > 1000 {
+		add("llm.max_concurrent: %d is out of range; want 1 to 1000", n)
+	}
+	if n := c.Tools.Approval.ExpireMinutes; n < 1 || n > 7*24*60 {
+		add("tools.approval.expire_minutes: %d is out of range; want 1 to 10080 (a week)", n)
+	}
 	if p := c.LLM.CompactAtPercent; p < 10 || p > 95 {
 		add("llm.compact_at_percent: %d is out of range; want 10 to 95", p)
 	}
