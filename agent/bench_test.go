@@ -3,37 +3,14 @@ package agent
 import (
 	"context"
 	"encoding/json"
-	"iter"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/parleybot/parley/agent/llm"
+	"github.com/parleybot/parley/agent/llm/llmtest"
 )
-
-// instantProvider answers from a script with no I/O at all, so benchmarks
-// measure the harness itself.
-type instantProvider struct {
-	mu     sync.Mutex
-	script []llm.Response
-	next   int
-}
-
-func (p *instantProvider) Stream(context.Context, llm.Request) iter.Seq2[llm.Event, error] {
-	p.mu.Lock()
-	resp := p.script[p.next%len(p.script)]
-	p.next++
-	p.mu.Unlock()
-	return func(yield func(llm.Event, error) bool) {
-		for _, w := range strings.SplitAfter(resp.Text, " ") {
-			if !yield(llm.Event{Kind: llm.EventTextDelta, Text: w}, nil) {
-				return
-			}
-		}
-		yield(llm.Event{Kind: llm.EventDone, Response: &resp}, nil)
-	}
-}
 
 // memStore keeps sessions and memory in maps.
 type memStore struct {
@@ -91,7 +68,7 @@ func benchRunner(b *testing.B, script []llm.Response, tools ...Tool) (*Runner, *
 	b.Helper()
 	st := &memStore{sessions: map[string][]llm.Message{}, memory: benchPrompt().Memory}
 	return &Runner{
-		Provider:      &instantProvider{script: script},
+		Provider:      llmtest.NewInstant(script...),
 		Sessions:      st,
 		Memory:        st,
 		Tools:         tools,
