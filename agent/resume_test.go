@@ -1,7 +1,9 @@
 package agent_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -163,4 +165,42 @@ func indexKind(evs []agent.Event, k agent.EventKind) int {
 		}
 	}
 	return -1
+}
+
+// blockingApprover waits until the run is cancelled, as a chat approval
+// does when the process shuts down before anyone clicks.
+type blockingApprover struct{ asked chan struct{} }
+
+func (b blockingApprover) Approve(ctx context.Context, _ agent.ApprovalRequest) (agent.Decision, error) {
+	close(b.asked)
+	<-ctx.Done()
+	return agent.Decision{}, ctx.Err()
+}
+
+func TestApprovalSurvivesShutdown(t *testing.T) {
+	risky := &testTool{name: "risky", policy: agent.PolicyAlways, run: func(json.RawMessage) (string, error) { return "ran", nil }}
+	h := newHarness(t, risky)
+	sid := h.session(t, "ana")
+	asked := make(chan struct{})
+	h.runner.Approver = blockingApprover{asked: asked}
+	h.srv.Enqueue(llmtest.ToolCall("r1", "risky", `{}`))
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error)
+	go func() { _, err := h.runner.RunSync(ctx, turn(sid, "ana", "do it")); done <- err }()
+	<-asked
+	cancel() // shutdown while the approval message waits for a click
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+	msgs, _ := h.db.Messages(t.Context(), sid)
+	if last := msgs[len(msgs)-1]; last.Role != llm.RoleAssistant || len(last.ToolCalls) != 1 {
+		t.Fatalf("the open call must have no result yet: %+v", msgs)
+	}
+	// After the restart someone approves: the call runs, the task goes on.
+	h.srv.Enqueue(llmtest.Text("Done."))
+	rt := turn(sid, "ana", "")
+	rt.Resume, rt.Decisions = true, map[string]agent.Decision{"r1": {Approved: true, By: "ana"}}
+	if res, err := h.runner.RunSync(t.Context(), rt); err != nil || res.Text != "Done." || risky.calls != 1 {
+		t.Fatalf("resume: %v %q calls=%d", err, res.Text, risky.calls)
+	}
 }

@@ -274,6 +274,9 @@ func (x *run) resumePending(ctx context.Context, tools map[string]Tool, history 
 func (x *run) runTools(ctx context.Context, tools map[string]Tool, history []llm.Message, calls []llm.ToolCall) ([]llm.Message, error) {
 	for _, call := range calls {
 		result := x.runTool(ctx, tools, call)
+		if result.Text == approvalOpen {
+			continue // stays resumable: no result until someone decides
+		}
 		if err := x.r.Sessions.AppendMessages(context.WithoutCancel(ctx), x.t.SessionID, result); err != nil {
 			return history, fmt.Errorf("save tool result: %w", err)
 		}

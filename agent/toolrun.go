@@ -69,6 +69,10 @@ func (x *run) runTool(ctx context.Context, tools map[string]Tool, call llm.ToolC
 	caller.SessionID = x.t.SessionID
 	if x.r.policy(tool) == PolicyAlways {
 		if text, approved := x.approve(ctx, tool, call, caller); !approved {
+			if text == approvalOpen {
+				result.Text = approvalOpen // not persisted: see runTools
+				return result
+			}
 			return fail(text)
 		}
 	}
@@ -108,13 +112,19 @@ func (x *run) approve(ctx context.Context, tool Tool, call llm.ToolCall, caller 
 	d, err := x.r.Approver.Approve(ctx, *req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return InterruptedResult, false
+			return approvalOpen, false
 		}
 		return "approval failed: " + err.Error(), false
 	}
 	x.emit(Event{Kind: EventApprovalDecided, Approval: req, Decision: &d})
 	return verdict(d)
 }
+
+// approvalOpen marks a call whose approval was still undecided when the run
+// was cancelled (shutdown): it keeps no result, so a decision arriving
+// after a restart resumes it (Turn.Resume with Decisions). Loading the
+// session for an ordinary turn heals it as interrupted.
+const approvalOpen = "\x00approval open"
 
 // verdict is what the model is told about a decision.
 func verdict(d Decision) (string, bool) {

@@ -1,0 +1,416 @@
+package bot
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/parleybot/parley/agent"
+)
+
+// Approval statuses, as stored.
+const (
+	ApprovalPending  = "pending"
+	ApprovalApproved = "approved"
+	ApprovalDenied   = "denied"
+	ApprovalExpired  = "expired"
+)
+
+// ApprovalRecord is one tool call waiting for, or given, a person's
+// decision (DESIGN.md §3 "Approvals are records, not goroutines").
+type ApprovalRecord struct {
+	ID         string // opaque, unguessable; the only thing a button carries
+	SessionID  string
+	ToolCallID string
+	ToolName   string
+	Summary    string // what will happen if approved; written by the model
+	// Requester is the user key ("platform:id") of the person whose turn
+	// asked for the call; RequesterName their display name.
+	Requester     string
+	RequesterName string
+	// Approvers are the user keys allowed to decide: the requester and the
+	// admins configured when the approval was asked.
+	Approvers []string
+	Status    string
+	// DecidedBy is the decider's user key, empty while pending and for an
+	// expiry; DecidedByName their display name.
+	DecidedBy     string
+	DecidedByName string
+	Refs          []MessageRef // the message showing the buttons
+	ExpiresAt     time.Time
+	CreatedAt     time.Time
+	DecidedAt     time.Time // zero while pending
+}
+
+// Decision is the record's outcome in the agent's terms; the zero Decision
+// (not approved) while pending.
+func (r ApprovalRecord) Decision() agent.Decision {
+	by := r.DecidedByName
+	if by == "" {
+		by = r.DecidedBy
+	}
+	switch r.Status {
+	case ApprovalApproved:
+		return agent.Decision{Approved: true, By: by}
+	case ApprovalDenied:
+		return agent.Decision{By: by}
+	case ApprovalExpired:
+		return agent.Decision{Expired: true}
+	}
+	return agent.Decision{}
+}
+
+// ApprovalStore keeps approvals durably; store.DB implements it.
+type ApprovalStore interface {
+	// CreateApproval records a pending approval and returns the stored
+	// record. When the tool call (SessionID, ToolCallID) already has one, a
+	// re-run after a crash, it returns that one unchanged and created false.
+	CreateApproval(ctx context.Context, rec ApprovalRecord) (stored ApprovalRecord, created bool, err error)
+	// Approval returns the approval id; ok is false when there is none.
+	Approval(ctx context.Context, id string) (rec ApprovalRecord, ok bool, err error)
+	// DecideApproval moves a pending approval to status (approved, denied,
+	// expired) in one conditional update and reports whether this call
+	// did: of concurrent deciders exactly one wins. An approval or denial
+	// at or after the deadline loses. by is zero for an expiry.
+	DecideApproval(ctx context.Context, id, status string, by User, at time.Time) (won bool, err error)
+	// SetApprovalRefs records the messages showing the approval.
+	SetApprovalRefs(ctx context.Context, id string, refs []MessageRef) error
+	// ExpiredApprovals lists pending approvals whose deadline is ≤ now.
+	ExpiredApprovals(ctx context.Context, now time.Time) ([]ApprovalRecord, error)
+	// SessionApprovals lists a session's approvals, oldest first.
+	SessionApprovals(ctx context.Context, sessionID string) ([]ApprovalRecord, error)
+	// DecidedApprovals lists approvals decided at or after since.
+	DecidedApprovals(ctx context.Context, since time.Time) ([]ApprovalRecord, error)
+}
+
+// DefaultApprovalExpiry is how long an approval waits for a decision.
+const DefaultApprovalExpiry = 10 * time.Minute
+
+// maxApprovalID bounds approval ids so that "a:<id>" fits every platform's
+// button payload with room to spare.
+const maxApprovalID = 32
+
+// ApprovalsConfig configures Approvals. Store, Adapter and SessionThread are
+// required.
+type ApprovalsConfig struct {
+	Store ApprovalStore
+	// Adapter returns the adapter of a platform ("slack", "telegram", …).
+	Adapter func(platform string) (Adapter, bool)
+	// SessionThread returns the conversation a session lives in, where its
+	// approval messages are posted.
+	SessionThread func(ctx context.Context, sessionID string) (Thread, error)
+	// Admins are user keys ("telegram:42") who may decide any approval.
+	Admins []string
+	// Expiry is how long an approval waits; DefaultApprovalExpiry if zero.
+	Expiry time.Duration
+	// OnDecidedWithoutWaiter is called when an approval is decided (or
+	// expires) and no Approve call is waiting for it, as after a restart:
+	// the core resumes the session with agent.Turn{Resume: true,
+	// Decisions: {rec.ToolCallID: rec.Decision()}}. It runs on the click
+	// or sweep that decided, so it should hand off rather than run the
+	// turn. Nil: such decisions are recorded and shown, nothing more.
+	OnDecidedWithoutWaiter func(ctx context.Context, rec ApprovalRecord)
+	// Now and Sleep are the clock (defaults: time.Now and a timer). Sleep
+	// returns nil once d has passed, or ctx's error.
+	Now   func() time.Time
+	Sleep func(ctx context.Context, d time.Duration) error
+	// NewID returns a fresh approval id: unguessable, at most 32 of
+	// [A-Za-z0-9_-]. Default: 128 bits from crypto/rand, in hex.
+	NewID  func() string
+	Logger *slog.Logger
+}
+
+// Approvals asks people to approve tool calls with buttons in the
+// conversation, and takes their clicks. It implements agent.Approver.
+//
+// The record in the store is the truth; the only in-memory state is a
+// waiter per approval that an Approve call is blocked on. A decision goes
+// to that waiter, or, when there is none (the process restarted since the
+// approval was asked), to OnDecidedWithoutWaiter: exactly one of the two.
+type Approvals struct {
+	cfg    ApprovalsConfig
+	admins map[string]bool
+
+	// mu guards waiters, and is held across the store call that decides
+	// an approval and across the one that creates (or finds) it, so that
+	// "decide, then find the waiter" and "find the record, then wait" are
+	// atomic with respect to each other: a decision is handed on exactly
+	// once. Those store calls are single short writes.
+	mu      sync.Mutex
+	waiters map[string]chan agent.Decision
+}
+
+var _ agent.Approver = (*Approvals)(nil)
+
+// NewApprovals returns Approvals configured by cfg.
+func NewApprovals(cfg ApprovalsConfig) (*Approvals, error) {
+	if cfg.Store == nil || cfg.Adapter == nil || cfg.SessionThread == nil {
+		return nil, errors.New("approvals: Store, Adapter and SessionThread are required")
+	}
+	if cfg.Expiry <= 0 {
+		cfg.Expiry = DefaultApprovalExpiry
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Sleep == nil {
+		cfg.Sleep = sleep
+	}
+	if cfg.NewID == nil {
+		cfg.NewID = randomApprovalID
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	a := &Approvals{cfg: cfg, admins: map[string]bool{}, waiters: map[string]chan agent.Decision{}}
+	for _, k := range cfg.Admins {
+		if k != "" {
+			a.admins[k] = true
+		}
+	}
+	return a, nil
+}
+
+// Approve posts an approval message with Approve / Deny buttons in the
+// session's conversation and waits for a decision or the expiry. When ctx
+// ends first it returns ctx's error and the approval stays pending: its
+// buttons still work, and a later decision goes to OnDecidedWithoutWaiter.
+// Asking again about a tool call that already has an approval (a re-run
+// after a restart) reuses it: a decided one returns its decision at once, a
+// pending one is waited for without posting a second message.
+func (a *Approvals) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.Decision, error) {
+	if req.SessionID == "" || req.Call.ID == "" {
+		return agent.Decision{}, errors.New("approvals: request without session or tool call id")
+	}
+	thread, err := a.cfg.SessionThread(ctx, req.SessionID)
+	if err != nil {
+		return agent.Decision{}, fmt.Errorf("approvals: conversation of session %s: %w", req.SessionID, err)
+	}
+	ad, ok := a.cfg.Adapter(thread.Platform)
+	if !ok {
+		return agent.Decision{}, fmt.Errorf("approvals: no adapter for platform %q", thread.Platform)
+	}
+	if !ad.Capabilities().Buttons {
+		return agent.Decision{}, fmt.Errorf("approvals: %s cannot show approval buttons", thread.Platform)
+	}
+	id := a.cfg.NewID()
+	if !validApprovalID(id) {
+		return agent.Decision{}, fmt.Errorf("approvals: generated id %q is not a valid approval id", id)
+	}
+	now := a.cfg.Now()
+	rec := ApprovalRecord{
+		ID:            id,
+		SessionID:     req.SessionID,
+		ToolCallID:    req.Call.ID,
+		ToolName:      req.Call.Name,
+		Summary:       req.Summary,
+		Requester:     req.Caller.UserKey,
+		RequesterName: req.Caller.UserName,
+		Approvers:     a.approvers(req.Caller.UserKey),
+		Status:        ApprovalPending,
+		ExpiresAt:     now.Add(a.cfg.Expiry),
+		CreatedAt:     now,
+	}
+	if len(rec.Approvers) == 0 {
+		return agent.Decision{}, errors.New("approvals: no one may decide: no requester and no admins")
+	}
+	rec, ch, err := a.open(ctx, rec)
+	if err != nil {
+		return agent.Decision{}, err
+	}
+	if ch == nil {
+		return rec.Decision(), nil
+	}
+	defer a.unregister(rec.ID, ch)
+	if len(rec.Refs) == 0 {
+		if err := a.post(ctx, ad, thread, &rec); err != nil {
+			// Nobody can decide an approval whose message is not known:
+			// close it rather than leave it to expire into a resume.
+			if _, serr := a.settle(context.WithoutCancel(ctx), rec, ApprovalExpired, User{}); serr != nil {
+				a.cfg.Logger.Error("close unposted approval", "approval", rec.ID, "err", serr)
+			}
+			return agent.Decision{}, err
+		}
+	}
+	return a.wait(ctx, rec, ch)
+}
+
+// approvers is the requester followed by the admins, without repeats.
+func (a *Approvals) approvers(requester string) []string {
+	var out []string
+	if requester != "" {
+		out = append(out, requester)
+	}
+	for _, k := range a.cfg.Admins {
+		if k != "" && !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// open creates the approval (or finds the tool call's existing one) and,
+// while it is pending, registers a waiter for it. ch is nil when the
+// approval is already decided.
+func (a *Approvals) open(ctx context.Context, rec ApprovalRecord) (_ ApprovalRecord, ch chan agent.Decision, err error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	rec, _, err = a.cfg.Store.CreateApproval(ctx, rec)
+	if err != nil {
+		return rec, nil, fmt.Errorf("approvals: %w", err)
+	}
+	if rec.Status != ApprovalPending {
+		return rec, nil, nil
+	}
+	if _, busy := a.waiters[rec.ID]; busy {
+		return rec, nil, fmt.Errorf("approvals: approval %s is already being waited for", rec.ID)
+	}
+	// Buffered: the decider never blocks on a waiter that is just leaving.
+	ch = make(chan agent.Decision, 1)
+	a.waiters[rec.ID] = ch
+	return rec, ch, nil
+}
+
+// unregister removes ch as the waiter of id if it still is, and reports
+// whether a decider took it instead: then that decider's decision is on
+// its way to ch.
+func (a *Approvals) unregister(id string, ch chan agent.Decision) (taken bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.waiters[id] == ch {
+		delete(a.waiters, id)
+		return false
+	}
+	return true
+}
+
+// post sends the approval message and records where it is.
+func (a *Approvals) post(ctx context.Context, ad Adapter, thread Thread, rec *ApprovalRecord) error {
+	out := Out{
+		Text: approvalText(*rec, a.cfg.Expiry, ad.Capabilities()),
+		Buttons: []Button{
+			{Label: "Approve", Style: ButtonPrimary, Data: approveData + rec.ID},
+			{Label: "Deny", Style: ButtonDanger, Data: denyData + rec.ID},
+		},
+	}
+	var ref MessageRef
+	err := a.retry(ctx, func() (err error) {
+		ref, err = ad.Send(ctx, thread, out)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("approvals: post approval %s: %w", rec.ID, err)
+	}
+	rec.Refs = []MessageRef{ref}
+	if err := a.cfg.Store.SetApprovalRefs(ctx, rec.ID, rec.Refs); err != nil {
+		return fmt.Errorf("approvals: %w", err)
+	}
+	return nil
+}
+
+// wait blocks until the approval is decided, expires or ctx ends.
+func (a *Approvals) wait(ctx context.Context, rec ApprovalRecord, ch chan agent.Decision) (agent.Decision, error) {
+	sleepCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	due := make(chan struct{})
+	go func() {
+		if a.cfg.Sleep(sleepCtx, rec.ExpiresAt.Sub(a.cfg.Now())) == nil {
+			close(due)
+		}
+	}()
+	for {
+		select {
+		case d := <-ch:
+			return d, nil
+		case <-due:
+			due = nil
+			// The expiry and a click may race: whichever wins hands its
+			// decision to ch, which the next turn of the loop reads.
+			won, err := a.settle(context.WithoutCancel(ctx), rec, ApprovalExpired, User{})
+			if err != nil {
+				return agent.Decision{}, err
+			}
+			if !won {
+				if d, ok, err := a.decidedElsewhere(ctx, rec.ID, ch); ok || err != nil {
+					return d, err
+				}
+			}
+		case <-ctx.Done():
+			if a.unregister(rec.ID, ch) {
+				// Decided at the same moment. The decider is showing it and
+				// then hands it here, not to OnDecidedWithoutWaiter: take
+				// it, or no one would act on it.
+				return <-ch, nil
+			}
+			return agent.Decision{}, ctx.Err()
+		}
+	}
+}
+
+// decidedElsewhere handles an expiry that lost without a decision reaching
+// ch: the approval was decided where this process's waiters are not seen
+// (another process on the same database), and the stored decision is
+// returned. ok is false when a decider did take the waiter: ch has, or is
+// about to have, its decision.
+func (a *Approvals) decidedElsewhere(ctx context.Context, id string, ch chan agent.Decision) (_ agent.Decision, ok bool, _ error) {
+	a.mu.Lock()
+	mine := a.waiters[id] == ch
+	if mine {
+		delete(a.waiters, id)
+	}
+	a.mu.Unlock()
+	if !mine {
+		return agent.Decision{}, false, nil
+	}
+	rec, found, err := a.cfg.Store.Approval(ctx, id)
+	if err != nil {
+		return agent.Decision{}, false, fmt.Errorf("approvals: %w", err)
+	}
+	if !found {
+		return agent.Decision{}, false, fmt.Errorf("approvals: approval %s vanished while waited for", id)
+	}
+	return rec.Decision(), true, nil
+}
+
+// validApprovalID reports whether id is a well-formed approval id.
+func validApprovalID(id string) bool {
+	if id == "" || len(id) > maxApprovalID {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// randomApprovalID returns 128 bits from crypto/rand in hex: 32 characters
+// nobody can guess from the ids they have seen.
+func randomApprovalID() string {
+	var b [16]byte
+	rand.Read(b[:]) // never fails: crypto/rand panics rather than return an error
+	return hex.EncodeToString(b[:])
+}
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

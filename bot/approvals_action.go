@@ -1,0 +1,156 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Button payloads: a verb and the approval id, nothing else. Everything the
+// decision needs is in the record; the payload is only a pointer to it.
+const (
+	approveData = "a:"
+	denyData    = "d:"
+)
+
+// What a clicker is told, privately, when their click changes nothing.
+const (
+	msgNoLongerValid = "This approval is no longer valid."
+	msgExpired       = "This approval has expired; nothing was run."
+)
+
+// HandleAction takes a click on an approval button. The payload is
+// untrusted: it must name an existing approval, the click must be on that
+// approval's own message, and the clicker must be its requester or an
+// admin. Anything else changes nothing and the clicker alone is told why.
+// handled reports whether this click decided the approval; err is a storage
+// failure or a private answer that could not be delivered.
+//
+// There is deliberately no other way to decide: text in the conversation
+// ("yes") never approves anything.
+func (a *Approvals) HandleAction(ctx context.Context, act Action) (handled bool, err error) {
+	id, approve, ok := parseApprovalData(act.Data)
+	if !ok {
+		return false, a.tell(ctx, act, msgNoLongerValid)
+	}
+	rec, found, err := a.cfg.Store.Approval(ctx, id)
+	if err != nil {
+		return false, fmt.Errorf("approvals: click on %s: %w", id, err)
+	}
+	if !found || !shownIn(rec, act.Message) {
+		// A guessed or replayed id, or a real one pasted under another
+		// message: indistinguishable from garbage, on purpose.
+		return false, a.tell(ctx, act, msgNoLongerValid)
+	}
+	if !a.mayDecide(rec, act.User) {
+		return false, a.tell(ctx, act, notAllowedText(rec))
+	}
+	if rec.Status != ApprovalPending {
+		return false, a.tell(ctx, act, alreadyDecidedText(rec))
+	}
+	if !a.cfg.Now().Before(rec.ExpiresAt) {
+		return false, a.expireOnClick(ctx, act, rec)
+	}
+	status := ApprovalDenied
+	if approve {
+		status = ApprovalApproved
+	}
+	won, err := a.settle(ctx, rec, status, act.User)
+	if err != nil {
+		return false, err
+	}
+	if won {
+		return true, nil
+	}
+	// Lost: someone decided first, or the deadline passed in between.
+	if rec, found, err = a.cfg.Store.Approval(ctx, id); err != nil {
+		return false, fmt.Errorf("approvals: click on %s: %w", id, err)
+	} else if !found {
+		return false, fmt.Errorf("approvals: approval %s vanished while decided", id)
+	}
+	if rec.Status == ApprovalPending {
+		return false, a.expireOnClick(ctx, act, rec)
+	}
+	return false, a.tell(ctx, act, alreadyDecidedText(rec))
+}
+
+// expireOnClick expires an approval clicked after its deadline, before the
+// sweep got to it, and tells the clicker.
+func (a *Approvals) expireOnClick(ctx context.Context, act Action, rec ApprovalRecord) error {
+	if _, err := a.settle(ctx, rec, ApprovalExpired, User{}); err != nil {
+		return err
+	}
+	return a.tell(ctx, act, msgExpired)
+}
+
+// mayDecide reports whether u may decide rec: the requester, or an admin
+// who was one when the approval was asked and still is. Keys carry the
+// platform, so the same numeric id on another platform is someone else.
+func (a *Approvals) mayDecide(rec ApprovalRecord, u User) bool {
+	if u.Platform == "" || u.ID == "" {
+		return false
+	}
+	k := u.Key()
+	return slices.Contains(rec.Approvers, k) && (k == rec.Requester || a.admins[k])
+}
+
+// shownIn reports whether the clicked message is one that shows rec. The
+// platform, chat and message id identify a message on every platform
+// (Slack ts, Telegram message_id and Discord snowflakes are unique within a
+// channel); workspace and thread are not compared, since adapters may
+// normalize them differently for a click than for a send.
+func shownIn(rec ApprovalRecord, m MessageRef) bool {
+	if m.ID == "" {
+		return false
+	}
+	for _, r := range rec.Refs {
+		if r.ID == m.ID && r.Thread.Platform == m.Thread.Platform && r.Thread.Chat == m.Thread.Chat {
+			return true
+		}
+	}
+	return false
+}
+
+// tell answers the clicker alone: in place where the platform can
+// (ephemeral, callback alert), otherwise by a private message.
+func (a *Approvals) tell(ctx context.Context, act Action, text string) error {
+	if act.Respond != nil {
+		if err := act.Respond(ctx, text); err != nil {
+			return fmt.Errorf("approvals: answer clicker: %w", err)
+		}
+		return nil
+	}
+	platform := act.Thread.Platform
+	if platform == "" {
+		platform = act.User.Platform
+	}
+	ad, ok := a.cfg.Adapter(platform)
+	if !ok {
+		return fmt.Errorf("approvals: answer clicker: no adapter for platform %q", platform)
+	}
+	if err := ad.SendPrivate(ctx, act.Thread, act.User, Out{Text: text}); err != nil {
+		return fmt.Errorf("approvals: answer clicker: %w", err)
+	}
+	return nil
+}
+
+// parseApprovalData reads a button payload: "a:<id>" approves, "d:<id>"
+// denies. Anything else, including an over-long payload, is not ours.
+func parseApprovalData(data string) (id string, approve, ok bool) {
+	if len(data) > MaxButtonData {
+		return "", false, false
+	}
+	switch {
+	case strings.HasPrefix(data, approveData):
+		id, approve = data[len(approveData):], true
+	case strings.HasPrefix(data, denyData):
+		id = data[len(denyData):]
+	default:
+		return "", false, false
+	}
+	if !validApprovalID(id) {
+		return "", false, false
+	}
+	return id, approve, true
+}

@@ -1,0 +1,130 @@
+package bot
+
+import (
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+func TestParseApprovalData(t *testing.T) {
+	id := strings.Repeat("f", maxApprovalID)
+	tests := []struct {
+		data    string
+		id      string
+		approve bool
+		ok      bool
+	}{
+		{"a:" + id, id, true, true},
+		{"d:" + id, id, false, true},
+		{"a:abc_-XYZ09", "abc_-XYZ09", true, true},
+		{"a:" + id + "f", "", false, false}, // id too long
+		{"a:", "", false, false},
+		{"d:", "", false, false},
+		{"a", "", false, false},
+		{"", "", false, false},
+		{"x:" + id, "", false, false},
+		{"ap:" + id, "", false, false},
+		{"a:" + id[:8] + "/..", "", false, false},
+		{"a:é", "", false, false},
+		{"a:" + strings.Repeat("f", 63), "", false, false}, // 65 bytes
+	}
+	for _, tt := range tests {
+		id, approve, ok := parseApprovalData(tt.data)
+		if id != tt.id || approve != tt.approve || ok != tt.ok {
+			t.Errorf("parseApprovalData(%q) = %q, %t, %t; want %q, %t, %t", tt.data, id, approve, ok, tt.id, tt.approve, tt.ok)
+		}
+	}
+}
+
+func TestRandomApprovalID(t *testing.T) {
+	seen := map[string]bool{}
+	for range 100 {
+		id := randomApprovalID()
+		if !validApprovalID(id) || len(id) != 32 || seen[id] {
+			t.Fatalf("randomApprovalID() = %q (valid %t, repeated %t)", id, validApprovalID(id), seen[id])
+		}
+		seen[id] = true
+		if n := len(approveData + id); n > MaxButtonData {
+			t.Fatalf("payload of %d bytes", n)
+		}
+	}
+}
+
+func TestApprovalTextStates(t *testing.T) {
+	rec := ApprovalRecord{
+		ToolName: "shell", Summary: "ls", Requester: "slack:U1", RequesterName: "Ann",
+		DecidedBy: "slack:U2", DecidedByName: "Bob", Status: ApprovalPending,
+	}
+	tests := []struct {
+		status string
+		want   string
+	}{
+		{ApprovalPending, "🔐 **Approval needed** · `shell` · asked by Ann\n```\nls\n```\nOnly Ann or an admin can decide. Expires in 10 min."},
+		{ApprovalApproved, "✅ **Approved by Bob** · `shell` · asked by Ann\n```\nls\n```"},
+		{ApprovalDenied, "❌ **Denied by Bob** · `shell` · asked by Ann\n```\nls\n```"},
+		{ApprovalExpired, "⌛ **Expired**: no one decided in time, so it did not run · `shell` · asked by Ann\n```\nls\n```"},
+	}
+	for _, tt := range tests {
+		rec.Status = tt.status
+		if got := approvalText(rec, 10*time.Minute, Capabilities{}); got != tt.want {
+			t.Errorf("%s:\n got %q\nwant %q", tt.status, got, tt.want)
+		}
+	}
+}
+
+func TestApprovalTextFitsThePlatform(t *testing.T) {
+	rec := ApprovalRecord{ToolName: "shell", Summary: strings.Repeat("x", 5000), RequesterName: "Ann", Status: ApprovalPending}
+	for _, maxLen := range []int{4000, 2000, 1000} {
+		text := approvalText(rec, time.Minute, Capabilities{MaxLen: maxLen})
+		if n := utf8.RuneCountInString(text); n > maxLen {
+			t.Errorf("MaxLen %d: %d runes", maxLen, n)
+		}
+		if !strings.Contains(text, "more characters not shown") {
+			t.Errorf("MaxLen %d: the cut is not said", maxLen)
+		}
+	}
+}
+
+func TestInlineTextEscapes(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"Ann", "Ann"},
+		{"**Root** [x](y)", `\*\*Root\*\* \[x\]\(y\)`},
+		{"@everyone", "@\u200beveryone"},
+		{"<!channel>", "\\<\u200b\\!channel\\>"},
+		{"a\nb\t\tc  ", "a b c"},
+		{"\u202eevil\u200b", "evil"},
+		{strings.Repeat("n", 100), strings.Repeat("n", maxNameLen) + "…"},
+	}
+	for _, tt := range tests {
+		if got := inlineText(tt.in); got != tt.want {
+			t.Errorf("inlineText(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// FuzzApprovalText: whatever the model and the platforms put in, the message
+// quotes the summary in exactly one code block, and every @ and < in it is
+// broken so that nothing pings.
+func FuzzApprovalText(f *testing.F) {
+	for _, s := range []string{"rm -rf /", "@everyone", "<!channel>", "```\nx\n```", "````", "\u202e", "a`b``c```d", "\r\n\r"} {
+		f.Add(s, "Ann", "shell")
+	}
+	f.Fuzz(func(t *testing.T, summary, name, tool string) {
+		for _, status := range []string{ApprovalPending, ApprovalApproved, ApprovalExpired} {
+			rec := ApprovalRecord{ToolName: tool, Summary: summary, RequesterName: name, DecidedByName: name, Status: status}
+			text := approvalText(rec, 10*time.Minute, Capabilities{MaxLen: 2000})
+			if n := strings.Count(text, "```"); n != 2 {
+				t.Fatalf("%d fences in %q", n, text)
+			}
+			for i := 0; i < len(text); i++ {
+				if (text[i] == '@' || text[i] == '<') && !strings.HasPrefix(text[i+1:], zeroWidthSp) {
+					t.Fatalf("unbroken %q at %d in %q", text[i], i, text)
+				}
+			}
+			if !utf8.ValidString(text) {
+				t.Fatalf("invalid UTF-8: %q", text)
+			}
+		}
+	})
+}

@@ -1,0 +1,46 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/parleybot/parley/agent"
+)
+
+// Decisions returns the decided approvals of a session by tool call id, in
+// the form agent.Turn.Decisions takes: a resumed turn runs (or refuses) the
+// calls decided while no run was waiting, without asking again.
+func (a *Approvals) Decisions(ctx context.Context, sessionID string) (map[string]agent.Decision, error) {
+	recs, err := a.cfg.Store.SessionApprovals(ctx, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("approvals: decisions of session %s: %w", sessionID, err)
+	}
+	out := map[string]agent.Decision{}
+	for _, rec := range recs {
+		if rec.Status != ApprovalPending {
+			out[rec.ToolCallID] = rec.Decision()
+		}
+	}
+	return out, nil
+}
+
+// Recover hands every approval decided at or after since to
+// OnDecidedWithoutWaiter. A crash between a decision and the run it
+// resumes loses nothing this way; the core calls it once at startup, before
+// clicks are taken, with since about one expiry period back. It may repeat a
+// decision the core already acted on: the core resumes a session only while
+// the decided call still has no result.
+func (a *Approvals) Recover(ctx context.Context, since time.Time) error {
+	if a.cfg.OnDecidedWithoutWaiter == nil {
+		return nil
+	}
+	recs, err := a.cfg.Store.DecidedApprovals(ctx, since)
+	if err != nil {
+		return fmt.Errorf("approvals: recover: %w", err)
+	}
+	for _, rec := range recs {
+		a.cfg.OnDecidedWithoutWaiter(ctx, rec)
+	}
+	return nil
+}

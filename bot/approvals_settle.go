@@ -1,0 +1,85 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/parleybot/parley/agent"
+)
+
+// settle decides rec with status if it is still pending, and reports whether
+// this call did. The winner shows the outcome on the approval message, then
+// hands the decision to the waiting Approve or, with none waiting, to
+// OnDecidedWithoutWaiter. A loser changes nothing.
+func (a *Approvals) settle(ctx context.Context, rec ApprovalRecord, status string, by User) (bool, error) {
+	at := a.cfg.Now()
+	a.mu.Lock()
+	won, err := a.cfg.Store.DecideApproval(ctx, rec.ID, status, by, at)
+	var ch chan agent.Decision
+	if err == nil && won {
+		ch = a.waiters[rec.ID]
+		delete(a.waiters, rec.ID)
+	}
+	a.mu.Unlock()
+	if err != nil {
+		return false, fmt.Errorf("approvals: %w", err)
+	}
+	if !won {
+		return false, nil
+	}
+	rec.Status, rec.DecidedAt = status, at
+	if status != ApprovalExpired {
+		rec.DecidedBy, rec.DecidedByName = by.Key(), by.Name
+	}
+	a.cfg.Logger.Info("approval decided", "approval", rec.ID, "session", rec.SessionID,
+		"tool", rec.ToolName, "status", status, "by", rec.DecidedBy, "waiting", ch != nil)
+	// The message shows the outcome before the tool runs. A failed edit
+	// does not undo the decision: it is logged, and the decision stands.
+	a.show(ctx, rec)
+	switch {
+	case ch != nil:
+		ch <- rec.Decision() // buffered, and only ever sent to once
+	case a.cfg.OnDecidedWithoutWaiter != nil:
+		a.cfg.OnDecidedWithoutWaiter(ctx, rec)
+	}
+	return true, nil
+}
+
+// show edits the approval's messages to its current state, without
+// buttons.
+func (a *Approvals) show(ctx context.Context, rec ApprovalRecord) {
+	for _, ref := range rec.Refs {
+		ad, ok := a.cfg.Adapter(ref.Thread.Platform)
+		if !ok {
+			a.cfg.Logger.Error("edit approval message: no adapter", "approval", rec.ID, "platform", ref.Thread.Platform)
+			continue
+		}
+		out := Out{Text: approvalText(rec, a.cfg.Expiry, ad.Capabilities())}
+		if err := a.retry(ctx, func() error { return ad.Edit(ctx, ref, out) }); err != nil {
+			a.cfg.Logger.Error("edit approval message", "approval", rec.ID, "message", ref.ID, "err", err)
+		}
+	}
+}
+
+// Rate-limit retries of the few calls approvals make themselves.
+const (
+	approvalAttempts = 3
+	maxApprovalWait  = 30 * time.Second
+)
+
+// retry runs call, waiting out up to two rate limits as the platform asks
+// (within reason). Other errors return at once.
+func (a *Approvals) retry(ctx context.Context, call func() error) error {
+	var err error
+	for attempt := 1; ; attempt++ {
+		err = call()
+		wait, limited := RetryAfter(err)
+		if !limited || attempt == approvalAttempts || wait > maxApprovalWait {
+			return err
+		}
+		if serr := a.cfg.Sleep(ctx, wait); serr != nil {
+			return fmt.Errorf("%w (while waiting out: %w)", serr, err)
+		}
+	}
+}

@@ -1,0 +1,315 @@
+package store_test
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/store"
+)
+
+var (
+	apAlice = bot.User{Platform: "telegram", ID: "42", Name: "Alice"}
+	apAdmin = bot.User{Platform: "telegram", ID: "7", Name: "Root"}
+)
+
+// newApprovalRec returns a pending approval of call in approvalSession sid, due ten
+// minutes after epoch.
+func newApprovalRec(id, sid, call string) bot.ApprovalRecord {
+	return bot.ApprovalRecord{
+		ID: id, SessionID: sid, ToolCallID: call, ToolName: "shell", Summary: "rm -rf /tmp/x",
+		Requester: apAlice.Key(), RequesterName: apAlice.Name, Approvers: []string{apAlice.Key(), apAdmin.Key()},
+		Status: bot.ApprovalPending, ExpiresAt: epoch.Add(10 * time.Minute), CreatedAt: epoch,
+	}
+}
+
+// approvalSession creates a approvalSession to hang approvals on.
+func approvalSession(t *testing.T, db *store.DB, chat string) string {
+	t.Helper()
+	sid, err := db.SessionFor(t.Context(), bot.Thread{Platform: "telegram", Chat: chat})
+	if err != nil {
+		t.Fatalf("SessionFor: %v", err)
+	}
+	return sid
+}
+
+func mustCreateApproval(t *testing.T, db *store.DB, rec bot.ApprovalRecord) bot.ApprovalRecord {
+	t.Helper()
+	got, created, err := db.CreateApproval(t.Context(), rec)
+	if err != nil || !created {
+		t.Fatalf("CreateApproval(%s) = created %t, %v", rec.ID, created, err)
+	}
+	return got
+}
+
+func TestCreateApprovalRoundTripAndIdempotence(t *testing.T) {
+	db := newDB(t)
+	ctx := t.Context()
+	sid := approvalSession(t, db, "c1")
+	want := newApprovalRec("ap1", sid, "call_1")
+	got := mustCreateApproval(t, db, want)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("created record (-want +got):\n%s", diff)
+	}
+
+	// A re-run after a crash asks again for the same tool call, with a new
+	// id: it gets the existing approval, unchanged.
+	again := newApprovalRec("ap2", sid, "call_1")
+	again.Summary = "something else"
+	got, created, err := db.CreateApproval(ctx, again)
+	if err != nil || created {
+		t.Fatalf("second CreateApproval = created %t, %v; want existing", created, err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("existing record (-want +got):\n%s", diff)
+	}
+	if _, ok, err := db.Approval(ctx, "ap2"); ok || err != nil {
+		t.Errorf("Approval(ap2) = %t, %v; want no such approval", ok, err)
+	}
+
+	// The row survives the process.
+	path := db.Path()
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db2 := openDB(t, path)
+	got, ok, err := db2.Approval(ctx, "ap1")
+	if err != nil || !ok {
+		t.Fatalf("Approval after reopen = %t, %v", ok, err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("reopened record (-want +got):\n%s", diff)
+	}
+}
+
+func TestCreateApprovalErrors(t *testing.T) {
+	db := newDB(t)
+	sid := approvalSession(t, db, "c1")
+	mustCreateApproval(t, db, newApprovalRec("ap1", sid, "call_1"))
+	tests := []struct {
+		name     string
+		rec      bot.ApprovalRecord
+		notFound bool
+	}{
+		{"unknown session", newApprovalRec("ap2", "nosuch", "call_1"), true},
+		{"no id", newApprovalRec("", sid, "call_2"), false},
+		{"no tool call", newApprovalRec("ap3", sid, ""), false},
+		{"id taken by another call", newApprovalRec("ap1", sid, "call_9"), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := db.CreateApproval(t.Context(), tt.rec)
+			if err == nil {
+				t.Fatal("CreateApproval succeeded")
+			}
+			if got := errors.Is(err, store.ErrNotFound); got != tt.notFound {
+				t.Errorf("errors.Is(%v, ErrNotFound) = %t, want %t", err, got, tt.notFound)
+			}
+		})
+	}
+}
+
+func TestDecideApproval(t *testing.T) {
+	deadline := epoch.Add(10 * time.Minute)
+	tests := []struct {
+		name    string
+		status  string
+		by      bot.User
+		at      time.Time
+		won     bool
+		wantErr bool
+	}{
+		{"approve before the deadline", bot.ApprovalApproved, apAlice, deadline.Add(-time.Millisecond), true, false},
+		{"deny before the deadline", bot.ApprovalDenied, apAdmin, epoch, true, false},
+		{"approve at the deadline loses", bot.ApprovalApproved, apAlice, deadline, false, false},
+		{"deny after the deadline loses", bot.ApprovalDenied, apAlice, deadline.Add(time.Hour), false, false},
+		{"expire after the deadline", bot.ApprovalExpired, bot.User{}, deadline, true, false},
+		{"expire early (unpostable message)", bot.ApprovalExpired, bot.User{}, epoch, true, false},
+		{"approve without a decider", bot.ApprovalApproved, bot.User{}, epoch, false, true},
+		{"back to pending", bot.ApprovalPending, apAlice, epoch, false, true},
+		{"unknown status", "maybe", apAlice, epoch, false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			db := newDB(t)
+			ctx := t.Context()
+			rec := mustCreateApproval(t, db, newApprovalRec("ap1", approvalSession(t, db, "c1"), "call_1"))
+			won, err := db.DecideApproval(ctx, rec.ID, tt.status, tt.by, tt.at)
+			if (err != nil) != tt.wantErr || won != tt.won {
+				t.Fatalf("DecideApproval = %t, %v; want %t, error %t", won, err, tt.won, tt.wantErr)
+			}
+			got, _, err := db.Approval(ctx, rec.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := rec
+			if tt.won {
+				want.Status, want.DecidedAt = tt.status, tt.at
+				if tt.by.ID != "" {
+					want.DecidedBy, want.DecidedByName = tt.by.Key(), tt.by.Name
+				}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("record (-want +got):\n%s", diff)
+			}
+			// Whatever happened, a decided approval stays decided.
+			if tt.won {
+				for _, s := range []string{bot.ApprovalApproved, bot.ApprovalDenied, bot.ApprovalExpired} {
+					if again, err := db.DecideApproval(ctx, rec.ID, s, apAdmin, epoch); again || err != nil {
+						t.Errorf("deciding %s again = %t, %v; want lost", s, again, err)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestDecideUnknownApproval(t *testing.T) {
+	db := newDB(t)
+	if won, err := db.DecideApproval(t.Context(), "nosuch", bot.ApprovalApproved, apAlice, epoch); won || err != nil {
+		t.Errorf("DecideApproval(nosuch) = %t, %v; want lost", won, err)
+	}
+}
+
+// TestDecideApprovalRace: double clicks, two approvers and the expiry sweep
+// all at once, from two processes' worth of connections: exactly one wins,
+// and the row shows that one.
+func TestDecideApprovalRace(t *testing.T) {
+	path := dbPath(t)
+	db1 := openDB(t, path)
+	db2 := openDB(t, path) // a second pool on the file, as another process would have
+	ctx := t.Context()
+	for round := range 5 {
+		rec := mustCreateApproval(t, db1, newApprovalRec(fmt.Sprintf("ap%d", round), approvalSession(t, db1, fmt.Sprint("c", round)), "call_1"))
+		const n = 40
+		type result struct {
+			status string
+			by     bot.User
+			won    bool
+			err    error
+		}
+		results := make([]result, n)
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for i := range n {
+			r := &results[i]
+			switch i % 3 {
+			case 0:
+				r.status, r.by = bot.ApprovalApproved, apAlice
+			case 1:
+				r.status, r.by = bot.ApprovalDenied, apAdmin
+			default:
+				r.status = bot.ApprovalExpired
+			}
+			db := db1
+			if i%2 == 1 {
+				db = db2
+			}
+			wg.Go(func() {
+				<-start
+				r.won, r.err = db.DecideApproval(ctx, rec.ID, r.status, r.by, epoch.Add(time.Minute))
+			})
+		}
+		close(start)
+		wg.Wait()
+		var winners []result
+		for _, r := range results {
+			if r.err != nil {
+				t.Fatalf("DecideApproval: %v", r.err)
+			}
+			if r.won {
+				winners = append(winners, r)
+			}
+		}
+		if len(winners) != 1 {
+			t.Fatalf("round %d: %d winners, want exactly 1: %+v", round, len(winners), winners)
+		}
+		got, _, err := db1.Approval(ctx, rec.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Status != winners[0].status || got.DecidedBy != approvalKeyOf(winners[0].by) {
+			t.Errorf("round %d: row is %s by %q, winner was %s by %q", round, got.Status, got.DecidedBy, winners[0].status, approvalKeyOf(winners[0].by))
+		}
+	}
+}
+
+func approvalKeyOf(u bot.User) string {
+	if u.ID == "" {
+		return ""
+	}
+	return u.Key()
+}
+
+func TestSetApprovalRefs(t *testing.T) {
+	db := newDB(t)
+	ctx := t.Context()
+	rec := mustCreateApproval(t, db, newApprovalRec("ap1", approvalSession(t, db, "c1"), "call_1"))
+	refs := []bot.MessageRef{{Thread: bot.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1.5"}, ID: "1.7"}}
+	if err := db.SetApprovalRefs(ctx, rec.ID, refs); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := db.Approval(ctx, rec.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(refs, got.Refs); diff != "" {
+		t.Errorf("refs (-want +got):\n%s", diff)
+	}
+	if err := db.SetApprovalRefs(ctx, "nosuch", refs); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("SetApprovalRefs(nosuch) = %v, want ErrNotFound", err)
+	}
+}
+
+func TestApprovalListings(t *testing.T) {
+	db := newDB(t)
+	ctx := t.Context()
+	s1, s2 := approvalSession(t, db, "c1"), approvalSession(t, db, "c2")
+	due := func(id, sid, call string, minutes int) bot.ApprovalRecord {
+		r := newApprovalRec(id, sid, call)
+		r.ExpiresAt = epoch.Add(time.Duration(minutes) * time.Minute)
+		r.CreatedAt = epoch.Add(time.Duration(len(id)) * time.Second)
+		return mustCreateApproval(t, db, r)
+	}
+	late := due("late", s1, "call_1", 30)
+	soon := due("soon", s1, "call_2", 5)
+	sooner := due("sooner", s2, "call_1", 2)
+	decided := due("decided", s1, "call_3", 1)
+	if won, err := db.DecideApproval(ctx, decided.ID, bot.ApprovalDenied, apAdmin, epoch.Add(30*time.Second)); !won || err != nil {
+		t.Fatalf("DecideApproval = %t, %v", won, err)
+	}
+
+	ids := func(recs []bot.ApprovalRecord, err error) []string {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := []string{}
+		for _, r := range recs {
+			out = append(out, r.ID)
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		got  []string
+		want []string
+	}{
+		{"expired at 0", ids(db.ExpiredApprovals(ctx, epoch)), []string{}},
+		{"expired at 5 min", ids(db.ExpiredApprovals(ctx, epoch.Add(5*time.Minute))), []string{sooner.ID, soon.ID}},
+		{"expired at 1 h", ids(db.ExpiredApprovals(ctx, epoch.Add(time.Hour))), []string{sooner.ID, soon.ID, late.ID}},
+		{"session 1", ids(db.SessionApprovals(ctx, s1)), []string{late.ID, soon.ID, decided.ID}},
+		{"session 2", ids(db.SessionApprovals(ctx, s2)), []string{sooner.ID}},
+		{"decided since epoch", ids(db.DecidedApprovals(ctx, epoch)), []string{decided.ID}},
+		{"decided since later", ids(db.DecidedApprovals(ctx, epoch.Add(time.Minute))), []string{}},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, tt.got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}
