@@ -1,6 +1,7 @@
 package bot_test
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 
@@ -98,4 +99,80 @@ func TestCrashResume(t *testing.T) {
 			}
 		})
 	}
+}
+
+// countingTool needs approval and counts its runs.
+type countingTool struct{ runs int }
+
+func (c *countingTool) Spec() llm.ToolSpec {
+	return llm.ToolSpec{Name: "deploy", Description: "deploy", Schema: json.RawMessage(`{"type":"object"}`)}
+}
+func (c *countingTool) Execute(context.Context, agent.Caller, json.RawMessage) (string, error) {
+	c.runs++
+	return "deployed", nil
+}
+func (c *countingTool) ApprovalPolicy() agent.Policy     { return agent.PolicyAlways }
+func (c *countingTool) Summarize(json.RawMessage) string { return "deploy" }
+
+func TestResumeApprovalAfterRestart(t *testing.T) {
+	w := newWorld(t, "slack", bot.Access{})
+	deploy := &countingTool{}
+	w.runner.Tools = append(w.runner.Tools, deploy)
+	m := msg("slack", "C1", "1.1", "U1", "k1", "deploy please")
+	sid, _ := w.db.SessionFor(t.Context(), m.Thread)
+	w.db.AppendMessages(t.Context(), sid,
+		llm.Message{Role: llm.RoleUser, Text: m.Text, Key: m.Key},
+		llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "d1", Name: "deploy", Arguments: json.RawMessage(`{}`)}}})
+	w.srv.Enqueue(llmtest.Text("Deployed."))
+	decisions := map[string]agent.Decision{"d1": {Approved: true, By: "U1"}}
+	for range 2 { // Recover may repeat a decision: one resume only
+		if err := w.router.ResumeApproval(t.Context(), "ap1", sid, "d1", m.Thread, m.User, decisions); err != nil {
+			t.Fatal(err)
+		}
+		w.router.Wait()
+	}
+	if deploy.runs != 1 {
+		t.Fatalf("tool ran %d times", deploy.runs)
+	}
+	if finals := w.replies.final("approval:ap1"); len(finals) != 1 || finals[0] != "Deployed." {
+		t.Fatalf("finals %q", finals)
+	}
+}
+
+func TestStopClosesOpenApproval(t *testing.T) {
+	w := newWorld(t, "slack", bot.Access{})
+	deploy := &countingTool{}
+	w.runner.Tools = append(w.runner.Tools, deploy)
+	asked := make(chan struct{})
+	w.runner.Approver = approverFunc(func(ctx context.Context, _ agent.ApprovalRequest) (agent.Decision, error) {
+		close(asked)
+		<-ctx.Done()
+		return agent.Decision{}, ctx.Err()
+	})
+	w.srv.Enqueue(llmtest.ToolCall("d1", "deploy", `{}`))
+	m := msg("slack", "C1", "1.1", "U1", "k1", "deploy please")
+	m.Mentioned = true
+	w.router.HandleMessage(t.Context(), m)
+	<-asked
+	w.router.HandleCommand(t.Context(), bot.Command{Key: "s1", Thread: m.Thread, User: m.User, Name: "stop"})
+	w.router.Wait()
+	sid, _, _ := w.db.BoundSession(t.Context(), m.Thread)
+	// A late click after /stop does not restart the task.
+	if err := w.router.ResumeApproval(t.Context(), "ap1", sid, "d1", m.Thread, m.User, map[string]agent.Decision{"d1": {Approved: true}}); err != nil {
+		t.Fatal(err)
+	}
+	w.router.Wait()
+	if deploy.runs != 0 {
+		t.Fatal("a stopped task's tool ran after a late approval")
+	}
+	msgs, _ := w.db.Messages(t.Context(), sid)
+	if last := msgs[len(msgs)-1]; last.ToolCallID != "d1" || last.Text != agent.InterruptedResult {
+		t.Fatalf("open call not closed by /stop: %+v", last)
+	}
+}
+
+type approverFunc func(context.Context, agent.ApprovalRequest) (agent.Decision, error)
+
+func (f approverFunc) Approve(ctx context.Context, r agent.ApprovalRequest) (agent.Decision, error) {
+	return f(ctx, r)
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/agent/llm"
 )
 
 // KV is the small durable key/value store the router keeps flags in.
@@ -60,7 +61,16 @@ type Router struct {
 type sessionState struct {
 	running bool
 	queue   []Message
+	resumes []resumeRequest    // decided approvals waiting to continue the task
 	cancel  context.CancelFunc // the running turn's, for /stop
+	stopped bool               // the running turn was stopped by /stop
+}
+
+// resumeRequest continues a session after an approval was decided with no
+// turn waiting for it (the process restarted meanwhile).
+type resumeRequest struct {
+	msg       Message // the requester in the session's thread; Key dedupes
+	decisions map[string]agent.Decision
 }
 
 var _ Handler = (*Router)(nil)
@@ -193,6 +203,15 @@ func (r *Router) drain(ctx context.Context, sid string) {
 	for {
 		r.mu.Lock()
 		st := r.sessions[sid]
+		if len(st.resumes) > 0 {
+			req := st.resumes[0]
+			st.resumes = st.resumes[1:]
+			r.mu.Unlock()
+			r.slots <- struct{}{}
+			r.turn(ctx, sid, []Message{req.msg}, agent.Turn{Resume: true, Decisions: req.decisions})
+			<-r.slots
+			continue
+		}
 		batch := takeBatch(st)
 		if len(batch) == 0 {
 			st.running = false
@@ -272,7 +291,14 @@ func (r *Router) turn(ctx context.Context, sid string, batch []Message, base age
 	var shown string
 	for ev, err := range r.cfg.Runner.Run(turnCtx, t) {
 		if err != nil {
-			r.finishFailed(ctx, reply, shown, err, ctx.Err() == nil && turnCtx.Err() != nil)
+			r.mu.Lock()
+			stopped := r.session(sid).stopped
+			r.session(sid).stopped = false
+			r.mu.Unlock()
+			if stopped {
+				r.closeOpenCalls(ctx, sid)
+			}
+			r.finishFailed(ctx, reply, shown, err, stopped)
 			return
 		}
 		if ev.Kind == agent.EventText {
@@ -329,6 +355,72 @@ func (r *Router) stop(ctx context.Context, t Thread) (bool, error) {
 	if !ok || !st.running || st.cancel == nil {
 		return false, nil
 	}
+	st.stopped = true
 	st.cancel()
 	return true, nil
+}
+
+// closeOpenCalls gives every unanswered tool call of a stopped turn an
+// "interrupted" result: /stop means stop, so a late click on an approval
+// that was pending does not restart the task.
+func (r *Router) closeOpenCalls(ctx context.Context, sid string) {
+	msgs, err := r.cfg.Runner.Sessions.Messages(ctx, sid)
+	if err != nil {
+		r.log.Error("close open calls", "session", sid, "err", err)
+		return
+	}
+	healed := agent.Heal(msgs)
+	if len(healed) > len(msgs) && len(msgs) > 0 && lastIsOpenCall(msgs) {
+		extra := healed[len(msgs):]
+		if err := r.cfg.Runner.Sessions.AppendMessages(ctx, sid, extra...); err != nil {
+			r.log.Error("close open calls", "session", sid, "err", err)
+		}
+	}
+}
+
+// lastIsOpenCall reports whether the transcript ends inside a tool-call
+// group (an assistant message with calls, then some of their results), so
+// appending the healed results keeps the history in order.
+func lastIsOpenCall(msgs []llm.Message) bool {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		switch msgs[i].Role {
+		case llm.RoleTool:
+			continue
+		case llm.RoleAssistant:
+			return len(msgs[i].ToolCalls) > 0
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// ResumeApproval continues the session of an approval decided while no
+// turn was waiting for it: after a restart, or a click on a message whose
+// turn ended. It runs only while the call still has no result, and once
+// per approval (the inbox dedupes its key).
+func (r *Router) ResumeApproval(ctx context.Context, approvalID, sid, toolCallID string, t Thread, requester User, decisions map[string]agent.Decision) error {
+	msgs, err := r.cfg.Runner.Sessions.Messages(ctx, sid)
+	if err != nil {
+		return err
+	}
+	for _, m := range msgs {
+		if m.Role == llm.RoleTool && m.ToolCallID == toolCallID {
+			return nil // settled already (stopped, or resumed before)
+		}
+	}
+	key := "approval:" + approvalID
+	accepted, err := r.cfg.Inbox.Accept(ctx, key, t.Platform, nil)
+	if err != nil || !accepted {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st := r.session(sid)
+	st.resumes = append(st.resumes, resumeRequest{msg: Message{Key: key, Thread: t, User: requester}, decisions: decisions})
+	if !st.running {
+		st.running = true
+		r.wg.Go(func() { r.drain(context.WithoutCancel(ctx), sid) })
+	}
+	return nil
 }
