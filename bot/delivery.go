@@ -1,0 +1,124 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+	"unicode/utf8"
+)
+
+// DeliveryConfig configures a Delivery. Adapter and Outbox are required.
+type DeliveryConfig struct {
+	Adapter Adapter
+	Outbox  Outbox
+	// Pacer paces the adapter's sends and edits. Every Delivery of one
+	// adapter must share one Pacer, or their budgets add up. Nil: a Pacer
+	// built from the adapter's Capabilities.
+	Pacer *Pacer
+	// Split cuts Markdown into parts that measure at most limit, keeping
+	// code fences balanced (the wiring passes bot/format.Split). Nil: a
+	// plain cut at line ends that knows nothing of Markdown.
+	Split func(md string, limit int, measure func(string) int) []string
+	// Now and Sleep are the clock (defaults: time.Now and a timer). Sleep
+	// returns nil once d has passed, or ctx's error.
+	Now   func() time.Time
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Logger receives delivery failures (default slog.Default()).
+	Logger *slog.Logger
+	// FinalDeadline bounds the delivery of a final answer, retries
+	// included (default 2 min). Past it the reply is marked failed.
+	FinalDeadline time.Duration
+	// CallTimeout bounds each platform call, on the wall clock, in case a
+	// client hangs (default 30 s).
+	CallTimeout time.Duration
+	// TypingEvery repeats the typing indicator until the first message
+	// shows, since platforms clear it after a few seconds (default 5 s;
+	// negative: show it once).
+	TypingEvery time.Duration
+}
+
+// Delivery shows agent answers on one platform: one state machine per
+// reply (DESIGN.md §1 "bot delivery", §3 "One reply, one message"). Safe for
+// concurrent use; it keeps no state between replies beyond the Pacer's.
+type Delivery struct {
+	cfg      DeliveryConfig
+	platform string
+	caps     Capabilities
+	measure  func(string) int
+	maxLen   int // 0: unlimited
+	splitAt  int // 0: never split
+}
+
+// NewDelivery returns a Delivery configured by cfg.
+func NewDelivery(cfg DeliveryConfig) (*Delivery, error) {
+	if cfg.Adapter == nil || cfg.Outbox == nil {
+		return nil, errors.New("delivery: Adapter and Outbox are required")
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Sleep == nil {
+		cfg.Sleep = realSleep
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.FinalDeadline <= 0 {
+		cfg.FinalDeadline = 2 * time.Minute
+	}
+	if cfg.CallTimeout <= 0 {
+		cfg.CallTimeout = 30 * time.Second
+	}
+	if cfg.TypingEvery == 0 {
+		cfg.TypingEvery = 5 * time.Second
+	}
+	d := &Delivery{cfg: cfg, platform: cfg.Adapter.Platform(), caps: cfg.Adapter.Capabilities()}
+	if d.cfg.Pacer == nil {
+		d.cfg.Pacer = NewPacer(PacerConfig{Platform: d.platform, Capabilities: d.caps, Now: cfg.Now, Sleep: cfg.Sleep})
+	}
+	if d.cfg.Split == nil {
+		d.cfg.Split = cutLines
+	}
+	d.measure = d.caps.Measure
+	if d.measure == nil {
+		d.measure = utf8.RuneCountInString
+	}
+	d.maxLen = max(d.caps.MaxLen, 0)
+	d.splitAt = d.caps.SplitAt
+	if d.splitAt <= 0 || (d.maxLen > 0 && d.splitAt > d.maxLen) {
+		d.splitAt = d.maxLen
+	}
+	return d, nil
+}
+
+// Begin opens the reply to the inbound event inboxKey in t and shows at
+// once that an answer is coming (adapter.Typing). When the outbox already
+// holds a record for inboxKey (the turn is re-run or re-delivered after a
+// crash) the reply continues its messages: they are edited, never posted
+// again; a reply already delivered shows nothing more.
+//
+// ctx bounds the streaming only: Finish delivers the final answer even
+// after ctx has ended, and must be called for every Begin. u, the asker,
+// is not used yet; Slack's native streams will need it as recipient.
+func (d *Delivery) Begin(ctx context.Context, inboxKey, sessionID string, t Thread, u User, replyTo string) (*ReplyWriter, error) {
+	if inboxKey == "" {
+		return nil, errors.New("delivery: reply without an inbox key")
+	}
+	rec, ok, err := d.cfg.Outbox.Reply(ctx, inboxKey)
+	if err != nil {
+		return nil, fmt.Errorf("delivery: load reply %q: %w", inboxKey, err)
+	}
+	if !ok {
+		rec = OutboxRecord{InboxKey: inboxKey, SessionID: sessionID, Thread: t, Status: ReplyStreaming}
+	} else {
+		if rec.Status != ReplyDelivered {
+			rec.Status = ReplyStreaming // a failed or interrupted reply is tried again
+		}
+		if rec.Thread.Platform != "" {
+			t = rec.Thread // the messages it holds live there
+		}
+	}
+	return d.newWriter(ctx, rec, ok, t, replyTo), nil
+}

@@ -1,0 +1,176 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+)
+
+// errFinalDeadline is the cause of a final delivery that ran out of time.
+var errFinalDeadline = errors.New("final delivery deadline passed")
+
+// Backoff between retries of a final call that failed with something other
+// than a 429 (which says itself how long to wait).
+const (
+	finalBackoffBase = 500 * time.Millisecond
+	finalBackoffCap  = 30 * time.Second
+)
+
+// deliver shows the final answer: part 1 in the first message, parts 2..n
+// in continuation messages, each call retried through 429s (honouring
+// retry-after) and other errors (backoff with jitter) until FinalDeadline.
+// Progress is saved after every step, so a retry or a restart resumes at
+// the right part and never posts one twice.
+func (w *ReplyWriter) deliver(ctx context.Context, final, streamed string) error {
+	if w.delivered {
+		w.log.Info("reply was delivered before; not delivering it again")
+		return nil
+	}
+	text := final
+	if isBlank(text) {
+		text = streamed
+	}
+	if isBlank(text) {
+		text = noAnswerText
+	}
+	parts := w.d.parts(text)
+	w.recallShown(parts)
+	w.rec.Attempts++
+
+	dctx, cancel := w.withDeadline(ctx)
+	defer cancel()
+	if err := w.deliverParts(dctx, parts); err != nil {
+		return w.fail(ctx, err)
+	}
+	w.rec.Status, w.rec.Text = ReplyDelivered, joinParts(parts)
+	w.save(ctx)
+	return nil
+}
+
+func (w *ReplyWriter) deliverParts(ctx context.Context, parts []string) error {
+	for i, part := range parts {
+		if i == len(w.rec.Refs) {
+			if err := w.finalCall(ctx, fmt.Sprintf("post part %d/%d", i+1, len(parts)), func(ctx context.Context) error {
+				return w.post(ctx, placeholderText)
+			}); err != nil {
+				return err
+			}
+		}
+		if w.shown[i] == part {
+			continue
+		}
+		if err := w.finalCall(ctx, fmt.Sprintf("edit part %d/%d", i+1, len(parts)), func(ctx context.Context) error {
+			return w.edit(ctx, i, part)
+		}); err != nil {
+			return err
+		}
+		if i < len(parts)-1 { // the last one is saved with the status
+			w.rec.Text = joinParts(parts[:i+1])
+			w.save(ctx)
+		}
+	}
+	// Messages an earlier, longer version of the answer needed (a re-run
+	// after a crash): there is no delete in Adapter, so they point up.
+	for i := len(parts); i < len(w.rec.Refs); i++ {
+		if w.shown[i] == surplusText {
+			continue
+		}
+		if err := w.finalCall(ctx, fmt.Sprintf("retire message %d", i+1), func(ctx context.Context) error {
+			return w.edit(ctx, i, surplusText)
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// recallShown fills in, after a restart, what the messages are known to
+// show: the record's Text names the leading parts already delivered.
+func (w *ReplyWriter) recallShown(parts []string) {
+	if w.rec.Text == "" {
+		return
+	}
+	for k := min(len(w.rec.Refs), len(parts)); k > 0; k-- {
+		if joinParts(parts[:k]) != w.rec.Text {
+			continue
+		}
+		for j := range k {
+			if w.shown[j] == unknownText {
+				w.shown[j] = parts[j]
+			}
+		}
+		return
+	}
+}
+
+// finalCall runs call until it succeeds or ctx ends, each attempt paced by
+// the shared bucket.
+func (w *ReplyWriter) finalCall(ctx context.Context, what string, call func(context.Context) error) error {
+	var last error
+	for attempt := 0; ; attempt++ {
+		if err := w.d.cfg.Pacer.Wait(ctx, w.key); err != nil {
+			return w.gaveUp(ctx, what, last)
+		}
+		err := call(ctx)
+		if err == nil {
+			return nil
+		}
+		last = err
+		if wait, ok := RetryAfter(err); ok {
+			w.d.cfg.Pacer.Penalize(w.key, wait)
+			w.log.Debug("final answer rate limited", "step", what, "retry_after", wait)
+			continue
+		}
+		w.log.Warn("final answer step failed; retrying", "step", what, "attempt", attempt+1, "err", err)
+		if w.d.cfg.Sleep(ctx, backoff(attempt)) != nil {
+			return w.gaveUp(ctx, what, last)
+		}
+	}
+}
+
+func (w *ReplyWriter) gaveUp(ctx context.Context, what string, last error) error {
+	cause := context.Cause(ctx)
+	if last == nil {
+		return fmt.Errorf("%s: %w", what, cause)
+	}
+	return fmt.Errorf("%s: %w (last error: %w)", what, cause, last)
+}
+
+// backoff is the wait before retry attempt+1: exponential, capped, with
+// jitter so that replies failing together do not retry together.
+func backoff(attempt int) time.Duration {
+	d := finalBackoffCap
+	if attempt < 16 {
+		d = min(finalBackoffBase<<attempt, finalBackoffCap)
+	}
+	return d/2 + rand.N(d/2+1)
+}
+
+// withDeadline bounds ctx by FinalDeadline on the Delivery's clock.
+func (w *ReplyWriter) withDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	go func() {
+		if w.d.cfg.Sleep(ctx, w.d.cfg.FinalDeadline) == nil {
+			cancel(errFinalDeadline)
+		}
+	}()
+	return ctx, func() { cancel(nil) }
+}
+
+// fail records that the final answer could not be delivered, logs it and,
+// best effort, says so in the conversation.
+func (w *ReplyWriter) fail(ctx context.Context, err error) error {
+	w.rec.Status = ReplyFailed
+	w.save(ctx)
+	w.log.Error("reply not delivered", "refs", w.rec.Refs, "attempts", w.rec.Attempts, "err", err)
+	nctx, cancel := w.callCtx(ctx)
+	defer cancel()
+	if werr := w.d.cfg.Pacer.Wait(nctx, w.key); werr == nil {
+		if _, serr := w.d.cfg.Adapter.Send(nctx, w.thread, Out{Text: failedNotice, ReplyTo: w.replyTo}); serr != nil {
+			w.log.Warn("could not post the delivery failure notice", "err", serr)
+		}
+	}
+	return fmt.Errorf("delivery: reply to %q: %w", w.rec.InboxKey, err)
+}

@@ -1,0 +1,240 @@
+package bot
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// PaceKey names one edit budget: the platform and the scope whose messages
+// share it (peers.md §2.2). Every reply in the scope draws from one bucket,
+// so N concurrent answers in a Slack workspace split chat.update's budget
+// instead of each assuming it has all of it.
+type PaceKey struct {
+	Platform string
+	// Scope is "chat:<space>/<chat>", "space:<space>" or "global".
+	Scope string
+}
+
+// PacerConfig configures a Pacer.
+type PacerConfig struct {
+	// Platform and Capabilities (EditEvery, EditBurst, EditScope) give the
+	// budget of every bucket. EditEvery ≤ 0 means unpaced, though a
+	// penalty still holds callers back.
+	Platform     string
+	Capabilities Capabilities
+	// Now and Sleep are the clock (defaults: time.Now and a timer). Sleep
+	// returns nil once d has passed, or ctx's error.
+	Now   func() time.Time
+	Sleep func(ctx context.Context, d time.Duration) error
+	// IdleAfter is how long a bucket stays unused before it may be
+	// dropped (default 5 min). Only full buckets with no penalty and no
+	// waiter are dropped, so dropping one never grants extra budget.
+	IdleAfter time.Duration
+}
+
+// Pacer holds the token buckets (golang.org/x/time/rate) that pace one
+// adapter's sends and edits, keyed by PaceKey. It also holds what the
+// platform told us: after Penalize, every user of the bucket waits out the
+// retry-after, not only the caller that got the 429. Safe for concurrent
+// use.
+type Pacer struct {
+	cfg   PacerConfig
+	every time.Duration
+	burst int
+
+	mu        sync.Mutex
+	buckets   map[PaceKey]*paceBucket
+	lastSweep time.Time
+}
+
+// paceBucket is one scope's budget.
+type paceBucket struct {
+	users    int       // Waits in progress; guarded by Pacer.mu
+	lastUsed time.Time // guarded by Pacer.mu
+
+	mu  sync.Mutex
+	lim *rate.Limiter
+	// until is the end of the platform's penalty; no token is handed out
+	// before it.
+	until time.Time
+	// reservedAt is the latest time passed to the limiter. The limiter
+	// moves its notion of "last update" to whatever time it is given, even
+	// backwards, which would credit tokens twice; every call therefore
+	// uses a time at or after this one.
+	reservedAt time.Time
+}
+
+// NewPacer returns a Pacer for one adapter's budget.
+func NewPacer(cfg PacerConfig) *Pacer {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Sleep == nil {
+		cfg.Sleep = realSleep
+	}
+	if cfg.IdleAfter <= 0 {
+		cfg.IdleAfter = 5 * time.Minute
+	}
+	return &Pacer{
+		cfg:     cfg,
+		every:   cfg.Capabilities.EditEvery,
+		burst:   max(cfg.Capabilities.EditBurst, 1),
+		buckets: map[PaceKey]*paceBucket{},
+	}
+}
+
+// Key returns the bucket that messages in t draw from.
+func (p *Pacer) Key(t Thread) PaceKey {
+	k := PaceKey{Platform: p.cfg.Platform}
+	switch p.cfg.Capabilities.EditScope {
+	case PacePerWorkspace:
+		k.Scope = "space:" + t.Space
+	case PaceGlobal:
+		k.Scope = "global"
+	default:
+		k.Scope = "chat:" + t.Space + "/" + t.Chat
+	}
+	return k
+}
+
+// Wait blocks until key's bucket grants one call, or ctx ends. Waiters are
+// served in the order they reserved; a penalty that arrives while one
+// sleeps sends it back to the end of the penalty, where it queues again.
+// When ctx ends first the reserved token goes back to the bucket.
+func (p *Pacer) Wait(ctx context.Context, key PaceKey) error {
+	b := p.acquire(key)
+	defer p.release(b)
+	for {
+		b.mu.Lock()
+		now := p.cfg.Now()
+		at := latest(now, b.until, b.reservedAt)
+		r := b.lim.ReserveN(at, 1)
+		b.reservedAt = at
+		delay := r.DelayFrom(now)
+		b.mu.Unlock()
+		if delay <= 0 {
+			return nil
+		}
+		if err := p.cfg.Sleep(ctx, delay); err != nil {
+			b.mu.Lock()
+			at := latest(p.cfg.Now(), b.reservedAt)
+			r.CancelAt(at)
+			b.reservedAt = at
+			b.mu.Unlock()
+			return err
+		}
+		b.mu.Lock()
+		penalized := b.until.After(p.cfg.Now())
+		b.mu.Unlock()
+		if !penalized {
+			return nil
+		}
+		// The platform said "wait" after this token was reserved: the
+		// token is forfeit, and this caller queues again behind the
+		// penalty.
+	}
+}
+
+// Penalize makes every user of key's bucket wait retryAfter from now: the
+// platform answered 429 and told us how long. The bucket resumes with one
+// token rather than a full burst, so the waiters that piled up during the
+// penalty do not trip the limit again at once.
+func (p *Pacer) Penalize(key PaceKey, retryAfter time.Duration) {
+	if retryAfter <= 0 {
+		return
+	}
+	b := p.acquire(key)
+	defer p.release(b)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	until := p.cfg.Now().Add(retryAfter)
+	if !until.After(b.until) {
+		return // an equal or longer penalty is already in force
+	}
+	b.until = until
+	if p.burst > 1 {
+		at := latest(until, b.reservedAt)
+		b.lim.ReserveN(at, p.burst-1)
+		b.reservedAt = at
+	}
+}
+
+// Buckets returns how many buckets the pacer holds.
+func (p *Pacer) Buckets() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.buckets)
+}
+
+// acquire returns key's bucket, creating it, and marks it in use so that
+// a sweep leaves it alone.
+func (p *Pacer) acquire(key PaceKey) *paceBucket {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.cfg.Now()
+	if now.Sub(p.lastSweep) >= p.cfg.IdleAfter {
+		p.sweep(now)
+	}
+	b, ok := p.buckets[key]
+	if !ok {
+		b = &paceBucket{lim: rate.NewLimiter(rate.Every(p.every), p.burst)}
+		p.buckets[key] = b
+	}
+	b.users++
+	return b
+}
+
+func (p *Pacer) release(b *paceBucket) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	b.users--
+	b.lastUsed = p.cfg.Now()
+}
+
+// sweep drops buckets that are idle and indistinguishable from a new one
+// (full, no penalty), which keeps memory bounded by the scopes active
+// within IdleAfter. It runs at most once per IdleAfter, under p.mu, so its
+// cost is amortized over every Wait of that period.
+func (p *Pacer) sweep(now time.Time) {
+	p.lastSweep = now
+	for k, b := range p.buckets {
+		if b.users > 0 || now.Sub(b.lastUsed) < p.cfg.IdleAfter {
+			continue
+		}
+		b.mu.Lock()
+		full := !b.until.After(now) && b.lim.TokensAt(latest(now, b.reservedAt)) >= float64(p.burst)
+		b.mu.Unlock()
+		if full {
+			delete(p.buckets, k)
+		}
+	}
+}
+
+// latest returns the latest of ts.
+func latest(ts ...time.Time) time.Time {
+	var l time.Time
+	for _, t := range ts {
+		if t.After(l) {
+			l = t
+		}
+	}
+	return l
+}
+
+// realSleep waits d on a real timer, or until ctx ends.
+func realSleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

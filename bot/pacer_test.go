@@ -1,0 +1,321 @@
+package bot_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/bottest"
+)
+
+func newPacer(every time.Duration, burst int, scope bot.PaceScope) *bot.Pacer {
+	return bot.NewPacer(bot.PacerConfig{
+		Platform:     "slack",
+		Capabilities: bot.Capabilities{EditEvery: every, EditBurst: burst, EditScope: scope},
+	})
+}
+
+func TestPacerKeys(t *testing.T) {
+	a := bot.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1.1"}
+	sameChat := bot.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "2.2"}
+	otherChat := bot.Thread{Platform: "slack", Space: "T1", Chat: "C2", ID: "1.1"}
+	otherSpace := bot.Thread{Platform: "slack", Space: "T2", Chat: "C1", ID: "1.1"}
+	tests := []struct {
+		scope bot.PaceScope
+		other bot.Thread
+		same  bool
+	}{
+		{bot.PacePerChat, sameChat, true},
+		{bot.PacePerChat, otherChat, false},
+		{bot.PacePerChat, otherSpace, false}, // chat ids are only unique within a space
+		{bot.PacePerWorkspace, otherChat, true},
+		{bot.PacePerWorkspace, otherSpace, false},
+		{bot.PaceGlobal, otherSpace, true},
+	}
+	for _, tt := range tests {
+		p := newPacer(time.Second, 1, tt.scope)
+		if got := p.Key(a) == p.Key(tt.other); got != tt.same {
+			t.Errorf("scope %d: %v and %v share a bucket: %v, want %v", tt.scope, a, tt.other, got, tt.same)
+		}
+		if k := p.Key(a); k.Platform != "slack" {
+			t.Errorf("key %+v has no platform", k)
+		}
+	}
+}
+
+// waitTimes runs n concurrent Waits on key and returns when each was
+// granted, relative to start, in order.
+func waitTimes(t *testing.T, p *bot.Pacer, key bot.PaceKey, n int, start time.Time) []time.Duration {
+	t.Helper()
+	var (
+		mu  sync.Mutex
+		got []time.Duration
+		wg  sync.WaitGroup
+	)
+	for range n {
+		wg.Go(func() {
+			if err := p.Wait(t.Context(), key); err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			got = append(got, time.Since(start))
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	slices.Sort(got)
+	return got
+}
+
+func secs(s ...float64) []time.Duration {
+	out := make([]time.Duration, len(s))
+	for i, v := range s {
+		out[i] = time.Duration(v * float64(time.Second))
+	}
+	return out
+}
+
+func TestPacerSpacesCalls(t *testing.T) {
+	tests := []struct {
+		name  string
+		every time.Duration
+		burst int
+		n     int
+		want  []time.Duration
+	}{
+		{"one per second", time.Second, 1, 4, secs(0, 1, 2, 3)},
+		{"burst of three", time.Second, 3, 5, secs(0, 0, 0, 1, 2)},
+		{"Slack chat.update", 1200 * time.Millisecond, 1, 3, secs(0, 1.2, 2.4)},
+		{"unpaced", 0, 0, 3, secs(0, 0, 0)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				p := newPacer(tt.every, tt.burst, bot.PacePerChat)
+				key := p.Key(bot.Thread{Platform: "slack", Chat: "C1"})
+				got := waitTimes(t, p, key, tt.n, time.Now())
+				if !slices.Equal(got, tt.want) {
+					t.Errorf("granted at %v, want %v", got, tt.want)
+				}
+			})
+		})
+	}
+}
+
+func TestPacerPenalize(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newPacer(time.Second, 3, bot.PacePerChat)
+		key := p.Key(bot.Thread{Platform: "slack", Chat: "C1"})
+		other := p.Key(bot.Thread{Platform: "slack", Chat: "C2"})
+		start := time.Now()
+		p.Penalize(key, 5*time.Second)
+		// Everyone on the bucket waits out the penalty, then the bucket
+		// resumes with one token, not a burst of three.
+		if got, want := waitTimes(t, p, key, 3, start), secs(5, 6, 7); !slices.Equal(got, want) {
+			t.Errorf("penalized bucket granted at %v, want %v", got, want)
+		}
+		// Other scopes are not held back.
+		if got, want := waitTimes(t, p, other, 3, start), secs(7, 7, 7); !slices.Equal(got, want) {
+			t.Errorf("other bucket granted at %v, want %v (its full burst, at once)", got, want)
+		}
+		// A shorter penalty does not cut a longer one short.
+		start = time.Now()
+		p.Penalize(key, 10*time.Second)
+		p.Penalize(key, time.Second)
+		if got, want := waitTimes(t, p, key, 1, start), secs(10); !slices.Equal(got, want) {
+			t.Errorf("after 10 s then 1 s penalties granted at %v, want %v", got, want)
+		}
+	})
+}
+
+func TestPacerPenaltyWhileWaiting(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newPacer(time.Second, 1, bot.PacePerChat)
+		key := p.Key(bot.Thread{Platform: "slack", Chat: "C1"})
+		start := time.Now()
+		if err := p.Wait(t.Context(), key); err != nil { // the burst token
+			t.Fatal(err)
+		}
+		done := make(chan time.Duration)
+		go func() {
+			p.Wait(t.Context(), key) // reserved for +1 s
+			done <- time.Since(start)
+		}()
+		time.Sleep(500 * time.Millisecond)
+		synctest.Wait()
+		p.Penalize(key, 3*time.Second) // until +3.5 s
+		// The token reserved for +1 s is forfeit; the waiter queues again
+		// and gets the one token the bucket has when the penalty ends.
+		if got, want := <-done, 3500*time.Millisecond; got != want {
+			t.Errorf("waiter granted at %s, want %s", got, want)
+		}
+	})
+}
+
+func TestPacerCancelReturnsToken(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newPacer(time.Second, 1, bot.PacePerChat)
+		key := p.Key(bot.Thread{Platform: "slack", Chat: "C1"})
+		start := time.Now()
+		p.Wait(t.Context(), key)
+		ctx, cancel := context.WithCancel(t.Context())
+		errc := make(chan error)
+		go func() { errc <- p.Wait(ctx, key) }() // reserves +1 s
+		time.Sleep(500 * time.Millisecond)
+		cancel()
+		if err := <-errc; !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled Wait = %v", err)
+		}
+		// The cancelled waiter's token is back: the next one gets +1 s,
+		// not +2 s.
+		if got, want := waitTimes(t, p, key, 1, start), secs(1); !slices.Equal(got, want) {
+			t.Errorf("granted at %v, want %v", got, want)
+		}
+	})
+}
+
+// TestPacerInjectedClock: the pacer runs on any clock with Now and Sleep;
+// here a manual one, stepped by the test.
+func TestPacerInjectedClock(t *testing.T) {
+	clock := bottest.NewClock(time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC))
+	p := bot.NewPacer(bot.PacerConfig{
+		Platform:     "telegram",
+		Capabilities: bot.Capabilities{EditEvery: time.Second, EditBurst: 1},
+		Now:          clock.Now,
+		Sleep:        clock.Sleep,
+	})
+	key := p.Key(bot.Thread{Platform: "telegram", Chat: "42"})
+	if err := p.Wait(t.Context(), key); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error)
+	go func() { done <- p.Wait(t.Context(), key) }()
+	if err := clock.WaitSleepers(t.Context(), 1); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(999 * time.Millisecond)
+	select {
+	case err := <-done:
+		t.Fatalf("Wait returned %v before its token was due", err)
+	default:
+	}
+	clock.Advance(time.Millisecond)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestPacerDropsIdleBuckets(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := bot.NewPacer(bot.PacerConfig{
+			Platform:     "telegram",
+			Capabilities: bot.Capabilities{EditEvery: time.Second, EditBurst: 1},
+			IdleAfter:    time.Minute,
+		})
+		for i := range 1000 {
+			if err := p.Wait(t.Context(), p.Key(bot.Thread{Platform: "telegram", Chat: fmt.Sprint(i)})); err != nil {
+				t.Fatal(err)
+			}
+		}
+		penalized := p.Key(bot.Thread{Platform: "telegram", Chat: "penalized"})
+		p.Penalize(penalized, 5*time.Minute)
+		if n := p.Buckets(); n != 1001 {
+			t.Fatalf("%d buckets, want 1001", n)
+		}
+		time.Sleep(2 * time.Minute)
+		p.Wait(t.Context(), p.Key(bot.Thread{Platform: "telegram", Chat: "new"}))
+		if n := p.Buckets(); n != 2 {
+			t.Errorf("%d buckets after the idle ones were swept, want 2 (the penalized one and the new one)", n)
+		}
+		time.Sleep(5 * time.Minute)
+		p.Wait(t.Context(), p.Key(bot.Thread{Platform: "telegram", Chat: "newer"}))
+		if n := p.Buckets(); n != 1 {
+			t.Errorf("%d buckets once the penalty is over, want 1", n)
+		}
+	})
+}
+
+func TestPacerUnpacedStillPenalized(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newPacer(0, 0, bot.PacePerChat)
+		key := p.Key(bot.Thread{Platform: "slack", Chat: "C1"})
+		start := time.Now()
+		p.Penalize(key, 2*time.Second)
+		if got, want := waitTimes(t, p, key, 3, start), secs(2, 2, 2); !slices.Equal(got, want) {
+			t.Errorf("granted at %v, want %v", got, want)
+		}
+	})
+}
+
+// TestPacerConcurrentScopes: many goroutines over a few buckets, under the
+// race detector; each bucket's grants stay one interval apart.
+func TestPacerConcurrentScopes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newPacer(time.Second, 1, bot.PacePerChat)
+		start := time.Now()
+		var (
+			mu     sync.Mutex
+			grants = map[bot.PaceKey][]time.Duration{}
+			wg     sync.WaitGroup
+		)
+		for i := range 100 {
+			key := p.Key(bot.Thread{Platform: "slack", Chat: fmt.Sprint(i % 5)})
+			wg.Go(func() {
+				if i%7 == 0 {
+					p.Penalize(key, 3*time.Second)
+				}
+				if err := p.Wait(t.Context(), key); err != nil {
+					t.Error(err)
+				}
+				mu.Lock()
+				grants[key] = append(grants[key], time.Since(start))
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+		for k, g := range grants {
+			slices.Sort(g)
+			for i := 1; i < len(g); i++ {
+				if g[i]-g[i-1] < time.Second {
+					t.Errorf("%v: grants %s and %s less than an interval apart", k, g[i-1], g[i])
+				}
+			}
+		}
+	})
+}
+
+// BenchmarkPacerWait measures the Wait path when a token is available: the
+// cost every send and edit pays.
+func BenchmarkPacerWait(b *testing.B) {
+	for _, keys := range []int{1, 1000} {
+		b.Run(fmt.Sprintf("keys=%d", keys), func(b *testing.B) {
+			p := bot.NewPacer(bot.PacerConfig{
+				Platform:     "slack",
+				Capabilities: bot.Capabilities{EditEvery: time.Nanosecond, EditBurst: 1 << 30},
+			})
+			ks := make([]bot.PaceKey, keys)
+			for i := range ks {
+				ks[i] = p.Key(bot.Thread{Platform: "slack", Chat: fmt.Sprint(i)})
+			}
+			ctx := context.Background()
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				i := 0
+				for pb.Next() {
+					if err := p.Wait(ctx, ks[i%keys]); err != nil {
+						b.Error(err)
+						return
+					}
+					i++
+				}
+			})
+		})
+	}
+}
