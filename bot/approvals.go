@@ -144,6 +144,9 @@ type Approvals struct {
 	// once. Those store calls are single short writes.
 	mu      sync.Mutex
 	waiters map[string]chan agent.Decision
+	// posting holds, per approval whose message is being sent, a channel
+	// closed once its ref is recorded: a click can land in between.
+	posting map[string]chan struct{}
 }
 
 var _ agent.Approver = (*Approvals)(nil)
@@ -168,7 +171,7 @@ func NewApprovals(cfg ApprovalsConfig) (*Approvals, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	a := &Approvals{cfg: cfg, admins: map[string]bool{}, waiters: map[string]chan agent.Decision{}}
+	a := &Approvals{cfg: cfg, admins: map[string]bool{}, waiters: map[string]chan agent.Decision{}, posting: map[string]chan struct{}{}}
 	for _, k := range cfg.Admins {
 		if k != "" {
 			a.admins[k] = true
@@ -299,6 +302,16 @@ func (a *Approvals) post(ctx context.Context, ad Adapter, thread Thread, rec *Ap
 			{Label: "Deny", Style: ButtonDanger, Data: denyData + rec.ID},
 		},
 	}
+	posted := make(chan struct{})
+	a.mu.Lock()
+	a.posting[rec.ID] = posted
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		delete(a.posting, rec.ID)
+		a.mu.Unlock()
+		close(posted)
+	}()
 	var ref MessageRef
 	err := a.retry(ctx, func() (err error) {
 		ref, err = ad.Send(ctx, thread, out)

@@ -38,6 +38,13 @@ func (a *Approvals) HandleAction(ctx context.Context, act Action) (handled bool,
 	if err != nil {
 		return false, fmt.Errorf("approvals: click on %s: %w", id, err)
 	}
+	if found && len(rec.Refs) == 0 {
+		// The message exists on the platform but its ref is not recorded
+		// yet: wait for the poster rather than call a real click invalid.
+		if rec, err = a.afterPosting(ctx, rec); err != nil {
+			return false, err
+		}
+	}
 	if !found || !shownIn(rec, act.Message) {
 		// A guessed or replayed id, or a real one pasted under another
 		// message: indistinguishable from garbage, on purpose.
@@ -153,4 +160,25 @@ func parseApprovalData(data string) (id string, approve, ok bool) {
 		return "", false, false
 	}
 	return id, approve, true
+}
+
+// afterPosting waits until rec's message, if it is being posted by this
+// process, has its ref recorded, and returns the record as it is then.
+func (a *Approvals) afterPosting(ctx context.Context, rec ApprovalRecord) (ApprovalRecord, error) {
+	a.mu.Lock()
+	posted := a.posting[rec.ID]
+	a.mu.Unlock()
+	if posted == nil {
+		return rec, nil
+	}
+	select {
+	case <-posted:
+	case <-ctx.Done():
+		return rec, ctx.Err()
+	}
+	now, _, err := a.cfg.Store.Approval(ctx, rec.ID)
+	if err != nil {
+		return rec, fmt.Errorf("approvals: click on %s: %w", rec.ID, err)
+	}
+	return now, nil
 }

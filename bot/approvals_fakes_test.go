@@ -23,6 +23,9 @@ type apAdapter struct {
 	privates []apPrivate
 	// sendErrs are returned by the next Sends, in order.
 	sendErrs []error
+	// onSend, if set, runs inside Send after the message exists and before
+	// Send returns its ref.
+	onSend func(ref bot.MessageRef, out bot.Out)
 }
 
 type apSent struct {
@@ -64,6 +67,11 @@ func (f *apAdapter) Send(_ context.Context, t bot.Thread, out bot.Out) (bot.Mess
 	f.n++
 	ref := bot.MessageRef{Thread: t, ID: fmt.Sprintf("m%d", f.n)}
 	f.sends = append(f.sends, apSent{t, out, ref})
+	if hook := f.onSend; hook != nil {
+		f.mu.Unlock()
+		hook(ref, out)
+		f.mu.Lock()
+	}
 	return ref, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -837,4 +838,37 @@ func TestNewApprovalsNeedsItsParts(t *testing.T) {
 	if _, err := bot.NewApprovals(bot.ApprovalsConfig{}); err == nil {
 		t.Error("NewApprovals without store, adapters and sessions succeeded")
 	}
+}
+
+// TestApprovalClickBeforeRefIsRecorded: a click can arrive between the
+// platform creating the message and Parley recording its ref. It must be
+// honoured, not refused as invalid.
+func TestApprovalClickBeforeRefIsRecorded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newAPHarness(t)
+		clicked := make(chan []string, 1)
+		h.ad.onSend = func(ref bot.MessageRef, out bot.Out) {
+			go func() {
+				_, told, err := h.click(apRequester, out.Buttons[0].Data, ref)
+				if err != nil {
+					t.Error(err)
+				}
+				clicked <- told
+			}()
+			synctest.Wait() // the click is in, waiting for the ref
+		}
+		ctx := t.Context()
+		d, err := h.ap.Approve(ctx, agent.ApprovalRequest{
+			SessionID: h.sid,
+			Caller:    agent.Caller{SessionID: h.sid, UserKey: apRequester.Key(), UserName: apRequester.Name},
+			Call:      llm.ToolCall{ID: "early", Name: "shell", Arguments: []byte(`{}`)},
+			Summary:   "ls",
+		})
+		if err != nil || !d.Approved {
+			t.Fatalf("decision %+v, err %v", d, err)
+		}
+		if told := <-clicked; len(told) != 0 {
+			t.Fatalf("the early clicker was told %q", told)
+		}
+	})
 }

@@ -22,7 +22,8 @@ type KV interface {
 // the answer to the event inboxKey (delivery: pacing, outbox, splitting).
 type ReplyFactory func(ctx context.Context, a Adapter, inboxKey, sessionID string, t Thread, u User, replyTo string) (Reply, error)
 
-// ActionHandler decides button clicks (the durable approvals).
+// ActionHandler decides button clicks (the durable approvals) and answers
+// the clicker itself, whatever the outcome.
 type ActionHandler interface {
 	HandleAction(ctx context.Context, a Action) (handled bool, err error)
 }
@@ -47,6 +48,7 @@ type RouterConfig struct {
 // through it. It implements Handler.
 type Router struct {
 	cfg      RouterConfig
+	base     context.Context // Run's: shutdown cancels running turns
 	adapters map[string]Adapter
 	slots    chan struct{}
 	log      *slog.Logger
@@ -89,6 +91,7 @@ func NewRouter(cfg RouterConfig, adapters ...Adapter) *Router {
 		slots:    make(chan struct{}, cfg.MaxConcurrent),
 		log:      cfg.Logger,
 		sessions: map[string]*sessionState{},
+		base:     context.Background(),
 	}
 	for _, a := range adapters {
 		r.adapters[a.Platform()] = a
@@ -99,6 +102,9 @@ func NewRouter(cfg RouterConfig, adapters ...Adapter) *Router {
 // Run resumes what a crash interrupted, then runs every adapter until ctx
 // ends, and waits for running turns to wind down.
 func (r *Router) Run(ctx context.Context) error {
+	r.mu.Lock()
+	r.base = ctx
+	r.mu.Unlock()
 	if err := r.resume(ctx); err != nil {
 		return err
 	}
@@ -184,7 +190,9 @@ func (r *Router) enqueue(ctx context.Context, m Message) error {
 	st.queue = append(st.queue, m)
 	if !st.running {
 		st.running = true
-		r.wg.Go(func() { r.drain(context.WithoutCancel(ctx), sid) })
+		// Turns outlive the adapter's event context but not shutdown.
+		base := r.base
+		r.wg.Go(func() { r.drain(base, sid) })
 	}
 	return nil
 }
@@ -203,7 +211,7 @@ func (r *Router) drain(ctx context.Context, sid string) {
 	for {
 		r.mu.Lock()
 		st := r.sessions[sid]
-		if len(st.resumes) > 0 {
+		if len(st.resumes) > 0 && ctx.Err() == nil {
 			req := st.resumes[0]
 			st.resumes = st.resumes[1:]
 			r.mu.Unlock()
@@ -213,9 +221,12 @@ func (r *Router) drain(ctx context.Context, sid string) {
 			continue
 		}
 		batch := takeBatch(st)
-		if len(batch) == 0 {
+		if len(batch) == 0 || ctx.Err() != nil {
+			// Idle sessions cost nothing here. On shutdown what is queued
+			// stays unfinished in the inbox and is answered after the
+			// restart.
 			st.running = false
-			delete(r.sessions, sid) // idle sessions cost nothing
+			delete(r.sessions, sid)
 			r.mu.Unlock()
 			return
 		}
@@ -247,6 +258,12 @@ func (r *Router) turn(ctx context.Context, sid string, batch []Message, base age
 		keys = append(keys, b.Key)
 	}
 	defer func() {
+		if ctx.Err() != nil {
+			// Shutdown interrupted the turn: its inbox items stay
+			// unfinished and its reply stays open, so the restart
+			// continues the same message instead of posting another.
+			return
+		}
 		for _, k := range keys {
 			if err := r.cfg.Inbox.MarkDone(ctx, k); err != nil {
 				r.log.Error("mark inbox done", "key", k, "err", err)
@@ -290,6 +307,9 @@ func (r *Router) turn(ctx context.Context, sid string, batch []Message, base age
 	}
 	var shown string
 	for ev, err := range r.cfg.Runner.Run(turnCtx, t) {
+		if err != nil && ctx.Err() != nil {
+			return // shutdown: see the deferred note above
+		}
 		if err != nil {
 			r.mu.Lock()
 			stopped := r.session(sid).stopped
@@ -420,7 +440,8 @@ func (r *Router) ResumeApproval(ctx context.Context, approvalID, sid, toolCallID
 	st.resumes = append(st.resumes, resumeRequest{msg: Message{Key: key, Thread: t, User: requester}, decisions: decisions})
 	if !st.running {
 		st.running = true
-		r.wg.Go(func() { r.drain(context.WithoutCancel(ctx), sid) })
+		base := r.base
+		r.wg.Go(func() { r.drain(base, sid) })
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/llm"
@@ -113,8 +114,8 @@ func shortID(id string) string {
 	return id
 }
 
-// HandleAction routes a button click to the approvals. Anything they do
-// not recognize is answered privately and changes nothing.
+// HandleAction routes a button click to the approvals, which answer the
+// clicker; without approvals every click is answered "no longer valid".
 func (r *Router) HandleAction(ctx context.Context, a Action) error {
 	if a.Key != "" {
 		accepted, err := r.cfg.Inbox.Accept(ctx, a.Key, a.Thread.Platform, nil)
@@ -128,10 +129,9 @@ func (r *Router) HandleAction(ctx context.Context, a Action) error {
 		}()
 	}
 	if r.cfg.Actions != nil {
-		handled, err := r.cfg.Actions.HandleAction(ctx, a)
-		if handled || err != nil {
-			return err
-		}
+		// The approvals answer every click themselves, refusals included.
+		_, err := r.cfg.Actions.HandleAction(ctx, a)
+		return err
 	}
 	const invalid = "This button is no longer valid."
 	if a.Respond != nil {
@@ -200,7 +200,7 @@ func (r *Router) resumeOne(ctx context.Context, m Message) error {
 		return r.enqueue(ctx, m)
 	}
 	if answer, ok := finalAnswer(msgs[at+1:]); ok {
-		r.wg.Go(func() { r.redeliver(context.WithoutCancel(ctx), sid, m, answer) })
+		r.wg.Go(func() { r.redeliver(ctx, sid, m, answer) })
 		return nil
 	}
 	r.mu.Lock()
@@ -208,7 +208,6 @@ func (r *Router) resumeOne(ctx context.Context, m Message) error {
 	st.running = true
 	r.mu.Unlock()
 	r.wg.Go(func() {
-		ctx := context.WithoutCancel(ctx)
 		r.slots <- struct{}{}
 		r.turn(ctx, sid, []Message{m}, agent.Turn{Resume: true})
 		<-r.slots
@@ -224,8 +223,9 @@ func finalAnswer(after []llm.Message) (string, bool) {
 		return "", false
 	}
 	last := after[len(after)-1]
-	if last.Role != llm.RoleAssistant || len(last.ToolCalls) > 0 || last.Text == "" {
-		return "", false
+	if last.Role != llm.RoleAssistant || len(last.ToolCalls) > 0 || last.Text == "" ||
+		strings.HasSuffix(last.Text, agent.InterruptedMarker) {
+		return "", false // cut off: the run must continue
 	}
 	return last.Text, true
 }

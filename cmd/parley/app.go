@@ -25,6 +25,7 @@ type app struct {
 	cfg    *config.Config
 	db     *store.DB
 	bot    *bot.Bot
+	runner *agent.Runner
 	bridge *mcp.Bridge
 }
 
@@ -60,7 +61,7 @@ func openApp(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app
 		CompactAt:     float64(cfg.LLM.CompactAtPercent) / 100,
 		Logger:        logger,
 	}
-	return &app{cfg: cfg, db: db, bot: bot.New(db, db, runner, limits), bridge: bridge}, nil
+	return &app{cfg: cfg, db: db, bot: bot.New(db, db, runner, limits), runner: runner, bridge: bridge}, nil
 }
 
 // buildTools assembles the tools the config enables. MCP servers that fail

@@ -1,0 +1,23 @@
+// Package format turns the Markdown that Parley's model writes into what each
+// chat platform accepts, and cuts long answers into platform-sized parts.
+//
+// The Markdown is parsed once per call with goldmark (CommonMark + GFM, with
+// the CJK extension's escaped-space rule) and the tree is rendered by one of
+// four dialects:
+//
+//   - [Slack]: mrkdwn for the fallback path (the adapter prefers Slack's own
+//     markdown_text / markdown block for model output).
+//   - [TelegramHTML]: the HTML parse mode, always well formed.
+//   - [Discord]: Discord's Markdown, re-emitted from the tree so that the
+//     constructs Discord lacks (tables, images, deep headings, rules, raw
+//     HTML) are rewritten.
+//   - [Plain]: text without markup, for when a platform rejects formatting.
+//
+// [Split] cuts a long answer's Markdown source into parts whose rendering
+// fits a platform limit; [StablePrefix] trims a streaming answer to what is
+// safe to show now. Measurement helpers ([UTF16Len], [TelegramVisibleLen])
+// and per-platform [Target]s tie the pieces together.
+//
+// Everything here is a pure function of its input: there is no mutable
+// package state, and every function is safe for concurrent use.
+package format

@@ -1,0 +1,216 @@
+package main
+
+// In-process tests of the platform runtime: real delivery, pacer,
+// approvals, router and SQLite, with llmtest as the model and the bottest
+// fake as the chat platform.
+
+import (
+	"context"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parleybot/parley/agent/llm/llmtest"
+	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/bottest"
+	"github.com/parleybot/parley/cmd/parley/internal/config"
+)
+
+// watched wraps the fake platform and signals every change the bot makes,
+// so tests wait for events instead of sleeping.
+type watched struct {
+	*bottest.Adapter
+	changed chan struct{}
+}
+
+func newWatched() *watched {
+	caps := bot.Capabilities{
+		MaxLen: 4000, SplitAt: 3900, EditEvery: 20 * time.Millisecond, EditBurst: 2,
+		EditScope: bot.PacePerWorkspace, Buttons: true, Ephemeral: true, Typing: true,
+	}
+	return &watched{Adapter: bottest.New(bottest.Config{Platform: "slack", Capabilities: caps}), changed: make(chan struct{}, 1)}
+}
+
+func (w *watched) poke() {
+	select {
+	case w.changed <- struct{}{}:
+	default:
+	}
+}
+
+func (w *watched) Send(ctx context.Context, t bot.Thread, out bot.Out) (bot.MessageRef, error) {
+	defer w.poke()
+	return w.Adapter.Send(ctx, t, out)
+}
+
+func (w *watched) Edit(ctx context.Context, ref bot.MessageRef, out bot.Out) error {
+	defer w.poke()
+	return w.Adapter.Edit(ctx, ref, out)
+}
+
+// waitFor blocks until cond holds for the messages in t.
+func (w *watched) waitFor(t *testing.T, th bot.Thread, what string, cond func([]bottest.Msg) bool) []bottest.Msg {
+	t.Helper()
+	deadline := time.After(30 * time.Second) // a hang, not a timing assertion
+	for {
+		if msgs := w.Messages(th); cond(msgs) {
+			return msgs
+		}
+		select {
+		case <-w.changed:
+		case <-deadline:
+			t.Fatalf("never saw %s; messages: %+v", what, w.Messages(th))
+		}
+	}
+}
+
+func platformConfig(t *testing.T, dataDir string, srv *llmtest.Server, extra map[string]string) *config.Config {
+	t.Helper()
+	env := map[string]string{
+		"PARLEY_DATA_DIR":            dataDir,
+		"XDG_CONFIG_HOME":            t.TempDir(),
+		"PARLEY_LLM_OPENAI_API_KEY":  "sk-test",
+		"PARLEY_LLM_OPENAI_BASE_URL": srv.OpenAIBaseURL(),
+	}
+	for k, v := range extra {
+		env[k] = v
+	}
+	cfg, err := config.Load(config.LoadOptions{Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// start runs Parley's platform runtime over fake until the returned stop
+// is called; stop waits for it to return.
+func start(t *testing.T, cfg *config.Config, fake bot.Adapter) (stop func()) {
+	t.Helper()
+	logger := slog.New(slog.DiscardHandler)
+	a, err := openApp(t.Context(), cfg, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- runPlatforms(ctx, a, []bot.Adapter{fake}, logger) }()
+	return func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("runPlatforms: %v", err)
+		}
+		a.Close()
+	}
+}
+
+var thread = bot.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1700000000.000100"}
+
+func mention(key, user, text string) bot.Message {
+	return bot.Message{
+		Key: key, ID: key, Thread: thread, Text: text, Mentioned: true,
+		User: bot.User{Platform: "slack", ID: user, Name: user},
+	}
+}
+
+func TestPlatformApprovalWithButtons(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	fake := newWatched()
+	cfg := platformConfig(t, filepath.Join(t.TempDir(), "data"), srv, map[string]string{"PARLEY_TOOLS_SHELL_ENABLED": "true"})
+	stop := start(t, cfg, fake)
+	defer stop()
+
+	srv.Enqueue(llmtest.ToolCall("c1", "shell", `{"command":"echo approved-run"}`), llmtest.Text("All done."))
+	if err := fake.InjectMessage(t.Context(), mention("T1:C1:1", "ana", "run the thing")); err != nil {
+		t.Fatal(err)
+	}
+	msgs := fake.waitFor(t, thread, "an approval message", func(ms []bottest.Msg) bool {
+		for _, m := range ms {
+			if len(m.Buttons) == 2 {
+				return true
+			}
+		}
+		return false
+	})
+	var prompt bottest.Msg
+	for _, m := range msgs {
+		if len(m.Buttons) == 2 {
+			prompt = m
+		}
+	}
+	if !strings.Contains(prompt.Text, "shell") || !strings.Contains(prompt.Text, "echo approved-run") || len(prompt.Buttons[0].Data) > bot.MaxButtonData {
+		t.Fatalf("approval message: %+v", prompt)
+	}
+
+	click := func(key, user, data string) string {
+		var told string
+		act := bot.Action{Key: key, Thread: thread, User: bot.User{Platform: "slack", ID: user, Name: user}, Data: data, Message: prompt.Ref,
+			Respond: func(_ context.Context, text string) error { told = text; return nil }}
+		if err := fake.InjectAction(t.Context(), act); err != nil {
+			t.Fatal(err)
+		}
+		return told
+	}
+	approve := prompt.Buttons[0].Data
+	if told := click("a1", "bo", approve); !strings.Contains(told, "Only ana or an admin") {
+		t.Fatalf("a stranger's click was answered %q", told)
+	}
+	if told := click("a2", "ana", "a:forged-id"); !strings.Contains(told, "no longer valid") {
+		t.Fatalf("a forged payload was answered %q", told)
+	}
+	click("a3", "ana", approve)
+	msgs = fake.waitFor(t, thread, "the final answer", func(ms []bottest.Msg) bool {
+		for _, m := range ms {
+			if m.Text == "All done." {
+				return true
+			}
+		}
+		return false
+	})
+	for _, m := range msgs {
+		if m.Ref == prompt.Ref && (!strings.Contains(m.Text, "Approved by ana") || len(m.Buttons) != 0) {
+			t.Fatalf("decided approval message: %+v", m)
+		}
+	}
+	reqs := srv.Requests()
+	if !strings.Contains(string(reqs[len(reqs)-1].Body), "approved-run") {
+		t.Fatal("the approved command's output did not reach the model")
+	}
+	if d := fake.DuplicateFinals(); len(d) != 0 {
+		t.Fatalf("duplicate finals: %+v", d)
+	}
+}
+
+// TestKillMidStreamThenRestart: Parley stops while an answer streams; after
+// the restart the same message is completed — exactly one full answer.
+func TestKillMidStreamThenRestart(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	fake := newWatched()
+	cfg := platformConfig(t, filepath.Join(t.TempDir(), "data"), srv, nil)
+
+	stop := start(t, cfg, fake)
+	srv.Enqueue(llmtest.Stall("The first half of the answer"))
+	if err := fake.InjectMessage(t.Context(), mention("T1:C1:2", "ana", "explain it")); err != nil {
+		t.Fatal(err)
+	}
+	first := fake.waitFor(t, thread, "the streamed half", func(ms []bottest.Msg) bool {
+		return len(ms) == 1 && strings.Contains(ms[0].Text, "first half")
+	})[0]
+	stop() // the process goes away mid-stream
+
+	srv.Enqueue(llmtest.Text("The complete answer."))
+	stop = start(t, cfg, fake) // restart over the same database and platform
+	defer stop()
+	msgs := fake.waitFor(t, thread, "the completed answer", func(ms []bottest.Msg) bool {
+		return len(ms) > 0 && ms[0].Text == "The complete answer."
+	})
+	if len(msgs) != 1 || msgs[0].Ref != first.Ref {
+		t.Fatalf("want the one message %v completed in place, got %+v", first.Ref, msgs)
+	}
+	if d := fake.DuplicateFinals(); len(d) != 0 {
+		t.Fatalf("duplicate finals: %+v", d)
+	}
+}
