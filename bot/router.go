@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/llm"
@@ -42,6 +43,19 @@ type RouterConfig struct {
 	// waiting turns start in arrival order. Default 8.
 	MaxConcurrent int
 	Logger        *slog.Logger
+	// Status supplies what /status shows beyond the transcript; nil shows
+	// the transcript only.
+	Status StatusSource
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+// StatusSource answers /status questions the router cannot: which model,
+// how old a session is, what waits for approval.
+type StatusSource interface {
+	Model() string
+	SessionStarted(ctx context.Context, sessionID string) (time.Time, error)
+	PendingApprovals(ctx context.Context, sessionID string) (int, error)
 }
 
 // Router is the inbound half of the chat core: every adapter's events go
@@ -84,6 +98,9 @@ func NewRouter(cfg RouterConfig, adapters ...Adapter) *Router {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
 	r := &Router{
 		cfg:      cfg,

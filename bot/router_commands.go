@@ -45,6 +45,15 @@ func (r *Router) HandleCommand(ctx context.Context, c Command) error {
 			return err
 		}
 		text = s
+	case "memory":
+		if len(c.Args) == 1 && strings.EqualFold(c.Args[0], "clear") {
+			return r.askClearMemory(ctx, c)
+		}
+		out, err := r.cfg.Commands.Command(ctx, c)
+		if err != nil {
+			out = err.Error()
+		}
+		text = out
 	case "help", "start":
 		text = Help + "\n  /stop              stop the answer being written here\n  /status            model, context use and session size"
 	default:
@@ -78,42 +87,6 @@ func (r *Router) answerPrivately(ctx context.Context, c Command, out Out) error 
 	return nil
 }
 
-// status describes the conversation in t.
-func (r *Router) status(ctx context.Context, t Thread) (string, error) {
-	sid, ok, err := r.cfg.Sessions.BoundSession(ctx, t)
-	if err != nil {
-		return "", err
-	}
-	if !ok {
-		return "No conversation here yet.", nil
-	}
-	msgs, err := r.cfg.Runner.Sessions.Messages(ctx, sid)
-	if err != nil {
-		return "", err
-	}
-	used := agent.EstimateMessages(msgs)
-	window := r.cfg.Runner.ContextWindow
-	pct := 0
-	if window > 0 {
-		pct = used * 100 / window
-	}
-	r.mu.Lock()
-	running := r.sessions[sid] != nil && r.sessions[sid].running
-	r.mu.Unlock()
-	state := "idle"
-	if running {
-		state = "answering"
-	}
-	return fmt.Sprintf("Session %s: %d messages, about %d tokens (%d%% of the context window), %s.", shortID(sid), len(msgs), used, pct, state), nil
-}
-
-func shortID(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
-}
-
 // HandleAction routes a button click to the approvals, which answer the
 // clicker; without approvals every click is answered "no longer valid".
 func (r *Router) HandleAction(ctx context.Context, a Action) error {
@@ -127,6 +100,9 @@ func (r *Router) HandleAction(ctx context.Context, a Action) error {
 				r.log.Error("mark action done", "key", a.Key, "err", err)
 			}
 		}()
+	}
+	if strings.HasPrefix(a.Data, clearMemoryData) {
+		return r.confirmClearMemory(ctx, a)
 	}
 	if r.cfg.Actions != nil {
 		// The approvals answer every click themselves, refusals included.

@@ -21,7 +21,9 @@ import (
 type chatFake struct {
 	platform   string
 	ephemeral  bool
+	buttons    bool
 	exitAtOnce bool
+	privateOut []bot.Out
 	mu         sync.Mutex
 	sent       []string // "thread|text"
 	private    []string // "user|text"
@@ -29,7 +31,7 @@ type chatFake struct {
 
 func (f *chatFake) Platform() string { return f.platform }
 func (f *chatFake) Capabilities() bot.Capabilities {
-	return bot.Capabilities{MaxLen: 4000, SplitAt: 3900, Ephemeral: f.ephemeral}
+	return bot.Capabilities{MaxLen: 4000, SplitAt: 3900, Ephemeral: f.ephemeral, Buttons: f.buttons}
 }
 func (f *chatFake) Run(ctx context.Context, _ bot.Handler) error {
 	if f.exitAtOnce {
@@ -49,6 +51,7 @@ func (f *chatFake) SendPrivate(_ context.Context, _ bot.Thread, u bot.User, out 
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.private = append(f.private, u.ID+"|"+out.Text)
+	f.privateOut = append(f.privateOut, out)
 	return nil
 }
 func (f *chatFake) Typing(context.Context, bot.Thread) error { return nil }

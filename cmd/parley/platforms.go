@@ -75,6 +75,7 @@ func runPlatforms(ctx context.Context, a *app, adapters []bot.Adapter, logger *s
 		Actions:       approvals,
 		MaxConcurrent: cfg.LLM.MaxConcurrent,
 		Logger:        logger,
+		Status:        status{a},
 	}, adapters...)
 
 	if err := approvals.ExpireDue(ctx); err != nil {
@@ -130,4 +131,25 @@ func access(c config.Access) bot.Access {
 		},
 		Admins: c.Admins,
 	}
+}
+
+// status answers /status from the config and the store.
+type status struct{ a *app }
+
+func (s status) Model() string { return s.a.cfg.LLM.Model }
+
+func (s status) SessionStarted(ctx context.Context, sid string) (time.Time, error) {
+	info, err := s.a.db.Session(ctx, sid)
+	return info.CreatedAt, err
+}
+
+func (s status) PendingApprovals(ctx context.Context, sid string) (int, error) {
+	recs, err := s.a.db.SessionApprovals(ctx, sid)
+	n := 0
+	for _, r := range recs {
+		if r.Status == bot.ApprovalPending {
+			n++
+		}
+	}
+	return n, err
 }

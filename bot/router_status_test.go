@@ -1,0 +1,93 @@
+package bot_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/agent/llm/llmtest"
+	"github.com/parleybot/parley/bot"
+)
+
+func TestClearMemoryWithButton(t *testing.T) {
+	w := newWorld(t, "slack", bot.Access{})
+	w.fake.buttons = true
+	ana := bot.User{Platform: "slack", ID: "U1", Name: "ana"}
+	th := bot.Thread{Platform: "slack", Space: "W", Chat: "C1"}
+	if err := w.db.EditMemory(t.Context(), ana.Key(), agent.Facts, func([]string) ([]string, error) { return []string{"ships on Fridays"}, nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.router.HandleCommand(t.Context(), bot.Command{Key: "c1", Thread: th, User: ana, Name: "memory", Args: []string{"clear"}}); err != nil {
+		t.Fatal(err)
+	}
+	if mem, _ := w.db.Memory(t.Context(), ana.Key()); mem.Empty() {
+		t.Fatal("memory cleared before confirmation")
+	}
+	outs := w.fake.privateOut
+	if len(outs) != 1 || len(outs[0].Buttons) != 1 || len(outs[0].Buttons[0].Data) > bot.MaxButtonData {
+		t.Fatalf("confirmation: %+v", outs)
+	}
+	data := outs[0].Buttons[0].Data
+	click := func(key string, u bot.User, data string) string {
+		var told string
+		err := w.router.HandleAction(t.Context(), bot.Action{Key: key, Thread: th, User: u, Data: data,
+			Respond: func(_ context.Context, text string) error { told = text; return nil }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return told
+	}
+	if told := click("a1", bot.User{Platform: "slack", ID: "U2", Name: "bo"}, data); !strings.Contains(told, "Only the person who asked") {
+		t.Fatalf("another user's click: %q", told)
+	}
+	if told := click("a2", ana, "mc:0000"); !strings.Contains(told, "no longer valid") {
+		t.Fatalf("forged token: %q", told)
+	}
+	if mem, _ := w.db.Memory(t.Context(), ana.Key()); mem.Empty() {
+		t.Fatal("memory cleared by someone else's or a forged click")
+	}
+	if told := click("a3", ana, data); !strings.Contains(told, "no longer remember") {
+		t.Fatalf("owner's click: %q", told)
+	}
+	if mem, _ := w.db.Memory(t.Context(), ana.Key()); !mem.Empty() {
+		t.Fatalf("memory after confirmation: %+v", mem)
+	}
+	if told := click("a4", ana, data); !strings.Contains(told, "no longer valid") {
+		t.Fatalf("second click: %q", told)
+	}
+}
+
+type fakeStatus struct{ started time.Time }
+
+func (fakeStatus) Model() string { return "openai/gpt-test" }
+func (f fakeStatus) SessionStarted(context.Context, string) (time.Time, error) {
+	return f.started, nil
+}
+func (fakeStatus) PendingApprovals(context.Context, string) (int, error) { return 2, nil }
+
+func TestStatus(t *testing.T) {
+	w := newWorld(t, "slack", bot.Access{})
+	m := msg("slack", "C1", "1.1", "U1", "k1", "hello")
+	m.Mentioned = true
+	w.srv.Enqueue(llmtest.Text("hi"))
+	w.router.HandleMessage(t.Context(), m)
+	w.router.Wait()
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	w.runner.ContextWindow = 1000
+	r := bot.NewRouter(bot.RouterConfig{
+		Sessions: w.db, Inbox: w.db, KV: w.db, Runner: w.runner, Commands: bot.New(w.db, w.db, w.runner, agent.MemoryLimits{}),
+		Reply: w.replies.factory, Status: fakeStatus{started: now.Add(-90 * time.Minute)}, Now: func() time.Time { return now },
+	}, w.fake)
+	if err := r.HandleCommand(t.Context(), bot.Command{Key: "s1", Thread: m.Thread, User: m.User, Name: "status"}); err != nil {
+		t.Fatal(err)
+	}
+	_, private := w.fake.snapshot()
+	got := private[len(private)-1]
+	for _, want := range []string{"Model: openai/gpt-test", "of 1000 tokens (", "2 messages", "started 1h30m0s ago", "Now: idle", "Waiting for approval: 2"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("status lacks %q:\n%s", want, got)
+		}
+	}
+}
