@@ -3,6 +3,7 @@ package bot_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/parleybot/parley/agent"
@@ -175,4 +176,49 @@ type approverFunc func(context.Context, agent.ApprovalRequest) (agent.Decision, 
 
 func (f approverFunc) Approve(ctx context.Context, r agent.ApprovalRequest) (agent.Decision, error) {
 	return f(ctx, r)
+}
+
+// gateTool blocks until released, so a test can act while a tool runs.
+type gateTool struct {
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (g *gateTool) Spec() llm.ToolSpec {
+	return llm.ToolSpec{Name: "build", Description: "build", Schema: json.RawMessage(`{"type":"object"}`)}
+}
+func (g *gateTool) Execute(ctx context.Context, _ agent.Caller, _ json.RawMessage) (string, error) {
+	close(g.entered)
+	<-g.release
+	return "built", nil
+}
+
+func TestSteerRunningTurn(t *testing.T) {
+	w := newWorld(t, "slack", bot.Access{})
+	gate := &gateTool{entered: make(chan struct{}), release: make(chan struct{})}
+	w.runner.Tools = append(w.runner.Tools, gate)
+	w.srv.Enqueue(llmtest.ToolCall("b1", "build", `{}`), llmtest.Text("Built, and skipped the tests as you asked."))
+	first := msg("slack", "C1", "1.1", "U1", "k1", "build it")
+	first.Mentioned = true
+	w.router.HandleMessage(t.Context(), first)
+	<-gate.entered
+	steer := msg("slack", "C1", "1.1", "U2", "k2", "skip the tests")
+	if err := w.router.HandleMessage(t.Context(), steer); err != nil { // same thread, no mention: the bot is part of it
+		t.Fatal(err)
+	}
+	close(gate.release)
+	w.router.Wait()
+	reqs := w.srv.Requests()
+	if len(reqs) != 2 || !strings.Contains(string(reqs[1].Body), "skip the tests") {
+		t.Fatalf("the follow-up did not reach the running turn's next model call (%d requests)", len(reqs))
+	}
+	if got := w.replies.final("k1"); len(got) != 1 || !strings.Contains(got[0], "skipped the tests") {
+		t.Fatalf("reply: %q", got)
+	}
+	if got := w.replies.final("k2"); len(got) != 0 {
+		t.Fatalf("the steering message got a reply of its own: %q", got)
+	}
+	if left, _ := w.db.Unfinished(t.Context()); len(left) != 0 {
+		t.Fatalf("unfinished: %+v", left)
+	}
 }
