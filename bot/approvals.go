@@ -2,8 +2,6 @@ package bot
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -163,10 +161,10 @@ func NewApprovals(cfg ApprovalsConfig) (*Approvals, error) {
 		cfg.Now = time.Now
 	}
 	if cfg.Sleep == nil {
-		cfg.Sleep = sleep
+		cfg.Sleep = realSleep
 	}
 	if cfg.NewID == nil {
-		cfg.NewID = randomApprovalID
+		cfg.NewID = randomToken
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -405,25 +403,3 @@ func validApprovalID(id string) bool {
 	return true
 }
 
-// randomApprovalID returns 128 bits from crypto/rand in hex: 32 characters
-// nobody can guess from the ids they have seen.
-func randomApprovalID() string {
-	var b [16]byte
-	rand.Read(b[:]) // never fails: crypto/rand panics rather than return an error
-	return hex.EncodeToString(b[:])
-}
-
-// sleep waits d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}

@@ -40,9 +40,9 @@ func TestParseApprovalData(t *testing.T) {
 func TestRandomApprovalID(t *testing.T) {
 	seen := map[string]bool{}
 	for range 100 {
-		id := randomApprovalID()
+		id := randomToken()
 		if !validApprovalID(id) || len(id) != 32 || seen[id] {
-			t.Fatalf("randomApprovalID() = %q (valid %t, repeated %t)", id, validApprovalID(id), seen[id])
+			t.Fatalf("randomToken() = %q (valid %t, repeated %t)", id, validApprovalID(id), seen[id])
 		}
 		seen[id] = true
 		if n := len(approveData + id); n > MaxButtonData {

@@ -224,17 +224,3 @@ func latest(ts ...time.Time) time.Time {
 	return l
 }
 
-// realSleep waits d on a real timer, or until ctx ends.
-func realSleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}

@@ -2,8 +2,6 @@ package bot
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
@@ -86,11 +84,7 @@ func (r *Router) askClearMemory(ctx context.Context, c Command) error {
 		}
 		return r.answerPrivately(ctx, c, Out{Text: out})
 	}
-	raw := make([]byte, 16)
-	if _, err := rand.Read(raw); err != nil {
-		return fmt.Errorf("confirmation token: %w", err)
-	}
-	token := hex.EncodeToString(raw)
+	token := randomToken()
 	expires := r.cfg.Now().Add(clearMemoryTTL).Unix()
 	if err := r.cfg.KV.Set(ctx, "memclear:"+token, c.User.Key()+"|"+strconv.FormatInt(expires, 10)); err != nil {
 		return err

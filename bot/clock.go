@@ -1,0 +1,32 @@
+package bot
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"time"
+)
+
+// realSleep waits d on a real timer, or until ctx ends. It is the default
+// Sleep of every component that takes an injectable clock.
+func realSleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// randomToken returns 128 bits from crypto/rand in hex: 32 characters,
+// unguessable, short enough for any button payload.
+func randomToken() string {
+	var b [16]byte
+	rand.Read(b[:]) // never fails: crypto/rand panics rather than return an error
+	return hex.EncodeToString(b[:])
+}
