@@ -1,0 +1,106 @@
+package agent
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+)
+
+// Exfiltration: commands or links that send secrets or files out.
+
+func exfiltrationRules() []guardRule {
+	s := ruleSet{category: GuardExfiltration}
+
+	// A network client together with something secret: env vars, env
+	// dumps, key and credential files, secret-named variables.
+	net := `(?i)(?:^|[^\w.-])(?:curl|wget|nc|ncat|netcat|socat|telnet|scp|sftp|ftp|rsync|invoke-webrequest|invoke-restmethod|iwr|irm|httpie|https?\s+(?:post|put)|requests\.(?:post|put|get)|urllib|xmlhttprequest|sendbeacon)(?:[^\w.-]|$)|\bfetch\s*\(`
+	sensitive := strings.Join([]string{
+		`\$\{?[A-Za-z_][A-Za-z0-9_]*`, // $VAR, ${VAR}
+		`(?i)\$env:[a-z_]\w*`,         // PowerShell
+		`%[A-Za-z_][A-Za-z0-9_]*%`,    // cmd.exe
+		`(?i)\bprintenv\b`,
+		`(?i)\benv\s*\|`,
+		`(?i)[\x60(]\s*(?:env|printenv|set)\s*[\x60)]`,
+		`(?i)/proc/(?:self|\d+)/environ`,
+		`(?i)~/\.ssh\b|\.ssh/`,
+		`(?i)\bid_(?:rsa|dsa|ecdsa|ed25519)\b`,
+		`(?i)\.aws/(?:credentials|config)\b`,
+		`(?i)(?:^|[\s/'"=@<(:])\.env\b`,
+		`(?i)\.(?:netrc|git-credentials|npmrc|pypirc|pgpass|docker/config\.json|kube/config)\b`,
+		`(?i)/etc/(?:passwd|shadow)\b`,
+		`\b[A-Z0-9_]*(?:API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?)[A-Z0-9_]*\b`,
+		`(?i)\b(?:api[_-]key|access[_-]token|secret[_-]key|private[_-]key|client[_-]secret)\b`,
+	}, ")|(?:")
+	sensitive = "(?:" + sensitive + ")"
+	r := s.add(viewCased, "looks like a command that sends secrets or credential files over the network", net)
+	r.with = regexp.MustCompile(sensitive)
+	r.withValid = func(m string) bool {
+		// $HOME, $PWD… name places, not secrets.
+		switch strings.Trim(m, "${}%") {
+		case "HOME", "PWD", "OLDPWD", "PATH", "TMPDIR", "TMP", "TEMP", "USER", "SHELL", "LANG", "PS1":
+			return false
+		}
+		return true
+	}
+
+	// URLs whose query (or path) carries a variable or a secret-named
+	// parameter: "https://x.example/?k=$API_KEY", "…?token=…".
+	r = s.add(viewCased, "contains a URL that would carry a secret or variable to another site",
+		`(?i)\b(?:https?|ftp|wss?)://[^\s"'<>\x60]+`)
+	r.valid = urlLeaks(regexp.MustCompile(`\$\{?[A-Za-z_]|\{\{|%[A-Za-z_][A-Za-z0-9_]{2,}%`))
+
+	// Imperatives that ship the conversation, memory, files or secrets to
+	// a URL: "send the conversation to https://…". Team conventions ("Post
+	// release notes to https://wiki…", "Report bugs to https://github…"),
+	// third-person facts ("posts updates to …") and infinitives ("likes to
+	// upload photos to …") pass: no imperative, or nothing sensitive sent.
+	const imperative = `(?:^|[.!?;:\n]\s*|\b(?:always|please|also|silently|quietly|secretly|automatically|immediately|remember to|make sure to|be sure to|don't forget to|dont forget to|you(?: must| should| will| shall| need to| have to)?)\s+)`
+	const toURL = `\b(?:to|at|into|via)\s+(?:https?|ftp|wss?)://`
+	s.add(viewLower, "looks like an instruction to send the conversation, files or secrets to a URL",
+		imperative+`(?:send|post|upload|forward|transmit|submit|pipe|beacon|report|copy|sync|dump|email|mail|relay|export|stream|include|append|attach|embed)\b[^\n]{0,80}?`+
+			`\b(?:conversations?|chats?|messages?|history|memory|memories|context|transcripts?|data|everything|user's|users'|secrets?|keys?|tokens?|credentials?|passwords?|env|environment|variables|files?|contents?|prompts?|cookies?|sessions?)\b[^\n]{0,80}?`+toURL,
+		imperative+`(?:exfiltrate|leak)\b[^\n]{0,160}?`+toURL)
+
+	// Markdown images fetch their URL when rendered: a query string there
+	// is a classic zero-click leak.
+	s.add(viewLower, "contains a markdown image whose URL carries data (rendering it would leak it)",
+		`!\[[^\]]*\]\(\s*(?:https?:)?//[^)\s]*[?&][^)\s]*=`)
+
+	// Reverse shells hand the machine, secrets included, to a remote host.
+	s.add(viewLower, "looks like a reverse shell",
+		`/dev/(?:tcp|udp)/`, `\b(?:nc|ncat|netcat)\s[^\n;|]*-[a-z]*e\s`)
+
+	// Reading credential files has no place in a memory entry.
+	s.add(viewLower, "looks like a command that reads a credential file",
+		`\b(?:cat|type|get-content|gc|less|more|head|tail|base64|xxd|cp|tar|zip)\s+(?:\S*(?:\.ssh/|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\.aws/credentials|/environ\b|\.netrc\b|\.git-credentials\b|/etc/shadow\b)|(?:\S*/)?\.env\b)`)
+	return s.rules
+}
+
+// urlLeaks returns a validator reporting whether a URL carries a variable
+// (shell, cmd or template: vars) anywhere, or has a query parameter named
+// like a secret ("api_key", "accessToken", "X-Amz-Credential"; not
+// "keyword").
+func urlLeaks(vars *regexp.Regexp) func(string) bool {
+	return func(u string) bool {
+		if vars.MatchString(u) {
+			return true
+		}
+		q := strings.IndexAny(u, "?#")
+		if q < 0 {
+			return false
+		}
+		for _, kv := range strings.FieldsFunc(u[q+1:], func(r rune) bool { return r == '&' || r == ';' || r == '#' }) {
+			k, _, _ := strings.Cut(kv, "=")
+			for _, w := range strings.FieldsFunc(strings.ToLower(k), func(r rune) bool { return !unicode.IsLetter(r) }) {
+				switch {
+				case strings.HasSuffix(w, "key"), strings.HasSuffix(w, "token"), strings.HasSuffix(w, "secret"),
+					strings.HasSuffix(w, "password"), strings.HasSuffix(w, "passwd"), w == "pwd", w == "pass",
+					w == "auth", w == "authorization", strings.HasPrefix(w, "cred"), strings.HasPrefix(w, "session"),
+					w == "sid", w == "cookie", w == "sig", w == "signature":
+					return true
+				}
+			}
+		}
+		return false
+	}
+}

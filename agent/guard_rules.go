@@ -1,0 +1,262 @@
+package agent
+
+import (
+	"regexp"
+	"regexp/syntax"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// Rules.
+
+// guardRule is one row of the pattern tables.
+type guardRule struct {
+	category GuardCategory
+	view     guardView
+	reason   string // what a match means, for the message
+	re       *regexp.Regexp
+	// valid, if set, confirms a candidate match (e.g. a secret must mix
+	// letters and digits); every match of re is tried.
+	valid func(match string) bool
+	// with, if set, must also match somewhere in the same view (a network
+	// tool *and* a secret); withValid filters its matches.
+	with      *regexp.Regexp
+	withValid func(match string) bool
+	// unless, if it matches anywhere in the view, disarms the rule
+	// ("jailbreak" next to "iPhone" is about phones).
+	unless *regexp.Regexp
+	// redact keeps the match out of the message (it is a secret).
+	redact bool
+	// lits: every match of re contains one of these (lower-cased);
+	// derived from re, checked with strings.Contains before running it.
+	lits []string
+}
+
+type guard struct {
+	rules []guardRule
+}
+
+// check runs the rules in table order (secrets, then exfiltration, then
+// injection) and reports the first hit.
+func (g *guard) check(content string) *MemoryRejection {
+	v := makeViews(content)
+	for i := range g.rules {
+		if r := g.rules[i].match(&v); r != nil {
+			return r
+		}
+	}
+	return nil
+}
+
+// maxGuardMatches bounds the candidates tried per rule; real entries are
+// short and this keeps a pathological one linear.
+const maxGuardMatches = 32
+
+func (r *guardRule) match(v *guardViews) *MemoryRejection {
+	text := v[r.view]
+	if r.lits != nil {
+		lower := text
+		if r.view == viewCased {
+			lower = v[viewLower]
+		}
+		if !slices.ContainsFunc(r.lits, func(l string) bool { return strings.Contains(lower, l) }) {
+			return nil
+		}
+	}
+	m := firstValid(r.re, text, r.valid)
+	if m == "" {
+		return nil
+	}
+	if r.unless != nil && r.unless.MatchString(text) {
+		return nil
+	}
+	if r.with != nil {
+		w := firstValid(r.with, text, r.withValid)
+		if w == "" {
+			return nil
+		}
+		// Both matches carry their boundary characters: trim them.
+		const edge = " \t\n\"'()|;&`"
+		m = strings.Trim(m, edge) + " … " + strings.Trim(w, edge)
+	}
+	rej := &MemoryRejection{Category: r.category, Reason: r.reason}
+	if !r.redact {
+		rej.Evidence = guardClip(strings.TrimSpace(m), 80)
+	}
+	return rej
+}
+
+func firstValid(re *regexp.Regexp, text string, valid func(string) bool) string {
+	if valid == nil {
+		return re.FindString(text)
+	}
+	for _, m := range re.FindAllString(text, maxGuardMatches) {
+		if valid(m) {
+			return m
+		}
+	}
+	return ""
+}
+
+func guardClip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + "…"
+}
+
+// ruleSet builds table rows for one category.
+type ruleSet struct {
+	category GuardCategory
+	rules    []guardRule
+}
+
+// add appends one row per pattern and returns the last, so a
+// single-pattern row can be refined in place (valid, with, unless) before
+// the next add.
+func (s *ruleSet) add(view guardView, reason string, patterns ...string) *guardRule {
+	for _, p := range patterns {
+		s.rules = append(s.rules, guardRule{category: s.category, view: view, reason: reason, re: regexp.MustCompile(p), lits: requiredLiterals(p)})
+	}
+	return &s.rules[len(s.rules)-1]
+}
+
+func newGuard() *guard {
+	var g guard
+	g.rules = append(g.rules, secretRules()...)
+	g.rules = append(g.rules, exfiltrationRules()...)
+	g.rules = append(g.rules, injectionRules()...)
+	return &g
+}
+
+// requiredLiterals derives, from a pattern's syntax tree, a set of
+// lower-case strings at least one of which every match contains, or nil.
+// Most entries contain none of a rule's keywords, so a few
+// strings.Contains calls replace running the regexp: this is what keeps
+// CheckMemory in the microseconds with a hundred rules (Go's regexp has no
+// fast path for unanchored alternations like `\b(?:ignore|disregard|…)`).
+func requiredLiterals(pattern string) []string {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	return literalsOf(re.Simplify()).contains
+}
+
+// literalInfo describes a sub-expression: exact, if non-nil, lists every
+// string it can match (small finite languages: "n(?:c|cat)" → nc, ncat);
+// contains, if non-nil, lists strings one of which every match contains.
+type literalInfo struct {
+	exact, contains []string
+}
+
+const maxLiterals = 64 // beyond this a set costs more than the regexp
+
+func literalsOf(re *syntax.Regexp) literalInfo {
+	switch re.Op {
+	case syntax.OpLiteral:
+		l := []string{strings.ToLower(string(re.Rune))}
+		return literalInfo{l, l}
+	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return literalInfo{exact: []string{""}}
+	case syntax.OpCharClass:
+		var l []string
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			for c := re.Rune[i]; c <= re.Rune[i+1]; c++ {
+				if len(l) == 8 {
+					return literalInfo{}
+				}
+				l = append(l, strings.ToLower(string(c)))
+			}
+		}
+		l = literalSet(l)
+		return literalInfo{l, l}
+	case syntax.OpCapture:
+		return literalsOf(re.Sub[0])
+	case syntax.OpQuest:
+		if e := literalsOf(re.Sub[0]).exact; e != nil && len(e) < maxLiterals {
+			return literalInfo{exact: literalSet(append(e, ""))}
+		}
+	case syntax.OpPlus:
+		return literalInfo{contains: literalsOf(re.Sub[0]).contains}
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return literalInfo{contains: literalsOf(re.Sub[0]).contains}
+		}
+	case syntax.OpAlternate: // a match matches one branch
+		var info literalInfo
+		exact, contains := true, true
+		for _, sub := range re.Sub {
+			s := literalsOf(sub)
+			exact = exact && s.exact != nil
+			contains = contains && s.contains != nil
+			info.exact = append(info.exact, s.exact...)
+			info.contains = append(info.contains, s.contains...)
+		}
+		if !exact || len(info.exact) > maxLiterals {
+			info.exact = nil
+		}
+		if !contains || len(info.contains) > maxLiterals {
+			info.contains = nil
+		}
+		info.exact, info.contains = literalSet(info.exact), literalSet(info.contains)
+		return info
+	case syntax.OpConcat:
+		// exact: the cross product, while small. contains: the most
+		// selective of the parts' sets and of the cross products of
+		// consecutive exact parts.
+		var best, run []string
+		consider := func(l []string) {
+			if l != nil && !slices.Contains(l, "") && (best == nil || selectivity(l) > selectivity(best)) {
+				best = l
+			}
+		}
+		all := true
+		run = []string{""}
+		for _, sub := range re.Sub {
+			s := literalsOf(sub)
+			consider(s.contains)
+			if s.exact == nil || len(run)*len(s.exact) > maxLiterals {
+				consider(run)
+				run, all = []string{""}, false
+				continue
+			}
+			var next []string
+			for _, a := range run {
+				for _, b := range s.exact {
+					next = append(next, a+b)
+				}
+			}
+			run = literalSet(next)
+			consider(run)
+		}
+		info := literalInfo{contains: best}
+		if all {
+			info.exact = run
+		}
+		return info
+	}
+	return literalInfo{}
+}
+
+// literalSet sorts and dedupes; nil stays nil.
+func literalSet(l []string) []string {
+	if l == nil {
+		return nil
+	}
+	slices.Sort(l)
+	return slices.Compact(l)
+}
+
+// selectivity ranks a literal set: longer shortest member first, then
+// fewer members.
+func selectivity(lits []string) int {
+	n := len(lits[0])
+	for _, l := range lits {
+		n = min(n, len(l))
+	}
+	return n*128 - min(len(lits), 127)
+}
