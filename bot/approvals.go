@@ -402,4 +402,3 @@ func validApprovalID(id string) bool {
 	}
 	return true
 }
-

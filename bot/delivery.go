@@ -37,18 +37,26 @@ type DeliveryConfig struct {
 	// shows, since platforms clear it after a few seconds (default 5 s;
 	// negative: show it once).
 	TypingEvery time.Duration
+	// NativeFallback is how long the replies of a workspace (Thread.Space)
+	// where an adapter's StartStream failed go straight to send+edit
+	// (default 10 min). Only used when the Adapter is a Streamer.
+	NativeFallback time.Duration
 }
 
 // Delivery shows agent answers on one platform: one state machine per
 // reply (DESIGN.md §1 "bot delivery", §3 "One reply, one message"). Safe for
-// concurrent use; it keeps no state between replies beyond the Pacer's.
+// concurrent use; it keeps no state between replies beyond the Pacer's and
+// the workspaces where native streams recently failed to start.
 type Delivery struct {
 	cfg      DeliveryConfig
 	platform string
 	caps     Capabilities
 	measure  func(string) int
-	maxLen   int // 0: unlimited
-	splitAt  int // 0: never split
+	maxLen   int          // 0: unlimited
+	splitAt  int          // 0: never split
+	streamer Streamer     // nil: the adapter has no native streaming
+	closer   StreamCloser // nil: it cannot close an interrupted stream
+	natives  nativeMemo
 }
 
 // NewDelivery returns a Delivery configured by cfg.
@@ -74,7 +82,12 @@ func NewDelivery(cfg DeliveryConfig) (*Delivery, error) {
 	if cfg.TypingEvery == 0 {
 		cfg.TypingEvery = 5 * time.Second
 	}
+	if cfg.NativeFallback <= 0 {
+		cfg.NativeFallback = 10 * time.Minute
+	}
 	d := &Delivery{cfg: cfg, platform: cfg.Adapter.Platform(), caps: cfg.Adapter.Capabilities()}
+	d.streamer, _ = cfg.Adapter.(Streamer)
+	d.closer, _ = cfg.Adapter.(StreamCloser)
 	if d.cfg.Pacer == nil {
 		d.cfg.Pacer = NewPacer(PacerConfig{Platform: d.platform, Capabilities: d.caps, Now: cfg.Now, Sleep: cfg.Sleep})
 	}
@@ -101,7 +114,11 @@ func NewDelivery(cfg DeliveryConfig) (*Delivery, error) {
 //
 // ctx bounds the streaming only: Finish delivers the final answer even
 // after ctx has ended, and must be called for every Begin. u, the asker,
-// is not used yet; Slack's native streams will need it as recipient.
+// is the recipient of a native stream (Slack requires one outside DMs).
+//
+// A fresh reply streams natively when the adapter is a Streamer (see
+// delivery_native.go); a reply that finds a record never does, so one
+// inbox key never gets a second stream.
 func (d *Delivery) Begin(ctx context.Context, inboxKey, sessionID string, t Thread, u User, replyTo string) (*ReplyWriter, error) {
 	if inboxKey == "" {
 		return nil, errors.New("delivery: reply without an inbox key")
@@ -110,15 +127,20 @@ func (d *Delivery) Begin(ctx context.Context, inboxKey, sessionID string, t Thre
 	if err != nil {
 		return nil, fmt.Errorf("delivery: load reply %q: %w", inboxKey, err)
 	}
+	orphan := false
 	if !ok {
 		rec = OutboxRecord{InboxKey: inboxKey, SessionID: sessionID, Thread: t, Status: ReplyStreaming}
 	} else {
-		if rec.Status != ReplyDelivered {
+		// A stream an earlier process left open is closed before its
+		// message is edited; without a StreamCloser the edits wait for
+		// the platform to end it.
+		orphan = rec.Status == ReplyNativeStreaming && len(rec.Refs) > 0 && d.closer != nil
+		if rec.Status != ReplyDelivered && !orphan {
 			rec.Status = ReplyStreaming // a failed or interrupted reply is tried again
 		}
 		if rec.Thread.Platform != "" {
 			t = rec.Thread // the messages it holds live there
 		}
 	}
-	return d.newWriter(ctx, rec, ok, t, replyTo), nil
+	return d.newWriter(ctx, rec, ok, orphan, t, u, replyTo), nil
 }

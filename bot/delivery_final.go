@@ -22,7 +22,8 @@ const (
 // in continuation messages, each call retried through 429s (honouring
 // retry-after) and other errors (backoff with jitter) until FinalDeadline.
 // Progress is saved after every step, so a retry or a restart resumes at
-// the right part and never posts one twice.
+// the right part and never posts one twice. A native stream still open
+// ends with part 1 (finishNative) and the rest follows the same way.
 func (w *ReplyWriter) deliver(ctx context.Context, final, streamed string) error {
 	if w.delivered {
 		w.log.Info("reply was delivered before; not delivering it again")
@@ -41,6 +42,17 @@ func (w *ReplyWriter) deliver(ctx context.Context, final, streamed string) error
 
 	dctx, cancel := w.withDeadline(ctx)
 	defer cancel()
+	if w.nat.mode == nativeOpen {
+		done, err := w.finishNative(dctx, parts)
+		if err != nil {
+			return w.fail(ctx, err)
+		}
+		if done {
+			w.rec.Status, w.rec.Text = ReplyDelivered, joinParts(parts)
+			w.save(ctx)
+			return nil
+		}
+	}
 	if err := w.deliverParts(dctx, parts); err != nil {
 		return w.fail(ctx, err)
 	}
@@ -50,6 +62,11 @@ func (w *ReplyWriter) deliver(ctx context.Context, final, streamed string) error
 }
 
 func (w *ReplyWriter) deliverParts(ctx context.Context, parts []string) error {
+	if w.orphan {
+		if err := w.finalCall(ctx, "close interrupted stream", w.closeOrphan); err != nil {
+			return err
+		}
+	}
 	for i, part := range parts {
 		if i == len(w.rec.Refs) {
 			if err := w.finalCall(ctx, fmt.Sprintf("post part %d/%d", i+1, len(parts)), func(ctx context.Context) error {

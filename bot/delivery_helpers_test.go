@@ -75,13 +75,18 @@ func (a *refsFirst) check(op string) {
 	}
 }
 
+// remember adds ref to the refs that must be recorded before any call.
+func (a *refsFirst) remember(ref string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.refs = append(a.refs, ref)
+}
+
 func (a *refsFirst) Send(ctx context.Context, t bot.Thread, out bot.Out) (bot.MessageRef, error) {
 	a.check("Send")
 	ref, err := a.Adapter.Send(ctx, t, out)
 	if ref.ID != "" {
-		a.mu.Lock()
-		a.refs = append(a.refs, ref.ID)
-		a.mu.Unlock()
+		a.remember(ref.ID)
 	}
 	return ref, err
 }
@@ -153,7 +158,12 @@ func testSplit(md string, limit int, measure func(string) int) []string {
 // dl is a delivery under test: the fake platform, the outbox, the
 // Delivery and its log.
 type dl struct {
-	fake   *bottest.Adapter
+	fake *bottest.Adapter
+	// base is what the delivery calls, under refsFirst (the fake, or the
+	// streaming fake); wrap, when set, turns refsFirst into the adapter
+	// the delivery sees.
+	base   bot.Adapter
+	wrap   func(*refsFirst) bot.Adapter
 	box    *memOutbox
 	d      *bot.Delivery
 	pacer  *bot.Pacer
@@ -173,8 +183,18 @@ func capsEvery(every time.Duration) bot.Capabilities {
 func newDL(t testing.TB, caps bot.Capabilities, fakeCfg bottest.Config, mod func(*bot.DeliveryConfig)) *dl {
 	t.Helper()
 	fakeCfg.Capabilities = caps
+	fake := bottest.New(fakeCfg)
+	return newDLOn(t, fake, fake, nil, mod)
+}
+
+// newDLOn is newDL on a given platform: fake answers the queries, base
+// takes the calls, wrap (optional) wraps refsFirst.
+func newDLOn(t testing.TB, fake *bottest.Adapter, base bot.Adapter, wrap func(*refsFirst) bot.Adapter, mod func(*bot.DeliveryConfig)) *dl {
+	t.Helper()
 	h := &dl{
-		fake:   bottest.New(fakeCfg),
+		fake:   fake,
+		base:   base,
+		wrap:   wrap,
 		box:    newMemOutbox(),
 		logs:   &logBuffer{},
 		thread: bot.Thread{Platform: "fake", Space: "W1", Chat: "C1", ID: "root"},
@@ -188,8 +208,12 @@ func newDL(t testing.TB, caps bot.Capabilities, fakeCfg bottest.Config, mod func
 // pacer: what a restarted process builds.
 func (h *dl) delivery(t testing.TB, mod func(*bot.DeliveryConfig)) *bot.Delivery {
 	t.Helper()
+	var ad bot.Adapter = &refsFirst{Adapter: h.base, t: t, box: h.box}
+	if h.wrap != nil {
+		ad = h.wrap(ad.(*refsFirst))
+	}
 	cfg := bot.DeliveryConfig{
-		Adapter: &refsFirst{Adapter: h.fake, t: t, box: h.box},
+		Adapter: ad,
 		Outbox:  h.box,
 		Split:   testSplit,
 		Logger:  slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),

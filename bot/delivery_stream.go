@@ -36,6 +36,9 @@ func (w *ReplyWriter) pump(ctx context.Context) {
 // newest text is tried again when it allows; any other error is logged and
 // left to the next delta or to Finish.
 func (w *ReplyWriter) flush(ctx context.Context, f *frameCache) {
+	if w.nat.mode != nativeOff && w.flushNative(ctx) {
+		return
+	}
 	for ctx.Err() == nil {
 		frame := w.frame(f)
 		if frame == "" || (len(w.rec.Refs) > 0 && frame == w.shown[0]) {
@@ -47,6 +50,8 @@ func (w *ReplyWriter) flush(ctx context.Context, f *frameCache) {
 		var err error
 		if len(w.rec.Refs) == 0 {
 			err = w.post(ctx, w.placeholder())
+		} else if w.orphan {
+			err = w.closeOrphan(ctx)
 		} else if frame = w.frame(f); frame != w.shown[0] { // the newest, after the wait
 			err = w.streamEdit(ctx, frame)
 		}

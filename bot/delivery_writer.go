@@ -18,6 +18,7 @@ type ReplyWriter struct {
 	d       *Delivery
 	key     PaceKey
 	thread  Thread
+	user    User // the asker: a native stream's recipient
 	replyTo string
 	log     *slog.Logger
 
@@ -40,6 +41,11 @@ type ReplyWriter struct {
 	// unknown).
 	shown     []string
 	delivered bool // the record was delivered before Begin: nothing to do
+	// nat is the native stream (delivery_native.go); orphan says message 0
+	// may be a stream still open, to be closed before it is edited. Owned
+	// like rec.
+	nat    nativeState
+	orphan bool
 
 	finishOnce sync.Once
 	finishErr  error
@@ -54,12 +60,14 @@ var errReplyFinished = errors.New("delivery: reply already finished")
 // text is ever empty, so it never matches one.
 const unknownText = ""
 
-func (d *Delivery) newWriter(ctx context.Context, rec OutboxRecord, resumed bool, t Thread, replyTo string) *ReplyWriter {
+func (d *Delivery) newWriter(ctx context.Context, rec OutboxRecord, resumed, orphan bool, t Thread, u User, replyTo string) *ReplyWriter {
 	w := &ReplyWriter{
 		d:        d,
 		key:      d.cfg.Pacer.Key(t),
 		thread:   t,
+		user:     u,
 		replyTo:  replyTo,
+		orphan:   orphan,
 		log:      d.cfg.Logger.With("inbox_key", rec.InboxKey),
 		wake:     make(chan struct{}, 1),
 		pumpDone: make(chan struct{}),
@@ -75,6 +83,9 @@ func (d *Delivery) newWriter(ctx context.Context, rec OutboxRecord, resumed bool
 		w.stopPump = func() {}
 		close(w.pumpDone)
 		return w
+	}
+	if !resumed && d.streamer != nil {
+		w.nat.mode = nativeReady
 	}
 	pctx, cancel := context.WithCancel(ctx)
 	w.stopPump = cancel

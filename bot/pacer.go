@@ -223,4 +223,3 @@ func latest(ts ...time.Time) time.Time {
 	}
 	return l
 }
-
