@@ -86,7 +86,16 @@ type Out struct {
 	// ReplyTo is the platform id of the message this answers, where the
 	// platform threads by reply (Telegram); adapters may ignore it.
 	ReplyTo string
+	// Plain asks for the text without formatting (bot/format.Plain): the
+	// platform refused the formatted rendering of the same text.
+	Plain bool
 }
+
+// ErrFormatRejected is returned, wrapped, by an adapter whose platform
+// refused the rendered formatting (Telegram: "can't parse entities") and
+// changed nothing. The core then repeats the call with Out.Plain set, so a
+// formatting bug never costs an answer.
+var ErrFormatRejected = errors.New("the platform rejected the message formatting")
 
 // PaceScope says which messages share an edit budget.
 type PaceScope int

@@ -107,9 +107,16 @@ func (w *ReplyWriter) placeholder() string {
 // before anything else happens, so that a retry or a restart edits it
 // instead of posting again.
 func (w *ReplyWriter) post(ctx context.Context, text string) error {
+	out := Out{Text: text, ReplyTo: w.replyTo}
 	cctx, cancel := w.callCtx(ctx)
-	ref, err := w.d.cfg.Adapter.Send(cctx, w.thread, Out{Text: text, ReplyTo: w.replyTo})
+	ref, err := w.d.cfg.Adapter.Send(cctx, w.thread, out)
 	cancel()
+	if errors.Is(err, ErrFormatRejected) {
+		out.Plain = true
+		cctx, cancel := w.callCtx(ctx)
+		ref, err = w.d.cfg.Adapter.Send(cctx, w.thread, out)
+		cancel()
+	}
 	if ref.ID == "" {
 		if err == nil {
 			err = errors.New("the adapter returned no message id")
@@ -141,9 +148,15 @@ func (w *ReplyWriter) streamEdit(ctx context.Context, frame string) error {
 
 // edit shows text in message i.
 func (w *ReplyWriter) edit(ctx context.Context, i int, text string) error {
+	ref := MessageRef{Thread: w.thread, ID: w.rec.Refs[i]}
 	cctx, cancel := w.callCtx(ctx)
-	err := w.d.cfg.Adapter.Edit(cctx, MessageRef{Thread: w.thread, ID: w.rec.Refs[i]}, Out{Text: text})
+	err := w.d.cfg.Adapter.Edit(cctx, ref, Out{Text: text})
 	cancel()
+	if errors.Is(err, ErrFormatRejected) {
+		cctx, cancel := w.callCtx(ctx)
+		err = w.d.cfg.Adapter.Edit(cctx, ref, Out{Text: text, Plain: true})
+		cancel()
+	}
 	if err == nil {
 		w.shown[i] = text
 		return nil

@@ -343,3 +343,36 @@ func TestDeliveryAsReplyFactory(t *testing.T) {
 		}
 	})
 }
+
+// TestDeliveryPlainFallback: when the platform refuses the formatting (a
+// renderer bug, Telegram's "can't parse entities"), the same call is made
+// again as plain text: the answer still lands, once.
+func TestDeliveryPlainFallback(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newDL(t, capsEvery(time.Second), bottest.Config{}, nil)
+		rejected := fmt.Errorf("Bad Request: can't parse entities: %w", bot.ErrFormatRejected)
+		h.fake.FailNext(bottest.OpSend, 1, rejected)
+		h.fake.FailNext(bottest.OpEdit, 1, rejected)
+		ctx := t.Context()
+		w := h.begin(t, ctx, "k1")
+		w.Delta(ctx, "Use **bold** <carefully>")
+		time.Sleep(3 * time.Second)
+		if err := w.Finish(ctx, "Use **bold** <carefully>."); err != nil {
+			t.Fatal(err)
+		}
+		var plainSend, plainEdit bool
+		for _, c := range h.fake.Calls() {
+			if c.Err == nil && c.Out.Plain {
+				plainSend = plainSend || c.Op == bottest.OpSend
+				plainEdit = plainEdit || c.Op == bottest.OpEdit
+			}
+		}
+		if !plainSend || !plainEdit {
+			t.Fatalf("no plain retry after the rejections (send %v, edit %v)", plainSend, plainEdit)
+		}
+		if n := h.countText("Use **bold** <carefully>."); n != 1 {
+			t.Fatalf("final shown %d times", n)
+		}
+		h.checkDuplicates(t)
+	})
+}
