@@ -3,8 +3,10 @@ package bot_test
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/llm"
@@ -220,5 +222,31 @@ func TestSteerRunningTurn(t *testing.T) {
 	}
 	if left, _ := w.db.Unfinished(t.Context()); len(left) != 0 {
 		t.Fatalf("unfinished: %+v", left)
+	}
+}
+
+// TestStaleMessagesAreNotResumed: after a long outage, recovery does not
+// answer into a conversation that has moved on.
+func TestStaleMessagesAreNotResumed(t *testing.T) {
+	w := newWorld(t, "slack", bot.Access{})
+	old := msg("slack", "C1", "1.1", "U1", "old", "what about last week?")
+	crashed(t, w, old)
+	w.db.Close()
+	w.open(t, "slack")
+	w.fake.exitAtOnce = true
+	later := time.Now().Add(2 * time.Hour) // the outage lasted longer than ResumeWithin
+	r := bot.NewRouter(bot.RouterConfig{
+		Sessions: w.db, Inbox: w.db, KV: w.db, Runner: w.runner, Commands: bot.New(w.db, w.db, w.runner, agent.MemoryLimits{}),
+		Reply: w.replies.factory, Now: func() time.Time { return later }, ResumeWithin: time.Hour,
+		Logger: slog.New(slog.DiscardHandler),
+	}, w.fake)
+	if err := r.Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.replies.final("old"); len(got) != 0 || len(w.srv.Requests()) != 0 {
+		t.Fatalf("a stale message was answered: %q", got)
+	}
+	if left, _ := w.db.Unfinished(t.Context()); len(left) != 0 {
+		t.Fatalf("stale items left open: %+v", left)
 	}
 }

@@ -48,6 +48,10 @@ type RouterConfig struct {
 	Status StatusSource
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// ResumeWithin bounds crash recovery: a message older than this is not
+	// answered after a restart (the conversation has moved on); it is
+	// logged and closed. Default 24 h.
+	ResumeWithin time.Duration
 }
 
 // StatusSource answers /status questions the router cannot: which model,
@@ -101,6 +105,9 @@ func NewRouter(cfg RouterConfig, adapters ...Adapter) *Router {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.ResumeWithin <= 0 {
+		cfg.ResumeWithin = 24 * time.Hour
 	}
 	r := &Router{
 		cfg:      cfg,

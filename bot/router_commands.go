@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/llm"
@@ -128,6 +129,14 @@ func (r *Router) resume(ctx context.Context) error {
 		return fmt.Errorf("resume: %w", err)
 	}
 	for _, it := range items {
+		if age := r.cfg.Now().Sub(it.ReceivedAt); !it.ReceivedAt.IsZero() && age > r.cfg.ResumeWithin {
+			// Answering now would post into a conversation that moved on.
+			r.log.Warn("not resuming a stale message", "key", it.Key, "age", age.Round(time.Minute))
+			if err := r.cfg.Inbox.MarkDone(ctx, it.Key); err != nil {
+				return err
+			}
+			continue
+		}
 		if len(it.Payload) == 0 {
 			// Commands and clicks: their effect happened or did not; a
 			// person can repeat a command, so just close the record.

@@ -1,6 +1,9 @@
 package bot
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // SessionMap binds conversations to agent sessions. The binding is durable:
 // a restart never rebinds a thread (DESIGN.md §3).
@@ -29,9 +32,10 @@ type Inbox interface {
 
 // InboxItem is one accepted event.
 type InboxItem struct {
-	Key      string
-	Platform string
-	Payload  []byte
+	Key        string
+	Platform   string
+	Payload    []byte
+	ReceivedAt time.Time
 }
 
 // Outbox holds each reply's delivery state: the platform messages it has

@@ -48,7 +48,7 @@ func (db *DB) MarkDone(ctx context.Context, key string) error {
 // crash interrupted, for the router to resume at start.
 func (db *DB) Unfinished(ctx context.Context) ([]bot.InboxItem, error) {
 	rows, err := db.r.QueryContext(ctx, `
-		SELECT key, platform, payload FROM inbox WHERE status = 'accepted' ORDER BY received_at, rowid`)
+		SELECT key, platform, payload, received_at FROM inbox WHERE status = 'accepted' ORDER BY received_at, rowid`)
 	if err != nil {
 		return nil, fmt.Errorf("store: unfinished inbox: %w", err)
 	}
@@ -56,9 +56,11 @@ func (db *DB) Unfinished(ctx context.Context) ([]bot.InboxItem, error) {
 	var items []bot.InboxItem
 	for rows.Next() {
 		var it bot.InboxItem
-		if err := rows.Scan(&it.Key, &it.Platform, &it.Payload); err != nil {
+		var received int64
+		if err := rows.Scan(&it.Key, &it.Platform, &it.Payload, &received); err != nil {
 			return nil, fmt.Errorf("store: unfinished inbox: %w", err)
 		}
+		it.ReceivedAt = fromMillis(received)
 		items = append(items, it)
 	}
 	if err := rows.Err(); err != nil {
