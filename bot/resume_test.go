@@ -250,3 +250,49 @@ func TestStaleMessagesAreNotResumed(t *testing.T) {
 		t.Fatalf("stale items left open: %+v", left)
 	}
 }
+
+// TestApprovalResumeSurvivesCrash: the process dies while a turn resumed by
+// an approval runs; the restart continues it and the tool runs once.
+func TestApprovalResumeSurvivesCrash(t *testing.T) {
+	w := newWorld(t, "slack", bot.Access{})
+	deploy := &countingTool{}
+	w.runner.Tools = append(w.runner.Tools, deploy)
+	m := msg("slack", "C1", "1.1", "U1", "k1", "deploy please")
+	sid, _ := w.db.SessionFor(t.Context(), m.Thread)
+	w.db.AppendMessages(t.Context(), sid,
+		llm.Message{Role: llm.RoleUser, Text: m.Text, Key: m.Key},
+		llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "d1", Name: "deploy", Arguments: json.RawMessage(`{}`)}}})
+
+	// The tool runs, then the model starts answering and the process dies.
+	w.srv.Enqueue(llmtest.Stall("Deploying"))
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- w.router.Run(ctx) }()
+	decisions := map[string]agent.Decision{"d1": {Approved: true, By: "U1"}}
+	if err := w.router.ResumeApproval(t.Context(), "ap1", sid, "d1", m.Thread, m.User, decisions); err != nil {
+		t.Fatal(err)
+	}
+	<-w.replies.streaming
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+
+	w.db.Close()
+	w.open(t, "slack") // restart
+	w.runner.Tools = append(w.runner.Tools, deploy)
+	w.fake.exitAtOnce = true
+	w.srv.Enqueue(llmtest.Text("Deployed."))
+	if err := w.router.Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if deploy.runs != 1 {
+		t.Fatalf("the approved tool ran %d times", deploy.runs)
+	}
+	if finals := w.replies.final("approval:ap1"); len(finals) != 1 || finals[0] != "Deployed." {
+		t.Fatalf("after restart: %q", finals)
+	}
+	if left, _ := w.db.Unfinished(t.Context()); len(left) != 0 {
+		t.Fatalf("unfinished: %+v", left)
+	}
+}

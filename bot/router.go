@@ -444,28 +444,57 @@ func lastIsOpenCall(msgs []llm.Message) bool {
 // turn ended. It runs only while the call still has no result, and once
 // per approval (the inbox dedupes its key).
 func (r *Router) ResumeApproval(ctx context.Context, approvalID, sid, toolCallID string, t Thread, requester User, decisions map[string]agent.Decision) error {
-	msgs, err := r.cfg.Runner.Sessions.Messages(ctx, sid)
+	open, err := r.callOpen(ctx, sid, toolCallID)
+	if err != nil || !open {
+		return err // settled already (stopped, or resumed before)
+	}
+	rp := resumePayload{Approval: approvalID, Session: sid, Call: toolCallID,
+		Message: Message{Key: "approval:" + approvalID, Thread: t, User: requester}, Decisions: decisions}
+	payload, err := json.Marshal(rp)
 	if err != nil {
-		return err
+		return fmt.Errorf("encode resume: %w", err)
 	}
-	for _, m := range msgs {
-		if m.Role == llm.RoleTool && m.ToolCallID == toolCallID {
-			return nil // settled already (stopped, or resumed before)
-		}
-	}
-	key := "approval:" + approvalID
-	accepted, err := r.cfg.Inbox.Accept(ctx, key, t.Platform, nil)
+	// The payload lets startup recovery continue this turn if the process
+	// dies while it runs.
+	accepted, err := r.cfg.Inbox.Accept(ctx, rp.Message.Key, t.Platform, payload)
 	if err != nil || !accepted {
 		return err
 	}
+	r.queueResume(sid, rp)
+	return nil
+}
+
+// resumePayload is the inbox record of a resume started by an approval.
+type resumePayload struct {
+	Approval  string                    `json:"approval"`
+	Session   string                    `json:"session"`
+	Call      string                    `json:"call"`
+	Message   Message                   `json:"message"`
+	Decisions map[string]agent.Decision `json:"decisions"`
+}
+
+func (r *Router) queueResume(sid string, rp resumePayload) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	st := r.session(sid)
-	st.resumes = append(st.resumes, resumeRequest{msg: Message{Key: key, Thread: t, User: requester}, decisions: decisions})
+	st.resumes = append(st.resumes, resumeRequest{msg: rp.Message, decisions: rp.Decisions})
 	if !st.running {
 		st.running = true
 		base := r.base
 		r.wg.Go(func() { r.drain(base, sid) })
 	}
-	return nil
+}
+
+// callOpen reports whether toolCallID has no result in the session yet.
+func (r *Router) callOpen(ctx context.Context, sid, toolCallID string) (bool, error) {
+	msgs, err := r.cfg.Runner.Sessions.Messages(ctx, sid)
+	if err != nil {
+		return false, err
+	}
+	for _, m := range msgs {
+		if m.Role == llm.RoleTool && m.ToolCallID == toolCallID {
+			return false, nil
+		}
+	}
+	return true, nil
 }

@@ -145,6 +145,14 @@ func (r *Router) resume(ctx context.Context) error {
 			}
 			continue
 		}
+		var rp resumePayload
+		if json.Unmarshal(it.Payload, &rp) == nil && rp.Approval != "" {
+			// A turn an approval resumed, cut short: continue it. The
+			// runner runs only calls still without a result, so a tool
+			// that already ran is not run again; the model is asked on.
+			r.queueResume(rp.Session, rp)
+			continue
+		}
 		var m Message
 		if err := json.Unmarshal(it.Payload, &m); err != nil {
 			r.log.Error("resume: undecodable inbox item", "key", it.Key, "err", err)
