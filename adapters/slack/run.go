@@ -1,0 +1,161 @@
+package slack
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/slackevents"
+	"github.com/slack-go/slack/socketmode"
+
+	"github.com/parleybot/parley/bot"
+)
+
+// nameLookupWait bounds a users.info call made while receiving: a name is
+// a courtesy in the prompt and must not hold up the events behind it.
+const nameLookupWait = 2 * time.Second
+
+// Run receives events over Socket Mode until ctx ends (platforms.md §2.1).
+// It first asks auth.test who the bot is, so a bad token is a clear fatal
+// error rather than an endless reconnect loop, and so the bot can tell
+// its own messages and mention.
+//
+// Acknowledging: a message is acked after the handler returns (it only
+// records and enqueues, DESIGN.md §1), so an event the handler failed to
+// record is redelivered by Slack. Clicks are acked at once: Slack shows
+// the clicker an error after 3 s, and a repeated click is harmless
+// (approvals update WHERE status='pending'). Slash commands are acked
+// with the handler's answer when it comes within the ack window (slash.go).
+func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
+	auth, err := a.api.AuthTestContext(ctx)
+	if err != nil {
+		return fmt.Errorf("slack: who am I (auth.test): %w", wrap("auth.test", err))
+	}
+	a.setSelf(self{UserID: auth.UserID, BotID: auth.BotID})
+	a.log.Info("connected to Slack", "team", auth.Team, "user", auth.User)
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sm := socketmode.New(a.api)
+	done := make(chan error, 1)
+	go func() { done <- sm.RunContext(ctx) }()
+
+	// Slash-command answers run beside the loop; Run waits for them, since
+	// a handler called after Run returned would race the shutdown.
+	var pending sync.WaitGroup
+	defer pending.Wait()
+
+	for {
+		select {
+		case <-ctx.Done():
+			<-done
+			return ctx.Err()
+		case err := <-done:
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("slack socket mode: %w", wrap("apps.connections.open", err))
+		case evt := <-sm.Events:
+			a.receive(ctx, sm, h, evt, &pending)
+		}
+	}
+}
+
+// receive handles one Socket Mode event. It never waits for an answer to
+// be written: the handler only records and enqueues.
+func (a *Adapter) receive(ctx context.Context, sm *socketmode.Client, h bot.Handler, evt socketmode.Event, pending *sync.WaitGroup) {
+	switch evt.Type {
+	case socketmode.EventTypeConnecting, socketmode.EventTypeConnected, socketmode.EventTypeHello:
+		a.log.Debug("socket mode", "event", evt.Type)
+		return
+	case socketmode.EventTypeDisconnect:
+		a.log.Info("Slack asked to reconnect")
+		return
+	case socketmode.EventTypeInvalidAuth:
+		a.log.Error("Slack refused the app-level token (slack.app_token, xapp-… with connections:write)")
+		return
+	case socketmode.EventTypeConnectionError, socketmode.EventTypeIncomingError,
+		socketmode.EventTypeErrorBadMessage, socketmode.EventTypeErrorWriteFailed:
+		a.log.Warn("socket mode trouble; the client reconnects", "event", evt.Type, "data", fmt.Sprint(evt.Data))
+		return
+	}
+	if evt.Request == nil {
+		return
+	}
+	req := *evt.Request
+	switch evt.Type {
+	case socketmode.EventTypeEventsAPI:
+		e, ok := evt.Data.(slackevents.EventsAPIEvent)
+		if !ok {
+			a.ack(ctx, sm, req, nil)
+			return
+		}
+		if err := a.handleEvent(ctx, h, e); err != nil {
+			// No ack: Slack redelivers, and the inbox dedupes.
+			a.log.Error("event not recorded; Slack will redeliver it", "envelope", req.EnvelopeID, "err", err)
+			return
+		}
+		a.ack(ctx, sm, req, nil)
+	case socketmode.EventTypeInteractive:
+		a.ack(ctx, sm, req, nil)
+		cb, ok := evt.Data.(slack.InteractionCallback)
+		if !ok {
+			return
+		}
+		act, ok := normalizeAction(&cb)
+		if !ok {
+			return
+		}
+		act.Respond = a.clickResponder(act.Message.Thread, act.User.ID)
+		if err := h.HandleAction(ctx, act); err != nil {
+			a.log.Error("click not handled", "key", act.Key, "err", err)
+		}
+	case socketmode.EventTypeSlashCommand:
+		sc, ok := evt.Data.(slack.SlashCommand)
+		if !ok {
+			a.ack(ctx, sm, req, nil)
+			return
+		}
+		pending.Go(func() { a.slashCommand(ctx, sm, h, req, sc) })
+	default:
+		a.ack(ctx, sm, req, nil)
+	}
+}
+
+// handleEvent normalizes an Events API event and hands it on. Events
+// Parley does not act on yet (assistant_thread_started, …) are only acked.
+func (a *Adapter) handleEvent(ctx context.Context, h bot.Handler, e slackevents.EventsAPIEvent) error {
+	m, ok := normalizeEvent(e, a.identity())
+	if !ok {
+		return nil
+	}
+	if !m.FromBot {
+		lctx, cancel := context.WithTimeout(ctx, nameLookupWait)
+		name, err := a.users.name(lctx, m.User.ID)
+		cancel()
+		if err != nil {
+			a.log.Debug("display name unknown", "user", m.User.ID, "err", err)
+		}
+		m.User.Name = name
+	}
+	return h.HandleMessage(ctx, m)
+}
+
+// clickResponder answers a clicker alone, ephemerally where they clicked.
+func (a *Adapter) clickResponder(t bot.Thread, user string) func(context.Context, string) error {
+	return func(ctx context.Context, text string) error {
+		return a.postEphemeral(ctx, t.Chat, t.ID, user, bot.Out{Text: text})
+	}
+}
+
+// ack acknowledges an envelope; a failure only means Slack redelivers,
+// which the inbox absorbs.
+func (a *Adapter) ack(ctx context.Context, sm *socketmode.Client, req socketmode.Request, payload any) {
+	// AckCtx, not Ack: while the connection is down nothing drains the
+	// response queue, and an ack must not outlive Run.
+	if err := sm.AckCtx(ctx, req.EnvelopeID, payload); err != nil {
+		a.log.Warn("ack failed; Slack will redeliver", "envelope", req.EnvelopeID, "err", err)
+	}
+}
