@@ -1,12 +1,16 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/parleybot/parley/adapters/slack"
+	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/cmd/parley/internal/config"
 )
 
@@ -20,18 +24,63 @@ func newRunCmd(e *environment, load func() (*config.Config, error)) *cobra.Comma
 			if err != nil {
 				return err
 			}
-			platforms := cfg.EnabledPlatforms()
-			if len(platforms) == 0 {
+			if len(cfg.EnabledPlatforms()) == 0 {
 				if !e.terminal {
 					return errors.New("no chat platform is enabled and standard input is not a terminal: " +
 						"enable slack, telegram or discord in the config, or run `parley chat` to read from a pipe")
 				}
 				return runChat(cmd.Context(), e, cfg)
 			}
-			// The platform adapters land with their own issues; until then
-			// say so plainly instead of pretending to listen.
-			return fmt.Errorf("%s enabled, but this build of Parley has no adapter for it yet; "+
-				"disable it to use the terminal chat", strings.Join(platforms, ", "))
+			logger := newLogger(e.stderr, slog.LevelInfo)
+			adapters, err := platformAdapters(cfg, logger)
+			if err != nil {
+				return err
+			}
+			ctx, cancel := context.WithCancel(cmd.Context())
+			defer cancel()
+			go func() {
+				// Ctrl-C shuts the platforms down as SIGTERM does.
+				select {
+				case <-e.interrupts:
+					cancel()
+				case <-ctx.Done():
+				}
+			}()
+			a, err := openApp(ctx, cfg, logger)
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			return runPlatforms(ctx, a, adapters, logger)
 		},
 	}
+}
+
+// platformAdapters builds the adapter of every enabled platform.
+func platformAdapters(cfg *config.Config, logger *slog.Logger) ([]bot.Adapter, error) {
+	var out []bot.Adapter
+	var missing []string
+	for _, p := range cfg.EnabledPlatforms() {
+		switch p {
+		case config.PlatformSlack:
+			a, err := slack.New(slack.Config{
+				BotToken: cfg.Slack.BotToken.Reveal(), AppToken: cfg.Slack.AppToken.Reveal(),
+				APIURL: cfg.Slack.APIURL, Mode: cfg.Slack.Mode, SigningSecret: cfg.Slack.SigningSecret.Reveal(),
+				Logger: logger.With("platform", "slack"),
+			})
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, a)
+		default:
+			missing = append(missing, p)
+		}
+	}
+	if len(missing) > 0 {
+		// Those adapters land with their own issues; say so plainly
+		// instead of pretending to listen.
+		return nil, fmt.Errorf("%s enabled, but this build of Parley has no adapter for it yet; disable it to go on",
+			strings.Join(missing, ", "))
+	}
+	return out, nil
 }
