@@ -65,8 +65,12 @@ type StatusSource interface {
 // Router is the inbound half of the chat core: every adapter's events go
 // through it. It implements Handler.
 type Router struct {
-	cfg      RouterConfig
-	base     context.Context // Run's: shutdown cancels running turns
+	cfg RouterConfig
+	// base is the context of every turn. Run cancels it when its own
+	// context ends, so shutdown reaches turns queued even before Run
+	// started (approvals recovered at start-up).
+	base     context.Context
+	shutdown context.CancelFunc
 	adapters map[string]Adapter
 	slots    chan struct{}
 	log      *slog.Logger
@@ -115,8 +119,8 @@ func NewRouter(cfg RouterConfig, adapters ...Adapter) *Router {
 		slots:    make(chan struct{}, cfg.MaxConcurrent),
 		log:      cfg.Logger,
 		sessions: map[string]*sessionState{},
-		base:     context.Background(),
 	}
+	r.base, r.shutdown = context.WithCancel(context.Background())
 	for _, a := range adapters {
 		r.adapters[a.Platform()] = a
 	}
@@ -126,9 +130,7 @@ func NewRouter(cfg RouterConfig, adapters ...Adapter) *Router {
 // Run resumes what a crash interrupted, then runs every adapter until ctx
 // ends, and waits for running turns to wind down.
 func (r *Router) Run(ctx context.Context) error {
-	r.mu.Lock()
-	r.base = ctx
-	r.mu.Unlock()
+	defer context.AfterFunc(ctx, r.shutdown)()
 	if err := r.resume(ctx); err != nil {
 		return err
 	}
