@@ -6,8 +6,10 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,25 +17,37 @@ import (
 	"github.com/parleybot/parley/agent/llm/llmtest"
 )
 
-func TestSlackMentionAnsweredInThread(t *testing.T) {
+// startSlack runs Parley on Slack against a fresh slacktest workspace with
+// users U1 (ana) and U2 (bo) and the public channel C1.
+func startSlack(t *testing.T, extra map[string]string) (*slacktest.Server, *llmtest.Server) {
+	t.Helper()
 	slk := slacktest.NewServer()
-	defer slk.Close()
+	t.Cleanup(slk.Close)
 	slk.AddUser("U1", "ana")
+	slk.AddUser("U2", "bo")
 	slk.AddChannel("C1", "general", slacktest.Public)
 	model := llmtest.NewServer()
-	defer model.Close()
-	cfg := platformConfig(t, filepath.Join(t.TempDir(), "data"), model, map[string]string{
+	t.Cleanup(model.Close)
+	env := map[string]string{
 		"PARLEY_SLACK_ENABLED":   "true",
 		"PARLEY_SLACK_BOT_TOKEN": slk.BotToken(),
 		"PARLEY_SLACK_APP_TOKEN": slk.AppToken(),
 		"PARLEY_SLACK_API_URL":   slk.URL + "/",
-	})
+	}
+	for k, v := range extra {
+		env[k] = v
+	}
+	cfg := platformConfig(t, filepath.Join(t.TempDir(), "data"), model, env)
 	adapters, err := platformAdapters(cfg, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
-	stop := start(t, cfg, adapters[0])
-	defer stop()
+	t.Cleanup(start(t, cfg, adapters[0]))
+	return slk, model
+}
+
+func TestSlackMentionAnsweredInThread(t *testing.T) {
+	slk, model := startSlack(t, nil)
 
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second) // a hang, not a timing assertion
 	defer cancel()
@@ -76,5 +90,139 @@ func TestSlackMentionAnsweredInThread(t *testing.T) {
 	reqs := model.Requests()
 	if len(reqs) != 2 {
 		t.Fatalf("%d model calls: the mention (message + app_mention) must be answered once", len(reqs))
+	}
+}
+
+// TestSlackApprovalButtons: a tool that needs approval posts Block Kit
+// buttons in the thread; another user's click is refused ephemerally and
+// runs nothing; the requester's click runs the tool and the task goes on.
+func TestSlackApprovalButtons(t *testing.T) {
+	slk, model := startSlack(t, map[string]string{"PARLEY_TOOLS_SHELL_ENABLED": "true"})
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second) // a hang, not a timing assertion
+	defer cancel()
+
+	model.Enqueue(llmtest.ToolCall("c1", "shell", `{"command":"echo slack-approved"}`), llmtest.Text("Ran it."))
+	root := slk.PostUserMessage("C1", "U1", "<@"+slk.BotUserID()+"> run the check", "")
+	var prompt slacktest.Message
+	var buttons []slackButton
+	err := slk.WaitFor(ctx, func() bool {
+		for _, m := range slk.Thread("C1", root) {
+			if b := blockButtons(t, m.Blocks); len(b) == 2 {
+				prompt, buttons = m, b
+				return true
+			}
+		}
+		return false
+	})
+	if err != nil {
+		t.Fatalf("no approval message: %v; thread %+v", err, slk.Thread("C1", root))
+	}
+
+	slk.Click("C1", prompt.TS, buttons[0].ActionID, buttons[0].Value, "U2") // bo is not the requester
+	if err := slk.WaitFor(ctx, func() bool { return len(slk.Ephemerals("U2")) > 0 }); err != nil {
+		t.Fatalf("bo was not told anything: %v", err)
+	}
+	if got := slk.Ephemerals("U2")[0].Text; !strings.Contains(got, "Only ana or an admin") {
+		t.Fatalf("bo was told %q", got)
+	}
+	if len(model.Requests()) != 1 {
+		t.Fatal("the task went on after a stranger's click")
+	}
+
+	slk.Click("C1", prompt.TS, buttons[0].ActionID, buttons[0].Value, "U1")
+	done := func() bool {
+		for _, m := range slk.Thread("C1", root) {
+			if m.BotID != "" && m.Visible() == "Ran it." {
+				return true
+			}
+		}
+		return false
+	}
+	if err := slk.WaitFor(ctx, done); err != nil {
+		t.Fatalf("no final answer after approval: %v; thread %+v", err, slk.Thread("C1", root))
+	}
+	reqs := model.Requests()
+	if !strings.Contains(string(reqs[len(reqs)-1].Body), "slack-approved") {
+		t.Fatal("the approved command's output did not reach the model")
+	}
+	for _, m := range slk.Thread("C1", root) {
+		if m.TS == prompt.TS && (!strings.Contains(m.Visible(), "Approved by ana") || len(blockButtons(t, m.Blocks)) != 0) {
+			t.Fatalf("decided approval message: %q, buttons %v", m.Visible(), blockButtons(t, m.Blocks))
+		}
+	}
+}
+
+type slackButton struct {
+	ActionID string `json:"action_id"`
+	Value    string `json:"value"`
+}
+
+// blockButtons lists the buttons of a Block Kit message.
+func blockButtons(t *testing.T, blocks json.RawMessage) []slackButton {
+	t.Helper()
+	if len(blocks) == 0 {
+		return nil
+	}
+	var bs []struct {
+		Type     string `json:"type"`
+		Elements []struct {
+			Type string `json:"type"`
+			slackButton
+		} `json:"elements"`
+	}
+	if err := json.Unmarshal(blocks, &bs); err != nil {
+		t.Fatalf("blocks: %v", err)
+	}
+	var out []slackButton
+	for _, b := range bs {
+		for _, e := range b.Elements {
+			if b.Type == "actions" && e.Type == "button" {
+				out = append(out, e.slackButton)
+			}
+		}
+	}
+	return out
+}
+
+// TestSlackMemoryCommands: /parley memory and !memory in a thread answer
+// only the caller, ephemerally, never in the channel.
+func TestSlackMemoryCommands(t *testing.T) {
+	slk, model := startSlack(t, nil)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second) // a hang, not a timing assertion
+	defer cancel()
+
+	// ana tells Parley something worth keeping.
+	model.Enqueue(llmtest.ToolCall("m1", "memory", `{"action":"add","target":"profile","content":"prefers Go"}`), llmtest.Text("Noted."))
+	root := slk.PostUserMessage("C1", "U1", "<@"+slk.BotUserID()+"> remember that I prefer Go", "")
+	if err := slk.WaitFor(ctx, func() bool {
+		for _, m := range slk.Thread("C1", root) {
+			if m.BotID != "" && m.Visible() == "Noted." {
+				return true
+			}
+		}
+		return false
+	}); err != nil {
+		t.Fatalf("no answer: %v", err)
+	}
+
+	slk.SlashCommand("/parley", "memory", "U1", "C1")
+	if err := slk.WaitFor(ctx, func() bool { return len(slk.Ephemerals("U1")) > 0 }); err != nil {
+		t.Fatalf("no ephemeral answer to /parley memory: %v", err)
+	}
+	if got := slk.Ephemerals("U1")[0].Text; !strings.Contains(got, "prefers Go") {
+		t.Fatalf("/parley memory answered %q", got)
+	}
+
+	slk.PostUserMessage("C1", "U2", "!memory", root) // bo, in the thread
+	if err := slk.WaitFor(ctx, func() bool { return len(slk.Ephemerals("U2")) > 0 }); err != nil {
+		t.Fatalf("no ephemeral answer to !memory: %v", err)
+	}
+	if got := slk.Ephemerals("U2")[0].Text; strings.Contains(got, "prefers Go") {
+		t.Fatalf("bo saw ana's memory: %q", got)
+	}
+	for _, m := range slk.Messages("C1") {
+		if strings.Contains(m.Visible(), "prefers Go") && m.BotID != "" {
+			t.Fatalf("memory shown in the channel: %q", m.Visible())
+		}
 	}
 }
