@@ -136,8 +136,9 @@ func (f Fault) String() string {
 }
 
 type fault struct {
-	kind     Fault
-	slackErr string // for FailNextError
+	kind       Fault
+	slackErr   string        // for FailNextError
+	retryAfter time.Duration // for FailNextRateLimited; 0 means 1 s
 }
 
 // FailNext makes the next n calls of method fail with f (a 429 storm, 500s,
@@ -147,6 +148,16 @@ func (s *Server) FailNext(method string, n int, f Fault) {
 	defer s.mu.Unlock()
 	for range n {
 		s.faults[method] = append(s.faults[method], fault{kind: f})
+	}
+}
+
+// FailNextRateLimited makes the next n calls of method answer Slack's 429
+// asking to retry after d (rounded up to whole seconds, as Slack sends it).
+func (s *Server) FailNextRateLimited(method string, n int, d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for range n {
+		s.faults[method] = append(s.faults[method], fault{kind: FaultRateLimited, retryAfter: d})
 	}
 }
 

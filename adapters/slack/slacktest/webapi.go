@@ -99,7 +99,7 @@ func (s *Server) dispatchLocked(method, token string, params url.Values) (status
 	if f, ok := s.popFault(method); ok {
 		switch f.kind {
 		case FaultRateLimited:
-			return rateLimited(time.Second)
+			return rateLimited(max(f.retryAfter, time.Second))
 		case FaultServerError:
 			return http.StatusInternalServerError, nil, false
 		case FaultDropConnection:
