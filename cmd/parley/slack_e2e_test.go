@@ -226,3 +226,40 @@ func TestSlackMemoryCommands(t *testing.T) {
 		}
 	}
 }
+
+// TestSlackSocketDropStillAnswersOnce: the websocket drops as a mention
+// arrives (before or after its ack); after the reconnect the mention is
+// answered exactly once, whether Slack redelivers it or not.
+func TestSlackSocketDropStillAnswersOnce(t *testing.T) {
+	slk, model := startSlack(t, nil)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second) // a hang, not a timing assertion
+	defer cancel()
+	if err := slk.WaitFor(ctx, func() bool { return slk.Connections() >= 1 }); err != nil {
+		t.Fatal(err)
+	}
+	model.Enqueue(llmtest.Text("Answered once."))
+	root := slk.PostUserMessage("C1", "U1", "<@"+slk.BotUserID()+"> are you there?", "")
+	slk.DropConnection()
+	if err := slk.WaitFor(ctx, func() bool { return slk.Connections() >= 2 }); err != nil {
+		t.Fatalf("no reconnect: %v", err)
+	}
+	if err := slk.WaitFor(ctx, func() bool {
+		for _, m := range slk.Thread("C1", root) {
+			if m.BotID != "" && m.Visible() == "Answered once." {
+				return true
+			}
+		}
+		return false
+	}); err != nil {
+		t.Fatalf("no answer after the reconnect: %v; thread %+v", err, slk.Thread("C1", root))
+	}
+	n := 0
+	for _, m := range slk.Thread("C1", root) {
+		if m.BotID != "" {
+			n++
+		}
+	}
+	if n != 1 || len(model.Requests()) != 1 {
+		t.Fatalf("%d bot messages and %d model calls, want 1 and 1", n, len(model.Requests()))
+	}
+}
