@@ -19,34 +19,21 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/shared"
 )
 
-// attempt records the one HTTP exchange of a call through an SDK
-// middleware: where the request went and the response, if one came. The
-// SDK's error alone cannot tell a refused connection from a stream cut
-// midway.
-type attempt struct {
-	url  string
-	resp *http.Response
-}
-
-func (a *attempt) record() option.RequestOption {
+// record has the SDK report the call's HTTP exchange into a.
+func record(a *llm.Attempt) option.RequestOption {
 	return option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-		a.url = displayURL(req.URL)
-		resp, err := next(req)
-		if err == nil {
-			a.resp = resp
-		}
-		return resp, err
+		return a.Observe(req, next)
 	})
 }
 
 // classify turns an SDK error into an *llm.Error, or into the context's
 // error when the caller cancelled: a cancelled call is not a failure to
 // retry or report.
-func (p *Provider) classify(ctx context.Context, a *attempt, err error) error {
+func (p *Provider) classify(ctx context.Context, a *llm.Attempt, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return ctxErr
 	}
-	e := &llm.Error{Provider: name, URL: a.url, Err: err}
+	e := &llm.Error{Provider: name, URL: a.URL, Err: err}
 	apiErr, isAPI := errors.AsType[*sdk.Error](err)
 	switch {
 	case isAPI && apiErr.StatusCode < 400:
@@ -63,19 +50,19 @@ func (p *Provider) classify(ctx context.Context, a *attempt, err error) error {
 		if apiErr.Response != nil {
 			e.RetryAfter = llm.RetryAfter(apiErr.Response.Header, time.Now())
 		}
-	case a.resp != nil && a.resp.StatusCode >= 400:
+	case a.Resp != nil && a.Resp.StatusCode >= 400:
 		// An error answer whose body broke while the SDK read it.
-		e.Status, e.Message = a.resp.StatusCode, http.StatusText(a.resp.StatusCode)
-		e.Kind = statusKind(a.resp.StatusCode, "", "")
-		e.RetryAfter = llm.RetryAfter(a.resp.Header, time.Now())
-	case a.resp != nil:
+		e.Status, e.Message = a.Resp.StatusCode, http.StatusText(a.Resp.StatusCode)
+		e.Kind = statusKind(a.Resp.StatusCode, "", "")
+		e.RetryAfter = llm.RetryAfter(a.Resp.Header, time.Now())
+	case a.Resp != nil:
 		// The answer had started: its body failed while being read.
 		if isDecodeError(err) {
 			e.Kind, e.Message = llm.KindUnknown, "the server sent a malformed stream: "+err.Error()
 			break
 		}
 		e.Kind, e.Err = llm.KindNetwork, fmt.Errorf("connection lost mid-stream: %w", err)
-	case a.url != "":
+	case a.URL != "":
 		// Sent but never answered: refused, DNS, reset, TLS. *url.Error
 		// repeats the URL, which llm.Error already shows.
 		e.Kind = llm.KindNetwork
@@ -86,19 +73,19 @@ func (p *Provider) classify(ctx context.Context, a *attempt, err error) error {
 		// Never sent: the SDK refused the configuration (a malformed base URL).
 		e.Kind, e.URL, e.Message = llm.KindBadRequest, p.baseURL, err.Error()
 	}
-	e.Message = p.scrub(e.Message)
+	e.Message = llm.Scrub(e.Message, p.apiKey)
 	return e
 }
 
 // truncated is the error of a stream that ended without message_stop.
-func (p *Provider) truncated(a *attempt) error {
-	return &llm.Error{Provider: name, Kind: llm.KindNetwork, URL: a.url,
+func (p *Provider) truncated(a *llm.Attempt) error {
+	return &llm.Error{Provider: name, Kind: llm.KindNetwork, URL: a.URL,
 		Err: fmt.Errorf("stream ended before the answer was complete: %w", io.ErrUnexpectedEOF)}
 }
 
 // malformed is the error of a stream Accumulate cannot follow.
-func (p *Provider) malformed(a *attempt, err error) error {
-	return &llm.Error{Provider: name, Kind: llm.KindUnknown, URL: a.url, Err: err,
+func (p *Provider) malformed(a *llm.Attempt, err error) error {
+	return &llm.Error{Provider: name, Kind: llm.KindUnknown, URL: a.URL, Err: err,
 		Message: "the server sent a malformed stream: " + err.Error()}
 }
 
@@ -157,21 +144,4 @@ func isDecodeError(err error) bool {
 	_, syn := errors.AsType[*json.SyntaxError](err)
 	_, typ := errors.AsType[*json.UnmarshalTypeError](err)
 	return syn || typ
-}
-
-// scrub removes the API key from a provider message, should a server ever
-// echo it back.
-func (p *Provider) scrub(msg string) string {
-	if len(p.apiKey) < 8 { // too short to search for without mangling text
-		return msg
-	}
-	return strings.ReplaceAll(msg, p.apiKey, "[redacted]")
-}
-
-// displayURL drops credentials, query and fragment from u: the URL is shown
-// to operators, and only scheme, host and path help fix a base URL.
-func displayURL(u *url.URL) string {
-	c := *u
-	c.User, c.RawQuery, c.ForceQuery, c.Fragment, c.RawFragment = nil, "", false, "", ""
-	return c.String()
 }

@@ -10,6 +10,7 @@ import (
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
+	"github.com/parleybot/parley/agent/llm"
 )
 
 // DefaultBaseURL is Anthropic's API. Unlike OpenAI base URLs it has no
@@ -72,8 +73,8 @@ func New(cfg Config) *Provider {
 // doctor` can tell a wrong key or base URL from a working setup. It returns
 // nil or an *llm.Error.
 func (p *Provider) Check(ctx context.Context) error {
-	var a attempt
-	if _, err := p.models.List(ctx, sdk.ModelListParams{Limit: sdk.Int(1)}, a.record()); err != nil {
+	var a llm.Attempt
+	if _, err := p.models.List(ctx, sdk.ModelListParams{Limit: sdk.Int(1)}, record(&a)); err != nil {
 		return p.classify(ctx, &a, err)
 	}
 	return nil

@@ -27,8 +27,8 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Ev
 		// covers a request still waiting for its headers.
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		var a attempt
-		s := p.messages.NewStreaming(ctx, params, a.record())
+		var a llm.Attempt
+		s := p.messages.NewStreaming(ctx, params, record(&a))
 		defer s.Close()
 
 		var msg sdk.Message

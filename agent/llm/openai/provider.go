@@ -12,6 +12,7 @@ import (
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/parleybot/parley/agent/llm"
 )
 
 // DefaultBaseURL is OpenAI's API; compatible servers use their own, which
@@ -74,8 +75,8 @@ func New(cfg Config) *Provider {
 // doctor` can tell a wrong key or base URL from a working setup. It returns
 // nil or an *llm.Error.
 func (p *Provider) Check(ctx context.Context) error {
-	var a attempt
-	if _, err := p.models.List(ctx, a.record()); err != nil {
+	var a llm.Attempt
+	if _, err := p.models.List(ctx, record(&a)); err != nil {
 		return p.classify(ctx, &a, err)
 	}
 	return nil
