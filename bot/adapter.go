@@ -91,6 +91,11 @@ type Out struct {
 	Plain bool
 }
 
+// ErrStreamNotHere is returned, wrapped, by StartStream when this one
+// conversation cannot stream natively (Slack streams only in threads): the
+// reply uses send and edit, and other conversations keep streaming.
+var ErrStreamNotHere = errors.New("native streaming is not available in this conversation")
+
 // ErrFormatRejected is returned, wrapped, by an adapter whose platform
 // refused the rendered formatting (Telegram: "can't parse entities") and
 // changed nothing. The core then repeats the call with Out.Plain set, so a

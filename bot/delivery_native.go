@@ -152,6 +152,12 @@ func (w *ReplyWriter) flushNative(ctx context.Context) bool {
 				w.d.cfg.Pacer.Penalize(w.key, wait)
 				continue
 			}
+			if errors.Is(err, ErrStreamNotHere) {
+				// This conversation cannot stream (a Slack DM's main view);
+				// others in the workspace still can.
+				n.mode = nativeOff
+				return false
+			}
 			w.d.natives.failed(w.thread.Space, w.d.cfg.Now(), w.d.cfg.NativeFallback)
 			w.log.Warn("native stream could not start; using send and edit in this workspace for a while",
 				"space", w.thread.Space, "for", w.d.cfg.NativeFallback, "err", err)

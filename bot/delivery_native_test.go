@@ -270,6 +270,8 @@ func TestNativeStartFails(t *testing.T) {
 			{"reply in W2: streams", in("W2", "C1"), nil, 1, true},
 			{"reply in W2 after a 429: streams", in("W2", "C2"), bottest.RateLimited(2 * time.Second), 2, true},
 			{"W2 was not marked by the 429", in("W2", "C3"), nil, 1, true},
+			{"W2, a conversation that cannot stream: send+edit", in("W2", "C4"), fmt.Errorf("needs a thread: %w", bot.ErrStreamNotHere), 1, false},
+			{"W2 was not marked by it", in("W2", "C5"), nil, 1, true},
 		}
 		for i, st := range steps {
 			if st.fault != nil {
