@@ -19,8 +19,12 @@ import (
 // Modes of receiving events.
 const (
 	ModeSocket = "socket" // Socket Mode: an outbound websocket, needs the app-level token
-	ModeHTTP   = "http"   // the HTTP Events API (not implemented yet)
+	ModeHTTP   = "http"   // the HTTP Events API, signed with the signing secret (http.go)
 )
+
+// DefaultListen is where HTTP mode listens when Config.Listen is empty,
+// the http.listen default: behind a reverse proxy that terminates TLS.
+const DefaultListen = "127.0.0.1:8080"
 
 // DefaultAPIURL is Slack's Web API; GovSlack and tests use another.
 const DefaultAPIURL = "https://slack.com/api/"
@@ -34,6 +38,9 @@ type Config struct {
 	APIURL        string
 	Mode          string // ModeSocket (default) or ModeHTTP
 	SigningSecret string // HTTP mode
+	// Listen is http.listen, the host:port HTTP mode serves on; empty
+	// means DefaultListen.
+	Listen string
 	// HTTPClient makes every Web API and response_url call; nil means
 	// http.DefaultClient.
 	HTTPClient *http.Client
@@ -74,9 +81,12 @@ func New(cfg Config) (*Adapter, error) {
 			return nil, errors.New("slack: Socket Mode needs the app-level token (slack.app_token, xapp-… with connections:write)")
 		}
 	case ModeHTTP:
-		// Planned: signing-secret verification, url_verification,
-		// events, interactivity and slash commands on http.listen.
-		return nil, errors.New("slack: HTTP mode is not implemented yet; use slack.mode: socket")
+		if cfg.SigningSecret == "" {
+			return nil, errors.New("slack: HTTP mode needs the signing secret (slack.signing_secret, from the app's Basic Information page)")
+		}
+		if cfg.Listen == "" {
+			cfg.Listen = DefaultListen
+		}
 	default:
 		return nil, fmt.Errorf("slack: unknown mode %q (want %q or %q)", cfg.Mode, ModeSocket, ModeHTTP)
 	}

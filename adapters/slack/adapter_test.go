@@ -19,7 +19,8 @@ func TestNew(t *testing.T) {
 		{"socket", Config{BotToken: "xoxb-1", AppToken: "xapp-1"}, ""},
 		{"no bot token", Config{AppToken: "xapp-1"}, "bot token"},
 		{"socket without app token", Config{BotToken: "xoxb-1"}, "app-level token"},
-		{"http not yet", Config{BotToken: "xoxb-1", Mode: ModeHTTP}, "not implemented"},
+		{"http", Config{BotToken: "xoxb-1", Mode: ModeHTTP, SigningSecret: "s3cret"}, ""},
+		{"http without signing secret", Config{BotToken: "xoxb-1", Mode: ModeHTTP}, "signing secret"},
 		{"unknown mode", Config{BotToken: "xoxb-1", AppToken: "xapp-1", Mode: "carrier-pigeon"}, "unknown mode"},
 	}
 	for _, tt := range tests {

@@ -28,13 +28,17 @@ const nameLookupWait = 2 * time.Second
 // the clicker an error after 3 s, and a repeated click is harmless
 // (approvals update WHERE status='pending'). Slash commands are acked
 // with the handler's answer when it comes within the ack window (slash.go).
+//
+// In HTTP mode (Config.Mode ModeHTTP) Run serves the Events API,
+// interactivity and slash-command endpoints on Config.Listen instead
+// (http.go); the same normalization and acknowledging rules apply.
 func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
-	auth, err := a.api.AuthTestContext(ctx)
-	if err != nil {
-		return fmt.Errorf("slack: who am I (auth.test): %w", wrap("auth.test", err))
+	if err := a.whoAmI(ctx); err != nil {
+		return err
 	}
-	a.setSelf(self{UserID: auth.UserID, BotID: auth.BotID})
-	a.log.Info("connected to Slack", "team", auth.Team, "user", auth.User)
+	if a.cfg.Mode == ModeHTTP {
+		return a.serveHTTP(ctx, h)
+	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -61,6 +65,18 @@ func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
 			a.receive(ctx, sm, h, evt, &pending)
 		}
 	}
+}
+
+// whoAmI asks auth.test who the bot is, so a bad token is a clear fatal
+// error, and so the bot can tell its own messages and mention.
+func (a *Adapter) whoAmI(ctx context.Context) error {
+	auth, err := a.api.AuthTestContext(ctx)
+	if err != nil {
+		return fmt.Errorf("slack: who am I (auth.test): %w", wrap("auth.test", err))
+	}
+	a.setSelf(self{UserID: auth.UserID, BotID: auth.BotID})
+	a.log.Info("connected to Slack", "team", auth.Team, "user", auth.User, "mode", a.cfg.Mode)
+	return nil
 }
 
 // receive handles one Socket Mode event. It never waits for an answer to
@@ -100,17 +116,8 @@ func (a *Adapter) receive(ctx context.Context, sm *socketmode.Client, h bot.Hand
 		a.ack(ctx, sm, req, nil)
 	case socketmode.EventTypeInteractive:
 		a.ack(ctx, sm, req, nil)
-		cb, ok := evt.Data.(slack.InteractionCallback)
-		if !ok {
-			return
-		}
-		act, ok := normalizeAction(&cb)
-		if !ok {
-			return
-		}
-		act.Respond = a.clickResponder(act.Message.Thread, act.User.ID)
-		if err := h.HandleAction(ctx, act); err != nil {
-			a.log.Error("click not handled", "key", act.Key, "err", err)
+		if cb, ok := evt.Data.(slack.InteractionCallback); ok {
+			a.handleInteraction(ctx, h, &cb)
 		}
 	case socketmode.EventTypeSlashCommand:
 		sc, ok := evt.Data.(slack.SlashCommand)
@@ -118,7 +125,9 @@ func (a *Adapter) receive(ctx context.Context, sm *socketmode.Client, h bot.Hand
 			a.ack(ctx, sm, req, nil)
 			return
 		}
-		pending.Go(func() { a.slashCommand(ctx, sm, h, req, sc) })
+		pending.Go(func() {
+			a.slashCommand(ctx, h, sc, func(payload any) { a.ack(ctx, sm, req, payload) })
+		})
 	default:
 		a.ack(ctx, sm, req, nil)
 	}
@@ -141,6 +150,20 @@ func (a *Adapter) handleEvent(ctx context.Context, h bot.Handler, e slackevents.
 		m.User.Name = name
 	}
 	return h.HandleMessage(ctx, m)
+}
+
+// handleInteraction hands a click on one of our buttons to the handler,
+// with Respond answering the clicker; other interactions are ignored.
+// The interaction is acknowledged already.
+func (a *Adapter) handleInteraction(ctx context.Context, h bot.Handler, cb *slack.InteractionCallback) {
+	act, ok := normalizeAction(cb)
+	if !ok {
+		return
+	}
+	act.Respond = a.clickResponder(act.Message.Thread, act.User.ID)
+	if err := h.HandleAction(ctx, act); err != nil {
+		a.log.Error("click not handled", "key", act.Key, "err", err)
+	}
 }
 
 // clickResponder answers a clicker alone, ephemerally where they clicked.

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/slack-go/slack"
-	"github.com/slack-go/slack/socketmode"
 
 	"github.com/parleybot/parley/bot"
 )
@@ -58,11 +57,13 @@ func (r *slashReply) close() *bot.Out {
 }
 
 // slashCommand hands a slash command to the handler and acks it, with the
-// handler's answer when it came in time. It returns once the handler has.
-func (a *Adapter) slashCommand(ctx context.Context, sm *socketmode.Client, h bot.Handler, req socketmode.Request, sc slack.SlashCommand) {
+// handler's answer when it came in time. ack is called exactly once, with
+// the ack's payload or nil: a Socket Mode ack, or the HTTP response in
+// HTTP mode. slashCommand returns once the handler has.
+func (a *Adapter) slashCommand(ctx context.Context, h bot.Handler, sc slack.SlashCommand, ack func(payload any)) {
 	cmd, ok := normalizeCommand(&sc)
 	if !ok {
-		a.ack(ctx, sm, req, nil)
+		ack(nil)
 		return
 	}
 	reply := &slashReply{}
@@ -97,7 +98,7 @@ func (a *Adapter) slashCommand(ctx context.Context, sm *socketmode.Client, h bot
 		first = &bot.Out{Text: commandFailed}
 	}
 	payload, later := ackPayload(first)
-	a.ack(ctx, sm, req, payload)
+	ack(payload)
 	if later != nil {
 		if err := a.respondLater(ctx, sc, *later); err != nil {
 			a.log.Error("slash command answer lost", "command", sc.Command, "err", err)

@@ -66,6 +66,7 @@ func platformAdapters(cfg *config.Config, logger *slog.Logger) ([]bot.Adapter, e
 			a, err := slack.New(slack.Config{
 				BotToken: cfg.Slack.BotToken.Reveal(), AppToken: cfg.Slack.AppToken.Reveal(),
 				APIURL: cfg.Slack.APIURL, Mode: cfg.Slack.Mode, SigningSecret: cfg.Slack.SigningSecret.Reveal(),
+				Listen: cfg.HTTP.Listen,
 				Logger: logger.With("platform", "slack"),
 			})
 			if err != nil {

@@ -1,0 +1,256 @@
+package slack
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/slackevents"
+
+	"github.com/parleybot/parley/bot"
+)
+
+// HTTP mode (platforms.md §2.1, §2.6, §2.7): Slack POSTs events, clicks
+// and slash commands to public URLs instead of sending them over a Socket
+// Mode websocket. In the Slack app's settings (or the manifest: with
+// settings.socket_mode_enabled false, settings.event_subscriptions.
+// request_url, settings.interactivity.request_url and each slash
+// command's url), with https://parley.example.com standing for wherever
+// the reverse proxy in front of http.listen is reached:
+//
+//	Event Subscriptions → Request URL:  https://parley.example.com/slack/events
+//	Interactivity       → Request URL:  https://parley.example.com/slack/interactivity
+//	Slash Commands      → /parley URL:  https://parley.example.com/slack/commands
+//
+// Every request is authenticated by its signature (the signing secret),
+// not by the deprecated verification token.
+const (
+	EventsPath        = "/slack/events"
+	InteractivityPath = "/slack/interactivity"
+	CommandsPath      = "/slack/commands"
+)
+
+const (
+	// maxRequestBody caps what is read of a request: Slack's payloads are
+	// a few KB, a message event with blocks some tens.
+	maxRequestBody = 1 << 20
+	// shutdownWait bounds the graceful shutdown: requests in flight are
+	// answered (a slash command within its 3 s), then the server closes.
+	shutdownWait = 5 * time.Second
+)
+
+// Handler is HTTP mode's request handler, for serving it on a listener
+// of one's own (Run serves it on Config.Listen). Events go to h; ctx
+// bounds the work that outlives a request (a click's handling, a slash
+// command's late answer), as Run's ctx does, and should end no earlier
+// than the server.
+func (a *Adapter) Handler(ctx context.Context, h bot.Handler) http.Handler {
+	return a.newHTTPHandler(ctx, h)
+}
+
+// httpHandler serves the three endpoints.
+type httpHandler struct {
+	a   *Adapter
+	ctx context.Context
+	h   bot.Handler
+	mux *http.ServeMux
+	// pending counts the work that outlives its request; Run waits for
+	// it after the server has shut down.
+	pending sync.WaitGroup
+}
+
+func (a *Adapter) newHTTPHandler(ctx context.Context, h bot.Handler) *httpHandler {
+	hh := &httpHandler{a: a, ctx: ctx, h: h, mux: http.NewServeMux()}
+	hh.mux.HandleFunc(EventsPath, hh.verified(hh.events))
+	hh.mux.HandleFunc(InteractivityPath, hh.verified(hh.interactivity))
+	hh.mux.HandleFunc(CommandsPath, hh.verified(hh.commands))
+	return hh
+}
+
+func (hh *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { hh.mux.ServeHTTP(w, r) }
+
+// serveHTTP is Run in HTTP mode: it serves the endpoints on Config.Listen
+// until ctx ends, then shuts down gracefully.
+func (a *Adapter) serveHTTP(ctx context.Context, h bot.Handler) error {
+	ln, err := net.Listen("tcp", a.cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("slack: HTTP mode cannot listen on %s (http.listen): %w", a.cfg.Listen, err)
+	}
+	hh := a.newHTTPHandler(ctx, h)
+	srv := &http.Server{
+		Handler:           hh,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       10 * time.Second,
+		// Slack gives up after 3 s; a slash command answers within 2.5 s.
+		WriteTimeout:   10 * time.Second,
+		IdleTimeout:    2 * time.Minute,
+		MaxHeaderBytes: 64 << 10,
+		ErrorLog:       slog.NewLogLogger(a.log.Handler(), slog.LevelWarn),
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	a.log.Info("serving Slack's HTTP endpoints", "listen", ln.Addr().String(),
+		"events", EventsPath, "interactivity", InteractivityPath, "commands", CommandsPath)
+
+	select {
+	case err := <-served:
+		hh.pending.Wait()
+		return fmt.Errorf("slack: HTTP server on %s: %w", a.cfg.Listen, err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownWait)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		a.log.Warn("HTTP server did not shut down in time; closing it", "err", err)
+		_ = srv.Close()
+	}
+	<-served
+	// Work started by requests ends with ctx; a handler called after Run
+	// returned would race the shutdown.
+	hh.pending.Wait()
+	return ctx.Err()
+}
+
+// verified wraps an endpoint: POST only, the body read with a cap, and
+// the signature and timestamp checked before anything is handled.
+func (hh *httpHandler) verified(next func(w http.ResponseWriter, r *http.Request, body []byte)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", http.MethodPost)
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBody))
+		if err != nil {
+			var tooBig *http.MaxBytesError
+			if errors.As(err, &tooBig) {
+				hh.a.log.Warn("Slack request over the size cap refused", "path", r.URL.Path, "limit", tooBig.Limit)
+				http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+				return
+			}
+			http.Error(w, "cannot read the request body", http.StatusBadRequest)
+			return
+		}
+		if err := verifySignature(r.Header, body, hh.a.cfg.SigningSecret); err != nil {
+			// Internet noise or a wrong signing secret: the latter shows
+			// as every request failing here.
+			hh.a.log.Warn("unsigned or badly signed request refused; check slack.signing_secret if this repeats",
+				"path", r.URL.Path, "remote", r.RemoteAddr, "err", err)
+			http.Error(w, "invalid signature", http.StatusUnauthorized)
+			return
+		}
+		if n := r.Header.Get("X-Slack-Retry-Num"); n != "" {
+			// The inbox dedupes the redelivery.
+			hh.a.log.Info("Slack is retrying a request", "path", r.URL.Path, "retry", n,
+				"reason", r.Header.Get("X-Slack-Retry-Reason"))
+		}
+		next(w, r, body)
+	}
+}
+
+// verifySignature checks Slack's v0 signature of body and that the
+// request is at most 5 minutes old (or ahead).
+func verifySignature(header http.Header, body []byte, secret string) error {
+	sv, err := slack.NewSecretsVerifier(header, secret)
+	if err != nil {
+		return err
+	}
+	if _, err := sv.Write(body); err != nil {
+		return err
+	}
+	return sv.Ensure()
+}
+
+// events serves the Events API: the URL check, and event callbacks
+// answered 200 once the handler has recorded them (an error answers 500,
+// and Slack retries; the inbox dedupes).
+func (hh *httpHandler) events(w http.ResponseWriter, r *http.Request, body []byte) {
+	e, err := slackevents.ParseEvent(json.RawMessage(body), slackevents.OptionNoVerifyToken())
+	if err != nil {
+		// Signed, so from Slack; a retry would not parse either.
+		hh.a.log.Warn("Slack event not understood", "err", err)
+		w.Header().Set("X-Slack-No-Retry", "1")
+		http.Error(w, "event not understood", http.StatusBadRequest)
+		return
+	}
+	switch e.Type {
+	case slackevents.URLVerification:
+		v, ok := e.Data.(*slackevents.EventsAPIURLVerificationEvent)
+		if !ok {
+			http.Error(w, "bad url_verification", http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = io.WriteString(w, v.Challenge)
+	case slackevents.AppRateLimited:
+		hh.a.log.Warn("Slack is dropping events: the app exceeded 30,000 events an hour")
+		w.WriteHeader(http.StatusOK)
+	case slackevents.CallbackEvent:
+		if err := hh.a.handleEvent(hh.ctx, hh.h, e); err != nil {
+			hh.a.log.Error("event not recorded; Slack will redeliver it", "err", err)
+			http.Error(w, "event not recorded", http.StatusInternalServerError)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	default:
+		w.WriteHeader(http.StatusOK)
+	}
+}
+
+// interactivity serves clicks: the form field payload is the JSON
+// interaction. It is answered 200 at once, as in Socket Mode, and
+// handled after.
+func (hh *httpHandler) interactivity(w http.ResponseWriter, r *http.Request, body []byte) {
+	form, err := url.ParseQuery(string(body))
+	if err != nil || form.Get("payload") == "" {
+		http.Error(w, "no payload", http.StatusBadRequest)
+		return
+	}
+	var cb slack.InteractionCallback
+	if err := json.Unmarshal([]byte(form.Get("payload")), &cb); err != nil {
+		hh.a.log.Warn("Slack interaction not understood", "err", err)
+		http.Error(w, "payload not understood", http.StatusBadRequest)
+		return
+	}
+	w.WriteHeader(http.StatusOK)
+	hh.pending.Go(func() { hh.a.handleInteraction(hh.ctx, hh.h, &cb) })
+}
+
+// commands serves slash commands as Socket Mode does (slash.go): the
+// handler's first answer, when it comes within the ack window, is the
+// response body; anything later goes by response_url.
+func (hh *httpHandler) commands(w http.ResponseWriter, r *http.Request, body []byte) {
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	sc, err := slack.SlashCommandParse(r)
+	if err != nil {
+		http.Error(w, "slash command not understood", http.StatusBadRequest)
+		return
+	}
+	acked := make(chan any, 1)
+	hh.pending.Go(func() {
+		hh.a.slashCommand(hh.ctx, hh.h, sc, func(payload any) { acked <- payload })
+	})
+	// slashCommand acks within slashAckWait, or when hh.ctx ends.
+	payload := <-acked
+	if payload == nil {
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	b, err := json.Marshal(payload)
+	if err != nil {
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(b)
+}
