@@ -55,6 +55,8 @@ type Adapter struct {
 	http  *http.Client
 	log   *slog.Logger
 	users *userNames
+	// untitled are assistant threads started but not titled yet.
+	untitled *untitledThreads
 
 	mu sync.Mutex
 	me self // set by Run from auth.test
@@ -103,9 +105,10 @@ func New(cfg Config) (*Adapter, error) {
 		cfg.Logger = slog.Default()
 	}
 	a := &Adapter{
-		cfg:  cfg,
-		http: cfg.HTTPClient,
-		log:  cfg.Logger.With("platform", platform),
+		cfg:      cfg,
+		http:     cfg.HTTPClient,
+		untitled: newUntitledThreads(maxUntitled),
+		log:      cfg.Logger.With("platform", platform),
 		// Built-in retries stay off (the default): they would sleep inside
 		// the call, and delivery must see a 429 at once to coalesce frames.
 		api: slack.New(cfg.BotToken,

@@ -110,11 +110,7 @@ func Manifest(name string) string {
 	m.Features.BotUser.DisplayName = truncate(name, maxDisplayName)
 	m.Features.BotUser.AlwaysOnline = true
 	m.Features.AssistantView.AssistantDescription = "Ask " + name + " to research, summarize or run a task; it remembers what you tell it to."
-	m.Features.AssistantView.SuggestedPrompts = []prompt{
-		{Title: "Summarize a channel", Message: "Summarize the decisions made in this channel this week."},
-		{Title: "What do you remember?", Message: "What do you remember about me?"},
-		{Title: "Draft a reply", Message: "Help me draft a reply to the last message in this thread."},
-	}
+	m.Features.AssistantView.SuggestedPrompts = suggestedPrompts() // assistant.go
 	m.Features.SlashCommands = []slashCommand{{
 		Command:     umbrellaCommand,
 		Description: "Talk to " + truncate(name, maxAppName) + ": memory, new, stop, status, help",

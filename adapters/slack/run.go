@@ -133,9 +133,14 @@ func (a *Adapter) receive(ctx context.Context, sm *socketmode.Client, h bot.Hand
 	}
 }
 
-// handleEvent normalizes an Events API event and hands it on. Events
-// Parley does not act on yet (assistant_thread_started, …) are only acked.
+// handleEvent normalizes an Events API event and hands it on. A new
+// assistant thread gets its suggested prompts and goes no further
+// (assistant.go); other events Parley does not act on are only acked.
 func (a *Adapter) handleEvent(ctx context.Context, h bot.Handler, e slackevents.EventsAPIEvent) error {
+	if ev, ok := e.InnerEvent.Data.(*slackevents.AssistantThreadStartedEvent); ok {
+		a.assistantThreadStarted(ctx, ev)
+		return nil
+	}
 	m, ok := normalizeEvent(e, a.identity())
 	if !ok {
 		return nil
@@ -149,7 +154,11 @@ func (a *Adapter) handleEvent(ctx context.Context, h bot.Handler, e slackevents.
 		}
 		m.User.Name = name
 	}
-	return h.HandleMessage(ctx, m)
+	if err := h.HandleMessage(ctx, m); err != nil {
+		return err
+	}
+	a.titleThread(ctx, m)
+	return nil
 }
 
 // handleInteraction hands a click on one of our buttons to the handler,
