@@ -19,14 +19,14 @@ import (
 
 // startSlack runs Parley on Slack against a fresh slacktest workspace with
 // users U1 (ana) and U2 (bo) and the public channel C1.
-func startSlack(t *testing.T, extra map[string]string) (*slacktest.Server, *llmtest.Server) {
+func startSlack(t *testing.T, extra map[string]string, modelOpts ...llmtest.Option) (*slacktest.Server, *llmtest.Server) {
 	t.Helper()
 	slk := slacktest.NewServer()
 	t.Cleanup(slk.Close)
 	slk.AddUser("U1", "ana")
 	slk.AddUser("U2", "bo")
 	slk.AddChannel("C1", "general", slacktest.Public)
-	model := llmtest.NewServer()
+	model := llmtest.NewServer(modelOpts...)
 	t.Cleanup(model.Close)
 	env := map[string]string{
 		"PARLEY_SLACK_ENABLED":   "true",
@@ -252,6 +252,53 @@ func TestSlackSocketDropStillAnswersOnce(t *testing.T) {
 		return false
 	}); err != nil {
 		t.Fatalf("no answer after the reconnect: %v; thread %+v", err, slk.Thread("C1", root))
+	}
+	n := 0
+	for _, m := range slk.Thread("C1", root) {
+		if m.BotID != "" {
+			n++
+		}
+	}
+	if n != 1 || len(model.Requests()) != 1 {
+		t.Fatalf("%d bot messages and %d model calls, want 1 and 1", n, len(model.Requests()))
+	}
+}
+
+// TestSlackSocketDropWhileAnswering: the websocket drops while an answer is
+// being written; sending does not use the socket, so after the reconnect
+// the answer completes, exactly once.
+func TestSlackSocketDropWhileAnswering(t *testing.T) {
+	release := make(chan struct{})
+	asked := make(chan struct{}, 1)
+	slk, model := startSlack(t, nil, llmtest.WithResponder(func(llmtest.Request) llmtest.Reply {
+		asked <- struct{}{}
+		<-release // the model is "thinking" until the test says so
+		return llmtest.Text("Finished ", "after the drop.")
+	}))
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second) // a hang, not a timing assertion
+	defer cancel()
+	if err := slk.WaitFor(ctx, func() bool { return slk.Connections() >= 1 }); err != nil {
+		t.Fatal(err)
+	}
+	root := slk.PostUserMessage("C1", "U1", "<@"+slk.BotUserID()+"> write something", "")
+	<-asked // the answer is being written
+	if err := slk.WaitFor(ctx, func() bool { return slk.AssistantStatus("C1", root) != "" }); err != nil {
+		t.Fatalf("no status while writing: %v", err)
+	}
+	slk.DropConnection()
+	if err := slk.WaitFor(ctx, func() bool { return slk.Connections() >= 2 }); err != nil {
+		t.Fatalf("no reconnect: %v", err)
+	}
+	close(release)
+	if err := slk.WaitFor(ctx, func() bool {
+		for _, m := range slk.Thread("C1", root) {
+			if m.BotID != "" && m.Visible() == "Finished after the drop." && !m.Streaming {
+				return true
+			}
+		}
+		return false
+	}); err != nil {
+		t.Fatalf("the answer did not complete: %v; thread %+v", err, slk.Thread("C1", root))
 	}
 	n := 0
 	for _, m := range slk.Thread("C1", root) {
