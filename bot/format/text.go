@@ -115,30 +115,17 @@ func isDigit(c byte, base int) bool {
 
 // escapeHTML writes s with &, < and > escaped: all that Telegram needs in
 // text, and exactly what Slack asks for.
-func escapeHTML(w *strings.Builder, s string) {
-	start := 0
-	for i := 0; i < len(s); i++ {
-		var rep string
-		switch s[i] {
-		case '&':
-			rep = "&amp;"
-		case '<':
-			rep = "&lt;"
-		case '>':
-			rep = "&gt;"
-		default:
-			continue
-		}
-		w.WriteString(s[start:i])
-		w.WriteString(rep)
-		start = i + 1
-	}
-	w.WriteString(s[start:])
-}
+func escapeHTML(w *strings.Builder, s string) { escape(w, s, false) }
 
 // escapeAttr escapes s for a double-quoted HTML attribute value.
 func escapeAttr(s string) string {
 	var w strings.Builder
+	escape(&w, s, true)
+	return w.String()
+}
+
+// escape writes s with &, < and > escaped, and " too when quotes is set.
+func escape(w *strings.Builder, s string, quotes bool) {
 	start := 0
 	for i := 0; i < len(s); i++ {
 		var rep string
@@ -150,6 +137,9 @@ func escapeAttr(s string) string {
 		case '>':
 			rep = "&gt;"
 		case '"':
+			if !quotes {
+				continue
+			}
 			rep = "&quot;"
 		default:
 			continue
@@ -159,7 +149,6 @@ func escapeAttr(s string) string {
 		start = i + 1
 	}
 	w.WriteString(s[start:])
-	return w.String()
 }
 
 func htmlEscaped(s string) string {
