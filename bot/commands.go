@@ -153,3 +153,21 @@ func FormatMemory(m agent.Memory, limits agent.MemoryLimits) string {
 	b.WriteString("Forget one with /memory forget N.")
 	return b.String()
 }
+
+// MenuCommand is one command as platforms list it in their command menus
+// (Telegram setMyCommands, Discord application commands).
+type MenuCommand struct {
+	Name        string // lowercase, no slash: "memory"
+	Description string // at most 100 characters (Discord's limit)
+}
+
+// Menu returns the commands every platform registers, in menu order.
+func Menu() []MenuCommand {
+	return []MenuCommand{
+		{"memory", "What I remember about you (only you see it)"},
+		{"new", "Start a fresh conversation here"},
+		{"stop", "Stop the answer being written here"},
+		{"status", "Model, context use and session size"},
+		{"help", "What I can do and the commands I know"},
+	}
+}
