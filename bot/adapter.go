@@ -125,7 +125,12 @@ type Capabilities struct {
 	EditEvery time.Duration
 	EditBurst int
 	EditScope PaceScope
-	Buttons   bool
+	// PaceOf, when set, gives the budget of t's scope where it differs by
+	// kind of conversation (Telegram: ~1 edit a second in a private chat,
+	// 20 messages a minute in a group); nil means EditEvery and EditBurst
+	// everywhere.
+	PaceOf  func(t Thread) (every time.Duration, burst int)
+	Buttons bool
 	// Ephemeral is true where SendPrivate shows the message in place; false
 	// where it goes by direct message.
 	Ephemeral bool

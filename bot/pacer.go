@@ -16,6 +16,10 @@ type PaceKey struct {
 	Platform string
 	// Scope is "chat:<space>/<chat>", "space:<space>" or "global".
 	Scope string
+	// every and burst are the scope's budget where Capabilities.PaceOf
+	// gives one; zero means the adapter's EditEvery and EditBurst.
+	every time.Duration
+	burst int
 }
 
 // PacerConfig configures a Pacer.
@@ -97,7 +101,19 @@ func (p *Pacer) Key(t Thread) PaceKey {
 	default:
 		k.Scope = "chat:" + t.Space + "/" + t.Chat
 	}
+	if of := p.cfg.Capabilities.PaceOf; of != nil {
+		k.every, k.burst = of(t)
+		k.burst = max(k.burst, 1)
+	}
 	return k
+}
+
+// budget returns the edit interval and burst of key's bucket.
+func (p *Pacer) budget(key PaceKey) (time.Duration, int) {
+	if key.every > 0 {
+		return key.every, key.burst
+	}
+	return p.every, p.burst
 }
 
 // Wait blocks until key's bucket grants one call, or ctx ends. Waiters are
@@ -155,9 +171,9 @@ func (p *Pacer) Penalize(key PaceKey, retryAfter time.Duration) {
 		return // an equal or longer penalty is already in force
 	}
 	b.until = until
-	if p.burst > 1 {
+	if _, burst := p.budget(key); burst > 1 {
 		at := latest(until, b.reservedAt)
-		b.lim.ReserveN(at, p.burst-1)
+		b.lim.ReserveN(at, burst-1)
 		b.reservedAt = at
 	}
 }
@@ -180,7 +196,8 @@ func (p *Pacer) acquire(key PaceKey) *paceBucket {
 	}
 	b, ok := p.buckets[key]
 	if !ok {
-		b = &paceBucket{lim: rate.NewLimiter(rate.Every(p.every), p.burst)}
+		every, burst := p.budget(key)
+		b = &paceBucket{lim: rate.NewLimiter(rate.Every(every), burst)}
 		p.buckets[key] = b
 	}
 	b.users++
@@ -205,7 +222,7 @@ func (p *Pacer) sweep(now time.Time) {
 			continue
 		}
 		b.mu.Lock()
-		full := !b.until.After(now) && b.lim.TokensAt(latest(now, b.reservedAt)) >= float64(p.burst)
+		full := !b.until.After(now) && b.lim.TokensAt(latest(now, b.reservedAt)) >= float64(b.lim.Burst())
 		b.mu.Unlock()
 		if full {
 			delete(p.buckets, k)

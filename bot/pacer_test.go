@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -318,4 +319,42 @@ func BenchmarkPacerWait(b *testing.B) {
 			})
 		})
 	}
+}
+
+// TestPacerBudgetPerKind: an adapter whose limits differ by conversation
+// (Telegram: private chats ~1/s, groups 20/min) gives each scope its own
+// budget through PaceOf, including after a penalty.
+func TestPacerBudgetPerKind(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := bot.NewPacer(bot.PacerConfig{
+			Platform: "telegram",
+			Capabilities: bot.Capabilities{
+				EditEvery: time.Second, EditBurst: 1, EditScope: bot.PacePerChat,
+				PaceOf: func(th bot.Thread) (time.Duration, int) {
+					if strings.HasPrefix(th.Chat, "-") {
+						return 3 * time.Second, 2
+					}
+					return time.Second, 1
+				},
+			},
+		})
+		private := p.Key(bot.Thread{Platform: "telegram", Chat: "42"})
+		group := p.Key(bot.Thread{Platform: "telegram", Chat: "-100"})
+		if private == group {
+			t.Fatal("a private chat and a group share a bucket")
+		}
+		start := time.Now()
+		if got, want := waitTimes(t, p, private, 3, start), secs(0, 1, 2); !slices.Equal(got, want) {
+			t.Errorf("private chat granted at %v, want %v", got, want)
+		}
+		start = time.Now()
+		if got, want := waitTimes(t, p, group, 4, start), secs(0, 0, 3, 6); !slices.Equal(got, want) {
+			t.Errorf("group granted at %v, want %v", got, want)
+		}
+		p.Penalize(group, 10*time.Second)
+		start = time.Now()
+		if got, want := waitTimes(t, p, group, 2, start), secs(10, 13); !slices.Equal(got, want) {
+			t.Errorf("group after a penalty granted at %v, want %v", got, want)
+		}
+	})
 }
