@@ -118,6 +118,12 @@ type Telegram struct {
 	// Mode is TelegramModePolling or TelegramModeWebhook.
 	Mode   string `mapstructure:"mode"`
 	APIURL string `mapstructure:"api_url"`
+	// WebhookURL is the public https URL Telegram posts updates to in
+	// webhook mode; its path is served on http.listen.
+	WebhookURL string `mapstructure:"webhook_url"`
+	// WebhookSecret is checked on every webhook request; empty means a
+	// random one for each start.
+	WebhookSecret Secret `mapstructure:"webhook_secret"`
 }
 
 // Discord configures the Discord adapter.
@@ -125,6 +131,9 @@ type Discord struct {
 	Enabled bool   `mapstructure:"enabled"`
 	Token   Secret `mapstructure:"token"`
 	APIURL  string `mapstructure:"api_url"`
+	// GuildID registers the application commands in that guild only, where
+	// changes show at once; empty registers them globally.
+	GuildID string `mapstructure:"guild_id"`
 }
 
 // Access says who may talk to the bot and who administers it.

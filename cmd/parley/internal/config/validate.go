@@ -166,6 +166,16 @@ func (c *Config) validate() []string {
 	}
 	if c.Telegram.Enabled {
 		require(&p, "telegram.token", c.Telegram.Token, "telegram.enabled is true")
+		if c.Telegram.Mode == TelegramModeWebhook {
+			require(&p, "telegram.webhook_url", Secret(c.Telegram.WebhookURL), "telegram.enabled is true and telegram.mode is webhook")
+		}
+	}
+	if c.Telegram.WebhookURL != "" && !isHTTPURL(c.Telegram.WebhookURL) {
+		add("telegram.webhook_url: %q is not a valid URL; want https://your.host/path", c.Telegram.WebhookURL)
+	}
+	if s := string(c.Telegram.WebhookSecret); s != "" && !validWebhookSecret(s) {
+		// The value is a secret: say what is wrong, never echo it.
+		add("telegram.webhook_secret: want 1 to 256 characters of A-Z, a-z, 0-9, _ and - (Telegram's rule)")
 	}
 	if c.Discord.Enabled {
 		require(&p, "discord.token", c.Discord.Token, "discord.enabled is true")
@@ -191,6 +201,19 @@ func require(p *[]string, key string, value Secret, when string) {
 		*p = append(*p, fmt.Sprintf("%s: required when %s; set it in the config file or %s",
 			key, when, EnvVar(key)))
 	}
+}
+
+// validWebhookSecret applies Telegram's rule for setWebhook's secret_token.
+func validWebhookSecret(s string) bool {
+	if len(s) > 256 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // isAdmin reports whether a has the form platform:id.

@@ -234,3 +234,37 @@ func TestValidationErrorFormat(t *testing.T) {
 		}
 	}
 }
+
+func TestTelegramWebhookSettings(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		vars map[string]string
+		want string // "" means valid
+	}{
+		{"polling needs no URL", map[string]string{"PARLEY_TELEGRAM_MODE": "polling"}, ""},
+		{"webhook needs its URL", map[string]string{"PARLEY_TELEGRAM_MODE": "webhook"}, "telegram.webhook_url: required when telegram.enabled is true and telegram.mode is webhook; set it in the config file or PARLEY_TELEGRAM_WEBHOOK_URL"},
+		{"webhook with URL", map[string]string{"PARLEY_TELEGRAM_MODE": "webhook", "PARLEY_TELEGRAM_WEBHOOK_URL": "https://bot.example.com/telegram"}, ""},
+		{"bad URL", map[string]string{"PARLEY_TELEGRAM_WEBHOOK_URL": "bot.example.com"}, `telegram.webhook_url: "bot.example.com" is not a valid URL`},
+		{"bad secret is not echoed", map[string]string{"PARLEY_TELEGRAM_WEBHOOK_SECRET": "has spaces and ünïcode"}, "telegram.webhook_secret: want 1 to 256 characters"},
+		{"good secret", map[string]string{"PARLEY_TELEGRAM_WEBHOOK_SECRET": "Abc_123-xyz"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			vars := map[string]string{"PARLEY_TELEGRAM_ENABLED": "true", "PARLEY_TELEGRAM_TOKEN": "123:abc"}
+			for k, v := range tt.vars {
+				vars[k] = v
+			}
+			_, err := Load(hermetic(t, vars))
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("Load: %v", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Fatalf("Load error %v, want it to contain %q", err, tt.want)
+			case err != nil && strings.Contains(err.Error(), "ünïcode"):
+				t.Fatalf("the secret is echoed: %v", err)
+			}
+		})
+	}
+}
