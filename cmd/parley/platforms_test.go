@@ -88,14 +88,33 @@ func platformConfig(t *testing.T, dataDir string, srv *llmtest.Server, extra map
 // is called; stop waits for it to return.
 func start(t *testing.T, cfg *config.Config, fake bot.Adapter) (stop func()) {
 	t.Helper()
+	return startWith(t, cfg, func(bot.KV) []bot.Adapter { return []bot.Adapter{fake} })
+}
+
+// startPlatforms runs Parley as `parley run` does: the adapters of the
+// platforms cfg enables, over the app's database.
+func startPlatforms(t *testing.T, cfg *config.Config) (stop func()) {
+	t.Helper()
+	return startWith(t, cfg, func(state bot.KV) []bot.Adapter {
+		adapters, err := platformAdapters(cfg, state, slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return adapters
+	})
+}
+
+func startWith(t *testing.T, cfg *config.Config, adapters func(state bot.KV) []bot.Adapter) (stop func()) {
+	t.Helper()
 	logger := slog.New(slog.DiscardHandler)
 	a, err := openApp(t.Context(), cfg, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
+	ads := adapters(a.db)
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
-	go func() { done <- runPlatforms(ctx, a, []bot.Adapter{fake}, logger) }()
+	go func() { done <- runPlatforms(ctx, a, ads, logger) }()
 	return func() {
 		cancel()
 		if err := <-done; err != nil {

@@ -32,10 +32,6 @@ func newRunCmd(e *environment, load func() (*config.Config, error)) *cobra.Comma
 				return runChat(cmd.Context(), e, cfg)
 			}
 			logger := newLogger(e.stderr, slog.LevelInfo)
-			adapters, err := platformAdapters(cfg, logger)
-			if err != nil {
-				return err
-			}
 			ctx, cancel := context.WithCancel(cmd.Context())
 			defer cancel()
 			go func() {
@@ -51,13 +47,19 @@ func newRunCmd(e *environment, load func() (*config.Config, error)) *cobra.Comma
 				return err
 			}
 			defer a.Close()
+			adapters, err := platformAdapters(cfg, a.db, logger)
+			if err != nil {
+				return err
+			}
 			return runPlatforms(ctx, a, adapters, logger)
 		},
 	}
 }
 
-// platformAdapters builds the adapter of every enabled platform.
-func platformAdapters(cfg *config.Config, logger *slog.Logger) ([]bot.Adapter, error) {
+// platformAdapters builds the adapter of every enabled platform. state is
+// where adapters keep their cursors (Telegram's update offset, its reply
+// chains): the app's database.
+func platformAdapters(cfg *config.Config, state bot.KV, logger *slog.Logger) ([]bot.Adapter, error) {
 	var out []bot.Adapter
 	var missing []string
 	for _, p := range cfg.EnabledPlatforms() {

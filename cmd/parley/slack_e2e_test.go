@@ -7,7 +7,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -38,11 +37,7 @@ func startSlack(t *testing.T, extra map[string]string, modelOpts ...llmtest.Opti
 		env[k] = v
 	}
 	cfg := platformConfig(t, filepath.Join(t.TempDir(), "data"), model, env)
-	adapters, err := platformAdapters(cfg, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(start(t, cfg, adapters[0]))
+	t.Cleanup(startPlatforms(t, cfg))
 	return slk, model
 }
 
