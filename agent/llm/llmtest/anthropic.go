@@ -59,7 +59,10 @@ func (anthropic) streamBody(s *sseWriter, req Request, reply Reply, seq int64) {
 	if len(reply.Chunks) > 0 {
 		s.event("content_block_start", anBlockStart{Type: "content_block_start", Index: index,
 			ContentBlock: map[string]any{"type": "text", "text": ""}})
-		for _, c := range reply.Chunks {
+		for i, c := range reply.Chunks {
+			if i > 0 {
+				s.pause(reply.ChunkEvery)
+			}
 			s.event("content_block_delta", anBlockDelta{Type: "content_block_delta", Index: index,
 				Delta: anDelta{Type: "text_delta", Text: &c}})
 		}

@@ -71,7 +71,10 @@ func (o openAI) streamBody(s *sseWriter, req Request, reply Reply, seq int64) {
 	id := fmt.Sprintf("chatcmpl-llmtest-%d", seq)
 	empty := ""
 	s.event("", o.chunk(req, id, oaDelta{Role: "assistant", Content: &empty}, nil))
-	for _, c := range reply.Chunks {
+	for i, c := range reply.Chunks {
+		if i > 0 {
+			s.pause(reply.ChunkEvery)
+		}
 		s.event("", o.chunk(req, id, oaDelta{Content: &c}, nil))
 	}
 	for i, call := range reply.ToolCalls {

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"time"
 )
 
 // Reply is one scripted answer. The server renders it in the wire protocol of
@@ -14,8 +15,11 @@ import (
 // each of ToolCalls with its arguments in the given fragments, then Fault or
 // a normal end.
 type Reply struct {
-	Chunks    []string       // text deltas, in order
-	ToolCalls []ScriptedCall // tool calls, after the text
+	Chunks []string // text deltas, in order
+	// ChunkEvery is the pause between two text deltas: a model writing
+	// slowly, so a reply streams in visible steps. Zero sends them at once.
+	ChunkEvery time.Duration
+	ToolCalls  []ScriptedCall // tool calls, after the text
 	// Usage is reported at the end of the stream. When zero, the server
 	// reports an estimate (a token per 4 bytes of request, one per fragment),
 	// so callers can tell that usage was mapped.
@@ -82,6 +86,12 @@ const (
 // Text is a streamed answer whose text arrives in the given chunks.
 func Text(chunks ...string) Reply {
 	return Reply{Chunks: chunks}
+}
+
+// Paced returns r with its text deltas sent every d.
+func (r Reply) Paced(d time.Duration) Reply {
+	r.ChunkEvery = d
+	return r
 }
 
 // ToolCall is a streamed answer holding one tool call whose arguments JSON

@@ -154,7 +154,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, p protocol) {
 		return
 	}
 	seq := s.seq.Add(1)
-	sse := startSSE(w, reply.Header)
+	sse := startSSE(r.Context(), w, reply.Header)
 	p.streamBody(sse, req, reply, seq)
 	switch reply.Fault {
 	case FaultStall:

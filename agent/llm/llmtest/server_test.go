@@ -2,6 +2,7 @@ package llmtest
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -371,3 +373,38 @@ func TestConcurrent(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestPacedHoldsUntilTheClientLeaves: a paced reply sends its first delta
+// at once and holds the next one back; a client that leaves ends the wait
+// (the pause is an hour, so the test would hang if it did not).
+func TestPacedHoldsUntilTheClientLeaves(t *testing.T) {
+	for _, path := range []string{"/v1/chat/completions", "/v1/messages"} {
+		t.Run(path, func(t *testing.T) {
+			srv := NewServer()
+			defer srv.Close()
+			srv.Enqueue(Text("first-delta", "second-delta").Paced(time.Hour))
+			ctx, cancel := context.WithCancel(t.Context())
+			req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+path, strings.NewReader(streamBody))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			sc := bufio.NewScanner(resp.Body)
+			for sc.Scan() && !strings.Contains(sc.Text(), "first-delta") {
+			}
+			if !strings.Contains(sc.Text(), "first-delta") {
+				t.Fatalf("the first delta never came: %v", sc.Err())
+			}
+			cancel()
+			for sc.Scan() {
+				if strings.Contains(sc.Text(), "second-delta") {
+					t.Fatal("the second delta came without its pause")
+				}
+			}
+		})
+	}
+}

@@ -2,15 +2,18 @@ package llmtest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
+	"time"
 )
 
 // sseWriter writes Server-Sent Events, flushing after each one so the
 // client's SDK sees every event as it would from a real provider, not one
 // buffered blob at the end.
 type sseWriter struct {
+	ctx  context.Context // the request's: a pause ends when the client goes
 	w    http.ResponseWriter
 	rc   *http.ResponseController
 	data bytes.Buffer // one event's JSON
@@ -20,7 +23,7 @@ type sseWriter struct {
 }
 
 // startSSE sends the 200 header of an event stream.
-func startSSE(w http.ResponseWriter, extra http.Header) *sseWriter {
+func startSSE(ctx context.Context, w http.ResponseWriter, extra http.Header) *sseWriter {
 	h := w.Header()
 	for k, v := range extra {
 		h[k] = v
@@ -28,9 +31,24 @@ func startSSE(w http.ResponseWriter, extra http.Header) *sseWriter {
 	h.Set("Content-Type", "text/event-stream; charset=utf-8")
 	h.Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
-	s := &sseWriter{w: w, rc: http.NewResponseController(w)}
+	s := &sseWriter{ctx: ctx, w: w, rc: http.NewResponseController(w)}
 	s.enc = newEncoder(&s.data)
 	return s
+}
+
+// pause waits d between two events, as a model that writes slowly does;
+// the client going away ends it, and the rest of the stream is skipped.
+func (s *sseWriter) pause(d time.Duration) {
+	if d <= 0 || s.err != nil {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-s.ctx.Done():
+		s.err = s.ctx.Err()
+	}
 }
 
 // event writes one event; an empty name writes a data-only event (OpenAI).
