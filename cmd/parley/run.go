@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/parleybot/parley/adapters/slack"
+	"github.com/parleybot/parley/adapters/telegram"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/cmd/parley/internal/config"
 )
@@ -70,6 +71,17 @@ func platformAdapters(cfg *config.Config, state bot.KV, logger *slog.Logger) ([]
 				APIURL: cfg.Slack.APIURL, Mode: cfg.Slack.Mode, SigningSecret: cfg.Slack.SigningSecret.Reveal(),
 				Listen: cfg.HTTP.Listen,
 				Logger: logger.With("platform", "slack"),
+			})
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, a)
+		case config.PlatformTelegram:
+			a, err := telegram.New(telegram.Config{
+				Token: cfg.Telegram.Token.Reveal(), APIURL: cfg.Telegram.APIURL, Mode: cfg.Telegram.Mode,
+				WebhookURL: cfg.Telegram.WebhookURL, WebhookSecret: cfg.Telegram.WebhookSecret.Reveal(),
+				Listen: cfg.HTTP.Listen, State: state,
+				Logger: logger.With("platform", "telegram"),
 			})
 			if err != nil {
 				return nil, err

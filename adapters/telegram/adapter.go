@@ -1,0 +1,194 @@
+package telegram
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
+	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/format"
+)
+
+const platform = "telegram"
+
+// Modes of receiving updates (platforms.md §3.1): they are exclusive on
+// Telegram's side, a set webhook makes getUpdates fail with 409.
+const (
+	ModePolling = "polling"
+	ModeWebhook = "webhook"
+)
+
+// Defaults for the Config fields left empty.
+const (
+	DefaultAPIURL      = "https://api.telegram.org"
+	DefaultListen      = "127.0.0.1:8080"
+	DefaultPollTimeout = 30 * time.Second
+)
+
+// Limits of the Bot API (platforms.md §3.5, §3.6).
+const (
+	maxLen      = 4096 // characters after entity parsing, counted in UTF-16
+	splitAt     = 3900
+	maxAlertLen = 200 // answerCallbackQuery text
+)
+
+// State keeps what must survive a restart: the poll offset and the reply
+// chains of groups without topics. *store.DB implements it.
+type State interface {
+	Get(ctx context.Context, key string) (string, bool, error)
+	Set(ctx context.Context, key, value string) error
+}
+
+// Config configures the adapter.
+type Config struct {
+	Token string // from @BotFather
+	// APIURL is the Bot API base (a local Bot API server, a fake); empty
+	// means DefaultAPIURL.
+	APIURL string
+	Mode   string // ModePolling (default) or ModeWebhook
+	// WebhookURL is the public https URL Telegram posts updates to; its
+	// path is the path served on Listen.
+	WebhookURL string
+	// WebhookSecret is checked against X-Telegram-Bot-Api-Secret-Token;
+	// empty means a random one for each Run.
+	WebhookSecret string
+	Listen        string // webhook mode's host:port; empty means DefaultListen
+	State         State  // required
+	// PollTimeout is getUpdates' long-poll timeout; zero means
+	// DefaultPollTimeout.
+	PollTimeout time.Duration
+	HTTPClient  *http.Client // nil means http.DefaultClient
+	Logger      *slog.Logger
+}
+
+// Adapter is Parley on Telegram. It translates and nothing else: pacing,
+// sessions and approvals are the core's.
+type Adapter struct {
+	cfg   Config
+	api   *tgbotapi.BotAPI // never used directly: call binds a copy to a context
+	http  *http.Client
+	log   *slog.Logger
+	state State
+	// sleep waits between retries; tests replace it so they never wait.
+	sleep func(ctx context.Context, d time.Duration) error
+
+	mu      sync.Mutex
+	me      tgbotapi.User // set by Run from getMe
+	webhook *webhookRun   // set while Run serves a webhook
+}
+
+var _ bot.Adapter = (*Adapter)(nil)
+
+// New checks cfg and builds the adapter; it makes no network call.
+func New(cfg Config) (*Adapter, error) {
+	if cfg.Token == "" {
+		return nil, errors.New("telegram: the bot token (telegram.token, from @BotFather) is missing")
+	}
+	if strings.ContainsAny(cfg.Token, "/?#% ") {
+		return nil, errors.New("telegram: the bot token (telegram.token) is malformed: it looks like 123456:ABC-def…")
+	}
+	if cfg.State == nil {
+		return nil, errors.New("telegram: no State to keep the poll offset and reply chains in")
+	}
+	if cfg.APIURL == "" {
+		cfg.APIURL = DefaultAPIURL
+	}
+	if u, err := url.Parse(cfg.APIURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("telegram: api_url %q is not an http(s) URL", cfg.APIURL)
+	}
+	switch cfg.Mode {
+	case "", ModePolling:
+		cfg.Mode = ModePolling
+	case ModeWebhook:
+		if err := checkWebhookConfig(&cfg); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("telegram: unknown mode %q (want %q or %q)", cfg.Mode, ModePolling, ModeWebhook)
+	}
+	if cfg.PollTimeout < 0 {
+		return nil, fmt.Errorf("telegram: negative poll timeout %v", cfg.PollTimeout)
+	}
+	if cfg.PollTimeout == 0 {
+		cfg.PollTimeout = DefaultPollTimeout
+	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = http.DefaultClient
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	// Built by hand: the library's constructors call getMe, and New makes
+	// no network call.
+	api := &tgbotapi.BotAPI{Token: cfg.Token, Client: cfg.HTTPClient, Buffer: 100}
+	api.SetAPIEndpoint(Endpoint(cfg.APIURL))
+	return &Adapter{
+		cfg:   cfg,
+		api:   api,
+		http:  cfg.HTTPClient,
+		log:   cfg.Logger.With("platform", platform),
+		state: cfg.State,
+		sleep: sleepCtx,
+	}, nil
+}
+
+// Platform is "telegram".
+func (a *Adapter) Platform() string { return platform }
+
+// Capabilities describe Telegram (platforms.md §3.4, §3.5).
+func (a *Adapter) Capabilities() bot.Capabilities {
+	return bot.Capabilities{
+		MaxLen:    maxLen,
+		SplitAt:   splitAt,
+		Measure:   format.MeasureTelegram,
+		EditEvery: time.Second,
+		EditBurst: 1,
+		EditScope: bot.PacePerChat,
+		PaceOf:    paceOf,
+		Buttons:   true,
+		Ephemeral: false,
+		Typing:    true,
+	}
+}
+
+// paceOf budgets edits by kind of chat: groups (negative ids) allow about
+// 20 messages a minute, private chats about one a second.
+func paceOf(t bot.Thread) (time.Duration, int) {
+	if strings.HasPrefix(t.Chat, "-") {
+		return 3 * time.Second, 1
+	}
+	return time.Second, 1
+}
+
+// self is the bot as getMe described it; zero before Run.
+func (a *Adapter) self() tgbotapi.User {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.me
+}
+
+func (a *Adapter) setSelf(u tgbotapi.User) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.me = u
+}
+
+// sleepCtx waits d, or less when ctx ends first.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

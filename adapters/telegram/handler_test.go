@@ -1,0 +1,191 @@
+package telegram
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/parleybot/parley/bot"
+)
+
+// Test doubles for the adapter's collaborators: State, the sleep between
+// retries, and the bot.Handler.
+
+// memState is an in-memory State; failGet/failSet make it fail.
+type memState struct {
+	mu      sync.Mutex
+	kv      map[string]string
+	failGet error
+	failSet error
+}
+
+func newMemState() *memState { return &memState{kv: map[string]string{}} }
+
+func (m *memState) Get(_ context.Context, key string) (string, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.failGet != nil {
+		return "", false, m.failGet
+	}
+	v, ok := m.kv[key]
+	return v, ok, nil
+}
+
+func (m *memState) Set(_ context.Context, key, value string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.failSet != nil {
+		return m.failSet
+	}
+	m.kv[key] = value
+	return nil
+}
+
+func (m *memState) get(key string) string {
+	v, _, _ := m.Get(context.Background(), key)
+	return v
+}
+
+// sleeps records the waits the adapter asked for instead of waiting.
+type sleeps struct {
+	mu sync.Mutex
+	d  []time.Duration
+}
+
+func (s *sleeps) sleep(ctx context.Context, d time.Duration) error {
+	s.mu.Lock()
+	s.d = append(s.d, d)
+	s.mu.Unlock()
+	return ctx.Err()
+}
+
+func (s *sleeps) all() []time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]time.Duration(nil), s.d...)
+}
+
+// newTestAdapter is the adapter against the stub; it never sleeps.
+func newTestAdapter(t *testing.T, s *stubAPI, st State, mod ...func(*Config)) (*Adapter, *sleeps) {
+	t.Helper()
+	cfg := Config{Token: testToken, APIURL: s.URL(), State: st, PollTimeout: time.Second, Logger: discard}
+	for _, m := range mod {
+		m(&cfg)
+	}
+	a, err := New(cfg)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	sl := &sleeps{}
+	a.sleep = sl.sleep
+	return a, sl
+}
+
+// recorder is a bot.Handler that records; failMessages makes the next n
+// HandleMessage calls fail.
+type recorder struct {
+	mu           sync.Mutex
+	msgs         []bot.Message
+	acts         []bot.Action
+	failMessages int
+	onMessage    func(bot.Message) // called first, outside the lock
+	onAction     func(context.Context, bot.Action) error
+	changed      chan struct{}
+}
+
+func newRecorder() *recorder { return &recorder{changed: make(chan struct{})} }
+
+func (r *recorder) HandleMessage(_ context.Context, m bot.Message) error {
+	if r.onMessage != nil {
+		r.onMessage(m)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	defer r.notifyLocked()
+	if r.failMessages > 0 {
+		r.failMessages--
+		return fmt.Errorf("inbox unavailable")
+	}
+	r.msgs = append(r.msgs, m)
+	return nil
+}
+
+func (r *recorder) HandleAction(ctx context.Context, a bot.Action) error {
+	r.mu.Lock()
+	f := r.onAction
+	r.mu.Unlock()
+	var err error
+	if f != nil {
+		err = f(ctx, a)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.acts = append(r.acts, a)
+	r.notifyLocked()
+	return err
+}
+
+func (r *recorder) HandleCommand(context.Context, bot.Command) error { return nil }
+
+func (r *recorder) notifyLocked() {
+	close(r.changed)
+	r.changed = make(chan struct{})
+}
+
+func (r *recorder) messages() []bot.Message {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]bot.Message(nil), r.msgs...)
+}
+
+func (r *recorder) actions() []bot.Action {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]bot.Action(nil), r.acts...)
+}
+
+// waitFor blocks until cond holds on what the handler received.
+func (r *recorder) waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.NewTimer(hangLimit)
+	defer deadline.Stop()
+	for {
+		r.mu.Lock()
+		ch := r.changed
+		r.mu.Unlock()
+		if cond() {
+			return
+		}
+		select {
+		case <-ch:
+		case <-deadline.C:
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// running starts a.Run and returns a stop that cancels it and returns what
+// Run returned; stop also runs at cleanup.
+func running(t *testing.T, a *Adapter, h bot.Handler) (stop func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx, h) }()
+	var once sync.Once
+	var err error
+	stop = func() error {
+		once.Do(func() {
+			cancel()
+			select {
+			case err = <-done:
+			case <-time.After(hangLimit):
+				t.Errorf("Run did not return after cancel")
+			}
+		})
+		return err
+	}
+	t.Cleanup(func() { _ = stop() })
+	return stop
+}

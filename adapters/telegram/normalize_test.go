@@ -1,0 +1,319 @@
+package telegram
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/parleybot/parley/bot"
+)
+
+// The world of the normalization tests.
+const (
+	alice   = `{"id":11,"is_bot":false,"first_name":"Alice","last_name":"Smith"}`
+	botUser = `{"id":1000,"is_bot":true,"first_name":"Parley","username":"parley_bot"}`
+	dmChat  = `{"id":11,"type":"private","first_name":"Alice","last_name":"Smith"}`
+	group   = `{"id":-100500,"type":"supergroup","title":"Team"}`
+	forum   = `{"id":-100600,"type":"supergroup","title":"Forum","is_forum":true}`
+)
+
+var testMe = tgbotapi.User{ID: testBotID, IsBot: true, FirstName: "Parley", UserName: testBotName}
+
+// offlineAdapter normalizes without a network: nothing it does here calls
+// Telegram.
+func offlineAdapter(t *testing.T, st State) *Adapter {
+	t.Helper()
+	a, err := New(Config{Token: testToken, APIURL: "http://127.0.0.1:1", State: st, Logger: discard})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	a.setSelf(testMe)
+	return a
+}
+
+func TestNormalizeMessage(t *testing.T) {
+	aliceU := bot.User{Platform: "telegram", ID: "11", Name: "Alice Smith"}
+	inGroup := func(id string) bot.Thread { return bot.Thread{Platform: "telegram", Chat: "-100500", ID: id} }
+	teamPlace := bot.Place{ChatName: "Team", ChatKind: "group"}
+	tests := []struct {
+		name      string
+		seed      map[string]string // State before
+		update    string
+		want      *bot.Message // nil: dropped
+		wantChain map[string]string
+		wantCmd   []string // what bot.ParseCommand reads in the text
+	}{{
+		name:   "private chat",
+		update: `{"message":{"message_id":5,"from":` + alice + `,"chat":` + dmChat + `,"date":1,"text":"hello there"}}`,
+		want: &bot.Message{Key: "telegram:11:5", ID: "5", Thread: bot.Thread{Platform: "telegram", Chat: "11"}, User: aliceU,
+			Text: "hello there", Place: bot.Place{ChatName: "Alice Smith", ChatKind: "direct"}, Direct: true},
+	}, {
+		name: "group mention starts a chain",
+		update: `{"message":{"message_id":7,"from":` + alice + `,"chat":` + group + `,"date":1,"text":"@Parley_Bot summarize this",
+			"entities":[{"type":"mention","offset":0,"length":11}]}}`,
+		want: &bot.Message{Key: "telegram:-100500:7", ID: "7", Thread: inGroup("7"), User: aliceU,
+			Text: "summarize this", Place: teamPlace, Mentioned: true},
+		wantChain: map[string]string{"telegram:chain:-100500:7": "7"},
+	}, {
+		name: "mention mid-text after an emoji (UTF-16 offsets)",
+		update: `{"message":{"message_id":8,"from":` + alice + `,"chat":` + group + `,"date":1,"text":"hi 👋 @parley_bot please",
+			"entities":[{"type":"mention","offset":6,"length":11}]}}`,
+		want: &bot.Message{Key: "telegram:-100500:8", ID: "8", Thread: inGroup("8"), User: aliceU,
+			Text: "hi 👋 please", Place: teamPlace, Mentioned: true},
+	}, {
+		name: "text_mention of the bot",
+		update: `{"message":{"message_id":9,"from":` + alice + `,"chat":` + group + `,"date":1,"text":"Parley do it",
+			"entities":[{"type":"text_mention","offset":0,"length":6,"user":` + botUser + `}]}}`,
+		want: &bot.Message{Key: "telegram:-100500:9", ID: "9", Thread: inGroup("9"), User: aliceU,
+			Text: "do it", Place: teamPlace, Mentioned: true},
+	}, {
+		name: "mention of someone else",
+		update: `{"message":{"message_id":10,"from":` + alice + `,"chat":` + group + `,"date":1,"text":"@bob look",
+			"entities":[{"type":"mention","offset":0,"length":4}]}}`,
+		want: &bot.Message{Key: "telegram:-100500:10", ID: "10", Thread: inGroup("10"), User: aliceU,
+			Text: "@bob look", Place: teamPlace},
+	}, {
+		name: "reply to the bot continues its chain",
+		seed: map[string]string{"telegram:chain:-100500:50": "40"},
+		update: `{"message":{"message_id":51,"from":` + alice + `,"chat":` + group + `,"date":1,"text":"and then?",
+			"reply_to_message":{"message_id":50,"from":` + botUser + `,"chat":` + group + `,"date":1,"text":"answer"}}}`,
+		want: &bot.Message{Key: "telegram:-100500:51", ID: "51", Thread: inGroup("40"), User: aliceU,
+			Text: "and then?", Place: teamPlace, Mentioned: true},
+		wantChain: map[string]string{"telegram:chain:-100500:51": "40"},
+	}, {
+		name: "reply to a person in a known chain continues it",
+		seed: map[string]string{"telegram:chain:-100500:41": "40"},
+		update: `{"message":{"message_id":52,"from":` + alice + `,"chat":` + group + `,"date":1,"text":"agreed",
+			"reply_to_message":{"message_id":41,"from":` + alice + `,"chat":` + group + `,"date":1,"text":"x"}}}`,
+		want: &bot.Message{Key: "telegram:-100500:52", ID: "52", Thread: inGroup("40"), User: aliceU,
+			Text: "agreed", Place: teamPlace},
+	}, {
+		name: "reply outside any chain roots a new one",
+		update: `{"message":{"message_id":53,"from":` + alice + `,"chat":` + group + `,"date":1,"text":"what",
+			"reply_to_message":{"message_id":3,"from":` + alice + `,"chat":` + group + `,"date":1,"text":"x"}}}`,
+		want: &bot.Message{Key: "telegram:-100500:53", ID: "53", Thread: inGroup("53"), User: aliceU,
+			Text: "what", Place: teamPlace},
+		wantChain: map[string]string{"telegram:chain:-100500:53": "53"},
+	}, {
+		name: "topic message replying to the topic's creation is no reply",
+		update: `{"message":{"message_id":78,"message_thread_id":77,"is_topic_message":true,"from":` + alice + `,"chat":` + forum + `,"date":1,"text":"status?",
+			"reply_to_message":{"message_id":77,"message_thread_id":77,"from":` + botUser + `,"chat":` + forum + `,"date":1,"forum_topic_created":{"name":"Deploys","icon_color":1}}}}`,
+		want: &bot.Message{Key: "telegram:-100600:78", ID: "78", Thread: bot.Thread{Platform: "telegram", Chat: "-100600", ID: "topic:77"},
+			User: aliceU, Text: "status?", Place: bot.Place{ChatName: "Forum", ChatKind: "group", Thread: "Deploys"}},
+	}, {
+		name: "topic message replying to the bot",
+		update: `{"message":{"message_id":79,"message_thread_id":77,"is_topic_message":true,"from":` + alice + `,"chat":` + forum + `,"date":1,"text":"why",
+			"reply_to_message":{"message_id":60,"message_thread_id":77,"from":` + botUser + `,"chat":` + forum + `,"date":1,"text":"because"}}}`,
+		want: &bot.Message{Key: "telegram:-100600:79", ID: "79", Thread: bot.Thread{Platform: "telegram", Chat: "-100600", ID: "topic:77"},
+			User: aliceU, Text: "why", Place: bot.Place{ChatName: "Forum", ChatKind: "group"}, Mentioned: true},
+	}, {
+		name: "command addressed to us",
+		update: `{"message":{"message_id":12,"from":` + alice + `,"chat":` + group + `,"date":1,"text":"/memory@Parley_bot forget 2",
+			"entities":[{"type":"bot_command","offset":0,"length":18}]}}`,
+		want: &bot.Message{Key: "telegram:-100500:12", ID: "12", Thread: inGroup("12"), User: aliceU,
+			Text: "/memory forget 2", Place: teamPlace, Mentioned: true},
+		wantCmd: []string{"memory", "forget", "2"},
+	}, {
+		name: "bare command",
+		update: `{"message":{"message_id":13,"from":` + alice + `,"chat":` + group + `,"date":1,"text":"/help",
+			"entities":[{"type":"bot_command","offset":0,"length":5}]}}`,
+		want: &bot.Message{Key: "telegram:-100500:13", ID: "13", Thread: inGroup("13"), User: aliceU,
+			Text: "/help", Place: teamPlace, Mentioned: true},
+	}, {
+		name: "command for another bot is dropped",
+		update: `{"message":{"message_id":14,"from":` + alice + `,"chat":` + group + `,"date":1,"text":"/memory@otherbot",
+			"entities":[{"type":"bot_command","offset":0,"length":16}]}}`,
+	}, {
+		name:   "from a bot",
+		update: `{"message":{"message_id":15,"from":{"id":77,"is_bot":true,"first_name":"Helper"},"chat":` + group + `,"date":1,"text":"beep"}}`,
+		want: &bot.Message{Key: "telegram:-100500:15", ID: "15", Thread: inGroup("15"),
+			User: bot.User{Platform: "telegram", ID: "77", Name: "Helper"}, Text: "beep", Place: teamPlace, FromBot: true},
+	}, {
+		name: "anonymous admin is the chat, not the placeholder",
+		update: `{"message":{"message_id":16,"from":{"id":1087968824,"is_bot":true,"first_name":"Group","username":"GroupAnonymousBot"},
+			"sender_chat":` + group + `,"chat":` + group + `,"date":1,"text":"announce"}}`,
+		want: &bot.Message{Key: "telegram:-100500:16", ID: "16", Thread: inGroup("16"),
+			User: bot.User{Platform: "telegram", ID: "chat:-100500", Name: "Team"}, Text: "announce", Place: teamPlace},
+	}, {
+		name: "caption counts as text",
+		update: `{"message":{"message_id":17,"from":` + alice + `,"chat":` + dmChat + `,"date":1,"photo":[{"file_id":"f","file_unique_id":"u","width":1,"height":1}],
+			"caption":"@parley_bot what is this","caption_entities":[{"type":"mention","offset":0,"length":11}]}}`,
+		want: &bot.Message{Key: "telegram:11:17", ID: "17", Thread: bot.Thread{Platform: "telegram", Chat: "11"}, User: aliceU,
+			Text: "what is this", Place: bot.Place{ChatName: "Alice Smith", ChatKind: "direct"}, Direct: true, Mentioned: true},
+	}, {
+		name:   "service message without text is dropped",
+		update: `{"message":{"message_id":18,"from":` + alice + `,"chat":` + group + `,"date":1,"new_chat_members":[` + alice + `]}}`,
+	}, {
+		name:   "entities out of range are ignored",
+		update: `{"message":{"message_id":19,"from":` + alice + `,"chat":` + dmChat + `,"date":1,"text":"hey","entities":[{"type":"mention","offset":2,"length":40},{"type":"bot_command","offset":-1,"length":2}]}}`,
+		want: &bot.Message{Key: "telegram:11:19", ID: "19", Thread: bot.Thread{Platform: "telegram", Chat: "11"}, User: aliceU,
+			Text: "hey", Place: bot.Place{ChatName: "Alice Smith", ChatKind: "direct"}, Direct: true},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := newMemState()
+			for k, v := range tt.seed {
+				st.kv[k] = v
+			}
+			a := offlineAdapter(t, st)
+			u, err := decodeUpdate([]byte(tt.update))
+			if err != nil {
+				t.Fatalf("decodeUpdate: %v", err)
+			}
+			got, ok, err := a.normalizeMessage(t.Context(), u.tg.Message, u.ext.Message, testMe)
+			if err != nil {
+				t.Fatalf("normalizeMessage: %v", err)
+			}
+			switch {
+			case tt.want == nil && ok:
+				t.Fatalf("got %+v, want it dropped", got)
+			case tt.want != nil && !ok:
+				t.Fatalf("dropped, want %+v", *tt.want)
+			case tt.want != nil:
+				if diff := cmp.Diff(*tt.want, got); diff != "" {
+					t.Errorf("message (-want +got):\n%s", diff)
+				}
+			}
+			for k, v := range tt.wantChain {
+				if got := st.get(k); got != v {
+					t.Errorf("State[%s] = %q, want %q", k, got, v)
+				}
+			}
+			if tt.wantCmd != nil {
+				name, args, _ := bot.ParseCommand(got.Text)
+				if diff := cmp.Diff(tt.wantCmd, append([]string{name}, args...)); diff != "" {
+					t.Errorf("the core parses %q as (-want +got):\n%s", got.Text, diff)
+				}
+			}
+		})
+	}
+}
+
+func TestNormalizeStateFailureIsRetried(t *testing.T) {
+	st := newMemState()
+	st.failGet = errors.New("disk full")
+	a := offlineAdapter(t, st)
+	rec := newRecorder()
+	raw := `{"update_id":3,"message":{"message_id":51,"from":` + alice + `,"chat":` + group + `,"date":1,"text":"x",
+		"reply_to_message":{"message_id":50,"from":` + botUser + `,"chat":` + group + `,"date":1,"text":"y"}}}`
+	if err := a.dispatch(t.Context(), rec, []byte(raw)); err == nil {
+		t.Fatal("dispatch with a failing State returned nil: the update would be skipped")
+	}
+	if n := len(rec.messages()); n != 0 {
+		t.Errorf("handler got %d messages", n)
+	}
+}
+
+func TestDispatchSkipsMalformed(t *testing.T) {
+	a := offlineAdapter(t, newMemState())
+	rec := newRecorder()
+	for _, raw := range []string{
+		`{"update_id":1,"message":"nope"}`,
+		`{"update_id":2,"message":{"message_id":"x","chat":{"id":1}}}`,
+		`{"update_id":3,"callback_query":[1,2]}`,
+		`{"update_id":4}`,
+		`{"update_id":5,"edited_message":{"message_id":1,"chat":{"id":1,"type":"private"},"text":"x"}}`,
+	} {
+		if err := a.dispatch(t.Context(), rec, []byte(raw)); err != nil {
+			t.Errorf("dispatch(%s) = %v, want nil (skipped)", raw, err)
+		}
+	}
+	if n := len(rec.messages()) + len(rec.actions()); n != 0 {
+		t.Errorf("handler got %d events from malformed updates", n)
+	}
+}
+
+func TestNormalizeAction(t *testing.T) {
+	tests := []struct {
+		name   string
+		seed   map[string]string
+		update string
+		want   *bot.Action
+	}{{
+		name:   "in a private chat",
+		update: `{"callback_query":{"id":"q1","from":` + alice + `,"chat_instance":"c","data":"a:1","message":{"message_id":9,"from":` + botUser + `,"chat":` + dmChat + `,"date":1,"text":"ok?"}}}`,
+		want: &bot.Action{Key: "telegram:cb:q1", Thread: bot.Thread{Platform: "telegram", Chat: "11"},
+			User: bot.User{Platform: "telegram", ID: "11", Name: "Alice Smith"}, Data: "a:1",
+			Message: bot.MessageRef{Thread: bot.Thread{Platform: "telegram", Chat: "11"}, ID: "9"}},
+	}, {
+		name:   "in a topic",
+		update: `{"callback_query":{"id":"q2","from":` + alice + `,"chat_instance":"c","data":"d","message":{"message_id":90,"message_thread_id":77,"is_topic_message":true,"from":` + botUser + `,"chat":` + forum + `,"date":1,"text":"ok?"}}}`,
+		want: &bot.Action{Key: "telegram:cb:q2", Thread: bot.Thread{Platform: "telegram", Chat: "-100600", ID: "topic:77"},
+			User: bot.User{Platform: "telegram", ID: "11", Name: "Alice Smith"}, Data: "d",
+			Message: bot.MessageRef{Thread: bot.Thread{Platform: "telegram", Chat: "-100600", ID: "topic:77"}, ID: "90"}},
+	}, {
+		name:   "in a reply chain",
+		seed:   map[string]string{"telegram:chain:-100500:60": "40"},
+		update: `{"callback_query":{"id":"q3","from":` + alice + `,"chat_instance":"c","data":"d","message":{"message_id":60,"from":` + botUser + `,"chat":` + group + `,"date":1,"text":"ok?"}}}`,
+		want: &bot.Action{Key: "telegram:cb:q3", Thread: bot.Thread{Platform: "telegram", Chat: "-100500", ID: "40"},
+			User: bot.User{Platform: "telegram", ID: "11", Name: "Alice Smith"}, Data: "d",
+			Message: bot.MessageRef{Thread: bot.Thread{Platform: "telegram", Chat: "-100500", ID: "40"}, ID: "60"}},
+	}, {
+		name:   "inline message without a message",
+		update: `{"callback_query":{"id":"q4","from":` + alice + `,"chat_instance":"c","inline_message_id":"i","data":"d"}}`,
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := newMemState()
+			for k, v := range tt.seed {
+				st.kv[k] = v
+			}
+			a := offlineAdapter(t, st)
+			u, err := decodeUpdate([]byte(tt.update))
+			if err != nil {
+				t.Fatalf("decodeUpdate: %v", err)
+			}
+			got, ok, err := a.normalizeAction(t.Context(), u.tg.CallbackQuery, u.ext.CallbackQuery.Message)
+			if err != nil {
+				t.Fatalf("normalizeAction: %v", err)
+			}
+			if tt.want == nil {
+				if ok {
+					t.Fatalf("got %+v, want it dropped", got)
+				}
+				return
+			}
+			if !ok {
+				t.Fatal("dropped")
+			}
+			if diff := cmp.Diff(*tt.want, got, cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".Respond" }, cmp.Ignore())); diff != "" {
+				t.Errorf("action (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// FuzzNormalize: no update, however malformed, panics the receive path.
+func FuzzNormalize(f *testing.F) {
+	for _, s := range []string{
+		`{"update_id":1,"message":{"message_id":5,"from":` + alice + `,"chat":` + dmChat + `,"date":1,"text":"hello"}}`,
+		`{"update_id":2,"message":{"message_id":8,"from":` + alice + `,"chat":` + group + `,"text":"hi 👋 @parley_bot x","entities":[{"type":"mention","offset":6,"length":11},{"type":"bot_command","offset":0,"length":99}]}}`,
+		`{"update_id":3,"message":{"message_id":9,"sender_chat":` + group + `,"chat":` + forum + `,"is_topic_message":true,"message_thread_id":-4,"text":"/a@","entities":[{"type":"bot_command","offset":0,"length":3}],"reply_to_message":{"message_id":0,"from":` + botUser + `}}}`,
+		`{"update_id":4,"callback_query":{"id":"q","from":` + alice + `,"message":{"message_id":1,"chat":` + group + `}}}`,
+		`{"update_id":5,"message":{"chat":null,"text":"\ud800"}}`,
+		`[]`, `null`, `{"message":{"text":"x","entities":[{"type":"text_mention","offset":0,"length":1}]}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		a := offlineAdapter(t, newMemState())
+		u, err := decodeUpdate(raw)
+		if err != nil {
+			return
+		}
+		ctx := context.Background()
+		if m, ok, err := a.normalizeMessage(ctx, u.tg.Message, u.ext.Message, testMe); err == nil && ok {
+			if m.Key == "" || m.Thread.Chat == "" || m.User.ID == "" {
+				t.Errorf("normalized without identity: %+v", m)
+			}
+		}
+		var x *extMessage
+		if u.ext.CallbackQuery != nil {
+			x = u.ext.CallbackQuery.Message
+		}
+		_, _, _ = a.normalizeAction(ctx, u.tg.CallbackQuery, x)
+	})
+}

@@ -1,0 +1,85 @@
+package telegram
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/parleybot/parley/bot"
+)
+
+// Conversation identity (DESIGN.md §3): bot.Thread{Chat: chat id, ID: ""}
+// for a private chat, "topic:<message_thread_id>" for a forum topic, and
+// "<root message_id>" for a reply chain in a group without topics.
+const topicPrefix = "topic:"
+
+// where is a bot.Thread decoded for the Bot API.
+type where struct {
+	chat  int64
+	topic int // message_thread_id; 0 none
+	root  int // reply chain root; 0 none
+}
+
+func parseThread(t bot.Thread) (where, error) {
+	if t.Platform != "" && t.Platform != platform {
+		return where{}, fmt.Errorf("telegram: thread %v belongs to another platform", t)
+	}
+	chat, err := strconv.ParseInt(t.Chat, 10, 64)
+	if err != nil || chat == 0 {
+		return where{}, fmt.Errorf("telegram: thread %v has no chat id", t)
+	}
+	w := where{chat: chat}
+	switch {
+	case t.ID == "":
+	case strings.HasPrefix(t.ID, topicPrefix):
+		w.topic, err = strconv.Atoi(strings.TrimPrefix(t.ID, topicPrefix))
+		if err != nil || w.topic <= 0 {
+			return where{}, fmt.Errorf("telegram: thread %v has a malformed topic", t)
+		}
+	default:
+		w.root, err = strconv.Atoi(t.ID)
+		if err != nil || w.root <= 0 {
+			return where{}, fmt.Errorf("telegram: thread %v has a malformed reply chain root", t)
+		}
+	}
+	return w, nil
+}
+
+func makeThread(chat int64, id string) bot.Thread {
+	return bot.Thread{Platform: platform, Chat: strconv.FormatInt(chat, 10), ID: id}
+}
+
+func topicID(threadID int) string { return topicPrefix + strconv.Itoa(threadID) }
+
+// private reports a private chat: Telegram gives people positive ids and
+// groups negative ones, and a private chat's id is the person's.
+func private(chat int64) bool { return chat > 0 }
+
+// chainKey is where the State remembers which chain a group message
+// belongs to.
+func chainKey(chat int64, messageID int) string {
+	return fmt.Sprintf("telegram:chain:%d:%d", chat, messageID)
+}
+
+// chainOf returns the root of the chain message belongs to, if known.
+func (a *Adapter) chainOf(ctx context.Context, chat int64, messageID int) (int, bool, error) {
+	v, ok, err := a.state.Get(ctx, chainKey(chat, messageID))
+	if err != nil || !ok {
+		return 0, false, err
+	}
+	root, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, false, fmt.Errorf("telegram: chain of message %d in %d is %q, not a message id", messageID, chat, v)
+	}
+	return root, true, nil
+}
+
+// joinChain records that message belongs to the chain rooted at root, so
+// that a reply to it continues the conversation.
+func (a *Adapter) joinChain(ctx context.Context, chat int64, messageID, root int) error {
+	if err := a.state.Set(ctx, chainKey(chat, messageID), strconv.Itoa(root)); err != nil {
+		return fmt.Errorf("telegram: remember reply chain: %w", err)
+	}
+	return nil
+}
