@@ -1,0 +1,166 @@
+package discordtest
+
+import (
+	"encoding/json"
+	"slices"
+)
+
+// Message is a message as the fake holds it now (edits applied).
+type Message struct {
+	ID, ChannelID, GuildID, AuthorID string
+	Bot                              bool
+	Content                          string
+	Buttons                          [][]Button // action rows
+	Reference                        string     // message_reference.message_id
+	Flags                            int
+	// Pings is who the message notified when posted or edited, by Discord's
+	// rules under its allowed_mentions: "everyone", "here", "user:<id>",
+	// "role:<id>". It accumulates over edits: a notification cannot be undone.
+	Pings []string
+	Edits int
+}
+
+func (m *message) public() Message {
+	rows := make([][]Button, 0, len(m.buttons))
+	for _, r := range m.buttons {
+		rows = append(rows, slices.Clone(r))
+	}
+	if len(rows) == 0 {
+		rows = nil
+	}
+	return Message{ID: m.id, ChannelID: m.channelID, GuildID: m.guildID, AuthorID: m.authorID, Bot: m.bot,
+		Content: m.content, Buttons: rows, Reference: m.reference, Flags: m.flags,
+		Pings: slices.Clone(m.pings), Edits: m.edits}
+}
+
+// Messages returns every non-deleted message of a channel, oldest first,
+// users' and the bot's (ephemeral ones are in Ephemeral).
+func (s *Server) Messages(channelID string) []Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Message
+	for _, id := range s.w.order[channelID] {
+		if m := s.w.messages[id]; !m.deleted {
+			out = append(out, m.public())
+		}
+	}
+	return out
+}
+
+// BotMessages returns the bot's messages of a channel, oldest first.
+func (s *Server) BotMessages(channelID string) []Message {
+	var out []Message
+	for _, m := range s.Messages(channelID) {
+		if m.AuthorID == s.opts.botID {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Channel returns a channel (text, DM or thread).
+func (s *Server) Channel(id string) (Channel, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.w.channels[id]
+	if !ok {
+		return Channel{}, false
+	}
+	return c.Channel, true
+}
+
+// ThreadOf returns the thread started on a message, if any.
+func (s *Server) ThreadOf(messageID string) (Channel, bool) {
+	c, ok := s.Channel(messageID)
+	if !ok || c.Type != channelThread {
+		return Channel{}, false
+	}
+	return c, true
+}
+
+// InteractionReplies returns every callback, follow-up and edit the bot made
+// for an interaction, failed ones included (see Status), in order.
+func (s *Server) InteractionReplies(interactionID string) []InteractionReply {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.w.replies[interactionID])
+}
+
+// Ephemeral returns the texts shown to that user alone (ephemeral responses,
+// follow-ups and edits of an ephemeral original), oldest first.
+func (s *Server) Ephemeral(userID string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.w.ephemeral[userID])
+}
+
+// Calls returns every REST call answered so far, in order.
+func (s *Server) Calls() []Call {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.calls)
+}
+
+// Typing is how many POST /channels/{id}/typing the channel received.
+func (s *Server) Typing(channelID string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.typing[channelID]
+}
+
+// Commands returns the commands as last bulk-overwritten ("" = global).
+func (s *Server) Commands(guildID string) []Command {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Command
+	for _, c := range s.w.commands[guildID] {
+		cmd := c.Command
+		cmd.Options = slices.Clone(json.RawMessage(c.Options))
+		out = append(out, cmd)
+	}
+	return out
+}
+
+// RateLimited counts the 429s answered because a limit was hit (injected
+// ones are not counted).
+func (s *Server) RateLimited() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rateLimited
+}
+
+// Identifies counts the IDENTIFYs (op 2) accepted.
+func (s *Server) Identifies() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gw.identifies
+}
+
+// Resumes counts the successful RESUMEs (op 6).
+func (s *Server) Resumes() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gw.resumes
+}
+
+// Heartbeats counts the heartbeats (op 1) received.
+func (s *Server) Heartbeats() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gw.heartbeats
+}
+
+// Connected reports whether a client is identified (or resumed) and
+// receiving dispatches.
+func (s *Server) Connected() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gw.current != nil && s.gw.current.conn != nil
+}
+
+// Intents returns the intents of the last accepted IDENTIFY.
+func (s *Server) Intents() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gw.intents
+}

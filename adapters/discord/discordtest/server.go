@@ -1,0 +1,154 @@
+// Package discordtest is an in-process fake of Discord (REST API v9 and the
+// gateway websocket) for tests, in the style of net/http/httptest. It speaks
+// the real wire protocol, so an unmodified discordgo Session works against it:
+//
+//	srv := discordtest.NewServer()
+//	defer srv.Close()
+//	s, _ := discordgo.New("Bot " + srv.Token())
+//	rw, _ := discord.NewRewrite(srv.APIURL())
+//	s.Client = &http.Client{Transport: rw}
+//	_ = s.Open() // GET /gateway, then the websocket at srv.URL+"/gateway"
+//
+// The fake models one bot in some guilds: channels, threads, DMs, messages,
+// buttons, slash commands and interactions, with Discord's validation errors,
+// allowed_mentions rules, rate-limit buckets and session resumption. Tests
+// inject what users do (Post, Click, Command), steer the gateway
+// (DropConnection, RequestReconnect, InvalidateSession) and query what the bot
+// did (Messages, InteractionReplies, Ephemeral, Calls…), synchronising with
+// WaitFor instead of sleeping.
+package discordtest
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"time"
+)
+
+const apiPrefix = "/api/v9"
+
+// Server is a fake Discord. Create it with NewServer and Close it when done.
+// All methods are safe for concurrent use.
+type Server struct {
+	// URL is the base URL, http://127.0.0.1:port, without a trailing slash.
+	URL string
+
+	opts   options
+	hs     *httptest.Server
+	ctx    context.Context // cancelled by Close
+	cancel context.CancelFunc
+	conns  sync.WaitGroup // gateway handlers, which httptest forgets once hijacked
+
+	mu          sync.Mutex
+	changed     chan struct{} // closed and replaced on every state change (WaitFor)
+	rng         *rand.Rand
+	w           *world
+	gw          *gateway
+	routes      []route
+	calls       []Call
+	limits      *limiter
+	faults      map[string][]injected
+	storms      map[string]storm
+	rateLimited int
+	typing      map[string]int
+}
+
+// NewServer starts a fake Discord on a loopback port.
+func NewServer(opts ...Option) *Server {
+	o := defaultOptions()
+	for _, opt := range opts {
+		opt(&o)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Server{
+		opts:    o,
+		ctx:     ctx,
+		cancel:  cancel,
+		changed: make(chan struct{}),
+		rng:     rand.New(rand.NewPCG(uint64(o.seed), uint64(o.seed)^0x5eed)),
+		w:       newWorld(o),
+		gw:      newGateway(),
+		limits:  newLimiter(o),
+		faults:  map[string][]injected{},
+		storms:  map[string]storm{},
+		typing:  map[string]int{},
+		routes:  routes(),
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/gateway", s.serveGateway)
+	mux.HandleFunc("/gateway/", s.serveGateway) // discordgo appends a slash
+	mux.HandleFunc(apiPrefix+"/", s.serveREST)
+	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusNotFound, notFound())
+	})
+	s.hs = httptest.NewServer(mux)
+	s.URL = s.hs.URL
+	return s
+}
+
+// Close drops every gateway connection, unblocks WaitFor callers' conditions
+// from further changes and shuts the HTTP server down.
+func (s *Server) Close() {
+	s.cancel()
+	s.mu.Lock()
+	conns := s.gw.allConns()
+	s.notifyLocked()
+	s.mu.Unlock()
+	for _, c := range conns {
+		c.closeNow()
+	}
+	s.hs.Close()
+	s.conns.Wait()
+}
+
+// APIURL is the REST base, URL+"/api/v9": the discord.api_url value.
+func (s *Server) APIURL() string { return s.URL + apiPrefix }
+
+// Token is the bot token (without the "Bot " prefix).
+func (s *Server) Token() string { return s.opts.token }
+
+// BotID is the bot user's id, which is also the application id.
+func (s *Server) BotID() string { return s.opts.botID }
+
+func (s *Server) gatewayURL() string {
+	return "ws://" + strings.TrimPrefix(s.URL, "http://") + "/gateway"
+}
+
+// notifyLocked wakes WaitFor callers. Callers hold s.mu.
+func (s *Server) notifyLocked() {
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+// ErrClosed is returned by WaitFor once the server is closed.
+var ErrClosed = errors.New("discordtest: server closed")
+
+// WaitFor blocks until cond returns true, ctx ends or the server is closed. cond is re-evaluated
+// after every state change of the fake (a call answered, a dispatch sent, a
+// client identified…). cond may call the query methods but not WaitFor.
+func (s *Server) WaitFor(ctx context.Context, cond func() bool) error {
+	for {
+		s.mu.Lock()
+		ch := s.changed
+		s.mu.Unlock()
+		if cond() {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-s.ctx.Done():
+			if cond() {
+				return nil
+			}
+			return ErrClosed
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	}
+}
+
+func (s *Server) now() time.Time { return time.Now() }
