@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/parleybot/parley/adapters/discord"
 	"github.com/parleybot/parley/adapters/slack"
 	"github.com/parleybot/parley/adapters/telegram"
 	"github.com/parleybot/parley/bot"
@@ -62,40 +62,35 @@ func newRunCmd(e *environment, load func() (*config.Config, error)) *cobra.Comma
 // chains): the app's database.
 func platformAdapters(cfg *config.Config, state bot.KV, logger *slog.Logger) ([]bot.Adapter, error) {
 	var out []bot.Adapter
-	var missing []string
 	for _, p := range cfg.EnabledPlatforms() {
-		switch p {
-		case config.PlatformSlack:
-			a, err := slack.New(slack.Config{
-				BotToken: cfg.Slack.BotToken.Reveal(), AppToken: cfg.Slack.AppToken.Reveal(),
-				APIURL: cfg.Slack.APIURL, Mode: cfg.Slack.Mode, SigningSecret: cfg.Slack.SigningSecret.Reveal(),
-				Listen: cfg.HTTP.Listen,
-				Logger: logger.With("platform", "slack"),
-			})
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, a)
-		case config.PlatformTelegram:
-			a, err := telegram.New(telegram.Config{
-				Token: cfg.Telegram.Token.Reveal(), APIURL: cfg.Telegram.APIURL, Mode: cfg.Telegram.Mode,
-				WebhookURL: cfg.Telegram.WebhookURL, WebhookSecret: cfg.Telegram.WebhookSecret.Reveal(),
-				Listen: cfg.HTTP.Listen, State: state,
-				Logger: logger.With("platform", "telegram"),
-			})
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, a)
-		default:
-			missing = append(missing, p)
+		a, err := newAdapter(p, cfg, state, logger)
+		if err != nil {
+			return nil, err
 		}
-	}
-	if len(missing) > 0 {
-		// Those adapters land with their own issues; say so plainly
-		// instead of pretending to listen.
-		return nil, fmt.Errorf("%s enabled, but this build of Parley has no adapter for it yet; disable it to go on",
-			strings.Join(missing, ", "))
+		out = append(out, a)
 	}
 	return out, nil
+}
+
+func newAdapter(platform string, cfg *config.Config, state bot.KV, logger *slog.Logger) (bot.Adapter, error) {
+	switch platform {
+	case config.PlatformSlack:
+		return slack.New(slack.Config{
+			BotToken: cfg.Slack.BotToken.Reveal(), AppToken: cfg.Slack.AppToken.Reveal(),
+			APIURL: cfg.Slack.APIURL, Mode: cfg.Slack.Mode, SigningSecret: cfg.Slack.SigningSecret.Reveal(),
+			Listen: cfg.HTTP.Listen, Logger: logger,
+		})
+	case config.PlatformTelegram:
+		return telegram.New(telegram.Config{
+			Token: cfg.Telegram.Token.Reveal(), APIURL: cfg.Telegram.APIURL, Mode: cfg.Telegram.Mode,
+			WebhookURL: cfg.Telegram.WebhookURL, WebhookSecret: cfg.Telegram.WebhookSecret.Reveal(),
+			Listen: cfg.HTTP.Listen, State: state, Logger: logger,
+		})
+	case config.PlatformDiscord:
+		return discord.New(discord.Config{
+			Token: cfg.Discord.Token.Reveal(), APIURL: cfg.Discord.APIURL, GuildID: cfg.Discord.GuildID,
+			Logger: logger,
+		})
+	}
+	return nil, fmt.Errorf("unknown platform %q", platform)
 }

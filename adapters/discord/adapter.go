@@ -1,0 +1,262 @@
+package discord
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/format"
+)
+
+// platform is bot.Thread.Platform and bot.User.Platform for Discord.
+const platform = "discord"
+
+// DefaultAPIURL is Discord's REST API; proxies and tests use another.
+const DefaultAPIURL = "https://discord.com/api/v9"
+
+// Intents the adapter identifies with (platforms.md §4.1). MessageContent
+// is privileged: without it guild messages arrive empty (content.go).
+const Intents = discordgo.IntentsGuilds | discordgo.IntentsGuildMessages |
+	discordgo.IntentsDirectMessages | discordgo.IntentsMessageContent
+
+// Sizes of the adapter's memories (recent.go). A few thousand entries
+// cover the conversations of a busy bot for hours at a few hundred KB.
+const (
+	rememberMessages = 4096
+	rememberChannels = 2048
+)
+
+// Config configures the adapter.
+type Config struct {
+	Token string // the bot token, without "Bot "
+	// APIURL is the REST base (discord.api_url); empty means DefaultAPIURL.
+	// Gateway discovery goes there too.
+	APIURL string
+	// GuildID, when set, registers the slash commands in that guild only
+	// (instant; for development), else globally (propagation is slow).
+	GuildID string
+	// HTTPClient's transport carries every REST call, wrapped by Rewrite;
+	// nil means http.DefaultClient.
+	HTTPClient *http.Client
+	Logger     *slog.Logger
+}
+
+// Adapter is Parley on Discord. It translates and nothing else (DESIGN.md
+// §2): pacing, sessions and approvals are the core's.
+type Adapter struct {
+	cfg Config
+	s   *discordgo.Session
+	log *slog.Logger
+
+	// msgs remembers recent messages (thread names, reply chains);
+	// chans what channels are (threads and their parents); modes where
+	// each guild conversation is answered (threads.go).
+	msgs    *recent[string, seenMessage]
+	chans   *recent[string, chanInfo]
+	modes   *recent[string, replyMode]
+	warned  *recent[string, struct{}]
+	opening keyLock
+}
+
+// self is who the bot is.
+type self struct {
+	UserID string
+	AppID  string
+}
+
+var _ bot.Adapter = (*Adapter)(nil)
+
+// New checks cfg and builds the adapter; it makes no network call.
+func New(cfg Config) (*Adapter, error) {
+	if cfg.Token == "" {
+		return nil, errors.New("discord: the bot token (discord.token) is missing")
+	}
+	if cfg.APIURL == "" {
+		cfg.APIURL = DefaultAPIURL
+	}
+	rw, err := NewRewrite(cfg.APIURL)
+	if err != nil {
+		return nil, fmt.Errorf("discord: %w", err)
+	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = http.DefaultClient
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	rw.Next = cfg.HTTPClient.Transport
+	client := *cfg.HTTPClient
+	client.Transport = rw
+	if client.Timeout == 0 {
+		client.Timeout = 20 * time.Second
+	}
+
+	s, err := discordgo.New("Bot " + cfg.Token)
+	if err != nil {
+		return nil, fmt.Errorf("discord: %w", err)
+	}
+	s.Client = &client
+	s.Identify.Intents = Intents
+	// A 429 must reach the core at once (it paces and coalesces), and a
+	// repeated POST after a 502 could post an answer twice.
+	s.ShouldRetryOnRateLimit = false
+	s.MaxRestRetries = 0
+	// discordgo logs to the standard logger; the adapter logs what matters.
+	s.LogLevel = discordgo.LogError
+
+	return &Adapter{
+		cfg:    cfg,
+		s:      s,
+		log:    cfg.Logger.With("platform", platform),
+		msgs:   newRecent[string, seenMessage](rememberMessages),
+		chans:  newRecent[string, chanInfo](rememberChannels),
+		modes:  newRecent[string, replyMode](rememberMessages),
+		warned: newRecent[string, struct{}](rememberChannels),
+	}, nil
+}
+
+// Platform is "discord".
+func (a *Adapter) Platform() string { return platform }
+
+// Capabilities describe Discord (platforms.md §4.4, §4.5).
+func (a *Adapter) Capabilities() bot.Capabilities {
+	return bot.Capabilities{
+		MaxLen:  maxLen,
+		SplitAt: splitAt,
+		Measure: format.MeasureDiscord,
+		// Channel edits are commonly ~5 per 5 s per channel; a little
+		// under one a second leaves room for the other calls there.
+		EditEvery: 1100 * time.Millisecond,
+		EditBurst: 2,
+		EditScope: bot.PacePerChat,
+		Buttons:   true,
+		Ephemeral: true,
+		Typing:    true,
+	}
+}
+
+// Send posts out in t: in its thread, opening it on the first answer
+// (threads.go), or in the DM channel.
+func (a *Adapter) Send(ctx context.Context, t bot.Thread, out bot.Out) (bot.MessageRef, error) {
+	r, err := renderOut(out)
+	if err != nil {
+		return bot.MessageRef{}, err
+	}
+	dest, err := a.destination(ctx, t, true)
+	if err != nil {
+		return bot.MessageRef{}, err
+	}
+	m, err := a.s.ChannelMessageSendComplex(dest.channel, &discordgo.MessageSend{
+		Content:         r.content,
+		Components:      r.components,
+		AllowedMentions: noMentions(),
+		Reference:       dest.reference,
+	}, callOpts(ctx)...)
+	if err != nil {
+		return bot.MessageRef{}, wrap("POST /channels/{id}/messages", err)
+	}
+	a.msgs.put(m.ID, seenMessage{root: t.ID, byBot: true})
+	return bot.MessageRef{Thread: t, ID: m.ID}, nil
+}
+
+// Edit replaces the text and buttons of a message the bot sent.
+// Components are always sent, empty without buttons: Discord keeps the
+// old ones otherwise, and a decided approval must lose them.
+func (a *Adapter) Edit(ctx context.Context, ref bot.MessageRef, out bot.Out) error {
+	if ref.ID == "" {
+		return errors.New("discord: edit of a message without an id")
+	}
+	r, err := renderOut(out)
+	if err != nil {
+		return err
+	}
+	dest, err := a.destination(ctx, ref.Thread, false)
+	if err != nil {
+		return err
+	}
+	edit := func(channel string) error {
+		components := r.components
+		if components == nil {
+			components = []discordgo.MessageComponent{}
+		}
+		_, err := a.s.ChannelMessageEditComplex(&discordgo.MessageEdit{
+			ID:              ref.ID,
+			Channel:         channel,
+			Content:         &r.content,
+			Components:      &components,
+			AllowedMentions: noMentions(),
+		}, callOpts(ctx)...)
+		return wrap("PATCH /channels/{id}/messages/{id}", err)
+	}
+	err = edit(dest.channel)
+	if dest.guessed && isUnknown(err) {
+		// After a restart the adapter no longer knows whether this
+		// conversation got a thread or inline replies: the thread was
+		// tried first, so the message is in the parent channel.
+		a.modes.put(ref.Thread.ID, inlineReplies)
+		return edit(ref.Thread.Chat)
+	}
+	return err
+}
+
+// SendPrivate shows out to u alone. Outside an interaction Discord has no
+// ephemeral messages, so it goes by direct message (commands typed as
+// text, "not allowed" answers without a click to answer).
+func (a *Adapter) SendPrivate(ctx context.Context, _ bot.Thread, u bot.User, out bot.Out) error {
+	if u.ID == "" {
+		return errors.New("discord: private message without a user")
+	}
+	r, err := renderOut(out)
+	if err != nil {
+		return err
+	}
+	dm, err := a.s.UserChannelCreate(u.ID, callOpts(ctx)...)
+	if err != nil {
+		return wrap("POST /users/@me/channels", err)
+	}
+	_, err = a.s.ChannelMessageSendComplex(dm.ID, &discordgo.MessageSend{
+		Content:         r.content,
+		Components:      r.components,
+		AllowedMentions: noMentions(),
+	}, callOpts(ctx)...)
+	return wrap("POST /channels/{id}/messages", err)
+}
+
+// Typing shows "Parley is typing…" for ~10 s where the answer will appear,
+// opening the conversation's thread first when needed.
+func (a *Adapter) Typing(ctx context.Context, t bot.Thread) error {
+	dest, err := a.destination(ctx, t, true)
+	if err != nil {
+		return err
+	}
+	return wrap("POST /channels/{id}/typing", a.s.ChannelTyping(dest.channel, callOpts(ctx)...))
+}
+
+// callOpts bind every REST call to ctx, and make a 429 return at once.
+func callOpts(ctx context.Context) []discordgo.RequestOption {
+	return []discordgo.RequestOption{discordgo.WithContext(ctx), discordgo.WithRetryOnRatelimit(false)}
+}
+
+// identity is who the bot is, from the last READY. discordgo stores READY
+// in its state before it reads the next event, so every message handler,
+// running in its own goroutine, sees it; an adapter-held copy set by a
+// READY handler could lag behind the first messages.
+func (a *Adapter) identity() self {
+	a.s.State.RLock()
+	defer a.s.State.RUnlock()
+	var me self
+	if u := a.s.State.User; u != nil {
+		me.UserID = u.ID
+	}
+	me.AppID = me.UserID // a bot's application id is its user id
+	if app := a.s.State.Application; app != nil && app.ID != "" {
+		me.AppID = app.ID
+	}
+	return me
+}

@@ -1,0 +1,199 @@
+package discord
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/parleybot/parley/bot"
+)
+
+func TestNormalize(t *testing.T) {
+	alice := &discordgo.User{ID: "11", Username: "alice", GlobalName: "Alice A."}
+	bob := &discordgo.User{ID: "12", Username: "bob"}
+	helper := &discordgo.User{ID: "13", Username: "helper", Bot: true}
+	me := &discordgo.User{ID: testBot, Username: "Parley", Bot: true}
+	botUser := bot.User{Platform: "discord", ID: testBot, Name: "Parley"}
+	group := func(id string) bot.Thread {
+		return bot.Thread{Platform: "discord", Space: testGuild, Chat: testChan, ID: id}
+	}
+	channel := bot.Place{ChatName: "general", ChatKind: "channel"}
+
+	tests := []struct {
+		name  string
+		known map[string]seenMessage // messages the adapter saw before
+		in    discordgo.Message
+		want  bot.Message
+		drop  bool
+	}{{
+		name: "direct message",
+		in:   discordgo.Message{ID: "501", ChannelID: "77", Author: alice, Content: "hello there"},
+		want: bot.Message{Key: "discord:501", ID: "501", Thread: bot.Thread{Platform: "discord", Chat: "77"},
+			User: bot.User{Platform: "discord", ID: "11", Name: "Alice A."}, Text: "hello there",
+			Place: bot.Place{ChatKind: "direct"}, Direct: true},
+	}, {
+		name: "mention in a guild channel starts a conversation on that message",
+		in: discordgo.Message{ID: "502", ChannelID: testChan, GuildID: testGuild, Author: bob,
+			Content: "<@" + testBot + "> summarize this", Mentions: []*discordgo.User{me}},
+		want: bot.Message{Key: "discord:502", ID: "502", Thread: group("502"),
+			User: bot.User{Platform: "discord", ID: "12", Name: "bob"}, Text: "summarize this", Place: channel, Mentioned: true},
+	}, {
+		name: "nickname mention form",
+		in: discordgo.Message{ID: "503", ChannelID: testChan, GuildID: testGuild, Author: bob,
+			Content: "hey <@!" + testBot + "> look", Mentions: []*discordgo.User{me}},
+		want: bot.Message{Key: "discord:503", ID: "503", Thread: group("503"),
+			User: bot.User{Platform: "discord", ID: "12", Name: "bob"}, Text: "hey  look", Place: channel, Mentioned: true},
+	}, {
+		name: "no mention",
+		in:   discordgo.Message{ID: "504", ChannelID: testChan, GuildID: testGuild, Author: bob, Content: "just chatting"},
+		want: bot.Message{Key: "discord:504", ID: "504", Thread: group("504"),
+			User: bot.User{Platform: "discord", ID: "12", Name: "bob"}, Text: "just chatting", Place: channel},
+	}, {
+		name: "in a thread: the parent channel and the thread",
+		in:   discordgo.Message{ID: "505", ChannelID: testThr, GuildID: testGuild, Author: bob, Content: "more"},
+		want: bot.Message{Key: "discord:505", ID: "505",
+			Thread: bot.Thread{Platform: "discord", Space: testGuild, Chat: testChan, ID: testThr},
+			User:   bot.User{Platform: "discord", ID: "12", Name: "bob"}, Text: "more",
+			Place: bot.Place{ChatName: "general", ChatKind: "channel", Thread: "a thread"}},
+	}, {
+		name:  "reply to the bot's inline answer continues its conversation",
+		known: map[string]seenMessage{"600": {root: "450", byBot: true}},
+		in: discordgo.Message{ID: "506", ChannelID: testChan, GuildID: testGuild, Author: bob, Content: "and then?",
+			Type: discordgo.MessageTypeReply, MessageReference: &discordgo.MessageReference{MessageID: "600", ChannelID: testChan},
+			ReferencedMessage: &discordgo.Message{ID: "600", Author: me}},
+		want: bot.Message{Key: "discord:506", ID: "506", Thread: group("450"),
+			User: bot.User{Platform: "discord", ID: "12", Name: "bob"}, Text: "and then?", Place: channel, Mentioned: true},
+	}, {
+		name: "reply to the bot after a restart: the root its answer replied to",
+		in: discordgo.Message{ID: "507", ChannelID: testChan, GuildID: testGuild, Author: bob, Content: "ok",
+			Type: discordgo.MessageTypeReply, MessageReference: &discordgo.MessageReference{MessageID: "601"},
+			ReferencedMessage: &discordgo.Message{ID: "601", Author: me, MessageReference: &discordgo.MessageReference{MessageID: "451"}}},
+		want: bot.Message{Key: "discord:507", ID: "507", Thread: group("451"),
+			User: bot.User{Platform: "discord", ID: "12", Name: "bob"}, Text: "ok", Place: channel, Mentioned: true},
+	}, {
+		name: "reply to a person joins that message's conversation, unmentioned",
+		in: discordgo.Message{ID: "508", ChannelID: testChan, GuildID: testGuild, Author: bob, Content: "agreed",
+			Type: discordgo.MessageTypeReply, MessageReference: &discordgo.MessageReference{MessageID: "452"},
+			ReferencedMessage: &discordgo.Message{ID: "452", Author: alice}},
+		want: bot.Message{Key: "discord:508", ID: "508", Thread: group("452"),
+			User: bot.User{Platform: "discord", ID: "12", Name: "bob"}, Text: "agreed", Place: channel},
+	}, {
+		name: "from another bot",
+		in:   discordgo.Message{ID: "509", ChannelID: testChan, GuildID: testGuild, Author: helper, Content: "notice"},
+		want: bot.Message{Key: "discord:509", ID: "509", Thread: group("509"),
+			User: bot.User{Platform: "discord", ID: "13", Name: "helper"}, Text: "notice", Place: channel, FromBot: true},
+	}, {
+		name: "own message",
+		in:   discordgo.Message{ID: "510", ChannelID: testThr, GuildID: testGuild, Author: me, Content: "my answer"},
+		want: bot.Message{Key: "discord:510", ID: "510",
+			Thread: bot.Thread{Platform: "discord", Space: testGuild, Chat: testChan, ID: testThr},
+			User:   botUser, Text: "my answer",
+			Place: bot.Place{ChatName: "general", ChatKind: "channel", Thread: "a thread"}, FromBot: true},
+	}, {
+		name: "system message (thread created)",
+		in:   discordgo.Message{ID: "511", ChannelID: testChan, GuildID: testGuild, Author: bob, Type: discordgo.MessageTypeThreadCreated},
+		drop: true,
+	}, {
+		name: "no author",
+		in:   discordgo.Message{ID: "512", ChannelID: testChan, GuildID: testGuild, Content: "x"},
+		drop: true,
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := newTestAdapter(t, newFakeREST(t), nil)
+			for id, s := range tt.known {
+				a.msgs.put(id, s)
+			}
+			got, ok := a.normalize(testCtx(t), &tt.in)
+			if ok == tt.drop {
+				t.Fatalf("normalize kept = %v, want %v", ok, !tt.drop)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("normalize (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// A message in a thread the adapter has not seen is classified by
+// GET /channels/{id} once, then from memory.
+func TestNormalizeLooksUpUnknownThreads(t *testing.T) {
+	f := newFakeREST(t)
+	f.answer("GET /channels/301", 200, `{"id":"301","type":11,"guild_id":"`+testGuild+`","parent_id":"`+testChan+`","name":"new thread"}`)
+	a := newTestAdapter(t, f, nil)
+	for _, id := range []string{"520", "521"} {
+		got, ok := a.normalize(testCtx(t), &discordgo.Message{ID: id, ChannelID: "301", GuildID: testGuild,
+			Author: &discordgo.User{ID: "12", Username: "bob"}, Content: "hi"})
+		want := bot.Thread{Platform: "discord", Space: testGuild, Chat: testChan, ID: "301"}
+		if !ok || got.Thread != want || got.Place.Thread != "new thread" {
+			t.Fatalf("normalize = %+v, %v; want thread %v named %q", got, ok, want, "new thread")
+		}
+	}
+	if n := len(f.recorded()); n != 1 {
+		t.Errorf("%d channel lookups for one unknown thread, want 1: %+v", n, f.recorded())
+	}
+}
+
+// Without the Message Content intent a mention arrives empty: the
+// operator is told once, not once per message.
+func TestNormalizeWarnsOnceAboutMessageContent(t *testing.T) {
+	var log syncBuffer
+	a := newTestAdapter(t, newFakeREST(t), &log)
+	me := &discordgo.User{ID: testBot, Bot: true}
+	for _, id := range []string{"530", "531"} {
+		if _, ok := a.normalize(testCtx(t), &discordgo.Message{ID: id, ChannelID: testChan, GuildID: testGuild,
+			Author: &discordgo.User{ID: "12", Username: "bob"}, Mentions: []*discordgo.User{me}}); !ok {
+			t.Fatal("an empty mention was dropped")
+		}
+	}
+	if n := strings.Count(log.String(), "Message Content intent"); n != 1 {
+		t.Errorf("warned %d times, want once:\n%s", n, log.String())
+	}
+}
+
+func TestMessageContentEnabled(t *testing.T) {
+	for _, tt := range []struct {
+		flags int
+		want  bool
+	}{{0, false}, {1 << 18, true}, {1 << 19, true}, {1 << 17, false}, {1<<19 | 1<<23, true}} {
+		if got := MessageContentEnabled(tt.flags); got != tt.want {
+			t.Errorf("MessageContentEnabled(%#x) = %v, want %v", tt.flags, got, tt.want)
+		}
+	}
+}
+
+// FuzzNormalize: whatever a MESSAGE_CREATE holds, normalization never
+// panics, and what it keeps is a well-formed message.
+func FuzzNormalize(f *testing.F) {
+	for _, seed := range []string{
+		`{"id":"1","channel_id":"2","author":{"id":"3","username":"a"},"content":"hi"}`,
+		`{"id":"1","channel_id":"200","guild_id":"100","author":{"id":"3"},"content":"<@900000000000000001> x","mentions":[{"id":"900000000000000001"}]}`,
+		`{"id":"1","channel_id":"200","guild_id":"100","type":19,"author":{"id":"3"},"message_reference":{"message_id":"9"},"referenced_message":{"id":"9","author":null}}`,
+		`{"id":"1","channel_id":"300","guild_id":"100","author":{"id":"3","bot":true},"content":"<@!900000000000000001>"}`,
+		`{"id":"","channel_id":"","author":null}`,
+		`{"mentions":[null],"referenced_message":{"message_reference":{}}}`,
+		`null`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var m discordgo.MessageCreate
+		if json.Unmarshal(data, &m) != nil || m.Message == nil {
+			return
+		}
+		a := newTestAdapter(t, newFakeREST(t), nil)
+		got, ok := a.normalize(t.Context(), m.Message)
+		if !ok {
+			return
+		}
+		if got.Key != "discord:"+m.ID || got.Thread.Chat == "" || got.User.ID == "" {
+			t.Errorf("kept a malformed message: %+v", got)
+		}
+		if got.Direct != (got.Thread.Space == "") {
+			t.Errorf("Direct = %v for thread %v", got.Direct, got.Thread)
+		}
+	})
+}

@@ -1,0 +1,98 @@
+package discord
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/format"
+)
+
+// Discord's limits that rendering must respect (platforms.md §4.5, §4.6).
+const (
+	maxLen  = 2000 // content, in UTF-16 units as Discord counts
+	splitAt = 1900 // headroom below maxLen for the core's splitter
+	// maxCustomID is Discord's limit on a button's custom_id.
+	maxCustomID   = 100
+	maxLabel      = 80
+	buttonsPerRow = 5
+	maxRows       = 5
+)
+
+// rendered is an Out as Discord takes it.
+type rendered struct {
+	content    string
+	components []discordgo.MessageComponent // nil without buttons
+}
+
+// renderOut turns out into Discord Markdown and action rows. Over-long
+// text is an error, never truncated: the core splits answers at SplitAt,
+// so a longer text is a bug upstream, and losing its end would hide it.
+// Everything Discord would refuse is refused here, before a call that
+// would cost rate-limit budget.
+func renderOut(out bot.Out) (rendered, error) {
+	r := rendered{content: renderText(out)}
+	if n := format.UTF16Len(r.content); n > maxLen {
+		return rendered{}, fmt.Errorf("discord message of %d characters exceeds the %d Discord allows", n, maxLen)
+	}
+	if len(out.Buttons) > buttonsPerRow*maxRows {
+		return rendered{}, fmt.Errorf("discord message with %d buttons; Discord allows %d", len(out.Buttons), buttonsPerRow*maxRows)
+	}
+	for row := 0; row*buttonsPerRow < len(out.Buttons); row++ {
+		var buttons []discordgo.MessageComponent
+		for i := row * buttonsPerRow; i < min(len(out.Buttons), (row+1)*buttonsPerRow); i++ {
+			b, err := renderButton(i, out.Buttons[i])
+			if err != nil {
+				return rendered{}, err
+			}
+			buttons = append(buttons, b)
+		}
+		r.components = append(r.components, discordgo.ActionsRow{Components: buttons})
+	}
+	return r, nil
+}
+
+// renderText renders out's Markdown. The plain form (after a formatting
+// rejection) still gets its mass mentions defused; AllowedMentions stops
+// the pings either way, this keeps the text from looking like one.
+func renderText(out bot.Out) string {
+	if out.Plain {
+		return format.NeutralizeMentions(format.Plain(out.Text))
+	}
+	return format.Discord(out.Text)
+}
+
+// renderButton makes the i-th button. Its custom_id is the payload the
+// click brings back, so one Discord would refuse is an error; a label too
+// long is only decoration and is shortened.
+func renderButton(i int, b bot.Button) (discordgo.Button, error) {
+	if b.Data == "" || len(b.Data) > maxCustomID {
+		return discordgo.Button{}, fmt.Errorf("discord button %d payload is %d bytes; Discord takes 1 to %d", i, len(b.Data), maxCustomID)
+	}
+	label := strings.TrimSpace(b.Label)
+	if label == "" {
+		label = strconv.Itoa(i + 1)
+	}
+	if utf8.RuneCountInString(label) > maxLabel {
+		label = string([]rune(label)[:maxLabel-1]) + "…"
+	}
+	style := discordgo.SecondaryButton
+	switch b.Style {
+	case bot.ButtonPrimary:
+		style = discordgo.SuccessButton
+	case bot.ButtonDanger:
+		style = discordgo.DangerButton
+	}
+	return discordgo.Button{Label: label, Style: style, CustomID: b.Data}, nil
+}
+
+// noMentions lets a message notify nobody: not @everyone / @here, roles,
+// users, nor the author of the message it replies to. Model text is
+// untrusted; the bot addresses people by name, never by ping.
+func noMentions() *discordgo.MessageAllowedMentions {
+	return &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}}
+}

@@ -1,0 +1,184 @@
+package discord
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/gorilla/websocket"
+
+	"github.com/parleybot/parley/bot"
+)
+
+// Reconnect backoff while the gateway cannot be reached at all; once
+// connected, discordgo reconnects and resumes by itself.
+const (
+	openRetryFirst = time.Second
+	openRetryMax   = 30 * time.Second
+)
+
+// Gateway close codes that no retry can fix (Discord docs, Gateway close
+// event codes).
+const (
+	closeAuthFailed        = 4004
+	closeDisallowedIntents = 4014
+)
+
+// Run connects to the gateway and hands events to h until ctx ends
+// (platforms.md §4.1). After the first READY it registers the slash
+// commands (bot.Menu) in Config.GuildID, or globally; a failure there is
+// logged, not fatal, since mentions and DMs still work.
+//
+// Events are handled as discordgo delivers them, each in its own
+// goroutine; interactions are acknowledged before h sees them (the 3 s
+// rule). Run waits for handlers in flight before it returns, since a
+// handler called after Run returned would race the shutdown.
+func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
+	var (
+		mu       sync.Mutex
+		stopped  bool
+		inFlight sync.WaitGroup
+	)
+	// track admits one handler call, or none once Run is stopping.
+	track := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if stopped || ctx.Err() != nil {
+			return false
+		}
+		inFlight.Add(1)
+		return true
+	}
+	var readies int
+	remove := []func(){
+		a.s.AddHandler(func(_ *discordgo.Session, r *discordgo.Ready) {
+			mu.Lock()
+			readies++
+			n := readies
+			mu.Unlock()
+			if n > 1 {
+				// discordgo v0.29.0 resumes against the original URL, so a
+				// lost session comes back as a fresh READY, and dispatches
+				// sent in the gap are gone (platforms.md §4.1).
+				a.log.Warn("gateway session was lost and identified afresh; messages sent meanwhile may be missed",
+					"session", r.SessionID)
+			}
+		}),
+		a.s.AddHandler(func(_ *discordgo.Session, _ *discordgo.Resumed) {
+			a.log.Info("gateway session resumed")
+		}),
+		a.s.AddHandler(func(_ *discordgo.Session, m *discordgo.MessageCreate) {
+			if !track() {
+				return
+			}
+			defer inFlight.Done()
+			a.onMessage(ctx, h, m.Message)
+		}),
+		a.s.AddHandler(func(_ *discordgo.Session, i *discordgo.InteractionCreate) {
+			if !track() {
+				return
+			}
+			defer inFlight.Done()
+			a.onInteraction(ctx, h, i.Interaction)
+		}),
+	}
+	defer func() {
+		for _, r := range remove {
+			r()
+		}
+	}()
+
+	if err := a.open(ctx); err != nil {
+		return err
+	}
+	me := a.identity()
+	a.log.Info("connected to Discord", "bot", me.UserID)
+	a.registerCommands(ctx, me.AppID)
+
+	<-ctx.Done()
+	// discordgo's reader and heartbeat goroutines reconnect when the
+	// socket they use fails, which the close below makes happen; under
+	// the session lock they read this after it is set.
+	a.s.Lock()
+	a.s.ShouldReconnectOnError = false
+	a.s.Unlock()
+	if err := a.s.Close(); err != nil {
+		a.log.Debug("closing the gateway", "err", err)
+	}
+	mu.Lock()
+	stopped = true
+	mu.Unlock()
+	inFlight.Wait()
+	return ctx.Err()
+}
+
+// open connects to the gateway, retrying with backoff while Discord is
+// unreachable, and failing at once where retrying cannot help.
+func (a *Adapter) open(ctx context.Context) error {
+	wait := openRetryFirst
+	for {
+		err := a.s.Open()
+		if err == nil {
+			return nil
+		}
+		if ce, ok := errors.AsType[*websocket.CloseError](err); ok {
+			switch ce.Code {
+			case closeAuthFailed:
+				return fmt.Errorf("discord gateway: %w (%w)", ErrAuth, err)
+			case closeDisallowedIntents:
+				return fmt.Errorf("discord gateway: the Message Content intent is not enabled for this bot; "+
+					"enable it in the Developer Portal (Bot → Privileged Gateway Intents): %w", err)
+			}
+		}
+		if _, status := restCode(err); status == http.StatusUnauthorized {
+			return fmt.Errorf("discord GET /gateway: %w (%w)", ErrAuth, err)
+		}
+		a.log.Warn("cannot reach the Discord gateway; retrying", "in", wait, "err", err)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, openRetryMax)
+	}
+}
+
+// registerCommands overwrites the slash commands with bot.Menu(): the
+// call is idempotent, so every start may make it.
+func (a *Adapter) registerCommands(ctx context.Context, appID string) {
+	if appID == "" {
+		a.log.Warn("slash commands not registered: READY named no application")
+		return
+	}
+	_, err := a.s.ApplicationCommandBulkOverwrite(appID, a.cfg.GuildID, appCommands(), callOpts(ctx)...)
+	if err != nil {
+		a.log.Warn("slash commands not registered; mentions and DMs still work",
+			"guild", a.cfg.GuildID, "err", wrap("PUT /applications/{id}/commands", err))
+	}
+}
+
+func (a *Adapter) onMessage(ctx context.Context, h bot.Handler, m *discordgo.Message) {
+	msg, ok := a.normalize(ctx, m)
+	if !ok {
+		return
+	}
+	if err := h.HandleMessage(ctx, msg); err != nil {
+		a.log.Error("handling a message", "key", msg.Key, "err", err)
+	}
+}
+
+func (a *Adapter) onInteraction(ctx context.Context, h bot.Handler, in *discordgo.Interaction) {
+	if in == nil || in.ID == "" {
+		return
+	}
+	switch in.Type {
+	case discordgo.InteractionMessageComponent:
+		a.click(ctx, h, in)
+	case discordgo.InteractionApplicationCommand:
+		a.command(ctx, h, in)
+	}
+}
