@@ -84,6 +84,7 @@ func (w *dcWorld) botSays(t *testing.T, ctx context.Context, channel, text strin
 // answer streams there by edits and ends complete; a follow-up in the
 // thread continues the session without a mention.
 func TestDiscordMentionOpensThread(t *testing.T) {
+	t.Parallel()
 	w := startDiscord(t, nil, nil)
 	ctx := waitCtx(t)
 	chunks := []string{"Step one: ", "freeze. ", "Step two: ", "tag. ", "Step three: ", "ship."}
@@ -118,6 +119,7 @@ func TestDiscordMentionOpensThread(t *testing.T) {
 }
 
 func TestDiscordApprovalButtons(t *testing.T) {
+	t.Parallel()
 	w := startDiscord(t, map[string]string{"PARLEY_TOOLS_SHELL_ENABLED": "true"}, nil)
 	ctx := waitCtx(t)
 	w.model.Enqueue(llmtest.ToolCall("c1", "shell", `{"command":"echo dc-approved"}`), llmtest.Text("Ran it."))
@@ -169,6 +171,7 @@ func TestDiscordApprovalButtons(t *testing.T) {
 }
 
 func TestDiscordMemoryCommandIsPrivate(t *testing.T) {
+	t.Parallel()
 	w := startDiscord(t, nil, nil)
 	ctx := waitCtx(t)
 	if err := w.dc.WaitFor(ctx, func() bool { return len(w.dc.Commands(dcGuild)) > 0 }); err != nil {
@@ -218,6 +221,7 @@ func TestDiscordMemoryCommandIsPrivate(t *testing.T) {
 }
 
 func TestDiscordNeverPingsEveryone(t *testing.T) {
+	t.Parallel()
 	w := startDiscord(t, nil, nil)
 	ctx := waitCtx(t)
 	text := "@everyone @here <@" + dcBo + "> <@&555> look at this"
@@ -241,6 +245,7 @@ func TestDiscordNeverPingsEveryone(t *testing.T) {
 }
 
 func TestDiscordLongAnswerSplits(t *testing.T) {
+	t.Parallel()
 	w := startDiscord(t, nil, nil)
 	ctx := waitCtx(t)
 	var b strings.Builder
@@ -274,6 +279,7 @@ func TestDiscordLongAnswerSplits(t *testing.T) {
 }
 
 func TestDiscord429Storm(t *testing.T) {
+	t.Parallel()
 	w := startDiscord(t, nil, []discordtest.Option{discordtest.WithSeed(7)})
 	ctx := waitCtx(t)
 	w.dc.Storm(0.4, 300*time.Millisecond, "POST /channels/{id}/messages", "PATCH /channels/{id}/messages/{id}")
@@ -298,6 +304,7 @@ func TestDiscord429Storm(t *testing.T) {
 // TestDiscordGatewayDropWhileAnswering: the gateway drops while an answer
 // is written; discordgo resumes and the answer completes, once.
 func TestDiscordGatewayDropWhileAnswering(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	asked := make(chan struct{}, 1)
 	w := startDiscord(t, nil, nil, llmtest.WithResponder(func(llmtest.Request) llmtest.Reply {
@@ -320,6 +327,7 @@ func TestDiscordGatewayDropWhileAnswering(t *testing.T) {
 }
 
 func TestDiscordDuplicateMessageCreate(t *testing.T) {
+	t.Parallel()
 	w := startDiscord(t, nil, nil)
 	ctx := waitCtx(t)
 	w.model.Enqueue(llmtest.Text("Once."))

@@ -106,6 +106,7 @@ func (w *tgWorld) botSays(t *testing.T, ctx context.Context, chat int64, topic i
 }
 
 func TestTelegramPrivateChatStreams(t *testing.T) {
+	t.Parallel()
 	w := startTelegram(t, nil, nil)
 	ctx := waitCtx(t)
 	w.model.Enqueue(llmtest.Text("One, ", "two, ", "three, ", "four.").Paced(1200 * time.Millisecond))
@@ -130,6 +131,7 @@ func TestTelegramPrivateChatStreams(t *testing.T) {
 }
 
 func TestTelegramGroupGating(t *testing.T) {
+	t.Parallel()
 	w := startTelegram(t, nil, nil)
 	ctx := waitCtx(t)
 
@@ -166,6 +168,7 @@ func TestTelegramGroupGating(t *testing.T) {
 }
 
 func TestTelegramForumTopicsAreSeparate(t *testing.T) {
+	t.Parallel()
 	w := startTelegram(t, nil, nil)
 	ctx := waitCtx(t)
 	a := w.tg.AddTopic(tgForum, "release")
@@ -197,6 +200,7 @@ func TestTelegramForumTopicsAreSeparate(t *testing.T) {
 }
 
 func TestTelegramApprovalButtons(t *testing.T) {
+	t.Parallel()
 	w := startTelegram(t, map[string]string{"PARLEY_TOOLS_SHELL_ENABLED": "true"}, nil)
 	ctx := waitCtx(t)
 	w.model.Enqueue(llmtest.ToolCall("c1", "shell", `{"command":"echo tg-approved"}`), llmtest.Text("Ran it."))
@@ -271,6 +275,7 @@ func TestTelegramApprovalButtons(t *testing.T) {
 }
 
 func TestTelegramMemoryInGroupGoesPrivate(t *testing.T) {
+	t.Parallel()
 	w := startTelegram(t, nil, nil)
 	ctx := waitCtx(t)
 	w.model.Enqueue(
@@ -315,6 +320,7 @@ func TestTelegramMemoryInGroupGoesPrivate(t *testing.T) {
 // block arrives whole, in messages within Telegram's limit, each valid
 // HTML (the fake rejects unbalanced tags) with the code kept as code.
 func TestTelegramLongAnswerSplits(t *testing.T) {
+	t.Parallel()
 	w := startTelegram(t, nil, nil)
 	ctx := waitCtx(t)
 	var b strings.Builder
@@ -362,6 +368,7 @@ func TestTelegramLongAnswerSplits(t *testing.T) {
 // TestTelegram429Storm: 40 % of sends and edits answer 429; the answer
 // still arrives once, complete, in one message.
 func TestTelegram429Storm(t *testing.T) {
+	t.Parallel()
 	w := startTelegram(t, nil, []telegramtest.Option{telegramtest.WithSeed(7)})
 	ctx := waitCtx(t)
 	w.tg.Storm(0.4, 1, "sendMessage", "editMessageText", "sendMessageDraft")
@@ -384,6 +391,7 @@ func TestTelegram429Storm(t *testing.T) {
 }
 
 func TestTelegramSameUpdateTwice(t *testing.T) {
+	t.Parallel()
 	w := startTelegram(t, nil, nil)
 	ctx := waitCtx(t)
 	w.model.Enqueue(llmtest.Text("First."))
@@ -404,13 +412,13 @@ func TestTelegramSameUpdateTwice(t *testing.T) {
 // message arrives while it is down, and the restarted Parley answers it
 // and nothing else: the offset saved before the stop is where it resumes.
 func TestTelegramRestartMidPoll(t *testing.T) {
+	t.Parallel()
 	w := startTelegram(t, nil, nil)
 	ctx := waitCtx(t)
 	w.model.Enqueue(llmtest.Text("Before."))
 	first := w.tg.Post(telegramtest.Incoming{Chat: tgAna, From: tgAna, Text: "before the restart"})
 	w.botSays(t, ctx, tgAna, 0, "Before.")
-	polls := len(w.tg.CallsTo("getUpdates"))
-	if err := w.tg.WaitFor(ctx, func() bool { return len(w.tg.CallsTo("getUpdates")) > polls }); err != nil {
+	if err := w.tg.WaitFor(ctx, w.tg.Polling); err != nil {
 		t.Fatal(err) // the next long poll is open
 	}
 	w.stop()
@@ -430,6 +438,7 @@ func TestTelegramRestartMidPoll(t *testing.T) {
 }
 
 func TestTelegramWebhookRejectsWrongSecret(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
