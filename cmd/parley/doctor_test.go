@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parleybot/parley/adapters/discord/discordtest"
 	"github.com/parleybot/parley/agent/llm/llmtest"
 )
 
@@ -54,6 +56,14 @@ func platformFake(t *testing.T) *httptest.Server {
 			return
 		}
 		json.NewEncoder(w).Encode(map[string]any{"id": "1", "username": "parley", "bot": true})
+	})
+	mux.HandleFunc("GET /discord/api/v9/applications/@me", func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bot "+goodDiscord {
+			w.WriteHeader(http.StatusUnauthorized)
+			json.NewEncoder(w).Encode(map[string]any{"message": "401: Unauthorized", "code": 0})
+			return
+		}
+		json.NewEncoder(w).Encode(map[string]any{"id": "1", "name": "Parley", "flags": 1 << 19})
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
@@ -100,7 +110,7 @@ func TestDoctor(t *testing.T) {
 				"OK    config", "OK    database", "OK    model      openai/gpt-4.1-mini",
 				"OK    openai     key sk-…1111", "OK    anthropic  key sk-…2222",
 				"OK    slack      workspace Acme as @parley", "OK    telegram   bot @parley_bot",
-				"OK    discord    bot @parley", "all checks passed",
+				"OK    discord    bot @parley, message content intent on", "all checks passed",
 			},
 		},
 		{
@@ -162,5 +172,41 @@ func TestDoctorBadDatabase(t *testing.T) {
 		if !strings.Contains(out.String(), w) {
 			t.Errorf("output lacks %q:\n%s", w, out.String())
 		}
+	}
+}
+
+// TestDoctorDiscordMessageContent: doctor fails, saying where to switch it
+// on, when the application's Message Content intent is off.
+func TestDoctorDiscordMessageContent(t *testing.T) {
+	for _, tt := range []struct {
+		flags int
+		want  string
+	}{
+		{1 << 19, "OK    discord    bot @Parley, message content intent on"},
+		{1 << 18, "OK    discord    bot @Parley, message content intent on"},
+		{0, "FAIL  discord    bot @Parley: the Message Content intent is off"},
+	} {
+		t.Run(fmt.Sprint(tt.flags), func(t *testing.T) {
+			dc := discordtest.NewServer(discordtest.WithApplicationFlags(tt.flags))
+			defer dc.Close()
+			cfg := map[string]string{
+				"PARLEY_DATA_DIR":            filepath.Join(t.TempDir(), "data"),
+				"XDG_CONFIG_HOME":            t.TempDir(),
+				"PARLEY_LLM_OPENAI_API_KEY":  "sk-x",
+				"PARLEY_LLM_OPENAI_BASE_URL": "http://127.0.0.1:1/v1",
+				"PARLEY_DISCORD_ENABLED":     "true",
+				"PARLEY_DISCORD_TOKEN":       dc.Token(),
+				"PARLEY_DISCORD_API_URL":     dc.APIURL(),
+			}
+			var out bytes.Buffer
+			e := &environment{
+				stdin: strings.NewReader(""), stdout: &out, stderr: &out,
+				lookupEnv: func(k string) (string, bool) { v, ok := cfg[k]; return v, ok },
+			}
+			execute(t.Context(), e, []string{"doctor"})
+			if !strings.Contains(out.String(), tt.want) {
+				t.Fatalf("doctor printed\n%s\nwant a line %q", out.String(), tt.want)
+			}
+		})
 	}
 }
