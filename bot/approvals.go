@@ -161,7 +161,7 @@ func NewApprovals(cfg ApprovalsConfig) (*Approvals, error) {
 		cfg.Now = time.Now
 	}
 	if cfg.Sleep == nil {
-		cfg.Sleep = realSleep
+		cfg.Sleep = Sleep
 	}
 	if cfg.NewID == nil {
 		cfg.NewID = randomToken

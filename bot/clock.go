@@ -7,9 +7,10 @@ import (
 	"time"
 )
 
-// realSleep waits d on a real timer, or until ctx ends. It is the default
-// Sleep of every component that takes an injectable clock.
-func realSleep(ctx context.Context, d time.Duration) error {
+// Sleep waits d on a real timer, or until ctx ends. It is the default
+// Sleep of every component that takes an injectable clock, adapters
+// included.
+func Sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
 	}

@@ -68,7 +68,7 @@ func NewDelivery(cfg DeliveryConfig) (*Delivery, error) {
 		cfg.Now = time.Now
 	}
 	if cfg.Sleep == nil {
-		cfg.Sleep = realSleep
+		cfg.Sleep = Sleep
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()

@@ -77,7 +77,7 @@ func NewPacer(cfg PacerConfig) *Pacer {
 		cfg.Now = time.Now
 	}
 	if cfg.Sleep == nil {
-		cfg.Sleep = realSleep
+		cfg.Sleep = Sleep
 	}
 	if cfg.IdleAfter <= 0 {
 		cfg.IdleAfter = 5 * time.Minute

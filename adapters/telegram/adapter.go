@@ -136,7 +136,7 @@ func New(cfg Config) (*Adapter, error) {
 		http:  cfg.HTTPClient,
 		log:   cfg.Logger.With("platform", platform),
 		state: cfg.State,
-		sleep: sleepCtx,
+		sleep: bot.Sleep,
 	}, nil
 }
 
@@ -179,16 +179,4 @@ func (a *Adapter) setSelf(u tgbotapi.User) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.me = u
-}
-
-// sleepCtx waits d, or less when ctx ends first.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
