@@ -129,7 +129,11 @@ type Capabilities struct {
 	// kind of conversation (Telegram: ~1 edit a second in a private chat,
 	// 20 messages a minute in a group); nil means EditEvery and EditBurst
 	// everywhere.
-	PaceOf  func(t Thread) (every time.Duration, burst int)
+	PaceOf func(t Thread) (every time.Duration, burst int)
+	// Overall, when > 0, is a bot-wide budget on top of each scope's
+	// (Telegram: about 30 messages a second across all chats): one call
+	// per Overall on average, in bursts of up to a second's worth.
+	Overall time.Duration
 	Buttons bool
 	// Ephemeral is true where SendPrivate shows the message in place; false
 	// where it goes by direct message.

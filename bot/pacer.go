@@ -121,6 +121,21 @@ func (p *Pacer) budget(key PaceKey) (time.Duration, int) {
 // sleeps sends it back to the end of the penalty, where it queues again.
 // When ctx ends first the reserved token goes back to the bucket.
 func (p *Pacer) Wait(ctx context.Context, key PaceKey) error {
+	if err := p.wait(ctx, key); err != nil {
+		return err
+	}
+	if o := p.cfg.Capabilities.Overall; o > 0 {
+		// The scope's token is spent even if ctx ends here: a call that
+		// is abandoned this late was about to be made anyway.
+		return p.wait(ctx, PaceKey{Platform: p.cfg.Platform, Scope: overallScope, every: o, burst: max(int(time.Second/o), 1)})
+	}
+	return nil
+}
+
+// overallScope is the Scope of the bot-wide bucket (Capabilities.Overall).
+const overallScope = "overall"
+
+func (p *Pacer) wait(ctx context.Context, key PaceKey) error {
 	b := p.acquire(key)
 	defer p.release(b)
 	for {

@@ -153,6 +153,8 @@ func (a *Adapter) Capabilities() bot.Capabilities {
 		EditBurst: 1,
 		EditScope: bot.PacePerChat,
 		PaceOf:    paceOf,
+		// The Bot FAQ's ~30 messages a second across all chats.
+		Overall:   time.Second / 30,
 		Buttons:   true,
 		Ephemeral: false,
 		Typing:    true,
