@@ -62,6 +62,9 @@ type Adapter struct {
 	modes   *recent[string, replyMode]
 	warned  *recent[string, struct{}]
 	opening keyLock
+	// active holds the newest message seen per channel, for the recovery
+	// after a lost session (backfill.go).
+	active *recent[string, activeChannel]
 }
 
 // self is who the bot is.
@@ -107,6 +110,10 @@ func New(cfg Config) (*Adapter, error) {
 	// repeated POST after a 502 could post an answer twice.
 	s.ShouldRetryOnRateLimit = false
 	s.MaxRestRetries = 0
+	// Handlers run on the gateway's reader, in the order of events, and
+	// start their own goroutines (run.go): a READY must see every message
+	// of the session before it, and none of the session after it.
+	s.SyncEvents = true
 	// discordgo logs to the standard logger; the adapter logs what matters.
 	s.LogLevel = discordgo.LogError
 
@@ -118,6 +125,7 @@ func New(cfg Config) (*Adapter, error) {
 		chans:  newRecent[string, chanInfo](rememberChannels),
 		modes:  newRecent[string, replyMode](rememberMessages),
 		warned: newRecent[string, struct{}](rememberChannels),
+		active: newRecent[string, activeChannel](rememberChannels),
 	}, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -26,6 +27,7 @@ const (
 // restCall is one request the fake REST API saw.
 type restCall struct {
 	Method, Path, Body string
+	Query              url.Values
 }
 
 // fakeREST is a loopback Discord REST API for unit tests: canned answers
@@ -37,6 +39,7 @@ type fakeREST struct {
 	mu      sync.Mutex
 	calls   []restCall
 	answers map[string]restAnswer
+	first   map[string][]restAnswer // answered before answers, once each
 }
 
 type restAnswer struct {
@@ -46,7 +49,7 @@ type restAnswer struct {
 }
 
 func newFakeREST(t *testing.T) *fakeREST {
-	f := &fakeREST{answers: map[string]restAnswer{}}
+	f := &fakeREST{answers: map[string]restAnswer{}, first: map[string][]restAnswer{}}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)
 	return f
@@ -56,8 +59,12 @@ func (f *fakeREST) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	path := strings.TrimPrefix(r.URL.Path, "/api/v9")
 	f.mu.Lock()
-	f.calls = append(f.calls, restCall{Method: r.Method, Path: path, Body: string(body)})
-	ans, ok := f.answers[r.Method+" "+path]
+	f.calls = append(f.calls, restCall{Method: r.Method, Path: path, Body: string(body), Query: r.URL.Query()})
+	route := r.Method + " " + path
+	ans, ok := f.answers[route]
+	if q := f.first[route]; len(q) > 0 {
+		ans, ok, f.first[route] = q[0], true, q[1:]
+	}
 	f.mu.Unlock()
 	if !ok {
 		ans = restAnswer{status: http.StatusNotFound, body: `{"message":"Unknown Channel","code":10003}`}
@@ -84,6 +91,17 @@ func (f *fakeREST) rateLimit(route string, retryAfter string) {
 		body:   `{"message":"You are being rate limited.","retry_after":` + retryAfter + `,"global":false}`,
 		header: http.Header{"Retry-After": {retryAfter}, "X-Ratelimit-Scope": {"user"}},
 	}
+}
+
+// rateLimitOnce answers the next call of route with a 429, then as before.
+func (f *fakeREST) rateLimitOnce(route string, retryAfter string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.first[route] = append(f.first[route], restAnswer{
+		status: http.StatusTooManyRequests,
+		body:   `{"message":"You are being rate limited.","retry_after":` + retryAfter + `,"global":false}`,
+		header: http.Header{"Retry-After": {retryAfter}, "X-Ratelimit-Scope": {"user"}},
+	})
 }
 
 func (f *fakeREST) recorded() []restCall {

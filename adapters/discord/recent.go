@@ -1,6 +1,9 @@
 package discord
 
-import "sync"
+import (
+	"slices"
+	"sync"
+)
 
 // recent is a bounded map: past its capacity the oldest entry goes. The
 // adapter remembers messages, channels and threads only as long as a
@@ -55,4 +58,38 @@ func (r *recent[K, V]) putLocked(k K, v V) {
 	if cap(r.order) > 4*r.cap {
 		r.order = append([]K(nil), r.order...)
 	}
+}
+
+// entry is one key and value of a recent.
+type entry[K comparable, V any] struct {
+	key K
+	val V
+}
+
+// update stores f(the current value) under k as the newest entry, so a
+// key in use outlives keys that merely arrived later. f runs under the
+// lock: concurrent updates of k see each other.
+func (r *recent[K, V]) update(k K, f func(old V, ok bool) V) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old, ok := r.items[k]
+	if ok {
+		if i := slices.Index(r.order, k); i >= 0 {
+			r.order = slices.Delete(r.order, i, i+1)
+		}
+		delete(r.items, k)
+	}
+	r.putLocked(k, f(old, ok))
+}
+
+// newest returns up to n entries, the newest first.
+func (r *recent[K, V]) newest(n int) []entry[K, V] {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]entry[K, V], 0, min(n, len(r.order)))
+	for i := len(r.order) - 1; i >= 0 && len(out) < n; i-- {
+		k := r.order[i]
+		out = append(out, entry[K, V]{key: k, val: r.items[k]})
+	}
+	return out
 }

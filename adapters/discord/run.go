@@ -33,57 +33,71 @@ const (
 // commands (bot.Menu) in Config.GuildID, or globally; a failure there is
 // logged, not fatal, since mentions and DMs still work.
 //
-// Events are handled as discordgo delivers them, each in its own
-// goroutine; interactions are acknowledged before h sees them (the 3 s
-// rule). Run waits for handlers in flight before it returns, since a
-// handler called after Run returned would race the shutdown.
+// Events are handled in goroutines of their own, started in the order
+// discordgo reads them; interactions are acknowledged before h sees them
+// (the 3 s rule). After a lost session, the messages sent meanwhile are
+// recovered (backfill.go). Run waits for handlers in flight before it
+// returns, since a handler called after Run returned would race the
+// shutdown.
 func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
 	var (
 		mu       sync.Mutex
 		stopped  bool
+		readies  int
 		inFlight sync.WaitGroup
 	)
-	// track admits one handler call, or none once Run is stopping.
-	track := func() bool {
+	// spawn runs f in a goroutine Run waits for, or not at all once Run
+	// is stopping. The handlers below run on discordgo's reader
+	// (SyncEvents), which must not wait on them.
+	spawn := func(f func()) {
 		mu.Lock()
 		defer mu.Unlock()
 		if stopped || ctx.Err() != nil {
-			return false
+			return
 		}
-		inFlight.Add(1)
-		return true
+		inFlight.Go(f)
 	}
-	var readies int
+	// One recovery at a time: a second lost session waits for the first.
+	recovering := make(chan struct{}, 1)
 	remove := []func(){
 		a.s.AddHandler(func(_ *discordgo.Session, r *discordgo.Ready) {
 			mu.Lock()
 			readies++
 			n := readies
 			mu.Unlock()
-			if n > 1 {
-				// discordgo v0.29.0 resumes against the original URL, so a
-				// lost session comes back as a fresh READY, and dispatches
-				// sent in the gap are gone (platforms.md §4.1).
-				a.log.Warn("gateway session was lost and identified afresh; messages sent meanwhile may be missed",
-					"session", r.SessionID)
+			if n == 1 {
+				return
 			}
+			// discordgo v0.29.0 resumes against the original URL, so a
+			// lost session comes back as a fresh READY, and dispatches
+			// sent in the gap are never sent again (platforms.md §4.1).
+			// The snapshot is taken here, before the reader goes on to
+			// the new session's messages.
+			active := a.active.newest(backfillChannels)
+			a.log.Warn("gateway session was lost and identified afresh; recovering messages sent meanwhile",
+				"session", r.SessionID, "channels", len(active))
+			if len(active) == 0 {
+				return
+			}
+			spawn(func() {
+				select {
+				case recovering <- struct{}{}:
+				case <-ctx.Done():
+					return
+				}
+				defer func() { <-recovering }()
+				a.recoverGap(ctx, h, active)
+			})
 		}),
 		a.s.AddHandler(func(_ *discordgo.Session, _ *discordgo.Resumed) {
 			a.log.Info("gateway session resumed")
 		}),
 		a.s.AddHandler(func(_ *discordgo.Session, m *discordgo.MessageCreate) {
-			if !track() {
-				return
-			}
-			defer inFlight.Done()
-			a.onMessage(ctx, h, m.Message)
+			a.noteSeen(m.Message)
+			spawn(func() { a.onMessage(ctx, h, m.Message) })
 		}),
 		a.s.AddHandler(func(_ *discordgo.Session, i *discordgo.InteractionCreate) {
-			if !track() {
-				return
-			}
-			defer inFlight.Done()
-			a.onInteraction(ctx, h, i.Interaction)
+			spawn(func() { a.onInteraction(ctx, h, i.Interaction) })
 		}),
 	}
 	defer func() {

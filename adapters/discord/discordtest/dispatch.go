@@ -36,8 +36,10 @@ type session struct {
 type gateway struct {
 	conns      map[*gwConn]struct{}
 	sessions   map[string]*session
-	current    *session // receives new dispatches
-	backlog    []event  // produced while no session exists
+	current    *session      // receives new dispatches
+	backlog    []event       // produced while no session exists
+	hold       chan struct{} // non-nil: new connections wait for it before HELLO
+	held       int           // connections waiting on hold
 	identifies int
 	resumes    int
 	heartbeats int

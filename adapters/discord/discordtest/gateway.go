@@ -148,6 +148,10 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 	c := newGWConn(ws)
 	ctx, cancel := context.WithCancel(s.ctx)
 	defer cancel()
+	if !s.awaitRelease(ctx) {
+		_ = ws.CloseNow()
+		return
+	}
 
 	s.mu.Lock()
 	s.gw.conns[c] = struct{}{}

@@ -13,9 +13,9 @@
 // buttons, slash commands and interactions, with Discord's validation errors,
 // allowed_mentions rules, rate-limit buckets and session resumption. Tests
 // inject what users do (Post, Click, Command), steer the gateway
-// (DropConnection, RequestReconnect, InvalidateSession) and query what the bot
-// did (Messages, InteractionReplies, Ephemeral, Calls…), synchronising with
-// WaitFor instead of sleeping.
+// (DropConnection, RequestReconnect, InvalidateSession, ForgetSessions,
+// HoldGateway) and query what the bot did (Messages, InteractionReplies,
+// Ephemeral, Calls…), synchronising with WaitFor instead of sleeping.
 package discordtest
 
 import (

@@ -1,0 +1,133 @@
+package discord
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/parleybot/parley/bot"
+)
+
+// Bounds of a recovery after a lost session: the channels with the most
+// recent traffic, and one page of messages in each. A longer gap loses
+// the rest, as it did before recovery existed, and says so in the log.
+const (
+	backfillChannels = 50
+	backfillMessages = 50
+	// backfillMaxWait caps a 429's wait: the recovery is best effort and
+	// must not hold Run's shutdown for long.
+	backfillMaxWait = 10 * time.Second
+)
+
+// activeChannel is the newest message the adapter saw in a channel, and
+// the channel's guild: messages read over REST may not carry guild_id,
+// and without it normalize would take them for DMs.
+type activeChannel struct {
+	lastID string
+	guild  string
+}
+
+// noteSeen records m as the newest message of its channel, unless a
+// newer one was noted already (handlers and recoveries run concurrently).
+func (a *Adapter) noteSeen(m *discordgo.Message) {
+	if m == nil || m.ID == "" || m.ChannelID == "" {
+		return
+	}
+	a.active.update(m.ChannelID, func(old activeChannel, ok bool) activeChannel {
+		if !ok {
+			return activeChannel{lastID: m.ID, guild: m.GuildID}
+		}
+		if snowflakeLess(old.lastID, m.ID) {
+			old.lastID = m.ID
+		}
+		if old.guild == "" {
+			old.guild = m.GuildID
+		}
+		return old
+	})
+}
+
+// recoverGap hands h what the channels in active received after their
+// last seen message, oldest first, through the path of live messages.
+// It runs after a fresh READY that replaced a lost session (platforms.md
+// §4.1): Discord never dispatches what the lost session missed. Messages
+// handled already come again with the same Key, which the core's inbox
+// drops.
+func (a *Adapter) recoverGap(ctx context.Context, h bot.Handler, active []entry[string, activeChannel]) {
+	recovered, channels := 0, 0
+	for _, e := range active {
+		if ctx.Err() != nil {
+			return
+		}
+		msgs, err := a.messagesAfter(ctx, e.key, e.val.lastID)
+		if err != nil {
+			if ctx.Err() == nil {
+				a.log.Warn("cannot recover the messages of a channel after a lost session",
+					"channel", e.key, "err", err)
+			}
+			continue
+		}
+		if len(msgs) == backfillMessages {
+			a.log.Warn("more messages than recovered were sent in a channel while the session was lost",
+				"channel", e.key, "recovered", len(msgs))
+		}
+		for _, m := range msgs {
+			if m.ChannelID == "" {
+				m.ChannelID = e.key
+			}
+			if m.GuildID == "" {
+				m.GuildID = e.val.guild
+			}
+			a.noteSeen(m)
+			a.onMessage(ctx, h, m)
+		}
+		recovered += len(msgs)
+		if len(msgs) > 0 {
+			channels++
+		}
+	}
+	a.log.Info("recovered messages sent while the gateway session was lost",
+		"messages", recovered, "channels", channels, "checked", len(active))
+}
+
+// messagesAfter reads up to backfillMessages messages of channel after
+// id, oldest first. A 429 is waited out once.
+func (a *Adapter) messagesAfter(ctx context.Context, channel, id string) ([]*discordgo.Message, error) {
+	const route = "GET /channels/{id}/messages"
+	msgs, err := a.s.ChannelMessages(channel, backfillMessages, "", id, "", callOpts(ctx)...)
+	err = wrap(route, err)
+	if rl, ok := errors.AsType[*bot.RateLimitError](err); ok {
+		t := time.NewTimer(min(rl.RetryAfter, backfillMaxWait))
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+		msgs, err = a.s.ChannelMessages(channel, backfillMessages, "", id, "", callOpts(ctx)...)
+		err = wrap(route, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	// Discord lists newest first; handlers must see a conversation in order.
+	msgs = slices.DeleteFunc(msgs, func(m *discordgo.Message) bool { return m == nil })
+	slices.SortFunc(msgs, func(x, y *discordgo.Message) int { return compareSnowflakes(x.ID, y.ID) })
+	return msgs, nil
+}
+
+// compareSnowflakes orders Discord ids, decimal numbers that grow with
+// time, without parsing them: a longer id is a larger number.
+func compareSnowflakes(a, b string) int {
+	if c := cmp.Compare(len(a), len(b)); c != 0 {
+		return c
+	}
+	return strings.Compare(a, b)
+}
+
+func snowflakeLess(a, b string) bool { return compareSnowflakes(a, b) < 0 }

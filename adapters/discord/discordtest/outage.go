@@ -1,0 +1,86 @@
+package discordtest
+
+import "context"
+
+// HoldGateway keeps the client away: gateway connections opened from now
+// on are accepted but get no HELLO until ReleaseGateway, so the client
+// can neither RESUME nor IDENTIFY. Dispatches meanwhile go where they
+// would while the client is away: into the current session, for a RESUME
+// to replay. Holding is cheaper for a test than refusing connections,
+// which discordgo answers with growing backoff.
+func (s *Server) HoldGateway() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gw.hold == nil {
+		s.gw.hold = make(chan struct{})
+	}
+}
+
+// ReleaseGateway lets held and future gateway connections proceed.
+func (s *Server) ReleaseGateway() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gw.hold != nil {
+		close(s.gw.hold)
+		s.gw.hold = nil
+	}
+	s.notifyLocked()
+}
+
+// Held counts the gateway connections waiting for ReleaseGateway.
+func (s *Server) Held() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gw.held
+}
+
+// ForgetSessions forgets every gateway session, as Discord does when a
+// session expires while its client is away: the next RESUME is answered
+// with op 9 (d: false) and the client identifies afresh. What a forgotten
+// session had not delivered is never dispatched again, though it stays
+// readable over REST (GET /channels/{id}/messages). A client still
+// connected is dropped. Dispatches produced from now until the next
+// IDENTIFY wait for it, as after InvalidateSession.
+func (s *Server) ForgetSessions() {
+	s.mu.Lock()
+	var drop []*gwConn
+	for id, sess := range s.gw.sessions {
+		if c := sess.conn; c != nil {
+			c.sess, sess.conn = nil, nil
+			drop = append(drop, c)
+		}
+		delete(s.gw.sessions, id)
+	}
+	s.gw.current = nil
+	s.notifyLocked()
+	s.mu.Unlock()
+	for _, c := range drop {
+		c.closeNow()
+	}
+}
+
+// awaitRelease blocks a new connection while the gateway is held; false
+// means the server or the connection ended first.
+func (s *Server) awaitRelease(ctx context.Context) bool {
+	s.mu.Lock()
+	hold := s.gw.hold
+	if hold == nil {
+		s.mu.Unlock()
+		return true
+	}
+	s.gw.held++
+	s.notifyLocked()
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.gw.held--
+		s.notifyLocked()
+		s.mu.Unlock()
+	}()
+	select {
+	case <-hold:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
