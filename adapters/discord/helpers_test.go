@@ -48,7 +48,7 @@ type restAnswer struct {
 	header http.Header
 }
 
-func newFakeREST(t *testing.T) *fakeREST {
+func newFakeREST(t testing.TB) *fakeREST {
 	f := &fakeREST{answers: map[string]restAnswer{}, first: map[string][]restAnswer{}}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)
@@ -113,7 +113,7 @@ func (f *fakeREST) recorded() []restCall {
 // newTestAdapter is an adapter on f whose gateway state knows the bot,
 // testGuild with testChan and the thread testThr, as READY and
 // GUILD_CREATE would have told it. log receives the adapter's log.
-func newTestAdapter(t *testing.T, f *fakeREST, log io.Writer) *Adapter {
+func newTestAdapter(t testing.TB, f *fakeREST, log io.Writer) *Adapter {
 	t.Helper()
 	if log == nil {
 		log = io.Discard
