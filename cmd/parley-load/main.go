@@ -1,0 +1,119 @@
+// Command parley-load measures Parley the way people run it: the real
+// parley binary, started with `parley run`, talking to an in-process fake
+// chat platform (Telegram or Discord) on which many simulated people chat
+// with it at once, each in their own direct chat, answered by an
+// in-process fake model.
+//
+//	go run ./cmd/parley-load -users 100 -messages 5 -platform discord
+//
+// Every person sends their messages one after another, waiting for each
+// answer as a person would. The tool reports answer latency (post to the
+// complete answer being visible), throughput, lost and duplicated answers,
+// the 429s the fake answered, Parley's peak and final RSS and the size of
+// its SQLite database. It exits 1 when an answer was lost or duplicated or
+// Parley failed.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+// options are the command-line flags.
+type options struct {
+	bin         string
+	platform    string
+	users       int
+	messages    int
+	timeout     time.Duration
+	modelDelay  time.Duration
+	concurrency int
+	limits      bool
+	json        bool
+	keep        bool
+	settle      time.Duration
+	grace       time.Duration
+}
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("parley-load", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.bin, "bin", "", "parley binary to run (default: build ./cmd/parley into the run directory)")
+	fs.StringVar(&o.platform, "platform", platformTelegram, "fake chat platform: telegram or discord")
+	fs.IntVar(&o.users, "users", 100, "simulated people, each in their own direct chat")
+	fs.IntVar(&o.messages, "messages", 5, "messages each person sends, one after the other")
+	fs.DurationVar(&o.timeout, "timeout", 2*time.Minute, "how long a person waits for an answer before counting it lost")
+	fs.DurationVar(&o.modelDelay, "model-delay", 0, "pause between the model's streamed chunks")
+	fs.IntVar(&o.concurrency, "concurrency", 0, "PARLEY_LLM_MAX_CONCURRENT for Parley (0: Parley's default)")
+	fs.BoolVar(&o.limits, "limits", false, "enforce the platform's real rate limits in the fake")
+	fs.BoolVar(&o.json, "json", false, "print the report as JSON")
+	fs.BoolVar(&o.keep, "keep", false, "keep the run directory (log, database) even when the run passed")
+	fs.DurationVar(&o.settle, "settle", 2*time.Second, "how long to keep watching for duplicate answers after the last one")
+	fs.DurationVar(&o.grace, "grace", 15*time.Second, "how long Parley may take to stop after SIGTERM before it is killed")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	switch {
+	case o.platform != platformTelegram && o.platform != platformDiscord:
+		return o, fmt.Errorf("-platform %q: want %s or %s", o.platform, platformTelegram, platformDiscord)
+	case o.users < 1 || o.messages < 1:
+		return o, errors.New("-users and -messages must be at least 1")
+	case o.timeout <= 0:
+		return o, errors.New("-timeout must be positive")
+	case o.concurrency < 0 || o.modelDelay < 0 || o.settle < 0 || o.grace <= 0:
+		return o, errors.New("-concurrency, -model-delay and -settle cannot be negative, -grace must be positive")
+	}
+	return o, nil
+}
+
+func main() {
+	// Ctrl-C ends the load early but still stops Parley and reports.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(realMain(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// realMain runs the tool and returns its exit code: 0 passed, 1 failed
+// (lost, duplicated, Parley misbehaved or the run could not be set up),
+// 2 bad flags.
+func realMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	opts, err := parseFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "parley-load:", err)
+		return 2
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	rep, err := run(ctx, opts, logger)
+	if err != nil {
+		logger.Error("load run failed", "err", err)
+		return 1
+	}
+	if opts.json {
+		err = rep.writeJSON(stdout)
+	} else {
+		err = rep.writeTable(stdout)
+	}
+	if err != nil {
+		logger.Error("write report", "err", err)
+		return 1
+	}
+	if rep.failed() {
+		return 1
+	}
+	return 0
+}

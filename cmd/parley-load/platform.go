@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/parleybot/parley/adapters/discord/discordtest"
+	"github.com/parleybot/parley/adapters/telegram/telegramtest"
+)
+
+const (
+	platformTelegram = "telegram"
+	platformDiscord  = "discord"
+)
+
+// platform is the fake chat service Parley is pointed at. People are
+// numbered 0..users-1, each with a direct chat with the bot.
+type platform interface {
+	// env is the environment that points Parley at the fake and lets the
+	// simulated people in.
+	env() map[string]string
+	// ready returns once Parley is connected and receiving messages.
+	ready(ctx context.Context) error
+	// post sends text from a person to the bot in their direct chat.
+	post(person int, text string)
+	// botTexts are the bot's messages in a person's chat as they read
+	// them now, oldest first.
+	botTexts(person int) []string
+	// waitFor blocks until cond is true or ctx ends; cond is re-checked
+	// after every change in the fake.
+	waitFor(ctx context.Context, cond func() bool) error
+	// rateLimited counts the 429s the fake answered by its limits.
+	rateLimited() int
+	// calls counts the API calls Parley made.
+	calls() int
+	Close()
+}
+
+func newPlatform(name string, users int, limits bool) (platform, error) {
+	switch name {
+	case platformTelegram:
+		return newTelegram(users, limits), nil
+	case platformDiscord:
+		return newDiscord(users, limits), nil
+	}
+	return nil, fmt.Errorf("unknown platform %q", name)
+}
+
+// telegram is telegramtest with one private chat per person (chat id ==
+// user id).
+type telegram struct {
+	srv *telegramtest.Server
+	ids []int64
+}
+
+// firstTelegramUser keeps the simulated ids clear of the fake's bot id.
+const firstTelegramUser = 10_001
+
+func newTelegram(users int, limits bool) *telegram {
+	var opts []telegramtest.Option
+	if !limits {
+		opts = append(opts, telegramtest.WithoutRateLimits())
+	}
+	t := &telegram{srv: telegramtest.NewServer(opts...)}
+	for i := range users {
+		id := int64(firstTelegramUser + i)
+		t.srv.AddUser(id, "Person "+strconv.Itoa(i), "person"+strconv.Itoa(i))
+		t.ids = append(t.ids, id)
+	}
+	return t
+}
+
+func (t *telegram) env() map[string]string {
+	ids := make([]string, len(t.ids))
+	for i, id := range t.ids {
+		ids[i] = strconv.FormatInt(id, 10)
+	}
+	return map[string]string{
+		"PARLEY_TELEGRAM_ENABLED":            "true",
+		"PARLEY_TELEGRAM_TOKEN":              t.srv.Token(),
+		"PARLEY_TELEGRAM_API_URL":            t.srv.URL,
+		"PARLEY_ACCESS_TELEGRAM_ALLOW_USERS": strings.Join(ids, ","),
+	}
+}
+
+// ready waits for a long poll: from then on updates reach Parley. (A
+// getUpdates is recorded as a call only once answered, up to its timeout
+// later, so Calls cannot tell.)
+func (t *telegram) ready(ctx context.Context) error {
+	return t.srv.WaitFor(ctx, t.srv.Polling)
+}
+
+func (t *telegram) post(person int, text string) {
+	id := t.ids[person]
+	t.srv.Post(telegramtest.Incoming{Chat: id, From: id, Text: text})
+}
+
+func (t *telegram) botTexts(person int) []string {
+	var out []string
+	for _, m := range t.srv.BotMessages(t.ids[person]) {
+		out = append(out, m.Visible)
+	}
+	return out
+}
+
+func (t *telegram) waitFor(ctx context.Context, cond func() bool) error {
+	return t.srv.WaitFor(ctx, cond)
+}
+
+func (t *telegram) rateLimited() int { return t.srv.RateLimited() }
+func (t *telegram) calls() int       { return len(t.srv.Calls()) }
+func (t *telegram) Close()           { t.srv.Close() }
+
+// discord is discordtest with one DM channel per person, in a world with
+// one guild (the bot must be somewhere to register its commands).
+type discord struct {
+	srv   *discordtest.Server
+	ids   []string
+	chans []string
+}
+
+const (
+	discordGuild = "100000000000000001"
+	// firstDiscordUser is a snowflake-sized id clear of the fake's bot id.
+	firstDiscordUser = 400_000_000_000_000_001
+)
+
+func newDiscord(users int, limits bool) *discord {
+	var opts []discordtest.Option
+	if !limits {
+		opts = append(opts, discordtest.WithoutRateLimits())
+	}
+	d := &discord{srv: discordtest.NewServer(opts...)}
+	d.srv.AddGuild(discordGuild, "parley-load")
+	d.srv.AddChannel(discordGuild, "100000000000000002", "general")
+	for i := range users {
+		id := strconv.Itoa(firstDiscordUser + i)
+		d.srv.AddUser(id, "person"+strconv.Itoa(i))
+		d.ids = append(d.ids, id)
+		d.chans = append(d.chans, d.srv.DMChannel(id))
+	}
+	return d
+}
+
+func (d *discord) env() map[string]string {
+	return map[string]string{
+		"PARLEY_DISCORD_ENABLED":            "true",
+		"PARLEY_DISCORD_TOKEN":              d.srv.Token(),
+		"PARLEY_DISCORD_API_URL":            d.srv.APIURL(),
+		"PARLEY_DISCORD_GUILD_ID":           discordGuild,
+		"PARLEY_ACCESS_DISCORD_ALLOW_USERS": strings.Join(d.ids, ","),
+	}
+}
+
+// ready waits for an identified gateway session: dispatches reach Parley.
+func (d *discord) ready(ctx context.Context) error {
+	return d.srv.WaitFor(ctx, d.srv.Connected)
+}
+
+func (d *discord) post(person int, text string) {
+	d.srv.Post(discordtest.Incoming{Channel: d.chans[person], Author: d.ids[person], Content: text})
+}
+
+func (d *discord) botTexts(person int) []string {
+	var out []string
+	for _, m := range d.srv.BotMessages(d.chans[person]) {
+		out = append(out, m.Content)
+	}
+	return out
+}
+
+func (d *discord) waitFor(ctx context.Context, cond func() bool) error {
+	return d.srv.WaitFor(ctx, cond)
+}
+
+func (d *discord) rateLimited() int { return d.srv.RateLimited() }
+func (d *discord) calls() int       { return len(d.srv.Calls()) }
+func (d *discord) Close()           { d.srv.Close() }

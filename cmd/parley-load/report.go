@@ -1,0 +1,149 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// report is what a run measured.
+type report struct {
+	Platform        string `json:"platform"`
+	Users           int    `json:"users"`
+	MessagesPerUser int    `json:"messages_per_user"`
+	ModelDelay      millis `json:"model_delay_ms"`
+	MaxConcurrent   int    `json:"max_concurrent,omitempty"` // 0: Parley's default
+	RateLimits      bool   `json:"rate_limits"`
+
+	Sent              int          `json:"sent"`
+	Answered          int          `json:"answered"`
+	Lost              int          `json:"lost"`
+	Duplicates        int          `json:"duplicates"`
+	Unexpected        int          `json:"unexpected"`
+	UnexpectedSamples []string     `json:"unexpected_samples,omitempty"`
+	Wall              millis       `json:"wall_ms"`
+	AnswersPerSecond  float64      `json:"answers_per_second"`
+	Latency           latencyStats `json:"latency"`
+
+	RateLimited int `json:"rate_limited_429s"`
+	APICalls    int `json:"api_calls"`
+
+	PeakRSS  int64      `json:"peak_rss_bytes"`
+	FinalRSS int64      `json:"final_rss_bytes"`
+	CPU      millis     `json:"cpu_ms"` // user + system, whole run
+	DBBytes  int64      `json:"db_bytes"`
+	WALBytes int64      `json:"wal_bytes"`
+	Exit     string     `json:"exit"`            // "ok", or how Parley ended
+	Error    string     `json:"error,omitempty"` // what cut the load short
+	Log      logSummary `json:"log"`
+	LogPath  string     `json:"log_path,omitempty"`
+	Dir      string     `json:"dir,omitempty"` // the run directory, when kept
+}
+
+// failed reports whether the run found a fault: a message lost or answered
+// twice, a load cut short, or a Parley that did not stop cleanly.
+func (r *report) failed() bool {
+	return r == nil || r.Lost > 0 || r.Duplicates > 0 || r.Error != "" || r.Exit != "ok" ||
+		r.Sent < r.Users*r.MessagesPerUser
+}
+
+// millis is a duration that reads as milliseconds in JSON.
+type millis time.Duration
+
+func (m millis) MarshalJSON() ([]byte, error) {
+	return json.Marshal(float64(m) / float64(time.Millisecond))
+}
+
+func (m millis) String() string { return roundDuration(time.Duration(m)).String() }
+
+func (l latencyStats) MarshalJSON() ([]byte, error) {
+	return json.Marshal(map[string]millis{
+		"p50_ms": millis(l.P50), "p90_ms": millis(l.P90), "p99_ms": millis(l.P99),
+		"max_ms": millis(l.Max), "mean_ms": millis(l.Mean),
+	})
+}
+
+// roundDuration keeps three significant-ish digits: 1.234s, 56.7ms.
+func roundDuration(d time.Duration) time.Duration {
+	switch {
+	case d >= time.Second:
+		return d.Round(time.Millisecond)
+	case d >= time.Millisecond:
+		return d.Round(100 * time.Microsecond)
+	default:
+		return d.Round(time.Microsecond)
+	}
+}
+
+func (r *report) writeJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// writeTable prints the report for a person: one line per concern.
+func (r *report) writeTable(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	verdict := "PASS"
+	if r.failed() {
+		verdict = "FAIL"
+	}
+	concurrency := "default"
+	if r.MaxConcurrent > 0 {
+		concurrency = fmt.Sprint(r.MaxConcurrent)
+	}
+	limits := "off"
+	if r.RateLimits {
+		limits = "on"
+	}
+	rows := [][2]string{
+		{"run", fmt.Sprintf("%s: %d users × %d messages, model delay %v, max concurrent %s, rate limits %s",
+			r.Platform, r.Users, r.MessagesPerUser, r.ModelDelay, concurrency, limits)},
+		{"messages", fmt.Sprintf("%d sent, %d answered, %d lost, %d duplicated, %d unexpected",
+			r.Sent, r.Answered, r.Lost, r.Duplicates, r.Unexpected)},
+		{"throughput", fmt.Sprintf("%.1f answers/s over %v", r.AnswersPerSecond, r.Wall)},
+		{"latency", fmt.Sprintf("p50 %v  p90 %v  p99 %v  max %v  mean %v",
+			millis(r.Latency.P50), millis(r.Latency.P90), millis(r.Latency.P99), millis(r.Latency.Max), millis(r.Latency.Mean))},
+		{"platform", fmt.Sprintf("%d API calls, %d answered 429", r.APICalls, r.RateLimited)},
+		{"parley", fmt.Sprintf("peak RSS %s, final RSS %s, CPU %v, exit %s", size(r.PeakRSS), size(r.FinalRSS), r.CPU, r.Exit)},
+		{"sqlite", fmt.Sprintf("%s (WAL %s)", size(r.DBBytes), size(r.WALBytes))},
+		{"log", fmt.Sprintf("%d errors, %d warnings  %s", r.Log.Errors, r.Log.Warnings, r.LogPath)},
+	}
+	if r.Error != "" {
+		rows = append(rows, [2]string{"error", r.Error})
+	}
+	for _, s := range r.UnexpectedSamples {
+		rows = append(rows, [2]string{"unexpected", s})
+	}
+	for _, s := range r.Log.Samples {
+		rows = append(rows, [2]string{"log line", s})
+	}
+	if r.Dir != "" {
+		rows = append(rows, [2]string{"kept", r.Dir})
+	}
+	rows = append(rows, [2]string{"result", verdict})
+	for _, row := range rows {
+		fmt.Fprintf(tw, "%s\t%s\n", row[0], strings.ReplaceAll(row[1], "\t", " "))
+	}
+	return tw.Flush()
+}
+
+// size prints bytes in binary units.
+func size(b int64) string {
+	const unit = 1024
+	if b < unit {
+		return fmt.Sprintf("%d B", b)
+	}
+	v, suffix := float64(b), ""
+	for _, s := range []string{"KiB", "MiB", "GiB"} {
+		v /= unit
+		suffix = s
+		if v < unit {
+			break
+		}
+	}
+	return fmt.Sprintf("%.1f %s", v, suffix)
+}

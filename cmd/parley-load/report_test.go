@@ -1,0 +1,232 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+
+func TestPercentile(t *testing.T) {
+	hundred := make([]time.Duration, 100)
+	for i := range hundred {
+		hundred[i] = ms(i + 1)
+	}
+	tests := []struct {
+		name   string
+		sorted []time.Duration
+		p      float64
+		want   time.Duration
+	}{
+		{"empty", nil, 50, 0},
+		{"one value is every percentile", []time.Duration{ms(7)}, 99, ms(7)},
+		{"p0 is the minimum", []time.Duration{ms(1), ms(2)}, 0, ms(1)},
+		{"p50 of two is the lower", []time.Duration{ms(1), ms(2)}, 50, ms(1)},
+		{"p51 of two is the upper", []time.Duration{ms(1), ms(2)}, 51, ms(2)},
+		{"p100 is the maximum", []time.Duration{ms(1), ms(2), ms(3)}, 100, ms(3)},
+		{"p50 of 1..100", hundred, 50, ms(50)},
+		{"p90 of 1..100", hundred, 90, ms(90)},
+		{"p99 of 1..100", hundred, 99, ms(99)},
+		{"p99 of ten is the maximum", hundred[:10], 99, ms(10)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := percentile(tt.sorted, tt.p); got != tt.want {
+				t.Fatalf("percentile(%v, %v) = %v, want %v", tt.sorted, tt.p, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSummariseSortsAndLeavesInputAlone(t *testing.T) {
+	in := []time.Duration{ms(30), ms(10), ms(20), ms(40)}
+	got := summarise(in)
+	want := latencyStats{P50: ms(20), P90: ms(40), P99: ms(40), Max: ms(40), Mean: ms(25)}
+	if got != want {
+		t.Fatalf("summarise = %+v, want %+v", got, want)
+	}
+	if diff := cmp.Diff([]time.Duration{ms(30), ms(10), ms(20), ms(40)}, in); diff != "" {
+		t.Fatalf("summarise changed its input (-want +got):\n%s", diff)
+	}
+	if (summarise(nil) != latencyStats{}) {
+		t.Fatal("summarise(nil) is not zero")
+	}
+}
+
+func TestParseStatus(t *testing.T) {
+	const status = "Name:\tparley\nVmPeak:\t  900000 kB\nVmHWM:\t   51200 kB\nVmRSS:\t   40960 kB\nThreads:\t9\n"
+	tests := []struct {
+		name    string
+		in      string
+		want    memory
+		wantErr bool
+	}{
+		{"real layout", status, memory{Peak: 51200 * 1024, Current: 40960 * 1024}, false},
+		{"no memory lines (a kernel thread)", "Name:\tkthreadd\nThreads:\t1\n", memory{}, true},
+		{"only one of them", "VmRSS:\t 1 kB\n", memory{}, true},
+		{"not a number", "VmHWM:\t x kB\nVmRSS:\t 1 kB\n", memory{}, true},
+		{"other unit", "VmHWM:\t 1 MB\nVmRSS:\t 1 kB\n", memory{}, true},
+		{"empty", "", memory{}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := parseStatus(strings.NewReader(tt.in))
+			if (err != nil) != tt.wantErr || got != tt.want {
+				t.Fatalf("parseStatus = %+v, %v; want %+v, error %v", got, err, tt.want, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestMemorySamplerReadsItself(t *testing.T) {
+	s := &memorySampler{pid: os.Getpid()}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel() // one sample, then return
+	s.run(ctx, time.Hour)
+	m, err := s.latest()
+	if err != nil {
+		t.Skipf("no /proc here: %v", err)
+	}
+	if m.Peak <= 0 || m.Current <= 0 || m.Current > m.Peak {
+		t.Fatalf("implausible memory %+v", m)
+	}
+	gone := &memorySampler{pid: -1}
+	gone.update()
+	if _, err := gone.latest(); err == nil {
+		t.Fatal("a process that does not exist has memory figures")
+	}
+}
+
+func TestScanLog(t *testing.T) {
+	log := `time=t level=INFO msg="parley started"
+time=t level=WARN msg="edit failed" err="429"
+time=t level=ERROR msg="send failed" err=boom
+time=t level=INFO msg="level=ERROR in a message is" note="still counted: slog quotes it only in msg"
+`
+	got, err := scanLog(strings.NewReader(log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Errors != 2 || got.Warnings != 1 || len(got.Samples) != 3 {
+		t.Fatalf("scanLog = %+v, want 2 errors, 1 warning, 3 samples", got)
+	}
+}
+
+func passing() *report {
+	return &report{
+		Platform: "telegram", Users: 2, MessagesPerUser: 3, Sent: 6, Answered: 6, Exit: "ok",
+		Wall: millis(1500 * time.Millisecond), AnswersPerSecond: 4,
+		Latency:     latencyStats{P50: ms(12), P90: ms(1010), P99: ms(2003), Max: ms(2003), Mean: ms(700)},
+		RateLimited: 7, APICalls: 40, PeakRSS: 50 << 20, FinalRSS: 45 << 20, CPU: millis(2500 * time.Millisecond), DBBytes: 106496,
+		Log: logSummary{Errors: 1, Samples: []string{"level=ERROR msg=boom"}},
+	}
+}
+
+func TestReportFailed(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(*report)
+		want   bool
+	}{
+		{"clean run", func(*report) {}, false},
+		{"log errors alone do not fail", func(r *report) { r.Log.Errors = 3 }, false},
+		{"lost", func(r *report) { r.Lost, r.Answered = 1, 5 }, true},
+		{"duplicated", func(r *report) { r.Duplicates = 1 }, true},
+		{"parley died", func(r *report) { r.Error = "parley exited before it was stopped" }, true},
+		{"unclean exit", func(r *report) { r.Exit = "exit status 1" }, true},
+		{"cut short", func(r *report) { r.Sent = 4 }, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := passing()
+			tt.change(r)
+			if got := r.failed(); got != tt.want {
+				t.Fatalf("failed() = %v, want %v for %+v", got, tt.want, r)
+			}
+		})
+	}
+	if !(*report)(nil).failed() {
+		t.Fatal("no report counts as passed")
+	}
+}
+
+func TestWriteTable(t *testing.T) {
+	var buf bytes.Buffer
+	if err := passing().writeTable(&buf); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{
+		"telegram: 2 users × 3 messages",
+		"6 sent, 6 answered, 0 lost, 0 duplicated",
+		"4.0 answers/s over 1.5s",
+		"p50 12ms  p90 1.01s  p99 2.003s  max 2.003s",
+		"40 API calls, 7 answered 429",
+		"peak RSS 50.0 MiB, final RSS 45.0 MiB, CPU 2.5s, exit ok",
+		"104.0 KiB",
+		"level=ERROR msg=boom",
+		"PASS",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestWriteJSON(t *testing.T) {
+	var buf bytes.Buffer
+	if err := passing().writeJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Sent    int     `json:"sent"`
+		WallMS  float64 `json:"wall_ms"`
+		Latency struct {
+			P50 float64 `json:"p50_ms"`
+			P99 float64 `json:"p99_ms"`
+		} `json:"latency"`
+		PeakRSS int64 `json:"peak_rss_bytes"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
+		t.Fatalf("%v in\n%s", err, buf.String())
+	}
+	if got.Sent != 6 || got.WallMS != 1500 || got.Latency.P50 != 12 || got.Latency.P99 != 2003 || got.PeakRSS != 50<<20 {
+		t.Fatalf("decoded %+v from\n%s", got, buf.String())
+	}
+}
+
+func TestParseFlags(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr bool
+	}{
+		{"defaults", nil, false},
+		{"discord", []string{"-platform", "discord", "-users", "3"}, false},
+		{"slack is not simulated", []string{"-platform", "slack"}, true},
+		{"no users", []string{"-users", "0"}, true},
+		{"negative delay", []string{"-model-delay", "-1s"}, true},
+		{"zero timeout", []string{"-timeout", "0"}, true},
+		{"stray argument", []string{"now"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, err := parseFlags(tt.args, io.Discard)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("parseFlags(%q) = %+v, %v; want error %v", tt.args, o, err, tt.wantErr)
+			}
+		})
+	}
+	o, _ := parseFlags(nil, io.Discard)
+	if o.users != 100 || o.messages != 5 || o.timeout != 2*time.Minute || o.platform != platformTelegram {
+		t.Fatalf("defaults %+v", o)
+	}
+}

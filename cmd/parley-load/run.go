@@ -1,0 +1,172 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/parleybot/parley/agent/llm/llmtest"
+)
+
+const (
+	// readyTimeout bounds Parley's start: reaching it means it hangs.
+	readyTimeout = time.Minute
+	// sampleEvery is how often Parley's memory is read, so a Parley that
+	// dies mid-run still has figures.
+	sampleEvery = 200 * time.Millisecond
+)
+
+// run sets up the fakes and Parley, drives the load and measures it. The
+// error is for a run that could not be set up; what goes wrong once the
+// load runs is in the report. The run directory (binary, data, log) is
+// removed unless the run failed or opts.keep is set.
+func run(ctx context.Context, opts options, logger *slog.Logger) (rep *report, err error) {
+	dir, err := os.MkdirTemp("", "parley-load-")
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if opts.keep || err != nil || rep.failed() {
+			logger.Info("run directory kept", "dir", dir)
+			if rep != nil {
+				rep.Dir = dir
+			}
+			return
+		}
+		if rmErr := os.RemoveAll(dir); rmErr != nil {
+			logger.Warn("remove run directory", "dir", dir, "err", rmErr)
+		}
+		rep.LogPath = "" // gone with the directory
+	}()
+
+	bin := opts.bin
+	if bin == "" {
+		logger.Info("building parley")
+		if bin, err = buildParley(ctx, dir, os.Stderr); err != nil {
+			return nil, err
+		}
+	}
+	model := llmtest.NewServer(llmtest.WithResponder(responder(opts.modelDelay)))
+	defer model.Close()
+	plat, err := newPlatform(opts.platform, opts.users, opts.limits)
+	if err != nil {
+		return nil, err
+	}
+	defer plat.Close()
+
+	proc, err := startParley(bin, dir, parleyEnv(dir, opts, model, plat))
+	if err != nil {
+		return nil, err
+	}
+	logger.Info("parley started", "pid", proc.pid(), "log", proc.logPath)
+	stopped := false
+	defer func() {
+		if !stopped {
+			_ = proc.stop(opts.grace) // the run already failed; this only cleans up
+		}
+	}()
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go func() {
+		select {
+		case <-proc.exited():
+			cancel(errExitedEarly)
+		case <-runCtx.Done():
+		}
+	}()
+	mem := &memorySampler{pid: proc.pid()}
+	go mem.run(runCtx, sampleEvery)
+
+	readyCtx, readyDone := context.WithTimeout(runCtx, readyTimeout)
+	err = plat.ready(readyCtx)
+	readyDone()
+	if err != nil {
+		return nil, fmt.Errorf("parley did not connect to the fake %s (see %s): %w", opts.platform, proc.logPath, context.Cause(readyCtx))
+	}
+
+	logger.Info("load started", "platform", opts.platform, "users", opts.users, "messages", opts.messages)
+	out := newLoad(plat, opts.messages, opts.timeout).run(runCtx, opts.users)
+	logger.Info("load done; watching for late duplicates", "wall", out.wall.Round(time.Millisecond), "settle", opts.settle)
+	select {
+	case <-time.After(opts.settle):
+	case <-runCtx.Done():
+	}
+
+	rep = &report{
+		Platform: opts.platform, Users: opts.users, MessagesPerUser: opts.messages,
+		ModelDelay: millis(opts.modelDelay), MaxConcurrent: opts.concurrency, RateLimits: opts.limits,
+		Sent: out.sent, Answered: len(out.latencies), Lost: out.lost,
+		Wall: millis(out.wall), Latency: summarise(out.latencies),
+		RateLimited: plat.rateLimited(), APICalls: plat.calls(), LogPath: proc.logPath,
+	}
+	if out.wall > 0 {
+		rep.AnswersPerSecond = float64(rep.Answered) / out.wall.Seconds()
+	}
+	rep.Duplicates, rep.Unexpected, rep.UnexpectedSamples = tally(plat, out.people)
+	if cause := context.Cause(runCtx); cause != nil {
+		rep.Error = cause.Error()
+	}
+	mem.update()
+	if m, err := mem.latest(); err == nil {
+		rep.PeakRSS, rep.FinalRSS = m.Peak, m.Current
+	} else {
+		logger.Warn("no memory figures", "err", err)
+	}
+
+	stopped = true
+	rep.Exit = "ok"
+	if err := proc.stop(opts.grace); err != nil {
+		rep.Exit = err.Error()
+	}
+	rep.CPU = millis(proc.cpu())
+	if err := rep.measureFiles(filepath.Join(dir, "data")); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// parleyEnv is Parley's whole environment: its data and config in dir,
+// the fake model, the fake platform.
+func parleyEnv(dir string, opts options, model *llmtest.Server, plat platform) map[string]string {
+	env := map[string]string{
+		"PATH":                       os.Getenv("PATH"),
+		"HOME":                       dir,
+		"XDG_CONFIG_HOME":            filepath.Join(dir, "xdg"),
+		"PARLEY_DATA_DIR":            filepath.Join(dir, "data"),
+		"PARLEY_LLM_OPENAI_API_KEY":  "sk-load",
+		"PARLEY_LLM_OPENAI_BASE_URL": model.OpenAIBaseURL(),
+	}
+	if opts.concurrency > 0 {
+		env["PARLEY_LLM_MAX_CONCURRENT"] = strconv.Itoa(opts.concurrency)
+	}
+	for k, v := range plat.env() {
+		env[k] = v
+	}
+	return env
+}
+
+// measureFiles fills in the database size and the log summary, once
+// Parley has stopped.
+func (r *report) measureFiles(dataDir string) error {
+	var err error
+	db := filepath.Join(dataDir, "parley.db")
+	if r.DBBytes, err = fileSize(db); err != nil {
+		return err
+	}
+	if r.WALBytes, err = fileSize(db + "-wal"); err != nil {
+		return err
+	}
+	f, err := os.Open(r.LogPath)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if r.Log, err = scanLog(f); err != nil {
+		return fmt.Errorf("read %s: %w", r.LogPath, err)
+	}
+	return nil
+}
