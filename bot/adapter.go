@@ -139,6 +139,10 @@ type Capabilities struct {
 	// where it goes by direct message.
 	Ephemeral bool
 	Typing    bool
+	// TypingLasts is how long the platform shows one typing indicator
+	// (Telegram ~5 s, Discord ~10 s); delivery repeats it a little sooner.
+	// Zero means it lasts until cleared, or is not known.
+	TypingLasts time.Duration
 }
 
 // RateLimitError is the one shape of "slow down" every adapter returns,

@@ -34,8 +34,9 @@ type DeliveryConfig struct {
 	// client hangs (default 30 s).
 	CallTimeout time.Duration
 	// TypingEvery repeats the typing indicator until the first message
-	// shows, since platforms clear it after a few seconds (default 5 s;
-	// negative: show it once).
+	// shows, since platforms clear it after a few seconds (default: 4/5
+	// of the adapter's Capabilities.TypingLasts, else 5 s; negative: show
+	// it once).
 	TypingEvery time.Duration
 	// NativeFallback is how long the replies of a workspace (Thread.Space)
 	// where an adapter's StartStream failed go straight to send+edit
@@ -81,6 +82,10 @@ func NewDelivery(cfg DeliveryConfig) (*Delivery, error) {
 	}
 	if cfg.TypingEvery == 0 {
 		cfg.TypingEvery = 5 * time.Second
+		if lasts := cfg.Adapter.Capabilities().TypingLasts; lasts > 0 {
+			// Renewed before it fades, so it never flickers off.
+			cfg.TypingEvery = lasts * 4 / 5
+		}
 	}
 	if cfg.NativeFallback <= 0 {
 		cfg.NativeFallback = 10 * time.Minute

@@ -3,6 +3,7 @@ package bot_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -374,5 +375,33 @@ func TestDeliveryPlainFallback(t *testing.T) {
 			t.Fatalf("final shown %d times", n)
 		}
 		h.checkDuplicates(t)
+	})
+}
+
+// TestDeliveryTypingRenewedBeforeItFades: an adapter that says how long
+// its indicator lasts (Discord ~10 s) gets it renewed at 4/5 of that, so
+// it never flickers off during a long think.
+func TestDeliveryTypingRenewedBeforeItFades(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		caps := capsEvery(time.Second)
+		caps.TypingLasts = 10 * time.Second
+		h := newDL(t, caps, bottest.Config{}, nil)
+		ctx := t.Context()
+		start := time.Now()
+		w := h.begin(t, ctx, "k1")
+		time.Sleep(17 * time.Second)
+		var at []time.Duration
+		for _, c := range h.fake.Calls() {
+			if c.Op == bottest.OpTyping {
+				at = append(at, c.At.Sub(start))
+			}
+		}
+		if want := []time.Duration{0, 8 * time.Second, 16 * time.Second}; !slices.Equal(at, want) {
+			t.Errorf("typing shown at %v, want %v", at, want)
+		}
+		w.Delta(ctx, "hi")
+		if err := w.Finish(ctx, "hi"); err != nil {
+			t.Fatal(err)
+		}
 	})
 }

@@ -140,12 +140,13 @@ func (a *Adapter) Capabilities() bot.Capabilities {
 		Measure: format.MeasureDiscord,
 		// Channel edits are commonly ~5 per 5 s per channel; a little
 		// under one a second leaves room for the other calls there.
-		EditEvery: 1100 * time.Millisecond,
-		EditBurst: 2,
-		EditScope: bot.PacePerChat,
-		Buttons:   true,
-		Ephemeral: true,
-		Typing:    true,
+		EditEvery:   1100 * time.Millisecond,
+		EditBurst:   2,
+		EditScope:   bot.PacePerChat,
+		Buttons:     true,
+		Ephemeral:   true,
+		Typing:      true,
+		TypingLasts: 10 * time.Second, // POST /channels/{id}/typing
 	}
 }
 

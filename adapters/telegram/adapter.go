@@ -154,10 +154,11 @@ func (a *Adapter) Capabilities() bot.Capabilities {
 		EditScope: bot.PacePerChat,
 		PaceOf:    paceOf,
 		// The Bot FAQ's ~30 messages a second across all chats.
-		Overall:   time.Second / 30,
-		Buttons:   true,
-		Ephemeral: false,
-		Typing:    true,
+		Overall:     time.Second / 30,
+		Buttons:     true,
+		Ephemeral:   false,
+		Typing:      true,
+		TypingLasts: 5 * time.Second, // sendChatAction: "5 seconds or less"
 	}
 }
 
