@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Get returns the value stored under key and whether there is one. The kv
@@ -32,4 +33,16 @@ func (db *DB) Set(ctx context.Context, key, value string) error {
 		return fmt.Errorf("store: set %q: %w", key, err)
 	}
 	return nil
+}
+
+// DeleteStale removes the keys that start with prefix and were last set
+// before before, and reports how many. Records that matter only for a
+// while (Telegram's reply-chain map) are pruned this way.
+func (db *DB) DeleteStale(ctx context.Context, prefix string, before time.Time) (int64, error) {
+	res, err := db.w.ExecContext(ctx,
+		`DELETE FROM kv WHERE substr(key, 1, length(?1)) = ?1 AND updated_at < ?2`, prefix, millis(before))
+	if err != nil {
+		return 0, fmt.Errorf("store: delete stale %q: %w", prefix, err)
+	}
+	return res.RowsAffected()
 }

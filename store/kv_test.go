@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/parleybot/parley/store"
 )
@@ -36,5 +37,38 @@ func TestKV(t *testing.T) {
 				t.Errorf("Get(%q) = %q, %v, %v; want %q, true, nil", key, v, ok, err, value)
 			}
 		}
+	}
+}
+
+func TestKVDeleteStale(t *testing.T) {
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	db := openDB(t, dbPath(t), store.WithClock(func() time.Time { return clock }))
+	ctx := t.Context()
+	set := func(key string) {
+		if err := db.Set(ctx, key, "v"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set("telegram:chain:-1:1")
+	set("telegram:chainless") // same prefix bytes up to "chain"; not ":"
+	set("refused:telegram:7")
+	clock = clock.Add(48 * time.Hour)
+	set("telegram:chain:-1:2")
+
+	n, err := db.DeleteStale(ctx, "telegram:chain:", clock.Add(-24*time.Hour))
+	if err != nil || n != 1 {
+		t.Fatalf("DeleteStale = %d, %v; want 1 (only the old chain entry)", n, err)
+	}
+	for key, want := range map[string]bool{
+		"telegram:chain:-1:1": false, "telegram:chain:-1:2": true,
+		"telegram:chainless": true, "refused:telegram:7": true,
+	} {
+		if _, ok, err := db.Get(ctx, key); err != nil || ok != want {
+			t.Errorf("after pruning, %q present = %v (%v), want %v", key, ok, err, want)
+		}
+	}
+	// A prefix with LIKE wildcards is taken literally.
+	if n, err := db.DeleteStale(ctx, "%", clock.Add(time.Hour)); err != nil || n != 0 {
+		t.Fatalf("DeleteStale(%%) = %d, %v; want 0", n, err)
 	}
 }

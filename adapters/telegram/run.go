@@ -39,6 +39,11 @@ func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
 	a.setSelf(me)
 	a.log.Info("connected to Telegram", "bot", "@"+me.UserName, "id", me.ID, "mode", a.cfg.Mode)
 	a.setCommands(ctx)
+	var sweeping sync.WaitGroup
+	defer sweeping.Wait()
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	sweeping.Go(func() { a.sweepChains(sctx, time.Now) })
 	if a.cfg.Mode == ModeWebhook {
 		return a.serveWebhook(ctx, h)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/parleybot/parley/bot"
 )
@@ -56,10 +57,47 @@ func topicID(threadID int) string { return topicPrefix + strconv.Itoa(threadID) 
 // groups negative ones, and a private chat's id is the person's.
 func private(chat int64) bool { return chat > 0 }
 
+// chainPrefix starts the State key of every chain entry.
+const chainPrefix = "telegram:chain:"
+
 // chainKey is where the State remembers which chain a group message
 // belongs to.
 func chainKey(chat int64, messageID int) string {
-	return fmt.Sprintf("telegram:chain:%d:%d", chat, messageID)
+	return fmt.Sprintf("%s%d:%d", chainPrefix, chat, messageID)
+}
+
+// Chain entries are kept chainTTL after they were written, and swept every
+// chainSweep: one row per group message would otherwise grow forever. A
+// reply to a bot message older than that starts a new conversation.
+const (
+	chainTTL   = 90 * 24 * time.Hour
+	chainSweep = 24 * time.Hour
+)
+
+// staleDeleter is a State that can forget old entries (*store.DB).
+type staleDeleter interface {
+	DeleteStale(ctx context.Context, prefix string, before time.Time) (int64, error)
+}
+
+// sweepChains forgets chain entries older than chainTTL, now and every
+// chainSweep, until ctx ends; a State without DeleteStale keeps them.
+func (a *Adapter) sweepChains(ctx context.Context, now func() time.Time) {
+	d, ok := a.state.(staleDeleter)
+	if !ok {
+		return
+	}
+	for {
+		n, err := d.DeleteStale(ctx, chainPrefix, now().Add(-chainTTL))
+		switch {
+		case err != nil && ctx.Err() == nil:
+			a.log.Warn("could not forget old reply chains", "err", err)
+		case n > 0:
+			a.log.Info("forgot old reply chains", "entries", n, "older_than", chainTTL)
+		}
+		if bot.Sleep(ctx, chainSweep) != nil {
+			return
+		}
+	}
 }
 
 // chainOf returns the root of the chain message belongs to, if known.
