@@ -7,16 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"sync"
-	"time"
+	"sync/atomic"
 
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 
+	"github.com/parleybot/parley/adapters/inbound"
 	"github.com/parleybot/parley/bot"
 )
 
@@ -40,14 +39,9 @@ const (
 	CommandsPath      = "/slack/commands"
 )
 
-const (
-	// maxRequestBody caps what is read of a request: Slack's payloads are
-	// a few KB, a message event with blocks some tens.
-	maxRequestBody = 1 << 20
-	// shutdownWait bounds the graceful shutdown: requests in flight are
-	// answered (a slash command within its 3 s), then the server closes.
-	shutdownWait = 5 * time.Second
-)
+// maxRequestBody caps what is read of a request: Slack's payloads are a
+// few KB, a message event with blocks some tens.
+const maxRequestBody = 1 << 20
 
 // Handler is HTTP mode's request handler, for serving it on a listener
 // of one's own (Run serves it on Config.Listen). Events go to h; ctx
@@ -79,45 +73,43 @@ func (a *Adapter) newHTTPHandler(ctx context.Context, h bot.Handler) *httpHandle
 
 func (hh *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { hh.mux.ServeHTTP(w, r) }
 
-// serveHTTP is Run in HTTP mode: it serves the endpoints on Config.Listen
-// until ctx ends, then shuts down gracefully.
+// serveHTTP is Run in HTTP mode: it registers the endpoints on
+// Config.Mux, or serves them on Config.Listen itself, until ctx ends.
 func (a *Adapter) serveHTTP(ctx context.Context, h bot.Handler) error {
-	ln, err := net.Listen("tcp", a.cfg.Listen)
-	if err != nil {
-		return fmt.Errorf("slack: HTTP mode cannot listen on %s (http.listen): %w", a.cfg.Listen, err)
-	}
 	hh := a.newHTTPHandler(ctx, h)
-	srv := &http.Server{
-		Handler:           hh,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       10 * time.Second,
-		// Slack gives up after 3 s; a slash command answers within 2.5 s.
-		WriteTimeout:   10 * time.Second,
-		IdleTimeout:    2 * time.Minute,
-		MaxHeaderBytes: 64 << 10,
-		ErrorLog:       slog.NewLogLogger(a.log.Handler(), slog.LevelWarn),
+	var own *inbound.Server
+	mux := a.cfg.Mux
+	if mux == nil {
+		own = inbound.New(a.cfg.Listen, a.log)
+		mux = own
 	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	a.log.Info("serving Slack's HTTP endpoints", "listen", ln.Addr().String(),
-		"events", EventsPath, "interactivity", InteractivityPath, "commands", CommandsPath)
-
-	select {
-	case err := <-served:
-		hh.pending.Wait()
-		return fmt.Errorf("slack: HTTP server on %s: %w", a.cfg.Listen, err)
-	case <-ctx.Done():
+	// After Run returns a shared server may still deliver a request; it
+	// is refused (Slack retries) rather than handled by a stopped core.
+	var stopped atomic.Bool
+	gate := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if stopped.Load() {
+			http.Error(w, "parley is stopping", http.StatusServiceUnavailable)
+			return
+		}
+		hh.ServeHTTP(w, r)
+	})
+	for _, path := range []string{EventsPath, InteractivityPath, CommandsPath} {
+		mux.Handle(path, gate)
 	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownWait)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		a.log.Warn("HTTP server did not shut down in time; closing it", "err", err)
-		_ = srv.Close()
+	a.log.Info("serving Slack's HTTP endpoints", "events", EventsPath, "interactivity", InteractivityPath, "commands", CommandsPath)
+	var err error
+	if own != nil {
+		err = own.Serve(ctx)
+	} else {
+		<-ctx.Done()
 	}
-	<-served
+	stopped.Store(true)
 	// Work started by requests ends with ctx; a handler called after Run
 	// returned would race the shutdown.
 	hh.pending.Wait()
+	if err != nil {
+		return fmt.Errorf("slack: HTTP mode: %w", err)
+	}
 	return ctx.Err()
 }
 

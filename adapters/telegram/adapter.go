@@ -61,12 +61,21 @@ type Config struct {
 	// empty means a random one for each Run.
 	WebhookSecret string
 	Listen        string // webhook mode's host:port; empty means DefaultListen
-	State         State  // required
+	// Mux, when set, is where webhook mode registers its handler instead
+	// of serving Listen itself: a server shared with other adapters
+	// (inbound.Server), which its owner serves.
+	Mux   Mux
+	State State // required
 	// PollTimeout is getUpdates' long-poll timeout; zero means
 	// DefaultPollTimeout.
 	PollTimeout time.Duration
 	HTTPClient  *http.Client // nil means http.DefaultClient
 	Logger      *slog.Logger
+}
+
+// Mux is where webhook mode registers its handler.
+type Mux interface {
+	Handle(pattern string, h http.Handler)
 }
 
 // Adapter is Parley on Telegram. It translates and nothing else: pacing,

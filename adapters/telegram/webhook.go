@@ -8,16 +8,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
-	"time"
+	"sync"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
+	"github.com/parleybot/parley/adapters/inbound"
 	"github.com/parleybot/parley/bot"
 )
 
@@ -28,11 +27,8 @@ import (
 // SecretHeader carries the webhook's secret_token on every delivery.
 const SecretHeader = "X-Telegram-Bot-Api-Secret-Token"
 
-const (
-	// maxUpdateBody caps what is read of a delivery: an update is a few KB.
-	maxUpdateBody = 1 << 20
-	shutdownWait  = 5 * time.Second
-)
+// maxUpdateBody caps what is read of a delivery: an update is a few KB.
+const maxUpdateBody = 1 << 20
 
 // validSecret is what Telegram accepts as secret_token.
 var validSecret = regexp.MustCompile(`^[A-Za-z0-9_-]{1,256}$`)
@@ -118,9 +114,10 @@ func (a *Adapter) setWebhookRun(run *webhookRun) {
 	a.webhook = run
 }
 
-// serveWebhook is Run in webhook mode: it listens on Config.Listen,
-// registers the webhook, and serves until ctx ends. The webhook stays
-// registered on shutdown: Telegram keeps the updates until the next start.
+// serveWebhook is Run in webhook mode: it registers the handler on
+// Config.Mux (or serves it on Config.Listen itself), registers the webhook
+// with Telegram, and serves until ctx ends. The webhook stays registered
+// on shutdown: Telegram keeps the updates until the next start.
 func (a *Adapter) serveWebhook(ctx context.Context, h bot.Handler) error {
 	secret := a.cfg.WebhookSecret
 	if secret == "" {
@@ -134,39 +131,36 @@ func (a *Adapter) serveWebhook(ctx context.Context, h bot.Handler) error {
 	if path == "" {
 		path = "/"
 	}
-	ln, err := net.Listen("tcp", a.cfg.Listen)
-	if err != nil {
-		return fmt.Errorf("telegram: webhook mode cannot listen on %s (telegram.listen): %w", a.cfg.Listen, err)
+	var own *inbound.Server
+	mux := a.cfg.Mux
+	if mux == nil {
+		own = inbound.New(a.cfg.Listen, a.log)
+		mux = own
 	}
-	mux := http.NewServeMux()
 	mux.Handle(path, a.WebhookHandler())
-	srv := &http.Server{
-		Handler:           mux,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       10 * time.Second,
-		WriteTimeout:      30 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(a.log.Handler(), slog.LevelWarn),
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
 
-	err = a.registerWebhook(ctx, secret)
-	if err == nil {
-		a.log.Info("receiving Telegram updates by webhook", "listen", ln.Addr().String(), "path", path)
-		select {
-		case err = <-served:
-			err = fmt.Errorf("telegram: webhook server on %s: %w", a.cfg.Listen, err)
-		case <-ctx.Done():
-		}
-	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownWait)
+	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if serr := srv.Shutdown(sctx); serr != nil {
-		_ = srv.Close()
+	var serving sync.WaitGroup
+	var serveErr error
+	if own != nil {
+		serving.Go(func() {
+			if serveErr = own.Serve(sctx); serveErr != nil {
+				cancel() // cannot listen: nothing would ever arrive
+			}
+		})
 	}
-	if ctx.Err() != nil {
+	err := a.registerWebhook(sctx, secret)
+	if err == nil {
+		a.log.Info("receiving Telegram updates by webhook", "path", path)
+		<-sctx.Done()
+	}
+	cancel()
+	serving.Wait()
+	switch {
+	case serveErr != nil:
+		return fmt.Errorf("telegram: webhook mode: %w", serveErr)
+	case ctx.Err() != nil:
 		return nil
 	}
 	return err

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/parleybot/parley/adapters/inbound"
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/format"
@@ -19,7 +20,10 @@ const expirySweep = 30 * time.Second
 // runPlatforms runs the chat core over adapters until ctx ends: one
 // delivery (with its shared pacer) per adapter, durable approvals, and the
 // router, after resuming whatever a crash interrupted.
-func runPlatforms(ctx context.Context, a *app, adapters []bot.Adapter, logger *slog.Logger) error {
+//
+// web, when not nil, is served on http.listen for as long as the router
+// runs; failing to listen stops everything.
+func runPlatforms(ctx context.Context, a *app, adapters []bot.Adapter, web *inbound.Server, logger *slog.Logger) error {
 	cfg := a.cfg
 	byPlatform := map[string]bot.Adapter{}
 	deliveries := map[string]*bot.Delivery{}
@@ -99,7 +103,25 @@ func runPlatforms(ctx context.Context, a *app, adapters []bot.Adapter, logger *s
 		}
 	}()
 	logger.Info("parley is running", "platforms", strings.Join(cfg.EnabledPlatforms(), ","), "model", cfg.LLM.Model)
-	return router.Run(ctx)
+	if web == nil {
+		return router.Run(ctx)
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	served := make(chan error, 1)
+	go func() {
+		err := web.Serve(rctx)
+		if err != nil {
+			cancel()
+		}
+		served <- err
+	}()
+	err = router.Run(rctx)
+	cancel()
+	if serr := <-served; serr != nil {
+		return serr
+	}
+	return err
 }
 
 // resumeApproval continues a task whose approval was decided with no turn

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parleybot/parley/adapters/inbound"
 	"github.com/parleybot/parley/agent/llm/llmtest"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/bottest"
@@ -88,15 +89,16 @@ func platformConfig(t *testing.T, dataDir string, srv *llmtest.Server, extra map
 // is called; stop waits for it to return.
 func start(t *testing.T, cfg *config.Config, fake bot.Adapter) (stop func()) {
 	t.Helper()
-	return startWith(t, cfg, func(bot.KV) []bot.Adapter { return []bot.Adapter{fake} })
+	return startWith(t, cfg, nil, func(bot.KV) []bot.Adapter { return []bot.Adapter{fake} })
 }
 
 // startPlatforms runs Parley as `parley run` does: the adapters of the
 // platforms cfg enables, over the app's database.
 func startPlatforms(t *testing.T, cfg *config.Config) (stop func()) {
 	t.Helper()
-	return startWith(t, cfg, func(state bot.KV) []bot.Adapter {
-		adapters, err := platformAdapters(cfg, state, slog.New(slog.DiscardHandler))
+	web := inboundServer(cfg, slog.New(slog.DiscardHandler))
+	return startWith(t, cfg, web, func(state bot.KV) []bot.Adapter {
+		adapters, err := platformAdapters(cfg, state, web, slog.New(slog.DiscardHandler))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,7 +106,7 @@ func startPlatforms(t *testing.T, cfg *config.Config) (stop func()) {
 	})
 }
 
-func startWith(t *testing.T, cfg *config.Config, adapters func(state bot.KV) []bot.Adapter) (stop func()) {
+func startWith(t *testing.T, cfg *config.Config, web *inbound.Server, adapters func(state bot.KV) []bot.Adapter) (stop func()) {
 	t.Helper()
 	logger := slog.New(slog.DiscardHandler)
 	a, err := openApp(t.Context(), cfg, logger)
@@ -114,7 +116,7 @@ func startWith(t *testing.T, cfg *config.Config, adapters func(state bot.KV) []b
 	ads := adapters(a.db)
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
-	go func() { done <- runPlatforms(ctx, a, ads, logger) }()
+	go func() { done <- runPlatforms(ctx, a, ads, web, logger) }()
 	return func() {
 		cancel()
 		if err := <-done; err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/parleybot/parley/adapters/discord"
+	"github.com/parleybot/parley/adapters/inbound"
 	"github.com/parleybot/parley/adapters/slack"
 	"github.com/parleybot/parley/adapters/telegram"
 	"github.com/parleybot/parley/bot"
@@ -48,22 +49,36 @@ func newRunCmd(e *environment, load func() (*config.Config, error)) *cobra.Comma
 				return err
 			}
 			defer a.Close()
-			adapters, err := platformAdapters(cfg, a.db, logger)
+			web := inboundServer(cfg, logger)
+			adapters, err := platformAdapters(cfg, a.db, web, logger)
 			if err != nil {
 				return err
 			}
-			return runPlatforms(ctx, a, adapters, logger)
+			return runPlatforms(ctx, a, adapters, web, logger)
 		},
 	}
 }
 
+// inboundServer returns the server on http.listen that the adapters
+// receiving over HTTP (Slack's HTTP mode, Telegram's webhook) share, or nil
+// when none does.
+func inboundServer(cfg *config.Config, logger *slog.Logger) *inbound.Server {
+	slackHTTP := cfg.Slack.Enabled && cfg.Slack.Mode == config.SlackModeHTTP
+	telegramHook := cfg.Telegram.Enabled && cfg.Telegram.Mode == config.TelegramModeWebhook
+	if !slackHTTP && !telegramHook {
+		return nil
+	}
+	return inbound.New(cfg.HTTP.Listen, logger)
+}
+
 // platformAdapters builds the adapter of every enabled platform. state is
 // where adapters keep their cursors (Telegram's update offset, its reply
-// chains): the app's database.
-func platformAdapters(cfg *config.Config, state bot.KV, logger *slog.Logger) ([]bot.Adapter, error) {
+// chains): the app's database. web, when not nil, is where adapters that
+// receive over HTTP register their endpoints.
+func platformAdapters(cfg *config.Config, state bot.KV, web *inbound.Server, logger *slog.Logger) ([]bot.Adapter, error) {
 	var out []bot.Adapter
 	for _, p := range cfg.EnabledPlatforms() {
-		a, err := newAdapter(p, cfg, state, logger)
+		a, err := newAdapter(p, cfg, state, web, logger)
 		if err != nil {
 			return nil, err
 		}
@@ -72,19 +87,25 @@ func platformAdapters(cfg *config.Config, state bot.KV, logger *slog.Logger) ([]
 	return out, nil
 }
 
-func newAdapter(platform string, cfg *config.Config, state bot.KV, logger *slog.Logger) (bot.Adapter, error) {
+func newAdapter(platform string, cfg *config.Config, state bot.KV, web *inbound.Server, logger *slog.Logger) (bot.Adapter, error) {
+	// A nil *inbound.Server must not become a non-nil interface.
+	var slackMux slack.Mux
+	var telegramMux telegram.Mux
+	if web != nil {
+		slackMux, telegramMux = web, web
+	}
 	switch platform {
 	case config.PlatformSlack:
 		return slack.New(slack.Config{
 			BotToken: cfg.Slack.BotToken.Reveal(), AppToken: cfg.Slack.AppToken.Reveal(),
 			APIURL: cfg.Slack.APIURL, Mode: cfg.Slack.Mode, SigningSecret: cfg.Slack.SigningSecret.Reveal(),
-			Listen: cfg.HTTP.Listen, Logger: logger,
+			Listen: cfg.HTTP.Listen, Mux: slackMux, Logger: logger,
 		})
 	case config.PlatformTelegram:
 		return telegram.New(telegram.Config{
 			Token: cfg.Telegram.Token.Reveal(), APIURL: cfg.Telegram.APIURL, Mode: cfg.Telegram.Mode,
 			WebhookURL: cfg.Telegram.WebhookURL, WebhookSecret: cfg.Telegram.WebhookSecret.Reveal(),
-			Listen: cfg.HTTP.Listen, State: state, Logger: logger,
+			Listen: cfg.HTTP.Listen, Mux: telegramMux, State: state, Logger: logger,
 		})
 	case config.PlatformDiscord:
 		return discord.New(discord.Config{

@@ -170,11 +170,6 @@ func (c *Config) validate() []string {
 			require(&p, "telegram.webhook_url", Secret(c.Telegram.WebhookURL), "telegram.enabled is true and telegram.mode is webhook")
 		}
 	}
-	if c.Slack.Enabled && c.Slack.Mode == SlackModeHTTP && c.Telegram.Enabled && c.Telegram.Mode == TelegramModeWebhook {
-		// Each serves http.listen on its own; two servers cannot share it.
-		add("slack.mode http and telegram.mode webhook both serve on http.listen, which one process cannot share yet; " +
-			"use slack.mode socket or telegram.mode polling")
-	}
 	if c.Telegram.WebhookURL != "" && !isHTTPURL(c.Telegram.WebhookURL) {
 		add("telegram.webhook_url: %q is not a valid URL; want https://your.host/path", c.Telegram.WebhookURL)
 	}

@@ -248,10 +248,6 @@ func TestTelegramWebhookSettings(t *testing.T) {
 		{"bad URL", map[string]string{"PARLEY_TELEGRAM_WEBHOOK_URL": "bot.example.com"}, `telegram.webhook_url: "bot.example.com" is not a valid URL`},
 		{"bad secret is not echoed", map[string]string{"PARLEY_TELEGRAM_WEBHOOK_SECRET": "has spaces and ünïcode"}, "telegram.webhook_secret: want 1 to 256 characters"},
 		{"good secret", map[string]string{"PARLEY_TELEGRAM_WEBHOOK_SECRET": "Abc_123-xyz"}, ""},
-		{"one http.listen for two servers", map[string]string{
-			"PARLEY_TELEGRAM_MODE": "webhook", "PARLEY_TELEGRAM_WEBHOOK_URL": "https://bot.example.com/telegram",
-			"PARLEY_SLACK_ENABLED": "true", "PARLEY_SLACK_MODE": "http", "PARLEY_SLACK_BOT_TOKEN": "xoxb-1", "PARLEY_SLACK_SIGNING_SECRET": "s",
-		}, "slack.mode http and telegram.mode webhook both serve on http.listen"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
