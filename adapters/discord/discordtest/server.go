@@ -27,6 +27,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/parleybot/parley/internal/changes"
 )
 
 const apiPrefix = "/api/v9"
@@ -44,7 +46,7 @@ type Server struct {
 	conns  sync.WaitGroup // gateway handlers, which httptest forgets once hijacked
 
 	mu          sync.Mutex
-	changed     chan struct{} // closed and replaced on every state change (WaitFor)
+	changes     *changes.Feed // notified on every state change (see WaitFor)
 	rng         *rand.Rand
 	w           *world
 	gw          *gateway
@@ -68,7 +70,7 @@ func NewServer(opts ...Option) *Server {
 		opts:    o,
 		ctx:     ctx,
 		cancel:  cancel,
-		changed: make(chan struct{}),
+		changes: changes.New(),
 		rng:     rand.New(rand.NewPCG(uint64(o.seed), uint64(o.seed)^0x5eed)),
 		w:       newWorld(o),
 		gw:      newGateway(),
@@ -94,6 +96,7 @@ func NewServer(opts ...Option) *Server {
 // from further changes and shuts the HTTP server down.
 func (s *Server) Close() {
 	s.cancel()
+	s.changes.Close()
 	s.mu.Lock()
 	conns := s.gw.allConns()
 	s.notifyLocked()
@@ -120,8 +123,7 @@ func (s *Server) gatewayURL() string {
 
 // notifyLocked wakes WaitFor callers. Callers hold s.mu.
 func (s *Server) notifyLocked() {
-	close(s.changed)
-	s.changed = make(chan struct{})
+	s.changes.Notify()
 }
 
 // ErrClosed is returned by WaitFor once the server is closed.
@@ -131,24 +133,11 @@ var ErrClosed = errors.New("discordtest: server closed")
 // after every state change of the fake (a call answered, a dispatch sent, a
 // client identified…). cond may call the query methods but not WaitFor.
 func (s *Server) WaitFor(ctx context.Context, cond func() bool) error {
-	for {
-		s.mu.Lock()
-		ch := s.changed
-		s.mu.Unlock()
-		if cond() {
-			return nil
-		}
-		select {
-		case <-ch:
-		case <-s.ctx.Done():
-			if cond() {
-				return nil
-			}
-			return ErrClosed
-		case <-ctx.Done():
-			return context.Cause(ctx)
-		}
+	err := s.changes.WaitFor(ctx, cond)
+	if errors.Is(err, changes.ErrClosed) {
+		return ErrClosed
 	}
+	return err
 }
 
 func (s *Server) now() time.Time { return time.Now() }

@@ -25,6 +25,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/parleybot/parley/internal/changes"
 )
 
 // Server is a fake Slack workspace. Create it with NewServer and Close it
@@ -41,7 +43,7 @@ type Server struct {
 	cancel context.CancelFunc
 
 	mu      sync.Mutex
-	changed chan struct{} // closed and replaced on every state change (see WaitFor)
+	changes *changes.Feed // notified on every state change (see WaitFor)
 	st      *state
 	calls   []Call
 	limits  *limiter
@@ -63,7 +65,7 @@ func NewServer(opts ...Option) *Server {
 		opts:    o,
 		ctx:     ctx,
 		cancel:  cancel,
-		changed: make(chan struct{}),
+		changes: changes.New(),
 		st:      newState(o),
 		limits:  newLimiter(o.limits, o.now),
 		faults:  map[string][]fault{},
@@ -82,6 +84,7 @@ func NewServer(opts ...Option) *Server {
 // server down. It blocks until all handlers have returned.
 func (s *Server) Close() {
 	s.cancel()
+	s.changes.Close()
 	s.mu.Lock()
 	conns := s.sock.allConns()
 	s.sock.stopTimers()
@@ -115,8 +118,7 @@ func (s *Server) wsURL(ticket string) string {
 
 // notifyLocked wakes WaitFor callers. Callers hold s.mu.
 func (s *Server) notifyLocked() {
-	close(s.changed)
-	s.changed = make(chan struct{})
+	s.changes.Notify()
 }
 
 // WaitFor blocks until cond returns true or ctx ends. cond is evaluated
@@ -124,19 +126,7 @@ func (s *Server) notifyLocked() {
 // or acked, a socket connected…), so tests synchronise without sleeping.
 // cond must not call WaitFor; it may call the query methods.
 func (s *Server) WaitFor(ctx context.Context, cond func() bool) error {
-	for {
-		s.mu.Lock()
-		ch := s.changed
-		s.mu.Unlock()
-		if cond() {
-			return nil
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return context.Cause(ctx)
-		}
-	}
+	return s.changes.WaitFor(ctx, cond)
 }
 
 func (s *Server) now() time.Time { return s.opts.now() }

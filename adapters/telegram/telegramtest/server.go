@@ -18,6 +18,7 @@ package telegramtest
 
 import (
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+	"github.com/parleybot/parley/internal/changes"
 
 	"context"
 	"math/rand/v2"
@@ -41,7 +42,7 @@ type Server struct {
 	wg     sync.WaitGroup // the webhook delivery loop
 
 	mu      sync.Mutex
-	changed chan struct{} // closed and replaced on every state change (see WaitFor)
+	changes *changes.Feed // notified on every state change (see WaitFor)
 	world   *world
 	queue   *updateQueue
 	hook    webhook
@@ -74,7 +75,7 @@ func NewServer(opts ...Option) *Server {
 		opts:    o,
 		ctx:     ctx,
 		cancel:  cancel,
-		changed: make(chan struct{}),
+		changes: changes.New(),
 		world:   newWorld(o),
 		queue:   newUpdateQueue(),
 		limits:  newLimiter(o.rateLimits, time.Now),
@@ -94,6 +95,7 @@ func NewServer(opts ...Option) *Server {
 // server down. It blocks until every handler has returned.
 func (s *Server) Close() {
 	s.cancel()
+	s.changes.Close()
 	s.hs.Close()
 	s.wg.Wait()
 }
@@ -114,8 +116,7 @@ func (s *Server) BotUsername() string { return s.opts.botUsername }
 // notifyLocked wakes WaitFor callers, long polls and the webhook loop.
 // Callers hold s.mu.
 func (s *Server) notifyLocked() {
-	close(s.changed)
-	s.changed = make(chan struct{})
+	s.changes.Notify()
 }
 
 // WaitFor blocks until cond returns true or ctx ends. cond is re-checked
@@ -123,17 +124,5 @@ func (s *Server) notifyLocked() {
 // edited, a webhook delivery…), so tests synchronise without sleeping. cond
 // may call the query methods but not WaitFor.
 func (s *Server) WaitFor(ctx context.Context, cond func() bool) error {
-	for {
-		s.mu.Lock()
-		ch := s.changed
-		s.mu.Unlock()
-		if cond() {
-			return nil
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return context.Cause(ctx)
-		}
-	}
+	return s.changes.WaitFor(ctx, cond)
 }

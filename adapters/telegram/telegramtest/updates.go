@@ -169,7 +169,7 @@ func (s *Server) getUpdates(ctx context.Context, p params) (any, error) {
 		if batch := s.queue.batch(offset, limit); len(batch) > 0 || timeout <= 0 {
 			return batch, nil
 		}
-		ch := s.changed
+		ch := s.changes.Next()
 		s.mu.Unlock()
 		var kicked, done bool
 		select {

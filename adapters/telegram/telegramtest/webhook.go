@@ -103,7 +103,7 @@ func (s *Server) deliverLoop() {
 	client := &http.Client{Timeout: webhookTimeout}
 	for {
 		s.mu.Lock()
-		hook, ch := s.hook, s.changed
+		hook, ch := s.hook, s.changes.Next()
 		var next *update
 		if hook.url != "" && len(s.queue.pending) > 0 {
 			next = s.queue.pending[0]
