@@ -241,9 +241,9 @@ func (r *Router) drain(ctx context.Context, sid string) {
 			req := st.resumes[0]
 			st.resumes = st.resumes[1:]
 			r.mu.Unlock()
-			r.slots <- struct{}{}
-			r.turn(ctx, sid, []Message{req.msg}, agent.Turn{Resume: true, Decisions: req.decisions})
-			<-r.slots
+			r.withSlot(func(release func()) {
+				r.turn(ctx, sid, []Message{req.msg}, agent.Turn{Resume: true, Decisions: req.decisions}, release)
+			})
 			continue
 		}
 		batch := takeBatch(st)
@@ -257,10 +257,22 @@ func (r *Router) drain(ctx context.Context, sid string) {
 			return
 		}
 		r.mu.Unlock()
-		r.slots <- struct{}{}
-		r.turn(ctx, sid, batch, agent.Turn{})
-		<-r.slots
+		r.withSlot(func(release func()) { r.turn(ctx, sid, batch, agent.Turn{}, release) })
 	}
+}
+
+// withSlot runs fn holding one of the MaxConcurrent slots. fn may hand it
+// back early with release, once its model work is done: delivering the
+// last of an answer waits on the platform's pacing (a second or more on
+// Telegram), which must not keep other conversations from starting. The
+// session itself stays busy until fn returns, so its answers keep their
+// order.
+func (r *Router) withSlot(fn func(release func())) {
+	r.slots <- struct{}{}
+	var once sync.Once
+	release := func() { once.Do(func() { <-r.slots }) }
+	defer release()
+	fn(release)
 }
 
 // takeBatch removes the leading run of messages by one author: they are
@@ -276,8 +288,9 @@ func takeBatch(st *sessionState) []Message {
 }
 
 // turn runs one agent turn for batch and shows it through a Reply. base
-// carries resume settings; its text and caller come from batch.
-func (r *Router) turn(ctx context.Context, sid string, batch []Message, base agent.Turn) {
+// carries resume settings; its text and caller come from batch. release
+// hands back the turn's concurrency slot before the final delivery.
+func (r *Router) turn(ctx context.Context, sid string, batch []Message, base agent.Turn, release func()) {
 	m := batch[0]
 	keys := []string{}
 	for _, b := range batch {
@@ -344,6 +357,7 @@ func (r *Router) turn(ctx context.Context, sid string, batch []Message, base age
 			if stopped {
 				r.closeOpenCalls(ctx, sid)
 			}
+			release()
 			r.finishFailed(ctx, reply, shown, err, stopped)
 			return
 		}
@@ -352,6 +366,9 @@ func (r *Router) turn(ctx context.Context, sid string, batch []Message, base age
 		}
 		if ev.Kind == agent.EventRetry && ev.Retry.Reset {
 			shown = ""
+		}
+		if ev.Kind == agent.EventDone {
+			release()
 		}
 		if err := show(ctx, reply, ev); err != nil {
 			r.log.Error("show reply", "key", m.Key, "err", err)

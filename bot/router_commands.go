@@ -201,9 +201,7 @@ func (r *Router) resumeOne(ctx context.Context, m Message) error {
 	st.running = true
 	r.mu.Unlock()
 	r.wg.Go(func() {
-		r.slots <- struct{}{}
-		r.turn(ctx, sid, []Message{m}, agent.Turn{Resume: true})
-		<-r.slots
+		r.withSlot(func(release func()) { r.turn(ctx, sid, []Message{m}, agent.Turn{Resume: true}, release) })
 		r.drain(ctx, sid)
 	})
 	return nil

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/llm/llmtest"
@@ -383,5 +384,58 @@ func TestUnknownButtonIsRefusedPrivately(t *testing.T) {
 	}
 	if told != "This button is no longer valid." {
 		t.Fatalf("clicker was told %q", told)
+	}
+}
+
+// blockingReply holds its Finish until released: an answer whose last
+// delivery waits on the platform's pacing.
+type blockingReply struct {
+	fakeReply
+	finishing chan<- string
+	release   <-chan struct{}
+}
+
+func (r *blockingReply) Finish(ctx context.Context, final string) error {
+	r.finishing <- r.key
+	<-r.release
+	return r.fakeReply.Finish(ctx, final)
+}
+
+// TestSlotFreedBeforeFinalDelivery: with one turn at a time, a turn whose
+// model work is done hands its slot over while its answer is still being
+// delivered, so another conversation starts instead of waiting on pacing.
+func TestSlotFreedBeforeFinalDelivery(t *testing.T) {
+	w := newWorld(t, "slack", bot.Access{})
+	finishing := make(chan string, 2)
+	release := make(chan struct{})
+	router := bot.NewRouter(bot.RouterConfig{
+		Sessions: w.db, Inbox: w.db, KV: w.db, Runner: w.runner,
+		Commands: bot.New(w.db, w.db, w.runner, agent.MemoryLimits{}),
+		Reply: func(ctx context.Context, a bot.Adapter, key, sid string, th bot.Thread, u bot.User, replyTo string) (bot.Reply, error) {
+			r, _ := w.replies.factory(ctx, a, key, sid, th, u, replyTo)
+			return &blockingReply{fakeReply: *r.(*fakeReply), finishing: finishing, release: release}, nil
+		},
+		MaxConcurrent: 1, Logger: slog.New(slog.DiscardHandler),
+	}, w.fake)
+	w.srv.Enqueue(llmtest.Text("first"), llmtest.Text("second"))
+	for i, chat := range []string{"C1", "C2"} {
+		m := msg("slack", chat, "", "U1", fmt.Sprint("k", i), "hello")
+		m.Direct = true
+		if err := router.HandleMessage(t.Context(), m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Both answers reach their final delivery while the first is still
+	// held there: the second turn ran with the one slot.
+	first := <-finishing
+	defer router.Wait()
+	defer close(release)
+	select {
+	case second := <-finishing:
+		if second == first {
+			t.Fatalf("final deliveries %s and %s, want both conversations'", first, second)
+		}
+	case <-time.After(15 * time.Second): // a hang, not a timing assertion
+		t.Fatal("the second conversation waited for the first one's final delivery")
 	}
 }
