@@ -92,6 +92,9 @@ type Adapter struct {
 	mu      sync.Mutex
 	me      tgbotapi.User // set by Run from getMe
 	webhook *webhookRun   // set while Run serves a webhook
+	// migrated caches group → supergroup ids (migrate.go), "" for a chat
+	// known not to have moved.
+	migrated map[string]string
 }
 
 var _ bot.Adapter = (*Adapter)(nil)

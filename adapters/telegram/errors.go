@@ -27,12 +27,26 @@ var ErrNoPrivateChat = errors.New("telegram: no private chat with this person")
 // call makes one Bot API call bound to ctx and maps its failures to the
 // shapes the core acts on (mapError). tgbotapi takes no context, so each
 // call runs on a shallow copy of the client whose HTTP client carries ctx.
+// A group upgraded to a supergroup is followed to its new id (migrate.go).
 func (a *Adapter) call(ctx context.Context, method string, p tgbotapi.Params) (json.RawMessage, error) {
+	p = a.followMigration(ctx, p)
+	res, err := a.request(ctx, method, p)
+	if to := migratedTo(err); to != 0 && p["chat_id"] != "" {
+		a.recordMigration(ctx, p["chat_id"], to)
+		res, err = a.request(ctx, method, a.followMigration(ctx, p))
+	}
+	if err != nil {
+		return nil, a.mapError(method, err)
+	}
+	return res, nil
+}
+
+func (a *Adapter) request(ctx context.Context, method string, p tgbotapi.Params) (json.RawMessage, error) {
 	api := *a.api
 	api.Client = ctxClient{ctx: ctx, c: a.http}
 	resp, err := api.MakeRequest(method, p)
 	if err != nil {
-		return nil, a.mapError(method, err)
+		return nil, err
 	}
 	return resp.Result, nil
 }

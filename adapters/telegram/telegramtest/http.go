@@ -205,7 +205,8 @@ type answer struct {
 }
 
 type answerParams struct {
-	RetryAfter int `json:"retry_after,omitempty"`
+	RetryAfter      int   `json:"retry_after,omitempty"`
+	MigrateToChatID int64 `json:"migrate_to_chat_id,omitempty"`
 }
 
 func writeAnswer(w http.ResponseWriter, res any, err error) {
@@ -215,8 +216,8 @@ func writeAnswer(w http.ResponseWriter, res any, err error) {
 		errors.As(err, &ae)
 		status = ae.Code
 		body = answer{ErrorCode: ae.Code, Description: ae.Description}
-		if ae.RetryAfter > 0 {
-			body.Parameters = &answerParams{RetryAfter: ae.RetryAfter}
+		if ae.RetryAfter > 0 || ae.MigrateTo != 0 {
+			body.Parameters = &answerParams{RetryAfter: ae.RetryAfter, MigrateToChatID: ae.MigrateTo}
 		}
 	}
 	w.Header().Set("Content-Type", "application/json")

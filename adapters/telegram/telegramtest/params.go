@@ -12,7 +12,8 @@ import (
 type apiError struct {
 	Code        int
 	Description string
-	RetryAfter  int // seconds; sent as parameters.retry_after
+	RetryAfter  int   // seconds; sent as parameters.retry_after
+	MigrateTo   int64 // sent as parameters.migrate_to_chat_id
 }
 
 func (e *apiError) Error() string { return fmt.Sprintf("%d %s", e.Code, e.Description) }
@@ -111,6 +112,10 @@ func (s *Server) chatLocked(p params) (*chat, error) {
 	c, ok := s.world.chats[id]
 	if !ok {
 		return nil, errChatNotFound
+	}
+	if c.migratedTo != 0 {
+		return nil, &apiError{Code: http.StatusBadRequest, MigrateTo: c.migratedTo,
+			Description: "Bad Request: group chat was upgraded to a supergroup chat"}
 	}
 	return c, nil
 }

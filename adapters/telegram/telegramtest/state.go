@@ -26,6 +26,9 @@ type chat struct {
 	title   string
 	isForum bool
 	user    *user // the other party of a private chat
+	// migratedTo is the supergroup a group became (MigrateGroup): every
+	// call naming the group answers 400 with migrate_to_chat_id.
+	migratedTo int64
 
 	msgs    []*message // oldest first, deleted ones included
 	lastID  int
@@ -162,6 +165,21 @@ func (s *Server) SetStarted(userID int64, started bool) {
 // AddGroup adds a supergroup without topics. Group ids are negative.
 func (s *Server) AddGroup(id int64, title string) {
 	s.addSupergroup(id, title, false)
+}
+
+// MigrateGroup upgrades group oldID to the supergroup newID, as Telegram
+// does when a group gets a public link or grows: from then on every call
+// naming oldID answers 400 "group chat was upgraded to a supergroup chat"
+// with parameters.migrate_to_chat_id, and newID is a supergroup with the
+// same title.
+func (s *Server) MigrateGroup(oldID, newID int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old := s.world.chat(oldID)
+	c := s.world.chat(newID)
+	c.kind, c.title, c.user = chatSupergroup, old.title, nil
+	old.migratedTo = newID
+	s.notifyLocked()
 }
 
 // AddForum adds a supergroup with topics (is_forum).
