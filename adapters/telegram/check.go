@@ -17,14 +17,29 @@ func Endpoint(apiURL string) string {
 	return strings.TrimRight(apiURL, "/") + "/bot%s/%s"
 }
 
-// Check makes one cheap authenticated call (getMe) and describes the bot.
+// Check makes two cheap authenticated calls (getMe, getWebhookInfo) and
+// describes the bot and how it receives updates: by polling, or by a
+// webhook with its backlog and Telegram's last delivery error, which is
+// where a broken proxy or certificate shows.
 func Check(ctx context.Context, token, apiURL string) (string, error) {
 	client := &http.Client{Transport: ctxTransport{ctx: ctx}}
 	bot, err := tgbotapi.NewBotAPIWithClient(token, Endpoint(apiURL), client)
 	if err != nil {
 		return "", fmt.Errorf("telegram getMe at %s: %w", apiURL, redact(err, token))
 	}
-	return "bot @" + bot.Self.UserName, nil
+	desc := "bot @" + bot.Self.UserName
+	info, err := bot.GetWebhookInfo()
+	switch {
+	case err != nil:
+		return desc + " (webhook state unknown: " + redact(err, token).Error() + ")", nil
+	case info.URL == "":
+		return desc + ", no webhook (polling)", nil
+	}
+	desc += fmt.Sprintf(", webhook %s, %d update(s) pending", info.URL, info.PendingUpdateCount)
+	if info.LastErrorMessage != "" {
+		desc += ", last delivery error: " + info.LastErrorMessage
+	}
+	return desc, nil
 }
 
 // ctxTransport binds requests to ctx: telegram-bot-api v5 takes no context.

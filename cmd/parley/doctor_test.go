@@ -41,6 +41,9 @@ func platformFake(t *testing.T) *httptest.Server {
 		}
 		json.NewEncoder(w).Encode(map[string]any{"ok": true, "team": "Acme", "user": "parley", "team_id": "T1", "user_id": "U1"})
 	})
+	mux.HandleFunc("/telegram/{bot}/getWebhookInfo", func(w http.ResponseWriter, r *http.Request) {
+		json.NewEncoder(w).Encode(map[string]any{"ok": true, "result": map[string]any{"url": "", "pending_update_count": 0}})
+	})
 	mux.HandleFunc("/telegram/{bot}/getMe", func(w http.ResponseWriter, r *http.Request) {
 		if r.PathValue("bot") != "bot"+goodTelegram {
 			w.WriteHeader(http.StatusUnauthorized)
@@ -109,7 +112,7 @@ func TestDoctor(t *testing.T) {
 			want: []string{
 				"OK    config", "OK    database", "OK    model      openai/gpt-4.1-mini",
 				"OK    openai     key sk-…1111", "OK    anthropic  key sk-…2222",
-				"OK    slack      workspace Acme as @parley", "OK    telegram   bot @parley_bot",
+				"OK    slack      workspace Acme as @parley", "OK    telegram   bot @parley_bot, no webhook (polling)",
 				"OK    discord    bot @parley, message content intent on", "all checks passed",
 			},
 		},
