@@ -344,3 +344,28 @@ func TestDiscordDuplicateMessageCreate(t *testing.T) {
 		t.Fatalf("%d bot messages and %d model calls, want 2 and 2", n, r)
 	}
 }
+
+// TestDiscordInlineWhereThreadsAreNotAllowed: in a channel where the bot
+// may not open threads, it answers inline, replying to the mention, and a
+// reply to that answer continues the conversation.
+func TestDiscordInlineWhereThreadsAreNotAllowed(t *testing.T) {
+	t.Parallel()
+	w := startDiscord(t, nil, nil)
+	ctx := waitCtx(t)
+	w.dc.ForbidThreads(dcChannel)
+	w.model.Enqueue(llmtest.Text("Inline it is."))
+	m := w.dc.Post(discordtest.Incoming{Channel: dcChannel, Author: dcAna, Content: "no threads here", Mention: true})
+	answer := w.botSays(t, ctx, dcChannel, "Inline it is.")
+	if answer.Reference != m {
+		t.Fatalf("the inline answer references %q, want the mention %q", answer.Reference, m)
+	}
+	if _, ok := w.dc.ThreadOf(m); ok {
+		t.Fatal("a thread exists although threads are forbidden")
+	}
+	w.model.Enqueue(llmtest.Text("Still inline."))
+	w.dc.Post(discordtest.Incoming{Channel: dcChannel, Author: dcAna, Content: "and then?", ReplyTo: answer.ID})
+	w.botSays(t, ctx, dcChannel, "Still inline.")
+	if reqs := w.model.Requests(); len(reqs) != 2 || !strings.Contains(string(reqs[1].Body), "no threads here") {
+		t.Fatalf("the reply did not continue the conversation (%d model calls)", len(reqs))
+	}
+}

@@ -284,6 +284,15 @@ func TestTelegramMemoryInGroupGoesPrivate(t *testing.T) {
 	w.tg.Post(telegramtest.Incoming{Chat: tgAna, From: tgAna, Text: "remember that I prefer green tea"})
 	w.botSays(t, ctx, tgAna, 0, "I'll remember.")
 
+	// The commands are in Telegram's menu.
+	var menu []string
+	for _, c := range w.tg.Commands() {
+		menu = append(menu, c.Command)
+	}
+	if got := strings.Join(menu, " "); got != "memory new stop status help" {
+		t.Fatalf("command menu %q", got)
+	}
+
 	w.tg.Post(telegramtest.Incoming{Chat: tgGroup, From: tgAna, Text: "/memory@" + w.tg.BotUsername()})
 	if err := w.tg.WaitFor(ctx, func() bool {
 		for _, m := range w.tg.BotMessages(tgAna) {
