@@ -32,8 +32,8 @@ func openByDefault(platform string) bool {
 	return platform == "slack" || platform == "console"
 }
 
-// Allowed reports whether u may talk to the bot in chat.
-func (a Access) Allowed(u User, chat string) bool {
+// Allowed reports whether u may talk to the bot in t.
+func (a Access) Allowed(u User, t Thread) bool {
 	if a.IsAdmin(u) {
 		return true
 	}
@@ -41,7 +41,9 @@ func (a Access) Allowed(u User, chat string) bool {
 	if !configured || (len(l.AllowUsers) == 0 && len(l.AllowChats) == 0) {
 		return openByDefault(u.Platform)
 	}
-	return listed(l.AllowUsers, u.ID) || listed(l.AllowChats, chat)
+	// A listed chat allows it; so does a listed workspace or guild
+	// (Thread.Space), so one entry covers a whole Discord server.
+	return listed(l.AllowUsers, u.ID) || listed(l.AllowChats, t.Chat) || listed(l.AllowChats, t.Space)
 }
 
 // IsAdmin reports whether u is a configured admin.

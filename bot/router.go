@@ -174,7 +174,7 @@ func (r *Router) HandleMessage(ctx context.Context, m Message) error {
 	if name, args, ok := ParseCommand(m.Text); ok {
 		return r.HandleCommand(ctx, Command{Key: m.Key, Thread: m.Thread, User: m.User, Name: name, Args: args, Direct: m.Direct})
 	}
-	if !r.cfg.Access.Allowed(m.User, m.Thread.Chat) {
+	if !r.cfg.Access.Allowed(m.User, m.Thread) {
 		return r.refuse(ctx, m)
 	}
 	payload, err := json.Marshal(m)

@@ -26,7 +26,7 @@ func (r *Router) HandleCommand(ctx context.Context, c Command) error {
 			}
 		}()
 	}
-	if !r.cfg.Access.Allowed(c.User, c.Thread.Chat) {
+	if !r.cfg.Access.Allowed(c.User, c.Thread) {
 		return r.refuse(ctx, Message{Key: c.Key, Thread: c.Thread, User: c.User, Direct: c.Direct})
 	}
 	var text string

@@ -187,6 +187,8 @@ func TestGatingAndAccess(t *testing.T) {
 		{"telegram allowed id on another platform", "discord", bot.Access{Platforms: map[string]bot.AccessList{"telegram": {AllowUsers: []string{"42"}}}}, func(m bot.Message) bot.Message { m.Direct, m.User.ID = true, "42"; return m }, false, true},
 		{"wildcard", "discord", bot.Access{Platforms: map[string]bot.AccessList{"discord": {AllowUsers: []string{"*"}}}}, func(m bot.Message) bot.Message { m.Mentioned = true; return m }, true, false},
 		{"allowed chat", "discord", bot.Access{Platforms: map[string]bot.AccessList{"discord": {AllowChats: []string{"C1"}}}}, func(m bot.Message) bot.Message { m.Mentioned = true; return m }, true, false},
+		{"allowed guild", "discord", bot.Access{Platforms: map[string]bot.AccessList{"discord": {AllowChats: []string{"W"}}}}, func(m bot.Message) bot.Message { m.Mentioned = true; return m }, true, false},
+		{"another chat allowed", "discord", bot.Access{Platforms: map[string]bot.AccessList{"discord": {AllowChats: []string{"C2"}}}}, func(m bot.Message) bot.Message { m.Mentioned = true; return m }, false, true},
 		{"free-response chat", "slack", bot.Access{Platforms: map[string]bot.AccessList{"slack": {FreeChats: []string{"C1"}}}}, func(m bot.Message) bot.Message { return m }, true, false},
 		{"stranger not mentioned is ignored silently", "telegram", bot.Access{}, func(m bot.Message) bot.Message { return m }, false, false},
 	}
