@@ -46,3 +46,28 @@ func (db *DB) DeleteStale(ctx context.Context, prefix string, before time.Time) 
 	}
 	return res.RowsAffected()
 }
+
+// KeysWithPrefix returns the keys that start with prefix and were last set
+// at or after since, with their values. Adapters list their cursors this
+// way at start (Discord's newest message seen per channel), ignoring
+// those too old to matter.
+func (db *DB) KeysWithPrefix(ctx context.Context, prefix string, since time.Time) (map[string]string, error) {
+	rows, err := db.r.QueryContext(ctx,
+		`SELECT key, value FROM kv WHERE substr(key, 1, length(?1)) = ?1 AND updated_at >= ?2`, prefix, millis(since))
+	if err != nil {
+		return nil, fmt.Errorf("store: keys with prefix %q: %w", prefix, err)
+	}
+	defer rows.Close()
+	out := make(map[string]string)
+	for rows.Next() {
+		var key, value string
+		if err := rows.Scan(&key, &value); err != nil {
+			return nil, fmt.Errorf("store: keys with prefix %q: %w", prefix, err)
+		}
+		out[key] = value
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: keys with prefix %q: %w", prefix, err)
+	}
+	return out, nil
+}

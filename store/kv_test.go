@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"maps"
 	"testing"
 	"time"
 
@@ -70,5 +71,56 @@ func TestKVDeleteStale(t *testing.T) {
 	// A prefix with LIKE wildcards is taken literally.
 	if n, err := db.DeleteStale(ctx, "%", clock.Add(time.Hour)); err != nil || n != 0 {
 		t.Fatalf("DeleteStale(%%) = %d, %v; want 0", n, err)
+	}
+}
+
+func TestKVKeysWithPrefix(t *testing.T) {
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	start := clock
+	db := openDB(t, dbPath(t), store.WithClock(func() time.Time { return clock }))
+	ctx := t.Context()
+	set := func(key, value string) {
+		t.Helper()
+		if err := db.Set(ctx, key, value); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set("discord:seen:1", "g|10")
+	set("discord:seenless", "x") // shares the bytes up to "seen", not the ":"
+	set("telegram:offset", "5")
+	set("a%b_c:1", "wild") // LIKE wildcards in a key
+	clock = clock.Add(time.Hour)
+	set("discord:seen:2", "|20")
+	set("discord:seen:1", "g|11") // rewritten: now recent
+
+	tests := []struct {
+		name   string
+		prefix string
+		since  time.Time
+		want   map[string]string
+	}{
+		{"all of a prefix", "discord:seen:", start, map[string]string{"discord:seen:1": "g|11", "discord:seen:2": "|20"}},
+		{"since is inclusive", "discord:seen:", clock, map[string]string{"discord:seen:1": "g|11", "discord:seen:2": "|20"}},
+		{"newer than every write", "discord:seen:", clock.Add(time.Millisecond), map[string]string{}},
+		{"older writes left out", "", clock, map[string]string{"discord:seen:1": "g|11", "discord:seen:2": "|20"}},
+		{"empty prefix is every key", "", start, map[string]string{
+			"discord:seen:1": "g|11", "discord:seen:2": "|20", "discord:seenless": "x",
+			"telegram:offset": "5", "a%b_c:1": "wild",
+		}},
+		{"percent is literal", "%", start, map[string]string{}},
+		{"underscore is literal", "discord_seen", start, map[string]string{}},
+		{"wildcards match themselves", "a%b_c", start, map[string]string{"a%b_c:1": "wild"}},
+		{"no such prefix", "slack:", start, map[string]string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := db.KeysWithPrefix(ctx, tt.prefix, tt.since)
+			if err != nil {
+				t.Fatalf("KeysWithPrefix: %v", err)
+			}
+			if !maps.Equal(got, tt.want) {
+				t.Errorf("KeysWithPrefix(%q, %v) = %v, want %v", tt.prefix, tt.since, got, tt.want)
+			}
+		})
 	}
 }

@@ -45,6 +45,10 @@ type Config struct {
 	// nil means http.DefaultClient.
 	HTTPClient *http.Client
 	Logger     *slog.Logger
+	// State, when set, keeps the newest message handled per channel, so
+	// that a start recovers what was sent while Parley was stopped
+	// (seen.go). It needs KeysWithPrefix for that, as *store.DB has.
+	State State
 }
 
 // Adapter is Parley on Discord. It translates and nothing else (DESIGN.md
@@ -65,6 +69,8 @@ type Adapter struct {
 	// active holds the newest message seen per channel, for the recovery
 	// after a lost session (backfill.go).
 	active *recent[string, activeChannel]
+	// seen decides what is saved of active in cfg.State (seen.go).
+	seen *seenTracker
 }
 
 // self is who the bot is.
@@ -126,6 +132,7 @@ func New(cfg Config) (*Adapter, error) {
 		modes:  newRecent[string, replyMode](rememberMessages),
 		warned: newRecent[string, struct{}](rememberChannels),
 		active: newRecent[string, activeChannel](rememberChannels),
+		seen:   newSeenTracker(),
 	}, nil
 }
 

@@ -52,6 +52,14 @@ func (a *Adapter) noteSeen(m *discordgo.Message) {
 	})
 }
 
+// gap names what a recovery fills, in its log lines.
+type gap string
+
+const (
+	gapLostSession gap = "the gateway session was lost"
+	gapStopped     gap = "Parley was stopped"
+)
+
 // recoverGap hands h what the channels in active received after their
 // last seen message, oldest first, through the path of live messages.
 // It runs after a fresh READY that replaced a lost session (platforms.md
@@ -59,6 +67,23 @@ func (a *Adapter) noteSeen(m *discordgo.Message) {
 // handled already come again with the same Key, which the core's inbox
 // drops.
 func (a *Adapter) recoverGap(ctx context.Context, h bot.Handler, active []entry[string, activeChannel]) {
+	a.backfill(ctx, h, active, gapLostSession)
+}
+
+// recoverRestart is recoverGap for the first READY of a process, from
+// the channels State remembered (seen.go): what was sent while Parley
+// was stopped, or crashed, is dispatched to no later session either.
+func (a *Adapter) recoverRestart(ctx context.Context, h bot.Handler, active []entry[string, activeChannel]) {
+	a.backfill(ctx, h, active, gapStopped)
+}
+
+// backfill reads the channels in active, newest first, and hands over
+// what followed each one's last seen message. Each channel's starting
+// point was put in flight (beginSeen) before the new session's messages
+// could be handled; it is let go once the channel is read, so that State
+// never skips what the recovery has yet to hand over. A shutdown keeps
+// it: the next start reads the channel again.
+func (a *Adapter) backfill(ctx context.Context, h bot.Handler, active []entry[string, activeChannel], what gap) {
 	recovered, channels := 0, 0
 	for _, e := range active {
 		if ctx.Err() != nil {
@@ -66,14 +91,16 @@ func (a *Adapter) recoverGap(ctx context.Context, h bot.Handler, active []entry[
 		}
 		msgs, err := a.messagesAfter(ctx, e.key, e.val.lastID)
 		if err != nil {
-			if ctx.Err() == nil {
-				a.log.Warn("cannot recover the messages of a channel after a lost session",
-					"channel", e.key, "err", err)
+			if ctx.Err() != nil {
+				return
 			}
+			a.log.Warn("cannot recover the messages of a channel sent while "+string(what),
+				"channel", e.key, "err", err)
+			a.endSeen(ctx, e.key, e.val.guild, e.val.lastID)
 			continue
 		}
 		if len(msgs) == backfillMessages {
-			a.log.Warn("more messages than recovered were sent in a channel while the session was lost",
+			a.log.Warn("more messages than recovered were sent in a channel while "+string(what),
 				"channel", e.key, "recovered", len(msgs))
 		}
 		for _, m := range msgs {
@@ -84,14 +111,19 @@ func (a *Adapter) recoverGap(ctx context.Context, h bot.Handler, active []entry[
 				m.GuildID = e.val.guild
 			}
 			a.noteSeen(m)
-			a.onMessage(ctx, h, m)
+			a.beginSeen(m.ChannelID, m.ID)
+			a.handleMessage(ctx, h, m)
 		}
+		if ctx.Err() != nil {
+			return
+		}
+		a.endSeen(ctx, e.key, e.val.guild, e.val.lastID)
 		recovered += len(msgs)
 		if len(msgs) > 0 {
 			channels++
 		}
 	}
-	a.log.Info("recovered messages sent while the gateway session was lost",
+	a.log.Info("recovered messages sent while "+string(what),
 		"messages", recovered, "channels", channels, "checked", len(active))
 }
 

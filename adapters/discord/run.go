@@ -36,7 +36,9 @@ const (
 // Events are handled in goroutines of their own, started in the order
 // discordgo reads them; interactions are acknowledged before h sees them
 // (the 3 s rule). After a lost session, the messages sent meanwhile are
-// recovered (backfill.go). Run waits for handlers in flight before it
+// recovered (backfill.go); so are, after the first READY, those sent
+// while Parley was stopped, from the channels Config.State remembers
+// (seen.go). Run waits for handlers and recoveries in flight before it
 // returns, since a handler called after Run returned would race the
 // shutdown.
 func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
@@ -57,6 +59,9 @@ func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
 		}
 		inFlight.Go(f)
 	}
+	// Loaded before connecting, so that no message of this run can be
+	// saved in State before the cursors it replaces were read.
+	restored := a.loadSeen(ctx)
 	// One recovery at a time: a second lost session waits for the first.
 	recovering := make(chan struct{}, 1)
 	remove := []func(){
@@ -65,19 +70,30 @@ func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
 			readies++
 			n := readies
 			mu.Unlock()
-			if n == 1 {
+			if n == 1 && restored == 0 {
 				return
 			}
-			// discordgo v0.29.0 resumes against the original URL, so a
-			// lost session comes back as a fresh READY, and dispatches
-			// sent in the gap are never sent again (platforms.md §4.1).
 			// The snapshot is taken here, before the reader goes on to
 			// the new session's messages.
 			active := a.active.newest(backfillChannels)
-			a.log.Warn("gateway session was lost and identified afresh; recovering messages sent meanwhile",
-				"session", r.SessionID, "channels", len(active))
+			fill := a.recoverGap
+			if n == 1 {
+				// A new process: the gateway replays nothing to it.
+				fill = a.recoverRestart
+				a.log.Info("recovering messages sent while Parley was stopped", "channels", len(active))
+			} else {
+				// discordgo v0.29.0 resumes against the original URL, so
+				// a lost session comes back as a fresh READY, and
+				// dispatches sent in the gap are never sent again
+				// (platforms.md §4.1).
+				a.log.Warn("gateway session was lost and identified afresh; recovering messages sent meanwhile",
+					"session", r.SessionID, "channels", len(active))
+			}
 			if len(active) == 0 {
 				return
+			}
+			for _, e := range active {
+				a.beginSeen(e.key, e.val.lastID)
 			}
 			spawn(func() {
 				select {
@@ -86,15 +102,19 @@ func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
 					return
 				}
 				defer func() { <-recovering }()
-				a.recoverGap(ctx, h, active)
+				fill(ctx, h, active)
 			})
 		}),
 		a.s.AddHandler(func(_ *discordgo.Session, _ *discordgo.Resumed) {
 			a.log.Info("gateway session resumed")
 		}),
 		a.s.AddHandler(func(_ *discordgo.Session, m *discordgo.MessageCreate) {
+			if m.Message == nil {
+				return
+			}
 			a.noteSeen(m.Message)
-			spawn(func() { a.onMessage(ctx, h, m.Message) })
+			a.beginSeen(m.ChannelID, m.ID)
+			spawn(func() { a.handleMessage(ctx, h, m.Message) })
 		}),
 		a.s.AddHandler(func(_ *discordgo.Session, i *discordgo.InteractionCreate) {
 			spawn(func() { a.onInteraction(ctx, h, i.Interaction) })
@@ -175,14 +195,27 @@ func (a *Adapter) registerCommands(ctx context.Context, appID string) {
 	}
 }
 
-func (a *Adapter) onMessage(ctx context.Context, h bot.Handler, m *discordgo.Message) {
-	msg, ok := a.normalize(ctx, m)
-	if !ok {
+// handleMessage hands m to h, then lets its channel's cursor pass it. A
+// handling cut short by the shutdown keeps the cursor before m, so that
+// the next start reads m again.
+func (a *Adapter) handleMessage(ctx context.Context, h bot.Handler, m *discordgo.Message) {
+	if err := a.onMessage(ctx, h, m); err != nil && ctx.Err() != nil {
 		return
 	}
-	if err := h.HandleMessage(ctx, msg); err != nil {
+	a.endSeen(ctx, m.ChannelID, m.GuildID, m.ID)
+}
+
+// onMessage hands m to h unless normalize drops it, and returns h's error.
+func (a *Adapter) onMessage(ctx context.Context, h bot.Handler, m *discordgo.Message) error {
+	msg, ok := a.normalize(ctx, m)
+	if !ok {
+		return nil
+	}
+	err := h.HandleMessage(ctx, msg)
+	if err != nil {
 		a.log.Error("handling a message", "key", msg.Key, "err", err)
 	}
+	return err
 }
 
 func (a *Adapter) onInteraction(ctx context.Context, h bot.Handler, in *discordgo.Interaction) {

@@ -110,7 +110,7 @@ func newAdapter(platform string, cfg *config.Config, state bot.KV, web *inbound.
 	case config.PlatformDiscord:
 		return discord.New(discord.Config{
 			Token: cfg.Discord.Token.Reveal(), APIURL: cfg.Discord.APIURL, GuildID: cfg.Discord.GuildID,
-			Logger: logger,
+			State: state, Logger: logger,
 		})
 	}
 	return nil, fmt.Errorf("unknown platform %q", platform)
