@@ -14,6 +14,7 @@ import (
 
 	"github.com/parleybot/parley/adapters/discord/discordtest"
 	"github.com/parleybot/parley/agent/llm/llmtest"
+	"github.com/parleybot/parley/cmd/parley/internal/config"
 )
 
 // The Discord world of these tests: a guild with one text channel and two
@@ -28,6 +29,16 @@ const (
 type dcWorld struct {
 	dc    *discordtest.Server
 	model *llmtest.Server
+	cfg   *config.Config
+	stop  func()
+}
+
+// restart stops Parley and starts it again over the same database.
+func (w *dcWorld) restart(t *testing.T, between func()) {
+	t.Helper()
+	w.stop()
+	between()
+	w.stop = startPlatforms(t, w.cfg)
 }
 
 func startDiscord(t *testing.T, extra map[string]string, opts []discordtest.Option, modelOpts ...llmtest.Option) *dcWorld {
@@ -52,8 +63,8 @@ func startDiscord(t *testing.T, extra map[string]string, opts []discordtest.Opti
 		env[k] = v
 	}
 	cfg := platformConfig(t, filepath.Join(t.TempDir(), "data"), model, env)
-	t.Cleanup(startPlatforms(t, cfg))
-	w := &dcWorld{dc: dc, model: model}
+	w := &dcWorld{dc: dc, model: model, cfg: cfg, stop: startPlatforms(t, cfg)}
+	t.Cleanup(func() { w.stop() })
 	ctx := waitCtx(t)
 	if err := dc.WaitFor(ctx, dc.Connected); err != nil {
 		t.Fatalf("Parley never connected to the gateway: %v", err)
@@ -367,5 +378,26 @@ func TestDiscordInlineWhereThreadsAreNotAllowed(t *testing.T) {
 	w.botSays(t, ctx, dcChannel, "Still inline.")
 	if reqs := w.model.Requests(); len(reqs) != 2 || !strings.Contains(string(reqs[1].Body), "no threads here") {
 		t.Fatalf("the reply did not continue the conversation (%d model calls)", len(reqs))
+	}
+}
+
+// TestDiscordMessageWhileStoppedIsAnswered: a message written in a thread
+// while Parley is stopped (the gateway never replays it) is answered once
+// after the restart, and nothing answered before is answered again.
+func TestDiscordMessageWhileStoppedIsAnswered(t *testing.T) {
+	t.Parallel()
+	w := startDiscord(t, nil, nil)
+	ctx := waitCtx(t)
+	w.model.Enqueue(llmtest.Text("Before."))
+	m := w.dc.Post(discordtest.Incoming{Channel: dcChannel, Author: dcAna, Content: "start a task", Mention: true})
+	w.botSays(t, ctx, m, "Before.")
+
+	w.model.Enqueue(llmtest.Text("After."))
+	w.restart(t, func() {
+		w.dc.Post(discordtest.Incoming{Channel: m, Author: dcAna, Content: "written while you were away"})
+	})
+	w.botSays(t, ctx, m, "After.")
+	if n, r := len(w.dc.BotMessages(m)), len(w.model.Requests()); n != 2 || r != 2 {
+		t.Fatalf("%d bot messages and %d model calls, want 2 and 2", n, r)
 	}
 }
