@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/parleybot/parley/internal/syncbuf"
+
 	"github.com/parleybot/parley/bot"
 )
 
@@ -132,7 +134,7 @@ func (c *stallCore) Converse(ctx context.Context, _ bot.Message, r bot.Reply) er
 func TestInterruptStopsAnswer(t *testing.T) {
 	interrupts := make(chan struct{})
 	pr, pw := io.Pipe()
-	var out syncBuffer
+	var out syncbuf.Buffer
 	core := &stallCore{started: make(chan struct{})}
 	c := &Console{Core: core, In: pr, Out: &out, User: bot.User{ID: "ana"}, Interrupts: interrupts}
 	done := make(chan error, 1)
@@ -148,21 +150,4 @@ func TestInterruptStopsAnswer(t *testing.T) {
 	if !strings.Contains(out.String(), "thinking\n[stopped]") {
 		t.Fatalf("output:\n%s", out.String())
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

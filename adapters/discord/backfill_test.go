@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/parleybot/parley/internal/syncbuf"
+
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/parleybot/parley/bot"
@@ -35,7 +37,7 @@ func (r *messageRecorder) HandleCommand(context.Context, bot.Command) error { re
 // it may not read.
 func TestRecoverGap(t *testing.T) {
 	f := newFakeREST(t)
-	log := &syncBuffer{}
+	log := &syncbuf.Buffer{}
 	a := newTestAdapter(t, f, log)
 	const (
 		dm     = "400"

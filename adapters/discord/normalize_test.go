@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parleybot/parley/internal/syncbuf"
+
 	"github.com/bwmarrin/discordgo"
 	"github.com/google/go-cmp/cmp"
 
@@ -140,7 +142,7 @@ func TestNormalizeLooksUpUnknownThreads(t *testing.T) {
 // Without the Message Content intent a mention arrives empty: the
 // operator is told once, not once per message.
 func TestNormalizeWarnsOnceAboutMessageContent(t *testing.T) {
-	var log syncBuffer
+	var log syncbuf.Buffer
 	a := newTestAdapter(t, newFakeREST(t), &log)
 	me := &discordgo.User{ID: testBot, Bot: true}
 	for _, id := range []string{"530", "531"} {

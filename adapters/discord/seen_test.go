@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parleybot/parley/internal/syncbuf"
+
 	"github.com/parleybot/parley/store"
 )
 
@@ -92,7 +94,7 @@ func TestLoadSeen(t *testing.T) {
 	set(now.Add(-time.Minute), seenPrefix+"605", "700|12a")
 	set(now.Add(-time.Minute), "discord:seenx", "700|1")
 
-	log := &syncBuffer{}
+	log := &syncbuf.Buffer{}
 	a, err := New(Config{Token: "t", State: db, Logger: slog.New(slog.NewTextHandler(log, nil))})
 	if err != nil {
 		t.Fatalf("New: %v", err)

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parleybot/parley/internal/syncbuf"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/parleybot/parley/bot"
@@ -55,7 +57,7 @@ func TestSendOpensThreadLazily(t *testing.T) {
 			f.answer("POST /channels/450/messages", 200, sentMessage)
 			f.answer("POST /channels/"+testChan+"/messages", 200, sentMessage)
 			f.answer("GET /channels/450", 200, `{"id":"450","type":11,"guild_id":"`+testGuild+`","parent_id":"`+testChan+`"}`)
-			var log syncBuffer
+			var log syncbuf.Buffer
 			a := newTestAdapter(t, f, &log)
 			a.msgs.put("450", seenMessage{text: "deploy the staging box", root: "450"})
 			for range 2 {

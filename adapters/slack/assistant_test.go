@@ -1,7 +1,6 @@
 package slack
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,6 +10,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/parleybot/parley/internal/syncbuf"
 
 	"github.com/parleybot/parley/adapters/slack/slacktest"
 	"github.com/parleybot/parley/bot"
@@ -95,28 +96,10 @@ func (h *recordingHandler) messages() []bot.Message {
 	return append([]bot.Message(nil), h.msgs...)
 }
 
-// syncBuffer is a log sink safe for the adapter's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 type assistantFixture struct {
 	srv  *slacktest.Server
 	h    *recordingHandler
-	logs *syncBuffer
+	logs *syncbuf.Buffer
 	ctx  context.Context
 	done chan error
 }
@@ -127,7 +110,7 @@ func newAssistantFixture(t *testing.T) *assistantFixture {
 	t.Helper()
 	srv := slacktest.NewServer(slacktest.WithoutRateLimits())
 	t.Cleanup(srv.Close)
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	ad, err := New(Config{BotToken: srv.BotToken(), AppToken: srv.AppToken(), APIURL: srv.URL + "/",
 		Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	if err != nil {
