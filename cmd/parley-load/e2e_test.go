@@ -27,6 +27,7 @@ func TestEndToEnd(t *testing.T) {
 	}{
 		{"telegram", []string{"-platform", "telegram", "-users", "5", "-messages", "2"}, 0, 10, 0},
 		{"discord", []string{"-platform", "discord", "-users", "3", "-messages", "2"}, 0, 6, 0},
+		{"slack", []string{"-platform", "slack", "-users", "3", "-messages", "2"}, 0, 6, 0},
 		// Nobody waits: every answer counts as lost and the run fails.
 		{"impatient people", []string{"-users", "2", "-messages", "1", "-timeout", "1ns"}, 1, 2, 2},
 	}

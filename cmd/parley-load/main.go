@@ -1,7 +1,7 @@
 // Command parley-load measures Parley the way people run it: the real
 // parley binary, started with `parley run`, talking to an in-process fake
-// chat platform (Telegram or Discord) on which many simulated people chat
-// with it at once, each in their own direct chat, answered by an
+// chat platform (Telegram, Discord or Slack) on which many simulated people
+// chat with it at once, each in their own direct chat, answered by an
 // in-process fake model.
 //
 //	go run ./cmd/parley-load -users 100 -messages 5 -platform discord
@@ -48,7 +48,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("parley-load", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.bin, "bin", "", "parley binary to run (default: build ./cmd/parley into the run directory)")
-	fs.StringVar(&o.platform, "platform", platformTelegram, "fake chat platform: telegram or discord")
+	fs.StringVar(&o.platform, "platform", platformTelegram, "fake chat platform: telegram, discord or slack")
 	fs.IntVar(&o.users, "users", 100, "simulated people, each in their own direct chat")
 	fs.IntVar(&o.messages, "messages", 5, "messages each person sends, one after the other")
 	fs.DurationVar(&o.timeout, "timeout", 2*time.Minute, "how long a person waits for an answer before counting it lost")
@@ -66,8 +66,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	switch {
-	case o.platform != platformTelegram && o.platform != platformDiscord:
-		return o, fmt.Errorf("-platform %q: want %s or %s", o.platform, platformTelegram, platformDiscord)
+	case o.platform != platformTelegram && o.platform != platformDiscord && o.platform != platformSlack:
+		return o, fmt.Errorf("-platform %q: want %s, %s or %s", o.platform, platformTelegram, platformDiscord, platformSlack)
 	case o.users < 1 || o.messages < 1:
 		return o, errors.New("-users and -messages must be at least 1")
 	case o.timeout <= 0:

@@ -44,6 +44,8 @@ func newPlatform(name string, users int, limits bool) (platform, error) {
 		return newTelegram(users, limits), nil
 	case platformDiscord:
 		return newDiscord(users, limits), nil
+	case platformSlack:
+		return newSlack(users, limits), nil
 	}
 	return nil, fmt.Errorf("unknown platform %q", name)
 }

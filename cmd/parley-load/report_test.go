@@ -211,7 +211,8 @@ func TestParseFlags(t *testing.T) {
 	}{
 		{"defaults", nil, false},
 		{"discord", []string{"-platform", "discord", "-users", "3"}, false},
-		{"slack is not simulated", []string{"-platform", "slack"}, true},
+		{"slack", []string{"-platform", "slack", "-limits"}, false},
+		{"unknown platform", []string{"-platform", "matrix"}, true},
 		{"no users", []string{"-users", "0"}, true},
 		{"negative delay", []string{"-model-delay", "-1s"}, true},
 		{"zero timeout", []string{"-timeout", "0"}, true},
