@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -69,6 +70,33 @@ type paceBucket struct {
 	// backwards, which would credit tokens twice; every call therefore
 	// uses a time at or after this one.
 	reservedAt time.Time
+	// queue holds the waiters in arrival order; only the first reserves a
+	// token. A limiter cannot take back a reservation made before later
+	// ones, so if every waiter reserved, a crowd giving up (deadlines
+	// passing under overload) would leave a debt that every later caller
+	// queues behind, and an overloaded platform would never recover.
+	queue []chan struct{}
+}
+
+// enqueue adds a waiter and returns the channel closed when it is first
+// in line, and leave, which removes it (handing the turn on if it had it).
+func (b *paceBucket) enqueue() (turn <-chan struct{}, leave func()) {
+	ch := make(chan struct{})
+	b.mu.Lock()
+	b.queue = append(b.queue, ch)
+	if len(b.queue) == 1 {
+		close(ch)
+	}
+	b.mu.Unlock()
+	return ch, func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		i := slices.Index(b.queue, ch)
+		b.queue = slices.Delete(b.queue, i, i+1)
+		if i == 0 && len(b.queue) > 0 {
+			close(b.queue[0])
+		}
+	}
 }
 
 // NewPacer returns a Pacer for one adapter's budget.
@@ -117,9 +145,9 @@ func (p *Pacer) budget(key PaceKey) (time.Duration, int) {
 }
 
 // Wait blocks until key's bucket grants one call, or ctx ends. Waiters are
-// served in the order they reserved; a penalty that arrives while one
-// sleeps sends it back to the end of the penalty, where it queues again.
-// When ctx ends first the reserved token goes back to the bucket.
+// served in the order they arrived; a penalty that arrives while the first
+// sleeps sends it to the end of the penalty. A waiter whose ctx ends
+// leaves without a trace: its reserved token goes back to the bucket.
 func (p *Pacer) Wait(ctx context.Context, key PaceKey) error {
 	if err := p.wait(ctx, key); err != nil {
 		return err
@@ -138,6 +166,13 @@ const overallScope = "overall"
 func (p *Pacer) wait(ctx context.Context, key PaceKey) error {
 	b := p.acquire(key)
 	defer p.release(b)
+	turn, leave := b.enqueue()
+	defer leave()
+	select {
+	case <-turn:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 	for {
 		b.mu.Lock()
 		now := p.cfg.Now()

@@ -358,3 +358,33 @@ func TestPacerBudgetPerKind(t *testing.T) {
 		}
 	})
 }
+
+// TestPacerAbandonedWaitersLeaveNoDebt: a crowd of waiters that all give
+// up (their deadline passes while they queue) leaves the bucket as it was:
+// the next caller is served at the bucket's next token, not behind the
+// crowd's phantom reservations. Without this an overloaded platform never
+// recovers: every later wave queues behind the last and gives up too.
+func TestPacerAbandonedWaitersLeaveNoDebt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newPacer(time.Second, 1, bot.PacePerWorkspace)
+		key := p.Key(bot.Thread{Platform: "slack", Space: "T1", Chat: "D1"})
+		start := time.Now()
+		if err := p.Wait(t.Context(), key); err != nil { // the burst token
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 500*time.Millisecond)
+		defer cancel()
+		var wg sync.WaitGroup
+		for range 20 {
+			wg.Go(func() {
+				if err := p.Wait(ctx, key); !errors.Is(err, context.DeadlineExceeded) {
+					t.Errorf("a waiter past its deadline got %v", err)
+				}
+			})
+		}
+		wg.Wait()
+		if got, want := waitTimes(t, p, key, 2, start), secs(1, 2); !slices.Equal(got, want) {
+			t.Errorf("after the crowd gave up, granted at %v, want %v", got, want)
+		}
+	})
+}
