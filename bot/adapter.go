@@ -130,6 +130,12 @@ type Capabilities struct {
 	// 20 messages a minute in a group); nil means EditEvery and EditBurst
 	// everywhere.
 	PaceOf func(t Thread) (every time.Duration, burst int)
+	// PostEvery and PostBurst, when PostEvery > 0, pace new messages on a
+	// budget of their own in each chat, apart from the edits' (Slack:
+	// chat.postMessage is limited per channel, chat.update per
+	// workspace). Zero: posts and edits share the edit budget.
+	PostEvery time.Duration
+	PostBurst int
 	// Overall, when > 0, is a bot-wide budget on top of each scope's
 	// (Telegram: about 30 messages a second across all chats): one call
 	// per Overall on average, in bursts of up to a second's worth.

@@ -27,8 +27,10 @@ type DeliveryConfig struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Logger receives delivery failures (default slog.Default()).
 	Logger *slog.Logger
-	// FinalDeadline bounds the delivery of a final answer, retries
-	// included (default 2 min). Past it the reply is marked failed.
+	// FinalDeadline bounds the delivery of a final answer, retries and
+	// waiting for the platform's budget included (default 10 min: a busy
+	// Slack workspace edits ~50 messages a minute, and an answer shown
+	// late beats one that never is). Past it the reply is marked failed.
 	FinalDeadline time.Duration
 	// CallTimeout bounds each platform call, on the wall clock, in case a
 	// client hangs (default 30 s).
@@ -75,7 +77,7 @@ func NewDelivery(cfg DeliveryConfig) (*Delivery, error) {
 		cfg.Logger = slog.Default()
 	}
 	if cfg.FinalDeadline <= 0 {
-		cfg.FinalDeadline = 2 * time.Minute
+		cfg.FinalDeadline = 10 * time.Minute
 	}
 	if cfg.CallTimeout <= 0 {
 		cfg.CallTimeout = 30 * time.Second

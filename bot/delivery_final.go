@@ -63,13 +63,13 @@ func (w *ReplyWriter) deliver(ctx context.Context, final, streamed string) error
 
 func (w *ReplyWriter) deliverParts(ctx context.Context, parts []string) error {
 	if w.orphan {
-		if err := w.finalCall(ctx, "close interrupted stream", w.closeOrphan); err != nil {
+		if err := w.finalCall(ctx, w.key, "close interrupted stream", w.closeOrphan); err != nil {
 			return err
 		}
 	}
 	for i, part := range parts {
 		if i == len(w.rec.Refs) {
-			if err := w.finalCall(ctx, fmt.Sprintf("post part %d/%d", i+1, len(parts)), func(ctx context.Context) error {
+			if err := w.finalCall(ctx, w.postKey, fmt.Sprintf("post part %d/%d", i+1, len(parts)), func(ctx context.Context) error {
 				return w.post(ctx, placeholderText)
 			}); err != nil {
 				return err
@@ -78,7 +78,7 @@ func (w *ReplyWriter) deliverParts(ctx context.Context, parts []string) error {
 		if w.shown[i] == part {
 			continue
 		}
-		if err := w.finalCall(ctx, fmt.Sprintf("edit part %d/%d", i+1, len(parts)), func(ctx context.Context) error {
+		if err := w.finalCall(ctx, w.key, fmt.Sprintf("edit part %d/%d", i+1, len(parts)), func(ctx context.Context) error {
 			return w.edit(ctx, i, part)
 		}); err != nil {
 			return err
@@ -94,7 +94,7 @@ func (w *ReplyWriter) deliverParts(ctx context.Context, parts []string) error {
 		if w.shown[i] == surplusText {
 			continue
 		}
-		if err := w.finalCall(ctx, fmt.Sprintf("retire message %d", i+1), func(ctx context.Context) error {
+		if err := w.finalCall(ctx, w.key, fmt.Sprintf("retire message %d", i+1), func(ctx context.Context) error {
 			return w.edit(ctx, i, surplusText)
 		}); err != nil {
 			return err
@@ -123,11 +123,11 @@ func (w *ReplyWriter) recallShown(parts []string) {
 }
 
 // finalCall runs call until it succeeds or ctx ends, each attempt paced by
-// the shared bucket.
-func (w *ReplyWriter) finalCall(ctx context.Context, what string, call func(context.Context) error) error {
+// key's shared bucket (the edits' or the posts').
+func (w *ReplyWriter) finalCall(ctx context.Context, key PaceKey, what string, call func(context.Context) error) error {
 	var last error
 	for attempt := 0; ; attempt++ {
-		if err := w.d.cfg.Pacer.Wait(ctx, w.key); err != nil {
+		if err := w.d.cfg.Pacer.Wait(ctx, key); err != nil {
 			return w.gaveUp(ctx, what, last)
 		}
 		err := call(ctx)
@@ -136,7 +136,7 @@ func (w *ReplyWriter) finalCall(ctx context.Context, what string, call func(cont
 		}
 		last = err
 		if wait, ok := RetryAfter(err); ok {
-			w.d.cfg.Pacer.Penalize(w.key, wait)
+			w.d.cfg.Pacer.Penalize(key, wait)
 			w.log.Debug("final answer rate limited", "step", what, "retry_after", wait)
 			continue
 		}
@@ -184,7 +184,7 @@ func (w *ReplyWriter) fail(ctx context.Context, err error) error {
 	w.log.Error("reply not delivered", "refs", w.rec.Refs, "attempts", w.rec.Attempts, "err", err)
 	nctx, cancel := w.callCtx(ctx)
 	defer cancel()
-	if werr := w.d.cfg.Pacer.Wait(nctx, w.key); werr == nil {
+	if werr := w.d.cfg.Pacer.Wait(nctx, w.postKey); werr == nil {
 		if _, serr := w.d.cfg.Adapter.Send(nctx, w.thread, Out{Text: failedNotice, ReplyTo: w.replyTo}); serr != nil {
 			w.log.Warn("could not post the delivery failure notice", "err", serr)
 		}

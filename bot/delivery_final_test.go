@@ -371,7 +371,7 @@ func TestDeliveryFinal5xxRetried(t *testing.T) {
 // posted.
 func TestDeliveryFinalDeadline(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		const deadline = 2 * time.Minute
+		const deadline = 10 * time.Minute // the default FinalDeadline
 		h := newDL(t, capsEvery(time.Second), bottest.Config{}, nil)
 		ctx := t.Context()
 		w := h.begin(t, ctx, "k1")

@@ -44,7 +44,11 @@ func (w *ReplyWriter) flush(ctx context.Context, f *frameCache) {
 		if frame == "" || (len(w.rec.Refs) > 0 && frame == w.shown[0]) {
 			return // nothing to show, or no-op: it is shown already
 		}
-		if err := w.d.cfg.Pacer.Wait(ctx, w.key); err != nil {
+		key := w.key
+		if len(w.rec.Refs) == 0 {
+			key = w.postKey
+		}
+		if err := w.d.cfg.Pacer.Wait(ctx, key); err != nil {
 			return
 		}
 		var err error
@@ -59,7 +63,7 @@ func (w *ReplyWriter) flush(ctx context.Context, f *frameCache) {
 			continue
 		}
 		if wait, ok := RetryAfter(err); ok {
-			w.d.cfg.Pacer.Penalize(w.key, wait)
+			w.d.cfg.Pacer.Penalize(key, wait)
 			continue
 		}
 		w.log.Warn("streaming update failed; the next one or the final answer will catch up", "err", err)

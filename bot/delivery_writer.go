@@ -16,7 +16,8 @@ import (
 // is shown or the deadline passes. Safe for concurrent use.
 type ReplyWriter struct {
 	d       *Delivery
-	key     PaceKey
+	key     PaceKey // edits
+	postKey PaceKey // new messages
 	thread  Thread
 	user    User // the asker: a native stream's recipient
 	replyTo string
@@ -64,6 +65,7 @@ func (d *Delivery) newWriter(ctx context.Context, rec OutboxRecord, resumed, orp
 	w := &ReplyWriter{
 		d:        d,
 		key:      d.cfg.Pacer.Key(t),
+		postKey:  d.cfg.Pacer.PostKey(t),
 		thread:   t,
 		user:     u,
 		replyTo:  replyTo,

@@ -136,6 +136,17 @@ func (p *Pacer) Key(t Thread) PaceKey {
 	return k
 }
 
+// PostKey returns the bucket that new messages in t draw from: their own
+// per chat when the adapter gives posts a budget (Capabilities.PostEvery),
+// else the edits' (Key).
+func (p *Pacer) PostKey(t Thread) PaceKey {
+	c := p.cfg.Capabilities
+	if c.PostEvery <= 0 {
+		return p.Key(t)
+	}
+	return PaceKey{Platform: p.cfg.Platform, Scope: "post:" + t.Space + "/" + t.Chat, every: c.PostEvery, burst: max(c.PostBurst, 1)}
+}
+
 // budget returns the edit interval and burst of key's bucket.
 func (p *Pacer) budget(key PaceKey) (time.Duration, int) {
 	if key.every > 0 {

@@ -388,3 +388,33 @@ func TestPacerAbandonedWaitersLeaveNoDebt(t *testing.T) {
 		}
 	})
 }
+
+// TestPacerPostBudget: where the platform limits new messages per chat
+// and edits per workspace (Slack), a crowd of new answers across
+// channels does not queue behind the workspace's edits, nor the reverse.
+func TestPacerPostBudget(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		caps := bot.Capabilities{EditEvery: 1200 * time.Millisecond, EditBurst: 1, EditScope: bot.PacePerWorkspace,
+			PostEvery: time.Second, PostBurst: 1}
+		p := bot.NewPacer(bot.PacerConfig{Platform: "slack", Capabilities: caps})
+		d1 := bot.Thread{Platform: "slack", Space: "T1", Chat: "D1"}
+		d2 := bot.Thread{Platform: "slack", Space: "T1", Chat: "D2"}
+		if p.PostKey(d1) == p.PostKey(d2) || p.PostKey(d1) == p.Key(d1) || p.Key(d1) != p.Key(d2) {
+			t.Fatal("want posts per channel and edits per workspace")
+		}
+		start := time.Now()
+		for _, key := range []bot.PaceKey{p.Key(d1), p.PostKey(d1), p.PostKey(d2)} {
+			if got := waitTimes(t, p, key, 1, start); !slices.Equal(got, secs(0)) {
+				t.Errorf("first call on %v granted at %v, want at once", key, got)
+			}
+		}
+		if got, want := waitTimes(t, p, p.PostKey(d1), 1, start), secs(1); !slices.Equal(got, want) {
+			t.Errorf("second post in D1 granted at %v, want %v", got, want)
+		}
+
+		shared := bot.NewPacer(bot.PacerConfig{Platform: "telegram", Capabilities: bot.Capabilities{EditEvery: time.Second, EditBurst: 1}})
+		if th := (bot.Thread{Platform: "telegram", Chat: "42"}); shared.PostKey(th) != shared.Key(th) {
+			t.Error("without PostEvery, posts and edits share one budget")
+		}
+	})
+}

@@ -143,6 +143,10 @@ func (a *Adapter) Capabilities() bot.Capabilities {
 		// edits through without waiting while the long-run rate holds.
 		EditBurst: 3,
 		EditScope: bot.PacePerWorkspace,
+		// chat.postMessage is limited per channel, about one a second
+		// with short bursts, not from chat.update's workspace budget.
+		PostEvery: time.Second,
+		PostBurst: 3,
 		Buttons:   true,
 		Ephemeral: true,
 		Typing:    true,
