@@ -1,0 +1,119 @@
+package bot_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/bottest"
+)
+
+// streamOpts choose what the delivery sees of the streaming fake.
+type streamOpts struct {
+	noRef    bool // streams tell their ref only when they finish (no bot.RefStream)
+	noCloser bool // the adapter is no bot.StreamCloser
+}
+
+// newStreamDL is newDL on the streaming fake.
+func newStreamDL(t testing.TB, caps bot.Capabilities, fakeCfg bottest.Config, o streamOpts, mod func(*bot.DeliveryConfig)) (*dl, *bottest.Streaming) {
+	t.Helper()
+	fakeCfg.Capabilities = caps
+	s := bottest.NewStreaming(fakeCfg)
+	wrap := func(rf *refsFirst) bot.Adapter {
+		sa := &streamingAdapter{refsFirst: rf, s: s, noRef: o.noRef}
+		if o.noCloser {
+			return sa
+		}
+		return closingAdapter{sa}
+	}
+	return newDLOn(t, s.Adapter, s, wrap, mod), s
+}
+
+// streamingAdapter extends refsFirst to native streams: a stream's ref,
+// once the delivery can know it, must be in the outbox before the next
+// call.
+type streamingAdapter struct {
+	*refsFirst
+	s     *bottest.Streaming
+	noRef bool
+}
+
+func (a *streamingAdapter) StartStream(ctx context.Context, t bot.Thread, u bot.User) (bot.Stream, error) {
+	a.check("StartStream")
+	st, err := a.s.StartStream(ctx, t, u)
+	if err != nil {
+		return nil, err
+	}
+	cs := &checkedStream{a: a.refsFirst, s: st}
+	if a.noRef {
+		return cs, nil
+	}
+	a.remember(st.(bot.RefStream).Ref().ID)
+	return checkedRefStream{cs}, nil
+}
+
+type checkedStream struct {
+	a *refsFirst
+	s bot.Stream
+}
+
+func (c *checkedStream) Append(ctx context.Context, delta string) error {
+	c.a.check("Append")
+	return c.s.Append(ctx, delta)
+}
+
+func (c *checkedStream) Finish(ctx context.Context, final bot.Out) (bot.MessageRef, error) {
+	c.a.check("Finish")
+	ref, err := c.s.Finish(ctx, final)
+	if ref.ID != "" {
+		c.a.remember(ref.ID)
+	}
+	return ref, err
+}
+
+type checkedRefStream struct{ *checkedStream }
+
+func (c checkedRefStream) Ref() bot.MessageRef { return c.s.(bot.RefStream).Ref() }
+
+type closingAdapter struct{ *streamingAdapter }
+
+func (a closingAdapter) CloseStream(ctx context.Context, ref bot.MessageRef) error {
+	a.check("CloseStream")
+	return a.s.CloseStream(ctx, ref)
+}
+
+// streamCalls counts the calls of op, refused ones included.
+func streamCalls(s *bottest.Streaming, op bottest.Op) int {
+	n := 0
+	for _, c := range s.Calls() {
+		if c.Op == op {
+			n++
+		}
+	}
+	return n
+}
+
+// appended returns the text of the appends that took effect, in order.
+func appended(s *bottest.Streaming) string {
+	var b strings.Builder
+	for _, c := range s.Appends() {
+		b.WriteString(c.Out.Text)
+	}
+	return b.String()
+}
+
+// checkStreamCalls fails t if a stream call failed for another reason
+// than an injected fault: a refusal for length, an append to an ended
+// stream, an edit of a streaming message.
+func checkStreamCalls(t testing.TB, s *bottest.Streaming) {
+	t.Helper()
+	for _, c := range s.Calls() {
+		if errors.Is(c.Err, bottest.ErrTooLong) || errors.Is(c.Err, bottest.ErrEmpty) ||
+			errors.Is(c.Err, bottest.ErrStreaming) || errors.Is(c.Err, bottest.ErrNotStreaming) {
+			t.Errorf("%s of %s at %s: %v", c.Op, c.Ref.ID, c.At.Format(time.TimeOnly), c.Err)
+		}
+	}
+}
