@@ -127,7 +127,8 @@ func (w *ReplyWriter) recallShown(parts []string) {
 func (w *ReplyWriter) finalCall(ctx context.Context, key PaceKey, what string, call func(context.Context) error) error {
 	var last error
 	for attempt := 0; ; attempt++ {
-		if err := w.d.cfg.Pacer.Wait(ctx, key); err != nil {
+		// The final goes ahead of streaming frames waiting on the bucket.
+		if err := w.d.cfg.Pacer.WaitFirst(ctx, key); err != nil {
 			return w.gaveUp(ctx, what, last)
 		}
 		err := call(ctx)

@@ -75,26 +75,40 @@ type paceBucket struct {
 	// ones, so if every waiter reserved, a crowd giving up (deadlines
 	// passing under overload) would leave a debt that every later caller
 	// queues behind, and an overloaded platform would never recover.
-	queue []chan struct{}
+	queue []paceWaiter
+}
+
+// paceWaiter is one caller in a bucket's queue.
+type paceWaiter struct {
+	turn  chan struct{} // closed when it is first in line
+	first bool          // WaitFirst: served before the ordinary waiters
 }
 
 // enqueue adds a waiter and returns the channel closed when it is first
 // in line, and leave, which removes it (handing the turn on if it had it).
-func (b *paceBucket) enqueue() (turn <-chan struct{}, leave func()) {
-	ch := make(chan struct{})
+// A first waiter goes behind the other first ones but ahead of the
+// ordinary ones; never ahead of the head, which may hold a reservation.
+func (b *paceBucket) enqueue(first bool) (turn <-chan struct{}, leave func()) {
+	w := paceWaiter{turn: make(chan struct{}), first: first}
 	b.mu.Lock()
-	b.queue = append(b.queue, ch)
+	at := len(b.queue)
+	if first {
+		for at > 1 && !b.queue[at-1].first {
+			at--
+		}
+	}
+	b.queue = slices.Insert(b.queue, at, w)
 	if len(b.queue) == 1 {
-		close(ch)
+		close(w.turn)
 	}
 	b.mu.Unlock()
-	return ch, func() {
+	return w.turn, func() {
 		b.mu.Lock()
 		defer b.mu.Unlock()
-		i := slices.Index(b.queue, ch)
+		i := slices.IndexFunc(b.queue, func(q paceWaiter) bool { return q.turn == w.turn })
 		b.queue = slices.Delete(b.queue, i, i+1)
 		if i == 0 && len(b.queue) > 0 {
-			close(b.queue[0])
+			close(b.queue[0].turn)
 		}
 	}
 }
@@ -160,13 +174,24 @@ func (p *Pacer) budget(key PaceKey) (time.Duration, int) {
 // sleeps sends it to the end of the penalty. A waiter whose ctx ends
 // leaves without a trace: its reserved token goes back to the bucket.
 func (p *Pacer) Wait(ctx context.Context, key PaceKey) error {
-	if err := p.wait(ctx, key); err != nil {
+	return p.waitBoth(ctx, key, false)
+}
+
+// WaitFirst is Wait ahead of the ordinary waiters (behind earlier
+// WaitFirst callers): a final answer, which people wait for, before
+// streaming frames that the next one replaces anyway.
+func (p *Pacer) WaitFirst(ctx context.Context, key PaceKey) error {
+	return p.waitBoth(ctx, key, true)
+}
+
+func (p *Pacer) waitBoth(ctx context.Context, key PaceKey, first bool) error {
+	if err := p.wait(ctx, key, first); err != nil {
 		return err
 	}
 	if o := p.cfg.Capabilities.Overall; o > 0 {
 		// The scope's token is spent even if ctx ends here: a call that
 		// is abandoned this late was about to be made anyway.
-		return p.wait(ctx, PaceKey{Platform: p.cfg.Platform, Scope: overallScope, every: o, burst: max(int(time.Second/o), 1)})
+		return p.wait(ctx, PaceKey{Platform: p.cfg.Platform, Scope: overallScope, every: o, burst: max(int(time.Second/o), 1)}, first)
 	}
 	return nil
 }
@@ -174,10 +199,10 @@ func (p *Pacer) Wait(ctx context.Context, key PaceKey) error {
 // overallScope is the Scope of the bot-wide bucket (Capabilities.Overall).
 const overallScope = "overall"
 
-func (p *Pacer) wait(ctx context.Context, key PaceKey) error {
+func (p *Pacer) wait(ctx context.Context, key PaceKey, first bool) error {
 	b := p.acquire(key)
 	defer p.release(b)
-	turn, leave := b.enqueue()
+	turn, leave := b.enqueue(first)
 	defer leave()
 	select {
 	case <-turn:

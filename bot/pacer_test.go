@@ -418,3 +418,47 @@ func TestPacerPostBudget(t *testing.T) {
 		}
 	})
 }
+
+// TestPacerWaitFirst: final answers (WaitFirst) are served before the
+// ordinary waiters already queued, in their own arrival order, but never
+// ahead of the waiter already first in line.
+func TestPacerWaitFirst(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newPacer(time.Second, 1, bot.PacePerWorkspace)
+		key := p.Key(bot.Thread{Platform: "slack", Space: "T1", Chat: "C1"})
+		start := time.Now()
+		if err := p.Wait(t.Context(), key); err != nil { // the burst token
+			t.Fatal(err)
+		}
+		var mu sync.Mutex
+		got := map[string]time.Duration{}
+		var wg sync.WaitGroup
+		queue := func(name string, wait func(context.Context, bot.PaceKey) error) {
+			wg.Go(func() {
+				if err := wait(t.Context(), key); err != nil {
+					t.Error(err)
+				}
+				mu.Lock()
+				got[name] = time.Since(start)
+				mu.Unlock()
+			})
+			synctest.Wait() // queued before the next one arrives
+		}
+		queue("frame1", p.Wait)
+		queue("frame2", p.Wait)
+		queue("frame3", p.Wait)
+		queue("final1", p.WaitFirst)
+		queue("final2", p.WaitFirst)
+		wg.Wait()
+		want := map[string]time.Duration{
+			"frame1": 1 * time.Second, // first in line already: not overtaken
+			"final1": 2 * time.Second, "final2": 3 * time.Second,
+			"frame2": 4 * time.Second, "frame3": 5 * time.Second,
+		}
+		for name, at := range want {
+			if got[name] != at {
+				t.Errorf("%s granted at %s, want %s (all: %v)", name, got[name], at, got)
+			}
+		}
+	})
+}
