@@ -178,7 +178,18 @@ func (a *Adapter) Send(ctx context.Context, t bot.Thread, out bot.Out) (bot.Mess
 		return bot.MessageRef{}, wrap("POST /channels/{id}/messages", err)
 	}
 	a.msgs.put(m.ID, seenMessage{root: t.ID, byBot: true})
+	a.sentIn(ctx, dest.channel, t.Space, m.ID)
 	return bot.MessageRef{Thread: t, ID: m.ID}, nil
+}
+
+// sentIn records the bot's own new message as the newest its channel has
+// seen, at once rather than when the gateway echoes it: a thread the bot
+// just opened is then recovered after a restart even if Parley stopped
+// before the echo came, and the echo itself changes nothing.
+func (a *Adapter) sentIn(ctx context.Context, channel, guild, id string) {
+	a.noteSeen(&discordgo.Message{ID: id, ChannelID: channel, GuildID: guild})
+	a.beginSeen(channel, id)
+	a.endSeen(ctx, channel, guild, id)
 }
 
 // Edit replaces the text and buttons of a message the bot sent.
