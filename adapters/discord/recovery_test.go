@@ -1,7 +1,6 @@
 package discord_test
 
 import (
-	"context"
 	"log/slog"
 	"strings"
 	"sync"
@@ -100,17 +99,7 @@ func TestRunRecoversLostSession(t *testing.T) {
 		t.Fatalf("New: %v", err)
 	}
 	h := newRunHandler()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- ad.Run(ctx, h) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(15 * time.Second):
-			t.Error("Run did not return after its context ended")
-		}
-	})
+	runUntilStopped(t, ad, h)
 
 	post := func(ch, text string) string {
 		return srv.Post(discordtest.Incoming{Channel: ch, Author: alice, Content: text})

@@ -77,17 +77,7 @@ func startRun(t *testing.T, srv *discordtest.Server, guildID string) (*discord.A
 		t.Fatalf("New: %v", err)
 	}
 	h := newRunHandler()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- ad.Run(ctx, h) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(15 * time.Second):
-			t.Error("Run did not return after its context ended")
-		}
-	})
+	runUntilStopped(t, ad, h)
 	return ad, h
 }
 
