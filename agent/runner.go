@@ -246,14 +246,18 @@ func (x *run) steer(ctx context.Context, history []llm.Message) ([]llm.Message, 
 	return append(history, msgs...), nil
 }
 
-// resumePending settles the calls a restart found without results. Only
-// calls with a recorded decision run (an approval given after the crash);
-// the others may already have had their effect before the crash, so they
-// are marked interrupted and the model decides whether to try again.
+// resumePending settles the calls a restart found without results. A call
+// with a recorded decision runs (an approval given after the crash). A call
+// whose tool needs approval goes through the approval again: it cannot have
+// run without one, and the Approver returns the decision already recorded
+// or waits on the approval still pending, without asking twice. Any other
+// call may already have had its effect before the crash, so it is marked
+// interrupted and the model decides whether to try again.
 func (x *run) resumePending(ctx context.Context, tools map[string]Tool, history []llm.Message, pending []llm.ToolCall) ([]llm.Message, error) {
 	var run []llm.ToolCall
 	for _, c := range pending {
-		if _, decided := x.t.Decisions[c.ID]; decided {
+		_, decided := x.t.Decisions[c.ID]
+		if t, ok := tools[c.Name]; decided || ok && x.r.policy(t) == PolicyAlways {
 			run = append(run, c)
 			continue
 		}
@@ -273,8 +277,8 @@ func (x *run) resumePending(ctx context.Context, tools map[string]Tool, history 
 // session as it exists. Every call gets its result, even when cancelled.
 func (x *run) runTools(ctx context.Context, tools map[string]Tool, history []llm.Message, calls []llm.ToolCall) ([]llm.Message, error) {
 	for _, call := range calls {
-		result := x.runTool(ctx, tools, call)
-		if result.Text == approvalOpen {
+		result, outcome := x.runTool(ctx, tools, call)
+		if outcome == awaitingApproval {
 			continue // stays resumable: no result until someone decides
 		}
 		if err := x.r.Sessions.AppendMessages(context.WithoutCancel(ctx), x.t.SessionID, result); err != nil {

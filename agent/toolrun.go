@@ -49,14 +49,28 @@ func (r *Runner) policy(t Tool) Policy {
 	return PolicyNever
 }
 
+// toolOutcome says whether a call has its result, or is still waiting for
+// a person's decision.
+type toolOutcome int
+
+const (
+	// resulted: the call has a result message, to be saved.
+	resulted toolOutcome = iota
+	// awaitingApproval: the run was cancelled (shutdown) while the call's
+	// approval was undecided. The call keeps no result, so the approval
+	// stays decidable: a decision after a restart, or the recovered turn
+	// asking again, continues it.
+	awaitingApproval
+)
+
 // runTool runs one call and returns its result message. Nothing a tool
 // does (bad arguments, an error, a panic, a refusal) fails the run: the
 // model sees it as an error result and can react.
-func (x *run) runTool(ctx context.Context, tools map[string]Tool, call llm.ToolCall) llm.Message {
+func (x *run) runTool(ctx context.Context, tools map[string]Tool, call llm.ToolCall) (llm.Message, toolOutcome) {
 	result := llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, ToolName: call.Name}
-	fail := func(text string) llm.Message {
+	fail := func(text string) (llm.Message, toolOutcome) {
 		result.Text, result.IsError = text, true
-		return result
+		return result, resulted
 	}
 	if x.stopped || ctx.Err() != nil {
 		return fail(InterruptedResult)
@@ -68,11 +82,11 @@ func (x *run) runTool(ctx context.Context, tools map[string]Tool, call llm.ToolC
 	caller := x.t.Caller
 	caller.SessionID = x.t.SessionID
 	if x.r.policy(tool) == PolicyAlways {
-		if text, approved := x.approve(ctx, tool, call, caller); !approved {
-			if text == approvalOpen {
-				result.Text = approvalOpen // not persisted: see runTools
-				return result
-			}
+		text, verdict := x.approve(ctx, tool, call, caller)
+		switch verdict {
+		case approvalPending:
+			return result, awaitingApproval
+		case approvalRefused:
 			return fail(text)
 		}
 	}
@@ -90,16 +104,25 @@ func (x *run) runTool(ctx context.Context, tools map[string]Tool, call llm.ToolC
 		result.Text = truncate(out, x.r.maxResultChars())
 	}
 	x.emit(Event{Kind: EventToolEnd, Tool: &call, Result: result.Text, IsError: result.IsError, Duration: x.r.now().Sub(start)})
-	return result
+	return result, resulted
 }
 
+// approvalVerdict is what asking for approval came to.
+type approvalVerdict int
+
+const (
+	approvalGranted approvalVerdict = iota
+	approvalRefused                 // denied, expired or failed: the text says which
+	approvalPending                 // undecided when the run was cancelled
+)
+
 // approve asks the Approver and reports the model-facing refusal text.
-func (x *run) approve(ctx context.Context, tool Tool, call llm.ToolCall, caller Caller) (string, bool) {
+func (x *run) approve(ctx context.Context, tool Tool, call llm.ToolCall, caller Caller) (string, approvalVerdict) {
 	if d, ok := x.t.Decisions[call.ID]; ok {
 		return verdict(d)
 	}
 	if x.r.Approver == nil {
-		return "denied: this tool needs approval and no one can approve it here", false
+		return "denied: this tool needs approval and no one can approve it here", approvalRefused
 	}
 	summary := call.Name + " " + string(call.Arguments)
 	if a, ok := tool.(Approvable); ok {
@@ -107,34 +130,28 @@ func (x *run) approve(ctx context.Context, tool Tool, call llm.ToolCall, caller 
 	}
 	req := &ApprovalRequest{SessionID: x.t.SessionID, Caller: caller, Call: call, Summary: summary}
 	if !x.emit(Event{Kind: EventApprovalNeeded, Approval: req}) {
-		return InterruptedResult, false
+		return InterruptedResult, approvalRefused
 	}
 	d, err := x.r.Approver.Approve(ctx, *req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return approvalOpen, false
+			return "", approvalPending
 		}
-		return "approval failed: " + err.Error(), false
+		return "approval failed: " + err.Error(), approvalRefused
 	}
 	x.emit(Event{Kind: EventApprovalDecided, Approval: req, Decision: &d})
 	return verdict(d)
 }
 
-// approvalOpen marks a call whose approval was still undecided when the run
-// was cancelled (shutdown): it keeps no result, so a decision arriving
-// after a restart resumes it (Turn.Resume with Decisions). Loading the
-// session for an ordinary turn heals it as interrupted.
-const approvalOpen = "\x00approval open"
-
 // verdict is what the model is told about a decision.
-func verdict(d Decision) (string, bool) {
+func verdict(d Decision) (string, approvalVerdict) {
 	switch {
 	case d.Expired:
-		return "approval expired: no one decided in time", false
+		return "approval expired: no one decided in time", approvalRefused
 	case !d.Approved:
-		return "denied by " + orUnknown(d.By), false
+		return "denied by " + orUnknown(d.By), approvalRefused
 	}
-	return "", true
+	return "", approvalGranted
 }
 
 func (x *run) execute(ctx context.Context, t Tool, c Caller, args json.RawMessage) (out string, err error) {

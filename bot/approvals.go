@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -44,6 +45,12 @@ type ApprovalRecord struct {
 	ExpiresAt     time.Time
 	CreatedAt     time.Time
 	DecidedAt     time.Time // zero while pending
+}
+
+// RequesterUser is the person whose turn asked for the call.
+func (r ApprovalRecord) RequesterUser() User {
+	platform, id, _ := strings.Cut(r.Requester, ":")
+	return User{Platform: platform, ID: id, Name: r.RequesterName}
 }
 
 // Decision is the record's outcome in the agent's terms; the zero Decision

@@ -127,9 +127,10 @@ func TestResumeApprovalAfterRestart(t *testing.T) {
 		llm.Message{Role: llm.RoleUser, Text: m.Text, Key: m.Key},
 		llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "d1", Name: "deploy", Arguments: json.RawMessage(`{}`)}}})
 	w.srv.Enqueue(llmtest.Text("Deployed."))
-	decisions := map[string]agent.Decision{"d1": {Approved: true, By: "U1"}}
+	rec := bot.ApprovalRecord{ID: "ap1", SessionID: sid, ToolCallID: "d1", Requester: m.User.Key(), RequesterName: m.User.Name,
+		Status: bot.ApprovalApproved, DecidedBy: m.User.Key(), DecidedByName: "U1"}
 	for range 2 { // Recover may repeat a decision: one resume only
-		if err := w.router.ResumeApproval(t.Context(), "ap1", sid, "d1", m.Thread, m.User, decisions); err != nil {
+		if err := w.router.ResumeApproval(t.Context(), rec); err != nil {
 			t.Fatal(err)
 		}
 		w.router.Wait()
@@ -161,7 +162,8 @@ func TestStopClosesOpenApproval(t *testing.T) {
 	w.router.Wait()
 	sid, _, _ := w.db.BoundSession(t.Context(), m.Thread)
 	// A late click after /stop does not restart the task.
-	if err := w.router.ResumeApproval(t.Context(), "ap1", sid, "d1", m.Thread, m.User, map[string]agent.Decision{"d1": {Approved: true}}); err != nil {
+	late := bot.ApprovalRecord{ID: "ap1", SessionID: sid, ToolCallID: "d1", Requester: m.User.Key(), Status: bot.ApprovalApproved}
+	if err := w.router.ResumeApproval(t.Context(), late); err != nil {
 		t.Fatal(err)
 	}
 	w.router.Wait()
@@ -268,8 +270,9 @@ func TestApprovalResumeSurvivesCrash(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- w.router.Run(ctx) }()
-	decisions := map[string]agent.Decision{"d1": {Approved: true, By: "U1"}}
-	if err := w.router.ResumeApproval(t.Context(), "ap1", sid, "d1", m.Thread, m.User, decisions); err != nil {
+	rec := bot.ApprovalRecord{ID: "ap1", SessionID: sid, ToolCallID: "d1", Requester: m.User.Key(), RequesterName: m.User.Name,
+		Status: bot.ApprovalApproved, DecidedBy: m.User.Key(), DecidedByName: "U1"}
+	if err := w.router.ResumeApproval(t.Context(), rec); err != nil {
 		t.Fatal(err)
 	}
 	<-w.replies.streaming

@@ -2,7 +2,6 @@ package bot
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -10,7 +9,6 @@ import (
 	"time"
 
 	"github.com/parleybot/parley/agent"
-	"github.com/parleybot/parley/agent/llm"
 )
 
 // KV is the small durable key/value store the router keeps flags in.
@@ -85,16 +83,15 @@ type Router struct {
 type sessionState struct {
 	running bool
 	queue   []Message
-	resumes []resumeRequest    // decided approvals waiting to continue the task
-	cancel  context.CancelFunc // the running turn's, for /stop
-	stopped bool               // the running turn was stopped by /stop
-}
-
-// resumeRequest continues a session after an approval was decided with no
-// turn waiting for it (the process restarted meanwhile).
-type resumeRequest struct {
-	msg       Message // the requester in the session's thread; Key dedupes
-	decisions map[string]agent.Decision
+	// work is what must run before the queue: messages a crash
+	// interrupted and decisions no turn was waiting for, in order. Each is
+	// checked against the transcript when its time comes, not when it was
+	// queued, so two routes to the same continuation run it once.
+	work []workItem
+	// recovering counts the recovered messages queued in work or running.
+	recovering int
+	cancel     context.CancelFunc // the running turn's, for /stop
+	stopped    bool               // the running turn was stopped by /stop
 }
 
 var _ Handler = (*Router)(nil)
@@ -130,10 +127,15 @@ func NewRouter(cfg RouterConfig, adapters ...Adapter) *Router {
 // Run resumes what a crash interrupted, then runs every adapter until ctx
 // ends, and waits for running turns to wind down.
 func (r *Router) Run(ctx context.Context) error {
-	defer context.AfterFunc(ctx, r.shutdown)()
-	if err := r.resume(ctx); err != nil {
+	if err := r.Recover(ctx); err != nil {
 		return err
 	}
+	return r.serve(ctx)
+}
+
+// serve runs every adapter until ctx ends, then waits for running turns.
+func (r *Router) serve(ctx context.Context) error {
+	defer context.AfterFunc(ctx, r.shutdown)()
 	errs := make(chan error, len(r.adapters))
 	for _, a := range r.adapters {
 		go func() {
@@ -177,9 +179,9 @@ func (r *Router) HandleMessage(ctx context.Context, m Message) error {
 	if !r.cfg.Access.Allowed(m.User, m.Thread) {
 		return r.refuse(ctx, m)
 	}
-	payload, err := json.Marshal(m)
+	payload, err := encodeInbox(inboxRecord{Kind: kindMessage, Message: &m})
 	if err != nil {
-		return fmt.Errorf("encode message: %w", err)
+		return err
 	}
 	accepted, err := r.cfg.Inbox.Accept(ctx, m.Key, m.Thread.Platform, payload)
 	if err != nil || !accepted {
@@ -237,13 +239,11 @@ func (r *Router) drain(ctx context.Context, sid string) {
 	for {
 		r.mu.Lock()
 		st := r.sessions[sid]
-		if len(st.resumes) > 0 && ctx.Err() == nil {
-			req := st.resumes[0]
-			st.resumes = st.resumes[1:]
+		if len(st.work) > 0 && ctx.Err() == nil {
+			item := st.work[0]
+			st.work = st.work[1:]
 			r.mu.Unlock()
-			r.withSlot(func(release func()) {
-				r.turn(ctx, sid, []Message{req.msg}, agent.Turn{Resume: true, Decisions: req.decisions}, release)
-			})
+			r.runWork(ctx, sid, item)
 			continue
 		}
 		batch := takeBatch(st)
@@ -355,7 +355,9 @@ func (r *Router) turn(ctx context.Context, sid string, batch []Message, base age
 			r.session(sid).stopped = false
 			r.mu.Unlock()
 			if stopped {
-				r.closeOpenCalls(ctx, sid)
+				if err := r.cfg.Runner.CloseOpenCalls(ctx, sid); err != nil {
+					r.log.Error("close open calls", "session", sid, "err", err)
+				}
 			}
 			release()
 			r.finishFailed(ctx, reply, shown, err, stopped)
@@ -420,100 +422,5 @@ func (r *Router) stop(ctx context.Context, t Thread) (bool, error) {
 	}
 	st.stopped = true
 	st.cancel()
-	return true, nil
-}
-
-// closeOpenCalls gives every unanswered tool call of a stopped turn an
-// "interrupted" result: /stop means stop, so a late click on an approval
-// that was pending does not restart the task.
-func (r *Router) closeOpenCalls(ctx context.Context, sid string) {
-	msgs, err := r.cfg.Runner.Sessions.Messages(ctx, sid)
-	if err != nil {
-		r.log.Error("close open calls", "session", sid, "err", err)
-		return
-	}
-	healed := agent.Heal(msgs)
-	if len(healed) > len(msgs) && len(msgs) > 0 && lastIsOpenCall(msgs) {
-		extra := healed[len(msgs):]
-		if err := r.cfg.Runner.Sessions.AppendMessages(ctx, sid, extra...); err != nil {
-			r.log.Error("close open calls", "session", sid, "err", err)
-		}
-	}
-}
-
-// lastIsOpenCall reports whether the transcript ends inside a tool-call
-// group (an assistant message with calls, then some of their results), so
-// appending the healed results keeps the history in order.
-func lastIsOpenCall(msgs []llm.Message) bool {
-	for i := len(msgs) - 1; i >= 0; i-- {
-		switch msgs[i].Role {
-		case llm.RoleTool:
-			continue
-		case llm.RoleAssistant:
-			return len(msgs[i].ToolCalls) > 0
-		default:
-			return false
-		}
-	}
-	return false
-}
-
-// ResumeApproval continues the session of an approval decided while no
-// turn was waiting for it: after a restart, or a click on a message whose
-// turn ended. It runs only while the call still has no result, and once
-// per approval (the inbox dedupes its key).
-func (r *Router) ResumeApproval(ctx context.Context, approvalID, sid, toolCallID string, t Thread, requester User, decisions map[string]agent.Decision) error {
-	open, err := r.callOpen(ctx, sid, toolCallID)
-	if err != nil || !open {
-		return err // settled already (stopped, or resumed before)
-	}
-	rp := resumePayload{Approval: approvalID, Session: sid, Call: toolCallID,
-		Message: Message{Key: "approval:" + approvalID, Thread: t, User: requester}, Decisions: decisions}
-	payload, err := json.Marshal(rp)
-	if err != nil {
-		return fmt.Errorf("encode resume: %w", err)
-	}
-	// The payload lets startup recovery continue this turn if the process
-	// dies while it runs.
-	accepted, err := r.cfg.Inbox.Accept(ctx, rp.Message.Key, t.Platform, payload)
-	if err != nil || !accepted {
-		return err
-	}
-	r.queueResume(sid, rp)
-	return nil
-}
-
-// resumePayload is the inbox record of a resume started by an approval.
-type resumePayload struct {
-	Approval  string                    `json:"approval"`
-	Session   string                    `json:"session"`
-	Call      string                    `json:"call"`
-	Message   Message                   `json:"message"`
-	Decisions map[string]agent.Decision `json:"decisions"`
-}
-
-func (r *Router) queueResume(sid string, rp resumePayload) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	st := r.session(sid)
-	st.resumes = append(st.resumes, resumeRequest{msg: rp.Message, decisions: rp.Decisions})
-	if !st.running {
-		st.running = true
-		base := r.base
-		r.wg.Go(func() { r.drain(base, sid) })
-	}
-}
-
-// callOpen reports whether toolCallID has no result in the session yet.
-func (r *Router) callOpen(ctx context.Context, sid, toolCallID string) (bool, error) {
-	msgs, err := r.cfg.Runner.Sessions.Messages(ctx, sid)
-	if err != nil {
-		return false, err
-	}
-	for _, m := range msgs {
-		if m.Role == llm.RoleTool && m.ToolCallID == toolCallID {
-			return false, nil
-		}
-	}
 	return true, nil
 }

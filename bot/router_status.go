@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/parleybot/parley/agent"
 )
 
 // status describes the conversation in t: model, context use, session age
@@ -20,11 +18,11 @@ func (r *Router) status(ctx context.Context, t Thread) (string, error) {
 	if !ok {
 		return "No conversation here yet.", nil
 	}
-	msgs, err := r.cfg.Runner.Sessions.Messages(ctx, sid)
+	size, err := r.cfg.Runner.Measure(ctx, sid)
 	if err != nil {
 		return "", err
 	}
-	used := agent.EstimateMessages(msgs)
+	used := size.Tokens
 	r.mu.Lock()
 	running := r.sessions[sid] != nil && r.sessions[sid].running
 	r.mu.Unlock()
@@ -32,12 +30,12 @@ func (r *Router) status(ctx context.Context, t Thread) (string, error) {
 	if src := r.cfg.Status; src != nil {
 		fmt.Fprintf(&b, "Model: %s\n", src.Model())
 	}
-	if window := r.cfg.Runner.ContextWindow; window > 0 {
+	if window := size.Window; window > 0 {
 		fmt.Fprintf(&b, "Context: about %d of %d tokens (%d%%)\n", used, window, used*100/window)
 	} else {
 		fmt.Fprintf(&b, "Context: about %d tokens\n", used)
 	}
-	fmt.Fprintf(&b, "Session %s: %d messages", shortID(sid), len(msgs))
+	fmt.Fprintf(&b, "Session %s: %d messages", shortID(sid), size.Messages)
 	if src := r.cfg.Status; src != nil {
 		if started, err := src.SessionStarted(ctx, sid); err == nil && !started.IsZero() {
 			fmt.Fprintf(&b, ", started %s ago", r.cfg.Now().Sub(started).Round(time.Minute))

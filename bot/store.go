@@ -16,6 +16,20 @@ type SessionMap interface {
 	// BoundSession returns t's session without creating one; ok is false
 	// when the bot has never been part of t.
 	BoundSession(ctx context.Context, t Thread) (id string, ok bool, err error)
+	// Session describes the session id: where it lives and how old it is.
+	Session(ctx context.Context, id string) (SessionInfo, error)
+}
+
+// SessionInfo describes one session.
+type SessionInfo struct {
+	ID string
+	// Thread is the conversation the session was started for. After /new
+	// the thread is bound to a newer session; this one keeps its origin.
+	Thread    Thread
+	CreatedAt time.Time
+	// UpdatedAt is when a message was last appended (or CreatedAt).
+	UpdatedAt time.Time
+	Messages  int // length of the transcript
 }
 
 // Inbox records every accepted inbound event durably, so each is handled

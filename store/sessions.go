@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/parleybot/parley/bot"
 )
@@ -13,16 +12,7 @@ import (
 var _ bot.SessionMap = (*DB)(nil)
 
 // SessionInfo describes one session.
-type SessionInfo struct {
-	ID string
-	// Thread is the conversation the session was started for. After /new
-	// the thread is bound to a newer session; this one keeps its origin.
-	Thread    bot.Thread
-	CreatedAt time.Time
-	// UpdatedAt is when a message was last appended (or CreatedAt).
-	UpdatedAt time.Time
-	Messages  int // length of the transcript
-}
+type SessionInfo = bot.SessionInfo
 
 // SessionFor returns the session bound to t, creating and binding a new one
 // when t has none. Concurrent calls for the same new thread, from this

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/parleybot/parley/adapters/inbound"
-	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/format"
 	"github.com/parleybot/parley/cmd/parley/internal/config"
@@ -57,7 +56,9 @@ func runPlatforms(ctx context.Context, a *app, adapters []bot.Adapter, web *inbo
 		Admins: cfg.Access.Admins,
 		Expiry: expiry,
 		OnDecidedWithoutWaiter: func(ctx context.Context, rec bot.ApprovalRecord) {
-			resumeApproval(ctx, a, router, rec, logger)
+			if err := router.ResumeApproval(ctx, rec); err != nil {
+				logger.Error("resume approval", "approval", rec.ID, "err", err)
+			}
 		},
 		Logger: logger,
 	})
@@ -122,22 +123,6 @@ func runPlatforms(ctx context.Context, a *app, adapters []bot.Adapter, web *inbo
 		return serr
 	}
 	return err
-}
-
-// resumeApproval continues a task whose approval was decided with no turn
-// waiting for it.
-func resumeApproval(ctx context.Context, a *app, router *bot.Router, rec bot.ApprovalRecord, logger *slog.Logger) {
-	info, err := a.db.Session(ctx, rec.SessionID)
-	if err != nil {
-		logger.Error("resume approval: session", "approval", rec.ID, "err", err)
-		return
-	}
-	platform, id, _ := strings.Cut(rec.Requester, ":")
-	requester := bot.User{Platform: platform, ID: id, Name: rec.RequesterName}
-	decisions := map[string]agent.Decision{rec.ToolCallID: rec.Decision()}
-	if err := router.ResumeApproval(ctx, rec.ID, rec.SessionID, rec.ToolCallID, info.Thread, requester, decisions); err != nil {
-		logger.Error("resume approval", "approval", rec.ID, "err", err)
-	}
 }
 
 // access turns the config's allow lists into the router's policy.
