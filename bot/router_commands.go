@@ -114,4 +114,3 @@ func (r *Router) HandleAction(ctx context.Context, a Action) error {
 	}
 	return nil
 }
-
