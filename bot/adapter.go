@@ -32,8 +32,14 @@ type Adapter interface {
 }
 
 // Streamer is implemented by adapters with native streaming (Slack's
-// chat.startStream, a terminal).
+// chat.startStream, Telegram's drafts, a terminal).
 type Streamer interface {
+	// StreamsIn reports, without a platform call, whether t can stream
+	// natively at all (Telegram drafts exist only in private chats, Slack
+	// streams only in threads). Delivery asks before it spends a pacing
+	// token on StartStream, so a conversation that cannot stream does not
+	// start its reply an edit interval late.
+	StreamsIn(t Thread) bool
 	StartStream(ctx context.Context, t Thread, u User) (Stream, error)
 }
 

@@ -101,28 +101,33 @@ const DefaultApprovalExpiry = 10 * time.Minute
 // button payload with room to spare.
 const maxApprovalID = 32
 
-// ApprovalsConfig configures Approvals. Store, Adapter and SessionThread are
+// SessionLookup finds the conversation a session lives in, where its
+// approval messages are posted.
+type SessionLookup interface {
+	Session(ctx context.Context, id string) (SessionInfo, error)
+}
+
+// ApprovalsConfig configures Approvals. Store, Sessions and Outbound are
 // required.
 type ApprovalsConfig struct {
-	Store ApprovalStore
-	// Adapter returns the adapter of a platform ("slack", "telegram", …).
-	Adapter func(platform string) (Adapter, bool)
-	// SessionThread returns the conversation a session lives in, where its
-	// approval messages are posted.
-	SessionThread func(ctx context.Context, sessionID string) (Thread, error)
+	Store    ApprovalStore
+	Sessions SessionLookup
+	// Outbound shows the approval messages and answers the clickers.
+	Outbound *Outbound
 	// Admins are user keys ("telegram:42") who may decide any approval.
 	Admins []string
 	// Expiry is how long an approval waits; DefaultApprovalExpiry if zero.
 	Expiry time.Duration
 	// OnDecidedWithoutWaiter is called when an approval is decided (or
-	// expires) and no Approve call is waiting for it, as after a restart:
-	// the core resumes the session with agent.Turn{Resume: true,
-	// Decisions: {rec.ToolCallID: rec.Decision()}}. It runs on the click
-	// or sweep that decided, so it should hand off rather than run the
-	// turn. Nil: such decisions are recorded and shown, nothing more.
+	// expires) and no Approve call is waiting for it, as after a restart.
+	// The core sets it to its router's ResumeApproval, which continues the
+	// session. It runs on the click or sweep that decided, so it hands off
+	// rather than run the turn. Nil: such decisions are recorded and
+	// shown, nothing more.
 	OnDecidedWithoutWaiter func(ctx context.Context, rec ApprovalRecord)
 	// Now and Sleep are the clock (defaults: time.Now and a timer). Sleep
-	// returns nil once d has passed, or ctx's error.
+	// returns nil once d has passed, or ctx's error. Outbound has its own,
+	// which should be the same.
 	Now   func() time.Time
 	Sleep func(ctx context.Context, d time.Duration) error
 	// NewID returns a fresh approval id: unguessable, at most 32 of
@@ -158,8 +163,8 @@ var _ agent.Approver = (*Approvals)(nil)
 
 // NewApprovals returns Approvals configured by cfg.
 func NewApprovals(cfg ApprovalsConfig) (*Approvals, error) {
-	if cfg.Store == nil || cfg.Adapter == nil || cfg.SessionThread == nil {
-		return nil, errors.New("approvals: Store, Adapter and SessionThread are required")
+	if cfg.Store == nil || cfg.Sessions == nil || cfg.Outbound == nil {
+		return nil, errors.New("approvals: Store, Sessions and Outbound are required")
 	}
 	if cfg.Expiry <= 0 {
 		cfg.Expiry = DefaultApprovalExpiry
@@ -196,11 +201,12 @@ func (a *Approvals) Approve(ctx context.Context, req agent.ApprovalRequest) (age
 	if req.SessionID == "" || req.Call.ID == "" {
 		return agent.Decision{}, errors.New("approvals: request without session or tool call id")
 	}
-	thread, err := a.cfg.SessionThread(ctx, req.SessionID)
+	info, err := a.cfg.Sessions.Session(ctx, req.SessionID)
 	if err != nil {
 		return agent.Decision{}, fmt.Errorf("approvals: conversation of session %s: %w", req.SessionID, err)
 	}
-	ad, ok := a.cfg.Adapter(thread.Platform)
+	thread := info.Thread
+	ad, ok := a.cfg.Outbound.Adapter(thread.Platform)
 	if !ok {
 		return agent.Decision{}, fmt.Errorf("approvals: no adapter for platform %q", thread.Platform)
 	}
@@ -317,11 +323,7 @@ func (a *Approvals) post(ctx context.Context, ad Adapter, thread Thread, rec *Ap
 		a.mu.Unlock()
 		close(posted)
 	}()
-	var ref MessageRef
-	err := a.retry(ctx, func() (err error) {
-		ref, err = ad.Send(ctx, thread, out)
-		return err
-	})
+	ref, err := a.cfg.Outbound.Post(ctx, thread, out)
 	if err != nil {
 		return fmt.Errorf("approvals: post approval %s: %w", rec.ID, err)
 	}

@@ -119,24 +119,9 @@ func shownIn(rec ApprovalRecord, m MessageRef) bool {
 	return false
 }
 
-// tell answers the clicker alone: in place where the platform can
-// (ephemeral, callback alert), otherwise by a private message.
+// tell answers the clicker alone.
 func (a *Approvals) tell(ctx context.Context, act Action, text string) error {
-	if act.Respond != nil {
-		if err := act.Respond(ctx, text); err != nil {
-			return fmt.Errorf("approvals: answer clicker: %w", err)
-		}
-		return nil
-	}
-	platform := act.Thread.Platform
-	if platform == "" {
-		platform = act.User.Platform
-	}
-	ad, ok := a.cfg.Adapter(platform)
-	if !ok {
-		return fmt.Errorf("approvals: answer clicker: no adapter for platform %q", platform)
-	}
-	if err := ad.SendPrivate(ctx, act.Thread, act.User, Out{Text: text}); err != nil {
+	if err := a.cfg.Outbound.Tell(ctx, act, text); err != nil {
 		return fmt.Errorf("approvals: answer clicker: %w", err)
 	}
 	return nil

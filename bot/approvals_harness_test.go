@@ -73,17 +73,18 @@ func (h *apHarness) start() {
 	h.db = db
 	h.resumed = make(chan bot.ApprovalRecord, 10)
 	resumed := h.resumed
+	out, err := bot.NewOutbound(bot.OutboundConfig{
+		Adapters: []bot.Adapter{h.ad}, Now: h.clock.Now, Sleep: h.clock.Sleep, Logger: slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		h.t.Fatal(err)
+	}
 	h.ap, err = bot.NewApprovals(bot.ApprovalsConfig{
-		Store: db,
-		Adapter: func(p string) (bot.Adapter, bool) {
-			return h.ad, p == h.ad.platform
-		},
-		SessionThread: func(ctx context.Context, sid string) (bot.Thread, error) {
-			s, err := db.Session(ctx, sid)
-			return s.Thread, err
-		},
-		Admins: []string{apAdmin.Key()},
-		Expiry: apExpiry,
+		Store:    db,
+		Sessions: db,
+		Outbound: out,
+		Admins:   []string{apAdmin.Key()},
+		Expiry:   apExpiry,
 		OnDecidedWithoutWaiter: func(_ context.Context, rec bot.ApprovalRecord) {
 			resumed <- rec
 		},

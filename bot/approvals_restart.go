@@ -25,6 +25,21 @@ func (a *Approvals) Decisions(ctx context.Context, sessionID string) (map[string
 	return out, nil
 }
 
+// Pending counts the approvals of a session still waiting for a decision.
+func (a *Approvals) Pending(ctx context.Context, sessionID string) (int, error) {
+	recs, err := a.cfg.Store.SessionApprovals(ctx, sessionID)
+	if err != nil {
+		return 0, fmt.Errorf("approvals: pending in session %s: %w", sessionID, err)
+	}
+	n := 0
+	for _, rec := range recs {
+		if rec.Status == ApprovalPending {
+			n++
+		}
+	}
+	return n, nil
+}
+
 // Recover hands every approval decided at or after since to
 // OnDecidedWithoutWaiter. A crash between a decision and the run it
 // resumes loses nothing this way; the core calls it once at startup, before

@@ -3,7 +3,6 @@ package bot
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/parleybot/parley/agent"
 )
@@ -50,36 +49,14 @@ func (a *Approvals) settle(ctx context.Context, rec ApprovalRecord, status strin
 // buttons.
 func (a *Approvals) show(ctx context.Context, rec ApprovalRecord) {
 	for _, ref := range rec.Refs {
-		ad, ok := a.cfg.Adapter(ref.Thread.Platform)
+		ad, ok := a.cfg.Outbound.Adapter(ref.Thread.Platform)
 		if !ok {
 			a.cfg.Logger.Error("edit approval message: no adapter", "approval", rec.ID, "platform", ref.Thread.Platform)
 			continue
 		}
 		out := Out{Text: approvalText(rec, a.cfg.Expiry, ad.Capabilities())}
-		if err := a.retry(ctx, func() error { return ad.Edit(ctx, ref, out) }); err != nil {
+		if err := a.cfg.Outbound.Edit(ctx, ref, out); err != nil {
 			a.cfg.Logger.Error("edit approval message", "approval", rec.ID, "message", ref.ID, "err", err)
-		}
-	}
-}
-
-// Rate-limit retries of the few calls approvals make themselves.
-const (
-	approvalAttempts = 3
-	maxApprovalWait  = 30 * time.Second
-)
-
-// retry runs call, waiting out up to two rate limits as the platform asks
-// (within reason). Other errors return at once.
-func (a *Approvals) retry(ctx context.Context, call func() error) error {
-	var err error
-	for attempt := 1; ; attempt++ {
-		err = call()
-		wait, limited := RetryAfter(err)
-		if !limited || attempt == approvalAttempts || wait > maxApprovalWait {
-			return err
-		}
-		if serr := a.cfg.Sleep(ctx, wait); serr != nil {
-			return fmt.Errorf("%w (while waiting out: %w)", serr, err)
 		}
 	}
 }

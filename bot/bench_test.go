@@ -34,7 +34,7 @@ func benchRouter(b *testing.B) (*bot.Router, *store.DB) {
 		Provider: llmtest.NewInstant(llm.Response{Text: "fine, thanks", StopReason: llm.StopEnd}),
 		Sessions: db, Memory: db, Logger: slog.New(slog.DiscardHandler),
 	}
-	r := bot.NewRouter(bot.RouterConfig{
+	r := newRouter(b, bot.RouterConfig{
 		Sessions: db, Inbox: db, KV: db, Runner: runner,
 		Commands: bot.New(db, db, runner, agent.MemoryLimits{}),
 		Reply: func(context.Context, bot.Adapter, string, string, bot.Thread, bot.User, string) (bot.Reply, error) {

@@ -52,9 +52,15 @@ type Bot struct {
 // New returns a Bot. It installs itself as the runner's Approver, so
 // approvals are routed to the Reply of the turn that asked.
 func New(sessions SessionMap, memory agent.MemoryStore, runner *agent.Runner, limits agent.MemoryLimits) *Bot {
-	b := &Bot{sessions: sessions, memory: memory, runner: runner, limits: limits, active: map[string]Reply{}}
+	b := newCommands(sessions, memory, limits)
+	b.runner = runner
 	runner.Approver = b
 	return b
+}
+
+// newCommands returns a Bot that only runs the shared commands.
+func newCommands(sessions SessionMap, memory agent.MemoryStore, limits agent.MemoryLimits) *Bot {
+	return &Bot{sessions: sessions, memory: memory, limits: limits, active: map[string]Reply{}}
 }
 
 // Converse answers m, showing the answer through r. It returns when the

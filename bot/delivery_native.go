@@ -136,7 +136,7 @@ func (w *ReplyWriter) flushNative(ctx context.Context) bool {
 			if isBlank(w.Streamed()) {
 				return true // nothing is posted before the first text
 			}
-			if !w.d.natives.allowed(w.thread.Space, w.d.cfg.Now()) {
+			if !w.d.streamer.StreamsIn(w.thread) || !w.d.natives.allowed(w.thread.Space, w.d.cfg.Now()) {
 				n.mode = nativeOff
 				return false
 			}

@@ -41,6 +41,8 @@ type streamingAdapter struct {
 	noRef bool
 }
 
+func (a *streamingAdapter) StreamsIn(t bot.Thread) bool { return a.s.StreamsIn(t) }
+
 func (a *streamingAdapter) StartStream(ctx context.Context, t bot.Thread, u bot.User) (bot.Stream, error) {
 	a.check("StartStream")
 	st, err := a.s.StartStream(ctx, t, u)

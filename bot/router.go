@@ -21,12 +21,6 @@ type KV interface {
 // the answer to the event inboxKey (delivery: pacing, outbox, splitting).
 type ReplyFactory func(ctx context.Context, a Adapter, inboxKey, sessionID string, t Thread, u User, replyTo string) (Reply, error)
 
-// ActionHandler decides button clicks (the durable approvals) and answers
-// the clicker itself, whatever the outcome.
-type ActionHandler interface {
-	HandleAction(ctx context.Context, a Action) (handled bool, err error)
-}
-
 // RouterConfig wires a Router.
 type RouterConfig struct {
 	Sessions SessionMap
@@ -35,29 +29,26 @@ type RouterConfig struct {
 	Runner   *agent.Runner
 	Commands *Bot // the shared commands (/memory, /new, /help)
 	Access   Access
-	Reply    ReplyFactory
-	Actions  ActionHandler // nil: every click is answered "no longer valid"
+	// Outbound shows everything; nil: one over the adapters without an
+	// outbox, which can post but not deliver replies (tests with Reply).
+	Outbound *Outbound
+	// Reply opens each turn's reply; nil: Outbound.Begin.
+	Reply ReplyFactory
+	// Approvals decide approval clicks and count what waits, for /status;
+	// nil: every approval click is answered "no longer valid".
+	Approvals *Approvals
 	// MaxConcurrent bounds the turns running at once, across sessions;
 	// waiting turns start in arrival order. Default 8.
 	MaxConcurrent int
 	Logger        *slog.Logger
-	// Status supplies what /status shows beyond the transcript; nil shows
-	// the transcript only.
-	Status StatusSource
+	// Model is the model /status names.
+	Model string
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 	// ResumeWithin bounds crash recovery: a message older than this is not
 	// answered after a restart (the conversation has moved on); it is
 	// logged and closed. Default 24 h.
 	ResumeWithin time.Duration
-}
-
-// StatusSource answers /status questions the router cannot: which model,
-// how old a session is, what waits for approval.
-type StatusSource interface {
-	Model() string
-	SessionStarted(ctx context.Context, sessionID string) (time.Time, error)
-	PendingApprovals(ctx context.Context, sessionID string) (int, error)
 }
 
 // Router is the inbound half of the chat core: every adapter's events go
@@ -97,7 +88,7 @@ type sessionState struct {
 var _ Handler = (*Router)(nil)
 
 // NewRouter returns a router for the given adapters.
-func NewRouter(cfg RouterConfig, adapters ...Adapter) *Router {
+func NewRouter(cfg RouterConfig, adapters ...Adapter) (*Router, error) {
 	if cfg.MaxConcurrent <= 0 {
 		cfg.MaxConcurrent = 8
 	}
@@ -110,6 +101,18 @@ func NewRouter(cfg RouterConfig, adapters ...Adapter) *Router {
 	if cfg.ResumeWithin <= 0 {
 		cfg.ResumeWithin = 24 * time.Hour
 	}
+	if cfg.Outbound == nil {
+		out, err := NewOutbound(OutboundConfig{Adapters: adapters, Now: cfg.Now, Logger: cfg.Logger})
+		if err != nil {
+			return nil, err
+		}
+		cfg.Outbound = out
+	}
+	if cfg.Reply == nil {
+		cfg.Reply = func(ctx context.Context, _ Adapter, key, sid string, t Thread, u User, replyTo string) (Reply, error) {
+			return cfg.Outbound.Begin(ctx, key, sid, t, u, replyTo)
+		}
+	}
 	r := &Router{
 		cfg:      cfg,
 		adapters: map[string]Adapter{},
@@ -121,7 +124,7 @@ func NewRouter(cfg RouterConfig, adapters ...Adapter) *Router {
 	for _, a := range adapters {
 		r.adapters[a.Platform()] = a
 	}
-	return r
+	return r, nil
 }
 
 // Run resumes what a crash interrupted, then runs every adapter until ctx
@@ -199,11 +202,10 @@ func (r *Router) refuse(ctx context.Context, m Message) error {
 	if err := r.cfg.KV.Set(ctx, flag, m.Key); err != nil {
 		return err
 	}
-	a, ok := r.adapters[m.Thread.Platform]
-	if !ok {
+	if _, ok := r.adapters[m.Thread.Platform]; !ok {
 		return nil
 	}
-	_, err := a.Send(ctx, m.Thread, Out{Text: Refusal(m.User), ReplyTo: m.ID})
+	_, err := r.cfg.Outbound.Post(ctx, m.Thread, Out{Text: Refusal(m.User), ReplyTo: m.ID})
 	return err
 }
 

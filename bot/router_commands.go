@@ -2,7 +2,6 @@ package bot
 
 import (
 	"context"
-	"fmt"
 	"strings"
 )
 
@@ -63,24 +62,7 @@ func (r *Router) HandleCommand(ctx context.Context, c Command) error {
 }
 
 func (r *Router) answerPrivately(ctx context.Context, c Command, out Out) error {
-	if c.Respond != nil {
-		return c.Respond(ctx, out)
-	}
-	a, ok := r.adapters[c.Thread.Platform]
-	if !ok {
-		return fmt.Errorf("no adapter for %s", c.Thread.Platform)
-	}
-	if err := a.SendPrivate(ctx, c.Thread, c.User, out); err != nil {
-		_, serr := a.Send(ctx, c.Thread, Out{Text: "I could not message you privately (" + err.Error() +
-			"). Open a direct chat with me and send the command there."})
-		return serr
-	}
-	if !a.Capabilities().Ephemeral && !c.Direct {
-		// The answer went to a DM: say so where the person asked.
-		_, err := a.Send(ctx, c.Thread, Out{Text: "I sent you the answer in a direct message."})
-		return err
-	}
-	return nil
+	return r.cfg.Outbound.Answer(ctx, c, out)
 }
 
 // HandleAction routes a button click to the approvals, which answer the
@@ -100,17 +82,10 @@ func (r *Router) HandleAction(ctx context.Context, a Action) error {
 	if strings.HasPrefix(a.Data, clearMemoryData) {
 		return r.confirmClearMemory(ctx, a)
 	}
-	if r.cfg.Actions != nil {
+	if r.cfg.Approvals != nil {
 		// The approvals answer every click themselves, refusals included.
-		_, err := r.cfg.Actions.HandleAction(ctx, a)
+		_, err := r.cfg.Approvals.HandleAction(ctx, a)
 		return err
 	}
-	const invalid = "This button is no longer valid."
-	if a.Respond != nil {
-		return a.Respond(ctx, invalid)
-	}
-	if ad, ok := r.adapters[a.Thread.Platform]; ok {
-		return ad.SendPrivate(ctx, a.Thread, a.User, Out{Text: invalid})
-	}
-	return nil
+	return r.cfg.Outbound.Tell(ctx, a, "This button is no longer valid.")
 }

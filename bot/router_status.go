@@ -27,8 +27,8 @@ func (r *Router) status(ctx context.Context, t Thread) (string, error) {
 	running := r.sessions[sid] != nil && r.sessions[sid].running
 	r.mu.Unlock()
 	var b strings.Builder
-	if src := r.cfg.Status; src != nil {
-		fmt.Fprintf(&b, "Model: %s\n", src.Model())
+	if r.cfg.Model != "" {
+		fmt.Fprintf(&b, "Model: %s\n", r.cfg.Model)
 	}
 	if window := size.Window; window > 0 {
 		fmt.Fprintf(&b, "Context: about %d of %d tokens (%d%%)\n", used, window, used*100/window)
@@ -36,10 +36,8 @@ func (r *Router) status(ctx context.Context, t Thread) (string, error) {
 		fmt.Fprintf(&b, "Context: about %d tokens\n", used)
 	}
 	fmt.Fprintf(&b, "Session %s: %d messages", shortID(sid), size.Messages)
-	if src := r.cfg.Status; src != nil {
-		if started, err := src.SessionStarted(ctx, sid); err == nil && !started.IsZero() {
-			fmt.Fprintf(&b, ", started %s ago", r.cfg.Now().Sub(started).Round(time.Minute))
-		}
+	if info, err := r.cfg.Sessions.Session(ctx, sid); err == nil && !info.CreatedAt.IsZero() {
+		fmt.Fprintf(&b, ", started %s ago", r.cfg.Now().Sub(info.CreatedAt).Round(time.Minute))
 	}
 	b.WriteString("\n")
 	if running {
@@ -47,8 +45,8 @@ func (r *Router) status(ctx context.Context, t Thread) (string, error) {
 	} else {
 		b.WriteString("Now: idle\n")
 	}
-	if src := r.cfg.Status; src != nil {
-		n, err := src.PendingApprovals(ctx, sid)
+	if r.cfg.Approvals != nil {
+		n, err := r.cfg.Approvals.Pending(ctx, sid)
 		if err != nil {
 			return "", err
 		}
@@ -96,15 +94,7 @@ func (r *Router) askClearMemory(ctx context.Context, c Command) error {
 // confirmClearMemory acts on the button: only the person who asked, only
 // once, only before it expires.
 func (r *Router) confirmClearMemory(ctx context.Context, a Action) error {
-	tell := func(text string) error {
-		if a.Respond != nil {
-			return a.Respond(ctx, text)
-		}
-		if ad, ok := r.adapters[a.Thread.Platform]; ok {
-			return ad.SendPrivate(ctx, a.Thread, a.User, Out{Text: text})
-		}
-		return nil
-	}
+	tell := func(text string) error { return r.cfg.Outbound.Tell(ctx, a, text) }
 	key := "memclear:" + strings.TrimPrefix(a.Data, clearMemoryData)
 	v, ok, err := r.cfg.KV.Get(ctx, key)
 	if err != nil {

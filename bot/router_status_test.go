@@ -59,14 +59,6 @@ func TestClearMemoryWithButton(t *testing.T) {
 	}
 }
 
-type fakeStatus struct{ started time.Time }
-
-func (fakeStatus) Model() string { return "openai/gpt-test" }
-func (f fakeStatus) SessionStarted(context.Context, string) (time.Time, error) {
-	return f.started, nil
-}
-func (fakeStatus) PendingApprovals(context.Context, string) (int, error) { return 2, nil }
-
 func TestStatus(t *testing.T) {
 	w := newWorld(t, "slack", bot.Access{})
 	m := msg("slack", "C1", "1.1", "U1", "k1", "hello")
@@ -74,11 +66,30 @@ func TestStatus(t *testing.T) {
 	w.srv.Enqueue(llmtest.Text("hi"))
 	w.router.HandleMessage(t.Context(), m)
 	w.router.Wait()
-	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	sid, _, _ := w.db.BoundSession(t.Context(), m.Thread)
+	info, err := w.db.Session(t.Context(), sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := info.CreatedAt.Add(90 * time.Minute)
+	for _, call := range []string{"c1", "c2"} {
+		if _, _, err := w.db.CreateApproval(t.Context(), bot.ApprovalRecord{ID: "ap-" + call, SessionID: sid, ToolCallID: call,
+			ToolName: "shell", Requester: m.User.Key(), Status: bot.ApprovalPending, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := bot.NewOutbound(bot.OutboundConfig{Adapters: []bot.Adapter{w.fake}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	approvals, err := bot.NewApprovals(bot.ApprovalsConfig{Store: w.db, Sessions: w.db, Outbound: out})
+	if err != nil {
+		t.Fatal(err)
+	}
 	w.runner.ContextWindow = 1000
-	r := bot.NewRouter(bot.RouterConfig{
+	r := newRouter(t, bot.RouterConfig{
 		Sessions: w.db, Inbox: w.db, KV: w.db, Runner: w.runner, Commands: bot.New(w.db, w.db, w.runner, agent.MemoryLimits{}),
-		Reply: w.replies.factory, Status: fakeStatus{started: now.Add(-90 * time.Minute)}, Now: func() time.Time { return now },
+		Reply: w.replies.factory, Model: "openai/gpt-test", Approvals: approvals, Outbound: out, Now: func() time.Time { return now },
 	}, w.fake)
 	if err := r.HandleCommand(t.Context(), bot.Command{Key: "s1", Thread: m.Thread, User: m.User, Name: "status"}); err != nil {
 		t.Fatal(err)

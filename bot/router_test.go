@@ -152,11 +152,20 @@ func (w *world) open(t *testing.T, platform string) {
 	}
 	w.replies = &replies{finals: map[string][]string{}, open: map[string]int{}, streaming: make(chan string, 1)}
 	w.fake = &chatFake{platform: platform}
-	w.router = bot.NewRouter(bot.RouterConfig{
+	w.router = newRouter(t, bot.RouterConfig{
 		Sessions: db, Inbox: db, KV: db, Runner: w.runner,
 		Commands: bot.New(db, db, w.runner, agent.MemoryLimits{}),
 		Access:   w.access, Reply: w.replies.factory, Logger: slog.New(slog.DiscardHandler),
 	}, w.fake)
+}
+
+func newRouter(t testing.TB, cfg bot.RouterConfig, adapters ...bot.Adapter) *bot.Router {
+	t.Helper()
+	r, err := bot.NewRouter(cfg, adapters...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 func msg(platform, chat, thread, user, key, text string) bot.Message {
@@ -410,7 +419,7 @@ func TestSlotFreedBeforeFinalDelivery(t *testing.T) {
 	w := newWorld(t, "slack", bot.Access{})
 	finishing := make(chan string, 2)
 	release := make(chan struct{})
-	router := bot.NewRouter(bot.RouterConfig{
+	router := newRouter(t, bot.RouterConfig{
 		Sessions: w.db, Inbox: w.db, KV: w.db, Runner: w.runner,
 		Commands: bot.New(w.db, w.db, w.runner, agent.MemoryLimits{}),
 		Reply: func(ctx context.Context, a bot.Adapter, key, sid string, th bot.Thread, u bot.User, replyTo string) (bot.Reply, error) {

@@ -35,6 +35,9 @@ const maxStreamChunk = 12000
 // send+edit.
 var ErrStreamNeedsThread = fmt.Errorf("slack: native streaming needs a thread (chat.startStream requires thread_ts): %w", bot.ErrStreamNotHere)
 
+// StreamsIn reports whether t is a thread: Slack streams nowhere else.
+func (a *Adapter) StreamsIn(t bot.Thread) bool { return t.ID != "" }
+
 // StartStream opens a native stream replying in t to u. Outside DMs Slack
 // wants the recipient: the asking user and their team (t.Space, the team
 // the message came from). Errors go through wrap: a 429 is a

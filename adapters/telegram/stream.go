@@ -23,6 +23,12 @@ var _ bot.Streamer = (*Adapter)(nil)
 // ErrStreamGroup is StartStream's answer outside private chats.
 var ErrStreamGroup = fmt.Errorf("telegram: drafts (sendMessageDraft) exist only in private chats: %w", bot.ErrStreamNotHere)
 
+// StreamsIn reports whether t is a private chat, where drafts exist.
+func (a *Adapter) StreamsIn(t bot.Thread) bool {
+	w, err := parseThread(t)
+	return err == nil && private(w.chat)
+}
+
 // StartStream opens a draft in a private chat. It makes no call: the first
 // Append shows the draft.
 func (a *Adapter) StartStream(_ context.Context, t bot.Thread, _ bot.User) (bot.Stream, error) {

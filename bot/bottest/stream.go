@@ -75,6 +75,10 @@ func (s *Streaming) ExpireStreamsAfter(d time.Duration) {
 	s.idle = d
 }
 
+// StreamsIn reports true: the fake streams everywhere, unless a fault
+// injected on OpStartStream says otherwise.
+func (s *Streaming) StreamsIn(bot.Thread) bool { return true }
+
 // StartStream opens a stream in t for u: a new, empty message.
 func (s *Streaming) StartStream(ctx context.Context, t bot.Thread, u bot.User) (bot.Stream, error) {
 	a := s.Adapter

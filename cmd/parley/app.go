@@ -14,7 +14,6 @@ import (
 	"github.com/parleybot/parley/agent/tools/mcp"
 	"github.com/parleybot/parley/agent/tools/shell"
 	"github.com/parleybot/parley/agent/tools/webfetch"
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/cmd/parley/internal/config"
 	"github.com/parleybot/parley/store"
 )
@@ -24,8 +23,8 @@ import (
 type app struct {
 	cfg    *config.Config
 	db     *store.DB
-	bot    *bot.Bot
 	runner *agent.Runner
+	limits agent.MemoryLimits
 	bridge *mcp.Bridge
 }
 
@@ -61,7 +60,7 @@ func openApp(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app
 		CompactAt:     float64(cfg.LLM.CompactAtPercent) / 100,
 		Logger:        logger,
 	}
-	return &app{cfg: cfg, db: db, bot: bot.New(db, db, runner, limits), runner: runner, bridge: bridge}, nil
+	return &app{cfg: cfg, db: db, runner: runner, limits: limits, bridge: bridge}, nil
 }
 
 // buildTools assembles the tools the config enables. MCP servers that fail

@@ -35,7 +35,7 @@ func runChat(ctx context.Context, e *environment, cfg *config.Config) error {
 	}
 	defer a.Close()
 	c := &console.Console{
-		Core:        a.bot,
+		Core:        bot.New(a.db, a.db, a.runner, a.limits),
 		In:          e.stdin,
 		Out:         e.stdout,
 		User:        consoleUser(e),

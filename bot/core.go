@@ -1,0 +1,138 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/parleybot/parley/agent"
+)
+
+// CoreStore is the storage the chat core keeps its state in; store.DB
+// implements it.
+type CoreStore interface {
+	SessionMap
+	Inbox
+	Outbox
+	KV
+	ApprovalStore
+}
+
+// CoreConfig is what the chat core is built from. Adapters, Store and
+// Runner are required.
+type CoreConfig struct {
+	Adapters []Adapter
+	Store    CoreStore
+	// Runner answers turns. The core becomes its Approver: risky tools are
+	// approved with buttons in the conversation that asked.
+	Runner *agent.Runner
+	// MemoryLimits are the caps /memory shows.
+	MemoryLimits agent.MemoryLimits
+	// Access decides who is answered where; its Admins may decide any
+	// approval.
+	Access Access
+	// ApprovalExpiry is how long an approval waits (DefaultApprovalExpiry
+	// if zero).
+	ApprovalExpiry time.Duration
+	// MaxConcurrent bounds the turns running at once (default 8).
+	MaxConcurrent int
+	// Model is the model /status names.
+	Model string
+	// ResumeWithin bounds crash recovery (default 24 h).
+	ResumeWithin time.Duration
+	// Now and Sleep are the clock of everything in the core (defaults:
+	// time.Now and a timer).
+	Now    func() time.Time
+	Sleep  func(ctx context.Context, d time.Duration) error
+	Logger *slog.Logger
+}
+
+// expirySweep is how often undecided approvals are checked for expiry.
+const expirySweep = 30 * time.Second
+
+// Core is the running chat core: per adapter one pacer and delivery, the
+// durable approvals, the router, the expiry sweep and crash recovery.
+type Core struct {
+	cfg       CoreConfig
+	out       *Outbound
+	approvals *Approvals
+	router    *Router
+}
+
+// NewCore builds the chat core over adapters.
+func NewCore(cfg CoreConfig) (*Core, error) {
+	if len(cfg.Adapters) == 0 || cfg.Store == nil || cfg.Runner == nil {
+		return nil, errors.New("core: Adapters, Store and Runner are required")
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Sleep == nil {
+		cfg.Sleep = Sleep
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.ApprovalExpiry <= 0 {
+		cfg.ApprovalExpiry = DefaultApprovalExpiry
+	}
+	out, err := NewOutbound(OutboundConfig{Adapters: cfg.Adapters, Outbox: cfg.Store, Now: cfg.Now, Sleep: cfg.Sleep, Logger: cfg.Logger})
+	if err != nil {
+		return nil, err
+	}
+	approvals, err := NewApprovals(ApprovalsConfig{
+		Store: cfg.Store, Sessions: cfg.Store, Outbound: out,
+		Admins: cfg.Access.Admins, Expiry: cfg.ApprovalExpiry,
+		Now: cfg.Now, Sleep: cfg.Sleep, Logger: cfg.Logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	router, err := NewRouter(RouterConfig{
+		Sessions: cfg.Store, Inbox: cfg.Store, KV: cfg.Store, Runner: cfg.Runner,
+		Commands: newCommands(cfg.Store, cfg.Runner.Memory, cfg.MemoryLimits),
+		Access:   cfg.Access, Outbound: out, Approvals: approvals,
+		MaxConcurrent: cfg.MaxConcurrent, Model: cfg.Model, ResumeWithin: cfg.ResumeWithin,
+		Now: cfg.Now, Logger: cfg.Logger,
+	}, cfg.Adapters...)
+	if err != nil {
+		return nil, err
+	}
+	approvals.cfg.OnDecidedWithoutWaiter = router.resumeDecided
+	cfg.Runner.Approver = approvals
+	return &Core{cfg: cfg, out: out, approvals: approvals, router: router}, nil
+}
+
+// Run runs the core until ctx ends: it first queues what a crash
+// interrupted, then settles approvals that expired or were decided while
+// no turn waited, then takes events from every adapter. The order matters:
+// a recovered turn that was waiting for an approval asks for it again and
+// finds the decision, so it continues in its own reply, once.
+func (c *Core) Run(ctx context.Context) error {
+	if err := c.router.Recover(ctx); err != nil {
+		return err
+	}
+	if err := c.approvals.ExpireDue(ctx); err != nil {
+		c.cfg.Logger.Warn("expire approvals", "err", err)
+	}
+	if err := c.approvals.Recover(ctx, c.cfg.Now().Add(-c.cfg.ApprovalExpiry-time.Hour)); err != nil {
+		c.cfg.Logger.Warn("recover approvals", "err", err)
+	}
+	sweepCtx, stopSweep := context.WithCancel(ctx)
+	defer stopSweep()
+	go c.sweep(sweepCtx)
+	return c.router.serve(ctx)
+}
+
+// Router is the core's inbound side (tests drive it directly).
+func (c *Core) Router() *Router { return c.router }
+
+// sweep expires undecided approvals on the core's clock.
+func (c *Core) sweep(ctx context.Context) {
+	for c.cfg.Sleep(ctx, expirySweep) == nil {
+		if err := c.approvals.ExpireDue(ctx); err != nil {
+			c.cfg.Logger.Warn("expire approvals", "err", err)
+		}
+	}
+}
