@@ -22,7 +22,7 @@ const (
 )
 
 // ApprovalRecord is one tool call waiting for, or given, a person's
-// decision (DESIGN.md §3 "Approvals are records, not goroutines").
+// decision (docs/architecture.md, Approvals: records, not goroutines).
 type ApprovalRecord struct {
 	ID         string // opaque, unguessable; the only thing a button carries
 	SessionID  string

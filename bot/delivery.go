@@ -47,9 +47,9 @@ type DeliveryConfig struct {
 }
 
 // Delivery shows agent answers on one platform: one state machine per
-// reply (DESIGN.md §1 "bot delivery", §3 "One reply, one message"). Safe for
-// concurrent use; it keeps no state between replies beyond the Pacer's and
-// the workspaces where native streams recently failed to start.
+// reply (docs/architecture.md, "The flow" and "One reply, one message").
+// Safe for concurrent use; it keeps no state between replies beyond the
+// Pacer's and the workspaces where native streams recently failed to start.
 type Delivery struct {
 	cfg      DeliveryConfig
 	platform string

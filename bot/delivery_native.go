@@ -10,10 +10,11 @@ import (
 	"unicode/utf8"
 )
 
-// Native streaming (DESIGN.md §1 "native stream when the adapter has it,
-// falling back to send+edit"; platforms.md §2.3). When the adapter is a
-// Streamer, a fresh reply streams its text into one native stream instead
-// of editing a message:
+// Native streaming (docs/architecture.md, The flow: a native stream when
+// the adapter has one, falling back to send+edit;
+// docs/platforms.md#slack-streaming, docs/platforms.md#telegram-streaming).
+// When the adapter is a Streamer, a fresh reply streams its text into one
+// native stream instead of editing a message:
 //
 //   - The stream starts lazily, when the first text is ready, so a turn that
 //     fails before writing anything has posted nothing. Before that the

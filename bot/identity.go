@@ -5,10 +5,11 @@ package bot
 
 import "fmt"
 
-// Thread names one conversation (DESIGN.md §3). Platform is "console",
-// "slack", "telegram" or "discord"; Space is the workspace or guild (empty
-// where the platform has none); Chat the channel or chat; ID the thread
-// root, topic or reply chain (empty for a continuing DM).
+// Thread names one conversation (docs/architecture.md, Conversation
+// identity). Platform is "console", "slack", "telegram" or "discord"; Space
+// is the workspace or guild (empty where the platform has none); Chat the
+// channel or chat; ID the thread root, topic or reply chain (empty for a
+// continuing DM).
 type Thread struct {
 	Platform string
 	Space    string

@@ -10,9 +10,9 @@ import (
 )
 
 // PaceKey names one edit budget: the platform and the scope whose messages
-// share it (peers.md §2.2). Every reply in the scope draws from one bucket,
-// so N concurrent answers in a Slack workspace split chat.update's budget
-// instead of each assuming it has all of it.
+// share it (docs/peers.md#flood-control). Every reply in the scope draws
+// from one bucket, so N concurrent answers in a Slack workspace split
+// chat.update's budget instead of each assuming it has all of it.
 type PaceKey struct {
 	Platform string
 	// Scope is "chat:<space>/<chat>", "space:<space>" or "global".

@@ -6,7 +6,8 @@ import (
 )
 
 // SessionMap binds conversations to agent sessions. The binding is durable:
-// a restart never rebinds a thread (DESIGN.md §3).
+// a restart never rebinds a thread (docs/architecture.md, Conversation
+// identity).
 type SessionMap interface {
 	// SessionFor returns the session bound to t, creating and binding a new
 	// one when t has none.

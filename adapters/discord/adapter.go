@@ -20,7 +20,8 @@ const platform = "discord"
 // DefaultAPIURL is Discord's REST API; proxies and tests use another.
 const DefaultAPIURL = "https://discord.com/api/v9"
 
-// Intents the adapter identifies with (platforms.md §4.1). MessageContent
+// Intents the adapter identifies with
+// (docs/platforms.md#discord-gateway-and-intents). MessageContent
 // is privileged: without it guild messages arrive empty (content.go).
 const Intents = discordgo.IntentsGuilds | discordgo.IntentsGuildMessages |
 	discordgo.IntentsDirectMessages | discordgo.IntentsMessageContent
@@ -51,8 +52,9 @@ type Config struct {
 	State State
 }
 
-// Adapter is Parley on Discord. It translates and nothing else (DESIGN.md
-// §2): pacing, sessions and approvals are the core's.
+// Adapter is Parley on Discord. It translates and nothing else
+// (docs/architecture.md, Packages): pacing, sessions and approvals are the
+// core's.
 type Adapter struct {
 	cfg Config
 	s   *discordgo.Session
@@ -139,7 +141,8 @@ func New(cfg Config) (*Adapter, error) {
 // Platform is "discord".
 func (a *Adapter) Platform() string { return platform }
 
-// Capabilities describe Discord (platforms.md §4.4, §4.5).
+// Capabilities describe Discord (docs/platforms.md#discord-rate-limits,
+// docs/platforms.md#discord-text-limits).
 func (a *Adapter) Capabilities() bot.Capabilities {
 	return bot.Capabilities{
 		MaxLen:  maxLen,

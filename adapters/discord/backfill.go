@@ -62,10 +62,10 @@ const (
 
 // recoverGap hands h what the channels in active received after their
 // last seen message, oldest first, through the path of live messages.
-// It runs after a fresh READY that replaced a lost session (platforms.md
-// §4.1): Discord never dispatches what the lost session missed. Messages
-// handled already come again with the same Key, which the core's inbox
-// drops.
+// It runs after a fresh READY that replaced a lost session
+// (docs/platforms.md#discord-gateway-and-intents): Discord never dispatches
+// what the lost session missed. Messages handled already come again with the
+// same Key, which the core's inbox drops.
 func (a *Adapter) recoverGap(ctx context.Context, h bot.Handler, active []entry[string, activeChannel]) {
 	a.backfill(ctx, h, active, gapLostSession)
 }

@@ -9,7 +9,8 @@ import (
 	"github.com/parleybot/parley/bot"
 )
 
-// normalize turns a MESSAGE_CREATE into a bot.Message (DESIGN.md §3):
+// normalize turns a MESSAGE_CREATE into a bot.Message
+// (docs/architecture.md, Conversation identity):
 //
 //   - a DM: Thread{Chat: DM channel}, one continuing conversation;
 //   - in a thread T under channel P: Thread{Space: guild, Chat: P, ID: T},

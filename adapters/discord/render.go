@@ -12,7 +12,9 @@ import (
 	"github.com/parleybot/parley/bot/format"
 )
 
-// Discord's limits that rendering must respect (platforms.md §4.5, §4.6).
+// Discord's limits that rendering must respect
+// (docs/platforms.md#discord-text-limits,
+// docs/platforms.md#discord-buttons).
 const (
 	maxLen  = 2000 // content, in UTF-16 units as Discord counts
 	splitAt = 1900 // headroom below maxLen for the core's splitter

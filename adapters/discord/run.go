@@ -29,9 +29,9 @@ const (
 )
 
 // Run connects to the gateway and hands events to h until ctx ends
-// (platforms.md §4.1). After the first READY it registers the slash
-// commands (bot.Menu) in Config.GuildID, or globally; a failure there is
-// logged, not fatal, since mentions and DMs still work.
+// (docs/platforms.md#discord-gateway-and-intents). After the first READY it
+// registers the slash commands (bot.Menu) in Config.GuildID, or globally; a
+// failure there is logged, not fatal, since mentions and DMs still work.
 //
 // Events are handled in goroutines of their own, started in the order
 // discordgo reads them; interactions are acknowledged before h sees them
@@ -85,7 +85,7 @@ func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
 				// discordgo v0.29.0 resumes against the original URL, so
 				// a lost session comes back as a fresh READY, and
 				// dispatches sent in the gap are never sent again
-				// (platforms.md §4.1).
+				// (docs/platforms.md#discord-gateway-and-intents).
 				a.log.Warn("gateway session was lost and identified afresh; recovering messages sent meanwhile",
 					"session", r.SessionID, "channels", len(active))
 			}

@@ -15,7 +15,8 @@ import (
 )
 
 // A guild conversation is bot.Thread{Space: guild, Chat: parent channel P,
-// ID: root message M} (DESIGN.md §3). The bot answers it in the thread
+// ID: root message M} (docs/architecture.md, Conversation identity;
+// docs/platforms.md#discord-threads). The bot answers it in the thread
 // started on M (whose channel id is M), opened on the first Send or
 // Typing; where threads cannot be opened it answers inline in P, replying
 // to M. Which of the two is remembered per conversation in memory; after

@@ -56,8 +56,9 @@ type Mux interface {
 	Handle(pattern string, h http.Handler)
 }
 
-// Adapter is Parley on Slack. It translates and nothing else (DESIGN.md
-// §2): pacing, sessions and approvals are the core's.
+// Adapter is Parley on Slack. It translates and nothing else
+// (docs/architecture.md, Packages): pacing, sessions and approvals are the
+// core's.
 type Adapter struct {
 	cfg   Config
 	api   *slack.Client
@@ -132,7 +133,8 @@ func New(cfg Config) (*Adapter, error) {
 // Platform is "slack".
 func (a *Adapter) Platform() string { return platform }
 
-// Capabilities describe Slack (platforms.md §2.4, §2.5).
+// Capabilities describe Slack (docs/platforms.md#slack-rate-limits,
+// docs/platforms.md#slack-text-limits).
 func (a *Adapter) Capabilities() bot.Capabilities {
 	return bot.Capabilities{
 		MaxLen:    maxLen,

@@ -31,10 +31,10 @@ func (e *ScopeError) Error() string {
 func (e *ScopeError) Unwrap() error { return e.Err }
 
 // retryAfter recognizes the three shapes in which slack-go reports "slow
-// down" (platforms.md §2.4): a 429 with Retry-After, an ok:false
-// "ratelimited" body, and a 429 without header or a 5xx. Only the first
-// carries a figure; the others get a second, which the pacer stretches on
-// repeats.
+// down" (docs/platforms.md#slack-rate-limits): a 429 with Retry-After, an
+// ok:false "ratelimited" body, and a 429 without header or a 5xx. Only the
+// first carries a figure; the others get a second, which the pacer stretches
+// on repeats.
 func retryAfter(err error) (time.Duration, bool) {
 	if e, ok := errors.AsType[*slack.RateLimitedError](err); ok {
 		// A "Retry-After: 0" would make delivery hammer Slack; a

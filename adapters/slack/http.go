@@ -19,13 +19,15 @@ import (
 	"github.com/parleybot/parley/bot"
 )
 
-// HTTP mode (platforms.md §2.1, §2.6, §2.7): Slack POSTs events, clicks
-// and slash commands to public URLs instead of sending them over a Socket
-// Mode websocket. In the Slack app's settings (or the manifest: with
-// settings.socket_mode_enabled false, settings.event_subscriptions.
-// request_url, settings.interactivity.request_url and each slash
-// command's url), with https://parley.example.com standing for wherever
-// the reverse proxy in front of http.listen is reached:
+// HTTP mode (docs/platforms.md#slack-receiving,
+// docs/platforms.md#slack-buttons, docs/platforms.md#slack-slash-commands):
+// Slack POSTs events, clicks and slash commands to public URLs instead of
+// sending them over a Socket Mode websocket. In the Slack app's settings (or
+// the manifest: with settings.socket_mode_enabled false,
+// settings.event_subscriptions.request_url,
+// settings.interactivity.request_url and each slash command's url), with
+// https://parley.example.com standing for wherever the reverse proxy in
+// front of http.listen is reached:
 //
 //	Event Subscriptions → Request URL:  https://parley.example.com/slack/events
 //	Interactivity       → Request URL:  https://parley.example.com/slack/interactivity

@@ -13,7 +13,8 @@ import (
 	"github.com/parleybot/parley/bot/format"
 )
 
-// Slack's limits that rendering must respect (platforms.md §2.5, §2.6).
+// Slack's limits that rendering must respect
+// (docs/platforms.md#slack-text-limits, docs/platforms.md#slack-buttons).
 const (
 	// maxLen: chat.update fails with msg_too_long past 4,000 characters,
 	// and every message may be edited later, so 4,000 is the limit for

@@ -17,17 +17,19 @@ import (
 // a courtesy in the prompt and must not hold up the events behind it.
 const nameLookupWait = 2 * time.Second
 
-// Run receives events over Socket Mode until ctx ends (platforms.md §2.1).
+// Run receives events over Socket Mode until ctx ends
+// (docs/platforms.md#slack-receiving).
 // It first asks auth.test who the bot is, so a bad token is a clear fatal
 // error rather than an endless reconnect loop, and so the bot can tell
 // its own messages and mention.
 //
 // Acknowledging: a message is acked after the handler returns (it only
-// records and enqueues, DESIGN.md §1), so an event the handler failed to
-// record is redelivered by Slack. Clicks are acked at once: Slack shows
-// the clicker an error after 3 s, and a repeated click is harmless
-// (approvals update WHERE status='pending'). Slash commands are acked
-// with the handler's answer when it comes within the ack window (slash.go).
+// records and enqueues, docs/architecture.md, The flow), so an event the
+// handler failed to record is redelivered by Slack. Clicks are acked at
+// once: Slack shows the clicker an error after 3 s, and a repeated click is
+// harmless (approvals update WHERE status='pending'). Slash commands are
+// acked with the handler's answer when it comes within the ack window
+// (slash.go).
 //
 // In HTTP mode (Config.Mode ModeHTTP) Run serves the Events API,
 // interactivity and slash-command endpoints on Config.Listen instead

@@ -11,12 +11,12 @@ import (
 	"github.com/parleybot/parley/bot"
 )
 
-// Slash commands (platforms.md §2.7) are answered best in the ack itself:
-// the answer appears at once, privately, even where the bot is not a
-// member of the channel. The core answers from inside HandleCommand, so
-// the adapter waits for the handler up to the ack window and puts its
-// first answer in the ack; anything later goes by response_url, and by
-// chat.postEphemeral if that fails.
+// Slash commands (docs/platforms.md#slack-slash-commands) are answered best
+// in the ack itself: the answer appears at once, privately, even where the
+// bot is not a member of the channel. The core answers from inside
+// HandleCommand, so the adapter waits for the handler up to the ack window
+// and puts its first answer in the ack; anything later goes by response_url,
+// and by chat.postEphemeral if that fails.
 const (
 	// slashAckWait leaves headroom in Slack's 3 s for the ack's trip.
 	slashAckWait = 2500 * time.Millisecond

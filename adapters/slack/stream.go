@@ -13,10 +13,11 @@ import (
 	"github.com/parleybot/parley/bot"
 )
 
-// Native streaming (platforms.md §2.3): chat.startStream opens a message
-// that chat.appendStream extends with markdown_text and chat.stopStream
-// ends. Delivery (bot/delivery_native.go) drives it and falls back to
-// send+edit whenever StartStream fails with anything but a rate limit.
+// Native streaming (docs/platforms.md#slack-streaming): chat.startStream
+// opens a message that chat.appendStream extends with markdown_text and
+// chat.stopStream ends. Delivery (bot/delivery_native.go) drives it and
+// falls back to send+edit whenever StartStream fails with anything but a
+// rate limit.
 
 var (
 	_ bot.Streamer     = (*Adapter)(nil)

@@ -19,8 +19,9 @@ import (
 
 const platform = "telegram"
 
-// Modes of receiving updates (platforms.md §3.1): they are exclusive on
-// Telegram's side, a set webhook makes getUpdates fail with 409.
+// Modes of receiving updates (docs/platforms.md#telegram-receiving): they
+// are exclusive on Telegram's side, a set webhook makes getUpdates fail with
+// 409.
 const (
 	ModePolling = "polling"
 	ModeWebhook = "webhook"
@@ -33,7 +34,8 @@ const (
 	DefaultPollTimeout = 30 * time.Second
 )
 
-// Limits of the Bot API (platforms.md §3.5, §3.6).
+// Limits of the Bot API (docs/platforms.md#telegram-text-limits,
+// docs/platforms.md#telegram-buttons).
 const (
 	maxLen      = 4096 // characters after entity parsing, counted in UTF-16
 	splitAt     = 3900
@@ -155,7 +157,8 @@ func New(cfg Config) (*Adapter, error) {
 // Platform is "telegram".
 func (a *Adapter) Platform() string { return platform }
 
-// Capabilities describe Telegram (platforms.md §3.4, §3.5).
+// Capabilities describe Telegram (docs/platforms.md#telegram-rate-limits,
+// docs/platforms.md#telegram-text-limits).
 func (a *Adapter) Capabilities() bot.Capabilities {
 	return bot.Capabilities{
 		MaxLen:    maxLen,

@@ -12,12 +12,12 @@ import (
 
 // A basic group that becomes a supergroup (a public link, many members,
 // some admin settings) gets a new chat id; every call naming the old id
-// then fails with 400 and parameters.migrate_to_chat_id (platforms.md
-// §3.2). The adapter remembers the move in State and sends there from
-// then on, so an answer being written when it happened still arrives, and
-// later calls for the old conversation go straight to the new chat.
-// Messages people write after the move arrive from the new id and start
-// conversations there.
+// then fails with 400 and parameters.migrate_to_chat_id
+// (docs/platforms.md#telegram-conversations). The adapter remembers the move
+// in State and sends there from then on, so an answer being written when it
+// happened still arrives, and later calls for the old conversation go
+// straight to the new chat. Messages people write after the move arrive from
+// the new id and start conversations there.
 
 // migratedTo returns the supergroup id err names, or 0.
 func migratedTo(err error) int64 {

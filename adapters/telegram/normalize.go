@@ -16,8 +16,8 @@ import (
 )
 
 // update is one inbound update decoded twice: the library's struct, and
-// the fields telegram-bot-api v5.5.1 predates and drops (platforms.md
-// §3.0).
+// the fields telegram-bot-api v5.5.1 predates and drops
+// (docs/platforms.md#telegram-library-gaps).
 type update struct {
 	tg  tgbotapi.Update
 	ext extUpdate

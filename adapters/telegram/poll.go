@@ -18,8 +18,9 @@ import (
 // call may take before it counts as hung.
 const pollSlack = 15 * time.Second
 
-// poll is Run in polling mode (platforms.md §3.1): our own getUpdates
-// loop, since the library's ignores retry_after and has no context.
+// poll is Run in polling mode (docs/platforms.md#telegram-receiving): our
+// own getUpdates loop, since the library's ignores retry_after and has no
+// context.
 //
 // The offset is saved after each update has been handed to h and h
 // returned nil, and confirms the update to Telegram on the next call: a

@@ -13,10 +13,10 @@ import (
 	"github.com/parleybot/parley/bot/format"
 )
 
-// Native streaming (platforms.md §3.3): in a private chat sendMessageDraft
-// shows a live preview that the same draft_id animates in place; the
-// preview is ephemeral, so Finish posts the answer with sendMessage.
-// Groups refuse drafts and answer by send and edit.
+// Native streaming (docs/platforms.md#telegram-streaming): in a private chat
+// sendMessageDraft shows a live preview that the same draft_id animates in
+// place; the preview is ephemeral, so Finish posts the answer with
+// sendMessage. Groups refuse drafts and answer by send and edit.
 
 var _ bot.Streamer = (*Adapter)(nil)
 

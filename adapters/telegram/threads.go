@@ -10,9 +10,11 @@ import (
 	"github.com/parleybot/parley/bot"
 )
 
-// Conversation identity (DESIGN.md §3): bot.Thread{Chat: chat id, ID: ""}
-// for a private chat, "topic:<message_thread_id>" for a forum topic, and
-// "<root message_id>" for a reply chain in a group without topics.
+// Conversation identity (docs/architecture.md, Conversation identity;
+// docs/platforms.md#telegram-conversations): bot.Thread{Chat: chat id,
+// ID: ""} for a private chat, "topic:<message_thread_id>" for a forum
+// topic, and "<root message_id>" for a reply chain in a group without
+// topics.
 const topicPrefix = "topic:"
 
 // where is a bot.Thread decoded for the Bot API.

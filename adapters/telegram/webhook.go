@@ -20,9 +20,9 @@ import (
 	"github.com/parleybot/parley/bot"
 )
 
-// Webhook mode (platforms.md §3.1): Telegram POSTs each update to
-// Config.WebhookURL with the secret in SecretHeader. The library's webhook
-// helpers check no secret, so this is our own.
+// Webhook mode (docs/platforms.md#telegram-receiving): Telegram POSTs each
+// update to Config.WebhookURL with the secret in SecretHeader. The library's
+// webhook helpers check no secret, so this is our own.
 
 // SecretHeader carries the webhook's secret_token on every delivery.
 const SecretHeader = "X-Telegram-Bot-Api-Secret-Token"

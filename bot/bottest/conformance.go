@@ -12,8 +12,9 @@ import (
 
 // The conformance suite: every platform adapter, wired to its platform's
 // fake, must pass RunConformance. It checks the promises the chat core
-// builds on (bot.Adapter, platforms.md §1) from both sides: what the core
-// gets back from the adapter, and what a person on the platform sees.
+// builds on (bot.Adapter, docs/platforms.md#adapter-contract) from both
+// sides: what the core gets back from the adapter, and what a person on the
+// platform sees.
 //
 // A platform's test calls it with a Harness over the real adapter and its
 // wire-protocol fake:

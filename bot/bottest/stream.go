@@ -17,7 +17,8 @@ const (
 	OpCloseStream Op = "close_stream"
 )
 
-// Errors of native streaming, modelled on Slack's (platforms.md §2.3).
+// Errors of native streaming, modelled on Slack's
+// (docs/platforms.md#slack-streaming).
 var (
 	// ErrStreamUnsupported: no native streaming here (Slack's
 	// unknown_method, channel_type_not_supported, missing_recipient_*),

@@ -1,4 +1,5 @@
--- The whole schema Parley's storage is built on (DESIGN.md §1, §3).
+-- The whole schema Parley's storage is built on (docs/architecture.md,
+-- "The flow" and the contracts sections).
 --
 -- Conventions:
 --   * Times are INTEGER unix milliseconds (UTC); NULL means "not yet".
@@ -86,7 +87,8 @@ CREATE TABLE inbox (
 -- Finds events accepted but never finished (a crash mid-turn) at startup.
 CREATE INDEX inbox_by_status ON inbox (status, received_at);
 
--- One reply record per agent turn (DESIGN.md §3 "One reply, one message").
+-- One reply record per agent turn (docs/architecture.md, One reply, one
+-- message).
 -- refs is the JSON array of platform message references the reply has
 -- produced; every send or retry consults it first, so a crash or a 429 never
 -- yields a second copy. status is left unconstrained on purpose: the delivery
