@@ -7,13 +7,6 @@ import (
 	"strings"
 )
 
-// Button payloads: a verb and the approval id, nothing else. Everything the
-// decision needs is in the record; the payload is only a pointer to it.
-const (
-	approveData = "a:"
-	denyData    = "d:"
-)
-
 // What a clicker is told, privately, when their click changes nothing.
 const (
 	msgNoLongerValid = "This approval is no longer valid."

@@ -33,21 +33,13 @@ func ParseCommand(text string) (name string, args []string, ok bool) {
 // ErrUnknownCommand is returned for commands Parley does not have.
 var ErrUnknownCommand = errors.New("unknown command")
 
-// Help lists the commands every platform shares.
-const Help = `Commands:
-  /memory            what I remember about you (only you see it)
-  /memory forget N   forget entry N of that list
-  /memory clear      forget everything about you
-  /new               start a fresh conversation here
-  /help              this list`
-
 // Command runs a shared command and returns its answer as Markdown. Memory
 // commands act only on the caller's own memory: there is no argument that
 // names another user.
 func (b *Bot) Command(ctx context.Context, c Command) (string, error) {
 	switch c.Name {
 	case "help", "start":
-		return Help, nil
+		return HelpText(), nil
 	case "new":
 		if _, err := b.sessions.NewSession(ctx, c.Thread); err != nil {
 			return "", fmt.Errorf("new session: %w", err)
@@ -154,20 +146,3 @@ func FormatMemory(m agent.Memory, limits agent.MemoryLimits) string {
 	return b.String()
 }
 
-// MenuCommand is one command as platforms list it in their command menus
-// (Telegram setMyCommands, Discord application commands).
-type MenuCommand struct {
-	Name        string // lowercase, no slash: "memory"
-	Description string // at most 100 characters (Discord's limit)
-}
-
-// Menu returns the commands every platform registers, in menu order.
-func Menu() []MenuCommand {
-	return []MenuCommand{
-		{"memory", "What I remember about you (only you see it)"},
-		{"new", "Start a fresh conversation here"},
-		{"stop", "Stop the answer being written here"},
-		{"status", "Model, context use and session size"},
-		{"help", "What I can do and the commands I know"},
-	}
-}

@@ -23,40 +23,51 @@ func (r *Router) HandleCommand(ctx context.Context, c Command) error {
 	if !r.cfg.Access.Allowed(c.User, c.Thread) {
 		return r.refuse(ctx, Message{Key: c.Key, Thread: c.Thread, User: c.User, Direct: c.Direct})
 	}
-	var text string
-	switch c.Name {
-	case "stop":
-		stopped, err := r.stop(ctx, c.Thread)
-		if err != nil {
-			return err
-		}
-		text = "Nothing is running here."
-		if stopped {
-			text = "Stopped."
-		}
-	case "status":
-		s, err := r.status(ctx, c.Thread)
-		if err != nil {
-			return err
-		}
-		text = s
-	case "memory":
-		if len(c.Args) == 1 && strings.EqualFold(c.Args[0], "clear") {
-			return r.askClearMemory(ctx, c)
-		}
-		out, err := r.cfg.Commands.Command(ctx, c)
-		if err != nil {
-			out = err.Error()
-		}
-		text = out
-	case "help", "start":
-		text = Help + "\n  /stop              stop the answer being written here\n  /status            model, context use and session size"
-	default:
-		out, err := r.cfg.Commands.Command(ctx, c)
-		if err != nil {
-			out = err.Error()
-		}
-		text = out
+	e, ok := findCommand(c.Name)
+	if !ok {
+		return r.answerPrivately(ctx, c, Out{Text: "Unknown command /" + c.Name + ": try /help"})
+	}
+	return e.run(r, ctx, c)
+}
+
+// The commands' handlers (registry.go lists them). Each answers privately.
+
+func (r *Router) cmdStop(ctx context.Context, c Command) error {
+	stopped, err := r.stop(ctx, c.Thread)
+	if err != nil {
+		return err
+	}
+	text := "Nothing is running here."
+	if stopped {
+		text = "Stopped."
+	}
+	return r.answerPrivately(ctx, c, Out{Text: text})
+}
+
+func (r *Router) cmdStatus(ctx context.Context, c Command) error {
+	s, err := r.status(ctx, c.Thread)
+	if err != nil {
+		return err
+	}
+	return r.answerPrivately(ctx, c, Out{Text: s})
+}
+
+func (r *Router) cmdHelp(ctx context.Context, c Command) error {
+	return r.answerPrivately(ctx, c, Out{Text: HelpText()})
+}
+
+func (r *Router) cmdMemory(ctx context.Context, c Command) error {
+	if len(c.Args) == 1 && strings.EqualFold(c.Args[0], "clear") {
+		return r.askClearMemory(ctx, c)
+	}
+	return r.cmdShared(ctx, c)
+}
+
+// cmdShared runs a command the shared commands answer (bot.go).
+func (r *Router) cmdShared(ctx context.Context, c Command) error {
+	text, err := r.cfg.Commands.Command(ctx, c)
+	if err != nil {
+		text = err.Error()
 	}
 	return r.answerPrivately(ctx, c, Out{Text: text})
 }
@@ -79,13 +90,23 @@ func (r *Router) HandleAction(ctx context.Context, a Action) error {
 			}
 		}()
 	}
-	if strings.HasPrefix(a.Data, clearMemoryData) {
-		return r.confirmClearMemory(ctx, a)
+	e, ok := findAction(a.Data)
+	if !ok {
+		return r.cfg.Outbound.Tell(ctx, a, msgButtonInvalid)
 	}
-	if r.cfg.Approvals != nil {
-		// The approvals answer every click themselves, refusals included.
-		_, err := r.cfg.Approvals.HandleAction(ctx, a)
-		return err
+	return e.handle(r, ctx, a)
+}
+
+// msgButtonInvalid answers a click on a button Parley does not know (a
+// forged or outdated payload).
+const msgButtonInvalid = "This button is no longer valid."
+
+// approvalClick hands an approval button's click to the approvals, which
+// answer the clicker themselves, refusals included.
+func (r *Router) approvalClick(ctx context.Context, a Action) error {
+	if r.cfg.Approvals == nil {
+		return r.cfg.Outbound.Tell(ctx, a, msgButtonInvalid)
 	}
-	return r.cfg.Outbound.Tell(ctx, a, "This button is no longer valid.")
+	_, err := r.cfg.Approvals.HandleAction(ctx, a)
+	return err
 }

@@ -6,42 +6,41 @@ import (
 	"github.com/parleybot/parley/bot"
 )
 
-// /memory's subcommands; show is the default (no arguments).
-const (
-	subShow   = "show"
-	subForget = "forget"
-	subClear  = "clear"
-)
+// subShow is /memory's default subcommand: it takes no arguments.
+const subShow = "show"
 
-// appCommands are bot.Menu() as Discord application commands, usable in
+// appCommands are bot.Commands() as Discord application commands, usable in
 // guilds and in DMs with the bot.
 func appCommands() []*discordgo.ApplicationCommand {
 	contexts := []discordgo.InteractionContextType{discordgo.InteractionContextGuild, discordgo.InteractionContextBotDM}
 	var cmds []*discordgo.ApplicationCommand
-	for _, m := range bot.Menu() {
-		c := &discordgo.ApplicationCommand{
+	for _, spec := range bot.Commands() {
+		cmds = append(cmds, &discordgo.ApplicationCommand{
 			Type:         discordgo.ChatApplicationCommand,
-			Name:         m.Name,
-			Description:  m.Description,
+			Name:         spec.Name,
+			Description:  spec.Description,
 			DMPermission: new(true),
 			Contexts:     &contexts,
-		}
-		if m.Name == "memory" {
-			c.Options = memoryOptions()
-		}
-		cmds = append(cmds, c)
+			Options:      subcommandOptions(spec.Subcommands),
+		})
 	}
 	return cmds
 }
 
-func memoryOptions() []*discordgo.ApplicationCommandOption {
-	return []*discordgo.ApplicationCommandOption{
-		{Type: discordgo.ApplicationCommandOptionSubCommand, Name: subShow, Description: "Show what I remember about you (only you see it)"},
-		{Type: discordgo.ApplicationCommandOptionSubCommand, Name: subForget, Description: "Forget one entry of that list",
-			Options: []*discordgo.ApplicationCommandOption{{
-				Type: discordgo.ApplicationCommandOptionInteger, Name: "n", Description: "The entry's number, from /memory show",
-				Required: true, MinValue: new(1.0),
-			}}},
-		{Type: discordgo.ApplicationCommandOptionSubCommand, Name: subClear, Description: "Forget everything I remember about you"},
+// subcommandOptions declares a command's subcommands, each with its
+// argument.
+func subcommandOptions(subs []bot.Subcommand) []*discordgo.ApplicationCommandOption {
+	var out []*discordgo.ApplicationCommandOption
+	for _, s := range subs {
+		o := &discordgo.ApplicationCommandOption{Type: discordgo.ApplicationCommandOptionSubCommand, Name: s.Name, Description: s.Description}
+		if a := s.Arg; a != nil {
+			arg := &discordgo.ApplicationCommandOption{Type: discordgo.ApplicationCommandOptionString, Name: a.Name, Description: a.Description, Required: true}
+			if a.Integer {
+				arg.Type, arg.MinValue = discordgo.ApplicationCommandOptionInteger, new(float64(a.Min))
+			}
+			o.Options = []*discordgo.ApplicationCommandOption{arg}
+		}
+		out = append(out, o)
 	}
+	return out
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/parleybot/parley/bot"
 )
 
 // The app manifest (https://docs.slack.dev/reference/app-manifest) that
@@ -111,10 +113,17 @@ func Manifest(name string) string {
 	m.Features.BotUser.AlwaysOnline = true
 	m.Features.AssistantView.AssistantDescription = "Ask " + name + " to research, summarize or run a task; it remembers what you tell it to."
 	m.Features.AssistantView.SuggestedPrompts = suggestedPrompts() // assistant.go
+	var names, forms []string
+	for _, c := range bot.Commands() {
+		names = append(names, c.Name)
+		for _, u := range c.Usage {
+			forms = append(forms, strings.TrimPrefix(u.Form, "/"))
+		}
+	}
 	m.Features.SlashCommands = []slashCommand{{
 		Command:     umbrellaCommand,
-		Description: "Talk to " + truncate(name, maxAppName) + ": memory, new, stop, status, help",
-		UsageHint:   "memory | memory forget N | memory clear | new | stop | status | help",
+		Description: "Talk to " + truncate(name, maxAppName) + ": " + strings.Join(names, ", "),
+		UsageHint:   strings.Join(forms, " | "),
 	}}
 	m.OAuthConfig.Scopes.Bot = botScopes
 	m.Settings.EventSubscriptions.BotEvents = botEvents

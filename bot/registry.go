@@ -1,0 +1,185 @@
+package bot
+
+import (
+	"context"
+	"strings"
+)
+
+// The registries: every command and every kind of button Parley has,
+// declared once. Dispatch, /help, Telegram's command menu, Discord's
+// application commands and the Slack manifest all read the command table;
+// every button payload's prefix is declared in the action table, and a
+// click is routed by it.
+
+// CommandSpec describes a command as menus, help and manifests show it.
+type CommandSpec struct {
+	Name        string // lowercase, no slash: "memory"
+	Description string // at most 100 characters (Discord's limit)
+	// Usage are the lines of /help: each form with what it does.
+	Usage []Usage
+	// Subcommands, for platforms that declare them (Discord); none means
+	// the command takes no arguments there.
+	Subcommands []Subcommand
+}
+
+// Usage is one line of /help.
+type Usage struct {
+	Form  string // "/memory forget N"
+	Means string
+}
+
+// Subcommand is one form of a command with subcommands.
+type Subcommand struct {
+	Name        string
+	Description string
+	// Arg is the subcommand's one argument, if it has one.
+	Arg *CommandArg
+}
+
+// CommandArg is a subcommand's argument.
+type CommandArg struct {
+	Name        string
+	Description string
+	Integer     bool
+	Min         int
+}
+
+// commandEntry is a command and what runs it.
+type commandEntry struct {
+	CommandSpec
+	aliases []string
+	run     func(r *Router, ctx context.Context, c Command) error
+}
+
+// commandTable is every command, in menu order.
+func commandTable() []commandEntry {
+	return []commandEntry{
+		{CommandSpec: CommandSpec{
+			Name: "memory", Description: "What I remember about you (only you see it)",
+			Usage: []Usage{
+				{"/memory", "what I remember about you (only you see it)"},
+				{"/memory forget N", "forget entry N of that list"},
+				{"/memory clear", "forget everything about you"},
+			},
+			Subcommands: []Subcommand{
+				{Name: "show", Description: "Show what I remember about you (only you see it)"},
+				{Name: "forget", Description: "Forget one entry of that list",
+					Arg: &CommandArg{Name: "n", Description: "The entry's number, from /memory show", Integer: true, Min: 1}},
+				{Name: "clear", Description: "Forget everything I remember about you"},
+			},
+		}, run: (*Router).cmdMemory},
+		{CommandSpec: CommandSpec{
+			Name: "new", Description: "Start a fresh conversation here",
+			Usage: []Usage{{"/new", "start a fresh conversation here"}},
+		}, run: (*Router).cmdShared},
+		{CommandSpec: CommandSpec{
+			Name: "stop", Description: "Stop the answer being written here",
+			Usage: []Usage{{"/stop", "stop the answer being written here"}},
+		}, run: (*Router).cmdStop},
+		{CommandSpec: CommandSpec{
+			Name: "status", Description: "Model, context use and session size",
+			Usage: []Usage{{"/status", "model, context use and session size"}},
+		}, run: (*Router).cmdStatus},
+		{CommandSpec: CommandSpec{
+			Name: "help", Description: "What I can do and the commands I know",
+			Usage: []Usage{{"/help", "this list"}},
+		}, aliases: []string{"start"}, run: (*Router).cmdHelp},
+	}
+}
+
+// Commands returns every command, in menu order: what platforms register
+// (Telegram setMyCommands, Discord application commands, the Slack
+// manifest).
+func Commands() []CommandSpec {
+	table := commandTable()
+	out := make([]CommandSpec, len(table))
+	for i, e := range table {
+		out[i] = e.CommandSpec
+	}
+	return out
+}
+
+// MenuCommand is one command as platforms list it in their command menus.
+type MenuCommand struct {
+	Name        string
+	Description string
+}
+
+// Menu returns the commands' names and descriptions, in menu order.
+func Menu() []MenuCommand {
+	var out []MenuCommand
+	for _, c := range Commands() {
+		out = append(out, MenuCommand{Name: c.Name, Description: c.Description})
+	}
+	return out
+}
+
+// HelpText is /help's answer, from the command table.
+func HelpText() string {
+	var lines []Usage
+	width := 0
+	for _, c := range Commands() {
+		for _, u := range c.Usage {
+			lines = append(lines, u)
+			width = max(width, len(u.Form))
+		}
+	}
+	var b strings.Builder
+	b.WriteString("Commands:")
+	for _, u := range lines {
+		b.WriteString("\n  " + u.Form + strings.Repeat(" ", width-len(u.Form)+3) + u.Means)
+	}
+	return b.String()
+}
+
+// findCommand returns the entry of name (or an alias of it).
+func findCommand(name string) (commandEntry, bool) {
+	for _, e := range commandTable() {
+		if e.Name == name {
+			return e, true
+		}
+		for _, a := range e.aliases {
+			if a == name {
+				return e, true
+			}
+		}
+	}
+	return commandEntry{}, false
+}
+
+// Button payload prefixes, one per kind of button. A payload is a prefix
+// and an opaque id, at most MaxButtonData bytes: everything the click
+// needs is stored under the id, never in the payload.
+const (
+	approveData     = "a:"  // approve an approval
+	denyData        = "d:"  // deny an approval
+	clearMemoryData = "mc:" // confirm /memory clear
+)
+
+// actionEntry is a kind of button and what handles its clicks.
+type actionEntry struct {
+	prefix string
+	handle func(r *Router, ctx context.Context, a Action) error
+}
+
+// actionTable is every kind of button.
+func actionTable() []actionEntry {
+	return []actionEntry{
+		{approveData, (*Router).approvalClick},
+		{denyData, (*Router).approvalClick},
+		{clearMemoryData, (*Router).confirmClearMemory},
+	}
+}
+
+// findAction returns the handler of a click's payload.
+func findAction(data string) (actionEntry, bool) {
+	if len(data) > MaxButtonData {
+		return actionEntry{}, false
+	}
+	for _, e := range actionTable() {
+		if strings.HasPrefix(data, e.prefix) {
+			return e, true
+		}
+	}
+	return actionEntry{}, false
+}
