@@ -145,4 +145,3 @@ func FormatMemory(m agent.Memory, limits agent.MemoryLimits) string {
 	b.WriteString("Forget one with /memory forget N.")
 	return b.String()
 }
-

@@ -60,4 +60,3 @@ func shortID(id string) string {
 	}
 	return id
 }
-
