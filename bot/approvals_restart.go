@@ -4,26 +4,7 @@ import (
 	"context"
 	"fmt"
 	"time"
-
-	"github.com/parleybot/parley/agent"
 )
-
-// Decisions returns the decided approvals of a session by tool call id, in
-// the form agent.Turn.Decisions takes: a resumed turn runs (or refuses) the
-// calls decided while no run was waiting, without asking again.
-func (a *Approvals) Decisions(ctx context.Context, sessionID string) (map[string]agent.Decision, error) {
-	recs, err := a.cfg.Store.SessionApprovals(ctx, sessionID)
-	if err != nil {
-		return nil, fmt.Errorf("approvals: decisions of session %s: %w", sessionID, err)
-	}
-	out := map[string]agent.Decision{}
-	for _, rec := range recs {
-		if rec.Status != ApprovalPending {
-			out[rec.ToolCallID] = rec.Decision()
-		}
-	}
-	return out, nil
-}
 
 // Pending counts the approvals of a session still waiting for a decision.
 func (a *Approvals) Pending(ctx context.Context, sessionID string) (int, error) {

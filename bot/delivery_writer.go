@@ -170,10 +170,6 @@ func (w *ReplyWriter) Streamed() string {
 	return string(w.text)
 }
 
-// Delivered reports whether the reply had already been delivered when
-// Begin found its record: the turn need not run again.
-func (w *ReplyWriter) Delivered() bool { return w.delivered }
-
 func (w *ReplyWriter) afterFinish() error {
 	if w.delivered {
 		return nil // a re-run of a delivered turn: nothing will be shown

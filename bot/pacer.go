@@ -264,8 +264,8 @@ func (p *Pacer) Penalize(key PaceKey, retryAfter time.Duration) {
 	}
 }
 
-// Buckets returns how many buckets the pacer holds.
-func (p *Pacer) Buckets() int {
+// bucketCount returns how many buckets the pacer holds.
+func (p *Pacer) bucketCount() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return len(p.buckets)
