@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/agent/guard"
 )
 
 // MemoryArgs is the memory tool's argument contract.
@@ -36,7 +37,7 @@ func Memory(store agent.MemoryStore, limits agent.MemoryLimits) (agent.Tool, err
 		if a.Action == "add" || a.Action == "replace" {
 			// Memory is injected into every future prompt: nothing that
 			// reads as an instruction, a secret or hidden text gets in.
-			if err := agent.CheckMemory(a.Content); err != nil {
+			if err := guard.Check(a.Content); err != nil {
 				return "", err
 			}
 		}

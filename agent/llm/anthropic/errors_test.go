@@ -62,7 +62,7 @@ func TestTypeKind(t *testing.T) {
 
 func TestScrub(t *testing.T) {
 	p := New(Config{APIKey: testKey})
-	if got := llm.Scrub("invalid x-api-key: "+testKey+".", p.apiKey); got != "invalid x-api-key: [redacted]." {
+	if got := llm.Scrub("invalid x-api-key: "+testKey+".", p.endpoint.APIKey); got != "invalid x-api-key: [redacted]." {
 		t.Errorf("scrub = %q", got)
 	}
 }

@@ -5,8 +5,6 @@ package anthropic
 import (
 	"cmp"
 	"context"
-	"net/http"
-	"time"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
@@ -21,42 +19,26 @@ const DefaultBaseURL = "https://api.anthropic.com"
 // Messages API requires one.
 const DefaultMaxTokens = 4096
 
-// name is the provider's display name in errors.
-const name = "Anthropic"
-
 // Config configures a Provider. Nothing is read from the environment or
 // from profile files: the caller resolves ANTHROPIC_API_KEY into APIKey.
-type Config struct {
-	APIKey  string
-	BaseURL string // default DefaultBaseURL
-	// HTTPClient defaults to a client whose transport gives up on a server
-	// that accepts the connection but never answers (10 min, as the SDK's
-	// own default); bound whole calls with the context.
-	HTTPClient *http.Client
-}
+type Config = llm.Config
 
 // Provider streams Messages API calls. It is safe for concurrent use.
 type Provider struct {
-	messages sdk.MessageService
-	models   sdk.ModelService
-	baseURL  string
-	apiKey   string // kept only to scrub it from error messages
+	client   sdk.Client   // its Messages and Models services
+	endpoint llm.Endpoint // names the API in errors, and scrubs the key from them
 }
 
 // New returns a Provider for cfg.
 func New(cfg Config) *Provider {
 	base := cmp.Or(cfg.BaseURL, DefaultBaseURL)
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = defaultHTTPClient()
-	}
 	opts := []option.RequestOption{
 		// Without this the SDK walks its credential chain: ANTHROPIC_API_KEY,
 		// ANTHROPIC_AUTH_TOKEN, ANTHROPIC_PROFILE, federation variables, a
 		// profile file, plus ANTHROPIC_BASE_URL and ANTHROPIC_CUSTOM_HEADERS.
 		option.WithoutEnvironmentDefaults(),
 		option.WithBaseURL(base),
-		option.WithHTTPClient(hc),
+		option.WithHTTPClient(cfg.Client()),
 		// The agent is the one retry layer (visible retry events, one cap);
 		// SDK retries underneath would multiply the attempts, and this SDK
 		// honours Retry-After without any cap.
@@ -65,8 +47,8 @@ func New(cfg Config) *Provider {
 	if cfg.APIKey != "" {
 		opts = append(opts, option.WithAPIKey(cfg.APIKey))
 	}
-	c := sdk.NewClient(opts...)
-	return &Provider{messages: c.Messages, models: c.Models, baseURL: base, apiKey: cfg.APIKey}
+	return &Provider{client: sdk.NewClient(opts...),
+		endpoint: llm.Endpoint{Provider: "Anthropic", BaseURL: base, APIKey: cfg.APIKey, ReadError: readError}}
 }
 
 // Check makes one cheap authenticated call (list one model), so `parley
@@ -74,18 +56,8 @@ func New(cfg Config) *Provider {
 // nil or an *llm.Error.
 func (p *Provider) Check(ctx context.Context) error {
 	var a llm.Attempt
-	if _, err := p.models.List(ctx, sdk.ModelListParams{Limit: sdk.Int(1)}, record(&a)); err != nil {
-		return p.classify(ctx, &a, err)
+	if _, err := p.client.Models.List(ctx, sdk.ModelListParams{Limit: sdk.Int(1)}, option.WithMiddleware(a.Observe)); err != nil {
+		return p.endpoint.Classify(ctx, &a, err)
 	}
 	return nil
-}
-
-func defaultHTTPClient() *http.Client {
-	t, ok := http.DefaultTransport.(*http.Transport)
-	if !ok { // wrapped, e.g. by otelhttp: keep the wrapper
-		return &http.Client{Transport: http.DefaultTransport}
-	}
-	t = t.Clone()
-	t.ResponseHeaderTimeout = 10 * time.Minute
-	return &http.Client{Transport: t}
 }

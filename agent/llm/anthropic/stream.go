@@ -9,7 +9,20 @@ import (
 	"github.com/parleybot/parley/agent/llm"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
 )
+
+// messagesCall is one streamed Messages call (an llm.Call).
+type messagesCall struct {
+	p   *Provider
+	req llm.Request
+	msg sdk.Message
+	// callIndex[b] is the tool-call number of content block b, -1 for
+	// other blocks: llm events count tool calls, not content blocks.
+	callIndex []int
+	calls     int
+	stopped   bool // message_stop came
+}
 
 // Stream makes one streamed Messages call. Text and tool-input fragments
 // are yielded as they arrive; the final EventDone carries the message as
@@ -17,74 +30,64 @@ import (
 // except cancellation, which is yielded as the context's error.
 func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Event, error] {
 	return func(yield func(llm.Event, error) bool) {
-		params, err := newParams(req)
-		if err != nil {
-			yield(llm.Event{}, &llm.Error{Provider: name, Kind: llm.KindBadRequest, Message: err.Error(), Err: err})
-			return
-		}
-		// A consumer that stops ranging must end the HTTP request now, not
-		// when the model finishes talking: Close drops the body, cancel
-		// covers a request still waiting for its headers.
-		ctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		var a llm.Attempt
-		s := p.messages.NewStreaming(ctx, params, record(&a))
-		defer s.Close()
-
-		var msg sdk.Message
-		// callIndex[b] is the tool-call number of content block b, -1 for
-		// other blocks: llm events count tool calls, not content blocks.
-		var callIndex []int
-		calls, stopped := 0, false
-		for s.Next() {
-			ev := s.Current()
-			if err := msg.Accumulate(ev); err != nil {
-				yield(llm.Event{}, p.malformed(&a, err))
-				return
-			}
-			switch ev.Type {
-			case "content_block_start":
-				// Accumulate checked that blocks start in order, so
-				// ev.Index == len(callIndex).
-				if ev.ContentBlock.Type != "tool_use" {
-					callIndex = append(callIndex, -1)
-					continue
-				}
-				callIndex = append(callIndex, calls)
-				call := &llm.ToolCall{ID: ev.ContentBlock.ID, Name: ev.ContentBlock.Name}
-				if !yield(llm.Event{Kind: llm.EventToolCallStart, Index: calls, ToolCall: call}, nil) {
-					return
-				}
-				calls++
-			case "content_block_delta":
-				var out llm.Event
-				switch d := ev.Delta; {
-				case d.Type == "text_delta" && d.Text != "":
-					out = llm.Event{Kind: llm.EventTextDelta, Text: d.Text}
-				case d.Type == "input_json_delta" && d.PartialJSON != "" && callIndex[ev.Index] >= 0:
-					out = llm.Event{Kind: llm.EventToolCallDelta, Index: callIndex[ev.Index], Text: d.PartialJSON}
-				default:
-					continue // thinking, signatures, citations: not in the neutral stream
-				}
-				if !yield(out, nil) {
-					return
-				}
-			case "message_stop":
-				stopped = true
-			}
-		}
-		if err := s.Err(); err != nil {
-			yield(llm.Event{}, p.classify(ctx, &a, err))
-			return
-		}
-		if !stopped {
-			// The body ended cleanly but before message_stop: a proxy or
-			// server that gave up mid-answer. Retrying is the cure.
-			yield(llm.Event{}, p.truncated(&a))
-			return
-		}
-		yield(llm.Event{Kind: llm.EventDone, Response: response(&msg)}, nil)
+		llm.StreamCall(ctx, p.endpoint, &messagesCall{p: p, req: req}, yield)
 	}
+}
+
+// Decode feeds an event to Accumulate and yields the text and tool-input
+// fragments it carries.
+func (c *messagesCall) Decode(ev sdk.MessageStreamEventUnion, yield func(llm.Event) bool) (bool, error) {
+	if err := c.msg.Accumulate(ev); err != nil {
+		return false, err
+	}
+	switch ev.Type {
+	case "content_block_start":
+		// Accumulate checked that blocks start in order, so
+		// ev.Index == len(callIndex).
+		if ev.ContentBlock.Type != "tool_use" {
+			c.callIndex = append(c.callIndex, -1)
+			return true, nil
+		}
+		c.callIndex = append(c.callIndex, c.calls)
+		call := &llm.ToolCall{ID: ev.ContentBlock.ID, Name: ev.ContentBlock.Name}
+		if !yield(llm.Event{Kind: llm.EventToolCallStart, Index: c.calls, ToolCall: call}) {
+			return false, nil
+		}
+		c.calls++
+	case "content_block_delta":
+		var out llm.Event
+		switch d := ev.Delta; {
+		case d.Type == "text_delta" && d.Text != "":
+			out = llm.Event{Kind: llm.EventTextDelta, Text: d.Text}
+		case d.Type == "input_json_delta" && d.PartialJSON != "" && c.callIndex[ev.Index] >= 0:
+			out = llm.Event{Kind: llm.EventToolCallDelta, Index: c.callIndex[ev.Index], Text: d.PartialJSON}
+		default:
+			return true, nil // thinking, signatures, citations: not in the neutral stream
+		}
+		return yield(out), nil
+	case "message_stop":
+		c.stopped = true
+	}
+	return true, nil
+}
+
+// Done returns the message Accumulate assembled, or false when the body
+// ended cleanly but before message_stop: a proxy or server that gave up
+// mid-answer.
+func (c *messagesCall) Done() (*llm.Response, bool) {
+	if !c.stopped {
+		return nil, false
+	}
+	return response(&c.msg), true
+}
+
+// Send builds the request and starts it, recording the exchange in a.
+func (c *messagesCall) Send(ctx context.Context, a *llm.Attempt) (llm.SSE[sdk.MessageStreamEventUnion], error) {
+	params, err := newParams(c.req)
+	if err != nil {
+		return nil, err
+	}
+	return c.p.client.Messages.NewStreaming(ctx, params, option.WithMiddleware(a.Observe)), nil
 }
 
 func response(msg *sdk.Message) *llm.Response {

@@ -60,7 +60,7 @@ func TestStreamErrorKind(t *testing.T) {
 
 func TestScrub(t *testing.T) {
 	p := New(Config{APIKey: testKey})
-	if got := llm.Scrub("Incorrect API key provided: "+testKey+".", p.apiKey); got != "Incorrect API key provided: [redacted]." {
+	if got := llm.Scrub("Incorrect API key provided: "+testKey+".", p.endpoint.APIKey); got != "Incorrect API key provided: [redacted]." {
 		t.Errorf("scrub = %q", got)
 	}
 }

@@ -7,8 +7,6 @@ package openai
 import (
 	"cmp"
 	"context"
-	"net/http"
-	"time"
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -19,38 +17,24 @@ import (
 // includes the version path (e.g. http://localhost:11434/v1 for Ollama).
 const DefaultBaseURL = "https://api.openai.com/v1"
 
-// name is the provider's display name in errors.
-const name = "OpenAI"
-
 // Config configures a Provider. Nothing is read from the environment: the
-// caller resolves OPENAI_API_KEY and friends into these fields.
-type Config struct {
-	APIKey  string // sent as a bearer token; empty sends none (local servers)
-	BaseURL string // default DefaultBaseURL
-	// HTTPClient defaults to a client whose transport gives up on a server
-	// that accepts the connection but never answers (10 min, as the SDK's
-	// own default); bound whole calls with the context.
-	HTTPClient *http.Client
-}
+// caller resolves OPENAI_API_KEY and friends into its fields. APIKey is
+// sent as a bearer token; an empty one sends none (local servers).
+type Config = llm.Config
 
 // Provider streams Chat Completions. It is safe for concurrent use.
 type Provider struct {
-	chat    sdk.ChatCompletionService
-	models  sdk.ModelService
-	baseURL string
-	apiKey  string // kept only to scrub it from error messages
+	chat     sdk.ChatCompletionService
+	models   sdk.ModelService
+	endpoint llm.Endpoint // names the API in errors, and scrubs the key from them
 }
 
 // New returns a Provider for cfg.
 func New(cfg Config) *Provider {
 	base := cmp.Or(cfg.BaseURL, DefaultBaseURL)
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = defaultHTTPClient()
-	}
 	opts := []option.RequestOption{
 		option.WithBaseURL(base),
-		option.WithHTTPClient(hc),
+		option.WithHTTPClient(cfg.Client()),
 		// The agent is the one retry layer (visible retry events, one cap);
 		// SDK retries underneath would multiply the attempts.
 		option.WithMaxRetries(0),
@@ -64,10 +48,9 @@ func New(cfg Config) *Provider {
 	// OPENAI_CUSTOM_HEADERS, which no explicit option overrides) and this
 	// package must send exactly what Config says.
 	return &Provider{
-		chat:    sdk.NewChatCompletionService(opts...),
-		models:  sdk.NewModelService(opts...),
-		baseURL: base,
-		apiKey:  cfg.APIKey,
+		chat:     sdk.NewChatCompletionService(opts...),
+		models:   sdk.NewModelService(opts...),
+		endpoint: llm.Endpoint{Provider: "OpenAI", BaseURL: base, APIKey: cfg.APIKey, ReadError: readError},
 	}
 }
 
@@ -76,18 +59,8 @@ func New(cfg Config) *Provider {
 // nil or an *llm.Error.
 func (p *Provider) Check(ctx context.Context) error {
 	var a llm.Attempt
-	if _, err := p.models.List(ctx, record(&a)); err != nil {
-		return p.classify(ctx, &a, err)
+	if _, err := p.models.List(ctx, option.WithMiddleware(a.Observe)); err != nil {
+		return p.endpoint.Classify(ctx, &a, err)
 	}
 	return nil
-}
-
-func defaultHTTPClient() *http.Client {
-	t, ok := http.DefaultTransport.(*http.Transport)
-	if !ok { // wrapped, e.g. by otelhttp: keep the wrapper
-		return &http.Client{Transport: http.DefaultTransport}
-	}
-	t = t.Clone()
-	t.ResponseHeaderTimeout = 10 * time.Minute
-	return &http.Client{Transport: t}
 }

@@ -3,12 +3,22 @@ package openai
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"iter"
 
 	"github.com/parleybot/parley/agent/llm"
 
 	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
 )
+
+// chatCall is one streamed Chat Completions call (an llm.Call).
+type chatCall struct {
+	p       *Provider
+	req     llm.Request
+	acc     sdk.ChatCompletionAccumulator
+	started []bool // started[i]: EventToolCallStart sent for tool call i
+}
 
 // Stream makes one streamed Chat Completions call. Text and tool-call
 // fragments are yielded as they arrive; the final EventDone carries the
@@ -16,70 +26,59 @@ import (
 // *llm.Error, except cancellation, which is yielded as the context's error.
 func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Event, error] {
 	return func(yield func(llm.Event, error) bool) {
-		params, err := newParams(req)
-		if err != nil {
-			yield(llm.Event{}, &llm.Error{Provider: name, Kind: llm.KindBadRequest, Message: err.Error(), Err: err})
-			return
-		}
-		// A consumer that stops ranging must end the HTTP request now, not
-		// when the model finishes talking: Close drops the body, cancel
-		// covers a request still waiting for its headers.
-		ctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		var a llm.Attempt
-		s := p.chat.NewStreaming(ctx, params, record(&a))
-		defer s.Close()
-
-		var acc sdk.ChatCompletionAccumulator
-		var started []bool // started[i]: EventToolCallStart sent for tool call i
-		for s.Next() {
-			chunk := s.Current()
-			if !acc.AddChunk(chunk) {
-				yield(llm.Event{}, p.malformed(&a, "a chunk does not continue the stream"))
-				return
-			}
-			for _, choice := range chunk.Choices {
-				if choice.Index != 0 { // one choice is asked for; ignore strays
-					continue
-				}
-				if d := choice.Delta.Content; d != "" {
-					if !yield(llm.Event{Kind: llm.EventTextDelta, Text: d}, nil) {
-						return
-					}
-				}
-				for _, tc := range choice.Delta.ToolCalls {
-					i := max(int(tc.Index), 0) // some servers send -1 for a lone call
-					for len(started) <= i {
-						started = append(started, false)
-					}
-					if !started[i] && (tc.ID != "" || tc.Function.Name != "") {
-						started[i] = true
-						call := &llm.ToolCall{ID: tc.ID, Name: tc.Function.Name}
-						if !yield(llm.Event{Kind: llm.EventToolCallStart, Index: i, ToolCall: call}, nil) {
-							return
-						}
-					}
-					if args := tc.Function.Arguments; args != "" {
-						if !yield(llm.Event{Kind: llm.EventToolCallDelta, Index: i, Text: args}, nil) {
-							return
-						}
-					}
-				}
-			}
-		}
-		if err := s.Err(); err != nil {
-			yield(llm.Event{}, p.classify(ctx, &a, err))
-			return
-		}
-		resp, ok := response(&acc)
-		if !ok {
-			// The body ended cleanly but without a finish_reason: a proxy
-			// or server that gave up mid-answer. Retrying is the cure.
-			yield(llm.Event{}, p.truncated(&a))
-			return
-		}
-		yield(llm.Event{Kind: llm.EventDone, Response: resp}, nil)
+		llm.StreamCall(ctx, p.endpoint, &chatCall{p: p, req: req}, yield)
 	}
+}
+
+// Decode feeds a chunk to the accumulator and yields the text and
+// tool-call fragments it carries.
+func (c *chatCall) Decode(chunk sdk.ChatCompletionChunk, yield func(llm.Event) bool) (bool, error) {
+	if !c.acc.AddChunk(chunk) {
+		return false, errors.New("a chunk does not continue the stream")
+	}
+	for _, choice := range chunk.Choices {
+		if choice.Index != 0 { // one choice is asked for; ignore strays
+			continue
+		}
+		if d := choice.Delta.Content; d != "" {
+			if !yield(llm.Event{Kind: llm.EventTextDelta, Text: d}) {
+				return false, nil
+			}
+		}
+		for _, tc := range choice.Delta.ToolCalls {
+			i := max(int(tc.Index), 0) // some servers send -1 for a lone call
+			for len(c.started) <= i {
+				c.started = append(c.started, false)
+			}
+			if !c.started[i] && (tc.ID != "" || tc.Function.Name != "") {
+				c.started[i] = true
+				call := &llm.ToolCall{ID: tc.ID, Name: tc.Function.Name}
+				if !yield(llm.Event{Kind: llm.EventToolCallStart, Index: i, ToolCall: call}) {
+					return false, nil
+				}
+			}
+			if args := tc.Function.Arguments; args != "" {
+				if !yield(llm.Event{Kind: llm.EventToolCallDelta, Index: i, Text: args}) {
+					return false, nil
+				}
+			}
+		}
+	}
+	return true, nil
+}
+
+// Done returns the accumulated response, or false when the body ended
+// cleanly but without a finish_reason: a proxy or server that gave up
+// mid-answer.
+func (c *chatCall) Done() (*llm.Response, bool) { return response(&c.acc) }
+
+// Send builds the request and starts it, recording the exchange in a.
+func (c *chatCall) Send(ctx context.Context, a *llm.Attempt) (llm.SSE[sdk.ChatCompletionChunk], error) {
+	params, err := newParams(c.req)
+	if err != nil {
+		return nil, err
+	}
+	return c.p.chat.NewStreaming(ctx, params, option.WithMiddleware(a.Observe)), nil
 }
 
 // response converts the accumulated completion; ok is false when the

@@ -1,4 +1,4 @@
-package agent
+package guard
 
 import (
 	"regexp"
@@ -8,8 +8,8 @@ import (
 
 // Exfiltration: commands or links that send secrets or files out.
 
-func exfiltrationRules() []guardRule {
-	s := ruleSet{category: GuardExfiltration}
+func exfiltrationRules() []rule {
+	s := ruleSet{category: Exfiltration}
 
 	// A network client together with something secret: env vars, env
 	// dumps, key and credential files, secret-named variables.

@@ -1,4 +1,4 @@
-package agent
+package guard
 
 import (
 	"strings"
@@ -9,13 +9,13 @@ import (
 
 // Normalized views.
 
-// guardView selects which normalized form of the content a rule matches.
-type guardView uint8
+// view selects which normalized form of the content a rule matches.
+type view uint8
 
 const (
 	// viewCased: NFKC, homoglyphs folded to Latin, whitespace runs
 	// collapsed; case kept. For secrets, env-var names, "DAN".
-	viewCased guardView = iota
+	viewCased view = iota
 	// viewLower: viewCased lower-cased; punctuation kept. For role
 	// markers ("<|im_start|>", "### system:"), "new instructions:", URLs.
 	viewLower
@@ -29,10 +29,10 @@ const (
 	numViews
 )
 
-type guardViews [numViews]string
+type views [numViews]string
 
-func makeViews(s string) guardViews {
-	var v guardViews
+func makeViews(s string) views {
+	var v views
 	s = norm.NFKC.String(s)
 	var cased, lower strings.Builder
 	cased.Grow(len(s))

@@ -1,4 +1,4 @@
-package agent
+package guard
 
 import (
 	"regexp"
@@ -10,10 +10,10 @@ import (
 
 // Rules.
 
-// guardRule is one row of the pattern tables.
-type guardRule struct {
-	category GuardCategory
-	view     guardView
+// rule is one row of the pattern tables.
+type rule struct {
+	category Category
+	view     view
 	reason   string // what a match means, for the message
 	re       *regexp.Regexp
 	// valid, if set, confirms a candidate match (e.g. a secret must mix
@@ -33,27 +33,28 @@ type guardRule struct {
 	lits []string
 }
 
-type guard struct {
-	rules []guardRule
+// checker holds the compiled tables; nothing changes them after newChecker.
+type checker struct {
+	rules []rule
 }
 
 // check runs the rules in table order (secrets, then exfiltration, then
 // injection) and reports the first hit.
-func (g *guard) check(content string) *MemoryRejection {
+func (c *checker) check(content string) *Rejection {
 	v := makeViews(content)
-	for i := range g.rules {
-		if r := g.rules[i].match(&v); r != nil {
+	for i := range c.rules {
+		if r := c.rules[i].match(&v); r != nil {
 			return r
 		}
 	}
 	return nil
 }
 
-// maxGuardMatches bounds the candidates tried per rule; real entries are
+// maxMatches bounds the candidates tried per rule; real entries are
 // short and this keeps a pathological one linear.
-const maxGuardMatches = 32
+const maxMatches = 32
 
-func (r *guardRule) match(v *guardViews) *MemoryRejection {
+func (r *rule) match(v *views) *Rejection {
 	text := v[r.view]
 	if r.lits != nil {
 		lower := text
@@ -80,9 +81,9 @@ func (r *guardRule) match(v *guardViews) *MemoryRejection {
 		const edge = " \t\n\"'()|;&`"
 		m = strings.Trim(m, edge) + " … " + strings.Trim(w, edge)
 	}
-	rej := &MemoryRejection{Category: r.category, Reason: r.reason}
+	rej := &Rejection{Category: r.category, Reason: r.reason}
 	if !r.redact {
-		rej.Evidence = guardClip(strings.TrimSpace(m), 80)
+		rej.Evidence = clip(strings.TrimSpace(m), 80)
 	}
 	return rej
 }
@@ -91,7 +92,7 @@ func firstValid(re *regexp.Regexp, text string, valid func(string) bool) string 
 	if valid == nil {
 		return re.FindString(text)
 	}
-	for _, m := range re.FindAllString(text, maxGuardMatches) {
+	for _, m := range re.FindAllString(text, maxMatches) {
 		if valid(m) {
 			return m
 		}
@@ -99,7 +100,7 @@ func firstValid(re *regexp.Regexp, text string, valid func(string) bool) string 
 	return ""
 }
 
-func guardClip(s string, n int) string {
+func clip(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
@@ -109,33 +110,33 @@ func guardClip(s string, n int) string {
 
 // ruleSet builds table rows for one category.
 type ruleSet struct {
-	category GuardCategory
-	rules    []guardRule
+	category Category
+	rules    []rule
 }
 
 // add appends one row per pattern and returns the last, so a
 // single-pattern row can be refined in place (valid, with, unless) before
 // the next add.
-func (s *ruleSet) add(view guardView, reason string, patterns ...string) *guardRule {
+func (s *ruleSet) add(v view, reason string, patterns ...string) *rule {
 	for _, p := range patterns {
-		s.rules = append(s.rules, guardRule{category: s.category, view: view, reason: reason, re: regexp.MustCompile(p), lits: requiredLiterals(p)})
+		s.rules = append(s.rules, rule{category: s.category, view: v, reason: reason, re: regexp.MustCompile(p), lits: requiredLiterals(p)})
 	}
 	return &s.rules[len(s.rules)-1]
 }
 
-func newGuard() *guard {
-	var g guard
-	g.rules = append(g.rules, secretRules()...)
-	g.rules = append(g.rules, exfiltrationRules()...)
-	g.rules = append(g.rules, injectionRules()...)
-	return &g
+func newChecker() *checker {
+	var c checker
+	c.rules = append(c.rules, secretRules()...)
+	c.rules = append(c.rules, exfiltrationRules()...)
+	c.rules = append(c.rules, injectionRules()...)
+	return &c
 }
 
 // requiredLiterals derives, from a pattern's syntax tree, a set of
 // lower-case strings at least one of which every match contains, or nil.
 // Most entries contain none of a rule's keywords, so a few
 // strings.Contains calls replace running the regexp: this is what keeps
-// CheckMemory in the microseconds with a hundred rules (Go's regexp has no
+// Check in the microseconds with a hundred rules (Go's regexp has no
 // fast path for unanchored alternations like `\b(?:ignore|disregard|…)`).
 func requiredLiterals(pattern string) []string {
 	re, err := syntax.Parse(pattern, syntax.Perl)

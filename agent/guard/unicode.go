@@ -1,4 +1,4 @@
-package agent
+package guard
 
 import (
 	"fmt"
@@ -29,9 +29,9 @@ import (
 //     "inside" an emoji or a word.
 //   - the tag characters of the three RGI subdivision flags (England,
 //     Scotland, Wales); any other tag sequence is rejected.
-func checkInvisible(s string) *MemoryRejection {
+func checkInvisible(s string) *Rejection {
 	var (
-		first   *MemoryRejection
+		first   *Rejection
 		count   int
 		pos     int       // 1-based character index
 		prev    rune = -1 // previous rune
@@ -40,7 +40,7 @@ func checkInvisible(s string) *MemoryRejection {
 	flag := func(name string) {
 		count++
 		if first == nil {
-			first = &MemoryRejection{Category: GuardUnicode, Reason: fmt.Sprintf("contains invisible or deceptive Unicode: %s at character %d", name, pos)}
+			first = &Rejection{Category: Unicode, Reason: fmt.Sprintf("contains invisible or deceptive Unicode: %s at character %d", name, pos)}
 		}
 	}
 	for i := 0; i < len(s); {

@@ -1,19 +1,12 @@
-package agent
-
-import (
-	"errors"
-	"fmt"
-	"strings"
-	"sync"
-)
-
-// The memory guard. Memory is injected into the system prompt of every
-// later run, so whatever gets written there is, in effect, a standing
-// instruction to a future model with the user's tools and credentials. A
-// single poisoned entry (from a pasted web page, a malicious document or a
-// manipulated conversation) would persist across sessions. CheckMemory
-// therefore refuses four kinds of content on every add / replace, and says
-// why, so the model can rewrite the entry as a plain fact:
+// Package guard vets what the model writes to a user's memory.
+//
+// Memory is injected into the system prompt of every later run, so
+// whatever gets written there is, in effect, a standing instruction to a
+// future model with the user's tools and credentials. A single poisoned
+// entry (from a pasted web page, a malicious document or a manipulated
+// conversation) would persist across sessions. Check therefore refuses four
+// kinds of content on every add / replace, and says why, so the model can
+// rewrite the entry as a plain fact:
 //
 //   - prompt-injection: phrasing that addresses the assistant rather than
 //     describing the user ("ignore previous instructions", persona switches,
@@ -26,48 +19,56 @@ import (
 //   - invisible-unicode: zero-width, bidi, tag and other format or control
 //     characters that hide text from the human reading /memory.
 //
-// Size and emptiness are not checked here: AddEntry / ReplaceEntry do that.
+// Size and emptiness are not checked here: agent.AddEntry and
+// agent.ReplaceEntry do that.
 //
-// Matching runs over normalized views of the content (see guardViews) so
+// Matching runs over normalized views of the content (see views) so
 // spacing, punctuation, full-width, homoglyph and leetspeak tricks do not
 // slip past the tables, while the patterns themselves stay narrow enough
 // that ordinary facts ("prefers to ignore lint warnings in tests", "rotates
 // tokens monthly", "works as an actor") pass. The tables are the place to
 // extend; nothing in them is mutated after construction.
+package guard
 
-// ErrMemoryRejected is wrapped by every error CheckMemory returns.
-var ErrMemoryRejected = errors.New("memory write rejected")
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+)
 
-// GuardCategory names the reason class of a rejection.
-type GuardCategory string
+// ErrRejected is wrapped by every error Check returns.
+var ErrRejected = errors.New("memory write rejected")
+
+// Category names the reason class of a rejection.
+type Category string
 
 // The categories the memory guard rejects.
 const (
-	GuardInjection    GuardCategory = "prompt-injection"
-	GuardExfiltration GuardCategory = "credential-exfiltration"
-	GuardSecret       GuardCategory = "secret"
-	GuardUnicode      GuardCategory = "invisible-unicode"
+	Injection    Category = "prompt-injection"
+	Exfiltration Category = "credential-exfiltration"
+	Secret       Category = "secret"
+	Unicode      Category = "invisible-unicode"
 )
 
 // advice tells the model what to do instead; it ends every rejection message.
-func (c GuardCategory) advice() string {
+func (c Category) advice() string {
 	switch c {
-	case GuardInjection:
+	case Injection:
 		return "store facts about the user, not instructions to the assistant"
-	case GuardExfiltration:
+	case Exfiltration:
 		return "memory must not hold commands or links that send secrets, environment variables or files anywhere"
-	case GuardSecret:
+	case Secret:
 		return "memory must never store credentials: tell the user to keep it in a secret manager, and remember at most where it is kept"
-	case GuardUnicode:
+	case Unicode:
 		return "rewrite the entry in plain visible text"
 	}
 	return "rewrite the entry"
 }
 
-// MemoryRejection is the error CheckMemory returns; it unwraps to
-// ErrMemoryRejected.
-type MemoryRejection struct {
-	Category GuardCategory
+// Rejection is the error Check returns; it unwraps to ErrRejected.
+type Rejection struct {
+	Category Category
 	// Reason says concretely what was seen, e.g. "an instruction to
 	// ignore earlier instructions" or "U+202E RIGHT-TO-LEFT OVERRIDE at
 	// character 12".
@@ -78,7 +79,7 @@ type MemoryRejection struct {
 	Evidence string
 }
 
-func (e *MemoryRejection) Error() string {
+func (e *Rejection) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "memory rejected (%s): %s", e.Category, e.Reason)
 	if e.Evidence != "" {
@@ -89,24 +90,24 @@ func (e *MemoryRejection) Error() string {
 	return b.String()
 }
 
-func (e *MemoryRejection) Unwrap() error { return ErrMemoryRejected }
+func (e *Rejection) Unwrap() error { return ErrRejected }
 
-// CheckMemory vets content about to be written to a user's memory. It
-// returns nil or a *MemoryRejection wrapping ErrMemoryRejected whose
-// message tells the model why and what to do instead.
-func CheckMemory(content string) error {
+// Check vets content about to be written to a user's memory. It returns
+// nil or a *Rejection wrapping ErrRejected whose message tells the model
+// why and what to do instead.
+func Check(content string) error {
 	// Invisible characters first, on the raw text: normalization would
 	// erase some of them and they make every later check unreliable.
 	if r := checkInvisible(content); r != nil {
 		return r
 	}
-	if r := memoryGuard().check(content); r != nil {
+	if r := compiled().check(content); r != nil {
 		return r
 	}
 	return nil
 }
 
-// memoryGuard compiles the tables on first use (not at program start: most
-// processes that import agent never write memory) and shares the result,
-// which is read-only from then on.
-var memoryGuard = sync.OnceValue(newGuard)
+// compiled compiles the tables on first use (not at program start: most
+// processes that link the guard never write memory) and shares the
+// result, which is read-only from then on.
+var compiled = sync.OnceValue(newChecker)

@@ -1,4 +1,4 @@
-package agent
+package guard
 
 import (
 	"regexp"
@@ -7,8 +7,8 @@ import (
 // Prompt injection: text that addresses the assistant instead of
 // describing the user.
 
-func injectionRules() []guardRule {
-	s := ruleSet{category: GuardInjection}
+func injectionRules() []rule {
+	s := ruleSet{category: Injection}
 	const (
 		ignoreWhy = "looks like a prompt-injection instruction to ignore earlier instructions"
 		personaWh = "looks like a prompt-injection persona switch (telling the assistant who it now is)"

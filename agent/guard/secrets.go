@@ -1,4 +1,4 @@
-package agent
+package guard
 
 import (
 	"strings"
@@ -7,8 +7,8 @@ import (
 
 // Secrets: the content carries a credential. Case-sensitive, on viewCased.
 
-func secretRules() []guardRule {
-	s := ruleSet{category: GuardSecret}
+func secretRules() []rule {
+	s := ruleSet{category: Secret}
 	add := func(what, pattern string, valid func(string) bool) {
 		r := s.add(viewCased, "contains what looks like "+what, pattern)
 		r.valid, r.redact = valid, true
