@@ -8,11 +8,10 @@ import (
 )
 
 // Accept records an inbound event under its durable key
-// (docs/architecture.md, Inbox: Slack team:channel:ts, Telegram update_id,
-// Discord snowflake). It reports true the first time a key is seen and false
-// every time after, across restarts: the router handles an event only when
-// Accept says true. payload (the raw event, may be nil) is kept so an
-// accepted event can be resumed.
+// (docs/architecture.md, Inbox). It reports true the first time a key is
+// seen and false every time after, across restarts: the router handles an
+// event only when Accept says true. payload (the core's versioned inbox
+// record, may be nil) is kept so an accepted event can be resumed.
 func (db *DB) Accept(ctx context.Context, key, platform string, payload []byte) (accepted bool, err error) {
 	res, err := db.w.ExecContext(ctx, `
 		INSERT INTO inbox (key, platform, payload, status, received_at) VALUES (?, ?, ?, 'accepted', ?)
