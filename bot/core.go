@@ -125,9 +125,6 @@ func (c *Core) Run(ctx context.Context) error {
 	return c.router.serve(ctx)
 }
 
-// Router is the core's inbound side (tests drive it directly).
-func (c *Core) Router() *Router { return c.router }
-
 // sweep expires undecided approvals on the core's clock.
 func (c *Core) sweep(ctx context.Context) {
 	for c.cfg.Sleep(ctx, expirySweep) == nil {
