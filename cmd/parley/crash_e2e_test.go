@@ -5,39 +5,20 @@ package main
 // approval, and the decision taken after it continues the task once.
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/parleybot/parley/adapters/telegram/telegramtest"
 	"github.com/parleybot/parley/agent/llm/llmtest"
+	"github.com/parleybot/parley/internal/syncbuf"
 	"github.com/parleybot/parley/store"
 )
-
-// lockedBuffer collects a process's output safely.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 func TestApprovalPendingAtKill9(t *testing.T) {
 	for _, tt := range []struct {
@@ -67,7 +48,7 @@ func TestApprovalPendingAtKill9(t *testing.T) {
 				fmt.Sprintf("PARLEY_ACCESS_ADMINS=telegram:%d", tgAna),
 				"PARLEY_TOOLS_SHELL_ENABLED=true",
 			).withLLM(model)
-			var logs lockedBuffer
+			var logs syncbuf.Buffer
 			start := func() *exec.Cmd {
 				cmd := sb.command(ctx, "run")
 				cmd.Stdout, cmd.Stderr = &logs, &logs
