@@ -47,8 +47,8 @@ type Config struct {
 	Logger     *slog.Logger
 	// State, when set, keeps the newest message handled per channel, so
 	// that a start recovers what was sent while Parley was stopped
-	// (seen.go). It needs KeysWithPrefix for that, as *store.DB has.
-	State State
+	// (seen.go); the gateway replays nothing to a new process.
+	State bot.PlatformState
 }
 
 // Adapter is Parley on Discord. It translates and nothing else (DESIGN.md

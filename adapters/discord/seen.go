@@ -11,25 +11,6 @@ import (
 	"github.com/bwmarrin/discordgo"
 )
 
-// State keeps what must survive a restart: the newest message handled in
-// each channel, from which the next start reads what it missed (the
-// gateway replays nothing to a new process). *store.DB is one.
-type State interface {
-	Get(ctx context.Context, key string) (string, bool, error)
-	Set(ctx context.Context, key, value string) error
-}
-
-// seenLister is a State that can list its entries (*store.DB); without
-// it nothing is recovered after a restart.
-type seenLister interface {
-	KeysWithPrefix(ctx context.Context, prefix string, since time.Time) (map[string]string, error)
-}
-
-// staleDeleter is a State that can forget old entries (*store.DB).
-type staleDeleter interface {
-	DeleteStale(ctx context.Context, prefix string, before time.Time) (int64, error)
-}
-
 const (
 	// seenPrefix starts the State key of each channel's newest handled
 	// message; the value is "<guild id>|<message id>".
@@ -154,23 +135,16 @@ func (a *Adapter) endSeen(ctx context.Context, channel, guild, id string) {
 // loadSeen puts the channels active in the last seenMaxAge, as State
 // remembers them, into a.active, before Run connects: the first READY
 // recovers them like after a lost session. It reports how many it
-// loaded; a State that cannot list gives none.
+// loaded.
 func (a *Adapter) loadSeen(ctx context.Context) int {
 	if a.cfg.State == nil {
 		return 0
 	}
 	now := time.Now()
-	if d, ok := a.cfg.State.(staleDeleter); ok {
-		if _, err := d.DeleteStale(ctx, seenPrefix, now.Add(-seenKeep)); err != nil {
-			a.log.Warn("cannot forget old channel cursors", "err", err)
-		}
+	if _, err := a.cfg.State.DeleteStale(ctx, seenPrefix, now.Add(-seenKeep)); err != nil {
+		a.log.Warn("cannot forget old channel cursors", "err", err)
 	}
-	l, ok := a.cfg.State.(seenLister)
-	if !ok {
-		a.log.Warn("the State cannot list entries; messages sent while Parley was stopped are not recovered")
-		return 0
-	}
-	kv, err := l.KeysWithPrefix(ctx, seenPrefix, now.Add(-seenMaxAge))
+	kv, err := a.cfg.State.KeysWithPrefix(ctx, seenPrefix, now.Add(-seenMaxAge))
 	if err != nil {
 		a.log.Warn("cannot read the channel cursors; messages sent while Parley was stopped are not recovered",
 			"err", err)

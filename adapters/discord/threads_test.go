@@ -218,6 +218,9 @@ func TestWrap(t *testing.T) {
 		if tt.want != nil && !errors.Is(err, tt.want) {
 			t.Errorf("channel %s: %v, want %v", tt.chat, err, tt.want)
 		}
+		if errors.Is(err, bot.ErrAuth) != (tt.want == ErrAuth) {
+			t.Errorf("channel %s: %v is bot.ErrAuth = %v", tt.chat, err, errors.Is(err, bot.ErrAuth))
+		}
 		if !strings.Contains(err.Error(), "POST /channels/{id}/messages") {
 			t.Errorf("channel %s: %v does not name the route", tt.chat, err)
 		}

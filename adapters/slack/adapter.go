@@ -44,16 +44,11 @@ type Config struct {
 	// Mux, when set, is where HTTP mode registers its endpoints instead:
 	// a server shared with other adapters (inbound.Server), which its
 	// owner serves.
-	Mux Mux
+	Mux bot.Mux
 	// HTTPClient makes every Web API and response_url call; nil means
 	// http.DefaultClient.
 	HTTPClient *http.Client
 	Logger     *slog.Logger
-}
-
-// Mux is where HTTP mode registers its endpoints.
-type Mux interface {
-	Handle(pattern string, h http.Handler)
 }
 
 // Adapter is Parley on Slack. It translates and nothing else (DESIGN.md

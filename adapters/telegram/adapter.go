@@ -40,13 +40,6 @@ const (
 	maxAlertLen = 200 // answerCallbackQuery text
 )
 
-// State keeps what must survive a restart: the poll offset and the reply
-// chains of groups without topics. *store.DB implements it.
-type State interface {
-	Get(ctx context.Context, key string) (string, bool, error)
-	Set(ctx context.Context, key, value string) error
-}
-
 // Config configures the adapter.
 type Config struct {
 	Token string // from @BotFather
@@ -64,18 +57,16 @@ type Config struct {
 	// Mux, when set, is where webhook mode registers its handler instead
 	// of serving Listen itself: a server shared with other adapters
 	// (inbound.Server), which its owner serves.
-	Mux   Mux
-	State State // required
+	Mux bot.Mux
+	// State keeps what must survive a restart: the poll offset, the
+	// reply chains of groups without topics, groups' migrations.
+	// Required.
+	State bot.PlatformState
 	// PollTimeout is getUpdates' long-poll timeout; zero means
 	// DefaultPollTimeout.
 	PollTimeout time.Duration
 	HTTPClient  *http.Client // nil means http.DefaultClient
 	Logger      *slog.Logger
-}
-
-// Mux is where webhook mode registers its handler.
-type Mux interface {
-	Handle(pattern string, h http.Handler)
 }
 
 // Adapter is Parley on Telegram. It translates and nothing else: pacing,
@@ -85,7 +76,7 @@ type Adapter struct {
 	api   *tgbotapi.BotAPI // never used directly: call binds a copy to a context
 	http  *http.Client
 	log   *slog.Logger
-	state State
+	state bot.PlatformState
 	// sleep waits between retries; tests replace it so they never wait.
 	sleep func(ctx context.Context, d time.Duration) error
 

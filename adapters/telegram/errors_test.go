@@ -83,8 +83,8 @@ func TestErrorMapping(t *testing.T) {
 		name: "401 is the token", method: "sendMessage", op: send,
 		reply: stubReply{Code: 401, Desc: "Unauthorized"},
 		check: func(t *testing.T, err error) {
-			if !errors.Is(err, ErrUnauthorized) {
-				t.Errorf("err = %v, want ErrUnauthorized", err)
+			if !errors.Is(err, ErrUnauthorized) || !errors.Is(err, bot.ErrAuth) {
+				t.Errorf("err = %v, want ErrUnauthorized, a bot.ErrAuth", err)
 			}
 		},
 	}, {
