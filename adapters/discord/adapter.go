@@ -11,6 +11,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/adapterkit"
 	"github.com/parleybot/parley/bot/format"
 )
 
@@ -25,7 +26,7 @@ const DefaultAPIURL = "https://discord.com/api/v9"
 const Intents = discordgo.IntentsGuilds | discordgo.IntentsGuildMessages |
 	discordgo.IntentsDirectMessages | discordgo.IntentsMessageContent
 
-// Sizes of the adapter's memories (recent.go). A few thousand entries
+// Sizes of the adapter's memories (bounded caches). A few thousand entries
 // cover the conversations of a busy bot for hours at a few hundred KB.
 const (
 	rememberMessages = 4096
@@ -61,14 +62,14 @@ type Adapter struct {
 	// msgs remembers recent messages (thread names, reply chains);
 	// chans what channels are (threads and their parents); modes where
 	// each guild conversation is answered (threads.go).
-	msgs    *recent[string, seenMessage]
-	chans   *recent[string, chanInfo]
-	modes   *recent[string, replyMode]
-	warned  *recent[string, struct{}]
+	msgs    *adapterkit.Cache[string, seenMessage]
+	chans   *adapterkit.Cache[string, chanInfo]
+	modes   *adapterkit.Cache[string, replyMode]
+	warned  *adapterkit.Cache[string, struct{}]
 	opening keyLock
 	// active holds the newest message seen per channel, for the recovery
 	// after a lost session (backfill.go).
-	active *recent[string, activeChannel]
+	active *adapterkit.Cache[string, activeChannel]
 	// seen decides what is saved of active in cfg.State (seen.go).
 	seen *seenTracker
 }
@@ -127,11 +128,11 @@ func New(cfg Config) (*Adapter, error) {
 		cfg:    cfg,
 		s:      s,
 		log:    cfg.Logger.With("platform", platform),
-		msgs:   newRecent[string, seenMessage](rememberMessages),
-		chans:  newRecent[string, chanInfo](rememberChannels),
-		modes:  newRecent[string, replyMode](rememberMessages),
-		warned: newRecent[string, struct{}](rememberChannels),
-		active: newRecent[string, activeChannel](rememberChannels),
+		msgs:   adapterkit.NewCache[string, seenMessage](rememberMessages),
+		chans:  adapterkit.NewCache[string, chanInfo](rememberChannels),
+		modes:  adapterkit.NewCache[string, replyMode](rememberMessages),
+		warned: adapterkit.NewCache[string, struct{}](rememberChannels),
+		active: adapterkit.NewCache[string, activeChannel](rememberChannels),
 		seen:   newSeenTracker(),
 	}, nil
 }
@@ -177,7 +178,7 @@ func (a *Adapter) Send(ctx context.Context, t bot.Thread, out bot.Out) (bot.Mess
 	if err != nil {
 		return bot.MessageRef{}, wrap("POST /channels/{id}/messages", err)
 	}
-	a.msgs.put(m.ID, seenMessage{root: t.ID, byBot: true})
+	a.msgs.Put(m.ID, seenMessage{root: t.ID, byBot: true})
 	a.sentIn(ctx, dest.channel, t.Space, m.ID)
 	return bot.MessageRef{Thread: t, ID: m.ID}, nil
 }
@@ -226,7 +227,7 @@ func (a *Adapter) Edit(ctx context.Context, ref bot.MessageRef, out bot.Out) err
 		// After a restart the adapter no longer knows whether this
 		// conversation got a thread or inline replies: the thread was
 		// tried first, so the message is in the parent channel.
-		a.modes.put(ref.Thread.ID, inlineReplies)
+		a.modes.Put(ref.Thread.ID, inlineReplies)
 		return edit(ref.Thread.Chat)
 	}
 	return err

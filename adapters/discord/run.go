@@ -12,6 +12,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/adapterkit"
 )
 
 // Reconnect backoff while the gateway cannot be reached at all; once
@@ -43,22 +44,13 @@ const (
 // shutdown.
 func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
 	var (
-		mu       sync.Mutex
-		stopped  bool
-		readies  int
-		inFlight sync.WaitGroup
+		mu      sync.Mutex
+		readies int
 	)
-	// spawn runs f in a goroutine Run waits for, or not at all once Run
-	// is stopping. The handlers below run on discordgo's reader
-	// (SyncEvents), which must not wait on them.
-	spawn := func(f func()) {
-		mu.Lock()
-		defer mu.Unlock()
-		if stopped || ctx.Err() != nil {
-			return
-		}
-		inFlight.Go(f)
-	}
+	// Handlers run in goroutines of the group, which Run stops before it
+	// returns. The handlers below run on discordgo's reader (SyncEvents),
+	// which must not wait on them.
+	var handlers adapterkit.Group
 	// Loaded before connecting, so that no message of this run can be
 	// saved in State before the cursors it replaces were read.
 	restored := a.loadSeen(ctx)
@@ -75,7 +67,7 @@ func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
 			}
 			// The snapshot is taken here, before the reader goes on to
 			// the new session's messages.
-			active := a.active.newest(backfillChannels)
+			active := a.active.Newest(backfillChannels)
 			fill := a.recoverGap
 			if n == 1 {
 				// A new process: the gateway replays nothing to it.
@@ -93,9 +85,9 @@ func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
 				return
 			}
 			for _, e := range active {
-				a.beginSeen(e.key, e.val.lastID)
+				a.beginSeen(e.Key, e.Val.lastID)
 			}
-			spawn(func() {
+			handlers.Go(ctx, func() {
 				select {
 				case recovering <- struct{}{}:
 				case <-ctx.Done():
@@ -114,10 +106,10 @@ func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
 			}
 			a.noteSeen(m.Message)
 			a.beginSeen(m.ChannelID, m.ID)
-			spawn(func() { a.handleMessage(ctx, h, m.Message) })
+			handlers.Go(ctx, func() { a.handleMessage(ctx, h, m.Message) })
 		}),
 		a.s.AddHandler(func(_ *discordgo.Session, i *discordgo.InteractionCreate) {
-			spawn(func() { a.onInteraction(ctx, h, i.Interaction) })
+			handlers.Go(ctx, func() { a.onInteraction(ctx, h, i.Interaction) })
 		}),
 	}
 	defer func() {
@@ -143,10 +135,7 @@ func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
 	if err := a.s.Close(); err != nil {
 		a.log.Debug("closing the gateway", "err", err)
 	}
-	mu.Lock()
-	stopped = true
-	mu.Unlock()
-	inFlight.Wait()
+	handlers.Stop()
 	return ctx.Err()
 }
 

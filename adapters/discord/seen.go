@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/bwmarrin/discordgo"
+
+	"github.com/parleybot/parley/bot/adapterkit"
 )
 
 const (
@@ -39,7 +41,7 @@ type seenTracker struct {
 	// write serializes the cursor writes, so that they reach State in
 	// the order their cursors were decided, and guards stored.
 	write  sync.Mutex
-	stored *recent[string, string] // channel → message id in State
+	stored *adapterkit.Cache[string, string] // channel → message id in State
 }
 
 type channelCursor struct {
@@ -48,7 +50,7 @@ type channelCursor struct {
 }
 
 func newSeenTracker() *seenTracker {
-	return &seenTracker{chans: make(map[string]*channelCursor), stored: newRecent[string, string](rememberChannels)}
+	return &seenTracker{chans: make(map[string]*channelCursor), stored: adapterkit.NewCache[string, string](rememberChannels)}
 }
 
 // begin marks message id of channel in flight.
@@ -120,7 +122,7 @@ func (a *Adapter) endSeen(ctx context.Context, channel, guild, id string) {
 	if cursor == "" {
 		return
 	}
-	if old, ok := a.seen.stored.get(channel); ok && !snowflakeLess(old, cursor) {
+	if old, ok := a.seen.stored.Get(channel); ok && !snowflakeLess(old, cursor) {
 		return
 	}
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), seenWriteTimeout)
@@ -129,7 +131,7 @@ func (a *Adapter) endSeen(ctx context.Context, channel, guild, id string) {
 		a.log.Warn("cannot save the newest message seen in a channel", "channel", channel, "err", err)
 		return
 	}
-	a.seen.stored.put(channel, cursor)
+	a.seen.stored.Put(channel, cursor)
 }
 
 // loadSeen puts the channels active in the last seenMaxAge, as State
@@ -166,7 +168,7 @@ func (a *Adapter) loadSeen(ctx context.Context) int {
 	})
 	for _, m := range loaded {
 		a.noteSeen(m)
-		a.seen.stored.put(m.ChannelID, m.ID)
+		a.seen.stored.Put(m.ChannelID, m.ID)
 	}
 	return len(loaded)
 }
