@@ -103,7 +103,7 @@ func TestErrorMapping(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newStub(t)
 			a, _ := newTestAdapter(t, s, newMemState())
-			a.setSelf(testMe)
+			a.me.Set(testMe)
 			s.script(tt.method, tt.reply)
 			err := tt.op(t.Context(), a)
 			if n := len(s.callsTo(tt.method)); n != 1 {

@@ -30,7 +30,7 @@ func offlineAdapter(t testing.TB, st bot.PlatformState) *Adapter {
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
-	a.setSelf(testMe)
+	a.me.Set(testMe)
 	return a
 }
 

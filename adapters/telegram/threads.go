@@ -76,16 +76,16 @@ const (
 
 // sweepChains forgets chain entries older than chainTTL, now and every
 // chainSweep, until ctx ends.
-func (a *Adapter) sweepChains(ctx context.Context, now func() time.Time) {
+func (a *Adapter) sweepChains(ctx context.Context) {
 	for {
-		n, err := a.state.DeleteStale(ctx, chainPrefix, now().Add(-chainTTL))
+		n, err := a.state.DeleteStale(ctx, chainPrefix, a.now().Add(-chainTTL))
 		switch {
 		case err != nil && ctx.Err() == nil:
 			a.log.Warn("could not forget old reply chains", "err", err)
 		case n > 0:
 			a.log.Info("forgot old reply chains", "entries", n, "older_than", chainTTL)
 		}
-		if bot.Sleep(ctx, chainSweep) != nil {
+		if a.sleep(ctx, chainSweep) != nil {
 			return
 		}
 	}
