@@ -50,14 +50,21 @@ type Config struct {
 	// that a start recovers what was sent while Parley was stopped
 	// (seen.go); the gateway replays nothing to a new process.
 	State bot.PlatformState
+	// Now and Sleep are the clock (defaults: time.Now and a real timer).
+	// Every wait goes through Sleep (the gateway's reconnect backoff, a
+	// recovery's rate limit), so tests can drive time.
+	Now   func() time.Time
+	Sleep func(ctx context.Context, d time.Duration) error
 }
 
 // Adapter is Parley on Discord. It translates and nothing else (DESIGN.md
 // §2): pacing, sessions and approvals are the core's.
 type Adapter struct {
-	cfg Config
-	s   *discordgo.Session
-	log *slog.Logger
+	cfg   Config
+	s     *discordgo.Session
+	log   *slog.Logger
+	now   func() time.Time
+	sleep func(ctx context.Context, d time.Duration) error
 
 	// msgs remembers recent messages (thread names, reply chains);
 	// chans what channels are (threads and their parents); modes where
@@ -100,6 +107,12 @@ func New(cfg Config) (*Adapter, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Sleep == nil {
+		cfg.Sleep = bot.Sleep
+	}
 	rw.Next = cfg.HTTPClient.Transport
 	client := *cfg.HTTPClient
 	client.Transport = rw
@@ -128,6 +141,8 @@ func New(cfg Config) (*Adapter, error) {
 		cfg:    cfg,
 		s:      s,
 		log:    cfg.Logger.With("platform", platform),
+		now:    cfg.Now,
+		sleep:  cfg.Sleep,
 		msgs:   adapterkit.NewCache[string, seenMessage](rememberMessages),
 		chans:  adapterkit.NewCache[string, chanInfo](rememberChannels),
 		modes:  adapterkit.NewCache[string, replyMode](rememberMessages),

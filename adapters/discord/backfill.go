@@ -135,12 +135,8 @@ func (a *Adapter) messagesAfter(ctx context.Context, channel, id string) ([]*dis
 	msgs, err := a.s.ChannelMessages(channel, backfillMessages, "", id, "", callOpts(ctx)...)
 	err = wrap(route, err)
 	if rl, ok := errors.AsType[*bot.RateLimitError](err); ok {
-		t := time.NewTimer(min(rl.RetryAfter, backfillMaxWait))
-		defer t.Stop()
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-t.C:
+		if err := a.sleep(ctx, min(rl.RetryAfter, backfillMaxWait)); err != nil {
+			return nil, err
 		}
 		msgs, err = a.s.ChannelMessages(channel, backfillMessages, "", id, "", callOpts(ctx)...)
 		err = wrap(route, err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/adapterkit"
+	"github.com/parleybot/parley/internal/backoff"
 )
 
 // Reconnect backoff while the gateway cannot be reached at all; once
@@ -142,8 +143,9 @@ func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
 // open connects to the gateway, retrying with backoff while Discord is
 // unreachable, and failing at once where retrying cannot help.
 func (a *Adapter) open(ctx context.Context) error {
-	wait := openRetryFirst
-	for {
+	// Not jittered: one process retries, alone.
+	retry := backoff.Policy{Base: openRetryFirst, Cap: openRetryMax}
+	for failures := 0; ; failures++ {
 		err := a.s.Open()
 		if err == nil {
 			return nil
@@ -160,13 +162,11 @@ func (a *Adapter) open(ctx context.Context) error {
 		if _, status := restCode(err); status == http.StatusUnauthorized {
 			return fmt.Errorf("discord GET /gateway: %w (%w)", ErrAuth, err)
 		}
+		wait := retry.Delay(failures)
 		a.log.Warn("cannot reach the Discord gateway; retrying", "in", wait, "err", err)
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(wait):
+		if err := a.sleep(ctx, wait); err != nil {
+			return err
 		}
-		wait = min(2*wait, openRetryMax)
 	}
 }
 

@@ -142,7 +142,7 @@ func (a *Adapter) loadSeen(ctx context.Context) int {
 	if a.cfg.State == nil {
 		return 0
 	}
-	now := time.Now()
+	now := a.now()
 	if _, err := a.cfg.State.DeleteStale(ctx, seenPrefix, now.Add(-seenKeep)); err != nil {
 		a.log.Warn("cannot forget old channel cursors", "err", err)
 	}
