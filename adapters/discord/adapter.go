@@ -13,6 +13,7 @@ import (
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/adapterkit"
 	"github.com/parleybot/parley/bot/format"
+	"github.com/parleybot/parley/internal/clock"
 )
 
 // platform is bot.Thread.Platform and bot.User.Platform for Discord.
@@ -107,12 +108,7 @@ func New(cfg Config) (*Adapter, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.Sleep == nil {
-		cfg.Sleep = bot.Sleep
-	}
+	cfg.Now, cfg.Sleep = clock.Or(cfg.Now, cfg.Sleep)
 	rw.Next = cfg.HTTPClient.Transport
 	client := *cfg.HTTPClient
 	client.Transport = rw

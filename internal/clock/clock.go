@@ -13,6 +13,18 @@ import (
 	"time"
 )
 
+// Or returns now and sleep, each replaced by the real one (time.Now,
+// Sleep) when nil: a Config's clock with its defaults filled in.
+func Or(now func() time.Time, sleep func(context.Context, time.Duration) error) (func() time.Time, func(context.Context, time.Duration) error) {
+	if now == nil {
+		now = time.Now
+	}
+	if sleep == nil {
+		sleep = Sleep
+	}
+	return now, sleep
+}
+
 // Sleep waits d on a real timer, or until ctx ends, and returns ctx's
 // error in the latter case. A d of zero or less does not wait, but still
 // reports an ended ctx, so a retry loop stops at once when it should.

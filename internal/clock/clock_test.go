@@ -45,3 +45,39 @@ func TestSleep(t *testing.T) {
 		})
 	}
 }
+
+func TestOr(t *testing.T) {
+	fixed := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	fakeNow := func() time.Time { return fixed }
+	slept := errors.New("slept")
+	fakeSleep := func(context.Context, time.Duration) error { return slept }
+	tests := []struct {
+		name          string
+		now           func() time.Time
+		sleep         func(context.Context, time.Duration) error
+		wantFixed     bool
+		wantFakeSleep bool
+	}{
+		{"both nil: real", nil, nil, false, false},
+		{"both given: kept", fakeNow, fakeSleep, true, true},
+		{"now given", fakeNow, nil, true, false},
+		{"sleep given", nil, fakeSleep, false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			now, sleep := Or(tt.now, tt.sleep)
+			if got := now().Equal(fixed); got != tt.wantFixed {
+				t.Errorf("now() = %v, fixed %v, want fixed %v", now(), got, tt.wantFixed)
+			}
+			ctx, cancel := context.WithCancel(t.Context())
+			cancel()
+			err := sleep(ctx, time.Hour)
+			if got := err == slept; got != tt.wantFakeSleep {
+				t.Errorf("sleep = %v, want the fake's: %v", err, tt.wantFakeSleep)
+			}
+			if !tt.wantFakeSleep && !errors.Is(err, context.Canceled) {
+				t.Errorf("the real sleep with an ended context = %v, want context.Canceled", err)
+			}
+		})
+	}
+}
