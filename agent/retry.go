@@ -1,9 +1,9 @@
 package agent
 
 import (
-	"context"
-	"math/rand/v2"
 	"time"
+
+	"github.com/parleybot/parley/internal/backoff"
 )
 
 // RetryPolicy bounds retries of failed model calls. The SDKs' own retries
@@ -36,21 +36,7 @@ func (p RetryPolicy) wait(attempt int, retryAfter time.Duration) (d time.Duratio
 	if retryAfter > 0 {
 		return retryAfter, retryAfter <= p.Cap
 	}
-	ceiling := p.Base << min(attempt-1, 20)
-	if ceiling <= 0 || ceiling > p.Cap {
-		ceiling = p.Cap
-	}
-	return rand.N(ceiling) + 1, true
-}
-
-// sleep waits for d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	// Full jitter: many turns hit one provider, and their retries must
+	// not arrive together. attempt counts from 1, backoff from 0.
+	return backoff.Policy{Base: p.Base, Cap: p.Cap, Jitter: backoff.Full}.Delay(attempt - 1), true
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/parleybot/parley/agent/llm"
+	"github.com/parleybot/parley/internal/clock"
 )
 
 // InterruptedMarker ends the text of an answer that was cut off, so both the
@@ -419,7 +420,7 @@ func (r *Runner) sleep(ctx context.Context, d time.Duration) error {
 	if r.Sleep != nil {
 		return r.Sleep(ctx, d)
 	}
-	return sleep(ctx, d)
+	return clock.Sleep(ctx, d)
 }
 
 func (r *Runner) logger() *slog.Logger {

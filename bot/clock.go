@@ -5,24 +5,14 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"time"
+
+	"github.com/parleybot/parley/internal/clock"
 )
 
 // Sleep waits d on a real timer, or until ctx ends. It is the default
 // Sleep of every component that takes an injectable clock, adapters
-// included.
-func Sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+// included; it is internal/clock's, which agent (below bot) shares.
+func Sleep(ctx context.Context, d time.Duration) error { return clock.Sleep(ctx, d) }
 
 // randomToken returns 128 bits from crypto/rand in hex: 32 characters,
 // unguessable, short enough for any button payload.

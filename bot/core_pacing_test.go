@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -14,6 +14,7 @@ import (
 	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/bottest"
+	"github.com/parleybot/parley/store"
 )
 
 // TestEveryOutboundKindIsPaced: on a platform that allows one message a
@@ -155,7 +156,12 @@ func (a telegramLike) StartStream(ctx context.Context, t bot.Thread, u bot.User)
 // interval (3 s) later.
 func TestTelegramGroupReplyStartsAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		tg, err := telegram.New(telegram.Config{Token: "1:test", APIURL: "http://127.0.0.1:1", State: newMemKV()})
+		state, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "state.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer state.Close()
+		tg, err := telegram.New(telegram.Config{Token: "1:test", APIURL: "http://127.0.0.1:1", State: state})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,26 +191,4 @@ func sinceFirst(sent []bottest.Call, start time.Time) any {
 		return "never"
 	}
 	return sent[0].At.Sub(start)
-}
-
-// memKV is an in-memory adapter state.
-type memKV struct {
-	mu sync.Mutex
-	m  map[string]string
-}
-
-func newMemKV() *memKV { return &memKV{m: map[string]string{}} }
-
-func (k *memKV) Get(_ context.Context, key string) (string, bool, error) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	v, ok := k.m[key]
-	return v, ok, nil
-}
-
-func (k *memKV) Set(_ context.Context, key, value string) error {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	k.m[key] = value
-	return nil
 }

@@ -4,19 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"time"
+
+	bo "github.com/parleybot/parley/internal/backoff" // this package's backoff is the function below
 )
 
 // errFinalDeadline is the cause of a final delivery that ran out of time.
 var errFinalDeadline = errors.New("final delivery deadline passed")
-
-// Backoff between retries of a final call that failed with something other
-// than a 429 (which says itself how long to wait).
-const (
-	finalBackoffBase = 500 * time.Millisecond
-	finalBackoffCap  = 30 * time.Second
-)
 
 // deliver shows the final answer: part 1 in the first message, parts 2..n
 // in continuation messages, each call retried through 429s (honouring
@@ -156,14 +150,12 @@ func (w *ReplyWriter) gaveUp(ctx context.Context, what string, last error) error
 	return fmt.Errorf("%s: %w (last error: %w)", what, cause, last)
 }
 
-// backoff is the wait before retry attempt+1: exponential, capped, with
-// jitter so that replies failing together do not retry together.
+// backoff is the wait before retry attempt+1 of a final call that failed
+// with something other than a 429 (which says itself how long to wait):
+// equal jitter, so that replies failing together do not retry together,
+// yet none retries much sooner than planned.
 func backoff(attempt int) time.Duration {
-	d := finalBackoffCap
-	if attempt < 16 {
-		d = min(finalBackoffBase<<attempt, finalBackoffCap)
-	}
-	return d/2 + rand.N(d/2+1)
+	return bo.Policy{Base: 500 * time.Millisecond, Cap: 30 * time.Second, Jitter: bo.Equal}.Delay(attempt)
 }
 
 // withDeadline bounds ctx by FinalDeadline on the Delivery's clock.

@@ -17,7 +17,7 @@ func TestDecodeInbox(t *testing.T) {
 		Decision: agent.Decision{Approved: true, By: "ana"}}
 	legacyMessage, _ := json.Marshal(m)
 	legacyResume, _ := json.Marshal(map[string]any{"approval": "ap1", "session": "s1", "call": "c1",
-		"message": Message{Key: "approval:ap1", Thread: m.Thread, User: m.User},
+		"message":   Message{Key: "approval:ap1", Thread: m.Thread, User: m.User},
 		"decisions": map[string]agent.Decision{"c1": {Approved: true, By: "ana"}}})
 	encode := func(rec inboxRecord) []byte {
 		b, err := encodeInbox(rec)

@@ -6,7 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/parleybot/parley/bot"
 )
+
+// The adapters keep their cursors and reply chains here.
+var _ bot.PlatformState = (*DB)(nil)
 
 // Get returns the value stored under key and whether there is one. The kv
 // table holds small values that must survive a restart, such as platform

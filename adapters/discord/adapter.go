@@ -11,7 +11,9 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/adapterkit"
 	"github.com/parleybot/parley/bot/format"
+	"github.com/parleybot/parley/internal/clock"
 )
 
 // platform is bot.Thread.Platform and bot.User.Platform for Discord.
@@ -26,7 +28,7 @@ const DefaultAPIURL = "https://discord.com/api/v9"
 const Intents = discordgo.IntentsGuilds | discordgo.IntentsGuildMessages |
 	discordgo.IntentsDirectMessages | discordgo.IntentsMessageContent
 
-// Sizes of the adapter's memories (recent.go). A few thousand entries
+// Sizes of the adapter's memories (bounded caches). A few thousand entries
 // cover the conversations of a busy bot for hours at a few hundred KB.
 const (
 	rememberMessages = 4096
@@ -48,29 +50,36 @@ type Config struct {
 	Logger     *slog.Logger
 	// State, when set, keeps the newest message handled per channel, so
 	// that a start recovers what was sent while Parley was stopped
-	// (seen.go). It needs KeysWithPrefix for that, as *store.DB has.
-	State State
+	// (seen.go); the gateway replays nothing to a new process.
+	State bot.PlatformState
+	// Now and Sleep are the clock (defaults: time.Now and a real timer).
+	// Every wait goes through Sleep (the gateway's reconnect backoff, a
+	// recovery's rate limit), so tests can drive time.
+	Now   func() time.Time
+	Sleep func(ctx context.Context, d time.Duration) error
 }
 
 // Adapter is Parley on Discord. It translates and nothing else
 // (docs/architecture.md, Packages): pacing, sessions and approvals are the
 // core's.
 type Adapter struct {
-	cfg Config
-	s   *discordgo.Session
-	log *slog.Logger
+	cfg   Config
+	s     *discordgo.Session
+	log   *slog.Logger
+	now   func() time.Time
+	sleep func(ctx context.Context, d time.Duration) error
 
 	// msgs remembers recent messages (thread names, reply chains);
 	// chans what channels are (threads and their parents); modes where
 	// each guild conversation is answered (threads.go).
-	msgs    *recent[string, seenMessage]
-	chans   *recent[string, chanInfo]
-	modes   *recent[string, replyMode]
-	warned  *recent[string, struct{}]
+	msgs    *adapterkit.Cache[string, seenMessage]
+	chans   *adapterkit.Cache[string, chanInfo]
+	modes   *adapterkit.Cache[string, replyMode]
+	warned  *adapterkit.Cache[string, struct{}]
 	opening keyLock
 	// active holds the newest message seen per channel, for the recovery
 	// after a lost session (backfill.go).
-	active *recent[string, activeChannel]
+	active *adapterkit.Cache[string, activeChannel]
 	// seen decides what is saved of active in cfg.State (seen.go).
 	seen *seenTracker
 }
@@ -101,6 +110,7 @@ func New(cfg Config) (*Adapter, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	cfg.Now, cfg.Sleep = clock.Or(cfg.Now, cfg.Sleep)
 	rw.Next = cfg.HTTPClient.Transport
 	client := *cfg.HTTPClient
 	client.Transport = rw
@@ -129,11 +139,13 @@ func New(cfg Config) (*Adapter, error) {
 		cfg:    cfg,
 		s:      s,
 		log:    cfg.Logger.With("platform", platform),
-		msgs:   newRecent[string, seenMessage](rememberMessages),
-		chans:  newRecent[string, chanInfo](rememberChannels),
-		modes:  newRecent[string, replyMode](rememberMessages),
-		warned: newRecent[string, struct{}](rememberChannels),
-		active: newRecent[string, activeChannel](rememberChannels),
+		now:    cfg.Now,
+		sleep:  cfg.Sleep,
+		msgs:   adapterkit.NewCache[string, seenMessage](rememberMessages),
+		chans:  adapterkit.NewCache[string, chanInfo](rememberChannels),
+		modes:  adapterkit.NewCache[string, replyMode](rememberMessages),
+		warned: adapterkit.NewCache[string, struct{}](rememberChannels),
+		active: adapterkit.NewCache[string, activeChannel](rememberChannels),
 		seen:   newSeenTracker(),
 	}, nil
 }
@@ -180,7 +192,7 @@ func (a *Adapter) Send(ctx context.Context, t bot.Thread, out bot.Out) (bot.Mess
 	if err != nil {
 		return bot.MessageRef{}, wrap("POST /channels/{id}/messages", err)
 	}
-	a.msgs.put(m.ID, seenMessage{root: t.ID, byBot: true})
+	a.msgs.Put(m.ID, seenMessage{root: t.ID, byBot: true})
 	a.sentIn(ctx, dest.channel, t.Space, m.ID)
 	return bot.MessageRef{Thread: t, ID: m.ID}, nil
 }
@@ -229,7 +241,7 @@ func (a *Adapter) Edit(ctx context.Context, ref bot.MessageRef, out bot.Out) err
 		// After a restart the adapter no longer knows whether this
 		// conversation got a thread or inline replies: the thread was
 		// tried first, so the message is in the parent channel.
-		a.modes.put(ref.Thread.ID, inlineReplies)
+		a.modes.Put(ref.Thread.ID, inlineReplies)
 		return edit(ref.Thread.Chat)
 	}
 	return err

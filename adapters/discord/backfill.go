@@ -11,6 +11,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/adapterkit"
 )
 
 // Bounds of a recovery after a lost session: the channels with the most
@@ -38,7 +39,7 @@ func (a *Adapter) noteSeen(m *discordgo.Message) {
 	if m == nil || m.ID == "" || m.ChannelID == "" {
 		return
 	}
-	a.active.update(m.ChannelID, func(old activeChannel, ok bool) activeChannel {
+	a.active.Update(m.ChannelID, func(old activeChannel, ok bool) activeChannel {
 		if !ok {
 			return activeChannel{lastID: m.ID, guild: m.GuildID}
 		}
@@ -66,14 +67,14 @@ const (
 // (docs/platforms.md#discord-gateway-and-intents): Discord never dispatches
 // what the lost session missed. Messages handled already come again with the
 // same Key, which the core's inbox drops.
-func (a *Adapter) recoverGap(ctx context.Context, h bot.Handler, active []entry[string, activeChannel]) {
+func (a *Adapter) recoverGap(ctx context.Context, h bot.Handler, active []adapterkit.Entry[string, activeChannel]) {
 	a.backfill(ctx, h, active, gapLostSession)
 }
 
 // recoverRestart is recoverGap for the first READY of a process, from
 // the channels State remembered (seen.go): what was sent while Parley
 // was stopped, or crashed, is dispatched to no later session either.
-func (a *Adapter) recoverRestart(ctx context.Context, h bot.Handler, active []entry[string, activeChannel]) {
+func (a *Adapter) recoverRestart(ctx context.Context, h bot.Handler, active []adapterkit.Entry[string, activeChannel]) {
 	a.backfill(ctx, h, active, gapStopped)
 }
 
@@ -83,32 +84,32 @@ func (a *Adapter) recoverRestart(ctx context.Context, h bot.Handler, active []en
 // could be handled; it is let go once the channel is read, so that State
 // never skips what the recovery has yet to hand over. A shutdown keeps
 // it: the next start reads the channel again.
-func (a *Adapter) backfill(ctx context.Context, h bot.Handler, active []entry[string, activeChannel], what gap) {
+func (a *Adapter) backfill(ctx context.Context, h bot.Handler, active []adapterkit.Entry[string, activeChannel], what gap) {
 	recovered, channels := 0, 0
 	for _, e := range active {
 		if ctx.Err() != nil {
 			return
 		}
-		msgs, err := a.messagesAfter(ctx, e.key, e.val.lastID)
+		msgs, err := a.messagesAfter(ctx, e.Key, e.Val.lastID)
 		if err != nil {
 			if ctx.Err() != nil {
 				return
 			}
 			a.log.Warn("cannot recover the messages of a channel sent while "+string(what),
-				"channel", e.key, "err", err)
-			a.endSeen(ctx, e.key, e.val.guild, e.val.lastID)
+				"channel", e.Key, "err", err)
+			a.endSeen(ctx, e.Key, e.Val.guild, e.Val.lastID)
 			continue
 		}
 		if len(msgs) == backfillMessages {
 			a.log.Warn("more messages than recovered were sent in a channel while "+string(what),
-				"channel", e.key, "recovered", len(msgs))
+				"channel", e.Key, "recovered", len(msgs))
 		}
 		for _, m := range msgs {
 			if m.ChannelID == "" {
-				m.ChannelID = e.key
+				m.ChannelID = e.Key
 			}
 			if m.GuildID == "" {
-				m.GuildID = e.val.guild
+				m.GuildID = e.Val.guild
 			}
 			a.noteSeen(m)
 			a.beginSeen(m.ChannelID, m.ID)
@@ -117,7 +118,7 @@ func (a *Adapter) backfill(ctx context.Context, h bot.Handler, active []entry[st
 		if ctx.Err() != nil {
 			return
 		}
-		a.endSeen(ctx, e.key, e.val.guild, e.val.lastID)
+		a.endSeen(ctx, e.Key, e.Val.guild, e.Val.lastID)
 		recovered += len(msgs)
 		if len(msgs) > 0 {
 			channels++
@@ -134,12 +135,8 @@ func (a *Adapter) messagesAfter(ctx context.Context, channel, id string) ([]*dis
 	msgs, err := a.s.ChannelMessages(channel, backfillMessages, "", id, "", callOpts(ctx)...)
 	err = wrap(route, err)
 	if rl, ok := errors.AsType[*bot.RateLimitError](err); ok {
-		t := time.NewTimer(min(rl.RetryAfter, backfillMaxWait))
-		defer t.Stop()
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-t.C:
+		if err := a.sleep(ctx, min(rl.RetryAfter, backfillMaxWait)); err != nil {
+			return nil, err
 		}
 		msgs, err = a.s.ChannelMessages(channel, backfillMessages, "", id, "", callOpts(ctx)...)
 		err = wrap(route, err)

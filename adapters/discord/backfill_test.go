@@ -61,7 +61,7 @@ func TestRecoverGap(t *testing.T) {
 	f.answer("GET /channels/"+hidden+"/messages", 403, `{"message":"Missing Access","code":50001}`)
 
 	h := &messageRecorder{}
-	a.recoverGap(testCtx(t), h, a.active.newest(backfillChannels))
+	a.recoverGap(testCtx(t), h, a.active.Newest(backfillChannels))
 
 	var got []string
 	for _, m := range h.msgs {
@@ -92,7 +92,7 @@ func TestRecoverGap(t *testing.T) {
 	}
 
 	// A second recovery starts after what the first handed over.
-	if e := a.active.newest(backfillChannels); len(e) != 3 || e[0].key != testChan || e[0].val.lastID != "1003" {
+	if e := a.active.Newest(backfillChannels); len(e) != 3 || e[0].Key != testChan || e[0].Val.lastID != "1003" {
 		t.Errorf("after the recovery the channels are %+v; want %s first, at 1003", e, testChan)
 	}
 }

@@ -19,7 +19,7 @@ func MessageContentEnabled(flags int) bool {
 // warnContentIntent tells the operator, once, why guild messages arrive
 // empty.
 func (a *Adapter) warnContentIntent() {
-	if a.warned.once("intent:message_content", struct{}{}) {
+	if a.warned.Add("intent:message_content", struct{}{}) {
 		a.log.Warn("a message mentioning the bot arrived with empty content: the Message Content intent " +
 			"is off; enable it in the Discord Developer Portal (Bot → Privileged Gateway Intents → Message Content Intent)")
 	}

@@ -12,8 +12,9 @@ import (
 )
 
 // ErrAuth marks a 401: Discord refused the token itself; retrying is
-// pointless, the operator has to fix discord.token.
-var ErrAuth = errors.New("discord refused the bot token; check discord.token (Developer Portal → Bot → Reset Token)")
+// pointless, the operator has to fix discord.token. It is a bot.ErrAuth,
+// worded for Discord.
+var ErrAuth = bot.TokenRefused("discord refused the bot token; check discord.token (Developer Portal → Bot → Reset Token)")
 
 // ErrInvalidBody marks Discord's 50035 Invalid Form Body: a field over its
 // limit (content past 2000 characters, a custom_id past 100) or malformed.

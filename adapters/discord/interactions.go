@@ -144,7 +144,7 @@ func (a *Adapter) conversationOf(ctx context.Context, guildID, channelID string,
 	t := bot.Thread{Platform: platform, Space: guildID, Chat: channelID}
 	if msg != nil {
 		t.ID = msg.ID
-		if s, ok := a.msgs.get(msg.ID); ok && s.root != "" {
+		if s, ok := a.msgs.Get(msg.ID); ok && s.root != "" {
 			t.ID = s.root
 		} else if ref := msg.MessageReference; ref != nil && ref.MessageID != "" {
 			t.ID = ref.MessageID

@@ -46,7 +46,7 @@ func (a *Adapter) normalize(ctx context.Context, m *discordgo.Message) (bot.Mess
 		out.Direct = true
 		out.Thread = bot.Thread{Platform: platform, Chat: m.ChannelID}
 		out.Place = bot.Place{ChatKind: "direct"}
-		a.msgs.put(m.ID, seenMessage{text: out.Text, byBot: own})
+		a.msgs.Put(m.ID, seenMessage{text: out.Text, byBot: own})
 		return out, true
 	}
 
@@ -55,7 +55,7 @@ func (a *Adapter) normalize(ctx context.Context, m *discordgo.Message) (bot.Mess
 		out.Thread = bot.Thread{Platform: platform, Space: m.GuildID, Chat: info.ParentID, ID: m.ChannelID}
 		out.Place = bot.Place{ChatName: a.channel(ctx, info.ParentID).Name, ChatKind: "channel", Thread: info.Name}
 		// Whoever opened it, the bot answers in it.
-		a.modes.put(m.ChannelID, inThread)
+		a.modes.Put(m.ChannelID, inThread)
 	} else {
 		root := m.ID
 		if ref := m.MessageReference; ref != nil && ref.MessageID != "" && (ref.ChannelID == "" || ref.ChannelID == m.ChannelID) {
@@ -64,7 +64,7 @@ func (a *Adapter) normalize(ctx context.Context, m *discordgo.Message) (bot.Mess
 		out.Thread = bot.Thread{Platform: platform, Space: m.GuildID, Chat: m.ChannelID, ID: root}
 		out.Place = bot.Place{ChatName: info.Name, ChatKind: "channel"}
 	}
-	a.msgs.put(m.ID, seenMessage{text: out.Text, root: out.Thread.ID, byBot: own})
+	a.msgs.Put(m.ID, seenMessage{text: out.Text, root: out.Thread.ID, byBot: own})
 
 	if mentioned && !out.FromBot && strings.TrimSpace(m.Content) == "" && len(m.Attachments) == 0 {
 		a.warnContentIntent()
@@ -76,7 +76,7 @@ func (a *Adapter) normalize(ctx context.Context, m *discordgo.Message) (bot.Mess
 // the adapter saw id in, else (a restart in between) the root the bot's
 // inline answer itself replied to, else id itself.
 func (a *Adapter) rootOf(id string, ref *discordgo.Message, botID string) string {
-	if s, ok := a.msgs.get(id); ok && s.root != "" {
+	if s, ok := a.msgs.Get(id); ok && s.root != "" {
 		return s.root
 	}
 	if ref != nil && ref.Author != nil && ref.Author.ID == botID &&
@@ -95,7 +95,7 @@ func (a *Adapter) repliesToBot(m *discordgo.Message, botID string) bool {
 	if r := m.ReferencedMessage; r != nil && r.Author != nil {
 		return r.Author.ID == botID
 	}
-	s, ok := a.msgs.get(m.MessageReference.MessageID)
+	s, ok := a.msgs.Get(m.MessageReference.MessageID)
 	return ok && s.byBot
 }
 

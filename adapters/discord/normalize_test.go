@@ -107,7 +107,7 @@ func TestNormalize(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			a := newTestAdapter(t, newFakeREST(t), nil)
 			for id, s := range tt.known {
-				a.msgs.put(id, s)
+				a.msgs.Put(id, s)
 			}
 			got, ok := a.normalize(testCtx(t), &tt.in)
 			if ok == tt.drop {

@@ -12,6 +12,8 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/adapterkit"
+	"github.com/parleybot/parley/internal/backoff"
 )
 
 // Reconnect backoff while the gateway cannot be reached at all; once
@@ -43,22 +45,13 @@ const (
 // shutdown.
 func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
 	var (
-		mu       sync.Mutex
-		stopped  bool
-		readies  int
-		inFlight sync.WaitGroup
+		mu      sync.Mutex
+		readies int
 	)
-	// spawn runs f in a goroutine Run waits for, or not at all once Run
-	// is stopping. The handlers below run on discordgo's reader
-	// (SyncEvents), which must not wait on them.
-	spawn := func(f func()) {
-		mu.Lock()
-		defer mu.Unlock()
-		if stopped || ctx.Err() != nil {
-			return
-		}
-		inFlight.Go(f)
-	}
+	// Handlers run in goroutines of the group, which Run stops before it
+	// returns. The handlers below run on discordgo's reader (SyncEvents),
+	// which must not wait on them.
+	var handlers adapterkit.Group
 	// Loaded before connecting, so that no message of this run can be
 	// saved in State before the cursors it replaces were read.
 	restored := a.loadSeen(ctx)
@@ -75,7 +68,7 @@ func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
 			}
 			// The snapshot is taken here, before the reader goes on to
 			// the new session's messages.
-			active := a.active.newest(backfillChannels)
+			active := a.active.Newest(backfillChannels)
 			fill := a.recoverGap
 			if n == 1 {
 				// A new process: the gateway replays nothing to it.
@@ -93,9 +86,9 @@ func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
 				return
 			}
 			for _, e := range active {
-				a.beginSeen(e.key, e.val.lastID)
+				a.beginSeen(e.Key, e.Val.lastID)
 			}
-			spawn(func() {
+			handlers.Go(ctx, func() {
 				select {
 				case recovering <- struct{}{}:
 				case <-ctx.Done():
@@ -114,10 +107,10 @@ func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
 			}
 			a.noteSeen(m.Message)
 			a.beginSeen(m.ChannelID, m.ID)
-			spawn(func() { a.handleMessage(ctx, h, m.Message) })
+			handlers.Go(ctx, func() { a.handleMessage(ctx, h, m.Message) })
 		}),
 		a.s.AddHandler(func(_ *discordgo.Session, i *discordgo.InteractionCreate) {
-			spawn(func() { a.onInteraction(ctx, h, i.Interaction) })
+			handlers.Go(ctx, func() { a.onInteraction(ctx, h, i.Interaction) })
 		}),
 	}
 	defer func() {
@@ -143,18 +136,16 @@ func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
 	if err := a.s.Close(); err != nil {
 		a.log.Debug("closing the gateway", "err", err)
 	}
-	mu.Lock()
-	stopped = true
-	mu.Unlock()
-	inFlight.Wait()
+	handlers.Stop()
 	return ctx.Err()
 }
 
 // open connects to the gateway, retrying with backoff while Discord is
 // unreachable, and failing at once where retrying cannot help.
 func (a *Adapter) open(ctx context.Context) error {
-	wait := openRetryFirst
-	for {
+	// Not jittered: one process retries, alone.
+	retry := backoff.Policy{Base: openRetryFirst, Cap: openRetryMax}
+	for failures := 0; ; failures++ {
 		err := a.s.Open()
 		if err == nil {
 			return nil
@@ -171,13 +162,11 @@ func (a *Adapter) open(ctx context.Context) error {
 		if _, status := restCode(err); status == http.StatusUnauthorized {
 			return fmt.Errorf("discord GET /gateway: %w (%w)", ErrAuth, err)
 		}
+		wait := retry.Delay(failures)
 		a.log.Warn("cannot reach the Discord gateway; retrying", "in", wait, "err", err)
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(wait):
+		if err := a.sleep(ctx, wait); err != nil {
+			return err
 		}
-		wait = min(2*wait, openRetryMax)
 	}
 }
 

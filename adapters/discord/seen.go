@@ -9,26 +9,9 @@ import (
 	"time"
 
 	"github.com/bwmarrin/discordgo"
+
+	"github.com/parleybot/parley/bot/adapterkit"
 )
-
-// State keeps what must survive a restart: the newest message handled in
-// each channel, from which the next start reads what it missed (the
-// gateway replays nothing to a new process). *store.DB is one.
-type State interface {
-	Get(ctx context.Context, key string) (string, bool, error)
-	Set(ctx context.Context, key, value string) error
-}
-
-// seenLister is a State that can list its entries (*store.DB); without
-// it nothing is recovered after a restart.
-type seenLister interface {
-	KeysWithPrefix(ctx context.Context, prefix string, since time.Time) (map[string]string, error)
-}
-
-// staleDeleter is a State that can forget old entries (*store.DB).
-type staleDeleter interface {
-	DeleteStale(ctx context.Context, prefix string, before time.Time) (int64, error)
-}
 
 const (
 	// seenPrefix starts the State key of each channel's newest handled
@@ -58,7 +41,7 @@ type seenTracker struct {
 	// write serializes the cursor writes, so that they reach State in
 	// the order their cursors were decided, and guards stored.
 	write  sync.Mutex
-	stored *recent[string, string] // channel → message id in State
+	stored *adapterkit.Cache[string, string] // channel → message id in State
 }
 
 type channelCursor struct {
@@ -67,7 +50,7 @@ type channelCursor struct {
 }
 
 func newSeenTracker() *seenTracker {
-	return &seenTracker{chans: make(map[string]*channelCursor), stored: newRecent[string, string](rememberChannels)}
+	return &seenTracker{chans: make(map[string]*channelCursor), stored: adapterkit.NewCache[string, string](rememberChannels)}
 }
 
 // begin marks message id of channel in flight.
@@ -139,7 +122,7 @@ func (a *Adapter) endSeen(ctx context.Context, channel, guild, id string) {
 	if cursor == "" {
 		return
 	}
-	if old, ok := a.seen.stored.get(channel); ok && !snowflakeLess(old, cursor) {
+	if old, ok := a.seen.stored.Get(channel); ok && !snowflakeLess(old, cursor) {
 		return
 	}
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), seenWriteTimeout)
@@ -148,29 +131,22 @@ func (a *Adapter) endSeen(ctx context.Context, channel, guild, id string) {
 		a.log.Warn("cannot save the newest message seen in a channel", "channel", channel, "err", err)
 		return
 	}
-	a.seen.stored.put(channel, cursor)
+	a.seen.stored.Put(channel, cursor)
 }
 
 // loadSeen puts the channels active in the last seenMaxAge, as State
 // remembers them, into a.active, before Run connects: the first READY
 // recovers them like after a lost session. It reports how many it
-// loaded; a State that cannot list gives none.
+// loaded.
 func (a *Adapter) loadSeen(ctx context.Context) int {
 	if a.cfg.State == nil {
 		return 0
 	}
-	now := time.Now()
-	if d, ok := a.cfg.State.(staleDeleter); ok {
-		if _, err := d.DeleteStale(ctx, seenPrefix, now.Add(-seenKeep)); err != nil {
-			a.log.Warn("cannot forget old channel cursors", "err", err)
-		}
+	now := a.now()
+	if _, err := a.cfg.State.DeleteStale(ctx, seenPrefix, now.Add(-seenKeep)); err != nil {
+		a.log.Warn("cannot forget old channel cursors", "err", err)
 	}
-	l, ok := a.cfg.State.(seenLister)
-	if !ok {
-		a.log.Warn("the State cannot list entries; messages sent while Parley was stopped are not recovered")
-		return 0
-	}
-	kv, err := l.KeysWithPrefix(ctx, seenPrefix, now.Add(-seenMaxAge))
+	kv, err := a.cfg.State.KeysWithPrefix(ctx, seenPrefix, now.Add(-seenMaxAge))
 	if err != nil {
 		a.log.Warn("cannot read the channel cursors; messages sent while Parley was stopped are not recovered",
 			"err", err)
@@ -192,7 +168,7 @@ func (a *Adapter) loadSeen(ctx context.Context) int {
 	})
 	for _, m := range loaded {
 		a.noteSeen(m)
-		a.seen.stored.put(m.ChannelID, m.ID)
+		a.seen.stored.Put(m.ChannelID, m.ID)
 	}
 	return len(loaded)
 }

@@ -103,8 +103,8 @@ func TestLoadSeen(t *testing.T) {
 		t.Errorf("loadSeen = %d, want 2", n)
 	}
 	var got []string
-	for _, e := range a.active.newest(backfillChannels) {
-		got = append(got, e.key+"@"+e.val.guild+"/"+e.val.lastID)
+	for _, e := range a.active.Newest(backfillChannels) {
+		got = append(got, e.Key+"@"+e.Val.guild+"/"+e.Val.lastID)
 	}
 	if want := []string{"601@/1010", "600@700/1001"}; !slices.Equal(got, want) {
 		t.Errorf("channels to recover %q, want %q", got, want)

@@ -77,7 +77,7 @@ func (a *Adapter) destination(ctx context.Context, t bot.Thread, open bool) (des
 	if t.ID == "" || t.ID == t.Chat {
 		return destination{channel: t.Chat}, nil
 	}
-	mode, ok := a.modes.get(t.ID)
+	mode, ok := a.modes.Get(t.ID)
 	if !ok && !open {
 		return destination{channel: t.ID, guessed: true}, nil
 	}
@@ -103,27 +103,27 @@ func (a *Adapter) openThread(ctx context.Context, t bot.Thread) (replyMode, erro
 		return 0, err
 	}
 	defer unlock()
-	if mode, ok := a.modes.get(t.ID); ok {
+	if mode, ok := a.modes.Get(t.ID); ok {
 		return mode, nil // the racer opened it
 	}
 	name := fallbackThreadName
-	if m, ok := a.msgs.get(t.ID); ok {
+	if m, ok := a.msgs.Get(t.ID); ok {
 		name = threadName(m.text)
 	}
 	th, err := a.s.MessageThreadStart(t.Chat, t.ID, name, archiveMinutes, callOpts(ctx)...)
 	switch code, status := restCode(err); {
 	case err == nil:
-		a.chans.put(th.ID, chanInfo{GuildID: t.Space, ParentID: t.Chat, Name: th.Name, Thread: true})
+		a.chans.Put(th.ID, chanInfo{GuildID: t.Space, ParentID: t.Chat, Name: th.Name, Thread: true})
 	case code == discordgo.ErrCodeThreadAlreadyCreatedForThisMessage:
 		// Opened earlier (before a restart, or by a person): answer there.
 	case status == http.StatusForbidden || code == discordgo.ErrCodeMissingPermissions ||
 		code == discordgo.ErrCodeCannotExecuteActionOnThisChannelType:
-		if a.warned.once("threads:"+t.Chat, struct{}{}) {
+		if a.warned.Add("threads:"+t.Chat, struct{}{}) {
 			a.log.Warn("cannot open threads in this channel; answering inline with replies "+
 				"(give the bot Create Public Threads and Send Messages in Threads there)",
 				"channel", t.Chat, "err", err)
 		}
-		a.modes.put(t.ID, inlineReplies)
+		a.modes.Put(t.ID, inlineReplies)
 		return inlineReplies, nil
 	case status == http.StatusNotFound && a.channel(ctx, t.ID).Thread:
 		// The conversation is a thread opened without a starter message
@@ -131,7 +131,7 @@ func (a *Adapter) openThread(ctx context.Context, t bot.Thread) (replyMode, erro
 	default:
 		return 0, wrap("POST /channels/{id}/messages/{id}/threads", err)
 	}
-	a.modes.put(t.ID, inThread)
+	a.modes.Put(t.ID, inThread)
 	return inThread, nil
 }
 
@@ -163,7 +163,7 @@ func (a *Adapter) channel(ctx context.Context, id string) chanInfo {
 		a.s.State.RUnlock()
 		return info
 	}
-	if info, ok := a.chans.get(id); ok {
+	if info, ok := a.chans.Get(id); ok {
 		return info
 	}
 	c, err := a.s.Channel(id, callOpts(ctx)...)
@@ -172,7 +172,7 @@ func (a *Adapter) channel(ctx context.Context, id string) chanInfo {
 		return chanInfo{}
 	}
 	info := infoOf(c)
-	a.chans.put(id, info)
+	a.chans.Put(id, info)
 	return info
 }
 

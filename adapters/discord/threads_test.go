@@ -59,7 +59,7 @@ func TestSendOpensThreadLazily(t *testing.T) {
 			f.answer("GET /channels/450", 200, `{"id":"450","type":11,"guild_id":"`+testGuild+`","parent_id":"`+testChan+`"}`)
 			var log syncbuf.Buffer
 			a := newTestAdapter(t, f, &log)
-			a.msgs.put("450", seenMessage{text: "deploy the staging box", root: "450"})
+			a.msgs.Put("450", seenMessage{text: "deploy the staging box", root: "450"})
 			for range 2 {
 				ref, err := a.Send(testCtx(t), conv, bot.Out{Text: "answer"})
 				if (err != nil) != tt.wantErr {
@@ -131,7 +131,7 @@ func TestEditResolvesTheChannel(t *testing.T) {
 			f.answer("PATCH /channels/"+testChan+"/messages/700", 200, sentMessage)
 			a := newTestAdapter(t, f, nil)
 			if tt.mode != 0 {
-				a.modes.put("450", tt.mode)
+				a.modes.Put("450", tt.mode)
 			}
 			if err := a.Edit(testCtx(t), bot.MessageRef{Thread: conv, ID: "700"}, bot.Out{Text: "decided"}); err != nil {
 				t.Fatalf("Edit: %v", err)
@@ -217,6 +217,9 @@ func TestWrap(t *testing.T) {
 		}
 		if tt.want != nil && !errors.Is(err, tt.want) {
 			t.Errorf("channel %s: %v, want %v", tt.chat, err, tt.want)
+		}
+		if errors.Is(err, bot.ErrAuth) != (tt.want == ErrAuth) {
+			t.Errorf("channel %s: %v is bot.ErrAuth = %v", tt.chat, err, errors.Is(err, bot.ErrAuth))
 		}
 		if !strings.Contains(err.Error(), "POST /channels/{id}/messages") {
 			t.Errorf("channel %s: %v does not name the route", tt.chat, err)

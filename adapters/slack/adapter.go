@@ -7,12 +7,12 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/slack-go/slack"
 
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/adapterkit"
 	"github.com/parleybot/parley/bot/format"
 )
 
@@ -44,16 +44,11 @@ type Config struct {
 	// Mux, when set, is where HTTP mode registers its endpoints instead:
 	// a server shared with other adapters (inbound.Server), which its
 	// owner serves.
-	Mux Mux
+	Mux bot.Mux
 	// HTTPClient makes every Web API and response_url call; nil means
 	// http.DefaultClient.
 	HTTPClient *http.Client
 	Logger     *slog.Logger
-}
-
-// Mux is where HTTP mode registers its endpoints.
-type Mux interface {
-	Handle(pattern string, h http.Handler)
 }
 
 // Adapter is Parley on Slack. It translates and nothing else
@@ -68,8 +63,7 @@ type Adapter struct {
 	// untitled are assistant threads started but not titled yet.
 	untitled *untitledThreads
 
-	mu sync.Mutex
-	me self // set by Run from auth.test
+	me adapterkit.Self[self] // asked of auth.test by the first Run
 }
 
 var _ bot.Adapter = (*Adapter)(nil)
@@ -270,14 +264,5 @@ func checkThread(t bot.Thread) error {
 	return nil
 }
 
-func (a *Adapter) identity() self {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.me
-}
-
-func (a *Adapter) setSelf(me self) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.me = me
-}
+// identity is who the bot is; zero before Run asked Slack.
+func (a *Adapter) identity() self { return a.me.Get() }

@@ -1,10 +1,8 @@
 package slack
 
 import (
-	"container/list"
 	"context"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -12,6 +10,7 @@ import (
 	"github.com/slack-go/slack/slackevents"
 
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/adapterkit"
 )
 
 // Slack's AI-app surfaces beyond the status (adapter.go Typing): the
@@ -47,14 +46,11 @@ const (
 // ts) that started and have no title yet, least recently started first
 // out. It is safe for concurrent use; a nil set holds nothing.
 type untitledThreads struct {
-	mu    sync.Mutex
-	max   int
-	order *list.List // of string keys, most recent at the front
-	index map[string]*list.Element
+	threads *adapterkit.Cache[string, struct{}]
 }
 
 func newUntitledThreads(n int) *untitledThreads {
-	return &untitledThreads{max: max(n, 1), order: list.New(), index: make(map[string]*list.Element)}
+	return &untitledThreads{threads: adapterkit.NewCache[string, struct{}](n)}
 }
 
 func threadKey(channel, ts string) string { return channel + "/" + ts }
@@ -64,19 +60,8 @@ func (u *untitledThreads) add(channel, ts string) {
 	if u == nil {
 		return
 	}
-	k := threadKey(channel, ts)
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if e, ok := u.index[k]; ok {
-		u.order.MoveToFront(e)
-		return
-	}
-	u.index[k] = u.order.PushFront(k)
-	for u.order.Len() > u.max {
-		oldest := u.order.Back()
-		u.order.Remove(oldest)
-		delete(u.index, oldest.Value.(string))
-	}
+	// Update, not Put: a thread started again is the most recent again.
+	u.threads.Update(threadKey(channel, ts), func(struct{}, bool) struct{} { return struct{}{} })
 }
 
 // take forgets the thread and reports whether it was there: true once
@@ -85,22 +70,11 @@ func (u *untitledThreads) take(channel, ts string) bool {
 	if u == nil {
 		return false
 	}
-	k := threadKey(channel, ts)
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	e, ok := u.index[k]
-	if ok {
-		u.order.Remove(e)
-		delete(u.index, k)
-	}
+	_, ok := u.threads.Take(threadKey(channel, ts))
 	return ok
 }
 
-func (u *untitledThreads) len() int {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return u.order.Len()
-}
+func (u *untitledThreads) len() int { return u.threads.Len() }
 
 // assistantThreadStarted offers the suggested prompts in a new assistant
 // thread and remembers it, so its first message titles it. Nothing goes

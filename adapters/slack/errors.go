@@ -12,8 +12,9 @@ import (
 
 // ErrAuth marks errors where Slack refused the token itself (invalid_auth,
 // not_authed, account_inactive, token_revoked, token_expired): retrying is
-// pointless, the operator has to fix the configuration.
-var ErrAuth = errors.New("slack refused the bot token; check slack.bot_token (xoxb-…) and that the app is installed in the workspace")
+// pointless, the operator has to fix the configuration. It is a
+// bot.ErrAuth, worded for Slack.
+var ErrAuth = bot.TokenRefused("slack refused the bot token; check slack.bot_token (xoxb-…) and that the app is installed in the workspace")
 
 // ScopeError is Slack's missing_scope, naming the scope to add so the
 // operator does not have to guess from the method name.

@@ -9,14 +9,13 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"sync"
-	"sync/atomic"
 
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 
 	"github.com/parleybot/parley/adapters/inbound"
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/adapterkit"
 )
 
 // HTTP mode (docs/platforms.md#slack-receiving,
@@ -60,9 +59,9 @@ type httpHandler struct {
 	ctx context.Context
 	h   bot.Handler
 	mux *http.ServeMux
-	// pending counts the work that outlives its request; Run waits for
-	// it after the server has shut down.
-	pending sync.WaitGroup
+	// pending runs the work that outlives its request; Run stops it after
+	// the server has shut down, and it refuses requests from then on.
+	pending adapterkit.Group
 }
 
 func (a *Adapter) newHTTPHandler(ctx context.Context, h bot.Handler) *httpHandler {
@@ -87,9 +86,8 @@ func (a *Adapter) serveHTTP(ctx context.Context, h bot.Handler) error {
 	}
 	// After Run returns a shared server may still deliver a request; it
 	// is refused (Slack retries) rather than handled by a stopped core.
-	var stopped atomic.Bool
 	gate := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if stopped.Load() {
+		if hh.pending.Stopping() {
 			http.Error(w, "parley is stopping", http.StatusServiceUnavailable)
 			return
 		}
@@ -105,10 +103,9 @@ func (a *Adapter) serveHTTP(ctx context.Context, h bot.Handler) error {
 	} else {
 		<-ctx.Done()
 	}
-	stopped.Store(true)
 	// Work started by requests ends with ctx; a handler called after Run
 	// returned would race the shutdown.
-	hh.pending.Wait()
+	hh.pending.Stop()
 	if err != nil {
 		return fmt.Errorf("slack: HTTP mode: %w", err)
 	}
@@ -202,8 +199,8 @@ func (hh *httpHandler) events(w http.ResponseWriter, r *http.Request, body []byt
 }
 
 // interactivity serves clicks: the form field payload is the JSON
-// interaction. It is answered 200 at once, as in Socket Mode, and
-// handled after.
+// interaction. It is answered 200 at once, as in Socket Mode, while it
+// is handled beside; once Run is stopping, 503 (Slack retries).
 func (hh *httpHandler) interactivity(w http.ResponseWriter, r *http.Request, body []byte) {
 	form, err := url.ParseQuery(string(body))
 	if err != nil || form.Get("payload") == "" {
@@ -216,8 +213,11 @@ func (hh *httpHandler) interactivity(w http.ResponseWriter, r *http.Request, bod
 		http.Error(w, "payload not understood", http.StatusBadRequest)
 		return
 	}
+	if !hh.pending.Go(hh.ctx, func() { hh.a.handleInteraction(hh.ctx, hh.h, &cb) }) {
+		http.Error(w, "parley is stopping", http.StatusServiceUnavailable) // Slack retries
+		return
+	}
 	w.WriteHeader(http.StatusOK)
-	hh.pending.Go(func() { hh.a.handleInteraction(hh.ctx, hh.h, &cb) })
 }
 
 // commands serves slash commands as Socket Mode does (slash.go): the
@@ -231,9 +231,12 @@ func (hh *httpHandler) commands(w http.ResponseWriter, r *http.Request, body []b
 		return
 	}
 	acked := make(chan any, 1)
-	hh.pending.Go(func() {
+	if !hh.pending.Go(hh.ctx, func() {
 		hh.a.slashCommand(hh.ctx, hh.h, sc, func(payload any) { acked <- payload })
-	})
+	}) {
+		http.Error(w, "parley is stopping", http.StatusServiceUnavailable)
+		return
+	}
 	// slashCommand acks within slashAckWait, or when hh.ctx ends.
 	payload := <-acked
 	if payload == nil {

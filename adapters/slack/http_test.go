@@ -80,7 +80,7 @@ func newHTTPFixture(t *testing.T) *httpFixture {
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
-	ad.setSelf(self{UserID: api.BotUserID(), BotID: api.BotID()}) // Run's auth.test
+	ad.me.Set(self{UserID: api.BotUserID(), BotID: api.BotID()}) // Run's auth.test
 	rec := newRecorder()
 	srv := httptest.NewServer(ad.Handler(t.Context(), rec))
 	t.Cleanup(srv.Close)

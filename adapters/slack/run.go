@@ -3,7 +3,6 @@ package slack
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/slack-go/slack"
@@ -11,6 +10,7 @@ import (
 	"github.com/slack-go/slack/socketmode"
 
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/adapterkit"
 )
 
 // nameLookupWait bounds a users.info call made while receiving: a name is
@@ -35,7 +35,7 @@ const nameLookupWait = 2 * time.Second
 // interactivity and slash-command endpoints on Config.Listen instead
 // (http.go); the same normalization and acknowledging rules apply.
 func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
-	if err := a.whoAmI(ctx); err != nil {
+	if _, err := a.me.Fetch(ctx, a.whoAmI); err != nil {
 		return err
 	}
 	if a.cfg.Mode == ModeHTTP {
@@ -50,8 +50,8 @@ func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
 
 	// Slash-command answers run beside the loop; Run waits for them, since
 	// a handler called after Run returned would race the shutdown.
-	var pending sync.WaitGroup
-	defer pending.Wait()
+	var pending adapterkit.Group
+	defer pending.Stop()
 
 	for {
 		select {
@@ -71,19 +71,18 @@ func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
 
 // whoAmI asks auth.test who the bot is, so a bad token is a clear fatal
 // error, and so the bot can tell its own messages and mention.
-func (a *Adapter) whoAmI(ctx context.Context) error {
+func (a *Adapter) whoAmI(ctx context.Context) (self, error) {
 	auth, err := a.api.AuthTestContext(ctx)
 	if err != nil {
-		return fmt.Errorf("slack: who am I (auth.test): %w", wrap("auth.test", err))
+		return self{}, fmt.Errorf("slack: who am I (auth.test): %w", wrap("auth.test", err))
 	}
-	a.setSelf(self{UserID: auth.UserID, BotID: auth.BotID})
 	a.log.Info("connected to Slack", "team", auth.Team, "user", auth.User, "mode", a.cfg.Mode)
-	return nil
+	return self{UserID: auth.UserID, BotID: auth.BotID}, nil
 }
 
 // receive handles one Socket Mode event. It never waits for an answer to
 // be written: the handler only records and enqueues.
-func (a *Adapter) receive(ctx context.Context, sm *socketmode.Client, h bot.Handler, evt socketmode.Event, pending *sync.WaitGroup) {
+func (a *Adapter) receive(ctx context.Context, sm *socketmode.Client, h bot.Handler, evt socketmode.Event, pending *adapterkit.Group) {
 	switch evt.Type {
 	case socketmode.EventTypeConnecting, socketmode.EventTypeConnected, socketmode.EventTypeHello:
 		a.log.Debug("socket mode", "event", evt.Type)
@@ -127,7 +126,8 @@ func (a *Adapter) receive(ctx context.Context, sm *socketmode.Client, h bot.Hand
 			a.ack(ctx, sm, req, nil)
 			return
 		}
-		pending.Go(func() {
+		// Refused only once Run is stopping: unacked, Slack redelivers it.
+		pending.Go(ctx, func() {
 			a.slashCommand(ctx, h, sc, func(payload any) { a.ack(ctx, sm, req, payload) })
 		})
 	default:

@@ -2,12 +2,13 @@ package slack
 
 import (
 	"context"
-	"sync"
+
+	"github.com/parleybot/parley/bot/adapterkit"
 )
 
-// maxCachedUsers bounds the name cache; past it the cache starts over,
-// which costs one users.info per active user and keeps memory flat in a
-// huge workspace.
+// maxCachedUsers bounds the name cache; past it the names cached longest
+// ago go, which costs one users.info per returning person and keeps
+// memory flat in a huge workspace.
 const maxCachedUsers = 10000
 
 // userNames caches display names, so each person costs one users.info
@@ -15,13 +16,11 @@ const maxCachedUsers = 10000
 // so the cache is testable without Slack.
 type userNames struct {
 	lookup func(ctx context.Context, id string) (string, error)
-
-	mu    sync.Mutex
-	names map[string]string
+	names  *adapterkit.Cache[string, string]
 }
 
 func newUserNames(lookup func(ctx context.Context, id string) (string, error)) *userNames {
-	return &userNames{lookup: lookup, names: map[string]string{}}
+	return &userNames{lookup: lookup, names: adapterkit.NewCache[string, string](maxCachedUsers)}
 }
 
 // name returns id's display name, or "" when it is unknown. A failed
@@ -31,21 +30,13 @@ func (c *userNames) name(ctx context.Context, id string) (string, error) {
 	if id == "" || c.lookup == nil {
 		return "", nil
 	}
-	c.mu.Lock()
-	n, ok := c.names[id]
-	c.mu.Unlock()
-	if ok {
+	if n, ok := c.names.Get(id); ok {
 		return n, nil
 	}
 	n, err := c.lookup(ctx, id)
 	if err != nil {
 		return "", err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.names) >= maxCachedUsers {
-		clear(c.names)
-	}
-	c.names[id] = n
+	c.names.Put(id, n)
 	return n, nil
 }

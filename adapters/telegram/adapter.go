@@ -14,7 +14,9 @@ import (
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/adapterkit"
 	"github.com/parleybot/parley/bot/format"
+	"github.com/parleybot/parley/internal/clock"
 )
 
 const platform = "telegram"
@@ -42,13 +44,6 @@ const (
 	maxAlertLen = 200 // answerCallbackQuery text
 )
 
-// State keeps what must survive a restart: the poll offset and the reply
-// chains of groups without topics. *store.DB implements it.
-type State interface {
-	Get(ctx context.Context, key string) (string, bool, error)
-	Set(ctx context.Context, key, value string) error
-}
-
 // Config configures the adapter.
 type Config struct {
 	Token string // from @BotFather
@@ -66,18 +61,21 @@ type Config struct {
 	// Mux, when set, is where webhook mode registers its handler instead
 	// of serving Listen itself: a server shared with other adapters
 	// (inbound.Server), which its owner serves.
-	Mux   Mux
-	State State // required
+	Mux bot.Mux
+	// State keeps what must survive a restart: the poll offset, the
+	// reply chains of groups without topics, groups' migrations.
+	// Required.
+	State bot.PlatformState
 	// PollTimeout is getUpdates' long-poll timeout; zero means
 	// DefaultPollTimeout.
 	PollTimeout time.Duration
 	HTTPClient  *http.Client // nil means http.DefaultClient
 	Logger      *slog.Logger
-}
-
-// Mux is where webhook mode registers its handler.
-type Mux interface {
-	Handle(pattern string, h http.Handler)
+	// Now and Sleep are the clock (defaults: time.Now and a real timer).
+	// Every wait goes through Sleep (retries, the daily sweep of reply
+	// chains), so tests can drive time.
+	Now   func() time.Time
+	Sleep func(ctx context.Context, d time.Duration) error
 }
 
 // Adapter is Parley on Telegram. It translates and nothing else: pacing,
@@ -87,17 +85,22 @@ type Adapter struct {
 	api   *tgbotapi.BotAPI // never used directly: call binds a copy to a context
 	http  *http.Client
 	log   *slog.Logger
-	state State
-	// sleep waits between retries; tests replace it so they never wait.
+	state bot.PlatformState
+	now   func() time.Time
+	// sleep is Config.Sleep; tests replace it so retries never wait.
 	sleep func(ctx context.Context, d time.Duration) error
+	me    adapterkit.Self[tgbotapi.User] // asked of getMe by the first Run
+	// migrated caches group → supergroup ids (migrate.go), "" for a chat
+	// known not to have moved; what falls out is read from State again.
+	migrated *adapterkit.Cache[string, string]
 
 	mu      sync.Mutex
-	me      tgbotapi.User // set by Run from getMe
-	webhook *webhookRun   // set while Run serves a webhook
-	// migrated caches group → supergroup ids (migrate.go), "" for a chat
-	// known not to have moved.
-	migrated map[string]string
+	webhook *webhookRun // set while Run serves a webhook
 }
+
+// rememberMigrations bounds the migration cache: the groups the bot
+// talks in now.
+const rememberMigrations = 4096
 
 var _ bot.Adapter = (*Adapter)(nil)
 
@@ -140,17 +143,20 @@ func New(cfg Config) (*Adapter, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	cfg.Now, cfg.Sleep = clock.Or(cfg.Now, cfg.Sleep)
 	// Built by hand: the library's constructors call getMe, and New makes
 	// no network call.
 	api := &tgbotapi.BotAPI{Token: cfg.Token, Client: cfg.HTTPClient, Buffer: 100}
 	api.SetAPIEndpoint(Endpoint(cfg.APIURL))
 	return &Adapter{
-		cfg:   cfg,
-		api:   api,
-		http:  cfg.HTTPClient,
-		log:   cfg.Logger.With("platform", platform),
-		state: cfg.State,
-		sleep: bot.Sleep,
+		cfg:      cfg,
+		api:      api,
+		http:     cfg.HTTPClient,
+		log:      cfg.Logger.With("platform", platform),
+		state:    cfg.State,
+		now:      cfg.Now,
+		sleep:    cfg.Sleep,
+		migrated: adapterkit.NewCache[string, string](rememberMigrations),
 	}, nil
 }
 
@@ -187,14 +193,4 @@ func paceOf(t bot.Thread) (time.Duration, int) {
 }
 
 // self is the bot as getMe described it; zero before Run.
-func (a *Adapter) self() tgbotapi.User {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.me
-}
-
-func (a *Adapter) setSelf(u tgbotapi.User) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.me = u
-}
+func (a *Adapter) self() tgbotapi.User { return a.me.Get() }

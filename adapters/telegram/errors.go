@@ -16,8 +16,9 @@ import (
 )
 
 // ErrUnauthorized marks Telegram refusing the token itself: retrying is
-// pointless, the operator has to fix the configuration.
-var ErrUnauthorized = errors.New("telegram refused the bot token; check telegram.token (from @BotFather)")
+// pointless, the operator has to fix the configuration. It is a
+// bot.ErrAuth, worded for Telegram.
+var ErrUnauthorized = bot.TokenRefused("telegram refused the bot token; check telegram.token (from @BotFather)")
 
 // ErrNoPrivateChat marks a private message Telegram would not deliver: the
 // person never started the bot, or blocked it. Bots cannot open private

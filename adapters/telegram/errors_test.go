@@ -83,8 +83,8 @@ func TestErrorMapping(t *testing.T) {
 		name: "401 is the token", method: "sendMessage", op: send,
 		reply: stubReply{Code: 401, Desc: "Unauthorized"},
 		check: func(t *testing.T, err error) {
-			if !errors.Is(err, ErrUnauthorized) {
-				t.Errorf("err = %v, want ErrUnauthorized", err)
+			if !errors.Is(err, ErrUnauthorized) || !errors.Is(err, bot.ErrAuth) {
+				t.Errorf("err = %v, want ErrUnauthorized, a bot.ErrAuth", err)
 			}
 		},
 	}, {
@@ -103,7 +103,7 @@ func TestErrorMapping(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newStub(t)
 			a, _ := newTestAdapter(t, s, newMemState())
-			a.setSelf(testMe)
+			a.me.Set(testMe)
 			s.script(tt.method, tt.reply)
 			err := tt.op(t.Context(), a)
 			if n := len(s.callsTo(tt.method)); n != 1 {

@@ -3,6 +3,7 @@ package telegram
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -13,15 +14,30 @@ import (
 // Test doubles for the adapter's collaborators: State, the sleep between
 // retries, and the bot.Handler.
 
-// memState is an in-memory State; failGet/failSet make it fail.
+// memState is an in-memory State; failGet/failSet make it fail. It
+// remembers when each key was set, on the real clock (fake in a synctest
+// bubble), for DeleteStale and KeysWithPrefix.
 type memState struct {
 	mu      sync.Mutex
 	kv      map[string]string
+	setAt   map[string]time.Time
 	failGet error
 	failSet error
+	// deletes records DeleteStale's calls: the prefix, and how old is
+	// stale.
+	deletes []staleDelete
 }
 
-func newMemState() *memState { return &memState{kv: map[string]string{}} }
+type staleDelete struct {
+	prefix string
+	before time.Time
+}
+
+var _ bot.PlatformState = (*memState)(nil)
+
+func newMemState() *memState {
+	return &memState{kv: map[string]string{}, setAt: map[string]time.Time{}}
+}
 
 func (m *memState) Get(_ context.Context, key string) (string, bool, error) {
 	m.mu.Lock()
@@ -40,7 +56,41 @@ func (m *memState) Set(_ context.Context, key, value string) error {
 		return m.failSet
 	}
 	m.kv[key] = value
+	m.setAt[key] = time.Now()
 	return nil
+}
+
+func (m *memState) DeleteStale(_ context.Context, prefix string, before time.Time) (int64, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.deletes = append(m.deletes, staleDelete{prefix, before})
+	var n int64
+	for k := range m.kv {
+		if strings.HasPrefix(k, prefix) && m.setAt[k].Before(before) {
+			delete(m.kv, k)
+			delete(m.setAt, k)
+			n++
+		}
+	}
+	return n, nil
+}
+
+func (m *memState) KeysWithPrefix(_ context.Context, prefix string, since time.Time) (map[string]string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := map[string]string{}
+	for k, v := range m.kv {
+		if strings.HasPrefix(k, prefix) && !m.setAt[k].Before(since) {
+			out[k] = v
+		}
+	}
+	return out, nil
+}
+
+func (m *memState) staleDeletes() []staleDelete {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]staleDelete(nil), m.deletes...)
 }
 
 func (m *memState) get(key string) string {
@@ -48,13 +98,19 @@ func (m *memState) get(key string) string {
 	return v
 }
 
-// sleeps records the waits the adapter asked for instead of waiting.
+// sleeps records the waits the adapter asked for instead of waiting. The
+// daily sweep of reply chains is the exception: its wait lasts until ctx
+// ends, as it would in a test's few seconds, and is not recorded.
 type sleeps struct {
 	mu sync.Mutex
 	d  []time.Duration
 }
 
 func (s *sleeps) sleep(ctx context.Context, d time.Duration) error {
+	if d >= chainSweep {
+		<-ctx.Done()
+		return ctx.Err()
+	}
 	s.mu.Lock()
 	s.d = append(s.d, d)
 	s.mu.Unlock()
@@ -68,7 +124,7 @@ func (s *sleeps) all() []time.Duration {
 }
 
 // newTestAdapter is the adapter against the stub; it never sleeps.
-func newTestAdapter(t *testing.T, s *stubAPI, st State, mod ...func(*Config)) (*Adapter, *sleeps) {
+func newTestAdapter(t *testing.T, s *stubAPI, st bot.PlatformState, mod ...func(*Config)) (*Adapter, *sleeps) {
 	t.Helper()
 	cfg := Config{Token: testToken, APIURL: s.URL(), State: st, PollTimeout: time.Second, Logger: discard}
 	for _, m := range mod {

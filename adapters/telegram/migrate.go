@@ -51,10 +51,7 @@ func (a *Adapter) followMigration(ctx context.Context, p tgbotapi.Params) tgbota
 // migration returns where chat moved, "" if nowhere, from the cache or
 // State.
 func (a *Adapter) migration(ctx context.Context, chat string) string {
-	a.mu.Lock()
-	to, known := a.migrated[chat]
-	a.mu.Unlock()
-	if known {
+	if to, known := a.migrated.Get(chat); known {
 		return to
 	}
 	to, _, err := a.state.Get(ctx, migrationKey(chat))
@@ -62,7 +59,7 @@ func (a *Adapter) migration(ctx context.Context, chat string) string {
 		a.log.Warn("could not read a group's migration", "chat", chat, "err", err)
 		return "" // not cached: asked again next time
 	}
-	a.cacheMigration(chat, to)
+	a.migrated.Put(chat, to)
 	return to
 }
 
@@ -70,17 +67,8 @@ func (a *Adapter) migration(ctx context.Context, chat string) string {
 func (a *Adapter) recordMigration(ctx context.Context, chat string, to int64) {
 	target := strconv.FormatInt(to, 10)
 	a.log.Info("the group became a supergroup; following it", "from", chat, "to", target)
-	a.cacheMigration(chat, target)
+	a.migrated.Put(chat, target)
 	if err := a.state.Set(ctx, migrationKey(chat), target); err != nil {
 		a.log.Warn("could not remember a group's migration; it is followed until restart", "chat", chat, "err", err)
 	}
-}
-
-func (a *Adapter) cacheMigration(chat, to string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.migrated == nil {
-		a.migrated = map[string]string{}
-	}
-	a.migrated[chat] = to
 }

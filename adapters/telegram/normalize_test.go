@@ -24,13 +24,13 @@ var testMe = tgbotapi.User{ID: testBotID, IsBot: true, FirstName: "Parley", User
 
 // offlineAdapter normalizes without a network: nothing it does here calls
 // Telegram.
-func offlineAdapter(t testing.TB, st State) *Adapter {
+func offlineAdapter(t testing.TB, st bot.PlatformState) *Adapter {
 	t.Helper()
 	a, err := New(Config{Token: testToken, APIURL: "http://127.0.0.1:1", State: st, Logger: discard})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
-	a.setSelf(testMe)
+	a.me.Set(testMe)
 	return a
 }
 

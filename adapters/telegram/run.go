@@ -5,20 +5,22 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"sync"
 	"time"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/adapterkit"
 	"github.com/parleybot/parley/bot/format"
+	"github.com/parleybot/parley/internal/backoff"
 )
 
 // allowedUpdates are the only updates Parley acts on.
 const allowedUpdates = `["message","callback_query"]`
 
-// Backoff between failed attempts: doubling from backoffMin, capped.
+// Backoff between failed attempts: doubling from backoffMin, capped
+// (retryWait).
 const (
 	backoffMin = time.Second
 	backoffMax = time.Minute
@@ -29,21 +31,21 @@ const (
 // token is returned at once), registers the command menu, then polls or
 // serves the webhook (Config.Mode).
 func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
-	me, err := a.whoAmI(ctx)
+	me, err := a.me.Fetch(ctx, a.whoAmI)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil
 		}
 		return err
 	}
-	a.setSelf(me)
 	a.log.Info("connected to Telegram", "bot", "@"+me.UserName, "id", me.ID, "mode", a.cfg.Mode)
 	a.setCommands(ctx)
-	var sweeping sync.WaitGroup
-	defer sweeping.Wait()
+	// The sweep runs beside receiving, and ends with it.
+	var background adapterkit.Group
+	defer background.Stop()
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()
-	sweeping.Go(func() { a.sweepChains(sctx, time.Now) })
+	background.Go(sctx, func() { a.sweepChains(sctx) })
 	if a.cfg.Mode == ModeWebhook {
 		return a.serveWebhook(ctx, h)
 	}
@@ -95,11 +97,7 @@ func retryWait(err error, failures int) time.Duration {
 	if d, ok := bot.RetryAfter(err); ok {
 		return d
 	}
-	d := backoffMax
-	if failures < 6 {
-		d = min(backoffMin<<failures, backoffMax)
-	}
-	return d/2 + rand.N(d/2+1)
+	return backoff.Policy{Base: backoffMin, Cap: backoffMax, Jitter: backoff.Equal}.Delay(failures)
 }
 
 // dispatch hands one raw update to h. An error means the update was not

@@ -76,27 +76,18 @@ const (
 	chainSweep = 24 * time.Hour
 )
 
-// staleDeleter is a State that can forget old entries (*store.DB).
-type staleDeleter interface {
-	DeleteStale(ctx context.Context, prefix string, before time.Time) (int64, error)
-}
-
 // sweepChains forgets chain entries older than chainTTL, now and every
-// chainSweep, until ctx ends; a State without DeleteStale keeps them.
-func (a *Adapter) sweepChains(ctx context.Context, now func() time.Time) {
-	d, ok := a.state.(staleDeleter)
-	if !ok {
-		return
-	}
+// chainSweep, until ctx ends.
+func (a *Adapter) sweepChains(ctx context.Context) {
 	for {
-		n, err := d.DeleteStale(ctx, chainPrefix, now().Add(-chainTTL))
+		n, err := a.state.DeleteStale(ctx, chainPrefix, a.now().Add(-chainTTL))
 		switch {
 		case err != nil && ctx.Err() == nil:
 			a.log.Warn("could not forget old reply chains", "err", err)
 		case n > 0:
 			a.log.Info("forgot old reply chains", "entries", n, "older_than", chainTTL)
 		}
-		if bot.Sleep(ctx, chainSweep) != nil {
+		if a.sleep(ctx, chainSweep) != nil {
 			return
 		}
 	}

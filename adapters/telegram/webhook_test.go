@@ -203,7 +203,7 @@ func TestClickAnsweredOnce(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newStub(t)
 			a, _ := newTestAdapter(t, s, newMemState())
-			a.setSelf(testMe)
+			a.me.Set(testMe)
 			rec := newRecorder()
 			rec.onAction = tt.onAction
 			err := a.dispatch(t.Context(), rec, []byte(tt.update))

@@ -89,7 +89,7 @@ func platformConfig(t *testing.T, dataDir string, srv *llmtest.Server, extra map
 // is called; stop waits for it to return.
 func start(t *testing.T, cfg *config.Config, fake bot.Adapter) (stop func()) {
 	t.Helper()
-	return startWith(t, cfg, nil, func(bot.KV) []bot.Adapter { return []bot.Adapter{fake} })
+	return startWith(t, cfg, nil, func(bot.PlatformState) []bot.Adapter { return []bot.Adapter{fake} })
 }
 
 // startPlatforms runs Parley as `parley run` does: the adapters of the
@@ -97,7 +97,7 @@ func start(t *testing.T, cfg *config.Config, fake bot.Adapter) (stop func()) {
 func startPlatforms(t *testing.T, cfg *config.Config) (stop func()) {
 	t.Helper()
 	web := inboundServer(cfg, slog.New(slog.DiscardHandler))
-	return startWith(t, cfg, web, func(state bot.KV) []bot.Adapter {
+	return startWith(t, cfg, web, func(state bot.PlatformState) []bot.Adapter {
 		adapters, err := platformAdapters(cfg, state, web, slog.New(slog.DiscardHandler))
 		if err != nil {
 			t.Fatal(err)
@@ -106,7 +106,7 @@ func startPlatforms(t *testing.T, cfg *config.Config) (stop func()) {
 	})
 }
 
-func startWith(t *testing.T, cfg *config.Config, web *inbound.Server, adapters func(state bot.KV) []bot.Adapter) (stop func()) {
+func startWith(t *testing.T, cfg *config.Config, web *inbound.Server, adapters func(state bot.PlatformState) []bot.Adapter) (stop func()) {
 	t.Helper()
 	logger := slog.New(slog.DiscardHandler)
 	a, err := openApp(t.Context(), cfg, logger)

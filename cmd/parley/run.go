@@ -75,7 +75,7 @@ func inboundServer(cfg *config.Config, logger *slog.Logger) *inbound.Server {
 // where adapters keep their cursors (Telegram's update offset, its reply
 // chains): the app's database. web, when not nil, is where adapters that
 // receive over HTTP register their endpoints.
-func platformAdapters(cfg *config.Config, state bot.KV, web *inbound.Server, logger *slog.Logger) ([]bot.Adapter, error) {
+func platformAdapters(cfg *config.Config, state bot.PlatformState, web *inbound.Server, logger *slog.Logger) ([]bot.Adapter, error) {
 	var out []bot.Adapter
 	for _, p := range cfg.EnabledPlatforms() {
 		a, err := newAdapter(p, cfg, state, web, logger)
@@ -87,25 +87,24 @@ func platformAdapters(cfg *config.Config, state bot.KV, web *inbound.Server, log
 	return out, nil
 }
 
-func newAdapter(platform string, cfg *config.Config, state bot.KV, web *inbound.Server, logger *slog.Logger) (bot.Adapter, error) {
+func newAdapter(platform string, cfg *config.Config, state bot.PlatformState, web *inbound.Server, logger *slog.Logger) (bot.Adapter, error) {
 	// A nil *inbound.Server must not become a non-nil interface.
-	var slackMux slack.Mux
-	var telegramMux telegram.Mux
+	var mux bot.Mux
 	if web != nil {
-		slackMux, telegramMux = web, web
+		mux = web
 	}
 	switch platform {
 	case config.PlatformSlack:
 		return slack.New(slack.Config{
 			BotToken: cfg.Slack.BotToken.Reveal(), AppToken: cfg.Slack.AppToken.Reveal(),
 			APIURL: cfg.Slack.APIURL, Mode: cfg.Slack.Mode, SigningSecret: cfg.Slack.SigningSecret.Reveal(),
-			Listen: cfg.HTTP.Listen, Mux: slackMux, Logger: logger,
+			Listen: cfg.HTTP.Listen, Mux: mux, Logger: logger,
 		})
 	case config.PlatformTelegram:
 		return telegram.New(telegram.Config{
 			Token: cfg.Telegram.Token.Reveal(), APIURL: cfg.Telegram.APIURL, Mode: cfg.Telegram.Mode,
 			WebhookURL: cfg.Telegram.WebhookURL, WebhookSecret: cfg.Telegram.WebhookSecret.Reveal(),
-			Listen: cfg.HTTP.Listen, Mux: telegramMux, State: state, Logger: logger,
+			Listen: cfg.HTTP.Listen, Mux: mux, State: state, Logger: logger,
 		})
 	case config.PlatformDiscord:
 		return discord.New(discord.Config{
