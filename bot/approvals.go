@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/internal/clock"
 )
 
 // Approval statuses, as stored.
@@ -169,12 +170,7 @@ func NewApprovals(cfg ApprovalsConfig) (*Approvals, error) {
 	if cfg.Expiry <= 0 {
 		cfg.Expiry = DefaultApprovalExpiry
 	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.Sleep == nil {
-		cfg.Sleep = Sleep
-	}
+	cfg.Now, cfg.Sleep = clock.Or(cfg.Now, cfg.Sleep)
 	if cfg.NewID == nil {
 		cfg.NewID = randomToken
 	}

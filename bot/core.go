@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/internal/clock"
 )
 
 // CoreStore is the storage the chat core keeps its state in; store.DB
@@ -65,12 +66,7 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 	if len(cfg.Adapters) == 0 || cfg.Store == nil || cfg.Runner == nil {
 		return nil, errors.New("core: Adapters, Store and Runner are required")
 	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.Sleep == nil {
-		cfg.Sleep = Sleep
-	}
+	cfg.Now, cfg.Sleep = clock.Or(cfg.Now, cfg.Sleep)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}

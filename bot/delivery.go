@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"time"
 	"unicode/utf8"
+
+	"github.com/parleybot/parley/internal/clock"
 )
 
 // DeliveryConfig configures a Delivery. Adapter and Outbox are required.
@@ -67,12 +69,7 @@ func NewDelivery(cfg DeliveryConfig) (*Delivery, error) {
 	if cfg.Adapter == nil || cfg.Outbox == nil {
 		return nil, errors.New("delivery: Adapter and Outbox are required")
 	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.Sleep == nil {
-		cfg.Sleep = Sleep
-	}
+	cfg.Now, cfg.Sleep = clock.Or(cfg.Now, cfg.Sleep)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}

@@ -25,10 +25,7 @@ type Mux interface {
 // finds out at run time that its store cannot prune (and grows forever)
 // or cannot list (and recovers nothing). *store.DB implements it.
 type PlatformState interface {
-	// Get returns the value stored under key and whether there is one.
-	Get(ctx context.Context, key string) (string, bool, error)
-	// Set stores value under key, replacing any earlier value.
-	Set(ctx context.Context, key, value string) error
+	KV
 	// DeleteStale removes the keys that start with prefix and were last
 	// set before before, and reports how many.
 	DeleteStale(ctx context.Context, prefix string, before time.Time) (int64, error)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/parleybot/parley/bot/format"
+	"github.com/parleybot/parley/internal/clock"
 )
 
 // Outbound is the one way Parley shows anything on a platform. Answers go
@@ -45,12 +46,7 @@ type OutboundConfig struct {
 // NewOutbound returns the outbound path of adapters: one Pacer and one
 // Delivery each.
 func NewOutbound(cfg OutboundConfig) (*Outbound, error) {
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.Sleep == nil {
-		cfg.Sleep = Sleep
-	}
+	cfg.Now, cfg.Sleep = clock.Or(cfg.Now, cfg.Sleep)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/parleybot/parley/internal/clock"
 )
 
 // PaceKey names one edit budget: the platform and the scope whose messages
@@ -115,12 +117,7 @@ func (b *paceBucket) enqueue(first bool) (turn <-chan struct{}, leave func()) {
 
 // NewPacer returns a Pacer for one adapter's budget.
 func NewPacer(cfg PacerConfig) *Pacer {
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.Sleep == nil {
-		cfg.Sleep = Sleep
-	}
+	cfg.Now, cfg.Sleep = clock.Or(cfg.Now, cfg.Sleep)
 	if cfg.IdleAfter <= 0 {
 		cfg.IdleAfter = 5 * time.Minute
 	}

@@ -11,9 +11,12 @@ import (
 	"github.com/parleybot/parley/agent"
 )
 
-// KV is the small durable key/value store the router keeps flags in.
+// KV is the small durable key/value store the router keeps flags in, and
+// the core of what adapters keep (PlatformState).
 type KV interface {
+	// Get returns the value stored under key and whether there is one.
 	Get(ctx context.Context, key string) (string, bool, error)
+	// Set stores value under key, replacing any earlier value.
 	Set(ctx context.Context, key, value string) error
 }
 
