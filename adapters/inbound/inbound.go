@@ -44,14 +44,26 @@ func (s *Server) Handle(pattern string, h http.Handler) {
 // Serve listens and serves until ctx ends, then shuts down gracefully. It
 // returns nil after a shutdown, or why it could not listen or serve.
 func (s *Server) Serve(ctx context.Context) error {
-	ln, err := net.Listen("tcp", s.listen)
+	ln, err := s.Listen()
 	if err != nil {
-		return fmt.Errorf("cannot listen on %s (http.listen): %w", s.listen, err)
+		return err
 	}
-	return s.serve(ctx, ln)
+	return s.ServeOn(ctx, ln)
 }
 
-func (s *Server) serve(ctx context.Context, ln net.Listener) error {
+// Listen binds the server's address. Binding before telling a platform
+// where to post (Telegram's setWebhook) means its first delivery finds
+// the port open.
+func (s *Server) Listen() (net.Listener, error) {
+	ln, err := net.Listen("tcp", s.listen)
+	if err != nil {
+		return nil, fmt.Errorf("cannot listen on %s (http.listen): %w", s.listen, err)
+	}
+	return ln, nil
+}
+
+// ServeOn serves on ln (from Listen) until ctx ends, as Serve does.
+func (s *Server) ServeOn(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{
 		Handler:           s.mux,
 		ReadHeaderTimeout: 5 * time.Second,

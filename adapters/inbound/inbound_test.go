@@ -21,7 +21,7 @@ func TestSharedListener(t *testing.T) {
 	s.Handle("/slack/events", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "slack") }))
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
-	go func() { done <- s.serve(ctx, ln) }()
+	go func() { done <- s.ServeOn(ctx, ln) }()
 	// Registered while serving, as an adapter whose Run starts later does.
 	s.Handle("/telegram", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "telegram") }))
 

@@ -144,9 +144,13 @@ func (a *Adapter) serveWebhook(ctx context.Context, h bot.Handler) error {
 	var serving sync.WaitGroup
 	var serveErr error
 	if own != nil {
+		ln, err := own.Listen()
+		if err != nil {
+			return fmt.Errorf("telegram: webhook mode: %w", err)
+		}
 		serving.Go(func() {
-			if serveErr = own.Serve(sctx); serveErr != nil {
-				cancel() // cannot listen: nothing would ever arrive
+			if serveErr = own.ServeOn(sctx, ln); serveErr != nil {
+				cancel() // cannot serve: nothing would ever arrive
 			}
 		})
 	}

@@ -36,11 +36,17 @@ func runPlatforms(ctx context.Context, a *app, adapters []bot.Adapter, web *inbo
 	if web == nil {
 		return core.Run(ctx)
 	}
+	// Bound before the adapters start, so the address is open before
+	// Telegram is told to post to it.
+	ln, err := web.Listen()
+	if err != nil {
+		return err
+	}
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	served := make(chan error, 1)
 	go func() {
-		err := web.Serve(rctx)
+		err := web.ServeOn(rctx, ln)
 		if err != nil {
 			cancel()
 		}
