@@ -9,17 +9,11 @@ import (
 // in place where the platform can (ephemeral), else by direct message with
 // a pointer in place. Memory is never shown in a shared channel.
 func (r *Router) HandleCommand(ctx context.Context, c Command) error {
-	if c.Key != "" {
-		accepted, err := r.cfg.Inbox.Accept(ctx, c.Key, c.Thread.Platform, nil)
-		if err != nil || !accepted {
-			return err
-		}
-		defer func() {
-			if err := r.cfg.Inbox.MarkDone(ctx, c.Key); err != nil {
-				r.log.Error("mark command done", "key", c.Key, "err", err)
-			}
-		}()
+	done, err := r.acceptOnce(ctx, c.Key, c.Thread.Platform, kindCommand)
+	if done == nil {
+		return err // a redelivery, or the inbox failed
 	}
+	defer done()
 	if !r.cfg.Access.Allowed(c.User, c.Thread) {
 		return r.refuse(ctx, Message{Key: c.Key, Thread: c.Thread, User: c.User, Direct: c.Direct})
 	}
@@ -79,22 +73,39 @@ func (r *Router) answerPrivately(ctx context.Context, c Command, out Out) error 
 // HandleAction routes a button click to the approvals, which answer the
 // clicker; without approvals every click is answered "no longer valid".
 func (r *Router) HandleAction(ctx context.Context, a Action) error {
-	if a.Key != "" {
-		accepted, err := r.cfg.Inbox.Accept(ctx, a.Key, a.Thread.Platform, nil)
-		if err != nil || !accepted {
-			return err
-		}
-		defer func() {
-			if err := r.cfg.Inbox.MarkDone(ctx, a.Key); err != nil {
-				r.log.Error("mark action done", "key", a.Key, "err", err)
-			}
-		}()
+	done, err := r.acceptOnce(ctx, a.Key, a.Thread.Platform, kindAction)
+	if done == nil {
+		return err // a redelivery, or the inbox failed
 	}
+	defer done()
 	e, ok := findAction(a.Data)
 	if !ok {
 		return r.cfg.Outbound.Tell(ctx, a, msgButtonInvalid)
 	}
 	return e.handle(r, ctx, a)
+}
+
+// acceptOnce records a command or click under key, once, ever. done marks
+// it handled; it is nil when the event was seen before or could not be
+// recorded (err says which). A command or click without a key (the
+// terminal's) is not recorded.
+func (r *Router) acceptOnce(ctx context.Context, key, platform, kind string) (done func(), err error) {
+	if key == "" {
+		return func() {}, nil
+	}
+	payload, err := encodeInbox(inboxRecord{Kind: kind})
+	if err != nil {
+		return nil, err
+	}
+	accepted, err := r.cfg.Inbox.Accept(ctx, key, platform, payload)
+	if err != nil || !accepted {
+		return nil, err
+	}
+	return func() {
+		if err := r.cfg.Inbox.MarkDone(ctx, key); err != nil {
+			r.log.Error("mark inbox done", "key", key, "kind", kind, "err", err)
+		}
+	}, nil
 }
 
 // msgButtonInvalid answers a click on a button Parley does not know (a
