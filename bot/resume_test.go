@@ -206,7 +206,7 @@ func TestSteerRunningTurn(t *testing.T) {
 	first.Mentioned = true
 	w.router.HandleMessage(t.Context(), first)
 	<-gate.entered
-	steer := msg("slack", "C1", "1.1", "U2", "k2", "skip the tests")
+	steer := msg("slack", "C1", "1.1", "U1", "k2", "skip the tests")
 	if err := w.router.HandleMessage(t.Context(), steer); err != nil { // same thread, no mention: the bot is part of it
 		t.Fatal(err)
 	}
@@ -224,6 +224,59 @@ func TestSteerRunningTurn(t *testing.T) {
 	}
 	if left, _ := w.db.Unfinished(t.Context()); len(left) != 0 {
 		t.Fatalf("unfinished: %+v", left)
+	}
+}
+
+// TestOnlyTheAuthorSteers: Bob writes in Alice's thread while her turn runs
+// a tool. His message is not folded into her turn: her next model call
+// does not see it, and it gets a turn of its own with Bob's name and
+// memory, where the memory the model writes is Bob's. Alice's memory is
+// untouched.
+func TestOnlyTheAuthorSteers(t *testing.T) {
+	w := newWorld(t, "slack", bot.Access{})
+	gate := &gateTool{entered: make(chan struct{}), release: make(chan struct{})}
+	w.runner.Tools = append(w.runner.Tools, gate)
+	remember := func(u, fact string) {
+		if err := w.db.EditMemory(t.Context(), "slack:"+u, agent.Facts, func([]string) ([]string, error) { return []string{fact}, nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	remember("alice", "Alice drinks tea")
+	remember("bob", "Bob drinks coffee")
+	w.srv.Enqueue(
+		llmtest.ToolCall("b1", "build", `{}`), llmtest.Text("Built."), // Alice's turn
+		llmtest.ToolCall("m1", "memory", `{"action":"add","target":"facts","content":"prefers vim"}`), llmtest.Text("Noted."), // Bob's
+	)
+	alice := msg("slack", "C1", "1.1", "alice", "k1", "build it")
+	alice.Mentioned = true
+	w.router.HandleMessage(t.Context(), alice)
+	<-gate.entered
+	bob := msg("slack", "C1", "1.1", "bob", "k2", "remember that I prefer vim")
+	if err := w.router.HandleMessage(t.Context(), bob); err != nil {
+		t.Fatal(err)
+	}
+	close(gate.release)
+	w.router.Wait()
+
+	reqs := w.srv.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d model calls, want 4 (two turns of two calls)", len(reqs))
+	}
+	if strings.Contains(string(reqs[1].Body), "prefer vim") {
+		t.Error("Bob's message was folded into Alice's running turn")
+	}
+	bobs := string(reqs[2].Body)
+	if !strings.Contains(bobs, "Talking with: bob") || !strings.Contains(bobs, "Bob drinks coffee") || strings.Contains(bobs, "Alice drinks tea") {
+		t.Errorf("Bob's turn does not run as Bob with Bob's memory: %s", bobs)
+	}
+	if mem, _ := w.db.Memory(t.Context(), "slack:alice"); len(mem.Facts) != 1 || mem.Facts[0] != "Alice drinks tea" {
+		t.Errorf("Alice's memory changed: %+v", mem)
+	}
+	if mem, _ := w.db.Memory(t.Context(), "slack:bob"); len(mem.Facts) != 2 || mem.Facts[1] != "prefers vim" {
+		t.Errorf("Bob's memory: %+v", mem)
+	}
+	if got := w.replies.final("k2"); len(got) != 1 || got[0] != "Noted." {
+		t.Errorf("Bob's reply: %q", got)
 	}
 }
 

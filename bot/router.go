@@ -338,15 +338,23 @@ func (r *Router) turn(ctx context.Context, sid string, batch []Message, base age
 		t.Text = joinTexts(batch)
 	}
 	t.Steer = func() []agent.Steered {
+		// Only the turn's author steers it: a message from anyone else
+		// waits for a turn of its own, with that person's memory and name
+		// (docs/architecture.md, Who acts).
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		st := r.session(sid)
 		var out []agent.Steered
+		rest := st.queue[:0]
 		for _, q := range st.queue {
+			if q.User.Key() != m.User.Key() {
+				rest = append(rest, q)
+				continue
+			}
 			out = append(out, agent.Steered{Text: q.Text, Author: q.User.Name, Key: q.Key})
 			keys = append(keys, q.Key)
 		}
-		st.queue = nil
+		st.queue = rest
 		return out
 	}
 	var shown string
