@@ -48,7 +48,7 @@ type consoleHarness struct {
 	ad       *console.Adapter
 	operator bot.User
 	in       *io.PipeWriter
-	typing   sync.Mutex // one line at a time, in order
+	writing  sync.Mutex // one line at a time, in order
 }
 
 func newConsoleHarness(t *testing.T) bottest.Harness {
@@ -80,8 +80,8 @@ func (h *consoleHarness) UserMessage(_ context.Context, m bottest.MessageSpec) (
 			errors.New("a terminal has one person, who types each line once, mentions no one and is no bot"))
 	}
 	go func() {
-		h.typing.Lock()
-		defer h.typing.Unlock()
+		h.writing.Lock()
+		defer h.writing.Unlock()
 		io.WriteString(h.in, m.Text+"\n")
 	}()
 	return "", nil // the id is the console's own, known once the line is read

@@ -350,3 +350,27 @@ func TestShellApprovalAtTheTerminal(t *testing.T) {
 		})
 	}
 }
+
+// TestStatusAndStopAtTheTerminal: /status and /stop answer at the
+// terminal as on the chat platforms: from the core, about this
+// conversation.
+func TestStatusAndStopAtTheTerminal(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	sb := newSandbox(t).withLLM(srv)
+	srv.Enqueue(llmtest.Text("Hi there."))
+	out, errOut, code := sb.run(t, "/status\n/stop\nhello\n/status\n", "chat")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		"No conversation here yet.\nNothing is running here.\nHi there.\n",
+		"Model: openai/gpt-4.1-mini\n",
+		"Session ",
+		"Now: idle\nWaiting for approval: 0",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+}
