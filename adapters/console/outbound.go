@@ -69,10 +69,11 @@ func (a *Adapter) Edit(_ context.Context, ref bot.MessageRef, out bot.Out) error
 	if q != nil {
 		a.screen.drop(q)
 	}
-	if rest, ok := strings.CutPrefix(out.Text, printed); ok && printed != "" && len(out.Buttons) == 0 {
+	text := trimEnd(out.Text)
+	if rest, ok := strings.CutPrefix(text, printed); ok && printed != "" && len(out.Buttons) == 0 {
 		if a.screen.extend(piece{text: rest, owner: m}) {
 			a.mu.Lock()
-			m.printed = out.Text
+			m.printed = text
 			a.mu.Unlock()
 			return nil
 		}
@@ -110,9 +111,9 @@ func (a *Adapter) ShowStatus(_ context.Context, _ bot.Thread, status string) err
 
 // show prints out as m's text, on a line of its own, with its question.
 func (a *Adapter) show(m *message, ref bot.MessageRef, out bot.Out) {
-	p := piece{text: strings.TrimRight(out.Text, " \t\n"), fresh: true, owner: m}
+	p := piece{text: trimEnd(out.Text), fresh: true, owner: m}
 	a.mu.Lock()
-	m.printed = out.Text
+	m.printed = p.text
 	if len(out.Buttons) > 0 {
 		m.ask = &question{ref: ref, buttons: out.Buttons}
 		p.ask = m.ask
@@ -139,6 +140,9 @@ func (a *Adapter) keep(id string, m *message) {
 		a.order = a.order[1:]
 	}
 }
+
+// trimEnd drops what a terminal would not show at the end of a message.
+func trimEnd(s string) string { return strings.TrimRight(s, " \t\n") }
 
 // fits refuses text longer than the terminal's MaxLen: the core splits
 // answers below it, and an adapter never cuts a message short.

@@ -92,6 +92,7 @@ func TestSendEdit(t *testing.T) {
 		{"an edit that changes", []call{{send: "Hello"}, {edit: "Goodbye"}}, "Hello\nGoodbye\n"},
 		{"an edit after something else", []call{{send: "Hello"}, {private: "a note"}, {edit: "Hello, world"}}, "Hello\na note\nHello, world\n"},
 		{"an unchanged edit", []call{{send: "Hello"}, {edit: "Hello"}}, "Hello\n"},
+		{"an edit after a trailing space", []call{{send: "Hello "}, {edit: "Hello world"}}, "Hello world\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -86,6 +86,26 @@ func TestQuestions(t *testing.T) {
 	}
 }
 
+// TestQuestionAtATerminal: a terminal shows the answer as it is typed,
+// Enter included, so nothing is echoed and no line is added.
+func TestQuestionAtATerminal(t *testing.T) {
+	a, core, out := newConsole(strings.NewReader("clean up\ny\n"), true)
+	decided := make(chan string, 1)
+	core.turn = approvalTurn(a, decided)
+	core.click = func(ctx context.Context, act bot.Action) {
+		a.Edit(ctx, act.Message, bot.Out{Text: "Decided: " + act.Data})
+		decided <- act.Data
+	}
+	runAll(t, a, core)
+	// What the terminal shows besides: "clean up⏎" after the first prompt,
+	// "y⏎" after the question.
+	want := banner + "› Let me check.\nApproval needed: rm -rf build/\nApprove? [y/N] " +
+		" Waiting.\nDecided: a:1234\n a:1234\n› \n"
+	if out.String() != want {
+		t.Errorf("output:\n%q\nwant:\n%q", out.String(), want)
+	}
+}
+
 // TestOneButton: a question with one button (forget everything?) clicks it
 // on y and nothing otherwise.
 func TestOneButton(t *testing.T) {

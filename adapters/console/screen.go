@@ -132,8 +132,8 @@ func (s *screen) answered(q *question, echo string) bool {
 	if s.asking != q {
 		return false
 	}
-	s.write(echo + "\n")
-	s.midLine = false
+	s.write(echo)
+	s.endLine()
 	s.settle(q)
 	return true
 }
