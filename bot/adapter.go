@@ -17,7 +17,8 @@ type Adapter interface {
 	Capabilities() Capabilities
 	// Run receives events until ctx ends, handing each to h. The adapter
 	// acknowledges the platform itself, after h returns (h only records
-	// and enqueues, so it returns fast).
+	// and enqueues, so it returns fast). The terminal's Run also returns
+	// when its person leaves.
 	Run(ctx context.Context, h Handler) error
 	// Send posts out in the conversation t and returns its reference.
 	Send(ctx context.Context, t Thread, out Out) (MessageRef, error)
