@@ -17,7 +17,8 @@ type Adapter interface {
 	Capabilities() Capabilities
 	// Run receives events until ctx ends, handing each to h. The adapter
 	// acknowledges the platform itself, after h returns (h only records
-	// and enqueues, so it returns fast).
+	// and enqueues, so it returns fast). The terminal's Run also returns
+	// when its person leaves.
 	Run(ctx context.Context, h Handler) error
 	// Send posts out in the conversation t and returns its reference.
 	Send(ctx context.Context, t Thread, out Out) (MessageRef, error)
@@ -41,6 +42,28 @@ type Streamer interface {
 	// start its reply an edit interval late.
 	StreamsIn(t Thread) bool
 	StartStream(ctx context.Context, t Thread, u User) (Stream, error)
+}
+
+// StatusShower is implemented by Streamers that can show a progress
+// status ("running shell…") beside a native stream: a terminal prints it
+// on a line of its own. Delivery then calls ShowStatus instead of Typing
+// whenever the status of a natively streamed reply changes, before its
+// stream has started as well as while it is open, and always after the
+// text written before the status; a cleared status is not shown.
+type StatusShower interface {
+	ShowStatus(ctx context.Context, t Thread, status string) error
+}
+
+// AnswerWatcher is implemented by adapters that wait for the answer to a
+// message before they take the next one (the terminal, which shows one
+// prompt at a time). The router calls Answered with the message's Key once
+// it is done with it: the turn that answered it has ended (delivered,
+// failed or stopped, its inbox entry closed), or the message was not to be
+// answered (a duplicate, a refusal, a bot's message, a command). It is not
+// called for a message whose HandleMessage returned an error, nor for a
+// turn that shutdown interrupts. Answered must not block.
+type AnswerWatcher interface {
+	Answered(key string)
 }
 
 // Stream is one natively streamed answer.

@@ -36,7 +36,7 @@ func benchRouter(b *testing.B) (*bot.Router, *store.DB) {
 	}
 	r := newRouter(b, bot.RouterConfig{
 		Sessions: db, Inbox: db, KV: db, Runner: runner,
-		Commands: bot.New(db, db, runner, agent.MemoryLimits{}),
+		Commands: bot.New(db, db, agent.MemoryLimits{}),
 		Reply: func(context.Context, bot.Adapter, string, string, bot.Thread, bot.User, string) (bot.Reply, error) {
 			return nopReply{}, nil
 		},

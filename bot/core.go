@@ -87,7 +87,7 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 	}
 	router, err := NewRouter(RouterConfig{
 		Sessions: cfg.Store, Inbox: cfg.Store, KV: cfg.Store, Runner: cfg.Runner,
-		Commands: newCommands(cfg.Store, cfg.Runner.Memory, cfg.MemoryLimits),
+		Commands: New(cfg.Store, cfg.Runner.Memory, cfg.MemoryLimits),
 		Access:   cfg.Access, Outbound: out, Approvals: approvals,
 		MaxConcurrent: cfg.MaxConcurrent, Model: cfg.Model, ResumeWithin: cfg.ResumeWithin,
 		Now: cfg.Now, Logger: cfg.Logger,

@@ -61,6 +61,7 @@ type Delivery struct {
 	splitAt  int          // 0: never split
 	streamer Streamer     // nil: the adapter has no native streaming
 	closer   StreamCloser // nil: it cannot close an interrupted stream
+	shower   StatusShower // nil: a native stream's status goes by Typing
 	natives  nativeMemo
 }
 
@@ -92,6 +93,7 @@ func NewDelivery(cfg DeliveryConfig) (*Delivery, error) {
 	d := &Delivery{cfg: cfg, platform: cfg.Adapter.Platform(), caps: cfg.Adapter.Capabilities()}
 	d.streamer, _ = cfg.Adapter.(Streamer)
 	d.closer, _ = cfg.Adapter.(StreamCloser)
+	d.shower, _ = cfg.Adapter.(StatusShower)
 	if d.cfg.Pacer == nil {
 		d.cfg.Pacer = NewPacer(PacerConfig{Platform: d.platform, Capabilities: d.caps, Now: cfg.Now, Sleep: cfg.Sleep})
 	}

@@ -64,7 +64,7 @@ func (w *ReplyWriter) deliverParts(ctx context.Context, parts []string) error {
 	for i, part := range parts {
 		if i == len(w.rec.Refs) {
 			if err := w.finalCall(ctx, w.postKey, fmt.Sprintf("post part %d/%d", i+1, len(parts)), func(ctx context.Context) error {
-				return w.post(ctx, placeholderText)
+				return w.post(ctx, Placeholder)
 			}); err != nil {
 				return err
 			}

@@ -25,7 +25,10 @@ import (
 //     tiny appends.
 //   - A stream is append-only, so progress status lines cannot be shown in
 //     it: each new status is announced with the adapter's Typing instead
-//     (Slack's assistant status), and its text is dropped.
+//     (Slack's assistant status), and its text is dropped; an adapter that
+//     is a StatusShower (a terminal) is given the text, also before the
+//     stream starts. A status is announced once the text written before
+//     it has been appended.
 //   - A stream cannot take text back either: after a Reset the stream holds
 //     still until the new text extends what it shows (a retry that repeats
 //     itself), and Finish's final Out replaces whatever it shows.
@@ -135,6 +138,9 @@ func (w *ReplyWriter) flushNative(ctx context.Context) bool {
 			return false
 		case n.mode == nativeReady:
 			if isBlank(w.Streamed()) {
+				if w.d.shower != nil {
+					w.announce(ctx) // typing shows meanwhile otherwise
+				}
 				return true // nothing is posted before the first text
 			}
 			if !w.d.streamer.StreamsIn(w.thread) || !w.d.natives.allowed(w.thread.Space, w.d.cfg.Now()) {
@@ -170,7 +176,7 @@ func (w *ReplyWriter) flushNative(ctx context.Context) bool {
 			}
 			text := trimEnd(n.appended)
 			if text == "" {
-				text = placeholderText
+				text = Placeholder
 			}
 			err := w.finishStream(ctx, text)
 			if wait, ok := RetryAfter(err); ok {
@@ -182,8 +188,10 @@ func (w *ReplyWriter) flushNative(ctx context.Context) bool {
 			}
 			return false // the reply goes on by edits
 		default:
-			w.announce(ctx)
 			if w.nextDelta() == "" {
+				// The status after the text: a status set while text waited
+				// for its append follows that text.
+				w.announce(ctx)
 				return true
 			}
 			if err := w.d.cfg.Pacer.Wait(ctx, w.key); err != nil {
@@ -275,7 +283,8 @@ func (d *Delivery) streamTarget(text string) string {
 }
 
 // announce shows a new status with the typing indicator, the one place a
-// native stream can show it. Errors are logged only: it is a courtesy.
+// native stream can show it, or with the adapter's ShowStatus where it has
+// one. Errors are logged only: it is a courtesy.
 func (w *ReplyWriter) announce(ctx context.Context) {
 	w.mu.Lock()
 	status := w.status
@@ -289,6 +298,12 @@ func (w *ReplyWriter) announce(ctx context.Context) {
 	}
 	cctx, cancel := w.callCtx(ctx)
 	defer cancel()
+	if w.d.shower != nil {
+		if err := w.d.shower.ShowStatus(cctx, w.thread, status); err != nil {
+			w.log.Info("showing the status failed", "err", err)
+		}
+		return
+	}
 	if err := w.d.cfg.Adapter.Typing(cctx, w.thread); err != nil {
 		w.log.Info("typing indicator failed", "err", err)
 	}

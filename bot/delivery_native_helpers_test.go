@@ -3,7 +3,10 @@ package bot_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +18,9 @@ import (
 type streamOpts struct {
 	noRef    bool // streams tell their ref only when they finish (no bot.RefStream)
 	noCloser bool // the adapter is no bot.StreamCloser
+	// shower, when set, makes the adapter a bot.StatusShower recording
+	// there what it is asked to show.
+	shower *statusLog
 }
 
 // newStreamDL is newDL on the streaming fake.
@@ -24,6 +30,10 @@ func newStreamDL(t testing.TB, caps bot.Capabilities, fakeCfg bottest.Config, o 
 	s := bottest.NewStreaming(fakeCfg)
 	wrap := func(rf *refsFirst) bot.Adapter {
 		sa := &streamingAdapter{refsFirst: rf, s: s, noRef: o.noRef}
+		if o.shower != nil {
+			o.shower.s = s
+			return showingAdapter{closingAdapter{sa}, o.shower}
+		}
 		if o.noCloser {
 			return sa
 		}
@@ -85,6 +95,32 @@ type closingAdapter struct{ *streamingAdapter }
 func (a closingAdapter) CloseStream(ctx context.Context, ref bot.MessageRef) error {
 	a.check("CloseStream")
 	return a.s.CloseStream(ctx, ref)
+}
+
+// statusLog records the statuses a bot.StatusShower is asked to show, each
+// with the text the stream had appended by then.
+type statusLog struct {
+	s     *bottest.Streaming
+	mu    sync.Mutex
+	shown []string // "status after \"appended\""
+}
+
+func (l *statusLog) entries() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.shown)
+}
+
+type showingAdapter struct {
+	closingAdapter
+	log *statusLog
+}
+
+func (a showingAdapter) ShowStatus(_ context.Context, _ bot.Thread, status string) error {
+	a.log.mu.Lock()
+	defer a.log.mu.Unlock()
+	a.log.shown = append(a.log.shown, fmt.Sprintf("%s after %q", status, appended(a.log.s)))
+	return nil
 }
 
 // streamCalls counts the calls of op, refused ones included.

@@ -2,6 +2,7 @@ package bot_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -217,6 +218,53 @@ func TestNativeProgressAsTyping(t *testing.T) {
 		}
 		if n, m := len(h.fake.Sent()), len(h.fake.Edits()); n+m != 0 {
 			t.Errorf("%d sends and %d edits, want none", n, m)
+		}
+		checkStreamCalls(t, s)
+	})
+}
+
+// TestNativeStatusShower: an adapter that can show statuses beside its
+// stream (a terminal) is given each new one instead of a typing indicator,
+// before the stream starts too, and only after the text written before it.
+func TestNativeStatusShower(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		shown := &statusLog{}
+		h, s := newStreamDL(t, capsEvery(time.Second), bottest.Config{}, streamOpts{shower: shown},
+			func(c *bot.DeliveryConfig) { c.TypingEvery = -1 })
+		ctx := t.Context()
+		w := h.begin(t, ctx, "k1")
+		for i, st := range []struct {
+			do      func()
+			want    []string
+			streams int
+		}{
+			{func() { w.Progress(ctx, "running memory…") }, []string{`running memory… after ""`}, 0},
+			{func() { w.Progress(ctx, "running memory…") }, []string{`running memory… after ""`}, 0}, // the same: nothing new
+			// Text and a status set before the pump gets to them: the text
+			// is appended first.
+			{func() {
+				w.Delta(ctx, "Let me")
+				w.Delta(ctx, " check.")
+				w.Progress(ctx, "running shell…")
+			}, []string{`running memory… after ""`, `running shell… after "Let me check."`}, 1},
+		} {
+			st.do()
+			time.Sleep(3 * time.Second)
+			if got := shown.entries(); !slices.Equal(got, st.want) {
+				t.Errorf("step %d: shown %q, want %q", i, got, st.want)
+			}
+			if n := streamCalls(s, bottest.OpStartStream); n != st.streams {
+				t.Errorf("step %d: %d streams started, want %d", i, n, st.streams)
+			}
+		}
+		if n := len(h.fake.Typings()); n != 1 {
+			t.Errorf("%d typing indicators, want only the one at Begin", n)
+		}
+		if err := w.Finish(ctx, "Let me check. Done."); err != nil {
+			t.Fatal(err)
+		}
+		if got := h.texts(); len(got) != 1 || got[0] != "Let me check. Done." {
+			t.Errorf("the thread shows %q", got)
 		}
 		checkStreamCalls(t, s)
 	})

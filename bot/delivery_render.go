@@ -6,14 +6,19 @@ import (
 	"unicode/utf8"
 )
 
+// Placeholder is what a new message of a reply shows until it is edited
+// to show its text: answer text only ever reaches a message by an edit. An
+// adapter that cannot take back what it showed (a terminal) may show
+// nothing for it and wait for the edit.
+const Placeholder = "…"
+
 // What a reply shows besides the answer itself.
 const (
-	placeholderText = "…"             // a new message, before its text
-	moreMarker      = "…"             // under a streaming preview cut at SplitAt
-	noAnswerText    = "_(no answer)_" // the final answer was empty
-	surplusText     = "_(see above)_" // a continuation message the final answer no longer needs
-	failedNotice    = "⚠️ I could not deliver the full answer."
-	maxStatusRunes  = 200
+	moreMarker     = "…"             // under a streaming preview cut at SplitAt
+	noAnswerText   = "_(no answer)_" // the final answer was empty
+	surplusText    = "_(see above)_" // a continuation message the final answer no longer needs
+	failedNotice   = "⚠️ I could not deliver the full answer."
+	maxStatusRunes = 200
 )
 
 // render returns what the first message shows while streaming: the text,

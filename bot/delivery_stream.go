@@ -102,7 +102,7 @@ func (w *ReplyWriter) placeholder() string {
 	status := w.status
 	w.mu.Unlock()
 	if status == "" {
-		return placeholderText
+		return Placeholder
 	}
 	return w.d.compose("", false, status)
 }

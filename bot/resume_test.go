@@ -291,7 +291,7 @@ func TestStaleMessagesAreNotResumed(t *testing.T) {
 	w.fake.exitAtOnce = true
 	later := time.Now().Add(2 * time.Hour) // the outage lasted longer than ResumeWithin
 	r := newRouter(t, bot.RouterConfig{
-		Sessions: w.db, Inbox: w.db, KV: w.db, Runner: w.runner, Commands: bot.New(w.db, w.db, w.runner, agent.MemoryLimits{}),
+		Sessions: w.db, Inbox: w.db, KV: w.db, Runner: w.runner, Commands: bot.New(w.db, w.db, agent.MemoryLimits{}),
 		Reply: w.replies.factory, Now: func() time.Time { return later }, ResumeWithin: time.Hour,
 		Logger: slog.New(slog.DiscardHandler),
 	}, w.fake)

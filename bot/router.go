@@ -166,7 +166,13 @@ func (r *Router) serve(ctx context.Context) error {
 func (r *Router) Wait() { r.wg.Wait() }
 
 // HandleMessage gates, checks access, records and enqueues one message.
-func (r *Router) HandleMessage(ctx context.Context, m Message) error {
+func (r *Router) HandleMessage(ctx context.Context, m Message) (err error) {
+	queued := false
+	defer func() {
+		if !queued && err == nil {
+			r.answered(m.Thread.Platform, m.Key) // nothing more will come of it
+		}
+	}()
 	if m.FromBot {
 		return nil // never answer bots, ourselves included: no loops
 	}
@@ -193,7 +199,19 @@ func (r *Router) HandleMessage(ctx context.Context, m Message) error {
 	if err != nil || !accepted {
 		return err // a redelivery (or both Slack events of one mention)
 	}
-	return r.enqueue(ctx, m)
+	if err := r.enqueue(ctx, m); err != nil {
+		return err
+	}
+	queued = true
+	return nil
+}
+
+// answered tells the adapter of platform, if it waits for answers, that
+// the router is done with the message key (AnswerWatcher).
+func (r *Router) answered(platform, key string) {
+	if w, ok := r.adapters[platform].(AnswerWatcher); ok {
+		w.Answered(key)
+	}
 }
 
 // refuse answers a stranger once, ever, with their id.
@@ -312,6 +330,9 @@ func (r *Router) turn(ctx context.Context, sid string, batch []Message, base age
 			if err := r.cfg.Inbox.MarkDone(ctx, k); err != nil {
 				r.log.Error("mark inbox done", "key", k, "err", err)
 			}
+		}
+		for _, k := range keys {
+			r.answered(m.Thread.Platform, k)
 		}
 	}()
 	a, ok := r.adapters[m.Thread.Platform]

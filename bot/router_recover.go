@@ -196,6 +196,7 @@ func (r *Router) redeliver(ctx context.Context, sid string, m Message, answer st
 		if err := r.cfg.Inbox.MarkDone(ctx, m.Key); err != nil {
 			r.log.Error("mark inbox done", "key", m.Key, "err", err)
 		}
+		r.answered(m.Thread.Platform, m.Key)
 	}()
 	reply, err := r.cfg.Reply(ctx, r.adapters[m.Thread.Platform], m.Key, sid, m.Thread, m.User, m.ID)
 	if err != nil {

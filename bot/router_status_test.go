@@ -88,7 +88,7 @@ func TestStatus(t *testing.T) {
 	}
 	w.runner.ContextWindow = 1000
 	r := newRouter(t, bot.RouterConfig{
-		Sessions: w.db, Inbox: w.db, KV: w.db, Runner: w.runner, Commands: bot.New(w.db, w.db, w.runner, agent.MemoryLimits{}),
+		Sessions: w.db, Inbox: w.db, KV: w.db, Runner: w.runner, Commands: bot.New(w.db, w.db, agent.MemoryLimits{}),
 		Reply: w.replies.factory, Model: "openai/gpt-test", Approvals: approvals, Outbound: out, Now: func() time.Time { return now },
 	}, w.fake)
 	if err := r.HandleCommand(t.Context(), bot.Command{Key: "s1", Thread: m.Thread, User: m.User, Name: "status"}); err != nil {

@@ -1,133 +1,117 @@
-// Package console is the terminal chat: one conversation with the OS user,
-// answers streamed to the terminal as they are written.
+// Package console is the terminal chat: a bot.Adapter whose one
+// conversation is the OS user's, at the terminal. Lines typed go to the
+// chat core like any platform's messages and commands; answers stream to
+// the terminal as they are written; a message with buttons (an approval)
+// is asked as y/N, and the answer is the operator's click.
 package console
 
 import (
-	"bufio"
-	"context"
-	"errors"
-	"fmt"
 	"io"
-	"strings"
+	"strconv"
+	"sync"
+	"time"
 
 	"github.com/parleybot/parley/bot"
 )
 
-// Core is what the console needs from the chat core.
-type Core interface {
-	Converse(ctx context.Context, m bot.Message, r bot.Reply) error
-	Command(ctx context.Context, c bot.Command) (string, error)
-}
+// Platform is the console's bot.Thread and bot.User platform.
+const Platform = "console"
 
-// Console runs the terminal chat.
-type Console struct {
-	Core Core
-	In   io.Reader
-	Out  io.Writer
+// The terminal takes any length and any pace; these limits only give the
+// core's splitting and pacing sane figures. An answer longer than maxLen
+// arrives in parts; appends to a streaming answer are coalesced to at
+// most one per paceEvery (past a burst), which the eye cannot tell.
+const (
+	maxLen    = 64 * 1024
+	splitAt   = 60 * 1024
+	paceEvery = 20 * time.Millisecond
+	paceBurst = 10
+)
+
+// Config configures the terminal chat.
+type Config struct {
+	In  io.Reader
+	Out io.Writer
+	// User is the person at the terminal, the operator: the one person of
+	// the one conversation, who asks and approves. Platform is set to
+	// "console".
 	User bot.User
-	// Interactive prints a prompt before each input line (a terminal, not a pipe).
+	// Interactive prints a prompt before each input line (a terminal, not
+	// a pipe); a pipe's answers to questions are echoed instead.
 	Interactive bool
-	// Interrupts delivers Ctrl-C: during an answer it stops the answer; at
-	// the prompt it quits.
+	// Interrupts delivers Ctrl-C: during an answer it stops the answer
+	// (and denies a question waiting for its answer); at the prompt it
+	// quits.
 	Interrupts <-chan struct{}
+	// Now is the clock that makes each run's keys unique (default
+	// time.Now).
+	Now func() time.Time
 }
 
-// Run reads lines until /quit, end of input, an interrupt at the prompt, or
-// ctx ending.
-func (c *Console) Run(ctx context.Context) error {
-	// Cancelling on return releases the reader goroutine if it is waiting
-	// to hand over a line nobody will take.
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	lines := make(chan string)
-	readErr := make(chan error, 1)
-	go func() {
-		sc := bufio.NewScanner(c.In)
-		sc.Buffer(make([]byte, 64*1024), 1024*1024)
-		for sc.Scan() {
-			select {
-			case lines <- sc.Text():
-			case <-ctx.Done():
-				return
-			}
-		}
-		readErr <- sc.Err()
-		close(lines)
-	}()
-	thread := bot.Thread{Platform: "console", Chat: c.User.ID}
-	c.printf("Parley: talking with %s. /help for commands, /quit to leave.\n", c.User.Name)
-	for {
-		c.prompt()
-		var line string
-		var ok bool
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-c.Interrupts:
-			c.printf("\n")
-			return nil
-		case line, ok = <-lines:
-		}
-		if !ok {
-			if err := <-readErr; err != nil {
-				return fmt.Errorf("read input: %w", err)
-			}
-			return nil
-		}
-		line = strings.TrimSpace(line)
-		if line == "" {
-			continue
-		}
-		if name, args, isCmd := bot.ParseCommand(line); isCmd {
-			if name == "quit" || name == "exit" {
-				return nil
-			}
-			out, err := c.Core.Command(ctx, bot.Command{Thread: thread, User: c.User, Name: name, Args: args})
-			if err != nil {
-				c.printf("error: %v\n", err)
-				continue
-			}
-			c.printf("%s\n", out)
-			continue
-		}
-		c.converse(ctx, thread, line, lines)
+// Adapter is the terminal chat.
+type Adapter struct {
+	cfg    Config
+	thread bot.Thread
+	screen *screen
+	run    string        // this run's id: its start, in Unix nanoseconds
+	wake   chan struct{} // capacity 1: an answer ended, or a question changed
+
+	mu      sync.Mutex
+	next    int                 // the last number given to an event or message
+	waiting string              // the key of the line whose answer Run waits for
+	msgs    map[string]*message // printed messages by id, for edits
+	order   []string            // ids in msgs, oldest first
+}
+
+// New returns the terminal chat with cfg.User.
+func New(cfg Config) *Adapter {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	cfg.User.Platform = Platform
+	a := &Adapter{
+		cfg:    cfg,
+		thread: bot.Thread{Platform: Platform, Chat: cfg.User.ID},
+		run:    strconv.FormatInt(cfg.Now().UnixNano(), 10),
+		wake:   make(chan struct{}, 1),
+		msgs:   map[string]*message{},
+	}
+	a.screen = newScreen(cfg.Out, a.poke)
+	return a
+}
+
+// Platform is "console".
+func (a *Adapter) Platform() string { return Platform }
+
+// Thread is the one conversation: the operator's.
+func (a *Adapter) Thread() bot.Thread { return a.thread }
+
+// Capabilities: buttons are asked as y/N; what is "private" is printed,
+// since the terminal is one person's.
+func (a *Adapter) Capabilities() bot.Capabilities {
+	return bot.Capabilities{
+		MaxLen: maxLen, SplitAt: splitAt,
+		EditEvery: paceEvery, EditBurst: paceBurst, EditScope: bot.PaceGlobal,
+		Buttons: true, Ephemeral: true,
 	}
 }
 
-// converse runs one turn; Ctrl-C cancels it without leaving the chat.
-func (c *Console) converse(ctx context.Context, thread bot.Thread, text string, lines <-chan string) {
-	turnCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		select {
-		case <-c.Interrupts:
-			cancel()
-		case <-done:
-		}
-	}()
-	r := &reply{out: c.Out, lines: lines, interactive: c.Interactive}
-	err := c.Core.Converse(turnCtx, bot.Message{
-		Thread: thread, User: c.User, Text: text,
-		Place: bot.Place{ChatKind: "terminal", ChatName: "terminal chat"},
-	}, r)
-	r.endLine()
-	switch {
-	case err == nil:
-	case errors.Is(err, context.Canceled) && ctx.Err() == nil:
-		c.printf("[stopped]\n")
+// newID numbers the run's events and messages: "<run>:<n>", unique
+// across runs, so the inbox never takes a line for one of an earlier run.
+func (a *Adapter) newID() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.next++
+	return a.run + ":" + strconv.Itoa(a.next)
+}
+
+// newKey is the durable inbox key of a new event.
+func (a *Adapter) newKey() string { return Platform + ":" + a.newID() }
+
+// poke wakes Run without blocking: a pending wake covers it.
+func (a *Adapter) poke() {
+	select {
+	case a.wake <- struct{}{}:
 	default:
-		c.printf("error: %v\n", err)
 	}
-}
-
-func (c *Console) prompt() {
-	if c.Interactive {
-		c.printf("› ")
-	}
-}
-
-func (c *Console) printf(format string, a ...any) {
-	fmt.Fprintf(c.Out, format, a...)
 }

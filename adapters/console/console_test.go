@@ -1,153 +1,273 @@
 package console
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/parleybot/parley/internal/syncbuf"
+	"testing/synctest"
 
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/internal/syncbuf"
 )
 
-// scriptedCore plays a conversation against the console's Reply: it streams
-// text and asks for one approval per message.
-type scriptedCore struct {
-	mu        sync.Mutex
-	decisions []bool
-	commands  []bot.Command
+var ana = bot.User{Platform: Platform, ID: "ana", Name: "ana"}
+
+// fakeCore plays the chat core's part: it records what the console hands
+// it and answers through the console's outbound side, as the core does.
+// A message's turn runs in a goroutine of its own, then Answered.
+type fakeCore struct {
+	a *Adapter
+	// turn answers a message (nil: nothing is shown).
+	turn func(ctx context.Context, m bot.Message)
+	// click acts on a click (nil: nothing happens).
+	click func(ctx context.Context, act bot.Action)
+
+	mu   sync.Mutex
+	msgs []bot.Message
+	cmds []bot.Command
+	acts []bot.Action
 }
 
-func (c *scriptedCore) Converse(ctx context.Context, m bot.Message, r bot.Reply) error {
-	if err := r.Delta(ctx, "Let me "); err != nil {
-		return err
-	}
-	if err := r.Delta(ctx, "check."); err != nil {
-		return err
-	}
-	ok, err := r.(bot.Confirmer).Confirm(ctx, bot.ApprovalPrompt{Tool: "shell", Summary: "rm -rf build/", Requester: m.User.Name})
-	if err != nil {
-		return err
-	}
-	c.mu.Lock()
-	c.decisions = append(c.decisions, ok)
-	c.mu.Unlock()
-	if err := r.Progress(ctx, "running shell…"); err != nil {
-		return err
-	}
-	return r.Finish(ctx, "Let me check.")
+func (f *fakeCore) HandleMessage(ctx context.Context, m bot.Message) error {
+	f.mu.Lock()
+	f.msgs = append(f.msgs, m)
+	f.mu.Unlock()
+	go func() {
+		if f.turn != nil {
+			f.turn(context.WithoutCancel(ctx), m)
+		}
+		f.a.Answered(m.Key)
+	}()
+	return nil
 }
 
-func (c *scriptedCore) Command(_ context.Context, cmd bot.Command) (string, error) {
-	c.mu.Lock()
-	c.commands = append(c.commands, cmd)
-	c.mu.Unlock()
-	if cmd.Name == "boom" {
-		return "", errors.New("no such thing")
+func (f *fakeCore) HandleCommand(ctx context.Context, c bot.Command) error {
+	f.mu.Lock()
+	f.cmds = append(f.cmds, c)
+	f.mu.Unlock()
+	if c.Name == "boom" {
+		return errors.New("no such thing")
 	}
-	return "ok: " + cmd.Name, nil
+	return c.Respond(ctx, bot.Out{Text: "ok: " + c.Name})
 }
 
-func runConsole(t *testing.T, core Core, input string) string {
+func (f *fakeCore) HandleAction(ctx context.Context, act bot.Action) error {
+	f.mu.Lock()
+	f.acts = append(f.acts, act)
+	f.mu.Unlock()
+	if f.click != nil {
+		f.click(ctx, act)
+	}
+	return nil
+}
+
+func (f *fakeCore) texts() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for _, m := range f.msgs {
+		out = append(out, m.Text)
+	}
+	return out
+}
+
+func (f *fakeCore) commands() []bot.Command {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.cmds)
+}
+
+func (f *fakeCore) actions() []bot.Action {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.acts)
+}
+
+// answerWith is a turn that streams text and finishes with it.
+func answerWith(a *Adapter, text string) func(context.Context, bot.Message) {
+	return func(ctx context.Context, m bot.Message) {
+		s, _ := a.StartStream(ctx, m.Thread, m.User)
+		s.Append(ctx, text)
+		s.Finish(ctx, bot.Out{Text: text})
+	}
+}
+
+// newConsole returns the console over in and its output, with a fakeCore.
+func newConsole(in io.Reader, interactive bool) (*Adapter, *fakeCore, *syncbuf.Buffer) {
+	out := &syncbuf.Buffer{}
+	a := New(Config{In: in, Out: out, User: ana, Interactive: interactive})
+	return a, &fakeCore{a: a}, out
+}
+
+// runAll runs the console over input until it returns.
+func runAll(t *testing.T, a *Adapter, core bot.Handler) {
 	t.Helper()
-	var out bytes.Buffer
-	c := &Console{Core: core, In: strings.NewReader(input), Out: &out, User: bot.User{Platform: "console", ID: "ana", Name: "ana"}}
-	if err := c.Run(t.Context()); err != nil {
+	if err := a.Run(t.Context(), core); err != nil {
 		t.Fatal(err)
 	}
-	return out.String()
 }
 
-func TestConfirm(t *testing.T) {
+const banner = "Parley: talking with ana. /help for commands, /quit to leave.\n"
+
+// TestLines: each line goes to the core as what it is, and the output is
+// the answers in order.
+func TestLines(t *testing.T) {
 	tests := []struct {
-		answer string
-		want   bool
+		name     string
+		input    string
+		messages []string
+		commands []string // name and args
+		out      string
 	}{
-		{"y", true}, {"YES", true}, {" yes ", true}, {"n", false}, {"", false}, {"sure", false}, {"yes please", false},
+		{"messages", "hello\n  how are you?  \n\n", []string{"hello", "how are you?"}, nil,
+			banner + "re: hello\nre: how are you?\n"},
+		{"commands", "/memory forget 2\n!new\n/boom\n", nil, []string{"memory forget 2", "new", "boom"},
+			banner + "ok: memory\nok: new\nerror: no such thing\n"},
+		{"a path is not a command", "/etc/passwd is gone\n", []string{"/etc/passwd is gone"}, nil,
+			banner + "re: /etc/passwd is gone\n"},
+		{"quit", "hi\n/quit\nnever read\n", []string{"hi"}, nil, banner + "re: hi\n"},
+		{"exit", "/exit\n/help\n", nil, nil, banner},
 	}
 	for _, tt := range tests {
-		core := &scriptedCore{}
-		out := runConsole(t, core, "clean up\n"+tt.answer+"\n")
-		if len(core.decisions) != 1 || core.decisions[0] != tt.want {
-			t.Errorf("answer %q: decisions %v, want [%v]\n%s", tt.answer, core.decisions, tt.want, out)
+		t.Run(tt.name, func(t *testing.T) {
+			a, core, out := newConsole(strings.NewReader(tt.input), false)
+			core.turn = func(ctx context.Context, m bot.Message) { answerWith(a, "re: "+m.Text)(ctx, m) }
+			runAll(t, a, core)
+			if got := core.texts(); !slices.Equal(got, tt.messages) {
+				t.Errorf("messages %q, want %q", got, tt.messages)
+			}
+			var cmds []string
+			for _, c := range core.cmds {
+				cmds = append(cmds, strings.Join(append([]string{c.Name}, c.Args...), " "))
+			}
+			if !slices.Equal(cmds, tt.commands) {
+				t.Errorf("commands %q, want %q", cmds, tt.commands)
+			}
+			if got := out.String(); got != tt.out {
+				t.Errorf("output:\n%s\nwant:\n%s", got, tt.out)
+			}
+		})
+	}
+}
+
+// TestEventsAreNormalized: messages and commands name the operator and the
+// one conversation, and every event has a key of its own.
+func TestEventsAreNormalized(t *testing.T) {
+	a, core, _ := newConsole(strings.NewReader("one\n/status\none\n"), false)
+	runAll(t, a, core)
+	thread := bot.Thread{Platform: Platform, Chat: "ana"}
+	keys := map[string]bool{}
+	for _, m := range core.msgs {
+		if m.Thread != thread || m.User != ana || !m.Direct || m.Place.ChatKind != "terminal" || m.ID == "" {
+			t.Errorf("message %+v", m)
 		}
-		if !strings.Contains(out, "Let me check.\nParley wants to run shell:\n  rm -rf build/\nApprove? [y/N]") {
-			t.Errorf("prompt not on its own line:\n%s", out)
+		keys[m.Key] = true
+	}
+	for _, c := range core.cmds {
+		if c.Thread != thread || c.User != ana || !c.Direct || c.Respond == nil {
+			t.Errorf("command %+v", c)
+		}
+		keys[c.Key] = true
+	}
+	for k := range keys {
+		if !strings.HasPrefix(k, "console:"+a.run+":") {
+			t.Errorf("key %q is not of this run", k)
 		}
 	}
-}
-
-// TestConfirmAtEndOfInput: input that ends at the prompt denies.
-func TestConfirmAtEndOfInput(t *testing.T) {
-	core := &scriptedCore{}
-	runConsole(t, core, "clean up\n")
-	if len(core.decisions) != 1 || core.decisions[0] {
-		t.Fatalf("decisions %v, want a denial", core.decisions)
+	if len(keys) != 3 {
+		t.Errorf("%d distinct keys for 3 lines: %v", len(keys), keys)
 	}
 }
 
-func TestCommands(t *testing.T) {
-	core := &scriptedCore{}
-	out := runConsole(t, core, "/memory forget 2\n!new\n/boom\n/quit\n/never-reached\n")
-	if len(core.commands) != 3 {
-		t.Fatalf("commands %+v", core.commands)
-	}
-	if c := core.commands[0]; c.Name != "memory" || strings.Join(c.Args, " ") != "forget 2" || c.User.ID != "ana" || c.Thread.Platform != "console" {
-		t.Fatalf("command %+v", c)
-	}
-	for _, want := range []string{"ok: memory", "ok: new", "error: no such thing"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q:\n%s", want, out)
+// TestWaitsForAnswer: the next line is read only once the answer to the
+// one before is shown, so answers never interleave; the end of input
+// waits for the answer too.
+func TestWaitsForAnswer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a, core, out := newConsole(strings.NewReader("one\ntwo\n"), false)
+		release := make(chan struct{})
+		core.turn = func(ctx context.Context, m bot.Message) {
+			s, _ := a.StartStream(ctx, m.Thread, m.User)
+			s.Append(ctx, "answer to "+m.Text)
+			<-release
+			s.Finish(ctx, bot.Out{Text: "answer to " + m.Text + "."})
 		}
+		done := make(chan error, 1)
+		go func() { done <- a.Run(t.Context(), core) }()
+		synctest.Wait()
+		if got := core.texts(); !slices.Equal(got, []string{"one"}) {
+			t.Fatalf("while the first answer is written the core has %q", got)
+		}
+		release <- struct{}{}
+		synctest.Wait()
+		if got := core.texts(); !slices.Equal(got, []string{"one", "two"}) {
+			t.Fatalf("after the first answer the core has %q", got)
+		}
+		select {
+		case <-done:
+			t.Fatal("Run returned at the end of input while an answer was written")
+		default:
+		}
+		release <- struct{}{}
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if want := banner + "answer to one.\nanswer to two.\n"; out.String() != want {
+			t.Errorf("output:\n%s\nwant:\n%s", out.String(), want)
+		}
+	})
+}
+
+// TestInteractivePrompt: a terminal gets a prompt whenever Parley waits
+// for a line, not while it answers.
+func TestInteractivePrompt(t *testing.T) {
+	a, core, out := newConsole(strings.NewReader("hi\n/help\n"), true)
+	core.turn = answerWith(a, "Hello.")
+	runAll(t, a, core)
+	// The terminal echoes what is typed (not in this output) and the Enter
+	// moves to the next line.
+	if want := banner + "› Hello.\n› ok: help\n› \n"; out.String() != want {
+		t.Errorf("output:\n%q\nwant:\n%q", out.String(), want)
 	}
 }
 
-// TestInterruptAtPromptQuits: Ctrl-C with no answer running leaves.
-func TestInterruptAtPromptQuits(t *testing.T) {
-	interrupts := make(chan struct{}, 1)
-	interrupts <- struct{}{}
-	pr, pw := io.Pipe()
-	defer pw.Close()
-	c := &Console{Core: &scriptedCore{}, In: pr, Out: io.Discard, User: bot.User{ID: "ana"}, Interrupts: interrupts}
-	if err := c.Run(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// stallCore streams, then waits for its context: an interrupt must cancel it.
-type stallCore struct {
-	scriptedCore
-	started chan struct{}
-}
-
-func (c *stallCore) Converse(ctx context.Context, _ bot.Message, r bot.Reply) error {
-	r.Delta(ctx, "thinking")
-	close(c.started)
-	<-ctx.Done()
-	return ctx.Err()
-}
-
-func TestInterruptStopsAnswer(t *testing.T) {
-	interrupts := make(chan struct{})
-	pr, pw := io.Pipe()
-	var out syncbuf.Buffer
-	core := &stallCore{started: make(chan struct{})}
-	c := &Console{Core: core, In: pr, Out: &out, User: bot.User{ID: "ana"}, Interrupts: interrupts}
-	done := make(chan error, 1)
-	go func() { done <- c.Run(t.Context()) }()
-	io.WriteString(pw, "go\n")
-	<-core.started
-	interrupts <- struct{}{} // the running answer's watcher takes it
-	io.WriteString(pw, "/quit\n")
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	pw.Close()
-	if !strings.Contains(out.String(), "thinking\n[stopped]") {
-		t.Fatalf("output:\n%s", out.String())
-	}
+// TestInterrupts: Ctrl-C at the prompt quits; during an answer it sends
+// the core /stop, whose own reply is not printed, and the chat goes on.
+func TestInterrupts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		pr, pw := io.Pipe()
+		defer pw.Close()
+		a, core, out := newConsole(pr, false)
+		interrupts := make(chan struct{})
+		a.cfg.Interrupts = interrupts
+		stopped := make(chan struct{})
+		core.turn = func(ctx context.Context, m bot.Message) {
+			s, _ := a.StartStream(ctx, m.Thread, m.User)
+			s.Append(ctx, "Counting: one, two,")
+			<-stopped
+			s.Finish(ctx, bot.Out{Text: "Counting: one, two,\n\n_⏹ stopped_"})
+		}
+		done := make(chan error, 1)
+		go func() { done <- a.Run(t.Context(), core) }()
+		io.WriteString(pw, "count\n")
+		synctest.Wait()
+		interrupts <- struct{}{}
+		synctest.Wait()
+		if cmds := core.commands(); len(cmds) != 1 || cmds[0].Name != "stop" {
+			t.Fatalf("commands after Ctrl-C during an answer: %+v", cmds)
+		}
+		close(stopped)
+		synctest.Wait()
+		interrupts <- struct{}{} // at the prompt
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if want := banner + "Counting: one, two,\n\n_⏹ stopped_\n"; out.String() != want {
+			t.Errorf("output:\n%q\nwant:\n%q", out.String(), want)
+		}
+	})
 }

@@ -219,7 +219,11 @@ type Harness interface {
 //     nothing.
 //   - run stops on cancel: at once, and while receiving.
 //   - typing: never an error, in either kind of conversation.
-func RunConformance(t *testing.T, newHarness func(t *testing.T) Harness) {
+//
+// skips name checks that do not apply to the platform at all (a terminal
+// has one person and cannot edit what it printed), each with its reason;
+// they are reported as skipped, with that reason.
+func RunConformance(t *testing.T, newHarness func(t *testing.T) Harness, skips ...Skip) {
 	t.Helper()
 	checks := []struct {
 		name  string
@@ -237,7 +241,30 @@ func RunConformance(t *testing.T, newHarness func(t *testing.T) Harness) {
 		{"run stops on cancel", checkRunStops},
 		{"typing", checkTyping},
 	}
-	for _, c := range checks {
-		t.Run(c.name, func(t *testing.T) { c.check(t, newHarness) })
+	why := map[string]string{}
+	for _, sk := range skips {
+		known := false
+		for _, c := range checks {
+			known = known || c.name == sk.Check
+		}
+		if !known || sk.Why == "" {
+			t.Fatalf("bottest: cannot skip %q (%q): name a check RunConformance runs, and say why", sk.Check, sk.Why)
+		}
+		why[sk.Check] = sk.Why
 	}
+	for _, c := range checks {
+		t.Run(c.name, func(t *testing.T) {
+			if reason, ok := why[c.name]; ok {
+				t.Skip(reason)
+			}
+			c.check(t, newHarness)
+		})
+	}
+}
+
+// Skip is a conformance check that does not apply to a platform: Check is
+// its name as RunConformance lists it ("buttons"), Why the reason.
+type Skip struct {
+	Check string
+	Why   string
 }

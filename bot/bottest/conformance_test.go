@@ -41,6 +41,14 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+// TestConformanceSkips: a skipped check does not run. The mutant breaks
+// only the skipped check, so the suite passes.
+func TestConformanceSkips(t *testing.T) {
+	bottest.RunConformance(t, func(t *testing.T) bottest.Harness {
+		return newMemHarness(bottest.DefaultCapabilities(), "truncate")
+	}, bottest.Skip{Check: "length limits", Why: "the mutant truncates"})
+}
+
 // mutants break the fake in ways real adapters go wrong, each with the
 // check (subtest path) that must catch it; only that check runs.
 var mutants = map[string]string{

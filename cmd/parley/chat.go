@@ -27,6 +27,9 @@ func newChatCmd(e *environment, load func() (*config.Config, error)) *cobra.Comm
 	}
 }
 
+// runChat runs the chat core over the terminal, as runPlatforms does over
+// chat platforms. The person at the terminal is its operator: the
+// conversation is open to them alone, and they may decide any approval.
 func runChat(ctx context.Context, e *environment, cfg *config.Config) error {
 	logger := newLogger(e.stderr, slog.LevelWarn)
 	a, err := openApp(ctx, cfg, logger)
@@ -34,15 +37,45 @@ func runChat(ctx context.Context, e *environment, cfg *config.Config) error {
 		return err
 	}
 	defer a.Close()
-	c := &console.Console{
-		Core:        bot.New(a.db, a.db, a.runner, a.limits),
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	operator := consoleUser(e)
+	term := &terminal{Adapter: console.New(console.Config{
 		In:          e.stdin,
 		Out:         e.stdout,
-		User:        consoleUser(e),
+		User:        operator,
 		Interactive: e.terminal,
 		Interrupts:  e.interrupts,
+	}), quit: cancel}
+	acc := access(cfg.Access)
+	acc.Platforms[console.Platform] = bot.AccessList{AllowUsers: []string{operator.ID}}
+	acc.Admins = append(acc.Admins, operator.Key())
+	// The core's warnings (a turn failed) are about the conversation, which
+	// the terminal shows itself.
+	core, err := bot.NewCore(coreConfig(a, []bot.Adapter{term}, acc, newLogger(e.stderr, slog.LevelError)))
+	if err != nil {
+		return err
 	}
-	return c.Run(ctx)
+	if err := core.Run(ctx); err != nil {
+		return err
+	}
+	return term.err
+}
+
+// terminal is the console adapter whose Run, when the person leaves, also
+// ends the core: nothing else (a turn recovered from a crash, waiting for
+// an approval nobody here was asked) may keep the chat open. Such a turn
+// stays unfinished and continues at the next start.
+type terminal struct {
+	*console.Adapter
+	quit context.CancelFunc
+	err  error // Run's, which the core ignores once its context has ended
+}
+
+func (t *terminal) Run(ctx context.Context, h bot.Handler) error {
+	t.err = t.Adapter.Run(ctx, h)
+	t.quit()
+	return t.err
 }
 
 // consoleUser is the OS user: the terminal chat has no other identity.
@@ -56,5 +89,5 @@ func consoleUser(e *environment) bot.User {
 	if name == "" {
 		name = "you"
 	}
-	return bot.User{Platform: "console", ID: name, Name: name}
+	return bot.User{Platform: console.Platform, ID: name, Name: name}
 }

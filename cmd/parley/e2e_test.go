@@ -192,7 +192,7 @@ func TestInterruptKeepsPartialAnswer(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
-	waitFor("[stopped]")
+	waitFor("⏹ stopped") // the note the core ends a stopped answer with
 	io.WriteString(stdin, "are you there?\n")
 	waitFor("Still here.")
 	io.WriteString(stdin, "/quit\n")
@@ -312,14 +312,14 @@ func TestVersion(t *testing.T) {
 }
 
 // TestShellApprovalAtTheTerminal: a shell command runs only after the
-// person types y at the prompt; anything else denies it, and the model is
-// told who denied it.
+// person types y at the approval's prompt; anything else denies it, the
+// approval then shows who decided, and the model is told who denied it.
 func TestShellApprovalAtTheTerminal(t *testing.T) {
 	for _, tt := range []struct {
-		answer, wantResult string
+		answer, wantResult, wantShown string
 	}{
-		{"y", "hello from the workspace"},
-		{"n", "denied by ana"},
+		{"y", "hello from the workspace", "Approved by ana"},
+		{"n", "denied by ana", "Denied by ana"},
 	} {
 		t.Run(tt.answer, func(t *testing.T) {
 			srv := llmtest.NewServer()
@@ -333,8 +333,11 @@ func TestShellApprovalAtTheTerminal(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 			}
-			if !strings.Contains(out, "Parley wants to run shell:") || !strings.Contains(out, "Approve? [y/N]") {
+			if !strings.Contains(out, "Approval needed** · `shell`") || !strings.Contains(out, "Approve? [y/N] "+tt.answer+"\n") {
 				t.Fatalf("no approval prompt:\n%s", out)
+			}
+			if !strings.Contains(out, tt.wantShown) {
+				t.Errorf("the decision is not shown (%q):\n%s", tt.wantShown, out)
 			}
 			reqs := srv.Requests()
 			if !strings.Contains(string(reqs[len(reqs)-1].Body), tt.wantResult) {
@@ -345,5 +348,29 @@ func TestShellApprovalAtTheTerminal(t *testing.T) {
 				t.Fatalf("workspace exists = %v after answering %q", ran, tt.answer)
 			}
 		})
+	}
+}
+
+// TestStatusAndStopAtTheTerminal: /status and /stop answer at the
+// terminal as on the chat platforms: from the core, about this
+// conversation.
+func TestStatusAndStopAtTheTerminal(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	sb := newSandbox(t).withLLM(srv)
+	srv.Enqueue(llmtest.Text("Hi there."))
+	out, errOut, code := sb.run(t, "/status\n/stop\nhello\n/status\n", "chat")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		"No conversation here yet.\nNothing is running here.\nHi there.\n",
+		"Model: openai/gpt-4.1-mini\n",
+		"Session ",
+		"Now: idle\nWaiting for approval: 0",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
 	}
 }

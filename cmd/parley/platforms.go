@@ -18,17 +18,7 @@ import (
 // runs; failing to listen stops everything.
 func runPlatforms(ctx context.Context, a *app, adapters []bot.Adapter, web *inbound.Server, logger *slog.Logger) error {
 	cfg := a.cfg
-	core, err := bot.NewCore(bot.CoreConfig{
-		Adapters:       adapters,
-		Store:          a.db,
-		Runner:         a.runner,
-		MemoryLimits:   a.limits,
-		Access:         access(cfg.Access),
-		ApprovalExpiry: time.Duration(cfg.Tools.Approval.ExpireMinutes) * time.Minute,
-		MaxConcurrent:  cfg.LLM.MaxConcurrent,
-		Model:          cfg.LLM.Model,
-		Logger:         logger,
-	})
+	core, err := bot.NewCore(coreConfig(a, adapters, access(cfg.Access), logger))
 	if err != nil {
 		return err
 	}
@@ -58,6 +48,22 @@ func runPlatforms(ctx context.Context, a *app, adapters []bot.Adapter, web *inbo
 		return serr
 	}
 	return err
+}
+
+// coreConfig is the chat core of a over adapters, the terminal's or the
+// chat platforms'.
+func coreConfig(a *app, adapters []bot.Adapter, acc bot.Access, logger *slog.Logger) bot.CoreConfig {
+	return bot.CoreConfig{
+		Adapters:       adapters,
+		Store:          a.db,
+		Runner:         a.runner,
+		MemoryLimits:   a.limits,
+		Access:         acc,
+		ApprovalExpiry: time.Duration(a.cfg.Tools.Approval.ExpireMinutes) * time.Minute,
+		MaxConcurrent:  a.cfg.LLM.MaxConcurrent,
+		Model:          a.cfg.LLM.Model,
+		Logger:         logger,
+	}
 }
 
 // access turns the config's allow lists into the router's policy.

@@ -1,0 +1,58 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/parleybot/parley/agent"
+)
+
+// Reply is how one answer is shown as it is produced: the core's delivery
+// (ReplyWriter) sends, edits or streams it on the platform.
+type Reply interface {
+	// Delta appends streamed text.
+	Delta(ctx context.Context, text string) error
+	// Reset discards the text streamed so far: the model call is being
+	// retried and will stream its answer again.
+	Reset(ctx context.Context) error
+	// Progress shows a transient status line (a tool running, a retry).
+	Progress(ctx context.Context, status string) error
+	// Finish shows the final text of the answer.
+	Finish(ctx context.Context, final string) error
+}
+
+// show hands one event of a turn to its reply.
+func show(ctx context.Context, r Reply, ev agent.Event) error {
+	switch ev.Kind {
+	case agent.EventText:
+		return r.Delta(ctx, ev.Text)
+	case agent.EventRetry:
+		if ev.Retry.Reset {
+			if err := r.Reset(ctx); err != nil {
+				return err
+			}
+		}
+		return r.Progress(ctx, fmt.Sprintf("model call failed (%v); retrying in %s", ev.Retry.Err, ev.Retry.Wait.Round(100*time.Millisecond)))
+	case agent.EventToolStart:
+		return r.Progress(ctx, "running "+ev.Tool.Name+"…")
+	case agent.EventToolEnd:
+		if ev.IsError {
+			return r.Progress(ctx, ev.Tool.Name+" failed: "+firstLine(ev.Result))
+		}
+	case agent.EventCompaction:
+		return r.Progress(ctx, fmt.Sprintf("conversation compacted (%d → %d tokens)", ev.Compaction.Before, ev.Compaction.After))
+	case agent.EventDone:
+		return r.Finish(ctx, ev.Text)
+	}
+	return nil
+}
+
+func firstLine(s string) string {
+	for i, c := range s {
+		if c == '\n' {
+			return s[:i]
+		}
+	}
+	return s
+}
