@@ -11,7 +11,14 @@ type ApprovalRequest struct {
 	SessionID string
 	Caller    Caller // the user whose turn asked for the call
 	Call      llm.ToolCall
-	Summary   string // one readable line: what will happen if approved
+	Summary   string // what will happen if approved, whole (a shell command is never cut)
+	// Mandatory says the tool's approval cannot be waived (shell, an
+	// untrusted MCP server): only a configured approver may approve it;
+	// the requester may still deny.
+	Mandatory bool
+	// Risks are what the tool itself noticed about the call ("pipes a
+	// download into a shell"), for the approver's attention.
+	Risks []string
 }
 
 // Decision is a person's answer to an ApprovalRequest.

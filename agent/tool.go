@@ -44,9 +44,16 @@ type Approvable interface {
 }
 
 // Mandatory is implemented by tools whose approval no configuration may
-// waive (shell): the runner ignores Policies overrides for them.
+// waive (shell, an untrusted MCP server): the runner ignores Policies
+// overrides for them, and only a configured approver may approve them.
 type Mandatory interface {
 	ApprovalMandatory() bool
+}
+
+// Risky is implemented by tools that can tell an approver what is risky
+// about a call (a shell command piping a download into a shell).
+type Risky interface {
+	Risks(args json.RawMessage) []string
 }
 
 // Func builds a Tool from a typed function. The input schema is generated

@@ -37,7 +37,7 @@ func toolSpecs(tools []Tool) []llm.ToolSpec {
 // policy is the effective approval policy of a tool: config wins over the
 // tool's own default.
 func (r *Runner) policy(t Tool) Policy {
-	if m, ok := t.(Mandatory); ok && m.ApprovalMandatory() {
+	if mandatory(t) {
 		return PolicyAlways
 	}
 	if p, ok := r.Policies[t.Spec().Name]; ok {
@@ -62,6 +62,12 @@ const (
 	// asking again, continues it.
 	awaitingApproval
 )
+
+// mandatory reports whether t's approval can never be waived.
+func mandatory(t Tool) bool {
+	m, ok := t.(Mandatory)
+	return ok && m.ApprovalMandatory()
+}
 
 // runTool runs one call and returns its result message. Nothing a tool
 // does (bad arguments, an error, a panic, a refusal) fails the run: the
@@ -128,7 +134,10 @@ func (x *run) approve(ctx context.Context, tool Tool, call llm.ToolCall, caller 
 	if a, ok := tool.(Approvable); ok {
 		summary = a.Summarize(call.Arguments)
 	}
-	req := &ApprovalRequest{SessionID: x.t.SessionID, Caller: caller, Call: call, Summary: summary}
+	req := &ApprovalRequest{SessionID: x.t.SessionID, Caller: caller, Call: call, Summary: summary, Mandatory: mandatory(tool)}
+	if r, ok := tool.(Risky); ok {
+		req.Risks = r.Risks(call.Arguments)
+	}
 	if !x.emit(Event{Kind: EventApprovalNeeded, Approval: req}) {
 		return InterruptedResult, approvalRefused
 	}

@@ -30,12 +30,19 @@ type ApprovalRecord struct {
 	ToolCallID string
 	ToolName   string
 	Summary    string // what will happen if approved; written by the model
+	// Mandatory: only a configured approver may approve (shell, an
+	// untrusted MCP server); the requester may still deny.
+	Mandatory bool
+	// Risks are what the tool found risky about the call; the tool's own
+	// words, not the model's.
+	Risks []string
 	// Requester is the user key ("platform:id") of the person whose turn
 	// asked for the call; RequesterName their display name.
 	Requester     string
 	RequesterName string
-	// Approvers are the user keys allowed to decide: the requester and the
-	// admins configured when the approval was asked.
+	// Approvers are the user keys allowed to approve: the approvers
+	// configured when it was asked, and the requester unless Mandatory.
+	// The requester may always deny.
 	Approvers []string
 	Status    string
 	// DecidedBy is the decider's user key, empty while pending and for an
@@ -115,8 +122,10 @@ type ApprovalsConfig struct {
 	Sessions SessionLookup
 	// Outbound shows the approval messages and answers the clickers.
 	Outbound *Outbound
-	// Admins are user keys ("telegram:42") who may decide any approval.
-	Admins []string
+	// Approvers are user keys ("telegram:42") who may decide any approval;
+	// a mandatory one (shell, an untrusted MCP server) only they may
+	// approve. The core's default is access.admins.
+	Approvers []string
 	// Expiry is how long an approval waits; DefaultApprovalExpiry if zero.
 	Expiry time.Duration
 	// OnDecidedWithoutWaiter is called when an approval is decided (or
@@ -145,8 +154,8 @@ type ApprovalsConfig struct {
 // to that waiter, or, when there is none (the process restarted since the
 // approval was asked), to OnDecidedWithoutWaiter: exactly one of the two.
 type Approvals struct {
-	cfg    ApprovalsConfig
-	admins map[string]bool
+	cfg       ApprovalsConfig
+	approvers map[string]bool
 
 	// mu guards waiters, and is held across the store call that decides
 	// an approval and across the one that creates (or finds) it, so that
@@ -177,10 +186,10 @@ func NewApprovals(cfg ApprovalsConfig) (*Approvals, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	a := &Approvals{cfg: cfg, admins: map[string]bool{}, waiters: map[string]chan agent.Decision{}, posting: map[string]chan struct{}{}}
-	for _, k := range cfg.Admins {
+	a := &Approvals{cfg: cfg, approvers: map[string]bool{}, waiters: map[string]chan agent.Decision{}, posting: map[string]chan struct{}{}}
+	for _, k := range cfg.Approvers {
 		if k != "" {
-			a.admins[k] = true
+			a.approvers[k] = true
 		}
 	}
 	return a, nil
@@ -220,15 +229,19 @@ func (a *Approvals) Approve(ctx context.Context, req agent.ApprovalRequest) (age
 		ToolCallID:    req.Call.ID,
 		ToolName:      req.Call.Name,
 		Summary:       req.Summary,
+		Mandatory:     req.Mandatory,
+		Risks:         req.Risks,
 		Requester:     req.Caller.UserKey,
 		RequesterName: req.Caller.UserName,
-		Approvers:     a.approvers(req.Caller.UserKey),
+		Approvers:     a.approverList(req.Caller.UserKey, req.Mandatory),
 		Status:        ApprovalPending,
 		ExpiresAt:     now.Add(a.cfg.Expiry),
 		CreatedAt:     now,
 	}
 	if len(rec.Approvers) == 0 {
-		return agent.Decision{}, errors.New("approvals: no one may decide: no requester and no admins")
+		// Refused before anything is posted: the model is told, and the
+		// operator finds the key in the log.
+		return agent.Decision{}, errors.New("approvals: no one may approve this: no approver is configured (tools.approval.approvers, default access.admins)")
 	}
 	rec, ch, err := a.open(ctx, rec)
 	if err != nil {
@@ -251,13 +264,14 @@ func (a *Approvals) Approve(ctx context.Context, req agent.ApprovalRequest) (age
 	return a.wait(ctx, rec, ch)
 }
 
-// approvers is the requester followed by the admins, without repeats.
-func (a *Approvals) approvers(requester string) []string {
+// approverList is who may approve: the requester (unless the approval is
+// mandatory) followed by the configured approvers, without repeats.
+func (a *Approvals) approverList(requester string, mandatory bool) []string {
 	var out []string
-	if requester != "" {
+	if requester != "" && !mandatory {
 		out = append(out, requester)
 	}
-	for _, k := range a.cfg.Admins {
+	for _, k := range a.cfg.Approvers {
 		if k != "" && !slices.Contains(out, k) {
 			out = append(out, k)
 		}
@@ -300,14 +314,14 @@ func (a *Approvals) unregister(id string, ch chan agent.Decision) (taken bool) {
 	return true
 }
 
-// post sends the approval message and records where it is.
+// post sends the approval's messages (the summary first when it needs
+// messages of its own, then the one with the buttons) and records where
+// they are.
 func (a *Approvals) post(ctx context.Context, ad Adapter, thread Thread, rec *ApprovalRecord) error {
-	out := Out{
-		Text: approvalText(*rec, a.cfg.Expiry, ad.Capabilities()),
-		Buttons: []Button{
-			{Label: "Approve", Style: ButtonPrimary, Data: approveData + rec.ID},
-			{Label: "Deny", Style: ButtonDanger, Data: denyData + rec.ID},
-		},
+	texts := approvalMessages(*rec, a.cfg.Expiry, ad.Capabilities())
+	buttons := []Button{
+		{Label: "Approve", Style: ButtonPrimary, Data: approveData + rec.ID},
+		{Label: "Deny", Style: ButtonDanger, Data: denyData + rec.ID},
 	}
 	posted := make(chan struct{})
 	a.mu.Lock()
@@ -319,11 +333,19 @@ func (a *Approvals) post(ctx context.Context, ad Adapter, thread Thread, rec *Ap
 		a.mu.Unlock()
 		close(posted)
 	}()
-	ref, err := a.cfg.Outbound.Post(ctx, thread, out)
-	if err != nil {
-		return fmt.Errorf("approvals: post approval %s: %w", rec.ID, err)
+	var refs []MessageRef
+	for i, text := range texts {
+		out := Out{Text: text}
+		if i == len(texts)-1 {
+			out.Buttons = buttons
+		}
+		ref, err := a.cfg.Outbound.Post(ctx, thread, out)
+		if err != nil {
+			return fmt.Errorf("approvals: post approval %s (message %d of %d): %w", rec.ID, i+1, len(texts), err)
+		}
+		refs = append(refs, ref)
 	}
-	rec.Refs = []MessageRef{ref}
+	rec.Refs = refs
 	if err := a.cfg.Store.SetApprovalRefs(ctx, rec.ID, rec.Refs); err != nil {
 		return fmt.Errorf("approvals: %w", err)
 	}

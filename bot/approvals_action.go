@@ -43,7 +43,7 @@ func (a *Approvals) HandleAction(ctx context.Context, act Action) (handled bool,
 		// message: indistinguishable from garbage, on purpose.
 		return false, a.tell(ctx, act, msgNoLongerValid)
 	}
-	if !a.mayDecide(rec, act.User) {
+	if !a.mayDecide(rec, act.User, approve) {
 		return false, a.tell(ctx, act, notAllowedText(rec))
 	}
 	if rec.Status != ApprovalPending {
@@ -84,15 +84,24 @@ func (a *Approvals) expireOnClick(ctx context.Context, act Action, rec ApprovalR
 	return a.tell(ctx, act, msgExpired)
 }
 
-// mayDecide reports whether u may decide rec: the requester, or an admin
-// who was one when the approval was asked and still is. Keys carry the
-// platform, so the same numeric id on another platform is someone else.
-func (a *Approvals) mayDecide(rec ApprovalRecord, u User) bool {
+// mayDecide reports whether u may approve (or deny) rec. Approving takes
+// someone rec lists as an approver who still may: a configured approver,
+// or the requester where the approval is not mandatory. Denying is also
+// the requester's right: stopping one's own request is never a risk. Keys
+// carry the platform, so the same numeric id on another platform is
+// someone else.
+func (a *Approvals) mayDecide(rec ApprovalRecord, u User, approve bool) bool {
 	if u.Platform == "" || u.ID == "" {
 		return false
 	}
 	k := u.Key()
-	return slices.Contains(rec.Approvers, k) && (k == rec.Requester || a.admins[k])
+	if !approve && k == rec.Requester {
+		return true
+	}
+	if !slices.Contains(rec.Approvers, k) {
+		return false
+	}
+	return a.approvers[k] || k == rec.Requester && !rec.Mandatory
 }
 
 // shownIn reports whether the clicked message is one that shows rec. The

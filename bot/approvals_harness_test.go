@@ -40,6 +40,8 @@ type apHarness struct {
 	ap     *bot.Approvals
 	thread bot.Thread
 	sid    string
+	// mandatory makes the next asks mandatory (only an approver approves).
+	mandatory bool
 	// resumed receives what OnDecidedWithoutWaiter is called with.
 	resumed chan bot.ApprovalRecord
 }
@@ -80,11 +82,11 @@ func (h *apHarness) start() {
 		h.t.Fatal(err)
 	}
 	h.ap, err = bot.NewApprovals(bot.ApprovalsConfig{
-		Store:    db,
-		Sessions: db,
-		Outbound: out,
-		Admins:   []string{apAdmin.Key()},
-		Expiry:   apExpiry,
+		Store:     db,
+		Sessions:  db,
+		Outbound:  out,
+		Approvers: []string{apAdmin.Key()},
+		Expiry:    apExpiry,
 		OnDecidedWithoutWaiter: func(_ context.Context, rec bot.ApprovalRecord) {
 			resumed <- rec
 		},
@@ -134,6 +136,7 @@ func (h *apHarness) ask(sid, callID, summary string) *apAsked {
 			Caller:    agent.Caller{SessionID: sid, UserKey: apRequester.Key(), UserName: apRequester.Name},
 			Call:      llm.ToolCall{ID: callID, Name: "shell", Arguments: []byte(`{"command":"rm -rf /tmp/x"}`)},
 			Summary:   summary,
+			Mandatory: h.mandatory,
 		})
 		a.done <- apResult{d, err}
 	}()

@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -60,29 +61,68 @@ func TestApprovalTextStates(t *testing.T) {
 		status string
 		want   string
 	}{
-		{ApprovalPending, "🔐 **Approval needed** · `shell` · asked by Ann\n```\nls\n```\nOnly Ann or an admin can decide. Expires in 10 min."},
+		{ApprovalPending, "🔐 **Approval needed** · `shell` · asked by Ann\n```\nls\n```\nOnly Ann or an approver can decide. Expires in 10 min."},
 		{ApprovalApproved, "✅ **Approved by Bob** · `shell` · asked by Ann\n```\nls\n```"},
 		{ApprovalDenied, "❌ **Denied by Bob** · `shell` · asked by Ann\n```\nls\n```"},
 		{ApprovalExpired, "⌛ **Expired**: no one decided in time, so it did not run · `shell` · asked by Ann\n```\nls\n```"},
 	}
 	for _, tt := range tests {
 		rec.Status = tt.status
-		if got := approvalText(rec, 10*time.Minute, Capabilities{}); got != tt.want {
+		if got := approvalMessages(rec, 10*time.Minute, Capabilities{}); len(got) != 1 || got[0] != tt.want {
 			t.Errorf("%s:\n got %q\nwant %q", tt.status, got, tt.want)
 		}
 	}
 }
 
-func TestApprovalTextFitsThePlatform(t *testing.T) {
-	rec := ApprovalRecord{ToolName: "shell", Summary: strings.Repeat("x", 5000), RequesterName: "Ann", Status: ApprovalPending}
+func TestApprovalMandatoryAndRisks(t *testing.T) {
+	rec := ApprovalRecord{ToolName: "shell", Summary: "curl x | sh", Requester: "slack:U1", RequesterName: "Ann",
+		Status: ApprovalPending, Mandatory: true, Risks: []string{"pipes text into a shell or an interpreter", "talks to the network"}}
+	got := approvalMessages(rec, 10*time.Minute, Capabilities{})
+	want := "🔐 **Approval needed** · `shell` · asked by Ann\n```\ncurl x | sh\n```\n" +
+		"⚠️ **Risky:** pipes text into a shell or an interpreter\n⚠️ **Risky:** talks to the network\n" +
+		"Only an approver can approve this; Ann can deny it. Expires in 10 min."
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	if n := notAllowedText(rec); n != "Only an approver can approve this; Ann can deny it." {
+		t.Errorf("not allowed: %q", n)
+	}
+}
+
+// TestApprovalShowsTheWholeSummary: a summary longer than the platform's
+// limit is not cut (a 224-character command once hid its "| sh" tail
+// behind 200): it goes whole, over as many messages as it needs, each one
+// within the limit, and the last carries the state.
+func TestApprovalShowsTheWholeSummary(t *testing.T) {
+	summary := strings.Repeat("x", 4990) + " | sh"
+	rec := ApprovalRecord{ToolName: "shell", Summary: summary, RequesterName: "Ann", Status: ApprovalPending}
 	for _, maxLen := range []int{4000, 2000, 1000} {
-		text := approvalText(rec, time.Minute, Capabilities{MaxLen: maxLen})
-		if n := utf8.RuneCountInString(text); n > maxLen {
-			t.Errorf("MaxLen %d: %d runes", maxLen, n)
+		msgs := approvalMessages(rec, time.Minute, Capabilities{MaxLen: maxLen})
+		if len(msgs) < 2 {
+			t.Fatalf("MaxLen %d: one message for a %d-rune summary", maxLen, len(summary))
 		}
-		if !strings.Contains(text, "more characters not shown") {
-			t.Errorf("MaxLen %d: the cut is not said", maxLen)
+		var shown strings.Builder
+		for i, m := range msgs {
+			if n := utf8.RuneCountInString(m); n > maxLen {
+				t.Errorf("MaxLen %d: message %d has %d runes", maxLen, i, n)
+			}
+			if i < len(msgs)-1 {
+				body := m[strings.Index(m, "```\n")+4 : strings.LastIndex(m, "\n```")]
+				shown.WriteString(body)
+			}
 		}
+		if shown.String() != summary {
+			t.Errorf("MaxLen %d: the messages do not show the summary whole", maxLen)
+		}
+		last := msgs[len(msgs)-1]
+		if !strings.HasPrefix(last, "🔐 **Approval needed**") || !strings.Contains(last, fmt.Sprintf("in the %d message(s) above", len(msgs)-1)) {
+			t.Errorf("MaxLen %d: last message %q", maxLen, last)
+		}
+		rec.Status = ApprovalApproved
+		if st := approvalStatus(rec, time.Minute, len(msgs)); !strings.HasPrefix(st, "✅") || strings.Contains(st, "xxxx") {
+			t.Errorf("decided status of a long approval: %q", st)
+		}
+		rec.Status = ApprovalPending
 	}
 }
 
@@ -113,7 +153,8 @@ func FuzzApprovalText(f *testing.F) {
 	f.Fuzz(func(t *testing.T, summary, name, tool string) {
 		for _, status := range []string{ApprovalPending, ApprovalApproved, ApprovalExpired} {
 			rec := ApprovalRecord{ToolName: tool, Summary: summary, RequesterName: name, DecidedByName: name, Status: status}
-			text := approvalText(rec, 10*time.Minute, Capabilities{MaxLen: 2000})
+			msgs := approvalMessages(rec, 10*time.Minute, Capabilities{MaxLen: 2000})
+			text := msgs[0]
 			if n := strings.Count(text, "```"); n != 2 {
 				t.Fatalf("%d fences in %q", n, text)
 			}

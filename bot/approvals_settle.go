@@ -45,18 +45,16 @@ func (a *Approvals) settle(ctx context.Context, rec ApprovalRecord, status strin
 	return true, nil
 }
 
-// show edits the approval's messages to its current state, without
-// buttons.
+// show edits the approval's status message (the last of its messages, the
+// one with the buttons) to its current state, without buttons. The
+// messages before it show the summary, which does not change.
 func (a *Approvals) show(ctx context.Context, rec ApprovalRecord) {
-	for _, ref := range rec.Refs {
-		ad, ok := a.cfg.Outbound.Adapter(ref.Thread.Platform)
-		if !ok {
-			a.cfg.Logger.Error("edit approval message: no adapter", "approval", rec.ID, "platform", ref.Thread.Platform)
-			continue
-		}
-		out := Out{Text: approvalText(rec, a.cfg.Expiry, ad.Capabilities())}
-		if err := a.cfg.Outbound.Edit(ctx, ref, out); err != nil {
-			a.cfg.Logger.Error("edit approval message", "approval", rec.ID, "message", ref.ID, "err", err)
-		}
+	if len(rec.Refs) == 0 {
+		return
+	}
+	ref := rec.Refs[len(rec.Refs)-1]
+	out := Out{Text: approvalStatus(rec, a.cfg.Expiry, len(rec.Refs))}
+	if err := a.cfg.Outbound.Edit(ctx, ref, out); err != nil {
+		a.cfg.Logger.Error("edit approval message", "approval", rec.ID, "message", ref.ID, "err", err)
 	}
 }

@@ -15,25 +15,33 @@ import (
 
 func TestApprovalAuthorization(t *testing.T) {
 	tests := []struct {
-		name    string
-		user    bot.User
-		verb    string
-		want    *agent.Decision // nil: nothing changes
-		wantMsg string          // private answer
-		edit    string          // substring of the edited message
+		name      string
+		mandatory bool
+		user      bot.User
+		verb      string
+		want      *agent.Decision // nil: nothing changes
+		wantMsg   string          // private answer
+		edit      string          // substring of the edited message
 	}{
-		{"requester approves", apRequester, "a:", &agent.Decision{Approved: true, By: "Alice"}, "", "✅ **Approved by Alice**"},
-		{"requester denies", apRequester, "d:", &agent.Decision{By: "Alice"}, "", "❌ **Denied by Alice**"},
-		{"admin approves", apAdmin, "a:", &agent.Decision{Approved: true, By: "Root"}, "", "✅ **Approved by Root**"},
-		{"admin denies", apAdmin, "d:", &agent.Decision{By: "Root"}, "", "❌ **Denied by Root**"},
-		{"stranger approves", apStranger, "a:", nil, "Only Alice or an admin can approve this.", ""},
-		{"stranger denies", apStranger, "d:", nil, "Only Alice or an admin can approve this.", ""},
-		{"same id on another platform", apLookalike, "a:", nil, "Only Alice or an admin can approve this.", ""},
-		{"no user", bot.User{}, "a:", nil, "Only Alice or an admin can approve this.", ""},
+		{"requester approves", false, apRequester, "a:", &agent.Decision{Approved: true, By: "Alice"}, "", "✅ **Approved by Alice**"},
+		{"requester denies", false, apRequester, "d:", &agent.Decision{By: "Alice"}, "", "❌ **Denied by Alice**"},
+		{"admin approves", false, apAdmin, "a:", &agent.Decision{Approved: true, By: "Root"}, "", "✅ **Approved by Root**"},
+		{"admin denies", false, apAdmin, "d:", &agent.Decision{By: "Root"}, "", "❌ **Denied by Root**"},
+		{"stranger approves", false, apStranger, "a:", nil, "Only Alice or an approver can approve this.", ""},
+		{"stranger denies", false, apStranger, "d:", nil, "Only Alice or an approver can approve this.", ""},
+		{"same id on another platform", false, apLookalike, "a:", nil, "Only Alice or an approver can approve this.", ""},
+		{"no user", false, bot.User{}, "a:", nil, "Only Alice or an approver can approve this.", ""},
+		// Mandatory (shell, an untrusted MCP server): the requester may not
+		// approve their own risk, but may still call it off.
+		{"mandatory: requester approves", true, apRequester, "a:", nil, "Only an approver can approve this; Alice can deny it.", ""},
+		{"mandatory: requester denies", true, apRequester, "d:", &agent.Decision{By: "Alice"}, "", "❌ **Denied by Alice**"},
+		{"mandatory: approver approves", true, apAdmin, "a:", &agent.Decision{Approved: true, By: "Root"}, "", "✅ **Approved by Root**"},
+		{"mandatory: stranger denies", true, apStranger, "d:", nil, "Only an approver can approve this; Alice can deny it.", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newAPHarness(t)
+			h.mandatory = tt.mandatory
 			a := h.ask(h.sid, "call_1", "rm -rf /tmp/x")
 			handled, told, err := h.click(tt.user, tt.verb+a.id, a.msg)
 			if err != nil {
@@ -265,7 +273,7 @@ func TestApprovalPrivateByDM(t *testing.T) {
 	if handled || err != nil {
 		t.Fatalf("HandleAction = %t, %v", handled, err)
 	}
-	want := []apPrivate{{Thread: h.thread, User: apStranger, Out: bot.Out{Text: "Only Alice or an admin can approve this."}}}
+	want := []apPrivate{{Thread: h.thread, User: apStranger, Out: bot.Out{Text: "Only Alice or an approver can approve this."}}}
 	if diff := cmp.Diff(want, h.ad.private()); diff != "" {
 		t.Errorf("private messages (-want +got):\n%s", diff)
 	}

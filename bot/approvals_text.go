@@ -15,26 +15,82 @@ import (
 // first line ("✅ **Approved**") nor ping anyone (@everyone, <!channel>).
 // Display names come from the platforms and are escaped too.
 
-// Length budget of the summary, in runes: the whole message must fit
-// Discord's 2,000 characters; when an adapter measures more than its
-// MaxLen, the summary is cut further, down to minSummary.
+// maxNameLen bounds a display name; zeroWidthSp breaks mentions and fences.
 const (
-	maxSummary  = 1200
-	minSummary  = 200
 	maxNameLen  = 64
 	zeroWidthSp = "\u200b"
 )
 
-// approvalText renders rec in its current state for a platform with caps.
-func approvalText(rec ApprovalRecord, expiry time.Duration, caps Capabilities) string {
-	limit := maxSummary
-	for {
-		text := renderApproval(rec, expiry, limit)
-		if caps.MaxLen <= 0 || measure(caps, text) <= caps.MaxLen || limit <= minSummary {
-			return text
-		}
-		limit = max(minSummary, limit*3/4)
+// approvalMessages renders rec as the messages that show it. The summary
+// is shown whole — a cut tail ("… | sh") is where a bad command hides. When
+// it fits one message with the rest, that is the one message; otherwise the
+// summary goes first, over as many messages as it needs, each a code block
+// of its own, and the last message carries the state, the risks and who may
+// decide (the buttons go under it).
+func approvalMessages(rec ApprovalRecord, expiry time.Duration, caps Capabilities) []string {
+	whole := renderApproval(rec, expiry, 0)
+	if caps.MaxLen <= 0 || measure(caps, whole) <= caps.MaxLen {
+		return []string{whole}
 	}
+	chunks := summaryChunks(rec.Summary, caps)
+	out := make([]string, 0, len(chunks)+1)
+	for i, c := range chunks {
+		block, _ := codeBlock(c, -1)
+		out = append(out, fmt.Sprintf("`%s`, part %d of %d:\n%s", toolName(rec.ToolName), i+1, len(chunks), block))
+	}
+	return append(out, renderApproval(rec, expiry, len(chunks)))
+}
+
+// approvalStatus is the message that carries an approval's state: the
+// last of approvalMessages, for a record shown in parts messages.
+// A decided state is no longer than the pending one (the line saying who
+// may decide goes), so it fits where the pending one did.
+func approvalStatus(rec ApprovalRecord, expiry time.Duration, parts int) string {
+	return renderApproval(rec, expiry, max(parts-1, 0))
+}
+
+// summaryChunks cuts s into pieces that each fit a message as a code block,
+// at line ends where it can.
+func summaryChunks(s string, caps Capabilities) []string {
+	size := caps.MaxLen - 100
+	for size > 50 {
+		chunks := cutRunes(s, size)
+		fits := true
+		for _, c := range chunks {
+			block, _ := codeBlock(c, -1)
+			if measure(caps, "`x`, part 99 of 99:\n"+block) > caps.MaxLen {
+				fits = false
+				break
+			}
+		}
+		if fits {
+			return chunks
+		}
+		size = size * 3 / 4
+	}
+	return cutRunes(s, 50)
+}
+
+// cutRunes cuts s into pieces of at most n runes, preferring to end each at
+// a line break in its second half.
+func cutRunes(s string, n int) []string {
+	var out []string
+	for s != "" {
+		r := []rune(s)
+		if len(r) <= n {
+			return append(out, s)
+		}
+		end := n
+		for k := n; k > n/2; k-- {
+			if r[k-1] == '\n' {
+				end = k
+				break
+			}
+		}
+		out = append(out, string(r[:end]))
+		s = string(r[end:])
+	}
+	return out
 }
 
 func measure(caps Capabilities, text string) int {
@@ -44,7 +100,9 @@ func measure(caps Capabilities, text string) int {
 	return utf8.RuneCountInString(text)
 }
 
-func renderApproval(rec ApprovalRecord, expiry time.Duration, limit int) string {
+// renderApproval is the message with rec's state. above is how many
+// messages before it show the summary; 0 shows it here.
+func renderApproval(rec ApprovalRecord, expiry time.Duration, above int) string {
 	var b strings.Builder
 	asked := "`" + toolName(rec.ToolName) + "` · asked by " + inlineText(requesterName(rec))
 	switch rec.Status {
@@ -57,14 +115,25 @@ func renderApproval(rec ApprovalRecord, expiry time.Duration, limit int) string 
 	default:
 		fmt.Fprintf(&b, "🔐 **Approval needed** · %s\n", asked)
 	}
-	block, cut := codeBlock(rec.Summary, limit)
-	b.WriteString(block)
-	if cut > 0 {
-		fmt.Fprintf(&b, "\n_(%d more characters not shown)_", cut)
+	if above == 0 {
+		block, _ := codeBlock(rec.Summary, -1)
+		b.WriteString(block)
+	} else {
+		fmt.Fprintf(&b, "_The whole call is in the %d message(s) above._", above)
+	}
+	for _, r := range rec.Risks {
+		// The tool's own words, from a fixed list: no escaping needed,
+		// but kept on one line.
+		fmt.Fprintf(&b, "\n⚠️ **Risky:** %s", oneLine(r))
 	}
 	if rec.Status == ApprovalPending {
-		fmt.Fprintf(&b, "\nOnly %s or an admin can decide. Expires in %s.",
-			inlineText(requesterName(rec)), humanDuration(expiry))
+		if rec.Mandatory {
+			fmt.Fprintf(&b, "\nOnly an approver can approve this; %s can deny it. Expires in %s.",
+				inlineText(requesterName(rec)), humanDuration(expiry))
+		} else {
+			fmt.Fprintf(&b, "\nOnly %s or an approver can decide. Expires in %s.",
+				inlineText(requesterName(rec)), humanDuration(expiry))
+		}
 	}
 	return b.String()
 }
@@ -72,7 +141,10 @@ func renderApproval(rec ApprovalRecord, expiry time.Duration, limit int) string 
 // notAllowedText tells a clicker who may decide. Private answers may be
 // shown as plain text (a Telegram callback alert), so it has no Markdown.
 func notAllowedText(rec ApprovalRecord) string {
-	return "Only " + plainText(requesterName(rec)) + " or an admin can approve this."
+	if rec.Mandatory {
+		return "Only an approver can approve this; " + plainText(requesterName(rec)) + " can deny it."
+	}
+	return "Only " + plainText(requesterName(rec)) + " or an approver can approve this."
 }
 
 // alreadyDecidedText tells a late clicker what became of the approval.
@@ -111,7 +183,7 @@ func displayName(name, key, fallback string) string {
 // with zero-width spaces so that s cannot close the fence; controls and
 // invisible format characters (bidi overrides that make a command read
 // differently than it runs) show as U+FFFD. cut counts the runes past
-// limit that were left out.
+// limit that were left out; a negative limit keeps them all.
 func codeBlock(s string, limit int) (block string, cut int) {
 	s = strings.TrimRight(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
 	var b strings.Builder

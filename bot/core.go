@@ -30,9 +30,11 @@ type CoreConfig struct {
 	Runner *agent.Runner
 	// MemoryLimits are the caps /memory shows.
 	MemoryLimits agent.MemoryLimits
-	// Access decides who is answered where; its Admins may decide any
-	// approval.
+	// Access decides who is answered where.
 	Access Access
+	// Approvers may decide any approval, and alone approve a mandatory one
+	// (shell, an untrusted MCP server); nil means Access.Admins.
+	Approvers []string
 	// ApprovalExpiry is how long an approval waits (DefaultApprovalExpiry
 	// if zero).
 	ApprovalExpiry time.Duration
@@ -70,6 +72,9 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.Approvers == nil {
+		cfg.Approvers = cfg.Access.Admins
+	}
 	if cfg.ApprovalExpiry <= 0 {
 		cfg.ApprovalExpiry = DefaultApprovalExpiry
 	}
@@ -79,7 +84,7 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 	}
 	approvals, err := NewApprovals(ApprovalsConfig{
 		Store: cfg.Store, Sessions: cfg.Store, Outbound: out,
-		Admins: cfg.Access.Admins, Expiry: cfg.ApprovalExpiry,
+		Approvers: cfg.Approvers, Expiry: cfg.ApprovalExpiry,
 		Now: cfg.Now, Sleep: cfg.Sleep, Logger: cfg.Logger,
 	})
 	if err != nil {

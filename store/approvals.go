@@ -22,7 +22,7 @@ const approvalColumns = `
 	SELECT a.id, a.session_id, a.tool_call_id, a.tool_name, a.summary,
 	       a.requester, coalesce(ru.name, ''), a.approvers, a.status,
 	       coalesce(a.decided_by, ''), coalesce(du.name, ''), a.refs,
-	       a.expires_at, a.created_at, coalesce(a.decided_at, 0)
+	       a.expires_at, a.created_at, coalesce(a.decided_at, 0), a.mandatory, a.risks
 	FROM approvals a
 	LEFT JOIN users ru ON ru.key = a.requester
 	LEFT JOIN users du ON du.key = a.decided_by`
@@ -43,6 +43,10 @@ func (db *DB) CreateApproval(ctx context.Context, rec bot.ApprovalRecord) (store
 	if err != nil {
 		return bot.ApprovalRecord{}, false, fmt.Errorf("store: create approval %q: %w", rec.ID, err)
 	}
+	risks, err := json.Marshal(nonNil(rec.Risks))
+	if err != nil {
+		return bot.ApprovalRecord{}, false, fmt.Errorf("store: create approval %q: %w", rec.ID, err)
+	}
 	err = db.write(ctx, func(tx *sql.Tx) error {
 		var one int
 		err := tx.QueryRowContext(ctx, `SELECT 1 FROM sessions WHERE id = ?`, rec.SessionID).Scan(&one)
@@ -56,11 +60,11 @@ func (db *DB) CreateApproval(ctx context.Context, rec bot.ApprovalRecord) (store
 		// fail loudly rather than return someone else's approval.
 		res, err := tx.ExecContext(ctx, `
 			INSERT INTO approvals (id, session_id, tool_call_id, tool_name, summary, requester,
-			                       approvers, status, refs, expires_at, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)
+			                       approvers, status, refs, expires_at, created_at, mandatory, risks)
+			VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)
 			ON CONFLICT (session_id, tool_call_id) DO NOTHING`,
 			rec.ID, rec.SessionID, rec.ToolCallID, rec.ToolName, rec.Summary, rec.Requester,
-			string(approvers), refs, millis(rec.ExpiresAt), millis(rec.CreatedAt))
+			string(approvers), refs, millis(rec.ExpiresAt), millis(rec.CreatedAt), rec.Mandatory, string(risks))
 		if err != nil {
 			return err
 		}
@@ -221,14 +225,17 @@ type rowScanner interface {
 func scanApproval(row rowScanner) (bot.ApprovalRecord, error) {
 	var (
 		rec                         bot.ApprovalRecord
-		approvers, refs             string
+		approvers, refs, risks      string
 		expires, created, decidedAt int64
 	)
 	if err := row.Scan(&rec.ID, &rec.SessionID, &rec.ToolCallID, &rec.ToolName, &rec.Summary,
 		&rec.Requester, &rec.RequesterName, &approvers, &rec.Status,
 		&rec.DecidedBy, &rec.DecidedByName, &refs,
-		&expires, &created, &decidedAt); err != nil {
+		&expires, &created, &decidedAt, &rec.Mandatory, &risks); err != nil {
 		return bot.ApprovalRecord{}, err
+	}
+	if err := json.Unmarshal([]byte(risks), &rec.Risks); err != nil {
+		return bot.ApprovalRecord{}, fmt.Errorf("approval %q: risks: %w", rec.ID, err)
 	}
 	if err := json.Unmarshal([]byte(approvers), &rec.Approvers); err != nil {
 		return bot.ApprovalRecord{}, fmt.Errorf("approval %q: approvers: %w", rec.ID, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"os/user"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -50,9 +51,12 @@ func runChat(ctx context.Context, e *environment, cfg *config.Config) error {
 	acc := access(cfg.Access)
 	acc.Platforms[console.Platform] = bot.AccessList{AllowUsers: []string{operator.ID}}
 	acc.Admins = append(acc.Admins, operator.Key())
+	// The person at the terminal is the operator: they approve there, the
+	// shell included.
+	approvers := append(slices.Clone(cfg.ApproversOrAdmins()), operator.Key())
 	// The core's warnings (a turn failed) are about the conversation, which
 	// the terminal shows itself.
-	core, err := bot.NewCore(coreConfig(a, []bot.Adapter{term}, acc, newLogger(e.stderr, slog.LevelError)))
+	core, err := bot.NewCore(coreConfig(a, []bot.Adapter{term}, acc, approvers, newLogger(e.stderr, slog.LevelError)))
 	if err != nil {
 		return err
 	}

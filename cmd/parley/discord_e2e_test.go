@@ -131,7 +131,7 @@ func TestDiscordMentionOpensThread(t *testing.T) {
 
 func TestDiscordApprovalButtons(t *testing.T) {
 	t.Parallel()
-	w := startDiscord(t, map[string]string{"PARLEY_TOOLS_SHELL_ENABLED": "true"}, nil)
+	w := startDiscord(t, map[string]string{"PARLEY_TOOLS_SHELL_ENABLED": "true", "PARLEY_TOOLS_APPROVAL_APPROVERS": "discord:" + dcAna}, nil)
 	ctx := waitCtx(t)
 	w.model.Enqueue(llmtest.ToolCall("c1", "shell", `{"command":"echo dc-approved"}`), llmtest.Text("Ran it."))
 	m := w.dc.Post(discordtest.Incoming{Channel: dcChannel, Author: dcAna, Content: "run the check", Mention: true})
@@ -159,7 +159,7 @@ func TestDiscordApprovalButtons(t *testing.T) {
 	if err := w.dc.WaitFor(ctx, func() bool { return len(w.dc.Ephemeral(dcBo)) > 0 }); err != nil {
 		t.Fatalf("bo's click got no ephemeral refusal: %v", err)
 	}
-	if got := w.dc.Ephemeral(dcBo)[0]; !strings.Contains(got, "Only ana or an admin can approve this") {
+	if got := w.dc.Ephemeral(dcBo)[0]; !strings.Contains(got, "Only an approver can approve this; ana can deny it") {
 		t.Fatalf("bo was told %q", got)
 	}
 	if n := len(w.model.Requests()); n != 1 {

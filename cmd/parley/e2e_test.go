@@ -256,6 +256,14 @@ func TestStartupFailures(t *testing.T) {
 			want:  []string{"could not reach OpenAI at " + closedURL},
 		},
 		{
+			name: "shell on a chat platform with no approver",
+			sb: func(t *testing.T) *sandbox {
+				return newSandbox(t, "PARLEY_TELEGRAM_ENABLED=true", "PARLEY_TELEGRAM_TOKEN=1:x", "PARLEY_TOOLS_SHELL_ENABLED=true").withLLM(srv)
+			},
+			args: []string{"run"},
+			want: []string{"tools.shell.enabled is true but nobody may approve shell commands", "tools.approval.approvers"},
+		},
+		{
 			name: "invalid config value",
 			sb: func(t *testing.T) *sandbox {
 				return newSandbox(t, "PARLEY_LLM_CONTEXT_WINDOW=lots", "OPENAI_API_KEY=sk-x")

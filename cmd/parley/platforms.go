@@ -18,7 +18,11 @@ import (
 // runs; failing to listen stops everything.
 func runPlatforms(ctx context.Context, a *app, adapters []bot.Adapter, web *inbound.Server, logger *slog.Logger) error {
 	cfg := a.cfg
-	core, err := bot.NewCore(coreConfig(a, adapters, access(cfg.Access), logger))
+	approvers := cfg.ApproversOrAdmins()
+	if approvers == nil {
+		approvers = []string{} // nobody: not "the core's default"
+	}
+	core, err := bot.NewCore(coreConfig(a, adapters, access(cfg.Access), approvers, logger))
 	if err != nil {
 		return err
 	}
@@ -52,13 +56,14 @@ func runPlatforms(ctx context.Context, a *app, adapters []bot.Adapter, web *inbo
 
 // coreConfig is the chat core of a over adapters, the terminal's or the
 // chat platforms'.
-func coreConfig(a *app, adapters []bot.Adapter, acc bot.Access, logger *slog.Logger) bot.CoreConfig {
+func coreConfig(a *app, adapters []bot.Adapter, acc bot.Access, approvers []string, logger *slog.Logger) bot.CoreConfig {
 	return bot.CoreConfig{
 		Adapters:       adapters,
 		Store:          a.db,
 		Runner:         a.runner,
 		MemoryLimits:   a.limits,
 		Access:         acc,
+		Approvers:      approvers,
 		ApprovalExpiry: time.Duration(a.cfg.Tools.Approval.ExpireMinutes) * time.Minute,
 		MaxConcurrent:  a.cfg.LLM.MaxConcurrent,
 		Model:          a.cfg.LLM.Model,

@@ -139,7 +139,7 @@ func TestPlatformApprovalWithButtons(t *testing.T) {
 	srv := llmtest.NewServer()
 	defer srv.Close()
 	fake := newWatched()
-	cfg := platformConfig(t, filepath.Join(t.TempDir(), "data"), srv, map[string]string{"PARLEY_TOOLS_SHELL_ENABLED": "true"})
+	cfg := platformConfig(t, filepath.Join(t.TempDir(), "data"), srv, map[string]string{"PARLEY_TOOLS_SHELL_ENABLED": "true", "PARLEY_TOOLS_APPROVAL_APPROVERS": "slack:ana"})
 	stop := start(t, cfg, fake)
 	defer stop()
 
@@ -175,7 +175,7 @@ func TestPlatformApprovalWithButtons(t *testing.T) {
 		return told
 	}
 	approve := prompt.Buttons[0].Data
-	if told := click("a1", "bo", approve); !strings.Contains(told, "Only ana or an admin") {
+	if told := click("a1", "bo", approve); !strings.Contains(told, "Only an approver can approve this; ana can deny it") {
 		t.Fatalf("a stranger's click was answered %q", told)
 	}
 	if told := click("a2", "ana", "a:forged-id"); !strings.Contains(told, "no longer valid") {

@@ -33,6 +33,9 @@ func newRunCmd(e *environment, load func() (*config.Config, error)) *cobra.Comma
 				}
 				return runChat(cmd.Context(), e, cfg)
 			}
+			if err := cfg.RequireApprover(); err != nil {
+				return err
+			}
 			logger := newLogger(e.stderr, slog.LevelInfo)
 			ctx, cancel := context.WithCancel(cmd.Context())
 			defer cancel()

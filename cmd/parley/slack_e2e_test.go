@@ -92,7 +92,7 @@ func TestSlackMentionAnsweredInThread(t *testing.T) {
 // buttons in the thread; another user's click is refused ephemerally and
 // runs nothing; the requester's click runs the tool and the task goes on.
 func TestSlackApprovalButtons(t *testing.T) {
-	slk, model := startSlack(t, map[string]string{"PARLEY_TOOLS_SHELL_ENABLED": "true"})
+	slk, model := startSlack(t, map[string]string{"PARLEY_TOOLS_SHELL_ENABLED": "true", "PARLEY_TOOLS_APPROVAL_APPROVERS": "slack:U1"})
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second) // a hang, not a timing assertion
 	defer cancel()
 
@@ -117,7 +117,7 @@ func TestSlackApprovalButtons(t *testing.T) {
 	if err := slk.WaitFor(ctx, func() bool { return len(slk.Ephemerals("U2")) > 0 }); err != nil {
 		t.Fatalf("bo was not told anything: %v", err)
 	}
-	if got := slk.Ephemerals("U2")[0].Text; !strings.Contains(got, "Only ana or an admin") {
+	if got := slk.Ephemerals("U2")[0].Text; !strings.Contains(got, "Only an approver can approve this; ana can deny it") {
 		t.Fatalf("bo was told %q", got)
 	}
 	if len(model.Requests()) != 1 {

@@ -201,7 +201,7 @@ func TestTelegramForumTopicsAreSeparate(t *testing.T) {
 
 func TestTelegramApprovalButtons(t *testing.T) {
 	t.Parallel()
-	w := startTelegram(t, map[string]string{"PARLEY_TOOLS_SHELL_ENABLED": "true"}, nil)
+	w := startTelegram(t, map[string]string{"PARLEY_TOOLS_SHELL_ENABLED": "true", "PARLEY_TOOLS_APPROVAL_APPROVERS": fmt.Sprintf("telegram:%d", tgAna)}, nil)
 	ctx := waitCtx(t)
 	w.model.Enqueue(llmtest.ToolCall("c1", "shell", `{"command":"echo tg-approved"}`), llmtest.Text("Ran it."))
 	w.tg.Post(telegramtest.Incoming{Chat: tgGroup, From: tgAna, Text: "run the check", Mention: true})
@@ -237,7 +237,7 @@ func TestTelegramApprovalButtons(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, a := range w.tg.CallbackAnswers() {
-		if a.UserID == tgBo && (!a.ShowAlert || !strings.Contains(a.Text, "Only Ana or an admin can approve this")) {
+		if a.UserID == tgBo && (!a.ShowAlert || !strings.Contains(a.Text, "Only an approver can approve this; Ana can deny it")) {
 			t.Fatalf("bo's click was answered %+v", a)
 		}
 	}

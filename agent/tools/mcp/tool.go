@@ -94,6 +94,11 @@ func (t *tool) ApprovalPolicy() agent.Policy {
 	return agent.PolicyAlways
 }
 
+// ApprovalMandatory: an untrusted server's tools are approved by a
+// configured approver, whatever tools.approval.never says; trusting the
+// server (tools.mcp.servers[].trusted) is how an operator waives it.
+func (t *tool) ApprovalMandatory() bool { return !t.server.trusted }
+
 // maxSummaryArgs bounds the arguments shown to an approver, in runes.
 const maxSummaryArgs = 200
 

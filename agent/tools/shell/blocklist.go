@@ -5,6 +5,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // Blocklist rule names, as they appear in BlockedError.Rule.
@@ -17,7 +18,13 @@ const (
 	RulePermissions = "recursive-permissions-on-system"
 	RuleProtected   = "protected-path"
 	RuleEnviron     = "process-environment"
+	RuleTooLong     = "too-long-to-review"
 )
+
+// maxCommandRunes bounds a command: the approver is shown all of it (over
+// several messages where a platform's limit needs), and a command nobody
+// can read in full cannot be approved in earnest.
+const maxCommandRunes = 8000
 
 // BlockedError is a command the blocklist refuses. It is checked before
 // anything runs, and no approval overrides it.
@@ -39,6 +46,9 @@ type blocklist struct {
 
 // check returns a *BlockedError if the command trips a rule.
 func (b *blocklist) check(command string) error {
+	if n := utf8.RuneCountInString(command); n > maxCommandRunes {
+		return &BlockedError{RuleTooLong, fmt.Sprintf("%d characters, more than the %d a person can be shown to approve; write a script to a file in smaller steps", n, maxCommandRunes)}
+	}
 	norm := normalize(command)
 	if name, ok := forkBomb(norm); ok {
 		return &BlockedError{RuleForkBomb, fmt.Sprintf("function %s runs two copies of itself", name)}

@@ -251,7 +251,7 @@ func FuzzBlocklist(f *testing.F) {
 		if err != nil && (!errors.As(err, &blocked) || blocked.Rule == "") {
 			t.Fatalf("check(%q) = %v, want nil or a *BlockedError with a rule", cmd, err)
 		}
-		if v := visible(cmd, summaryCommandRunes); strings.ContainsAny(v, "\n\r") {
+		if v := visible(cmd, maxCommandRunes); strings.ContainsAny(v, "\n\r") {
 			t.Fatalf("visible(%q) = %q spans lines", cmd, v)
 		}
 	})

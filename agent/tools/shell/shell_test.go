@@ -54,6 +54,7 @@ func TestArgumentsValidated(t *testing.T) {
 func TestSummarize(t *testing.T) {
 	tl := newTool(t, func(o *Options) { o.MaxTimeout = 5 * time.Minute })
 	long := strings.Repeat("a", 250)
+	tooLong := strings.Repeat("b", maxCommandRunes+1)
 	tests := []struct {
 		args string
 		want string
@@ -65,7 +66,8 @@ func TestSummarize(t *testing.T) {
 		{`{"command":"echo ` + "`date`" + `"}`, "run `` echo `date` `` in the session workspace"},
 		{`{"command":"echo safe\u202e;ls"}`, "run `echo safe<U+202E>;ls` in the session workspace"},
 		{`{"command":"a\u200bb\tc"}`, "run `a<U+200B>b c` in the session workspace"},
-		{`{"command":"` + long + `"}`, "run `" + long[:200] + "…` in the session workspace"},
+		{`{"command":"` + long + ` | sh"}`, "run `" + long + " | sh` in the session workspace"}, // whole: the tail is where it hides
+		{`{"command":"` + tooLong + `"}`, "run `" + tooLong[:maxCommandRunes] + "…` in the session workspace — will be refused by the blocklist (too-long-to-review)"},
 		{`{"command":"sudo rm -rf /"}`, "run `sudo rm -rf /` in the session workspace — will be refused by the blocklist (wipe-filesystem)"},
 		{`{"command":""}`, "run a shell command (its arguments are unreadable) in the session workspace"},
 		{`not json`, "run a shell command (its arguments are unreadable) in the session workspace"},

@@ -9,12 +9,9 @@ import (
 	"unicode/utf8"
 )
 
-// summaryCommandRunes bounds the command shown to the approver; the full
-// call is in the transcript.
-const summaryCommandRunes = 200
-
 // Summarize describes the call for the person who approves it, e.g.
-// "run `ls -la build/` in the session workspace". The command is made
+// "run `ls -la build/` in the session workspace", with the whole command:
+// a tail past a cut ("… | sh") is where a bad command hides. It is made
 // visible exactly: line breaks show as ⏎ and invisible or
 // direction-changing characters as <U+XXXX>, so an approver cannot be shown
 // one command and asked to approve another. A command the blocklist will
@@ -24,7 +21,7 @@ func (t *tool) Summarize(raw json.RawMessage) string {
 	if err := json.Unmarshal(raw, &a); err != nil || strings.TrimSpace(a.Command) == "" {
 		return "run a shell command (its arguments are unreadable) in the session workspace"
 	}
-	s := "run " + codeSpan(visible(a.Command, summaryCommandRunes)) + " in the session workspace"
+	s := "run " + codeSpan(visible(a.Command, maxCommandRunes)) + " in the session workspace"
 	if a.TimeoutSeconds > 0 {
 		if d, err := t.timeoutFor(a.TimeoutSeconds); err == nil {
 			s += " (timeout " + seconds(d) + ")"

@@ -10,6 +10,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -168,6 +169,10 @@ type Tools struct {
 type Approval struct {
 	Always []string `mapstructure:"always"`
 	Never  []string `mapstructure:"never"`
+	// Approvers are "platform:id" entries who may decide any approval and
+	// who alone may approve a mandatory one (shell, tools of untrusted MCP
+	// servers); empty means access.admins.
+	Approvers []string `mapstructure:"approvers"`
 	// ExpireMinutes after which an undecided approval counts as denied.
 	ExpireMinutes int `mapstructure:"expire_minutes"`
 }
@@ -225,6 +230,26 @@ func Default() Config {
 		Memory:   Memory{ProfileChars: 1500, FactsChars: 3000},
 		HTTP:     HTTP{Listen: "127.0.0.1:8080"},
 	}
+}
+
+// ApproversOrAdmins are the approvers in effect: tools.approval.approvers,
+// else access.admins.
+func (c *Config) ApproversOrAdmins() []string {
+	if len(c.Tools.Approval.Approvers) > 0 {
+		return c.Tools.Approval.Approvers
+	}
+	return c.Access.Admins
+}
+
+// RequireApprover refuses to serve chat platforms with the shell tool on
+// and no one to approve its commands: every command would be refused, or,
+// worse, an operator would loosen access to get them approved.
+func (c *Config) RequireApprover() error {
+	if c.Tools.Shell.Enabled && len(c.EnabledPlatforms()) > 0 && len(c.ApproversOrAdmins()) == 0 {
+		return errors.New("tools.shell.enabled is true but nobody may approve shell commands: set tools.approval.approvers " +
+			"(or access.admins) to the platform:id of the people who may, e.g. PARLEY_TOOLS_APPROVAL_APPROVERS=slack:U012ABCDEF")
+	}
+	return nil
 }
 
 // DBPath is the SQLite database file inside DataDir.

@@ -187,6 +187,12 @@ func (c *Config) validate() []string {
 		}
 		add("access.admins: %q must be platform:id with platform slack, telegram, discord or console, e.g. telegram:42", a)
 	}
+	for _, a := range c.Tools.Approval.Approvers {
+		if isAdmin(a) {
+			continue
+		}
+		add("tools.approval.approvers: %q must be platform:id with platform slack, telegram, discord or console, e.g. telegram:42", a)
+	}
 
 	if !isHostPort(c.HTTP.Listen) {
 		add("http.listen: %q is not valid; want host:port, e.g. 127.0.0.1:8080 or :8080", c.HTTP.Listen)
