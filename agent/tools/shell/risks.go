@@ -9,7 +9,7 @@ import (
 // beside the command, not refused: each has ordinary uses, and the
 // approver, who knows the task, decides. Matching runs over the command
 // normalized as the blocklist sees it (quotes, escapes and spacing tricks
-// folded), so `cu''rl` is still a download.
+// folded), so `cu”rl` is still a download.
 var riskShapes = []struct {
 	re   *regexp.Regexp
 	note string
