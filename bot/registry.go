@@ -71,11 +71,11 @@ func commandTable() []commandEntry {
 		{CommandSpec: CommandSpec{
 			Name: "new", Description: "Start a fresh conversation here",
 			Usage: []Usage{{"/new", "start a fresh conversation here"}},
-		}, run: (*Router).cmdShared},
+		}, run: controlled((*Router).cmdShared)},
 		{CommandSpec: CommandSpec{
 			Name: "stop", Description: "Stop the answer being written here",
 			Usage: []Usage{{"/stop", "stop the answer being written here"}},
-		}, run: (*Router).cmdStop},
+		}, run: controlled((*Router).cmdStop)},
 		{CommandSpec: CommandSpec{
 			Name: "status", Description: "Model, context use and session size",
 			Usage: []Usage{{"/status", "model, context use and session size"}},

@@ -85,6 +85,7 @@ type sessionState struct {
 	// recovering counts the recovered messages queued in work or running.
 	recovering int
 	cancel     context.CancelFunc // the running turn's, for /stop
+	author     string             // the running turn's author (User.Key)
 	stopped    bool               // the running turn was stopped by /stop
 }
 
@@ -235,6 +236,9 @@ func (r *Router) enqueue(ctx context.Context, m Message) error {
 	if err != nil {
 		return fmt.Errorf("session for %s: %w", m.Thread, err)
 	}
+	if err := r.noteStarter(ctx, sid, m.User); err != nil {
+		return err
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	st := r.session(sid)
@@ -349,6 +353,7 @@ func (r *Router) turn(ctx context.Context, sid string, batch []Message, base age
 	defer cancel()
 	r.mu.Lock()
 	r.session(sid).cancel = cancel
+	r.session(sid).author = m.User.Key()
 	r.mu.Unlock()
 
 	t := base
