@@ -237,6 +237,9 @@ func scanApproval(row rowScanner) (bot.ApprovalRecord, error) {
 	if err := json.Unmarshal([]byte(risks), &rec.Risks); err != nil {
 		return bot.ApprovalRecord{}, fmt.Errorf("approval %q: risks: %w", rec.ID, err)
 	}
+	if len(rec.Risks) == 0 {
+		rec.Risks = nil // as created: none
+	}
 	if err := json.Unmarshal([]byte(approvers), &rec.Approvers); err != nil {
 		return bot.ApprovalRecord{}, fmt.Errorf("approval %q: approvers: %w", rec.ID, err)
 	}

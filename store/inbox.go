@@ -27,11 +27,13 @@ func (db *DB) Accept(ctx context.Context, key, platform string, payload []byte) 
 	return n == 1, nil
 }
 
-// MarkDone records that the event keyed key has been handled. Marking it
-// again changes nothing; an unknown key is ErrNotFound.
+// MarkDone records that the event keyed key has been handled, and drops
+// its payload: the key is all dedupe needs, and the text people wrote lives
+// on only in their conversation (which /new and /memory clear govern).
+// Marking it again changes nothing; an unknown key is ErrNotFound.
 func (db *DB) MarkDone(ctx context.Context, key string) error {
 	res, err := db.w.ExecContext(ctx, `
-		UPDATE inbox SET status = 'done', done_at = coalesce(done_at, ?) WHERE key = ?`,
+		UPDATE inbox SET status = 'done', done_at = coalesce(done_at, ?), payload = NULL WHERE key = ?`,
 		millis(db.now()), key)
 	if err != nil {
 		return fmt.Errorf("store: mark %q done: %w", key, err)

@@ -43,8 +43,16 @@ func TestInboxRow(t *testing.T) {
 	if err := db.MarkDone(ctx, "k"); err != nil {
 		t.Fatal(err)
 	}
-	status, _, _, done = row()
+	status, got, _, done = row()
 	if status != "done" || done.Int64 != t0.Add(time.Second).UnixMilli() {
 		t.Errorf("done row = %q, done_at %v; want done at the first MarkDone", status, done)
+	}
+	// The key stays for dedupe; what people wrote does not outlive its
+	// handling.
+	if got != nil {
+		t.Errorf("a handled event keeps its payload %q", got)
+	}
+	if ok, err := db.Accept(ctx, "k", "telegram", payload); err != nil || ok {
+		t.Errorf("the key was forgotten: Accept = %v, %v", ok, err)
 	}
 }

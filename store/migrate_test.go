@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"path/filepath"
 	"slices"
@@ -32,8 +33,8 @@ func TestMigrateNewDatabase(t *testing.T) {
 	}
 	defer db.Close()
 
-	if v, _ := schemaVersion(t, db); v != 1 {
-		t.Errorf("schema version = %d, want 1", v)
+	if v, _ := schemaVersion(t, db); v != latestVersion(t) {
+		t.Errorf("schema version = %d, want %d", v, latestVersion(t))
 	}
 	rows, err := db.r.QueryContext(t.Context(), `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`)
 	if err != nil {
@@ -82,8 +83,8 @@ func TestMigrateReopen(t *testing.T) {
 			t.Fatal(err)
 		}
 		v, rows := schemaVersion(t, db)
-		if v != 1 || rows != rowsBefore {
-			t.Errorf("after reopen: version %d with %d version rows, want 1 with %d", v, rows, rowsBefore)
+		if v != latestVersion(t) || rows != rowsBefore {
+			t.Errorf("after reopen: version %d with %d version rows, want %d with %d", v, rows, latestVersion(t), rowsBefore)
 		}
 		msgs, err := db.Messages(t.Context(), id)
 		if err != nil || len(msgs) != 1 || msgs[0].Text != "hello" {
@@ -93,6 +94,20 @@ func TestMigrateReopen(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// latestVersion is the version of the newest embedded migration.
+func latestVersion(t *testing.T) int64 {
+	t.Helper()
+	entries, err := fs.ReadDir(migrations(), ".")
+	if err != nil || len(entries) == 0 {
+		t.Fatalf("migrations: %v", err)
+	}
+	var v int64
+	if _, err := fmt.Sscanf(entries[len(entries)-1].Name(), "%d_", &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
 }
 
 // withMigration returns the embedded migrations plus one more.
@@ -113,8 +128,8 @@ func withMigration(t *testing.T, name, sql string) fs.FS {
 	return fsys
 }
 
-// TestMigrateUpgrade opens a database made at version 1 with a build that
-// has a second migration: it is applied, and the data survives.
+// TestMigrateUpgrade opens a database made at the current version with a
+// build that has one more migration: it is applied, and the data survives.
 func TestMigrateUpgrade(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "parley.db")
 	db, err := Open(t.Context(), path)
@@ -128,7 +143,7 @@ func TestMigrateUpgrade(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	v2 := withMigration(t, "00002_session_title.sql", `
+	v2 := withMigration(t, "00999_session_title.sql", `
 -- +goose Up
 ALTER TABLE sessions ADD COLUMN title TEXT NOT NULL DEFAULT '';
 -- +goose Down
@@ -138,11 +153,11 @@ ALTER TABLE sessions DROP COLUMN title;
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, _ := schemaVersion(t, db); v != 2 {
-		t.Errorf("schema version = %d, want 2", v)
+	if v, _ := schemaVersion(t, db); v != 999 {
+		t.Errorf("schema version = %d, want 999", v)
 	}
 	if _, err := db.w.ExecContext(t.Context(), `UPDATE sessions SET title = 'x'`); err != nil {
-		t.Errorf("migration 2 not applied: %v", err)
+		t.Errorf("the new migration was not applied: %v", err)
 	}
 	if got, ok, err := db.Get(t.Context(), "telegram.offset"); got != "42" || !ok || err != nil {
 		t.Errorf("after upgrade Get = %q, %v, %v; want 42", got, ok, err)
