@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"time"
 
@@ -57,12 +58,27 @@ func doctor(ctx context.Context, w io.Writer, cfg *config.Config) (failed int) {
 		cancel()
 		if err != nil {
 			failed++
-			report(w, c.name, err)
+			report(w, c.name, fmt.Errorf("%s", scrub(cfg, err.Error())))
 			continue
 		}
-		fmt.Fprintf(w, "OK    %-10s %s\n", c.name, detail)
+		fmt.Fprintf(w, "OK    %-10s %s\n", c.name, scrub(cfg, detail))
 	}
 	return failed
+}
+
+// urlInText finds URLs in a line, to print them redacted.
+var urlInText = regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"'<>]+`)
+
+// scrub makes a line safe to print: every configured secret is replaced,
+// and URLs lose their credentials. A library's error may quote the URL it
+// called (Telegram's holds the token) or what a server echoed.
+func scrub(cfg *config.Config, line string) string {
+	for _, s := range cfg.SecretValues() {
+		if len(s) >= 6 {
+			line = strings.ReplaceAll(line, s, "[redacted]")
+		}
+	}
+	return urlInText.ReplaceAllStringFunc(line, config.RedactURL)
 }
 
 func report(w io.Writer, name string, err error) {
@@ -95,14 +111,14 @@ func checks(cfg *config.Config) []check {
 		p := cfg.LLM.OpenAI
 		list = append(list, check{"openai", func(ctx context.Context) (string, error) {
 			err := openai.New(openai.Config{APIKey: p.APIKey.Reveal(), BaseURL: p.BaseURL}).Check(ctx)
-			return fmt.Sprintf("key %s at %s", p.APIKey, orDefault(p.BaseURL, "https://api.openai.com/v1")), err
+			return fmt.Sprintf("key %s at %s", p.APIKey, config.RedactURL(orDefault(p.BaseURL, "https://api.openai.com/v1"))), err
 		}})
 	}
 	if cfg.LLM.Configured(config.ProviderAnthropic) {
 		p := cfg.LLM.Anthropic
 		list = append(list, check{"anthropic", func(ctx context.Context) (string, error) {
 			err := anthropic.New(anthropic.Config{APIKey: p.APIKey.Reveal(), BaseURL: p.BaseURL}).Check(ctx)
-			return fmt.Sprintf("key %s at %s", p.APIKey, orDefault(p.BaseURL, "https://api.anthropic.com")), err
+			return fmt.Sprintf("key %s at %s", p.APIKey, config.RedactURL(orDefault(p.BaseURL, "https://api.anthropic.com"))), err
 		}})
 	}
 	if cfg.Slack.Enabled {

@@ -213,3 +213,49 @@ func TestDoctorDiscordMessageContent(t *testing.T) {
 		})
 	}
 }
+
+// TestDoctorNeverPrintsSecrets: a base URL with credentials is printed
+// without them, and a key pasted into the wrong field is not echoed by
+// the validation error either.
+func TestDoctorNeverPrintsSecrets(t *testing.T) {
+	llm := llmtest.NewServer(llmtest.WithAPIKey(goodOpenAI))
+	defer llm.Close()
+	withCreds := strings.Replace(llm.OpenAIBaseURL(), "http://", "http://parley:hunter2-PASSWORD@", 1) + "?api_key=sk-query-secret-123456"
+	tests := []struct {
+		name    string
+		env     map[string]string
+		secrets []string
+		want    string
+	}{
+		{"credentials in the base URL", map[string]string{
+			"PARLEY_LLM_OPENAI_API_KEY": goodOpenAI, "PARLEY_LLM_OPENAI_BASE_URL": withCreds,
+		}, []string{"hunter2-PASSWORD", "sk-query-secret-123456"}, "redacted@"},
+		{"a token pasted as the listen address", map[string]string{
+			"PARLEY_LLM_OPENAI_API_KEY": goodOpenAI, "PARLEY_HTTP_LISTEN": "xoxb-1234567890-abcdefghijklmnop",
+		}, []string{"xoxb-1234567890-abcdefghijklmnop"}, "http.listen: \"(a value that looks like a secret; not shown)\""},
+		{"a Telegram token pasted as the webhook URL", map[string]string{
+			"PARLEY_LLM_OPENAI_API_KEY": goodOpenAI, "PARLEY_TELEGRAM_WEBHOOK_URL": "123456789:AAH-abcdefghijklmnopqrstuvwxyz01234",
+		}, []string{"AAH-abcdefghijklmnopqrstuvwxyz01234"}, "telegram.webhook_url:"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := map[string]string{"PARLEY_DATA_DIR": filepath.Join(t.TempDir(), "data"), "XDG_CONFIG_HOME": t.TempDir()}
+			for k, v := range tt.env {
+				env[k] = v
+			}
+			var out bytes.Buffer
+			e := &environment{stdin: strings.NewReader(""), stdout: &out, stderr: &out,
+				lookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }}
+			execute(t.Context(), e, []string{"doctor"})
+			got := out.String()
+			for _, s := range tt.secrets {
+				if strings.Contains(got, s) {
+					t.Errorf("printed the secret %q:\n%s", s, got)
+				}
+			}
+			if !strings.Contains(got, tt.want) {
+				t.Errorf("output lacks %q:\n%s", tt.want, got)
+			}
+		})
+	}
+}

@@ -59,7 +59,9 @@ func (c *Config) normalize() {
 // validate returns one message per problem, each starting with the key.
 func (c *Config) validate() []string {
 	var p []string
-	add := func(format string, args ...any) { p = append(p, fmt.Sprintf(format, args...)) }
+	// A value pasted into the wrong field may be a key: problems never
+	// quote one (redact.go).
+	add := func(format string, args ...any) { p = append(p, fmt.Sprintf(format, quietArgs(args)...)) }
 
 	if c.LLM.Model != "" {
 		provider, _ := c.LLM.ProviderModel()

@@ -1,0 +1,118 @@
+package config
+
+import (
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// What Parley prints about configuration values, in errors and in `parley
+// doctor`, must never carry a secret: a key pasted into the wrong field is
+// still a key, and a base URL can hold credentials (user:password@, or a
+// token in the query).
+
+// hiddenValue stands in for a value that looks like a secret.
+const hiddenValue = "(a value that looks like a secret; not shown)"
+
+var (
+	secretPrefixes = []string{"sk-", "xoxb-", "xoxp-", "xoxa-", "xoxe-", "xapp-", "ghp_", "gho_", "ghs_", "github_pat_", "glpat-", "AKIA", "AIza", "Bearer "}
+	telegramToken  = regexp.MustCompile(`^\d{5,15}:[A-Za-z0-9_-]{30,}$`)
+	tokenish       = regexp.MustCompile(`^[A-Za-z0-9_\-+/=.~]{24,}$`)
+	secretParam    = regexp.MustCompile(`(?i)key|token|secret|pass|auth|sig|credential`)
+)
+
+// looksSecret reports whether s looks like a credential: a known token
+// format, or a long unbroken run of letters and digits mixed.
+func looksSecret(s string) bool {
+	s = strings.TrimSpace(s)
+	for _, p := range secretPrefixes {
+		if strings.HasPrefix(s, p) && len(s) > len(p)+8 {
+			return true
+		}
+	}
+	if telegramToken.MatchString(s) {
+		return true
+	}
+	if !tokenish.MatchString(s) {
+		return false
+	}
+	letters := strings.IndexFunc(s, func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }) >= 0
+	digits := strings.IndexFunc(s, func(r rune) bool { return r >= '0' && r <= '9' }) >= 0
+	return letters && digits
+}
+
+// RedactURL returns s fit to print: credentials in its user part and the
+// values of secret-looking query parameters are replaced. A value that is
+// not a URL but looks like a secret is not shown at all.
+func RedactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return Quiet(s)
+	}
+	if u.User != nil {
+		u.User = url.User("redacted")
+	}
+	if u.RawQuery != "" {
+		q := u.Query()
+		for k := range q {
+			if secretParam.MatchString(k) {
+				q.Set(k, "redacted")
+			}
+		}
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
+}
+
+// Quiet returns s, or a placeholder when s looks like a secret.
+func Quiet(s string) string {
+	if looksSecret(s) {
+		return hiddenValue
+	}
+	return s
+}
+
+// quietArgs hides the string arguments of a problem's message that look
+// like secrets, and redacts URLs.
+func quietArgs(args []any) []any {
+	out := make([]any, len(args))
+	for i, a := range args {
+		if s, ok := a.(string); ok {
+			if strings.Contains(s, "://") {
+				a = RedactURL(s)
+			} else {
+				a = Quiet(s)
+			}
+		}
+		out[i] = a
+	}
+	return out
+}
+
+// SecretValues lists every secret the configuration holds, revealed, so
+// that text about to be printed can be scrubbed of them.
+func (c *Config) SecretValues() []string {
+	var out []string
+	add := func(s Secret) {
+		if v := s.Reveal(); v != "" {
+			out = append(out, v)
+		}
+	}
+	add(c.LLM.OpenAI.APIKey)
+	add(c.LLM.Anthropic.APIKey)
+	add(c.Slack.BotToken)
+	add(c.Slack.AppToken)
+	add(c.Slack.SigningSecret)
+	add(c.Telegram.Token)
+	add(c.Telegram.WebhookSecret)
+	add(c.Discord.Token)
+	for _, srv := range c.Tools.MCP.Servers {
+		for _, v := range srv.Env {
+			add(v)
+		}
+		for _, v := range srv.Headers {
+			add(v)
+		}
+	}
+	return out
+}
