@@ -64,7 +64,7 @@ type Router struct {
 	base     context.Context
 	shutdown context.CancelFunc
 	adapters map[string]Adapter
-	slots    chan struct{}
+	slots    *fairSlots
 	log      *slog.Logger
 
 	mu       sync.Mutex
@@ -120,7 +120,7 @@ func NewRouter(cfg RouterConfig, adapters ...Adapter) (*Router, error) {
 	r := &Router{
 		cfg:      cfg,
 		adapters: map[string]Adapter{},
-		slots:    make(chan struct{}, cfg.MaxConcurrent),
+		slots:    newFairSlots(cfg.MaxConcurrent),
 		log:      cfg.Logger,
 		sessions: map[string]*sessionState{},
 	}
@@ -284,20 +284,24 @@ func (r *Router) drain(ctx context.Context, sid string) {
 			return
 		}
 		r.mu.Unlock()
-		r.withSlot(func(release func()) { r.turn(ctx, sid, batch, agent.Turn{}, release) })
+		r.withSlot(ctx, batch[0].User, func(release func()) { r.turn(ctx, sid, batch, agent.Turn{}, release) })
 	}
 }
 
-// withSlot runs fn holding one of the MaxConcurrent slots. fn may hand it
-// back early with release, once its model work is done: delivering the
-// last of an answer waits on the platform's pacing (a second or more on
-// Telegram), which must not keep other conversations from starting. The
-// session itself stays busy until fn returns, so its answers keep their
-// order.
-func (r *Router) withSlot(fn func(release func())) {
-	r.slots <- struct{}{}
+// withSlot runs fn for u holding one of the MaxConcurrent slots, shared
+// fairly between people (slots.go). fn may hand it back early with
+// release, once its model work is done: delivering the last of an answer
+// waits on the platform's pacing (a second or more on Telegram), which must
+// not keep other conversations from starting. The session itself stays
+// busy until fn returns, so its answers keep their order. At shutdown fn
+// does not run: its work stays unfinished in the inbox, for the restart.
+func (r *Router) withSlot(ctx context.Context, u User, fn func(release func())) {
+	who := u.Key()
+	if r.slots.acquire(ctx, who) != nil {
+		return
+	}
 	var once sync.Once
-	release := func() { once.Do(func() { <-r.slots }) }
+	release := func() { once.Do(func() { r.slots.release(who) }) }
 	defer release()
 	fn(release)
 }

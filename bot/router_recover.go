@@ -101,12 +101,12 @@ func (r *Router) runWork(ctx context.Context, sid string, item workItem) {
 	}
 	switch p.Phase {
 	case agent.PhaseNotStarted:
-		r.withSlot(func(release func()) { r.turn(ctx, sid, []Message{m}, agent.Turn{}, release) })
+		r.withSlot(ctx, m.User, func(release func()) { r.turn(ctx, sid, []Message{m}, agent.Turn{}, release) })
 	case agent.PhaseOpen:
 		// Calls waiting for an approval wait again (the approval is the
 		// same record, its buttons still work); other unfinished calls
 		// are marked interrupted. See agent.Turn.Resume.
-		r.withSlot(func(release func()) { r.turn(ctx, sid, []Message{m}, agent.Turn{Resume: true}, release) })
+		r.withSlot(ctx, m.User, func(release func()) { r.turn(ctx, sid, []Message{m}, agent.Turn{Resume: true}, release) })
 	case agent.PhaseAnswered:
 		r.redeliver(ctx, sid, m, p.Answer)
 	}
@@ -128,11 +128,11 @@ func (r *Router) continueApproval(ctx context.Context, sid string, a approvalRes
 	switch p.Phase {
 	case agent.PhaseNotStarted:
 		decisions := map[string]agent.Decision{a.Call: a.Decision}
-		r.withSlot(func(release func()) {
+		r.withSlot(ctx, m.User, func(release func()) {
 			r.turn(ctx, sid, []Message{m}, agent.Turn{Resume: true, Decisions: decisions}, release)
 		})
 	case agent.PhaseOpen:
-		r.withSlot(func(release func()) { r.turn(ctx, sid, []Message{m}, agent.Turn{Resume: true}, release) })
+		r.withSlot(ctx, m.User, func(release func()) { r.turn(ctx, sid, []Message{m}, agent.Turn{Resume: true}, release) })
 	case agent.PhaseAnswered:
 		r.redeliver(ctx, sid, m, p.Answer)
 	}
