@@ -42,6 +42,8 @@ type CoreConfig struct {
 	MaxConcurrent int
 	// Model is the model /status names.
 	Model string
+	// Limits bound what one person can ask of Parley (quota.go).
+	Limits Limits
 	// ResumeWithin bounds crash recovery (default 24 h).
 	ResumeWithin time.Duration
 	// Now and Sleep are the clock of everything in the core (defaults:
@@ -94,7 +96,7 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 		Sessions: cfg.Store, Inbox: cfg.Store, KV: cfg.Store, Runner: cfg.Runner,
 		Commands: New(cfg.Store, cfg.Runner.Memory, cfg.MemoryLimits),
 		Access:   cfg.Access, Outbound: out, Approvals: approvals,
-		MaxConcurrent: cfg.MaxConcurrent, Model: cfg.Model, ResumeWithin: cfg.ResumeWithin,
+		MaxConcurrent: cfg.MaxConcurrent, Model: cfg.Model, Limits: cfg.Limits, ResumeWithin: cfg.ResumeWithin,
 		Now: cfg.Now, Logger: cfg.Logger,
 	}, cfg.Adapters...)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -22,11 +23,23 @@ import (
 type countingProvider struct {
 	llm.Provider
 	calls atomic.Int32
+	mu    sync.Mutex
+	reqs  []llm.Request
 }
 
 func (p *countingProvider) Stream(ctx context.Context, r llm.Request) iter.Seq2[llm.Event, error] {
 	p.calls.Add(1)
+	p.mu.Lock()
+	p.reqs = append(p.reqs, r)
+	p.mu.Unlock()
 	return p.Provider.Stream(ctx, r)
+}
+
+// requests returns the model requests so far.
+func (p *countingProvider) requests() []llm.Request {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]llm.Request(nil), p.reqs...)
 }
 
 // coreWorld is the whole chat core (bot.NewCore) over a fake platform, a
@@ -36,6 +49,8 @@ type coreWorld struct {
 	fake   *bottest.Adapter
 	tool   *countingTool
 	access bot.Access
+	limits bot.Limits
+	tools  []agent.Tool // beside tool
 	model  *countingProvider
 	db     *store.DB
 	cancel context.CancelFunc
@@ -55,9 +70,9 @@ func (w *coreWorld) start(t *testing.T, script ...llm.Response) {
 	}
 	w.db = db
 	w.model = &countingProvider{Provider: llmtest.NewInstant(script...)}
-	runner := &agent.Runner{Provider: w.model, Sessions: db, Memory: db, Tools: []agent.Tool{w.tool}, Logger: slog.New(slog.DiscardHandler)}
+	runner := &agent.Runner{Provider: w.model, Sessions: db, Memory: db, Tools: append([]agent.Tool{w.tool}, w.tools...), Logger: slog.New(slog.DiscardHandler)}
 	core, err := bot.NewCore(bot.CoreConfig{Adapters: []bot.Adapter{w.fake}, Store: db, Runner: runner,
-		Access: w.access, Logger: slog.New(slog.DiscardHandler)})
+		Access: w.access, Limits: w.limits, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

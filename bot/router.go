@@ -46,6 +46,8 @@ type RouterConfig struct {
 	Logger        *slog.Logger
 	// Model is the model /status names.
 	Model string
+	// Limits bound what one person can ask (quota.go); zero: none.
+	Limits Limits
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 	// ResumeWithin bounds crash recovery: a message older than this is not
@@ -65,6 +67,7 @@ type Router struct {
 	shutdown context.CancelFunc
 	adapters map[string]Adapter
 	slots    *fairSlots
+	quota    *quotas
 	log      *slog.Logger
 
 	mu       sync.Mutex
@@ -121,6 +124,7 @@ func NewRouter(cfg RouterConfig, adapters ...Adapter) (*Router, error) {
 		cfg:      cfg,
 		adapters: map[string]Adapter{},
 		slots:    newFairSlots(cfg.MaxConcurrent),
+		quota:    newQuotas(cfg.Limits, cfg.Access, cfg.KV, cfg.Now),
 		log:      cfg.Logger,
 		sessions: map[string]*sessionState{},
 	}
@@ -192,6 +196,9 @@ func (r *Router) HandleMessage(ctx context.Context, m Message) (err error) {
 	if !r.cfg.Access.Allowed(m.User, m.Thread) {
 		return r.refuse(ctx, m)
 	}
+	// Cut before it is recorded, so a recovery reads what the model read.
+	var was int
+	m.Text, was = r.quota.cut(m.Text)
 	payload, err := encodeInbox(inboxRecord{Kind: kindMessage, Message: &m})
 	if err != nil {
 		return err
@@ -200,11 +207,8 @@ func (r *Router) HandleMessage(ctx context.Context, m Message) (err error) {
 	if err != nil || !accepted {
 		return err // a redelivery (or both Slack events of one mention)
 	}
-	if err := r.enqueue(ctx, m); err != nil {
-		return err
-	}
-	queued = true
-	return nil
+	queued, err = r.admit(ctx, m, was)
+	return err
 }
 
 // answered tells the adapter of platform, if it waits for answers, that
@@ -242,6 +246,9 @@ func (r *Router) enqueue(ctx context.Context, m Message) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	st := r.session(sid)
+	if notice := r.queueFull(st, m); notice != "" {
+		return &refusedError{notice}
+	}
 	st.queue = append(st.queue, m)
 	if !st.running {
 		st.running = true
@@ -414,6 +421,9 @@ func (r *Router) turn(ctx context.Context, sid string, batch []Message, base age
 		}
 		if ev.Kind == agent.EventDone {
 			release()
+			if err := r.quota.spend(ctx, m.User, ev.Usage.InputTokens+ev.Usage.OutputTokens); err != nil {
+				r.log.Error("count tokens", "user", m.User.Key(), "err", err)
+			}
 		}
 		if err := show(ctx, reply, ev); err != nil {
 			r.log.Error("show reply", "key", m.Key, "err", err)

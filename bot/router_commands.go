@@ -39,7 +39,7 @@ func (r *Router) cmdStop(ctx context.Context, c Command) error {
 }
 
 func (r *Router) cmdStatus(ctx context.Context, c Command) error {
-	s, err := r.status(ctx, c.Thread)
+	s, err := r.status(ctx, c)
 	if err != nil {
 		return err
 	}

@@ -7,15 +7,20 @@ import (
 	"time"
 )
 
-// status describes the conversation in t: model, context use, session age
-// and size, what is running and what waits for approval.
-func (r *Router) status(ctx context.Context, t Thread) (string, error) {
-	sid, ok, err := r.cfg.Sessions.BoundSession(ctx, t)
+// status describes the conversation in c's thread: model, context use,
+// session age and size, what is running and what waits for approval; and
+// what is left of the caller's own limits.
+func (r *Router) status(ctx context.Context, c Command) (string, error) {
+	limits, err := r.quota.status(ctx, c.User)
+	if err != nil {
+		return "", err
+	}
+	sid, ok, err := r.cfg.Sessions.BoundSession(ctx, c.Thread)
 	if err != nil {
 		return "", err
 	}
 	if !ok {
-		return "No conversation here yet.", nil
+		return strings.TrimSpace("No conversation here yet.\n" + limits), nil
 	}
 	size, err := r.cfg.Runner.Measure(ctx, sid)
 	if err != nil {
@@ -49,8 +54,9 @@ func (r *Router) status(ctx context.Context, t Thread) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		fmt.Fprintf(&b, "Waiting for approval: %d", n)
+		fmt.Fprintf(&b, "Waiting for approval: %d\n", n)
 	}
+	b.WriteString(limits)
 	return strings.TrimRight(b.String(), "\n"), nil
 }
 

@@ -67,6 +67,7 @@ func coreConfig(a *app, adapters []bot.Adapter, acc bot.Access, approvers []stri
 		ApprovalExpiry: time.Duration(a.cfg.Tools.Approval.ExpireMinutes) * time.Minute,
 		MaxConcurrent:  a.cfg.LLM.MaxConcurrent,
 		Model:          a.cfg.LLM.Model,
+		Limits:         bot.Limits(a.cfg.Limits),
 		Logger:         logger,
 	}
 }

@@ -61,6 +61,7 @@ type Config struct {
 	Access   Access   `mapstructure:"access"`
 	Tools    Tools    `mapstructure:"tools"`
 	Memory   Memory   `mapstructure:"memory"`
+	Limits   Limits   `mapstructure:"limits"`
 	HTTP     HTTP     `mapstructure:"http"`
 
 	// File is the configuration file that was read, or "" if none was
@@ -201,6 +202,16 @@ type Memory struct {
 	FactsChars   int `mapstructure:"facts_chars"`
 }
 
+// Limits bound what one person can ask of Parley; 0 turns one off. Admins
+// are exempt from the rate and the token budget.
+type Limits struct {
+	TurnsPerMinute int `mapstructure:"turns_per_minute"`
+	DailyTokens    int `mapstructure:"daily_tokens"`
+	QueueMessages  int `mapstructure:"queue_messages"`
+	QueueBytes     int `mapstructure:"queue_bytes"`
+	MessageChars   int `mapstructure:"message_chars"`
+}
+
 // Toggle is a feature that is on or off.
 type Toggle struct {
 	Enabled bool `mapstructure:"enabled"`
@@ -228,6 +239,7 @@ func Default() Config {
 		Discord:  Discord{APIURL: "https://discord.com/api/v9"},
 		Tools:    Tools{WebFetch: Toggle{Enabled: true}, Approval: Approval{ExpireMinutes: 10}},
 		Memory:   Memory{ProfileChars: 1500, FactsChars: 3000},
+		Limits:   Limits{TurnsPerMinute: 10, DailyTokens: 1_000_000, QueueMessages: 20, QueueBytes: 64 << 10, MessageChars: 16000},
 		HTTP:     HTTP{Listen: "127.0.0.1:8080"},
 	}
 }

@@ -92,6 +92,21 @@ func (c *Config) validate() []string {
 	if p := c.LLM.CompactAtPercent; p < 10 || p > 95 {
 		add("llm.compact_at_percent: %d is out of range; want 10 to 95", p)
 	}
+	for _, l := range []struct {
+		key string
+		n   int
+		max int
+	}{
+		{"limits.turns_per_minute", c.Limits.TurnsPerMinute, 10000},
+		{"limits.daily_tokens", c.Limits.DailyTokens, 1_000_000_000},
+		{"limits.queue_messages", c.Limits.QueueMessages, 10000},
+		{"limits.queue_bytes", c.Limits.QueueBytes, 100 << 20},
+		{"limits.message_chars", c.Limits.MessageChars, 1_000_000},
+	} {
+		if l.n < 0 || l.n > l.max {
+			add("%s: %d is out of range; want 0 (no limit) to %d", l.key, l.n, l.max)
+		}
+	}
 	for _, m := range []struct {
 		key string
 		n   int
