@@ -29,6 +29,9 @@ type Runner struct {
 	Memory   MemoryStore
 	Tools    []Tool
 	Approver Approver // nil: tools that need approval are refused
+	// Confirmer asks people to confirm memory edits proposed by a turn
+	// that read untrusted content; nil: such edits are refused.
+	Confirmer MemoryConfirmer
 
 	Persona      string
 	MemoryLimits MemoryLimits
@@ -119,6 +122,7 @@ func (r *Runner) Run(ctx context.Context, t Turn) iter.Seq2[Event, error] {
 type run struct {
 	r       *Runner
 	t       Turn
+	tainted bool // the turn has read untrusted content (Caller.Tainted)
 	yield   func(Event, error) bool
 	stopped bool // the consumer stopped ranging
 	usage   llm.Usage
@@ -162,6 +166,7 @@ func (x *run) loop(ctx context.Context) error {
 	}
 
 	tools := r.toolIndex()
+	x.tainted = x.tainted || taintedHistory(history, tools, x.t.Caller.UserName)
 	if len(pending) > 0 {
 		if history, err = x.resumePending(ctx, tools, history, pending); err != nil {
 			return err

@@ -17,6 +17,14 @@ type Caller struct {
 	SessionID string
 	UserKey   string // "platform:id"
 	UserName  string
+	// Tainted says the turn has read untrusted content — a fetched page,
+	// an MCP result, another person's message — so what it proposes to
+	// keep (memory) may have been planted and needs the person's own
+	// confirmation.
+	Tainted bool
+	// Confirm asks the caller to confirm a memory edit; nil where no one
+	// can be asked.
+	Confirm MemoryConfirmer
 }
 
 // Tool is something the model may call.
@@ -48,6 +56,12 @@ type Approvable interface {
 // overrides for them, and only a configured approver may approve them.
 type Mandatory interface {
 	ApprovalMandatory() bool
+}
+
+// Untrusted is implemented by tools whose results carry text from outside
+// (a web page, an MCP server): after one runs, the turn is tainted.
+type Untrusted interface {
+	UntrustedOutput() bool
 }
 
 // Risky is implemented by tools that can tell an approver what is risky

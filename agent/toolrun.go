@@ -87,6 +87,8 @@ func (x *run) runTool(ctx context.Context, tools map[string]Tool, call llm.ToolC
 	}
 	caller := x.t.Caller
 	caller.SessionID = x.t.SessionID
+	caller.Tainted = x.tainted
+	caller.Confirm = x.r.Confirmer
 	if x.r.policy(tool) == PolicyAlways {
 		text, verdict := x.approve(ctx, tool, call, caller)
 		switch verdict {
@@ -110,7 +112,36 @@ func (x *run) runTool(ctx context.Context, tools map[string]Tool, call llm.ToolC
 		result.Text = truncate(out, x.r.maxResultChars())
 	}
 	x.emit(Event{Kind: EventToolEnd, Tool: &call, Result: result.Text, IsError: result.IsError, Duration: x.r.now().Sub(start)})
+	if untrusted(tool) {
+		x.tainted = true // what it returned is now in the conversation
+	}
 	return result, resulted
+}
+
+// untrusted reports whether t's results carry text from outside.
+func untrusted(t Tool) bool {
+	u, ok := t.(Untrusted)
+	return ok && u.UntrustedOutput()
+}
+
+// taintedHistory reports whether the conversation already holds untrusted
+// content: a result of an untrusted tool, or a message by someone other
+// than the caller (in a shared thread). Steering by others is refused, but
+// their earlier turns are in the history the model reads.
+func taintedHistory(history []llm.Message, tools map[string]Tool, caller string) bool {
+	for _, m := range history {
+		switch m.Role {
+		case llm.RoleTool:
+			if t, ok := tools[m.ToolName]; ok && untrusted(t) {
+				return true
+			}
+		case llm.RoleUser:
+			if m.Author != "" && caller != "" && m.Author != caller {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // approvalVerdict is what asking for approval came to.

@@ -104,6 +104,7 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 	}
 	approvals.cfg.OnDecidedWithoutWaiter = router.resumeDecided
 	cfg.Runner.Approver = approvals
+	cfg.Runner.Confirmer = router
 	return &Core{cfg: cfg, out: out, approvals: approvals, router: router}, nil
 }
 

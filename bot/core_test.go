@@ -14,6 +14,7 @@ import (
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/agent/llm/llmtest"
+	"github.com/parleybot/parley/agent/tools"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/bottest"
 	"github.com/parleybot/parley/store"
@@ -51,6 +52,7 @@ type coreWorld struct {
 	access bot.Access
 	limits bot.Limits
 	tools  []agent.Tool // beside tool
+	memory bool         // and the memory tool
 	model  *countingProvider
 	db     *store.DB
 	cancel context.CancelFunc
@@ -70,7 +72,15 @@ func (w *coreWorld) start(t *testing.T, script ...llm.Response) {
 	}
 	w.db = db
 	w.model = &countingProvider{Provider: llmtest.NewInstant(script...)}
-	runner := &agent.Runner{Provider: w.model, Sessions: db, Memory: db, Tools: append([]agent.Tool{w.tool}, w.tools...), Logger: slog.New(slog.DiscardHandler)}
+	ts := append([]agent.Tool{w.tool}, w.tools...)
+	if w.memory {
+		mem, err := tools.Memory(db, agent.MemoryLimits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts = append(ts, mem)
+	}
+	runner := &agent.Runner{Provider: w.model, Sessions: db, Memory: db, Tools: ts, Logger: slog.New(slog.DiscardHandler)}
 	core, err := bot.NewCore(bot.CoreConfig{Adapters: []bot.Adapter{w.fake}, Store: db, Runner: runner,
 		Access: w.access, Limits: w.limits, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {

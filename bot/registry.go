@@ -151,9 +151,11 @@ func findCommand(name string) (commandEntry, bool) {
 // and an opaque id, at most MaxButtonData bytes: everything the click
 // needs is stored under the id, never in the payload.
 const (
-	approveData     = "a:"  // approve an approval
-	denyData        = "d:"  // deny an approval
-	clearMemoryData = "mc:" // confirm /memory clear
+	approveData       = "a:"  // approve an approval
+	denyData          = "d:"  // deny an approval
+	clearMemoryData   = "mc:" // confirm /memory clear
+	saveMemoryData    = "ms:" // save a memory entry a tainted turn proposed
+	discardMemoryData = "md:" // discard it
 )
 
 // actionEntry is a kind of button and what handles its clicks.
@@ -168,6 +170,8 @@ func actionTable() []actionEntry {
 		{approveData, (*Router).approvalClick},
 		{denyData, (*Router).approvalClick},
 		{clearMemoryData, (*Router).confirmClearMemory},
+		{saveMemoryData, (*Router).memoryClick},
+		{discardMemoryData, (*Router).memoryClick},
 	}
 }
 

@@ -230,8 +230,7 @@ func TestSteerRunningTurn(t *testing.T) {
 // TestOnlyTheAuthorSteers: Bob writes in Alice's thread while her turn runs
 // a tool. His message is not folded into her turn: her next model call
 // does not see it, and it gets a turn of its own with Bob's name and
-// memory, where the memory the model writes is Bob's. Alice's memory is
-// untouched.
+// memory. Alice's memory is untouched.
 func TestOnlyTheAuthorSteers(t *testing.T) {
 	w := newWorld(t, "slack", bot.Access{})
 	gate := &gateTool{entered: make(chan struct{}), release: make(chan struct{})}
@@ -272,8 +271,11 @@ func TestOnlyTheAuthorSteers(t *testing.T) {
 	if mem, _ := w.db.Memory(t.Context(), "slack:alice"); len(mem.Facts) != 1 || mem.Facts[0] != "Alice drinks tea" {
 		t.Errorf("Alice's memory changed: %+v", mem)
 	}
-	if mem, _ := w.db.Memory(t.Context(), "slack:bob"); len(mem.Facts) != 2 || mem.Facts[1] != "prefers vim" {
-		t.Errorf("Bob's memory: %+v", mem)
+	// Alice's messages are in the thread Bob's turn reads: it is tainted,
+	// so its memory write waits for Bob's own confirmation (here no one can
+	// be asked) instead of landing anywhere.
+	if mem, _ := w.db.Memory(t.Context(), "slack:bob"); len(mem.Facts) != 1 {
+		t.Errorf("Bob's memory changed without his confirmation: %+v", mem)
 	}
 	if got := w.replies.final("k2"); len(got) != 1 || got[0] != "Noted." {
 		t.Errorf("Bob's reply: %q", got)

@@ -24,7 +24,11 @@ const memoryDescription = `Edit what you remember about the user you are talking
 	`Entries are capped in size: when memory is full, consolidate first.`
 
 // Memory returns the memory tool. It edits only the memory of the user the
-// turn belongs to (Caller.UserKey); the model cannot name another user.
+// turn belongs to (Caller.UserKey); the model cannot name another user. In
+// a turn that has read untrusted content (Caller.Tainted) an addition or a
+// replacement is not saved: the person is asked to confirm it privately
+// (Caller.Confirm), whatever the guard thought of it, since a page or a
+// tool result may have written it.
 func Memory(store agent.MemoryStore, limits agent.MemoryLimits) (agent.Tool, error) {
 	return agent.Func("memory", memoryDescription, func(ctx context.Context, c agent.Caller, a MemoryArgs) (string, error) {
 		if c.UserKey == "" {
@@ -34,34 +38,34 @@ func Memory(store agent.MemoryStore, limits agent.MemoryLimits) (agent.Tool, err
 		if err != nil {
 			return "", err
 		}
+		e := agent.MemoryEdit{Action: a.Action, Target: target, Content: a.Content, OldText: a.OldText}
 		if a.Action == "add" || a.Action == "replace" {
 			// Memory is injected into every future prompt: nothing that
 			// reads as an instruction, a secret or hidden text gets in.
 			if err := guard.Check(a.Content); err != nil {
 				return "", err
 			}
+			if c.Tainted {
+				return propose(ctx, c, e)
+			}
 		}
-		var edit func([]string) ([]string, error)
-		limit := limits.Cap(target)
-		switch a.Action {
-		case "add":
-			edit = func(e []string) ([]string, error) { return agent.AddEntry(e, a.Content, limit) }
-		case "replace":
-			edit = func(e []string) ([]string, error) { return agent.ReplaceEntry(e, a.OldText, a.Content, limit) }
-		case "remove":
-			edit = func(e []string) ([]string, error) { return agent.RemoveEntry(e, a.OldText) }
-		default:
-			return "", fmt.Errorf("unknown action %q: want add, replace or remove", a.Action)
-		}
-		var size int
-		err = store.EditMemory(ctx, c.UserKey, target, func(e []string) ([]string, error) {
-			out, err := edit(e)
-			size = agent.Size(out)
-			return out, err
-		})
+		size, limit, err := agent.ApplyMemoryEdit(ctx, store, c.UserKey, limits, e)
 		if err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("done: %s %s (%d of %d characters used)", a.Action, target, size, limit), nil
 	})
+}
+
+// propose hands a tainted edit to the person for confirmation.
+func propose(ctx context.Context, c agent.Caller, e agent.MemoryEdit) (string, error) {
+	if c.Confirm == nil {
+		return "", fmt.Errorf("not saved: this conversation has read content from outside (a web page, a tool, another person), " +
+			"and here no one can be asked to confirm a memory entry")
+	}
+	if err := c.Confirm.ProposeMemory(ctx, c, e); err != nil {
+		return "", fmt.Errorf("not saved: asking %s to confirm it failed: %w", c.UserName, err)
+	}
+	return fmt.Sprintf("not saved yet: this conversation has read content from outside, so %s was asked privately "+
+		"to confirm the entry; it is saved only if they do. Do not ask again.", c.UserName), nil
 }

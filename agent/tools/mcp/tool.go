@@ -99,6 +99,10 @@ func (t *tool) ApprovalPolicy() agent.Policy {
 // server (tools.mcp.servers[].trusted) is how an operator waives it.
 func (t *tool) ApprovalMandatory() bool { return !t.server.trusted }
 
+// UntrustedOutput: whatever a server returns is text from outside, even a
+// trusted server's (it may relay a web page or an issue comment).
+func (t *tool) UntrustedOutput() bool { return true }
+
 // maxSummaryArgs bounds the arguments shown to an approver, in runes.
 const maxSummaryArgs = 200
 

@@ -106,10 +106,20 @@ func New(opts Options) (agent.Tool, error) {
 	if err != nil {
 		return nil, err
 	}
-	return agent.Func(Name, description, func(ctx context.Context, _ agent.Caller, a Args) (string, error) {
+	t, err := agent.Func(Name, description, func(ctx context.Context, _ agent.Caller, a Args) (string, error) {
 		return f.fetch(ctx, a.URL)
 	})
+	if err != nil {
+		return nil, err
+	}
+	return untrustedTool{t}, nil
 }
+
+// untrustedTool marks the tool's results as text from outside: a page may
+// say anything, to the model too (agent.Untrusted).
+type untrustedTool struct{ agent.Tool }
+
+func (untrustedTool) UntrustedOutput() bool { return true }
 
 func newFetcher(opts Options) (*fetcher, error) {
 	opts = opts.withDefaults()

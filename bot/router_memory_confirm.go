@@ -1,0 +1,108 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/parleybot/parley/agent"
+)
+
+// Memory a tainted turn proposes (agent.Caller.Tainted: it read a web page,
+// a tool's result or another person's message) is not saved until its
+// owner says so: they get the exact text privately, with Save and Discard
+// buttons only they can press, valid as long as an approval would be. The
+// buttons carry a one-time token; the edit waits in the KV store under it.
+
+// memoryConfirmTTL bounds how long a Save button stays valid.
+const memoryConfirmTTL = DefaultApprovalExpiry
+
+// pendingMemory is an edit waiting for its owner's decision.
+type pendingMemory struct {
+	Owner   string           `json:"owner"` // User.Key
+	Edit    agent.MemoryEdit `json:"edit"`
+	Expires time.Time        `json:"expires"`
+	Used    bool             `json:"used,omitempty"`
+}
+
+func memoryConfirmKey(token string) string { return "memsave:" + token }
+
+var _ agent.MemoryConfirmer = (*Router)(nil)
+
+// ProposeMemory asks c's person, privately, to save or discard e.
+func (r *Router) ProposeMemory(ctx context.Context, c agent.Caller, e agent.MemoryEdit) error {
+	info, err := r.cfg.Sessions.Session(ctx, c.SessionID)
+	if err != nil {
+		return fmt.Errorf("conversation of session %s: %w", c.SessionID, err)
+	}
+	platform, id, _ := strings.Cut(c.UserKey, ":")
+	owner := User{Platform: platform, ID: id, Name: c.UserName}
+	token := randomToken()
+	rec, err := json.Marshal(pendingMemory{Owner: c.UserKey, Edit: e, Expires: r.cfg.Now().Add(memoryConfirmTTL)})
+	if err != nil {
+		return fmt.Errorf("encode memory proposal: %w", err)
+	}
+	if err := r.cfg.KV.Set(ctx, memoryConfirmKey(token), string(rec)); err != nil {
+		return err
+	}
+	return r.cfg.Outbound.Private(ctx, info.Thread, owner, Out{
+		Text: memoryProposalText(e),
+		Buttons: []Button{
+			{Label: "Save", Style: ButtonPrimary, Data: saveMemoryData + token},
+			{Label: "Discard", Style: ButtonDanger, Data: discardMemoryData + token},
+		},
+	})
+}
+
+// memoryProposalText shows the entry exactly, in a code block where no
+// Markdown applies and nothing pings.
+func memoryProposalText(e agent.MemoryEdit) string {
+	block, _ := codeBlock(e.Content, -1)
+	var b strings.Builder
+	b.WriteString("A conversation that read content from outside (a web page, a tool's result or someone else's message) " +
+		"asked me to remember this about you. I keep it only if you save it:\n")
+	b.WriteString(block)
+	if e.Action == "replace" {
+		old, _ := codeBlock(e.OldText, -1)
+		b.WriteString("\nIt replaces the entry that contains:\n" + old)
+	}
+	fmt.Fprintf(&b, "\n(%s, expires in %s)", e.Target, humanDuration(memoryConfirmTTL))
+	return b.String()
+}
+
+// memoryClick takes Save or Discard: only the owner, only once, only
+// before it expires.
+func (r *Router) memoryClick(ctx context.Context, a Action) error {
+	save := strings.HasPrefix(a.Data, saveMemoryData)
+	token := strings.TrimPrefix(strings.TrimPrefix(a.Data, saveMemoryData), discardMemoryData)
+	key := memoryConfirmKey(token)
+	v, ok, err := r.cfg.KV.Get(ctx, key)
+	if err != nil {
+		return err
+	}
+	var p pendingMemory
+	if !ok || json.Unmarshal([]byte(v), &p) != nil || p.Used || !r.cfg.Now().Before(p.Expires) {
+		return r.cfg.Outbound.Tell(ctx, a, msgButtonInvalid)
+	}
+	if p.Owner != a.User.Key() {
+		return r.cfg.Outbound.Tell(ctx, a, "Only the person this is about can save it.")
+	}
+	p.Used = true
+	used, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	if err := r.cfg.KV.Set(ctx, key, string(used)); err != nil {
+		return err
+	}
+	if !save {
+		return r.cfg.Outbound.Tell(ctx, a, "Discarded: I did not keep it.")
+	}
+	_, _, err = agent.ApplyMemoryEdit(ctx, r.cfg.Runner.Memory, p.Owner, r.cfg.Commands.limits, p.Edit)
+	if err != nil {
+		return r.cfg.Outbound.Tell(ctx, a, "I could not save it: "+err.Error())
+	}
+	return r.cfg.Outbound.Tell(ctx, a, "Saved. See /memory.")
+}
