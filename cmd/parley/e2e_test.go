@@ -20,6 +20,7 @@ import (
 
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/llm/llmtest"
+	"github.com/parleybot/parley/agent/tools/shell"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/store"
 )
@@ -28,6 +29,9 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	// In-process tests run the shell tool, which re-executes this test
+	// binary as its sandbox, as main does.
+	shell.MaybeRunSandbox()
 	dir, err := os.MkdirTemp("", "parley-e2e")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
