@@ -351,3 +351,35 @@ func TestShellApprovalAtTheTerminal(t *testing.T) {
 		})
 	}
 }
+
+// TestShellSandboxKeepsSecrets: the real binary, whose environment holds
+// the model key, runs an approved command that hunts for it in every
+// process's environment and for the database next to its workspace. The
+// command runs, and finds neither.
+func TestShellSandboxKeepsSecrets(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	sb := newSandbox(t, "PARLEY_TOOLS_SHELL_ENABLED=true").withLLM(srv)
+	// Spelled so that the blocklist lets it through to the sandbox, and
+	// printing only what it finds, so the output cap cannot hide it. The
+	// command is in the request too: it must not spell the key's digits.
+	hunt := `f=env; grep -a -h -o 'e2e-[0-9]*' /proc/[0-9]*/${f}iron; head -c 16 ../../*.db; echo hunt-done`
+	srv.Enqueue(
+		llmtest.ToolCall("c1", "shell", fmt.Sprintf(`{"command":%q}`, hunt)),
+		llmtest.Text("Done."),
+	)
+	out, errOut, code := sb.run(t, "look around\ny\n/quit\n", "chat")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	reqs := srv.Requests()
+	result := string(reqs[len(reqs)-1].Body)
+	if !strings.Contains(result, "hunt-done") {
+		t.Fatalf("the command did not run:\n%s", result)
+	}
+	for _, secret := range []string{"0123456789", "SQLite format 3"} {
+		if strings.Contains(result, secret) {
+			t.Errorf("the command found %q:\n%s", secret, result)
+		}
+	}
+}
