@@ -26,12 +26,3 @@ func NonDumpable() error {
 	}
 	return nil
 }
-
-// Dumpable reports whether the process is dumpable, for tests and doctor.
-func Dumpable() (bool, error) {
-	v, err := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0)
-	if err != nil {
-		return false, fmt.Errorf("prctl(PR_GET_DUMPABLE): %w", err)
-	}
-	return v != 0, nil
-}

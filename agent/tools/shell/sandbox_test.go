@@ -235,6 +235,21 @@ func TestSandboxAllowsOrdinaryWork(t *testing.T) {
 	}
 }
 
+// The command cannot kill its supervisor (to escape the clean-up) or
+// Parley: Landlock scopes signals to the sandbox from ABI 6.
+func TestCannotSignalOutside(t *testing.T) {
+	if landlockABI() < 6 {
+		t.Skip("Landlock before ABI 6 does not scope signals")
+	}
+	tl := newTool(t, nil)
+	out := mustCall(t, tl, "s1", fmt.Sprintf(`kill -9 $PPID; kill -STOP %d; setsid sleep 1000 >/dev/null 2>&1 & echo $!`, os.Getpid()))
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	assertKilled(t, firstPID(t, lines[len(lines)-1]))
+	if !strings.Contains(out, "Operation not permitted") {
+		t.Errorf("out = %q, want the kills refused", out)
+	}
+}
+
 func TestLimits(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
@@ -287,6 +302,7 @@ func TestForkBombStopped(t *testing.T) {
 			if d := time.Since(start); d > 20*time.Second {
 				t.Errorf("the bomb ran for %s", d)
 			}
+			t.Logf("the bomb ended after %s with %.200q", time.Since(start), out)
 			killedByCount := strings.HasPrefix(out, "killed: the command had more than 20 processes")
 			refusedFork := strings.Contains(out, "fork") || strings.Contains(out, "Resource temporarily unavailable")
 			if !killedByCount && !refusedFork {
