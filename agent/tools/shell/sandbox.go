@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -77,11 +78,14 @@ func MaybeRunSandbox() {
 	if len(os.Args) != 3 {
 		return
 	}
+	// syscall.Exit rather than os.Exit: the stages have nothing to flush,
+	// and os.Exit would run the race detector's exit hook, which sleeps
+	// a second in race-enabled builds.
 	switch os.Args[1] {
 	case superviseArg:
-		os.Exit(supervise(os.Args[2]))
+		syscall.Exit(supervise(os.Args[2]))
 	case confineArg:
-		os.Exit(confine(os.Args[2]))
+		syscall.Exit(confine(os.Args[2]))
 	}
 }
 
