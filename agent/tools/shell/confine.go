@@ -100,7 +100,7 @@ func landlockRules(sp spec) ([]landlock.Rule, error) {
 	if landlockABI() >= 2 {
 		ws = ws.WithRefer()
 	}
-	rules := []landlock.Rule{ws, landlock.RWFiles(devices...).IgnoreIfMissing()}
+	rules := []landlock.Rule{ws, landlock.RWFiles(devices()...).IgnoreIfMissing()}
 	for _, p := range sp.ReadOnly {
 		r, err := readOnlyRules(p, sp.Hidden)
 		if err != nil {

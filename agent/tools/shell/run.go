@@ -163,7 +163,11 @@ func run(ctx context.Context, s *settings, dir, command string, timeout time.Dur
 	case repErr != nil || waitErr != nil || (rep.Exit == nil && rep.Signal == 0):
 		// The supervisor exits 0 after reporting; anything else means it
 		// failed, and what it printed is in the output.
-		return result{}, fmt.Errorf("shell sandbox failed (%v, %v): %s", waitErr, repErr, strings.TrimSpace(out.String()))
+		err := errors.Join(waitErr, repErr)
+		if err == nil {
+			err = errors.New("no exit status reported")
+		}
+		return result{}, fmt.Errorf("shell sandbox failed: %w; output: %s", err, strings.TrimSpace(out.String()))
 	}
 	res := result{output: out.String()}
 	switch {

@@ -66,8 +66,10 @@ func DefaultReadOnlyPaths() []string {
 	}
 }
 
-// devices are the device files every command may read and write.
-var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
+// devices returns the device files every command may read and write.
+func devices() []string {
+	return []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
+}
 
 // MaybeRunSandbox turns this process into a sandbox stage if it was
 // started as one, and then exits; otherwise it returns at once. The shell

@@ -375,3 +375,13 @@ func TestNewValidatesLimits(t *testing.T) {
 		t.Errorf("default limits = %+v", s)
 	}
 }
+
+// A sandbox that cannot be set up says why, and runs nothing.
+func TestSandboxSetupFailureReported(t *testing.T) {
+	tl := newTool(t, nil)
+	tl.settings.shell = "/nonexistent/sh"
+	out, err := call(t, tl, "s1", "echo ran")
+	if err == nil || !strings.Contains(err.Error(), "shell sandbox: exec /nonexistent/sh") || strings.Contains(out, "ran") {
+		t.Errorf("got (%q, %v), want the exec failure reported", out, err)
+	}
+}
