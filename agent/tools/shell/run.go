@@ -133,19 +133,16 @@ func run(ctx context.Context, s *settings, dir, command string, timeout time.Dur
 
 	grace := time.NewTimer(s.grace)
 	defer grace.Stop()
-	for _, p := range []struct {
-		done <-chan struct{}
-		f    *os.File
-	}{{drained, pr}, {statusRead, sr}} {
+	for _, done := range []<-chan struct{}{drained, statusRead} {
 		select {
-		case <-p.done:
+		case <-done:
 		case <-grace.C:
-			// Something outside the tree holds the pipe (the
-			// supervisor was killed before it could clean up). Stop
-			// reading rather than hang the turn.
+			// Something outside the tree holds a pipe (the supervisor
+			// was killed before it could clean up). Stop reading rather
+			// than hang the turn.
 			pr.SetReadDeadline(time.Now())
 			sr.SetReadDeadline(time.Now())
-			<-p.done
+			<-done
 		}
 	}
 
