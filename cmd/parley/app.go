@@ -84,7 +84,7 @@ func buildTools(ctx context.Context, cfg *config.Config, db *store.DB, limits ag
 		if cfg.File != "" {
 			protected = append(protected, cfg.File)
 		}
-		sh, err := shell.New(shell.Options{DataDir: cfg.DataDir, ProtectedPaths: protected})
+		sh, err := shell.New(shell.Options{DataDir: cfg.DataDir, ProtectedPaths: protected, Unsandboxed: cfg.Tools.Shell.Unsandboxed})
 		if err != nil {
 			return nil, nil, fmt.Errorf("shell tool: %w", err)
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -15,6 +16,7 @@ import (
 	"github.com/parleybot/parley/adapters/telegram"
 	"github.com/parleybot/parley/agent/llm/anthropic"
 	"github.com/parleybot/parley/agent/llm/openai"
+	"github.com/parleybot/parley/agent/tools/shell"
 	"github.com/parleybot/parley/cmd/parley/internal/config"
 	"github.com/parleybot/parley/store"
 )
@@ -25,7 +27,7 @@ const checkTimeout = 15 * time.Second
 func newDoctorCmd(e *environment, load func() (*config.Config, error)) *cobra.Command {
 	return &cobra.Command{
 		Use:   "doctor",
-		Short: "Check the config, the database, and each configured LLM provider and chat platform",
+		Short: "Check the config, the database, the shell sandbox, and each configured LLM provider and chat platform",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := load()
@@ -106,6 +108,9 @@ func checks(cfg *config.Config) []check {
 			}
 			return cfg.LLM.Model, nil
 		}},
+		{"shell", func(context.Context) (string, error) {
+			return shellCheck(cfg.Tools.Shell, shell.Probe(cfg.Tools.Shell.Unsandboxed))
+		}},
 	}
 	if cfg.LLM.Configured(config.ProviderOpenAI) {
 		p := cfg.LLM.OpenAI
@@ -137,6 +142,19 @@ func checks(cfg *config.Config) []check {
 		}})
 	}
 	return list
+}
+
+// shellCheck says how shell commands are confined on this host: in the
+// Landlock sandbox, unsandboxed because the config allows it, or refused.
+// A refused shell fails the check only when the tool is enabled.
+func shellCheck(c config.Shell, p shell.Protection) (string, error) {
+	switch {
+	case !c.Enabled:
+		return "disabled; if enabled: " + p.String(), nil
+	case p.Refused():
+		return "", errors.New(p.String())
+	}
+	return p.String(), nil
 }
 
 func orDefault(s, def string) string {

@@ -13,6 +13,8 @@ import (
 
 	"github.com/parleybot/parley/adapters/discord/discordtest"
 	"github.com/parleybot/parley/agent/llm/llmtest"
+	"github.com/parleybot/parley/agent/tools/shell"
+	"github.com/parleybot/parley/cmd/parley/internal/config"
 )
 
 // Secrets the fakes accept. Long enough that Mask shows only a suffix.
@@ -110,7 +112,7 @@ func TestDoctor(t *testing.T) {
 			name: "all good",
 			env:  env(goodOpenAI, goodAnthropic, goodSlack, goodTelegram, goodDiscord),
 			want: []string{
-				"OK    config", "OK    database", "OK    model      openai/gpt-4.1-mini",
+				"OK    config", "OK    database", "OK    model      openai/gpt-4.1-mini", "OK    shell      disabled",
 				"OK    openai     key sk-…1111", "OK    anthropic  key sk-…2222",
 				"OK    slack      workspace Acme as @parley", "OK    telegram   bot @parley_bot, no webhook (polling)",
 				"OK    discord    bot @parley, message content intent on", "all checks passed",
@@ -257,5 +259,46 @@ func TestDoctorNeverPrintsSecrets(t *testing.T) {
 				t.Errorf("output lacks %q:\n%s", tt.want, got)
 			}
 		})
+	}
+}
+
+// TestDoctorShell: doctor says which protection shell commands get, and
+// fails when the enabled tool would refuse every command.
+func TestDoctorShell(t *testing.T) {
+	on, off := config.Shell{Enabled: true}, config.Shell{}
+	tests := []struct {
+		cfg     config.Shell
+		p       shell.Protection
+		want    string
+		wantErr bool
+	}{
+		{on, shell.Protection{LandlockABI: 7}, "sandboxed (Landlock ABI 7)", false},
+		{on, shell.Protection{LandlockABI: 4}, "sandboxed (Landlock ABI 4); this ABI cannot deny signalling Parley's processes", false},
+		{on, shell.Protection{Unsandboxed: true}, "unsandboxed by config (tools.shell.unsandboxed)", false},
+		{on, shell.Protection{}, "refused: no Landlock on this kernel", true},
+		{off, shell.Protection{}, "disabled; if enabled: refused", false},
+		{off, shell.Protection{LandlockABI: 7}, "disabled; if enabled: sandboxed (Landlock ABI 7)", false},
+	}
+	for _, tt := range tests {
+		got, err := shellCheck(tt.cfg, tt.p)
+		if err != nil {
+			got = err.Error()
+		}
+		if (err != nil) != tt.wantErr || !strings.HasPrefix(got, tt.want) {
+			t.Errorf("shellCheck(%+v, %+v) = %q, %v; want %q, error %v", tt.cfg, tt.p, got, err, tt.want, tt.wantErr)
+		}
+	}
+
+	// The real probe, through the command: this host has Landlock.
+	if !shell.Probe(false).Sandboxed() {
+		t.Skip("no Landlock on this kernel")
+	}
+	var out bytes.Buffer
+	env := map[string]string{"PARLEY_DATA_DIR": t.TempDir(), "XDG_CONFIG_HOME": t.TempDir(), "PARLEY_TOOLS_SHELL_ENABLED": "true"}
+	e := &environment{stdin: strings.NewReader(""), stdout: &out, stderr: &out,
+		lookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }}
+	execute(t.Context(), e, []string{"doctor"})
+	if !strings.Contains(out.String(), "OK    shell      sandboxed (Landlock ABI ") {
+		t.Errorf("doctor printed\n%s\nwant the shell sandboxed", out.String())
 	}
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/llm/llmtest"
+	"github.com/parleybot/parley/agent/tools/shell"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/store"
 )
@@ -28,6 +29,9 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	// In-process tests run the shell tool, which re-executes this test
+	// binary as its sandbox, as main does.
+	shell.MaybeRunSandbox()
 	dir, err := os.MkdirTemp("", "parley-e2e")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -379,6 +383,38 @@ func TestStatusAndStopAtTheTerminal(t *testing.T) {
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestShellSandboxKeepsSecrets: the real binary, whose environment holds
+// the model key, runs an approved command that hunts for it in every
+// process's environment and for the database next to its workspace. The
+// command runs, and finds neither.
+func TestShellSandboxKeepsSecrets(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	sb := newSandbox(t, "PARLEY_TOOLS_SHELL_ENABLED=true").withLLM(srv)
+	// Spelled so that the blocklist lets it through to the sandbox, and
+	// printing only what it finds, so the output cap cannot hide it. The
+	// command is in the request too: it must not spell the key's digits.
+	hunt := `f=env; grep -a -h -o 'e2e-[0-9]*' /proc/[0-9]*/${f}iron; head -c 16 ../../*.db; echo hunt-done`
+	srv.Enqueue(
+		llmtest.ToolCall("c1", "shell", fmt.Sprintf(`{"command":%q}`, hunt)),
+		llmtest.Text("Done."),
+	)
+	out, errOut, code := sb.run(t, "look around\ny\n/quit\n", "chat")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	reqs := srv.Requests()
+	result := string(reqs[len(reqs)-1].Body)
+	if !strings.Contains(result, "hunt-done") {
+		t.Fatalf("the command did not run:\n%s", result)
+	}
+	for _, secret := range []string{"0123456789", "SQLite format 3"} {
+		if strings.Contains(result, secret) {
+			t.Errorf("the command found %q:\n%s", secret, result)
 		}
 	}
 }

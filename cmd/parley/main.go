@@ -4,14 +4,27 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
 
 	"golang.org/x/term"
+
+	"github.com/parleybot/parley/agent/tools/shell"
+	"github.com/parleybot/parley/internal/harden"
 )
 
 func main() {
+	// The shell tool re-executes this binary as its sandbox; in that role
+	// the process never gets further than this.
+	shell.MaybeRunSandbox()
+	// Before any secret is loaded: same-user processes must not be able
+	// to read this process's environment or memory.
+	if err := harden.NonDumpable(); err != nil {
+		fmt.Fprintf(os.Stderr, "parley: warning: %v\n", err)
+	}
+
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 

@@ -2,6 +2,7 @@ package shell
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 )
@@ -12,8 +13,8 @@ import (
 const safePath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 // fixedNames are set by environment itself; ExtraEnv cannot override them
-// (HOME must stay the workspace, PATH must stay safePath).
-var fixedNames = map[string]bool{"PATH": true, "HOME": true, "LANG": true, "TERM": true}
+// (HOME and TMPDIR must stay in the workspace, PATH must stay safePath).
+var fixedNames = map[string]bool{"PATH": true, "HOME": true, "TMPDIR": true, "LANG": true, "TERM": true}
 
 // secretWords mark a variable name as likely to hold a credential. The
 // check is on the name only: we cannot tell a secret value from a harmless
@@ -64,10 +65,12 @@ func passableNames(names []string) []string {
 
 // environment builds a command's environment from scratch: nothing of
 // Parley's own environment reaches it except the allowlisted names.
+// TMPDIR is the workspace's private tmp: the sandbox denies /tmp.
 func environment(home string, extra []string) []string {
 	env := []string{
 		"PATH=" + safePath,
 		"HOME=" + home,
+		"TMPDIR=" + filepath.Join(home, tmpName),
 		"LANG=C.UTF-8",
 		"TERM=dumb",
 	}

@@ -27,7 +27,7 @@ func TestEnvironmentHoldsNoSecrets(t *testing.T) {
 		o.ExtraEnv = []string{
 			"HARMLESS_VAR", "GITHUB_TOKEN", "Db_Pass", "MY_PASSWORD",
 			"PARLEY_DATA_DIR", "OPENAI_BASE_URL", // Parley's and the SDK's settings: never
-			"HOME", "PATH", // fixed by the tool
+			"HOME", "PATH", "TMPDIR", // fixed by the tool
 			"UNSET_VAR", "BAD=NAME", "",
 		}
 	})
@@ -47,7 +47,7 @@ func TestEnvironmentHoldsNoSecrets(t *testing.T) {
 		names = append(names, n)
 	}
 	slices.Sort(names)
-	want := []string{"HARMLESS_VAR", "HOME", "LANG", "PATH", "TERM"}
+	want := []string{"HARMLESS_VAR", "HOME", "LANG", "PATH", "TERM", "TMPDIR"}
 	if !slices.Equal(names, want) {
 		t.Errorf("environment names = %v, want %v\n%s", names, want, out)
 	}
@@ -57,7 +57,7 @@ func TestEnvironmentHoldsNoSecrets(t *testing.T) {
 		}
 	}
 	ws := tl.settings.workspaceRoot + "/s1"
-	for name, value := range map[string]string{"HOME": ws, "PATH": safePath, "LANG": "C.UTF-8", "TERM": "dumb", "HARMLESS_VAR": "hello world"} {
+	for name, value := range map[string]string{"HOME": ws, "TMPDIR": ws + "/.tmp", "PATH": safePath, "LANG": "C.UTF-8", "TERM": "dumb", "HARMLESS_VAR": "hello world"} {
 		if got[name] != value {
 			t.Errorf("%s = %q, want %q", name, got[name], value)
 		}
@@ -89,6 +89,7 @@ func TestPassable(t *testing.T) {
 		{"HOME", false},
 		{"LANG", false},
 		{"TERM", false},
+		{"TMPDIR", false},
 		{"", false},
 		{"A=B", false},
 		{"1ABC", false},

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/internal/harden"
 )
 
 // prSetChildSubreaper makes orphaned descendants children of this test
@@ -22,13 +23,37 @@ const prSetChildSubreaper = 36
 
 var subreaper bool
 
+// A fake secret in this test process's environment, standing for Parley's
+// model key and platform tokens. /proc/<pid>/environ shows the
+// environment a process was executed with, not later Setenv calls, so
+// TestMain re-executes the test binary once with it.
+const (
+	secretVar   = "PARLEY_TEST_FAKE_SECRET"
+	secretValue = "sk-fake-secret-6b1f0e2d9c"
+)
+
 func TestMain(m *testing.M) {
+	// The shell tool re-executes this binary as its sandbox stages.
+	MaybeRunSandbox()
+	if os.Getenv(secretVar) == "" {
+		exe, err := os.Executable()
+		if err == nil {
+			err = syscall.Exec(exe, os.Args, append(os.Environ(), secretVar+"="+secretValue))
+		}
+		fmt.Fprintln(os.Stderr, "re-execute with a fake secret:", err)
+		os.Exit(2)
+	}
+	// As cmd/parley's main does.
+	if err := harden.NonDumpable(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
 	_, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0)
 	subreaper = errno == 0
 	os.Exit(m.Run())
 }
 
-func newTool(t *testing.T, mod func(*Options)) *tool {
+func newTool(t testing.TB, mod func(*Options)) *tool {
 	t.Helper()
 	opts := Options{DataDir: t.TempDir()}
 	if mod != nil {
@@ -41,7 +66,7 @@ func newTool(t *testing.T, mod func(*Options)) *tool {
 	return tl.(*tool)
 }
 
-func argsJSON(t *testing.T, a Args) json.RawMessage {
+func argsJSON(t testing.TB, a Args) json.RawMessage {
 	t.Helper()
 	raw, err := json.Marshal(a)
 	if err != nil {

@@ -18,11 +18,48 @@ const (
 	// this for one command is broken, whatever the configuration says.
 	CeilingTimeout = 10 * time.Minute
 
-	// killGrace is how long we wait, after the process group is killed,
-	// for the output pipe to close. Only a process that left the group
-	// (setsid, daemonizing) can keep it open; it must not hang the turn.
+	// killGrace is how long we wait, after asking the supervisor to stop,
+	// for it to kill the command's tree and exit, and then for the output
+	// pipe to close. The supervisor normally needs milliseconds; this only
+	// bounds a broken one so it cannot hang the turn.
 	killGrace = 2 * time.Second
+
+	// watchEvery is how often the supervisor counts the command's
+	// processes (see Limits.Processes).
+	watchEvery = 100 * time.Millisecond
 )
+
+// Default resource limits (see Limits). They are per process except
+// Processes, and generous enough for builds and scripting while stopping a
+// runaway loop, a memory hog or a fork bomb long before the host suffers.
+const (
+	DefaultCPUTime   = 5 * time.Minute
+	DefaultMemory    = 4 << 30
+	DefaultFileSize  = 1 << 30
+	DefaultProcesses = 256
+)
+
+// Limits bound what a command may consume. The zero value of each field
+// means its default; there is no "unlimited".
+type Limits struct {
+	// CPUTime is the CPU time each process may use (RLIMIT_CPU; default
+	// 5 min). Past it the process gets SIGXCPU, then SIGKILL.
+	CPUTime time.Duration
+	// Memory is the address space of each process in bytes (RLIMIT_AS;
+	// default 4 GiB). Allocations past it fail. Runtimes that reserve
+	// much more virtual memory than they use (some JVM and V8 builds)
+	// need it raised.
+	Memory int64
+	// FileSize is the largest file a process may write, in bytes
+	// (RLIMIT_FSIZE; default 1 GiB).
+	FileSize int64
+	// Processes is how many processes a command may have alive at once,
+	// counting every descendant (default 256). The supervisor kills the
+	// whole command when it sees more; where Parley does not run as root
+	// the kernel also refuses forks past it (RLIMIT_NPROC, on top of the
+	// user's other processes; root is exempt from RLIMIT_NPROC).
+	Processes int
+}
 
 // Options configure the shell tool. The zero value of every field except
 // DataDir means "use the default".
@@ -50,6 +87,18 @@ type Options struct {
 	// names of Parley's or the LLM providers' settings are dropped anyway;
 	// see env.go.
 	ExtraEnv []string
+	// Unsandboxed lets commands run where the Landlock sandbox is not
+	// available (configuration key tools.shell.unsandboxed). Where
+	// Landlock works it changes nothing: commands are always sandboxed
+	// when they can be. See sandbox.go.
+	Unsandboxed bool
+	// Limits bound each command's CPU time, memory, file size and
+	// process count; zero fields take the defaults.
+	Limits Limits
+	// ReadOnlyPaths are the system paths a sandboxed command may read
+	// and execute (default DefaultReadOnlyPaths()). Missing ones are
+	// skipped; DataDir and ProtectedPaths stay hidden even below them.
+	ReadOnlyPaths []string
 }
 
 // settings are validated Options with defaults applied.
@@ -61,6 +110,7 @@ type settings struct {
 	shell         string
 	extraEnv      []string
 	grace         time.Duration
+	sandbox       sandboxSettings
 }
 
 func (o Options) settings() (settings, error) {
@@ -79,6 +129,9 @@ func (o Options) settings() (settings, error) {
 		shell:         orDefault(o.Shell, DefaultShell),
 		extraEnv:      passableNames(o.ExtraEnv),
 		grace:         killGrace,
+	}
+	if s.sandbox, err = o.sandboxSettings(dataDir); err != nil {
+		return settings{}, fmt.Errorf("shell: %w", err)
 	}
 	switch {
 	case s.timeout < 0 || s.maxTimeout < 0:

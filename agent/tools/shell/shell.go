@@ -50,18 +50,25 @@ func New(opts Options) (agent.Tool, error) {
 }
 
 func description(s settings) string {
+	confinement := "The command runs in a sandbox: it may write only in the workspace (use $TMPDIR there, not " +
+		"/tmp), read and run what is in the system directories (/usr, /bin, /lib, /etc, /opt, /proc), and " +
+		"nothing else; it has"
+	if !s.sandbox.protection.Sandboxed() {
+		confinement = "This host has no filesystem sandbox, but the command has"
+	}
 	return fmt.Sprintf("Run a command line with /bin/sh -c on the host, in this conversation's own workspace "+
 		"directory (also $HOME; its files persist for the conversation). A person must approve every call, so "+
 		"do one meaningful step per call and say why in your message. You get stdout and stderr combined, at "+
 		"most %d bytes (the middle of longer output is cut), and the exit status if it is not 0. Timeout %s by "+
 		"default, at most %s with timeout_seconds. stdin is empty; nothing is interactive. Background jobs are "+
-		"killed when the command returns. The environment is minimal and holds no credentials. Commands that wipe "+
-		"or format disks, power off the host, fork-bomb, or touch Parley's own config or database are refused "+
-		"outright.", s.maxOutput, seconds(s.timeout), seconds(s.maxTimeout))
+		"killed when the command returns. The environment is minimal and holds no credentials. %s no root "+
+		"powers, and limits on CPU time, memory, file size and process count (at most %d at once). Commands "+
+		"that wipe or format disks, power off the host, fork-bomb, or touch Parley's own config or database are "+
+		"refused outright.", s.maxOutput, seconds(s.timeout), seconds(s.maxTimeout), confinement, s.sandbox.limits.Processes)
 }
 
-// ApprovalPolicy is always: a person approves every shell command. This is
-// the tool's only real safety control; see the package comment.
+// ApprovalPolicy is always: a person approves every shell command. The
+// sandbox limits the damage of a bad approval; see the package comment.
 func (t *tool) ApprovalPolicy() agent.Policy { return agent.PolicyAlways }
 
 // ApprovalMandatory makes the runner ignore any configured override: no
@@ -76,6 +83,11 @@ func (t *tool) execute(ctx context.Context, c agent.Caller, a Args) (string, err
 	// workspace.
 	if err := t.blocklist.check(a.Command); err != nil {
 		return "", err
+	}
+	// So must a host without the sandbox, unless the operator said to run
+	// without it.
+	if t.settings.sandbox.protection.Refused() {
+		return "", errRefused
 	}
 	timeout, err := t.timeoutFor(a.TimeoutSeconds)
 	if err != nil {
@@ -114,12 +126,11 @@ func (t *tool) timeoutFor(secs int) (time.Duration, error) {
 // 0, then the output.
 func format(r result) string {
 	out := r.output
-	if r.exit != nil {
-		status := r.exit.Error() // "exit status 2", "signal: killed"
+	if r.status != "" {
 		if out == "" {
-			return status
+			return r.status
 		}
-		return status + "\n" + out
+		return r.status + "\n" + out
 	}
 	if out == "" {
 		return "(no output)"

@@ -159,10 +159,20 @@ type AllowList struct {
 
 // Tools switches optional agent tools on and off.
 type Tools struct {
-	Shell    Toggle   `mapstructure:"shell"`
+	Shell    Shell    `mapstructure:"shell"`
 	WebFetch Toggle   `mapstructure:"web_fetch"`
 	Approval Approval `mapstructure:"approval"`
 	MCP      MCP      `mapstructure:"mcp"`
+}
+
+// Shell configures the shell tool.
+type Shell struct {
+	Enabled bool `mapstructure:"enabled"`
+	// Unsandboxed lets the shell tool run commands on a host without
+	// Landlock, where it otherwise refuses every command. Where Landlock
+	// works it changes nothing: commands are sandboxed whenever they can
+	// be.
+	Unsandboxed bool `mapstructure:"unsandboxed"`
 }
 
 // Approval overrides tools' own approval policies, by tool name (MCP tools

@@ -130,6 +130,16 @@ func TestLoadTypeErrors(t *testing.T) {
 			want: `slack.enabled: "maybe" is not valid; want true or false (from PARLEY_SLACK_ENABLED)`,
 		},
 		{
+			name: "bad env bool for the shell sandbox switch",
+			env:  map[string]string{"PARLEY_TOOLS_SHELL_UNSANDBOXED": "sometimes"},
+			want: `tools.shell.unsandboxed: "sometimes" is not valid; want true or false (from PARLEY_TOOLS_SHELL_UNSANDBOXED)`,
+		},
+		{
+			name: "bad file bool for the shell sandbox switch",
+			yaml: "tools:\n  shell:\n    unsandboxed: [true]\n",
+			want: `tools.shell.unsandboxed: want true or false, got a list`,
+		},
+		{
 			name: "mapping for a bool",
 			yaml: "discord:\n  enabled: {a: 1}\n",
 			want: `discord.enabled: want true or false, got a mapping`,

@@ -146,6 +146,19 @@ func TestLoadPrecedence(t *testing.T) {
 			want: false,
 		},
 		{
+			name: "env turns the shell sandbox requirement off",
+			yaml: "tools:\n  shell:\n    enabled: true\n",
+			env:  map[string]string{"PARLEY_TOOLS_SHELL_UNSANDBOXED": "true"},
+			get:  func(c *Config) any { return c.Tools.Shell },
+			want: Shell{Enabled: true, Unsandboxed: true},
+		},
+		{
+			name: "shell runs sandboxed only by default",
+			yaml: "tools:\n  shell:\n    enabled: true\n",
+			get:  func(c *Config) any { return c.Tools.Shell.Unsandboxed },
+			want: false,
+		},
+		{
 			name: "empty env var counts as unset",
 			yaml: "http:\n  listen: 0.0.0.0:9000\n",
 			env:  map[string]string{"PARLEY_HTTP_LISTEN": ""},
