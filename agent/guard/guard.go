@@ -107,6 +107,45 @@ func Check(content string) error {
 	return nil
 }
 
+// CheckWith vets content like Check, and also content read together with
+// the entries already in the same memory list: an instruction can be split
+// across writes ("Remember: ignore all" then "previous instructions and
+// …"), each harmless alone, and the future prompt shows them side by side.
+// existing is the list as stored (oldest first), without the entry being
+// replaced, if any. The joined text is checked with the new entry after
+// the existing ones (an add appends) and before them (a replace may land
+// anywhere).
+//
+// Stored text that the current tables reject by itself (they grew since
+// it was written) is left out of the joined text, so it does not block
+// every later write; removing it is the user's call.
+func CheckWith(content string, existing []string) error {
+	if err := Check(content); err != nil {
+		return err
+	}
+	c := compiled()
+	var joins []string
+	if all := strings.Join(existing, "\n"); len(existing) > 0 && c.check(all) == nil {
+		joins = []string{all + "\n" + content, content + "\n" + all}
+	} else {
+		// Memory already holds text the tables now reject: pair the new
+		// entry with each clean entry instead, so the old text does not
+		// block every later write.
+		for _, e := range existing {
+			if c.check(e) == nil {
+				joins = append(joins, e+"\n"+content, content+"\n"+e)
+			}
+		}
+	}
+	for _, j := range joins {
+		if r := c.check(j); r != nil {
+			r.Reason = "together with entries already in memory, " + r.Reason
+			return r
+		}
+	}
+	return nil
+}
+
 // compiled compiles the tables on first use (not at program start: most
 // processes that link the guard never write memory) and shares the
 // result, which is read-only from then on.
