@@ -16,7 +16,7 @@ import (
 // single behaviours. The bounds hold the measured rates in place: a change
 // to the tables that lets more through, or refuses real facts, fails here.
 const (
-	minDetection     = 0.30
+	minDetection     = 0.35
 	maxFalsePositive = 0.02
 	minCorpus        = 150
 )

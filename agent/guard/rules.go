@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Rules.
@@ -39,11 +41,25 @@ type checker struct {
 }
 
 // check runs the rules in table order (secrets, then exfiltration, then
-// injection) and reports the first hit.
+// injection) and reports the first hit; then the same over whatever
+// content hides in base64, hex and the like (see decodings).
 func (c *checker) check(content string) *Rejection {
+	return c.checkDepth(content, 0)
+}
+
+func (c *checker) checkDepth(content string, depth int) *Rejection {
 	v := makeViews(content)
 	for i := range c.rules {
 		if r := c.rules[i].match(&v); r != nil {
+			return r
+		}
+	}
+	if depth >= maxDecodeDepth {
+		return nil
+	}
+	for _, d := range decodings(content, v[viewWords]) {
+		if r := c.checkDepth(d.text, depth+1); r != nil {
+			r.Reason += " (hidden in " + d.how + ")"
 			return r
 		}
 	}
@@ -119,6 +135,9 @@ type ruleSet struct {
 // the next add.
 func (s *ruleSet) add(v view, reason string, patterns ...string) *rule {
 	for _, p := range patterns {
+		// The content is NFKC-normalized before matching, so the patterns
+		// must be too (Devanagari nukta letters, for one, decompose).
+		p = norm.NFKC.String(p)
 		s.rules = append(s.rules, rule{category: s.category, view: v, reason: reason, re: regexp.MustCompile(p), lits: requiredLiterals(p)})
 	}
 	return &s.rules[len(s.rules)-1]
