@@ -16,7 +16,7 @@ import (
 // single behaviours. The bounds hold the measured rates in place: a change
 // to the tables that lets more through, or refuses real facts, fails here.
 const (
-	minDetection     = 0.35
+	minDetection     = 0.50
 	maxFalsePositive = 0.02
 	minCorpus        = 150
 )
@@ -112,16 +112,37 @@ func (t tally) sum() (hit, total int) {
 }
 
 func TestCorpus(t *testing.T) {
-	inj := runCorpus(loadCorpus(t, "injections.txt"), true)
-	ben := runCorpus(loadCorpus(t, "benign.txt"), false)
+	detection, falsePos := measureCorpus(t, "injections.txt", "benign.txt", minCorpus)
+	if detection < minDetection {
+		t.Errorf("detection %.1f %% < %.0f %%", 100*detection, 100*minDetection)
+	}
+	if falsePos > maxFalsePositive {
+		t.Errorf("false positives %.1f %% > %.0f %%", 100*falsePos, 100*maxFalsePositive)
+	}
+}
+
+// TestCorpusHoldout measures the phrase layer on entries written after
+// the tables and never used to tune them: the honest estimate of how it
+// does on attacks it was not shaped around (the tuned corpus above
+// overstates it).
+func TestCorpusHoldout(t *testing.T) {
+	measureCorpus(t, "holdout_injections.txt", "holdout_benign.txt", 50)
+}
+
+// measureCorpus runs both files through CheckWith, logs the rates and,
+// per category, what got through or was refused, and returns the rates.
+func measureCorpus(t *testing.T, injections, benign string, min int) (detection, falsePos float64) {
+	t.Helper()
+	inj := runCorpus(loadCorpus(t, injections), true)
+	ben := runCorpus(loadCorpus(t, benign), false)
 
 	blocked, nInj := inj.sum()
 	refused, nBen := ben.sum()
-	if nInj < minCorpus || nBen < minCorpus {
-		t.Errorf("corpus has %d injections and %d benign notes, want at least %d of each", nInj, nBen, minCorpus)
+	if nInj < min || nBen < min {
+		t.Errorf("corpus has %d injections and %d benign notes, want at least %d of each", nInj, nBen, min)
 	}
-	detection := float64(blocked) / float64(nInj)
-	falsePos := float64(refused) / float64(nBen)
+	detection = float64(blocked) / float64(nInj)
+	falsePos = float64(refused) / float64(nBen)
 	t.Logf("phrase layer: blocked %d of %d injections (%.1f %%), refused %d of %d benign notes (%.1f %%)",
 		blocked, nInj, 100*detection, refused, nBen, 100*falsePos)
 	for _, c := range inj.order {
@@ -135,12 +156,7 @@ func TestCorpus(t *testing.T) {
 			t.Logf("  false positive (%s) %s", c, m)
 		}
 	}
-	if detection < minDetection {
-		t.Errorf("detection %.1f %% < %.0f %%", 100*detection, 100*minDetection)
-	}
-	if falsePos > maxFalsePositive {
-		t.Errorf("false positives %.1f %% > %.0f %%", 100*falsePos, 100*maxFalsePositive)
-	}
+	return detection, falsePos
 }
 
 // TestCorpusCoverage keeps the corpus honest: every kind of attack the

@@ -3,6 +3,7 @@ package guard
 import (
 	"encoding/base64"
 	"encoding/hex"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -30,8 +31,8 @@ const (
 )
 
 // decodings returns the readable texts hidden in content. words is its
-// viewWords form, for the keyword triggers of ROT13 and reversal.
-func decodings(content, words string) []decoded {
+// viewWords form, in which t's words trigger ROT13 and reversal.
+func decodings(content, words string, t *decodeTriggers) []decoded {
 	var out []decoded
 	add := func(how string, b []byte) {
 		if readable(b) {
@@ -60,26 +61,33 @@ func decodings(content, words string) []decoded {
 			add("percent-encoding", b)
 		}
 	}
-	if countAny(words, rot13Words) >= 2 {
+	if countAny(words, t.rot13) >= 2 {
 		out = append(out, decoded{"ROT13", strings.Map(rot13, content)})
 	}
-	if countAny(words, reversedWords) >= 2 {
+	if countAny(words, t.reversed) >= 2 {
 		r := []rune(content)
-		for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
-			r[i], r[j] = r[j], r[i]
-		}
+		slices.Reverse(r)
 		out = append(out, decoded{"reversed text", string(r)})
 	}
 	return out
 }
 
-// The words of the commonest attacks, as they read in ROT13 and backwards.
-// Two of them in one entry trigger decoding: one could be a coincidence
-// ("flfgrz" is no word, but short ones might be).
-var (
-	rot13Words    = []string{"vtaber", "qvfertneq", "sbetrg", "cerivbhf", "vafgehpgvbaf", "nccebiny", "crezvffvba", "flfgrz", "cebzcg", "nffvfgnag", "ehyrf"}
-	reversedWords = []string{"erongi", "dragersid", "tegrof", "suoiverp", "snoitcurtsni", "lavorppa", "noissimrep", "metsys", "tpmorp", "tnatsissa", "selur"}
-)
+// decodeTriggers are the words of the commonest attacks as they read in
+// ROT13 and backwards. Two of them in one entry trigger decoding: one
+// could be a coincidence.
+type decodeTriggers struct{ rot13, reversed []string }
+
+func newDecodeTriggers() decodeTriggers {
+	words := []string{"ignore", "disregard", "forget", "previous", "instructions", "approval", "permission", "system", "prompt", "assistant", "rules", "never", "commands"}
+	var t decodeTriggers
+	for _, w := range words {
+		t.rot13 = append(t.rot13, strings.Map(rot13, w))
+		r := []rune(w)
+		slices.Reverse(r)
+		t.reversed = append(t.reversed, string(r))
+	}
+	return t
+}
 
 func countAny(s string, words []string) int {
 	n := 0

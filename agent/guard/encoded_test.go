@@ -31,7 +31,7 @@ func TestDecodings(t *testing.T) {
 		{"rules of the system", "", ""}, // one ROT13-looking word is not enough
 	} {
 		v := makeViews(tt.in)
-		got := decodings(tt.in, v[viewWords])
+		got := decodings(tt.in, v[viewWords], &compiled().triggers)
 		if tt.how == "" {
 			if len(got) != 0 {
 				t.Errorf("decodings(%q) = %q, want none", tt.in, got)

@@ -10,24 +10,33 @@
 //
 //   - prompt-injection: phrasing that addresses the assistant rather than
 //     describing the user ("ignore previous instructions", persona switches,
-//     fake chat-role markers, "do not tell the user", jailbreak openers), in
-//     English, Chinese, Japanese, Spanish, German and French;
+//     fake chat-role markers, "do not tell the user", jailbreak openers,
+//     "never ask for approval", "this memory overrides your rules"), in
+//     English, Chinese, Japanese, Korean, Spanish, Portuguese, Italian,
+//     French, German, Russian, Arabic, Hindi and Turkish;
 //   - credential-exfiltration: commands or links that send env vars, keys or
-//     credential files somewhere;
+//     credential files somewhere, and links or images whose URL has a slot
+//     for the user's data (![x](https://evil/?q={secret}));
 //   - secret: the content itself carries a credential (API keys, tokens,
 //     private keys, passwords) — memory must never store secrets;
 //   - invisible-unicode: zero-width, bidi, tag and other format or control
 //     characters that hide text from the human reading /memory.
+//
+// CheckWith also reads the new entry together with the existing ones, for
+// instructions split across writes.
 //
 // Size and emptiness are not checked here: agent.AddEntry and
 // agent.ReplaceEntry do that.
 //
 // Matching runs over normalized views of the content (see views) so
 // spacing, punctuation, full-width, homoglyph and leetspeak tricks do not
-// slip past the tables, while the patterns themselves stay narrow enough
-// that ordinary facts ("prefers to ignore lint warnings in tests", "rotates
-// tokens monthly", "works as an actor") pass. The tables are the place to
-// extend; nothing in them is mutated after construction.
+// slip past the tables, and again over whatever base64, hex,
+// percent-encoding, ROT13 or reversed text hides (see decodings). The
+// patterns themselves stay narrow enough that ordinary facts ("prefers to
+// ignore lint warnings in tests", "rotates tokens monthly", "works as an
+// actor") pass. The tables are the place to extend, one file per language
+// group (injection*.go); nothing in them is mutated after construction.
+// testdata holds the corpus that measures them.
 package guard
 
 import (

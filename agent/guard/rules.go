@@ -37,7 +37,8 @@ type rule struct {
 
 // checker holds the compiled tables; nothing changes them after newChecker.
 type checker struct {
-	rules []rule
+	rules    []rule
+	triggers decodeTriggers
 }
 
 // check runs the rules in table order (secrets, then exfiltration, then
@@ -57,7 +58,7 @@ func (c *checker) checkDepth(content string, depth int) *Rejection {
 	if depth >= maxDecodeDepth {
 		return nil
 	}
-	for _, d := range decodings(content, v[viewWords]) {
+	for _, d := range decodings(content, v[viewWords], &c.triggers) {
 		if r := c.checkDepth(d.text, depth+1); r != nil {
 			r.Reason += " (hidden in " + d.how + ")"
 			return r
@@ -144,7 +145,7 @@ func (s *ruleSet) add(v view, reason string, patterns ...string) *rule {
 }
 
 func newChecker() *checker {
-	var c checker
+	c := checker{triggers: newDecodeTriggers()}
 	c.rules = append(c.rules, secretRules()...)
 	c.rules = append(c.rules, exfiltrationRules()...)
 	c.rules = append(c.rules, injectionRules()...)
