@@ -31,13 +31,16 @@ type rule struct {
 	// redact keeps the match out of the message (it is a secret).
 	redact bool
 	// lits: every match of re contains one of these (lower-cased);
-	// derived from re, checked with strings.Contains before running it.
-	lits []string
+	// derived from re. litIDs are their numbers in the checker's
+	// litIndex, which finds them all in one pass before any rule runs.
+	lits   []string
+	litIDs []int32
 }
 
 // checker holds the compiled tables; nothing changes them after newChecker.
 type checker struct {
 	rules    []rule
+	lits     *litIndex
 	triggers decodeTriggers
 }
 
@@ -50,8 +53,9 @@ func (c *checker) check(content string) *Rejection {
 
 func (c *checker) checkDepth(content string, depth int) *Rejection {
 	v := makeViews(content)
+	found := c.findLiterals(&v)
 	for i := range c.rules {
-		if r := c.rules[i].match(&v); r != nil {
+		if r := c.rules[i].match(&v, &found); r != nil {
 			return r
 		}
 	}
@@ -71,16 +75,10 @@ func (c *checker) checkDepth(content string, depth int) *Rejection {
 // short and this keeps a pathological one linear.
 const maxMatches = 32
 
-func (r *rule) match(v *views) *Rejection {
+func (r *rule) match(v *views, found *litSets) *Rejection {
 	text := v[r.view]
-	if r.lits != nil {
-		lower := text
-		if r.view == viewCased {
-			lower = v[viewLower]
-		}
-		if !slices.ContainsFunc(r.lits, func(l string) bool { return strings.Contains(lower, l) }) {
-			return nil
-		}
+	if r.lits != nil && !found.any(r.view, r.litIDs) {
+		return nil
 	}
 	m := firstValid(r.re, text, r.valid)
 	if m == "" {
@@ -149,15 +147,30 @@ func newChecker() *checker {
 	c.rules = append(c.rules, secretRules()...)
 	c.rules = append(c.rules, exfiltrationRules()...)
 	c.rules = append(c.rules, injectionRules()...)
+	ids := map[string]int32{}
+	var all []string
+	for i := range c.rules {
+		r := &c.rules[i]
+		for _, l := range r.lits {
+			id, ok := ids[l]
+			if !ok {
+				id = int32(len(all))
+				ids[l] = id
+				all = append(all, l)
+			}
+			r.litIDs = append(r.litIDs, id)
+		}
+	}
+	c.lits = newLitIndex(all)
 	return &c
 }
 
 // requiredLiterals derives, from a pattern's syntax tree, a set of
 // lower-case strings at least one of which every match contains, or nil.
-// Most entries contain none of a rule's keywords, so a few
-// strings.Contains calls replace running the regexp: this is what keeps
-// Check in the microseconds with a hundred rules (Go's regexp has no
-// fast path for unanchored alternations like `\b(?:ignore|disregard|…)`).
+// Most entries contain none of a rule's keywords, so looking them up
+// (see litIndex) replaces running the regexp: this is what keeps Check in
+// the microseconds with hundreds of rules (Go's regexp has no fast path
+// for unanchored alternations like `\b(?:ignore|disregard|…)`).
 func requiredLiterals(pattern string) []string {
 	re, err := syntax.Parse(pattern, syntax.Perl)
 	if err != nil {
