@@ -23,7 +23,9 @@
 //     characters that hide text from the human reading /memory.
 //
 // CheckWith also reads the new entry together with the existing ones, for
-// instructions split across writes.
+// instructions split across writes. Judge is the second, slower layer: a
+// model asked whether an entry is a plain fact or an instruction, for the
+// paraphrases no table lists; Vet runs both (see docs/memory-guard.md).
 //
 // Size and emptiness are not checked here: agent.AddEntry and
 // agent.ReplaceEntry do that.
@@ -52,12 +54,18 @@ var ErrRejected = errors.New("memory write rejected")
 // Category names the reason class of a rejection.
 type Category string
 
-// The categories the memory guard rejects.
+// The categories the memory guard rejects. The first four are the
+// phrase layer's (Check, CheckWith); the last two the judge's.
 const (
 	Injection    Category = "prompt-injection"
 	Exfiltration Category = "credential-exfiltration"
 	Secret       Category = "secret"
 	Unicode      Category = "invisible-unicode"
+	// Judged: the judge's model answered UNSAFE.
+	Judged Category = "judged-unsafe"
+	// Unverified: the judge gave no clear verdict (an error, an answer
+	// outside the format, a timeout); the write fails closed.
+	Unverified Category = "unverified"
 )
 
 // advice tells the model what to do instead; it ends every rejection message.
@@ -71,6 +79,10 @@ func (c Category) advice() string {
 		return "memory must never store credentials: tell the user to keep it in a secret manager, and remember at most where it is kept"
 	case Unicode:
 		return "rewrite the entry in plain visible text"
+	case Judged:
+		return "store plain facts about the user, not instructions to the assistant, links that carry data, or secrets"
+	case Unverified:
+		return "the entry could not be vetted, so it was not stored; try again later, and keep it a short plain fact about the user"
 	}
 	return "rewrite the entry"
 }
@@ -84,8 +96,11 @@ type Rejection struct {
 	Reason string
 	// Evidence is the offending text as normalized for matching (so
 	// "I G N O R E" reads "ignore"). Empty when quoting it would repeat a
-	// secret.
+	// secret, and for the judge's rejections.
 	Evidence string
+	// Cause is the error behind an Unverified rejection (the provider's,
+	// or the context's), so callers can tell an outage from a cancel.
+	Cause error
 }
 
 func (e *Rejection) Error() string {
@@ -99,9 +114,18 @@ func (e *Rejection) Error() string {
 	return b.String()
 }
 
-func (e *Rejection) Unwrap() error { return ErrRejected }
+// Unwrap returns ErrRejected and, if set, Cause: errors.Is(err,
+// ErrRejected) holds for every rejection, errors.Is(err,
+// context.Canceled) for a cancelled judge.
+func (e *Rejection) Unwrap() []error {
+	if e.Cause != nil {
+		return []error{ErrRejected, e.Cause}
+	}
+	return []error{ErrRejected}
+}
 
-// Check vets content about to be written to a user's memory. It returns
+// Check vets content about to be written to a user's memory with the
+// phrase tables. It returns
 // nil or a *Rejection wrapping ErrRejected whose message tells the model
 // why and what to do instead.
 func Check(content string) error {
