@@ -3,6 +3,7 @@ package guard
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -207,5 +208,17 @@ func TestVet(t *testing.T) {
 				t.Errorf("judge asked %d times, want %d", f.calls, tt.wantCalls)
 			}
 		})
+	}
+}
+
+// TestJudgePromptPublished keeps docs/memory-guard.md quoting the prompt
+// the judge actually sends.
+func TestJudgePromptPublished(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/memory-guard.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), "```text\n"+JudgePrompt+"\n```") {
+		t.Error("docs/memory-guard.md does not quote JudgePrompt verbatim in a text block; update it")
 	}
 }
