@@ -145,38 +145,84 @@ func Check(content string) error {
 // across writes ("Remember: ignore all" then "previous instructions and
 // …"), each harmless alone, and the future prompt shows them side by side.
 // existing is the list as stored (oldest first), without the entry being
-// replaced, if any. The joined text is checked with the new entry after
-// the existing ones (an add appends) and before them (a replace may land
-// anywhere).
+// replaced, if any. The new entry is read after the existing ones (an add
+// appends) and before them (a replace may land anywhere).
 //
-// Stored text that the current tables reject by itself (they grew since
-// it was written) is left out of the joined text, so it does not block
-// every later write; removing it is the user's call.
+// Only the text next to the new entry is read with it (joinWindow
+// characters each side): a pattern spans far less, and the rest of the
+// list was vetted when it was written. Stored text that the current
+// tables reject by itself (they grew since it was written) does not block
+// the write; the new entry is then paired with each clean entry instead.
+// Removing old text is the user's call.
 func CheckWith(content string, existing []string) error {
 	if err := Check(content); err != nil {
 		return err
 	}
+	if len(existing) == 0 {
+		return nil
+	}
 	c := compiled()
-	var joins []string
-	if all := strings.Join(existing, "\n"); len(existing) > 0 && c.check(all) == nil {
-		joins = []string{all + "\n" + content, content + "\n" + all}
-	} else {
-		// Memory already holds text the tables now reject: pair the new
-		// entry with each clean entry instead, so the old text does not
-		// block every later write.
+	all := strings.Join(existing, "\n")
+	before, after := tailWords(all, joinWindow), headWords(all, joinWindow)
+	for _, j := range [...]struct{ text, old string }{
+		{before + "\n" + content, before},
+		{content + "\n" + after, after},
+	} {
+		r := c.check(j.text)
+		if r == nil {
+			continue
+		}
+		if c.check(j.old) == nil {
+			return joined(r)
+		}
+		// The old text is rejected by itself: not this write's doing.
 		for _, e := range existing {
-			if c.check(e) == nil {
-				joins = append(joins, e+"\n"+content, content+"\n"+e)
+			if c.check(e) != nil {
+				continue
+			}
+			for _, p := range [...]string{e + "\n" + content, content + "\n" + e} {
+				if r := c.check(p); r != nil {
+					return joined(r)
+				}
 			}
 		}
-	}
-	for _, j := range joins {
-		if r := c.check(j); r != nil {
-			r.Reason = "together with entries already in memory, " + r.Reason
-			return r
-		}
+		return nil
 	}
 	return nil
+}
+
+// joinWindow is how much of the neighbouring entries, in bytes, CheckWith
+// reads with a new one: more than any pattern spans (the longest allow a
+// couple of hundred characters between their parts).
+const joinWindow = 400
+
+func joined(r *Rejection) *Rejection {
+	r.Reason = "together with entries already in memory, " + r.Reason
+	return r
+}
+
+// tailWords returns about the last n bytes of s, starting at a word.
+func tailWords(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[len(s)-n:]
+	if i := strings.IndexAny(s, " \n"); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// headWords returns about the first n bytes of s, ending at a word.
+func headWords(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[:n]
+	if i := strings.LastIndexAny(s, " \n"); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 // compiled compiles the tables on first use (not at program start: most

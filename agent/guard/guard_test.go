@@ -329,8 +329,8 @@ func FuzzCheck(f *testing.F) {
 	})
 }
 
-// prefilterUnsound checks that no rule's literal prefilter, as Check runs
-// it (the litIndex), rules out an input its regexp matches.
+// prefilterUnsound checks that no rule's prefilter, as Check runs it (the
+// litIndex, then need), rules out an input its regexp matches.
 func prefilterUnsound(s string) (string, bool) {
 	c := compiled()
 	v := makeViews(s)
@@ -340,6 +340,9 @@ func prefilterUnsound(s string) (string, bool) {
 			continue
 		}
 		if !found.any(r.view, r.litIDs) {
+			return r.re.String(), false
+		}
+		if r.need != nil && !slices.ContainsFunc(r.need, func(n string) bool { return strings.Contains(v[r.view], n) }) {
 			return r.re.String(), false
 		}
 	}

@@ -35,6 +35,12 @@ type rule struct {
 	// litIndex, which finds them all in one pass before any rule runs.
 	lits   []string
 	litIDs []int32
+	// need, if set, lists substrings of the rule's own view one of which
+	// every match contains, where the literals cannot say it (they are
+	// lower-case): "DAN" in capitals, the ":" or "=" of an assignment. It
+	// keeps the costlier regexps from running on every long entry that
+	// merely mentions "password" or "Dana".
+	need []string
 }
 
 // checker holds the compiled tables; nothing changes them after newChecker.
@@ -78,6 +84,9 @@ const maxMatches = 32
 func (r *rule) match(v *views, found *litSets) *Rejection {
 	text := v[r.view]
 	if r.lits != nil && !found.any(r.view, r.litIDs) {
+		return nil
+	}
+	if r.need != nil && !slices.ContainsFunc(r.need, func(n string) bool { return strings.Contains(text, n) }) {
 		return nil
 	}
 	m := firstValid(r.re, text, r.valid)
