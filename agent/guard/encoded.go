@@ -40,7 +40,6 @@ func decodings(content, words string, t *decodeTriggers) []decoded {
 		}
 	}
 	for _, run := range runs(content, isBase64Byte, minBase64) {
-		run = strings.TrimRight(run, "=")
 		for _, enc := range [...]*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
 			if b, err := enc.DecodeString(run); err == nil {
 				add("base64", b)
@@ -109,8 +108,10 @@ func rot13(r rune) rune {
 	return r
 }
 
+// isBase64Byte: both alphabets (standard and URL-safe). Padding is not
+// part of a run: "?q=SWdu…" must yield the run after the "=".
 func isBase64Byte(c byte) bool {
-	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '-' || c == '_' || c == '='
+	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '-' || c == '_'
 }
 
 func isHexByte(c byte) bool {
@@ -118,8 +119,8 @@ func isHexByte(c byte) bool {
 }
 
 // runs returns the maximal runs of bytes satisfying in that are at least
-// min long.
-func runs(s string, in func(byte) bool, min int) []string {
+// atLeast long.
+func runs(s string, in func(byte) bool, atLeast int) []string {
 	var out []string
 	start := -1
 	for i := 0; i <= len(s); i++ {
@@ -129,7 +130,7 @@ func runs(s string, in func(byte) bool, min int) []string {
 			}
 			continue
 		}
-		if start >= 0 && i-start >= min {
+		if start >= 0 && i-start >= atLeast {
 			out = append(out, s[start:i])
 		}
 		start = -1
