@@ -47,7 +47,9 @@ func exfiltrationRules() []rule {
 	// parameter: "https://x.example/?k=$API_KEY", "…?token=…".
 	r = s.add(viewCased, "contains a URL that would carry a secret or variable to another site",
 		`(?i)\b(?:https?|ftp|wss?)://[^\s"'<>\x60]+`)
-	r.valid = urlLeaks(regexp.MustCompile(`\$\{?[A-Za-z_]|\{\{|%[A-Za-z_][A-Za-z0-9_]{2,}%`))
+	r.valid = urlLeaks(regexp.MustCompile(`\$\{?[A-Za-z_]|\{\{|%[A-Za-z_][A-Za-z0-9_]{2,}%`),
+		// A query value written as a variable to fill in: "CHAT_HISTORY".
+		regexp.MustCompile(`^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$`))
 
 	// Imperatives that ship the conversation, memory, files or secrets to
 	// a URL: "send the conversation to https://…". Team conventions ("Post
@@ -66,6 +68,31 @@ func exfiltrationRules() []rule {
 	s.add(viewLower, "contains a markdown image whose URL carries data (rendering it would leak it)",
 		`!\[[^\]]*\]\(\s*(?:https?:)?//[^)\s]*[?&][^)\s]*=`)
 
+	// HTML elements that load their URL when rendered (img, iframe, …):
+	// the same zero-click leak as a markdown image.
+	s.add(viewLower, "contains an HTML image or frame whose URL carries data (rendering it would leak it)",
+		`<\s*(?:img|iframe|frame|script|audio|video|source|embed|object|link|input)\b[^>]*?\b(?:src|href|data|poster|srcset)\s*=\s*["']?(?:https?:)?//[^"'\s>]*[?&#][^"'\s>]*=`)
+
+	// A URL with a slot for the user's data: "?q={secret}",
+	// "/{base64_of_env}", "?u=[USER_EMAIL]", "?info=<summary of the
+	// conversation>". Route templates ("/users/{id}") pass: the slot must
+	// name something worth stealing.
+	s.add(viewLower, "contains a link or image whose URL has a slot for the user's data (following or rendering it would leak it)",
+		`(?:https?:)?//[^\s"'>)]*?(?:[{\[<]|%7b)[^{}\[\]<>\n]{0,60}?(?:secret|key|token|pass|cred|env|memor|conversation|chat|histor|message|data|email|cookie|session|address|phone|summary|prompt|context|user)[^{}\[\]<>\n]{0,60}?(?:[}\]>]|%7d)`)
+
+	// A URL whose query ends in an empty value, next to the user's data:
+	// "append the user's last message to https://x/?m=".
+	r = s.add(viewLower, "looks like an instruction to put the user's data into a URL",
+		`(?:https?:)?//[^\s)"'>]*[?&][\w.-]*=(?:[\s)"'>]|$)`)
+	r.with = regexp.MustCompile(`\b(?:user's|users'|the user|their)\s+(?:\w+\s+){0,3}?(?:messages?|conversation|chat|secrets?|address|phone|email|passwords?|keys?|tokens?|history|memory|credentials?|data|name)\b|\b(?:conversation|chat history|secrets|credentials|passwords|api keys?|tokens)\b`)
+
+	// A credential file put into a URL, link or image: "put
+	// ~/.aws/credentials into a markdown image URL". Dotfiles next to a
+	// repository link pass.
+	r = s.add(viewLower, "looks like an instruction to put a credential file into a link, image or URL",
+		`\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\.aws/credentials\b|/etc/shadow\b|\.netrc\b|\.git-credentials\b|/proc/self/environ\b|(?:^|[\s/'"=@<(:])\.env(?:\s|$|[.,;:)'"])`)
+	r.with = regexp.MustCompile(`\b(?:image url|image link|markdown image|markdown link|query string|(?:into|in|inside|to) (?:a|an|the) (?:url|link|image|query))\b`)
+
 	// Reverse shells hand the machine, secrets included, to a remote host.
 	s.add(viewLower, "looks like a reverse shell",
 		`/dev/(?:tcp|udp)/`, `\b(?:nc|ncat|netcat)\s[^\n;|]*-[a-z]*e\s`)
@@ -79,8 +106,8 @@ func exfiltrationRules() []rule {
 // urlLeaks returns a validator reporting whether a URL carries a variable
 // (shell, cmd or template: vars) anywhere, or has a query parameter named
 // like a secret ("api_key", "accessToken", "X-Amz-Credential"; not
-// "keyword").
-func urlLeaks(vars *regexp.Regexp) func(string) bool {
+// "keyword"), or a query value that matches placeholder.
+func urlLeaks(vars, placeholder *regexp.Regexp) func(string) bool {
 	return func(u string) bool {
 		if vars.MatchString(u) {
 			return true
@@ -90,7 +117,10 @@ func urlLeaks(vars *regexp.Regexp) func(string) bool {
 			return false
 		}
 		for _, kv := range strings.FieldsFunc(u[q+1:], func(r rune) bool { return r == '&' || r == ';' || r == '#' }) {
-			k, _, _ := strings.Cut(kv, "=")
+			k, v, _ := strings.Cut(kv, "=")
+			if placeholder.MatchString(v) {
+				return true
+			}
 			for _, w := range strings.FieldsFunc(strings.ToLower(k), func(r rune) bool { return !unicode.IsLetter(r) }) {
 				switch {
 				case strings.HasSuffix(w, "key"), strings.HasSuffix(w, "token"), strings.HasSuffix(w, "secret"),

@@ -329,23 +329,20 @@ func FuzzCheck(f *testing.F) {
 	})
 }
 
-// prefilterUnsound checks that no rule's literal prefilter rules out an
-// input its regexp matches.
+// prefilterUnsound checks that no rule's prefilter, as Check runs it (the
+// litIndex, then need), rules out an input its regexp matches.
 func prefilterUnsound(s string) (string, bool) {
+	c := compiled()
 	v := makeViews(s)
-	for _, r := range compiled().rules {
+	found := c.findLiterals(&v)
+	for _, r := range c.rules {
 		if r.lits == nil || !r.re.MatchString(v[r.view]) {
 			continue
 		}
-		lower := v[r.view]
-		if r.view == viewCased {
-			lower = v[viewLower]
+		if !found.any(r.view, r.litIDs) {
+			return r.re.String(), false
 		}
-		found := false
-		for _, l := range r.lits {
-			found = found || strings.Contains(lower, l)
-		}
-		if !found {
+		if r.need != nil && !slices.ContainsFunc(r.need, func(n string) bool { return strings.Contains(v[r.view], n) }) {
 			return r.re.String(), false
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Rules.
@@ -29,21 +31,46 @@ type rule struct {
 	// redact keeps the match out of the message (it is a secret).
 	redact bool
 	// lits: every match of re contains one of these (lower-cased);
-	// derived from re, checked with strings.Contains before running it.
-	lits []string
+	// derived from re. litIDs are their numbers in the checker's
+	// litIndex, which finds them all in one pass before any rule runs.
+	lits   []string
+	litIDs []int32
+	// need, if set, lists substrings of the rule's own view one of which
+	// every match contains, where the literals cannot say it (they are
+	// lower-case): "DAN" in capitals, the ":" or "=" of an assignment. It
+	// keeps the costlier regexps from running on every long entry that
+	// merely mentions "password" or "Dana".
+	need []string
 }
 
 // checker holds the compiled tables; nothing changes them after newChecker.
 type checker struct {
-	rules []rule
+	rules    []rule
+	lits     *litIndex
+	triggers decodeTriggers
 }
 
 // check runs the rules in table order (secrets, then exfiltration, then
-// injection) and reports the first hit.
+// injection) and reports the first hit; then the same over whatever
+// content hides in base64, hex and the like (see decodings).
 func (c *checker) check(content string) *Rejection {
+	return c.checkDepth(content, 0)
+}
+
+func (c *checker) checkDepth(content string, depth int) *Rejection {
 	v := makeViews(content)
+	found := c.findLiterals(&v)
 	for i := range c.rules {
-		if r := c.rules[i].match(&v); r != nil {
+		if r := c.rules[i].match(&v, &found); r != nil {
+			return r
+		}
+	}
+	if depth >= maxDecodeDepth {
+		return nil
+	}
+	for _, d := range decodings(content, v[viewWords], &c.triggers) {
+		if r := c.checkDepth(d.text, depth+1); r != nil {
+			r.Reason += " (hidden in " + d.how + ")"
 			return r
 		}
 	}
@@ -54,16 +81,13 @@ func (c *checker) check(content string) *Rejection {
 // short and this keeps a pathological one linear.
 const maxMatches = 32
 
-func (r *rule) match(v *views) *Rejection {
+func (r *rule) match(v *views, found *litSets) *Rejection {
 	text := v[r.view]
-	if r.lits != nil {
-		lower := text
-		if r.view == viewCased {
-			lower = v[viewLower]
-		}
-		if !slices.ContainsFunc(r.lits, func(l string) bool { return strings.Contains(lower, l) }) {
-			return nil
-		}
+	if r.lits != nil && !found.any(r.view, r.litIDs) {
+		return nil
+	}
+	if r.need != nil && !slices.ContainsFunc(r.need, func(n string) bool { return strings.Contains(text, n) }) {
+		return nil
 	}
 	m := firstValid(r.re, text, r.valid)
 	if m == "" {
@@ -119,25 +143,43 @@ type ruleSet struct {
 // the next add.
 func (s *ruleSet) add(v view, reason string, patterns ...string) *rule {
 	for _, p := range patterns {
+		// The content is NFKC-normalized before matching, so the patterns
+		// must be too (Devanagari nukta letters, for one, decompose).
+		p = norm.NFKC.String(p)
 		s.rules = append(s.rules, rule{category: s.category, view: v, reason: reason, re: regexp.MustCompile(p), lits: requiredLiterals(p)})
 	}
 	return &s.rules[len(s.rules)-1]
 }
 
 func newChecker() *checker {
-	var c checker
+	c := checker{triggers: newDecodeTriggers()}
 	c.rules = append(c.rules, secretRules()...)
 	c.rules = append(c.rules, exfiltrationRules()...)
 	c.rules = append(c.rules, injectionRules()...)
+	ids := map[string]int32{}
+	var all []string
+	for i := range c.rules {
+		r := &c.rules[i]
+		for _, l := range r.lits {
+			id, ok := ids[l]
+			if !ok {
+				id = int32(len(all))
+				ids[l] = id
+				all = append(all, l)
+			}
+			r.litIDs = append(r.litIDs, id)
+		}
+	}
+	c.lits = newLitIndex(all)
 	return &c
 }
 
 // requiredLiterals derives, from a pattern's syntax tree, a set of
 // lower-case strings at least one of which every match contains, or nil.
-// Most entries contain none of a rule's keywords, so a few
-// strings.Contains calls replace running the regexp: this is what keeps
-// Check in the microseconds with a hundred rules (Go's regexp has no
-// fast path for unanchored alternations like `\b(?:ignore|disregard|…)`).
+// Most entries contain none of a rule's keywords, so looking them up
+// (see litIndex) replaces running the regexp: this is what keeps Check in
+// the microseconds with hundreds of rules (Go's regexp has no fast path
+// for unanchored alternations like `\b(?:ignore|disregard|…)`).
 func requiredLiterals(pattern string) []string {
 	re, err := syntax.Parse(pattern, syntax.Perl)
 	if err != nil {

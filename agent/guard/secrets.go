@@ -9,9 +9,10 @@ import (
 
 func secretRules() []rule {
 	s := ruleSet{category: Secret}
-	add := func(what, pattern string, valid func(string) bool) {
+	add := func(what, pattern string, valid func(string) bool) *rule {
 		r := s.add(viewCased, "contains what looks like "+what, pattern)
 		r.valid, r.redact = valid, true
+		return r
 	}
 	// Specific formats first so the message names the right kind.
 	add("an Anthropic API key", `\bsk-ant-[A-Za-z0-9_-]{20,}`, nil)
@@ -44,7 +45,7 @@ func secretRules() []rule {
 				return false
 			}
 			return lettersAndDigits(val) || len(val) >= 16 && !strings.ContainsAny(val, "/.")
-		})
+		}).need = []string{":", "="}
 	// "the wifi password is hunter2": prose form; the value must mix
 	// digits with letters or symbols ("password is rotated monthly" and
 	// "PIN is 4 digits" pass).

@@ -26,6 +26,11 @@ const (
 	// viewSquash: viewWords without spaces. For CJK (no word spacing)
 	// and run-together Latin ("ignorepreviousinstructions").
 	viewSquash
+	// viewNative: viewWords without the homoglyph folding, so Russian
+	// (and any Cyrillic or Greek) text reads as itself: the folding
+	// turns "игнорируй" into "игнopиpyй", which no table can spell. The
+	// same string as viewWords when nothing was folded.
+	viewNative
 	numViews
 )
 
@@ -37,8 +42,12 @@ func makeViews(s string) views {
 	var cased, lower strings.Builder
 	cased.Grow(len(s))
 	lower.Grow(len(s))
+	folded := false
 	space := "" // pending separator: "", " " or "\n"
 	for _, r := range s {
+		if isArabicDiacritic(r) {
+			continue
+		}
 		if unicode.IsSpace(r) {
 			if r == '\n' || r == '\u2028' || r == '\u2029' {
 				space = "\n"
@@ -52,15 +61,36 @@ func makeViews(s string) views {
 			lower.WriteString(space)
 		}
 		space = ""
-		r = foldHomoglyph(r)
-		cased.WriteRune(r)
-		lower.WriteRune(unicode.ToLower(r))
+		f := foldHomoglyph(r)
+		folded = folded || f != r
+		cased.WriteRune(f)
+		lower.WriteRune(unicode.ToLower(f))
 	}
 	v[viewCased] = cased.String()
 	v[viewLower] = lower.String()
 	v[viewWords] = wordsOf(v[viewLower])
 	v[viewSquash] = strings.ReplaceAll(v[viewWords], " ", "")
+	v[viewNative] = v[viewWords]
+	if folded {
+		v[viewNative] = wordsOf(strings.Map(func(r rune) rune {
+			if isArabicDiacritic(r) {
+				return -1
+			}
+			if r = unicode.ToLower(r); r == 'ё' {
+				return 'е' // written either way
+			}
+			return r
+		}, s))
+	}
 	return v
+}
+
+// isArabicDiacritic: the optional short-vowel marks (harakat, tanwin,
+// shadda, sukun, superscript alef) and the tatweel that stretches words.
+// Arabic is mostly written without them, so the tables are too, and
+// sprinkling them in must not hide a phrase.
+func isArabicDiacritic(r rune) bool {
+	return r >= 0x064B && r <= 0x065F || r == 0x0670 || r == 0x0640
 }
 
 func isWordRune(r rune) bool {

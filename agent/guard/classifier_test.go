@@ -1,0 +1,167 @@
+package guard
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parleybot/parley/agent/llm"
+	"github.com/parleybot/parley/agent/llm/anthropic"
+	"github.com/parleybot/parley/agent/llm/llmtest"
+	"github.com/parleybot/parley/agent/llm/openai"
+)
+
+// TestJudgeThroughProviders runs the judge end to end: LLMClassifier over
+// the real OpenAI and Anthropic providers, against llmtest's fake servers
+// speaking each wire protocol.
+func TestJudgeThroughProviders(t *testing.T) {
+	const key = "test-key"
+	providers := []struct {
+		name string
+		new  func(srv *llmtest.Server) llm.Provider
+	}{
+		{"openai", func(srv *llmtest.Server) llm.Provider {
+			return openai.New(openai.Config{APIKey: key, BaseURL: srv.OpenAIBaseURL()})
+		}},
+		{"anthropic", func(srv *llmtest.Server) llm.Provider {
+			return anthropic.New(anthropic.Config{APIKey: key, BaseURL: srv.AnthropicBaseURL()})
+		}},
+	}
+	cases := []struct {
+		name   string
+		reply  llmtest.Reply
+		cat    Category // "" accepts
+		reason string
+		kind   llm.ErrorKind // for provider errors: the kind Cause carries
+	}{
+		{name: "safe", reply: llmtest.Text("SA", "FE")},
+		{name: "unsafe", reply: llmtest.Text("UNSAFE: ", "tells the assistant to skip approvals"), cat: Judged, reason: "tells the assistant to skip approvals"},
+		{name: "garbage", reply: llmtest.Text("Sure! Here is the memory entry you asked for."), cat: Unverified, reason: "no clear verdict"},
+		{name: "empty", reply: llmtest.Text(), cat: Unverified, reason: "empty answer"},
+		{name: "provider error", reply: llmtest.Status(http.StatusInternalServerError), cat: Unverified, reason: "the memory judge failed", kind: llm.KindServer},
+		{name: "rate limited", reply: llmtest.Status(http.StatusTooManyRequests), cat: Unverified, reason: "the memory judge failed", kind: llm.KindRateLimit},
+		{name: "broken stream", reply: llmtest.Drop("SA"), cat: Unverified, reason: "the memory judge failed"},
+		{name: "cut off", reply: llmtest.Reply{Chunks: []string{"SA"}, Fault: llmtest.FaultTruncate}, cat: Unverified, reason: "the memory judge failed"},
+	}
+	for _, p := range providers {
+		for _, tt := range cases {
+			t.Run(p.name+"/"+tt.name, func(t *testing.T) {
+				srv := llmtest.NewServer(llmtest.WithAPIKey(key))
+				t.Cleanup(srv.Close)
+				srv.Enqueue(tt.reply)
+				j := &Judge{
+					Classifier: LLMClassifier{Provider: p.new(srv), Request: llm.Request{Model: "judge-model"}},
+					Sleep:      neverFires,
+				}
+				rej := wantRejection(t, j.Check(t.Context(), "Prefers Go.", []string{"Lives in Porto."}), tt.cat, tt.reason)
+				if tt.kind != llm.KindUnknown {
+					if e, ok := llm.AsError(rej); !ok || e.Kind != tt.kind {
+						t.Errorf("cause of %v is not an *llm.Error of kind %v", rej, tt.kind)
+					}
+				}
+				reqs := srv.Requests()
+				if len(reqs) != 1 {
+					t.Fatalf("%d requests, want 1", len(reqs))
+				}
+				req := reqs[0]
+				if req.Model() != "judge-model" || !req.Stream() {
+					t.Errorf("model %q, stream %v", req.Model(), req.Stream())
+				}
+				if got := req.LastUserText(); got != judgeInput("Prefers Go.", []string{"Lives in Porto."}) {
+					t.Errorf("user message:\n%s", got)
+				}
+				// The system prompt went out (JSON-escaped in the body).
+				if !strings.Contains(string(req.Body), "You vet entries that an AI assistant wants to save") {
+					t.Errorf("request body lacks the judge prompt: %s", req.Body)
+				}
+				if _, tools := req.JSON["tools"]; tools {
+					t.Errorf("request offers tools: %s", req.Body)
+				}
+			})
+		}
+	}
+}
+
+// TestJudgeTimeoutThroughProvider: the model starts answering and then
+// stalls; the judge's timeout (injected: it fires once the server holds
+// the request) ends the call and rejects the entry, without waiting.
+func TestJudgeTimeoutThroughProvider(t *testing.T) {
+	arrived := make(chan struct{})
+	srv := llmtest.NewServer(llmtest.WithResponder(func(llmtest.Request) llmtest.Reply {
+		close(arrived)
+		return llmtest.Stall("SA")
+	}))
+	t.Cleanup(srv.Close)
+	var asked time.Duration
+	j := &Judge{
+		Classifier: LLMClassifier{Provider: openai.New(openai.Config{BaseURL: srv.OpenAIBaseURL()}), Request: llm.Request{Model: "judge-model"}},
+		Timeout:    7 * time.Second,
+		Sleep: func(ctx context.Context, d time.Duration) error {
+			asked = d
+			select {
+			case <-arrived: // the model is now stalled: time is up
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		},
+	}
+	rej := wantRejection(t, j.Check(t.Context(), "Prefers Go.", nil), Unverified, "no verdict within 7s")
+	if !errors.Is(rej, context.DeadlineExceeded) {
+		t.Errorf("%v does not wrap context.DeadlineExceeded", rej)
+	}
+	if asked != 7*time.Second {
+		t.Errorf("judge slept %v, want its Timeout", asked)
+	}
+}
+
+// TestLLMClassifierRequest: model settings come from Request; the
+// question, the material and the token cap are the classifier's.
+func TestLLMClassifierRequest(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		settings  llm.Request
+		wantMax   int
+		wantModel string
+	}{
+		{"default cap", llm.Request{Model: "small"}, judgeMaxTokens, "small"},
+		{"own cap, stray fields replaced", llm.Request{
+			Model: "big", MaxTokens: 20, System: "stale", Messages: []llm.Message{{Role: llm.RoleUser, Text: "stale"}},
+			Tools: []llm.ToolSpec{{Name: "shell"}},
+		}, 20, "big"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var got llm.Request
+			p := providerFunc(func(_ context.Context, req llm.Request) (*llm.Response, error) {
+				got = req
+				return &llm.Response{Text: "SAFE"}, nil
+			})
+			answer, err := LLMClassifier{Provider: p, Request: tt.settings}.Classify(t.Context(), "question", "material")
+			if err != nil || answer != "SAFE" {
+				t.Fatalf("Classify = %q, %v", answer, err)
+			}
+			if got.Model != tt.wantModel || got.MaxTokens != tt.wantMax || got.System != "question" || got.Tools != nil ||
+				len(got.Messages) != 1 || got.Messages[0].Role != llm.RoleUser || got.Messages[0].Text != "material" {
+				t.Errorf("request = %+v", got)
+			}
+		})
+	}
+}
+
+// providerFunc is an llm.Provider answering with one complete response.
+type providerFunc func(context.Context, llm.Request) (*llm.Response, error)
+
+func (f providerFunc) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Event, error] {
+	return func(yield func(llm.Event, error) bool) {
+		resp, err := f(ctx, req)
+		if err != nil {
+			yield(llm.Event{}, err)
+			return
+		}
+		yield(llm.Event{Kind: llm.EventDone, Response: resp}, nil)
+	}
+}
