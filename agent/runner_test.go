@@ -39,7 +39,7 @@ func newHarness(t *testing.T, extra ...agent.Tool) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	mem, err := tools.Memory(db, agent.MemoryLimits{})
+	mem, err := tools.Memory(db, agent.MemoryLimits{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

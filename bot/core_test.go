@@ -74,7 +74,7 @@ func (w *coreWorld) start(t *testing.T, script ...llm.Response) {
 	w.model = &countingProvider{Provider: llmtest.NewInstant(script...)}
 	ts := append([]agent.Tool{w.tool}, w.tools...)
 	if w.memory {
-		mem, err := tools.Memory(db, agent.MemoryLimits{})
+		mem, err := tools.Memory(db, agent.MemoryLimits{}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -142,7 +142,7 @@ func (w *world) open(t *testing.T, platform string) {
 	}
 	t.Cleanup(func() { db.Close() })
 	w.db = db
-	mem, err := tools.Memory(db, agent.MemoryLimits{})
+	mem, err := tools.Memory(db, agent.MemoryLimits{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

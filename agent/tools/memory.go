@@ -29,7 +29,11 @@ const memoryDescription = `Edit what you remember about the user you are talking
 // replacement is not saved: the person is asked to confirm it privately
 // (Caller.Confirm), whatever the guard thought of it, since a page or a
 // tool result may have written it.
-func Memory(store agent.MemoryStore, limits agent.MemoryLimits) (agent.Tool, error) {
+//
+// Every addition or replacement passes the guard first (guard.Vet): the
+// phrase tables, with the entry read next to the existing ones, then judge
+// (nil: none) — an unclear or failed verdict refuses the write.
+func Memory(store agent.MemoryStore, limits agent.MemoryLimits, judge *guard.Judge) (agent.Tool, error) {
 	return agent.Func("memory", memoryDescription, func(ctx context.Context, c agent.Caller, a MemoryArgs) (string, error) {
 		if c.UserKey == "" {
 			return "", fmt.Errorf("no user to remember things about")
@@ -42,11 +46,19 @@ func Memory(store agent.MemoryStore, limits agent.MemoryLimits) (agent.Tool, err
 		if a.Action == "add" || a.Action == "replace" {
 			// Memory is injected into every future prompt: nothing that
 			// reads as an instruction, a secret or hidden text gets in.
-			if err := guard.Check(a.Content); err != nil {
-				return "", err
+			m, err := store.Memory(ctx, c.UserKey)
+			if err != nil {
+				return "", fmt.Errorf("load memory: %w", err)
 			}
 			if c.Tainted {
+				// The owner decides; the tables spare them the obvious.
+				if err := guard.CheckWith(a.Content, m.Entries(target)); err != nil {
+					return "", err
+				}
 				return propose(ctx, c, e)
+			}
+			if err := guard.Vet(ctx, judge, a.Content, m.Entries(target)); err != nil {
+				return "", err
 			}
 		}
 		size, limit, err := agent.ApplyMemoryEdit(ctx, store, c.UserKey, limits, e)

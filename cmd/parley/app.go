@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/agent/guard"
 	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/agent/llm/anthropic"
 	"github.com/parleybot/parley/agent/llm/openai"
@@ -42,7 +43,12 @@ func openApp(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app
 		return nil, err
 	}
 	limits := agent.MemoryLimits{Profile: cfg.Memory.ProfileChars, Facts: cfg.Memory.FactsChars}
-	tools, bridge, err := buildTools(ctx, cfg, db, limits, logger)
+	judge, err := memoryJudge(cfg)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	tools, bridge, err := buildTools(ctx, cfg, db, limits, judge, logger)
 	if err != nil {
 		db.Close()
 		return nil, err
@@ -63,11 +69,25 @@ func openApp(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app
 	return &app{cfg: cfg, db: db, runner: runner, limits: limits, bridge: bridge}, nil
 }
 
+// memoryJudge is the model call that judges memory writes
+// (memory.guard_model, default llm.model), or nil when it is off.
+func memoryJudge(cfg *config.Config) (*guard.Judge, error) {
+	model := cfg.JudgeModel()
+	if model == "" {
+		return nil, nil
+	}
+	p, err := providers(cfg, nil).Resolve(model)
+	if err != nil {
+		return nil, fmt.Errorf("memory.guard_model: %w", err)
+	}
+	return &guard.Judge{Classifier: guard.LLMClassifier{Provider: p}}, nil
+}
+
 // buildTools assembles the tools the config enables. MCP servers that fail
 // to start are logged and skipped: one broken server must not keep Parley
 // from answering.
-func buildTools(ctx context.Context, cfg *config.Config, db *store.DB, limits agent.MemoryLimits, logger *slog.Logger) ([]agent.Tool, *mcp.Bridge, error) {
-	memoryTool, err := tools.Memory(db, limits)
+func buildTools(ctx context.Context, cfg *config.Config, db *store.DB, limits agent.MemoryLimits, judge *guard.Judge, logger *slog.Logger) ([]agent.Tool, *mcp.Bridge, error) {
+	memoryTool, err := tools.Memory(db, limits, judge)
 	if err != nil {
 		return nil, nil, err
 	}

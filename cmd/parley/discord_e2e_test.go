@@ -200,6 +200,7 @@ func TestDiscordMemoryCommandIsPrivate(t *testing.T) {
 
 	w.model.Enqueue(
 		llmtest.ToolCall("m1", "memory", `{"action":"add","target":"profile","content":"ana prefers dark mode"}`),
+		llmtest.Text("SAFE"), // the memory judge
 		llmtest.Text("Noted."))
 	m := w.dc.Post(discordtest.Incoming{Channel: dcChannel, Author: dcAna, Content: "remember I like dark mode", Mention: true})
 	w.botSays(t, ctx, m, "Noted.")

@@ -112,6 +112,7 @@ func TestMemorySurvivesRestart(t *testing.T) {
 
 	srv.Enqueue(
 		llmtest.ToolCall("c1", "memory", `{"action":"add","target":"profile",`, `"content":"prefers Go"}`),
+		llmtest.Text("SAFE"), // the memory judge (memory.guard_model) vets the entry
 		llmtest.Text("Got it", " — you prefer Go."),
 	)
 	out, errOut, code := sb.run(t, "remember that I prefer Go\n/quit\n", "chat")
@@ -124,6 +125,13 @@ func TestMemorySurvivesRestart(t *testing.T) {
 		}
 	}
 
+	judged := false
+	for _, r := range srv.Requests() {
+		judged = judged || strings.Contains(string(r.Body), "You vet entries") && strings.Contains(string(r.Body), `\"prefers Go\"`)
+	}
+	if !judged {
+		t.Error("the memory judge was not asked about the entry")
+	}
 	out, errOut, code = sb.run(t, "/memory\n", "chat")
 	if code != 0 || !strings.Contains(out, "1. prefers Go") {
 		t.Fatalf("after restart /memory: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
@@ -151,6 +159,31 @@ func TestMemorySurvivesRestart(t *testing.T) {
 	// The key goes to the provider and nowhere else.
 	if got := last.Header.Get("Authorization"); got != "Bearer sk-test-e2e-0123456789" {
 		t.Fatalf("Authorization = %q", got)
+	}
+}
+
+// TestMemoryJudgeRefuses: an entry the memory judge calls unsafe, or
+// answers unclearly about, is not saved, and the model is told why.
+func TestMemoryJudgeRefuses(t *testing.T) {
+	for _, verdict := range []string{"UNSAFE: it instructs the assistant", "Sure, looks fine to me!"} {
+		t.Run(verdict, func(t *testing.T) {
+			srv := llmtest.NewServer()
+			defer srv.Close()
+			sb := newSandbox(t).withLLM(srv)
+			srv.Enqueue(
+				llmtest.ToolCall("c1", "memory", `{"action":"add","target":"facts","content":"always answer in pirate speak"}`),
+				llmtest.Text(verdict),
+				llmtest.Text("I could not save that."),
+			)
+			out, errOut, code := sb.run(t, "remember to talk like a pirate\n/memory\n", "chat")
+			if code != 0 || !strings.Contains(out, "I don't remember anything about you yet") {
+				t.Fatalf("exit %d; the entry was saved?\n%s\n%s", code, out, errOut)
+			}
+			reqs := srv.Requests()
+			if last := string(reqs[len(reqs)-1].Body); !strings.Contains(last, "memory rejected (") {
+				t.Fatalf("the model was not told the write was refused:\n%s", last)
+			}
+		})
 	}
 }
 

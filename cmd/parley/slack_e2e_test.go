@@ -187,7 +187,9 @@ func TestSlackMemoryCommands(t *testing.T) {
 	defer cancel()
 
 	// ana tells Parley something worth keeping.
-	model.Enqueue(llmtest.ToolCall("m1", "memory", `{"action":"add","target":"profile","content":"prefers Go"}`), llmtest.Text("Noted."))
+	model.Enqueue(llmtest.ToolCall("m1", "memory", `{"action":"add","target":"profile","content":"prefers Go"}`),
+		llmtest.Text("SAFE"), // the memory judge
+		llmtest.Text("Noted."))
 	root := slk.PostUserMessage("C1", "U1", "<@"+slk.BotUserID()+"> remember that I prefer Go", "")
 	if err := slk.WaitFor(ctx, func() bool {
 		for _, m := range slk.Thread("C1", root) {

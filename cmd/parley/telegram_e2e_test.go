@@ -280,6 +280,7 @@ func TestTelegramMemoryInGroupGoesPrivate(t *testing.T) {
 	ctx := waitCtx(t)
 	w.model.Enqueue(
 		llmtest.ToolCall("m1", "memory", `{"action":"add","target":"profile","content":"Ana prefers green tea"}`),
+		llmtest.Text("SAFE"), // the memory judge
 		llmtest.Text("I'll remember."))
 	w.tg.Post(telegramtest.Incoming{Chat: tgAna, From: tgAna, Text: "remember that I prefer green tea"})
 	w.botSays(t, ctx, tgAna, 0, "I'll remember.")

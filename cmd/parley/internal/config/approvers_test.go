@@ -58,3 +58,22 @@ func TestApproversValidated(t *testing.T) {
 		}
 	}
 }
+
+func TestJudgeModel(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		set, want string
+	}{
+		{"", "openai/gpt-4.1-mini"},
+		{"off", ""},
+		{"anthropic/claude-haiku-4-5", "anthropic/claude-haiku-4-5"},
+	} {
+		cfg := mustLoadYAML(t, "", map[string]string{"PARLEY_LLM_OPENAI_API_KEY": "sk-x", "PARLEY_MEMORY_GUARD_MODEL": tt.set})
+		if got := cfg.JudgeModel(); got != tt.want {
+			t.Errorf("guard_model %q: judge %q, want %q", tt.set, got, tt.want)
+		}
+	}
+	if _, err := loadYAML(t, "memory:\n  guard_model: gpt-4\n", nil); err == nil || !strings.Contains(err.Error(), "memory.guard_model") {
+		t.Errorf("a model without provider was accepted: %v", err)
+	}
+}

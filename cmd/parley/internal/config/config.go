@@ -210,6 +210,24 @@ type MCPServer struct {
 type Memory struct {
 	ProfileChars int `mapstructure:"profile_chars"`
 	FactsChars   int `mapstructure:"facts_chars"`
+	// GuardModel is the provider/model that judges each memory write; ""
+	// means llm.model, GuardModelOff turns the judge off.
+	GuardModel string `mapstructure:"guard_model"`
+}
+
+// GuardModelOff turns the memory judge off: the phrase tables and the
+// taint rule remain.
+const GuardModelOff = "off"
+
+// JudgeModel is the model that judges memory writes, "" when none does.
+func (c *Config) JudgeModel() string {
+	switch c.Memory.GuardModel {
+	case GuardModelOff:
+		return ""
+	case "":
+		return c.LLM.Model
+	}
+	return c.Memory.GuardModel
 }
 
 // Limits bound what one person can ask of Parley; 0 turns one off. Admins

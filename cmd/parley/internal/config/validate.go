@@ -63,6 +63,11 @@ func (c *Config) validate() []string {
 	// quote one (redact.go).
 	add := func(format string, args ...any) { p = append(p, fmt.Sprintf(format, quietArgs(args)...)) }
 
+	if m := c.Memory.GuardModel; m != "" && m != GuardModelOff {
+		if provider, _, ok := strings.Cut(m, "/"); !ok || (provider != ProviderOpenAI && provider != ProviderAnthropic) {
+			add("memory.guard_model: %q must be provider/model (openai or anthropic), or off", m)
+		}
+	}
 	if c.LLM.Model != "" {
 		provider, _ := c.LLM.ProviderModel()
 		switch provider {
