@@ -240,8 +240,10 @@ func (r *Router) enqueue(ctx context.Context, m Message) error {
 	if err != nil {
 		return fmt.Errorf("session for %s: %w", m.Thread, err)
 	}
-	if err := r.noteStarter(ctx, sid, m.User); err != nil {
-		return err
+	if !m.Direct { // a direct chat belongs to its one person anyway
+		if err := r.noteStarter(ctx, sid, m.User); err != nil {
+			return err
+		}
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
