@@ -28,11 +28,11 @@ func buildParley(ctx context.Context, dir string, stderr io.Writer) (string, err
 		return "", errors.New("not inside the parley module (go env GOMOD is empty); run from the repository or pass -bin")
 	}
 	bin := filepath.Join(dir, "parley")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/parley")
+	build := exec.CommandContext(ctx, "go", "build", "-tags", "sqlite_fts5", "-o", bin, "./cmd/parley")
 	build.Dir = filepath.Dir(gomod)
 	build.Stdout, build.Stderr = stderr, stderr
 	if err := build.Run(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/parley: %w", err)
+		return "", fmt.Errorf("go build -tags sqlite_fts5 ./cmd/parley: %w", err)
 	}
 	return bin, nil
 }
