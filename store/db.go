@@ -36,6 +36,9 @@ type DB struct {
 	r     *sql.DB // read-only connections: reads that need no write lock
 	now   func() time.Time
 	newID func() string
+	// noFTS is why the knowledge base is off (a build without FTS5), or
+	// nil.
+	noFTS error
 }
 
 // Open opens the database at path, creating it (and its directory) when
@@ -78,6 +81,9 @@ func open(ctx context.Context, path string, schema fs.FS, opts ...Option) (_ *DB
 		return nil, classify(path, cfg.busyTimeout, err)
 	}
 	if err := migrate(ctx, db.w, schema); err != nil {
+		return nil, classify(path, cfg.busyTimeout, err)
+	}
+	if err := db.createKeywordIndex(ctx); err != nil {
 		return nil, classify(path, cfg.busyTimeout, err)
 	}
 

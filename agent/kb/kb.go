@@ -27,6 +27,7 @@ type Document struct {
 // Result is one passage found by a search, ready to cite as
 // "Source:Start-End".
 type Result struct {
+	ChunkID    int64
 	DocID      int64
 	Source     string
 	Start, End int
