@@ -46,9 +46,12 @@ type Server struct {
 	closing   chan struct{} // closed by Close, releases stalled handlers
 	closeOnce sync.Once
 
-	mu       sync.Mutex
-	queue    []Reply
-	requests []Request
+	embed func(string) []float32
+
+	mu         sync.Mutex
+	queue      []Reply
+	embedQueue []Reply
+	requests   []Request
 }
 
 // Option configures a Server.
@@ -82,6 +85,7 @@ func NewServer(opts ...Option) *Server {
 	mux.HandleFunc("POST /v1/messages", func(w http.ResponseWriter, r *http.Request) {
 		s.complete(w, r, anthropic{})
 	})
+	mux.HandleFunc("POST /v1/embeddings", s.embeddings)
 	mux.HandleFunc("GET /v1/models", s.models)
 	mux.HandleFunc("/", s.notFound)
 	s.hs = httptest.NewServer(mux)

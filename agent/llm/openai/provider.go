@@ -24,9 +24,10 @@ type Config = llm.Config
 
 // Provider streams Chat Completions. It is safe for concurrent use.
 type Provider struct {
-	chat     sdk.ChatCompletionService
-	models   sdk.ModelService
-	endpoint llm.Endpoint // names the API in errors, and scrubs the key from them
+	chat       sdk.ChatCompletionService
+	models     sdk.ModelService
+	embeddings sdk.EmbeddingService
+	endpoint   llm.Endpoint // names the API in errors, and scrubs the key from them
 }
 
 // New returns a Provider for cfg.
@@ -48,9 +49,10 @@ func New(cfg Config) *Provider {
 	// OPENAI_CUSTOM_HEADERS, which no explicit option overrides) and this
 	// package must send exactly what Config says.
 	return &Provider{
-		chat:     sdk.NewChatCompletionService(opts...),
-		models:   sdk.NewModelService(opts...),
-		endpoint: llm.Endpoint{Provider: "OpenAI", BaseURL: base, APIKey: cfg.APIKey, ReadError: readError},
+		chat:       sdk.NewChatCompletionService(opts...),
+		models:     sdk.NewModelService(opts...),
+		embeddings: sdk.NewEmbeddingService(opts...),
+		endpoint:   llm.Endpoint{Provider: "OpenAI", BaseURL: base, APIKey: cfg.APIKey, ReadError: readError},
 	}
 }
 
