@@ -17,6 +17,10 @@ type Caller struct {
 	SessionID string
 	UserKey   string // "platform:id"
 	UserName  string
+	// Scopes are the scopes lookups of this turn cover (documents, and
+	// later skills and memos): bot.Where.VisibleKeys of where the message
+	// was written. Tools use these and nothing the model wrote.
+	Scopes []string
 	// Tainted says the turn has read untrusted content — a fetched page,
 	// an MCP result, another person's message — so what it proposes to
 	// keep (memory) may have been planted and needs the person's own
@@ -63,6 +67,14 @@ type Mandatory interface {
 type Untrusted interface {
 	UntrustedOutput() bool
 }
+
+// MarkUntrusted returns t marked as a tool whose results carry text from
+// outside (Untrusted).
+func MarkUntrusted(t Tool) Tool { return untrustedTool{t} }
+
+type untrustedTool struct{ Tool }
+
+func (untrustedTool) UntrustedOutput() bool { return true }
 
 // Risky is implemented by tools that can tell an approver what is risky
 // about a call (a shell command piping a download into a shell).

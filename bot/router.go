@@ -371,7 +371,8 @@ func (r *Router) turn(ctx context.Context, sid string, batch []Message, base age
 
 	t := base
 	t.SessionID, t.Key = sid, m.Key
-	t.Caller = agent.Caller{SessionID: sid, UserKey: m.User.Key(), UserName: m.User.Name}
+	t.Caller = agent.Caller{SessionID: sid, UserKey: m.User.Key(), UserName: m.User.Name,
+		Scopes: Where{Thread: m.Thread, User: m.User, Direct: m.Direct}.VisibleKeys()}
 	t.Place = agent.Place{Platform: m.Thread.Platform, ChatName: m.Place.ChatName, ChatKind: m.Place.ChatKind, Thread: m.Place.Thread}
 	if !t.Resume {
 		t.Text = joinTexts(batch)

@@ -112,14 +112,9 @@ func New(opts Options) (agent.Tool, error) {
 	if err != nil {
 		return nil, err
 	}
-	return untrustedTool{t}, nil
+	// A page may say anything, to the model too.
+	return agent.MarkUntrusted(t), nil
 }
-
-// untrustedTool marks the tool's results as text from outside: a page may
-// say anything, to the model too (agent.Untrusted).
-type untrustedTool struct{ agent.Tool }
-
-func (untrustedTool) UntrustedOutput() bool { return true }
 
 func newFetcher(opts Options) (*fetcher, error) {
 	opts = opts.withDefaults()
