@@ -62,6 +62,7 @@ type Config struct {
 	Tools    Tools    `mapstructure:"tools"`
 	Memory   Memory   `mapstructure:"memory"`
 	Limits   Limits   `mapstructure:"limits"`
+	KB       KB       `mapstructure:"kb"`
 	HTTP     HTTP     `mapstructure:"http"`
 
 	// File is the configuration file that was read, or "" if none was
@@ -240,6 +241,33 @@ type Limits struct {
 	MessageChars   int `mapstructure:"message_chars"`
 }
 
+// KB configures the knowledge base (docs/knowledge-base.md).
+type KB struct {
+	// Dirs are folders kept in sync while Parley runs, in the operator's
+	// scope: new, changed and deleted files are picked up.
+	Dirs []string `mapstructure:"dirs"`
+	// EmbeddingModel turns on search by meaning: provider/model of an
+	// embeddings endpoint (openai, or an OpenAI-compatible server through
+	// llm.openai.base_url). Empty: keyword-only.
+	EmbeddingModel string `mapstructure:"embedding_model"`
+	// ChunkLines, ChunkOverlap and ChunkChars size the passages.
+	ChunkLines   int `mapstructure:"chunk_lines"`
+	ChunkOverlap int `mapstructure:"chunk_overlap"`
+	ChunkChars   int `mapstructure:"chunk_chars"`
+	// MaxFileMB caps one document; MaxScopeMB the documents of one scope
+	// (the operator's, a workspace's, a person's) together.
+	MaxFileMB  int `mapstructure:"max_file_mb"`
+	MaxScopeMB int `mapstructure:"max_scope_mb"`
+	// TopK is how many passages a search returns by default.
+	TopK int `mapstructure:"top_k"`
+	// KeywordWeight and VectorWeight weigh the two passes in the
+	// Reciprocal Rank Fusion, RRFK is its k, MinScore its floor.
+	KeywordWeight float64 `mapstructure:"keyword_weight"`
+	VectorWeight  float64 `mapstructure:"vector_weight"`
+	RRFK          float64 `mapstructure:"rrf_k"`
+	MinScore      float64 `mapstructure:"min_score"`
+}
+
 // Toggle is a feature that is on or off.
 type Toggle struct {
 	Enabled bool `mapstructure:"enabled"`
@@ -268,6 +296,8 @@ func Default() Config {
 		Tools:    Tools{WebFetch: Toggle{Enabled: true}, Approval: Approval{ExpireMinutes: 10}},
 		Memory:   Memory{ProfileChars: 1500, FactsChars: 3000},
 		Limits:   Limits{TurnsPerMinute: 10, DailyTokens: 1_000_000, QueueMessages: 20, QueueBytes: 64 << 10, MessageChars: 16000},
+		KB: KB{ChunkLines: 40, ChunkOverlap: 5, ChunkChars: 4000, MaxFileMB: 20, MaxScopeMB: 200, TopK: 5,
+			KeywordWeight: 1, VectorWeight: 1.5, RRFK: 60},
 		HTTP:     HTTP{Listen: "127.0.0.1:8080"},
 	}
 }

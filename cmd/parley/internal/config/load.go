@@ -329,6 +329,12 @@ func set(dst reflect.Value, raw any) error {
 			return err
 		}
 		dst.SetInt(int64(n))
+	case reflect.Float64:
+		f, err := toFloat(raw)
+		if err != nil {
+			return err
+		}
+		dst.SetFloat(f)
 	case reflect.Bool:
 		b, err := toBool(raw)
 		if err != nil {
@@ -396,6 +402,25 @@ func toInt(raw any) (int, error) {
 			return 0, fmt.Errorf("%q is not a number", s)
 		}
 		return n, nil
+	default:
+		return 0, fmt.Errorf("want a number, got %s", describe(raw))
+	}
+}
+
+func toFloat(raw any) (float64, error) {
+	switch x := raw.(type) {
+	case float64:
+		return x, nil
+	case int, int64, uint64:
+		n, err := toInt(raw)
+		return float64(n), err
+	case string:
+		s := strings.TrimSpace(x)
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return 0, fmt.Errorf("%q is not a number", s)
+		}
+		return f, nil
 	default:
 		return 0, fmt.Errorf("want a number, got %s", describe(raw))
 	}

@@ -120,6 +120,7 @@ func (c *Config) validate() []string {
 			add("%s: %d is out of range; want 100 to 100000 characters", m.key, m.n)
 		}
 	}
+	p = append(p, c.KB.validate()...)
 	for _, name := range c.Tools.Approval.Never {
 		if name == "shell" {
 			add("tools.approval.never: shell always needs approval; remove it from the list")
@@ -278,4 +279,50 @@ func validServerName(s string) bool {
 		}
 	}
 	return true
+}
+
+// validate checks the kb.* keys.
+func (k *KB) validate() []string {
+	var p []string
+	add := func(format string, args ...any) { p = append(p, fmt.Sprintf(format, quietArgs(args)...)) }
+	if m := k.EmbeddingModel; m != "" {
+		provider, model, ok := strings.Cut(m, "/")
+		switch {
+		case !ok || model == "":
+			add("kb.embedding_model: %q must be provider/model, e.g. openai/text-embedding-3-small", m)
+		case provider == ProviderAnthropic:
+			add("kb.embedding_model: Anthropic has no embeddings endpoint; use openai/… (OpenAI, or a compatible server such as Ollama through llm.openai.base_url)")
+		case provider != ProviderOpenAI:
+			add("kb.embedding_model: provider %q in %q is not supported; want openai", provider, m)
+		}
+	}
+	for _, r := range []struct {
+		key      string
+		n        int
+		min, max int
+	}{
+		{"kb.chunk_lines", k.ChunkLines, 1, 1000},
+		{"kb.chunk_overlap", k.ChunkOverlap, 0, 999},
+		{"kb.chunk_chars", k.ChunkChars, 200, 100000},
+		{"kb.max_file_mb", k.MaxFileMB, 1, 1024},
+		{"kb.max_scope_mb", k.MaxScopeMB, 1, 100000},
+		{"kb.top_k", k.TopK, 1, 20},
+	} {
+		if r.n < r.min || r.n > r.max {
+			add("%s: %d is out of range; want %d to %d", r.key, r.n, r.min, r.max)
+		}
+	}
+	if k.ChunkOverlap >= k.ChunkLines {
+		add("kb.chunk_overlap: %d must be less than kb.chunk_lines (%d)", k.ChunkOverlap, k.ChunkLines)
+	}
+	if k.KeywordWeight < 0 || k.VectorWeight < 0 || k.KeywordWeight+k.VectorWeight == 0 {
+		add("kb.keyword_weight and kb.vector_weight: want weights of 0 or more, not both 0")
+	}
+	if k.RRFK <= 0 {
+		add("kb.rrf_k: %g must be more than 0", k.RRFK)
+	}
+	if k.MinScore < 0 {
+		add("kb.min_score: %g must be 0 or more", k.MinScore)
+	}
+	return p
 }

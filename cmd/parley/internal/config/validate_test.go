@@ -28,6 +28,31 @@ func TestValidation(t *testing.T) {
 			want: []string{`telegram.mode: "push" is not valid; want polling or webhook`},
 		},
 		{
+			name: "kb embedding model from anthropic",
+			yaml: "kb:\n  embedding_model: anthropic/claude\n",
+			want: []string{`kb.embedding_model: Anthropic has no embeddings endpoint; use openai/… (OpenAI, or a compatible server such as Ollama through llm.openai.base_url)`},
+		},
+		{
+			name: "kb embedding model without provider",
+			env:  map[string]string{"PARLEY_KB_EMBEDDING_MODEL": "text-embedding-3-small"},
+			want: []string{`kb.embedding_model: "text-embedding-3-small" must be provider/model, e.g. openai/text-embedding-3-small`},
+		},
+		{
+			name: "kb sizes",
+			yaml: "kb:\n  chunk_lines: 4\n  chunk_overlap: 4\n  top_k: 50\n  vector_weight: -1\n  rrf_k: 0\n",
+			want: []string{
+				"kb.top_k: 50 is out of range; want 1 to 20",
+				"kb.chunk_overlap: 4 must be less than kb.chunk_lines (4)",
+				"kb.keyword_weight and kb.vector_weight: want weights of 0 or more, not both 0",
+				"kb.rrf_k: 0 must be more than 0",
+			},
+		},
+		{
+			name: "kb weight from the environment",
+			env:  map[string]string{"PARLEY_KB_VECTOR_WEIGHT": "many"},
+			want: []string{`kb.vector_weight: "many" is not a number (from PARLEY_KB_VECTOR_WEIGHT)`},
+		},
+		{
 			name: "model without provider",
 			yaml: "llm:\n  model: gpt-4o\n",
 			want: []string{`llm.model: "gpt-4o" must be provider/model, e.g. openai/gpt-4o-mini`},
