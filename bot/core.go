@@ -44,6 +44,8 @@ type CoreConfig struct {
 	Model string
 	// Limits bound what one person can ask of Parley (quota.go).
 	Limits Limits
+	// Knowledge is the knowledge base /kb manages; nil: none.
+	Knowledge Knowledge
 	// ResumeWithin bounds crash recovery (default 24 h).
 	ResumeWithin time.Duration
 	// Now and Sleep are the clock of everything in the core (defaults:
@@ -97,7 +99,8 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 		Commands: New(cfg.Store, cfg.Runner.Memory, cfg.MemoryLimits),
 		Access:   cfg.Access, Outbound: out, Approvals: approvals,
 		MaxConcurrent: cfg.MaxConcurrent, Model: cfg.Model, Limits: cfg.Limits, ResumeWithin: cfg.ResumeWithin,
-		Now: cfg.Now, Logger: cfg.Logger,
+		Knowledge: cfg.Knowledge,
+		Now:       cfg.Now, Logger: cfg.Logger,
 	}, cfg.Adapters...)
 	if err != nil {
 		return nil, err

@@ -18,6 +18,8 @@ type inboxRecord struct {
 	Message *Message `json:"message,omitempty"`
 	// Approval is the decision to continue a session with (kindApproval).
 	Approval *approvalResume `json:"approval,omitempty"`
+	// KBAdd is a /kb add to finish (kindKBAdd).
+	KBAdd *kbAddJob `json:"kb_add,omitempty"`
 }
 
 // inboxVersion is the version of inboxRecord written now.
@@ -29,6 +31,7 @@ const (
 	kindApproval = "approval" // a decision no turn was waiting for
 	kindCommand  = "command"  // a slash command: done or not, never repeated
 	kindAction   = "action"   // a button click: likewise
+	kindKBAdd    = "kb_add"   // a /kb add: finished after a crash
 )
 
 // approvalResume continues a session after an approval was decided with no
@@ -87,7 +90,8 @@ func decodeInbox(payload []byte) (inboxRecord, error) {
 		}
 		ok := rec.Kind == kindCommand || rec.Kind == kindAction ||
 			rec.Kind == kindMessage && rec.Message != nil ||
-			rec.Kind == kindApproval && rec.Approval != nil
+			rec.Kind == kindApproval && rec.Approval != nil ||
+			rec.Kind == kindKBAdd && rec.KBAdd != nil
 		if !ok {
 			return inboxRecord{}, fmt.Errorf("%w: kind %q without its body", errUndecodable, rec.Kind)
 		}

@@ -69,6 +69,21 @@ func commandTable() []commandEntry {
 			},
 		}, run: (*Router).cmdMemory},
 		{CommandSpec: CommandSpec{
+			Name: "kb", Description: "The team's documents I search: list, add, forget",
+			Usage: []Usage{
+				{"/kb", "the documents I search here"},
+				{"/kb add <url>", "add a web page (or attach files to a message saying /kb add)"},
+				{"/kb forget N", "remove document N of that list (whoever added it, or an admin)"},
+			},
+			Subcommands: []Subcommand{
+				{Name: "list", Description: "The documents I search here"},
+				{Name: "add", Description: "Add a web page to the knowledge base",
+					Arg: &CommandArg{Name: "url", Description: "The page's address (http or https)"}},
+				{Name: "forget", Description: "Remove one document",
+					Arg: &CommandArg{Name: "n", Description: "The document's number, from /kb list", Integer: true, Min: 1}},
+			},
+		}, run: (*Router).cmdKB},
+		{CommandSpec: CommandSpec{
 			Name: "new", Description: "Start a fresh conversation here",
 			Usage: []Usage{{"/new", "start a fresh conversation here"}},
 		}, run: controlled((*Router).cmdShared)},

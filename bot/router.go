@@ -48,6 +48,8 @@ type RouterConfig struct {
 	Model string
 	// Limits bound what one person can ask (quota.go); zero: none.
 	Limits Limits
+	// Knowledge is the knowledge base /kb manages; nil: none.
+	Knowledge Knowledge
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 	// ResumeWithin bounds crash recovery: a message older than this is not

@@ -9,14 +9,25 @@ import (
 // in place where the platform can (ephemeral), else by direct message with
 // a pointer in place. Memory is never shown in a shared channel.
 func (r *Router) HandleCommand(ctx context.Context, c Command) error {
-	done, err := r.acceptOnce(ctx, c.Key, c.Thread.Platform, kindCommand)
+	rec := inboxRecord{Kind: kindCommand}
+	if isKBAdd(c) {
+		job := newKBAddJob(c)
+		rec = inboxRecord{Kind: kindKBAdd, KBAdd: &job}
+	}
+	done, err := r.acceptOnce(ctx, c.Key, c.Thread.Platform, rec)
 	if done == nil {
 		return err // a redelivery, or the inbox failed
 	}
-	defer done()
 	if !r.cfg.Access.Allowed(c.User, c.Thread) {
+		defer done()
 		return r.refuse(ctx, Message{Key: c.Key, Thread: c.Thread, User: c.User, Direct: c.Direct})
 	}
+	if rec.KBAdd != nil {
+		base := r.base
+		r.wg.Go(func() { r.kbAdd(base, *rec.KBAdd, done) })
+		return nil
+	}
+	defer done()
 	e, ok := findCommand(c.Name)
 	if !ok {
 		return r.answerPrivately(ctx, c, Out{Text: "Unknown command /" + c.Name + ": try /help"})
@@ -73,7 +84,7 @@ func (r *Router) answerPrivately(ctx context.Context, c Command, out Out) error 
 // HandleAction routes a button click to the approvals, which answer the
 // clicker; without approvals every click is answered "no longer valid".
 func (r *Router) HandleAction(ctx context.Context, a Action) error {
-	done, err := r.acceptOnce(ctx, a.Key, a.Thread.Platform, kindAction)
+	done, err := r.acceptOnce(ctx, a.Key, a.Thread.Platform, inboxRecord{Kind: kindAction})
 	if done == nil {
 		return err // a redelivery, or the inbox failed
 	}
@@ -89,11 +100,11 @@ func (r *Router) HandleAction(ctx context.Context, a Action) error {
 // it handled; it is nil when the event was seen before or could not be
 // recorded (err says which). A command or click without a key (the
 // terminal's) is not recorded.
-func (r *Router) acceptOnce(ctx context.Context, key, platform, kind string) (done func(), err error) {
+func (r *Router) acceptOnce(ctx context.Context, key, platform string, rec inboxRecord) (done func(), err error) {
 	if key == "" {
 		return func() {}, nil
 	}
-	payload, err := encodeInbox(inboxRecord{Kind: kind})
+	payload, err := encodeInbox(rec)
 	if err != nil {
 		return nil, err
 	}
@@ -101,9 +112,12 @@ func (r *Router) acceptOnce(ctx context.Context, key, platform, kind string) (do
 	if err != nil || !accepted {
 		return nil, err
 	}
+	// done may run after the event's handler returned (/kb add): the
+	// record is closed whatever became of the event's context.
+	ctx = context.WithoutCancel(ctx)
 	return func() {
 		if err := r.cfg.Inbox.MarkDone(ctx, key); err != nil {
-			r.log.Error("mark inbox done", "key", key, "kind", kind, "err", err)
+			r.log.Error("mark inbox done", "key", key, "kind", rec.Kind, "err", err)
 		}
 	}, nil
 }

@@ -58,6 +58,18 @@ func (r *Router) recoverOne(ctx context.Context, it InboxItem) error {
 		r.addWork(sid, workItem{recovered: &m})
 	case kindApproval:
 		r.addWork(rec.Approval.Session, workItem{approval: rec.Approval})
+	case kindKBAdd:
+		if _, ok := r.adapters[rec.KBAdd.Thread.Platform]; !ok {
+			return nil // its platform is not enabled now; keep it for later
+		}
+		job, key, base := *rec.KBAdd, it.Key, r.base
+		r.wg.Go(func() {
+			r.kbAdd(base, job, func() {
+				if err := r.cfg.Inbox.MarkDone(context.WithoutCancel(base), key); err != nil {
+					r.log.Error("mark inbox done", "key", key, "kind", kindKBAdd, "err", err)
+				}
+			})
+		})
 	default:
 		// Commands and clicks: their effect happened or did not; a person
 		// can repeat a command, so just close the record.

@@ -1,5 +1,10 @@
 package bot
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Scopes (docs/architecture.md, Scopes): everything Parley keeps beyond one
 // conversation — documents, skills, memos, reminders — belongs to a scope
 // and never shows outside it. This is the one place a scope is derived
@@ -93,4 +98,18 @@ func (w Where) VisibleKeys() []string {
 		keys[i] = s.Key()
 	}
 	return keys
+}
+
+// ParseScope reads a scope's stored form, as an operator writes it
+// (`parley kb add --scope space:slack:T012`).
+func ParseScope(key string) (Scope, error) {
+	if key == string(ScopeOperator) {
+		return OperatorScope(), nil
+	}
+	kind, id, _ := strings.Cut(key, ":")
+	platform, rest, _ := strings.Cut(id, ":")
+	if (kind != string(ScopeSpace) && kind != string(ScopePerson)) || platform == "" || rest == "" {
+		return Scope{}, fmt.Errorf("scope %q: want operator, space:<platform>:<id> or person:<platform>:<user id>", key)
+	}
+	return Scope{Kind: ScopeKind(kind), ID: id}, nil
 }

@@ -39,13 +39,13 @@ func (db *DB) createKeywordIndex(ctx context.Context) error {
 func (db *DB) KeywordIndex() error { return db.noFTS }
 
 // docColumns are kb_documents' columns in scanDocument's order.
-const docColumns = `d.id, d.scope, d.source, d.title, d.kind, d.hash, d.bytes, d.added_by, d.added_at, d.modified_at,
+const docColumns = `d.id, d.scope, d.source, d.title, d.kind, d.hash, d.bytes, d.added_by, d.added_by_name, d.added_at, d.modified_at,
 	(SELECT count(*) FROM kb_chunks c WHERE c.doc_id = d.id)`
 
 func scanDocument(row interface{ Scan(...any) error }) (kb.Document, error) {
 	var d kb.Document
 	var added, modified int64
-	err := row.Scan(&d.ID, &d.Scope, &d.Source, &d.Title, &d.Kind, &d.Hash, &d.Bytes, &d.AddedBy, &added, &modified, &d.Chunks)
+	err := row.Scan(&d.ID, &d.Scope, &d.Source, &d.Title, &d.Kind, &d.Hash, &d.Bytes, &d.AddedBy, &d.AddedByName, &added, &modified, &d.Chunks)
 	d.AddedAt = fromMillis(added)
 	if modified != 0 {
 		d.Modified = fromMillis(modified)
@@ -68,9 +68,9 @@ func (db *DB) PutDocument(ctx context.Context, doc kb.Document, chunks []kb.Inde
 			return err
 		}
 		res, err := tx.ExecContext(ctx, `
-			INSERT INTO kb_documents (scope, source, title, kind, hash, bytes, added_by, added_at, modified_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			doc.Scope, doc.Source, doc.Title, doc.Kind, doc.Hash, doc.Bytes, doc.AddedBy, millis(doc.AddedAt), modified)
+			INSERT INTO kb_documents (scope, source, title, kind, hash, bytes, added_by, added_by_name, added_at, modified_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			doc.Scope, doc.Source, doc.Title, doc.Kind, doc.Hash, doc.Bytes, doc.AddedBy, doc.AddedByName, millis(doc.AddedAt), modified)
 		if err != nil {
 			return err
 		}
@@ -143,10 +143,24 @@ func (db *DB) findDocument(ctx context.Context, where string, args ...any) (kb.D
 	return d, true, nil
 }
 
+// DocumentByID finds a document by its ID.
+func (db *DB) DocumentByID(ctx context.Context, id int64) (kb.Document, bool, error) {
+	return db.findDocument(ctx, `d.id = ?`, id)
+}
+
 // Documents lists the documents of scopes, oldest first.
 func (db *DB) Documents(ctx context.Context, scopes []string) ([]kb.Document, error) {
 	in, args := inList(scopes)
-	rows, err := db.r.QueryContext(ctx, `SELECT `+docColumns+` FROM kb_documents d WHERE d.scope IN (`+in+`) ORDER BY d.added_at, d.id`, args...)
+	return db.listDocuments(ctx, `d.scope IN (`+in+`)`, args...)
+}
+
+// AllDocuments lists every scope's documents, oldest first.
+func (db *DB) AllDocuments(ctx context.Context) ([]kb.Document, error) {
+	return db.listDocuments(ctx, `1`)
+}
+
+func (db *DB) listDocuments(ctx context.Context, where string, args ...any) ([]kb.Document, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT `+docColumns+` FROM kb_documents d WHERE `+where+` ORDER BY d.added_at, d.id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: list documents: %w", err)
 	}

@@ -38,6 +38,10 @@ type Store interface {
 	DocumentByHash(ctx context.Context, scope, hash string) (Document, bool, error)
 	// Documents lists the documents of scopes, oldest first.
 	Documents(ctx context.Context, scopes []string) ([]Document, error)
+	// AllDocuments lists every scope's documents (the operator's CLI).
+	AllDocuments(ctx context.Context) ([]Document, error)
+	// DocumentByID finds a document by its ID.
+	DocumentByID(ctx context.Context, id int64) (Document, bool, error)
 	// DeleteDocument removes a document with its passages.
 	DeleteDocument(ctx context.Context, id int64) error
 	// ScopeBytes is the size of scope's documents together.
@@ -95,7 +99,9 @@ type Config struct {
 	// the knowledge base runs keyword-only.
 	Embedder       Embedder
 	EmbeddingModel string
-	Chunking       ChunkOptions
+	// Fetcher downloads URLs (AddURL); nil: URLs cannot be added.
+	Fetcher  Fetcher
+	Chunking ChunkOptions
 	// MaxFileBytes caps one document as received (default 20 MiB);
 	// MaxScopeBytes caps the text of a scope's documents together
 	// (default 200 MiB).
@@ -261,6 +267,19 @@ func (b *Base) List(ctx context.Context, scopes []string) ([]Document, error) {
 		return nil, err
 	}
 	return b.cfg.Store.Documents(ctx, scopes)
+}
+
+// ListAll lists every scope's documents (the operator's CLI).
+func (b *Base) ListAll(ctx context.Context) ([]Document, error) {
+	if err := b.Ready(); err != nil {
+		return nil, err
+	}
+	return b.cfg.Store.AllDocuments(ctx)
+}
+
+// Document finds a document by its ID.
+func (b *Base) Document(ctx context.Context, id int64) (Document, bool, error) {
+	return b.cfg.Store.DocumentByID(ctx, id)
 }
 
 // Forget removes a document.

@@ -17,7 +17,10 @@ type Document struct {
 	// scope's cap.
 	Bytes   int64
 	AddedBy string // a person's key ("slack:U1"), or "operator"
-	AddedAt time.Time
+	// AddedByName is how that person was called when they added it, for
+	// listings.
+	AddedByName string
+	AddedAt     time.Time
 	// Modified is the source file's modification time (folder sync); zero
 	// for what was not read from a file.
 	Modified time.Time

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync"
 
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/guard"
+	"github.com/parleybot/parley/agent/kb"
 	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/agent/llm/anthropic"
 	"github.com/parleybot/parley/agent/llm/openai"
@@ -15,6 +17,7 @@ import (
 	"github.com/parleybot/parley/agent/tools/mcp"
 	"github.com/parleybot/parley/agent/tools/shell"
 	"github.com/parleybot/parley/agent/tools/webfetch"
+	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/cmd/parley/internal/config"
 	"github.com/parleybot/parley/store"
 )
@@ -27,6 +30,7 @@ type app struct {
 	runner *agent.Runner
 	limits agent.MemoryLimits
 	bridge *mcp.Bridge
+	kb     *kb.Base
 }
 
 // openApp wires Parley from cfg. The caller closes it.
@@ -48,7 +52,16 @@ func openApp(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app
 		db.Close()
 		return nil, err
 	}
-	tools, bridge, err := buildTools(ctx, cfg, db, limits, judge, logger)
+	base, err := knowledgeBase(cfg, db, logger)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := base.Ready(); err != nil {
+		// Said once, at start; everything else works without it.
+		logger.Warn(err.Error())
+	}
+	tools, bridge, err := buildTools(ctx, cfg, db, base, limits, judge, logger)
 	if err != nil {
 		db.Close()
 		return nil, err
@@ -66,7 +79,7 @@ func openApp(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app
 		CompactAt:     float64(cfg.LLM.CompactAtPercent) / 100,
 		Logger:        logger,
 	}
-	return &app{cfg: cfg, db: db, runner: runner, limits: limits, bridge: bridge}, nil
+	return &app{cfg: cfg, db: db, runner: runner, limits: limits, bridge: bridge, kb: base}, nil
 }
 
 // memoryJudge is the model call that judges memory writes
@@ -86,12 +99,19 @@ func memoryJudge(cfg *config.Config) (*guard.Judge, error) {
 // buildTools assembles the tools the config enables. MCP servers that fail
 // to start are logged and skipped: one broken server must not keep Parley
 // from answering.
-func buildTools(ctx context.Context, cfg *config.Config, db *store.DB, limits agent.MemoryLimits, judge *guard.Judge, logger *slog.Logger) ([]agent.Tool, *mcp.Bridge, error) {
+func buildTools(ctx context.Context, cfg *config.Config, db *store.DB, base *kb.Base, limits agent.MemoryLimits, judge *guard.Judge, logger *slog.Logger) ([]agent.Tool, *mcp.Bridge, error) {
 	memoryTool, err := tools.Memory(db, limits, judge)
 	if err != nil {
 		return nil, nil, err
 	}
 	list := []agent.Tool{memoryTool}
+	if base.Ready() == nil {
+		search, err := tools.KBSearch(base)
+		if err != nil {
+			return nil, nil, err
+		}
+		list = append(list, search)
+	}
 	if cfg.Tools.WebFetch.Enabled {
 		wf, err := webfetch.New(webfetch.Options{})
 		if err != nil {
@@ -153,6 +173,34 @@ func reveal(m map[string]config.Secret) map[string]string {
 	return out
 }
 
+// openAIProvider is the provider of llm.openai (OpenAI or a compatible
+// server): chat models and embeddings. hc may be nil.
+func openAIProvider(cfg *config.Config, hc *http.Client) *openai.Provider {
+	return openai.New(openai.Config{APIKey: cfg.LLM.OpenAI.APIKey.Reveal(), BaseURL: cfg.LLM.OpenAI.BaseURL, HTTPClient: hc})
+}
+
+// background starts what runs beside the chat core: embedding new
+// passages and keeping kb.dirs in sync. The returned function stops them
+// and waits.
+func (a *app) background(ctx context.Context, logger *slog.Logger) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	if a.kb.Ready() == nil {
+		wg.Go(func() { a.kb.RunEmbedder(ctx) })
+		if dirs := a.cfg.KB.Dirs; len(dirs) > 0 {
+			wg.Go(func() {
+				if err := a.kb.WatchDirs(ctx, bot.OperatorScope().Key(), dirs, kb.WatchOptions{}); err != nil {
+					logger.Error("knowledge base: cannot watch kb.dirs", "err", err)
+				}
+			})
+		}
+	}
+	return func() {
+		cancel()
+		wg.Wait()
+	}
+}
+
 func (a *app) Close() error {
 	if a.bridge != nil {
 		if err := a.bridge.Close(); err != nil {
@@ -169,9 +217,7 @@ func (a *app) Close() error {
 func providers(cfg *config.Config, hc *http.Client) *llm.Registry {
 	reg := llm.NewRegistry()
 	if cfg.LLM.Configured(config.ProviderOpenAI) {
-		reg.Register(config.ProviderOpenAI, openai.New(openai.Config{
-			APIKey: cfg.LLM.OpenAI.APIKey.Reveal(), BaseURL: cfg.LLM.OpenAI.BaseURL, HTTPClient: hc,
-		}))
+		reg.Register(config.ProviderOpenAI, openAIProvider(cfg, hc))
 	}
 	if cfg.LLM.Configured(config.ProviderAnthropic) {
 		reg.Register(config.ProviderAnthropic, anthropic.New(anthropic.Config{

@@ -60,6 +60,7 @@ func runChat(ctx context.Context, e *environment, cfg *config.Config) error {
 	if err != nil {
 		return err
 	}
+	defer a.background(ctx, logger)()
 	if err := core.Run(ctx); err != nil {
 		return err
 	}

@@ -27,6 +27,7 @@ func runPlatforms(ctx context.Context, a *app, adapters []bot.Adapter, web *inbo
 		return err
 	}
 	logger.Info("parley is running", "platforms", strings.Join(cfg.EnabledPlatforms(), ","), "model", cfg.LLM.Model)
+	defer a.background(ctx, logger)()
 	if web == nil {
 		return core.Run(ctx)
 	}
@@ -68,6 +69,7 @@ func coreConfig(a *app, adapters []bot.Adapter, acc bot.Access, approvers []stri
 		MaxConcurrent:  a.cfg.LLM.MaxConcurrent,
 		Model:          a.cfg.LLM.Model,
 		Limits:         bot.Limits(a.cfg.Limits),
+		Knowledge:      a.kb,
 		Logger:         logger,
 	}
 }

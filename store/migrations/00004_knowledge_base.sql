@@ -13,6 +13,7 @@ CREATE TABLE kb_documents (
     hash        TEXT    NOT NULL,
     bytes       INTEGER NOT NULL,
     added_by    TEXT    NOT NULL,
+    added_by_name TEXT  NOT NULL DEFAULT '',
     added_at    INTEGER NOT NULL,
     modified_at INTEGER NOT NULL DEFAULT 0,
     UNIQUE (scope, source)

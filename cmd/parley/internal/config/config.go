@@ -298,7 +298,7 @@ func Default() Config {
 		Limits:   Limits{TurnsPerMinute: 10, DailyTokens: 1_000_000, QueueMessages: 20, QueueBytes: 64 << 10, MessageChars: 16000},
 		KB: KB{ChunkLines: 40, ChunkOverlap: 5, ChunkChars: 4000, MaxFileMB: 20, MaxScopeMB: 200, TopK: 5,
 			KeywordWeight: 1, VectorWeight: 1.5, RRFK: 60},
-		HTTP:     HTTP{Listen: "127.0.0.1:8080"},
+		HTTP: HTTP{Listen: "127.0.0.1:8080"},
 	}
 }
 
