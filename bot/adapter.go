@@ -66,6 +66,24 @@ type AnswerWatcher interface {
 	Answered(key string)
 }
 
+// FileFetcher is implemented by adapters that can download what people attach.
+// FetchFile downloads f through the platform's API with the bot's own
+// credentials, and returns at most max bytes: a file larger than max
+// fails with ErrFileTooLarge, decided from f.Size before any download
+// when the size is declared, and always while reading, so a wrong size
+// cannot make it read more. max must be positive. The adapter fetches
+// only from its platform's own file hosts (or its configured API URL): a
+// File's URL comes from an event, which could be forged to send the
+// bot's token elsewhere.
+type FileFetcher interface {
+	FetchFile(ctx context.Context, f File, max int64) ([]byte, error)
+}
+
+// ErrFileTooLarge is returned, wrapped with the sizes, by FetchFile for a
+// file larger than its limit (or than the platform lets bots download):
+// the caller tells the person, and retrying cannot help.
+var ErrFileTooLarge = errors.New("the file is too large")
+
 // Stream is one natively streamed answer.
 type Stream interface {
 	Append(ctx context.Context, delta string) error

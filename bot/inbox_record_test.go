@@ -3,6 +3,7 @@ package bot
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -15,6 +16,12 @@ func TestDecodeInbox(t *testing.T) {
 		User: User{Platform: "slack", ID: "U1", Name: "ana"}, Text: "hi", Mentioned: true}
 	a := approvalResume{ID: "ap1", Session: "s1", Call: "c1", Thread: m.Thread, Requester: m.User,
 		Decision: agent.Decision{Approved: true, By: "ana"}}
+	withFiles := m
+	withFiles.Text = "/kb add"
+	withFiles.Files = []File{
+		{ID: "F1", Name: "handbook.pdf", MIME: "application/pdf", Size: 12345, URL: "https://files.slack.com/files-pri/T-F1/download/handbook.pdf"},
+		{ID: "AgAD", Name: "photo.jpg", MIME: "image/jpeg"},
+	}
 	legacyMessage, _ := json.Marshal(m)
 	legacyResume, _ := json.Marshal(map[string]any{"approval": "ap1", "session": "s1", "call": "c1",
 		"message":   Message{Key: "approval:ap1", Thread: m.Thread, User: m.User},
@@ -33,6 +40,7 @@ func TestDecodeInbox(t *testing.T) {
 		bad     bool
 	}{
 		{"message", encode(inboxRecord{Kind: kindMessage, Message: &m}), inboxRecord{V: 1, Kind: kindMessage, Message: &m}, false},
+		{"message with files", encode(inboxRecord{Kind: kindMessage, Message: &withFiles}), inboxRecord{V: 1, Kind: kindMessage, Message: &withFiles}, false},
 		{"approval", encode(inboxRecord{Kind: kindApproval, Approval: &a}), inboxRecord{V: 1, Kind: kindApproval, Approval: &a}, false},
 		{"command", encode(inboxRecord{Kind: kindCommand}), inboxRecord{V: 1, Kind: kindCommand}, false},
 		{"empty (an older command or click)", nil, inboxRecord{V: 1, Kind: kindCommand}, false},
@@ -88,4 +96,16 @@ func FuzzDecodeInbox(f *testing.F) {
 			t.Fatalf("accepted %q as %+v", payload, rec)
 		}
 	})
+}
+
+// TestInboxRecordOmitsNoFiles: a message without files is recorded as
+// before files existed, so older Parleys reading the inbox see no change.
+func TestInboxRecordOmitsNoFiles(t *testing.T) {
+	b, err := encodeInbox(inboxRecord{Kind: kindMessage, Message: &Message{Key: "k", Text: "hi"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "Files") {
+		t.Errorf("record %s mentions Files", b)
+	}
 }

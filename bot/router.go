@@ -193,7 +193,7 @@ func (r *Router) HandleMessage(ctx context.Context, m Message) (err error) {
 		}
 	}
 	if name, args, ok := ParseCommand(m.Text); ok {
-		return r.HandleCommand(ctx, Command{Key: m.Key, Thread: m.Thread, User: m.User, Name: name, Args: args, Direct: m.Direct})
+		return r.HandleCommand(ctx, commandOf(m, name, args))
 	}
 	if !r.cfg.Access.Allowed(m.User, m.Thread) {
 		return r.refuse(ctx, m)
@@ -211,6 +211,12 @@ func (r *Router) HandleMessage(ctx context.Context, m Message) (err error) {
 	}
 	queued, err = r.admit(ctx, m, was)
 	return err
+}
+
+// commandOf is the command m was typed as. The message's files go with
+// it: "/kb add" names a file sent with the command, not a later one.
+func commandOf(m Message, name string, args []string) Command {
+	return Command{Key: m.Key, Thread: m.Thread, User: m.User, Name: name, Args: args, Direct: m.Direct, Files: m.Files}
 }
 
 // answered tells the adapter of platform, if it waits for answers, that

@@ -82,6 +82,9 @@ type Adapter struct {
 	active *adapterkit.Cache[string, activeChannel]
 	// seen decides what is saved of active in cfg.State (seen.go).
 	seen *seenTracker
+	// fileHosts are where FetchFile downloads attachments from: Discord's
+	// CDN and the configured API host (files.go).
+	fileHosts adapterkit.Hosts
 }
 
 // self is who the bot is.
@@ -101,6 +104,10 @@ func New(cfg Config) (*Adapter, error) {
 		cfg.APIURL = DefaultAPIURL
 	}
 	rw, err := NewRewrite(cfg.APIURL)
+	if err != nil {
+		return nil, fmt.Errorf("discord: %w", err)
+	}
+	hosts, err := adapterkit.NewHosts(cfg.APIURL, cdnHost, mediaHost)
 	if err != nil {
 		return nil, fmt.Errorf("discord: %w", err)
 	}
@@ -147,6 +154,9 @@ func New(cfg Config) (*Adapter, error) {
 		warned: adapterkit.NewCache[string, struct{}](rememberChannels),
 		active: adapterkit.NewCache[string, activeChannel](rememberChannels),
 		seen:   newSeenTracker(),
+		// Attachments are fetched past Rewrite, which would send a CDN
+		// URL to the API host.
+		fileHosts: hosts,
 	}, nil
 }
 

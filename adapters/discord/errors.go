@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/adapterkit"
 )
 
 // ErrAuth marks a 401: Discord refused the token itself; retrying is
@@ -61,4 +63,43 @@ func wrap(route string, err error) error {
 func isUnknown(err error) bool {
 	_, status := restCode(err)
 	return status == http.StatusNotFound
+}
+
+// fileError maps a download of f that got no answer to read: refused
+// before any request (not Discord's CDN), refused on a redirect away from
+// it, or failed in transport.
+func fileError(f bot.File, err error) error {
+	switch {
+	case errors.Is(err, adapterkit.ErrHostRefused):
+		return fmt.Errorf("discord: %v is not on Discord's CDN (%s, %s), so it was not fetched: %w", f, cdnHost, mediaHost, err)
+	case errors.Is(err, adapterkit.ErrRedirectRefused):
+		return fmt.Errorf("discord: the download of %v was redirected away from Discord's CDN: %w", f, err)
+	}
+	return fmt.Errorf("discord: download %v: %w", f, err)
+}
+
+// fileStatus maps the HTTP status of a download of f to the core's
+// shapes (a 429 is a *bot.RateLimitError) or an error that says what
+// happened; nil for 200.
+func fileStatus(f bot.File, resp *http.Response) error {
+	code := resp.StatusCode
+	status := fmt.Sprintf("HTTP %d %s", code, http.StatusText(code))
+	switch {
+	case code == http.StatusOK:
+		return nil
+	case code == http.StatusTooManyRequests:
+		wait := unknownRetryAfter
+		if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && secs > 1 {
+			wait = time.Duration(secs) * time.Second
+		}
+		return &bot.RateLimitError{RetryAfter: wait, Err: fmt.Errorf("discord: download %v: %s", f, status)}
+	case code == http.StatusNotFound:
+		// The CDN's answer to an expired signed link, or a deleted file.
+		return fmt.Errorf("discord: %v is gone (%s): its link expired, or the message or file was deleted", f, status)
+	case code == http.StatusForbidden:
+		return fmt.Errorf("discord: download of %v refused (%s)", f, status)
+	case code >= 500:
+		return fmt.Errorf("discord: Discord's CDN failed serving %v (%s); try again later", f, status)
+	}
+	return fmt.Errorf("discord: download %v: unexpected %s", f, status)
 }

@@ -38,6 +38,7 @@ func (a *Adapter) normalize(ctx context.Context, m *discordgo.Message) (bot.Mess
 		User:    userOf(m.Author),
 		Text:    stripMention(m.Content, me.UserID),
 		FromBot: m.Author.Bot || own,
+		Files:   filesOf(m.Attachments),
 	}
 	mentioned := mentions(m.Mentions, me.UserID)
 	out.Mentioned = mentioned || a.repliesToBot(m, me.UserID)

@@ -95,6 +95,29 @@ func TestNormalize(t *testing.T) {
 			User:   botUser, Text: "my answer",
 			Place: bot.Place{ChatName: "general", ChatKind: "channel", Thread: "a thread"}, FromBot: true},
 	}, {
+		name: "a command typed with attachments carries them",
+		in: discordgo.Message{ID: "513", ChannelID: "77", Author: alice, Content: "/kb add", Attachments: []*discordgo.MessageAttachment{
+			{ID: "a1", Filename: "handbook.pdf", ContentType: "application/pdf", Size: 48213,
+				URL:      "https://cdn.discordapp.com/attachments/77/a1/handbook.pdf?ex=1&is=2&hm=3&",
+				ProxyURL: "https://media.discordapp.net/attachments/77/a1/handbook.pdf?ex=1&is=2&hm=3&"},
+			{ID: "a2", Filename: "notes.txt", Size: 12, ProxyURL: "https://media.discordapp.net/attachments/77/a2/notes.txt"},
+			nil,
+		}},
+		want: bot.Message{Key: "discord:513", ID: "513", Thread: bot.Thread{Platform: "discord", Chat: "77"},
+			User: bot.User{Platform: "discord", ID: "11", Name: "Alice A."}, Text: "/kb add",
+			Place: bot.Place{ChatKind: "direct"}, Direct: true, Files: []bot.File{
+				{ID: "a1", Name: "handbook.pdf", MIME: "application/pdf", Size: 48213, URL: "https://cdn.discordapp.com/attachments/77/a1/handbook.pdf?ex=1&is=2&hm=3&"},
+				{ID: "a2", Name: "notes.txt", Size: 12, URL: "https://media.discordapp.net/attachments/77/a2/notes.txt"},
+			}},
+	}, {
+		name: "a mention with only an attachment",
+		in: discordgo.Message{ID: "514", ChannelID: testChan, GuildID: testGuild, Author: bob, Content: "<@" + testBot + ">",
+			Mentions:    []*discordgo.User{me},
+			Attachments: []*discordgo.MessageAttachment{{ID: "a3", Filename: "x.png", ContentType: "image/png", Size: 5, URL: "https://cdn.discordapp.com/x.png"}}},
+		want: bot.Message{Key: "discord:514", ID: "514", Thread: group("514"),
+			User: bot.User{Platform: "discord", ID: "12", Name: "bob"}, Place: channel, Mentioned: true,
+			Files: []bot.File{{ID: "a3", Name: "x.png", MIME: "image/png", Size: 5, URL: "https://cdn.discordapp.com/x.png"}}},
+	}, {
 		name: "system message (thread created)",
 		in:   discordgo.Message{ID: "511", ChannelID: testChan, GuildID: testGuild, Author: bob, Type: discordgo.MessageTypeThreadCreated},
 		drop: true,

@@ -64,6 +64,9 @@ type Adapter struct {
 	untitled *untitledThreads
 
 	me adapterkit.Self[self] // asked of auth.test by the first Run
+	// fileHosts are where FetchFile sends the bot token: Slack's file
+	// host and the configured API host (files.go).
+	fileHosts adapterkit.Hosts
 }
 
 var _ bot.Adapter = (*Adapter)(nil)
@@ -108,11 +111,16 @@ func New(cfg Config) (*Adapter, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	hosts, err := adapterkit.NewHosts(cfg.APIURL, slackFileHost)
+	if err != nil {
+		return nil, fmt.Errorf("slack: api_url: %w", err)
+	}
 	a := &Adapter{
-		cfg:      cfg,
-		http:     cfg.HTTPClient,
-		untitled: newUntitledThreads(maxUntitled),
-		log:      cfg.Logger.With("platform", platform),
+		cfg:       cfg,
+		http:      cfg.HTTPClient,
+		untitled:  newUntitledThreads(maxUntitled),
+		log:       cfg.Logger.With("platform", platform),
+		fileHosts: hosts,
 		// Built-in retries stay off (the default): they would sleep inside
 		// the call, and delivery must see a 429 at once to coalesce frames.
 		api: slack.New(cfg.BotToken,

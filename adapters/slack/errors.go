@@ -3,11 +3,14 @@ package slack
 import (
 	"errors"
 	"fmt"
+	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/slack-go/slack"
 
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/adapterkit"
 )
 
 // ErrAuth marks errors where Slack refused the token itself (invalid_auth,
@@ -102,4 +105,44 @@ func scopeFor(method string) string {
 		return "channels:read"
 	}
 	return "(see the method's documentation for " + method + ")"
+}
+
+// fileError maps a download of f that got no answer to read: refused
+// before any request (not Slack's host), refused on a redirect away from
+// Slack's hosts, or failed in transport.
+func fileError(f bot.File, err error) error {
+	switch {
+	case errors.Is(err, adapterkit.ErrHostRefused):
+		return fmt.Errorf("slack: %v is not on Slack's file host (%s), so the bot token was not sent there: %w", f, slackFileHost, err)
+	case errors.Is(err, adapterkit.ErrRedirectRefused):
+		return fmt.Errorf("slack: the bot cannot read %v: Slack sent the download elsewhere, as it does to its sign-in page when the app lacks the files:read scope or the file is not shared where the bot is: %w", f, err)
+	}
+	return fmt.Errorf("slack: download %v: %w", f, err)
+}
+
+// fileStatus maps the HTTP status of a download of f to the core's
+// shapes (a 429 is a *bot.RateLimitError, a 401 ErrAuth) or an error that
+// says what happened; nil for 200.
+func fileStatus(f bot.File, resp *http.Response) error {
+	code := resp.StatusCode
+	status := fmt.Sprintf("HTTP %d %s", code, http.StatusText(code))
+	switch {
+	case code == http.StatusOK:
+		return nil
+	case code == http.StatusTooManyRequests:
+		wait := time.Second
+		if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && secs > 1 {
+			wait = time.Duration(secs) * time.Second
+		}
+		return &bot.RateLimitError{RetryAfter: wait, Err: fmt.Errorf("slack: download %v: %s", f, status)}
+	case code == http.StatusUnauthorized:
+		return fmt.Errorf("slack: download %v: %w (%s)", f, ErrAuth, status)
+	case code == http.StatusForbidden:
+		return fmt.Errorf("slack: download of %v refused (%s): the app needs the files:read scope, and the file must be shared where the bot is", f, status)
+	case code == http.StatusNotFound || code == http.StatusGone:
+		return fmt.Errorf("slack: %v is gone (%s): deleted, or no longer shared", f, status)
+	case code >= 500:
+		return fmt.Errorf("slack: Slack's file host failed serving %v (%s); try again later", f, status)
+	}
+	return fmt.Errorf("slack: download %v: unexpected %s", f, status)
 }

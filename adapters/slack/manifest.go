@@ -25,6 +25,7 @@ var botScopes = []string{
 	"mpim:history",     // message.mpim: group DMs
 	"users:read",       // display names for prompts
 	"assistant:write",  // assistant threads: status, suggested prompts, titles
+	"files:read",       // download what people attach (url_private), files.go
 	"commands",         // /parley
 }
 

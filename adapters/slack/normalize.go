@@ -74,6 +74,7 @@ func normalizeMessage(team string, ev *slackevents.MessageEvent, me self) (bot.M
 		Direct:    direct,
 		Mentioned: mentions(ev.Text, me.UserID),
 		FromBot:   ev.BotID != "" || ev.SubType == "bot_message" || (me.UserID != "" && ev.User == me.UserID),
+		Files:     filesOf(messageFiles(ev)),
 	}
 	m.Place = place(ev.ChannelType, direct, m.Thread.ID)
 	return m, true
@@ -101,6 +102,9 @@ func normalizeMention(team string, ev *slackevents.AppMentionEvent, me self) (bo
 		Direct:    direct,
 		Mentioned: true,
 		FromBot:   ev.BotID != "" || (me.UserID != "" && ev.User == me.UserID),
+		// The same files as the twin message event's, so whichever event
+		// wins the inbox carries them.
+		Files: filesOf(ev.Files),
 	}
 	if m.User.ID == "" {
 		m.User.ID = ev.BotID

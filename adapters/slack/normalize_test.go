@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 
@@ -114,6 +115,35 @@ func TestNormalizeEvent(t *testing.T) {
 				Place: bot.Place{ChatKind: "direct"}},
 		},
 		{
+			name: "a file shared with a command carries the file",
+			inner: `{"type":"message","subtype":"file_share","user":"U1","text":"/kb add","ts":"1700000450.000100","channel":"D1","channel_type":"im","event_ts":"1700000450.000100","upload":false,"files":[` +
+				`{"id":"F1","name":"handbook.pdf","title":"Handbook","mimetype":"application/pdf","size":48213,"mode":"hosted",` +
+				`"url_private":"https://files.slack.com/files-pri/T1-F1/handbook.pdf","url_private_download":"https://files.slack.com/files-pri/T1-F1/download/handbook.pdf"},` +
+				`{"id":"F2","title":"notes","mimetype":"text/plain","size":12,"url_private":"https://files.slack.com/files-pri/T1-F2/notes"},` +
+				`{"id":"F3","mode":"tombstone"}]}`,
+			ok: true,
+			want: bot.Message{Key: "T1:D1:1700000450.000100", ID: "1700000450.000100",
+				Thread: bot.Thread{Platform: "slack", Space: "T1", Chat: "D1"},
+				User:   bot.User{Platform: "slack", ID: "U1"}, Text: "/kb add", Direct: true,
+				Place: bot.Place{ChatKind: "direct"},
+				Files: []bot.File{
+					{ID: "F1", Name: "handbook.pdf", MIME: "application/pdf", Size: 48213, URL: "https://files.slack.com/files-pri/T1-F1/download/handbook.pdf"},
+					// No download URL, no name: url_private and the title.
+					{ID: "F2", Name: "notes", MIME: "text/plain", Size: 12, URL: "https://files.slack.com/files-pri/T1-F2/notes"},
+				}},
+		},
+		{
+			name: "an app_mention carries the files of its message",
+			inner: `{"type":"app_mention","user":"U1","text":"<@UBOT> /kb add","ts":"1700000460.000100","channel":"C1","event_ts":"1700000460.000100","files":[` +
+				`{"id":"F4","name":"a.md","mimetype":"text/markdown","size":3,"url_private_download":"https://files.slack.com/files-pri/T1-F4/download/a.md"}]}`,
+			ok: true,
+			want: bot.Message{Key: "T1:C1:1700000460.000100", ID: "1700000460.000100",
+				Thread: bot.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1700000460.000100"},
+				User:   bot.User{Platform: "slack", ID: "U1"}, Text: "/kb add", Mentioned: true,
+				Place: bot.Place{ChatKind: "channel", Thread: "1700000460.000100"},
+				Files: []bot.File{{ID: "F4", Name: "a.md", MIME: "text/markdown", Size: 3, URL: "https://files.slack.com/files-pri/T1-F4/download/a.md"}}},
+		},
+		{
 			name:  "message_changed (our chat.update echoed) is ignored",
 			inner: `{"type":"message","subtype":"message_changed","hidden":true,"channel":"C1","channel_type":"channel","ts":"1700000500.000100","event_ts":"1700000500.000100","message":{"type":"message","user":"UBOT","bot_id":"BBOT","text":"edited","ts":"1700000400.000100","edited":{"user":"UBOT","ts":"1700000500.000000"}},"previous_message":{"type":"message","user":"UBOT","text":"Here","ts":"1700000400.000100"}}`,
 		},
@@ -140,8 +170,8 @@ func TestNormalizeEvent(t *testing.T) {
 			if ok != tt.ok {
 				t.Fatalf("ok = %v, want %v (message %+v)", ok, tt.ok, got)
 			}
-			if ok && got != tt.want {
-				t.Errorf("got  %+v\nwant %+v", got, tt.want)
+			if diff := cmp.Diff(tt.want, got); ok && diff != "" {
+				t.Errorf("message (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -94,6 +94,10 @@ type Adapter struct {
 	// known not to have moved; what falls out is read from State again.
 	migrated *adapterkit.Cache[string, string]
 
+	// fileHosts is the Bot API's own host, the only one FetchFile
+	// sends the token to (its file URLs carry it in the path).
+	fileHosts adapterkit.Hosts
+
 	mu      sync.Mutex
 	webhook *webhookRun // set while Run serves a webhook
 }
@@ -144,19 +148,24 @@ func New(cfg Config) (*Adapter, error) {
 		cfg.Logger = slog.Default()
 	}
 	cfg.Now, cfg.Sleep = clock.Or(cfg.Now, cfg.Sleep)
+	hosts, err := adapterkit.NewHosts(cfg.APIURL)
+	if err != nil {
+		return nil, fmt.Errorf("telegram: api_url: %w", err)
+	}
 	// Built by hand: the library's constructors call getMe, and New makes
 	// no network call.
 	api := &tgbotapi.BotAPI{Token: cfg.Token, Client: cfg.HTTPClient, Buffer: 100}
 	api.SetAPIEndpoint(Endpoint(cfg.APIURL))
 	return &Adapter{
-		cfg:      cfg,
-		api:      api,
-		http:     cfg.HTTPClient,
-		log:      cfg.Logger.With("platform", platform),
-		state:    cfg.State,
-		now:      cfg.Now,
-		sleep:    cfg.Sleep,
-		migrated: adapterkit.NewCache[string, string](rememberMigrations),
+		cfg:       cfg,
+		api:       api,
+		http:      cfg.HTTPClient,
+		log:       cfg.Logger.With("platform", platform),
+		state:     cfg.State,
+		now:       cfg.Now,
+		sleep:     cfg.Sleep,
+		migrated:  adapterkit.NewCache[string, string](rememberMigrations),
+		fileHosts: hosts,
 	}, nil
 }
 

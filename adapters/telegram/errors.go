@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -122,4 +123,52 @@ func isFatal(err error) bool {
 	}
 	e, ok := errors.AsType[*tgbotapi.Error](err)
 	return ok && e.Code == http.StatusNotFound
+}
+
+// tooBigForBots is a file over the Bot API's download limit for bots: no
+// limit of the caller's could let it through, so it is ErrFileTooLarge.
+func tooBigForBots(f bot.File, size int64) error {
+	return fmt.Errorf("telegram: %w: %v is %d bytes, and Telegram lets bots download files of up to 20 MB", bot.ErrFileTooLarge, f, size)
+}
+
+// getFileError maps a failed getFile of f: too big for bots, a file_id
+// Telegram does not know, or what call mapped already.
+func getFileError(f bot.File, err error) error {
+	if e, ok := errors.AsType[*tgbotapi.Error](err); ok {
+		desc := strings.ToLower(e.Message)
+		switch {
+		case strings.Contains(desc, "file is too big"):
+			return fmt.Errorf("telegram: %w: %v: Telegram lets bots download files of up to 20 MB (%w)", bot.ErrFileTooLarge, f, err)
+		case strings.Contains(desc, "file_id"), strings.Contains(desc, "temporarily unavailable"):
+			return fmt.Errorf("telegram: %v cannot be fetched: Telegram does not know its file_id, or the file is unavailable for now: %w", f, err)
+		}
+	}
+	return fmt.Errorf("telegram: fetch %v: %w", f, err)
+}
+
+// fileStatus maps the HTTP status of a download of f to the core's
+// shapes (a 429 is a *bot.RateLimitError, a 401 ErrUnauthorized) or an
+// error that says what happened; nil for 200. It quotes no URL.
+func fileStatus(f bot.File, resp *http.Response) error {
+	code := resp.StatusCode
+	status := fmt.Sprintf("HTTP %d %s", code, http.StatusText(code))
+	switch {
+	case code == http.StatusOK:
+		return nil
+	case code == http.StatusTooManyRequests:
+		wait := time.Second
+		if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && secs > 1 {
+			wait = time.Duration(secs) * time.Second
+		}
+		return &bot.RateLimitError{RetryAfter: wait, Err: fmt.Errorf("telegram: download %v: %s", f, status)}
+	case code == http.StatusUnauthorized:
+		return fmt.Errorf("telegram: download %v: %w (%s)", f, ErrUnauthorized, status)
+	case code == http.StatusNotFound:
+		return fmt.Errorf("telegram: %v is gone (%s): its file_path expired, or the file was deleted", f, status)
+	case code == http.StatusForbidden:
+		return fmt.Errorf("telegram: download of %v refused (%s)", f, status)
+	case code >= 500:
+		return fmt.Errorf("telegram: Telegram's file server failed serving %v (%s); try again later", f, status)
+	}
+	return fmt.Errorf("telegram: download %v: unexpected %s", f, status)
 }

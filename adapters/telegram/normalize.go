@@ -76,6 +76,8 @@ func (a *Adapter) normalizeMessage(ctx context.Context, m *tgbotapi.Message, x *
 	if x == nil {
 		x = &extMessage{}
 	}
+	// A document or photo carries its text as a caption: "/kb add" typed
+	// with a file is a command like any other.
 	text, entities := m.Text, m.Entities
 	if text == "" {
 		text, entities = m.Caption, m.CaptionEntities
@@ -118,6 +120,7 @@ func (a *Adapter) normalizeMessage(ctx context.Context, m *tgbotapi.Message, x *
 		// An anonymous admin posts as the group with a placeholder bot as
 		// from: a person all the same.
 		FromBot: m.From != nil && m.From.IsBot && m.SenderChat == nil,
+		Files:   filesOf(m),
 	}, true, nil
 }
 

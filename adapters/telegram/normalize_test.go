@@ -142,7 +142,38 @@ func TestNormalizeMessage(t *testing.T) {
 		update: `{"message":{"message_id":17,"from":` + alice + `,"chat":` + dmChat + `,"date":1,"photo":[{"file_id":"f","file_unique_id":"u","width":1,"height":1}],
 			"caption":"@parley_bot what is this","caption_entities":[{"type":"mention","offset":0,"length":11}]}}`,
 		want: &bot.Message{Key: "telegram:11:17", ID: "17", Thread: bot.Thread{Platform: "telegram", Chat: "11"}, User: aliceU,
-			Text: "what is this", Place: bot.Place{ChatName: "Alice Smith", ChatKind: "direct"}, Direct: true, Mentioned: true},
+			Text: "what is this", Place: bot.Place{ChatName: "Alice Smith", ChatKind: "direct"}, Direct: true, Mentioned: true,
+			Files: []bot.File{{ID: "f", Name: "photo.jpg", MIME: "image/jpeg"}}},
+	}, {
+		name: "a document captioned with a command is the command, with the file",
+		update: `{"message":{"message_id":20,"from":` + alice + `,"chat":` + group + `,"date":1,
+			"document":{"file_id":"BQAC-doc","file_unique_id":"AgAD1","file_name":"handbook.pdf","mime_type":"application/pdf","file_size":48213},
+			"caption":"/kb@parley_bot add","caption_entities":[{"type":"bot_command","offset":0,"length":14}]}}`,
+		want: &bot.Message{Key: "telegram:-100500:20", ID: "20", Thread: inGroup("20"), User: aliceU,
+			Text: "/kb add", Place: teamPlace, Mentioned: true,
+			Files: []bot.File{{ID: "BQAC-doc", Name: "handbook.pdf", MIME: "application/pdf", Size: 48213}}},
+		wantCmd: []string{"kb", "add"},
+	}, {
+		name: "a photo is its largest size",
+		update: `{"message":{"message_id":21,"from":` + alice + `,"chat":` + dmChat + `,"date":1,"caption":"this one",
+			"photo":[{"file_id":"small","file_unique_id":"u1","width":90,"height":68,"file_size":1200},
+				{"file_id":"large","file_unique_id":"u3","width":1280,"height":960,"file_size":98000},
+				{"file_id":"medium","file_unique_id":"u2","width":320,"height":240,"file_size":12000}]}}`,
+		want: &bot.Message{Key: "telegram:11:21", ID: "21", Thread: bot.Thread{Platform: "telegram", Chat: "11"}, User: aliceU,
+			Text: "this one", Place: bot.Place{ChatName: "Alice Smith", ChatKind: "direct"}, Direct: true,
+			Files: []bot.File{{ID: "large", Name: "photo.jpg", MIME: "image/jpeg", Size: 98000}}},
+	}, {
+		name: "a document without a name or size",
+		update: `{"message":{"message_id":22,"from":` + alice + `,"chat":` + dmChat + `,"date":1,"caption":"/kb add",
+			"caption_entities":[{"type":"bot_command","offset":0,"length":3}],"document":{"file_id":"d","file_unique_id":"u"}}}`,
+		want: &bot.Message{Key: "telegram:11:22", ID: "22", Thread: bot.Thread{Platform: "telegram", Chat: "11"}, User: aliceU,
+			Text: "/kb add", Place: bot.Place{ChatName: "Alice Smith", ChatKind: "direct"}, Direct: true, Mentioned: true,
+			Files: []bot.File{{ID: "d", Name: "document"}}},
+	}, {
+		// As before files were kept: a message with nothing to read starts
+		// nothing (the core decides elsewhere what a bare file means).
+		name:   "a document without a caption is dropped",
+		update: `{"message":{"message_id":23,"from":` + alice + `,"chat":` + dmChat + `,"date":1,"document":{"file_id":"d","file_unique_id":"u"}}}`,
 	}, {
 		name:   "service message without text is dropped",
 		update: `{"message":{"message_id":18,"from":` + alice + `,"chat":` + group + `,"date":1,"new_chat_members":[` + alice + `]}}`,

@@ -1,8 +1,9 @@
 // Package adapterkit is the machinery every platform adapter (Slack,
 // Telegram, Discord) needs and none should write again: a group that runs
 // handlers and lets Run wait for them (Group), a bounded cache for what
-// an adapter remembers of recent traffic (Cache), and the bot's own
-// identity, asked of the platform once (Self).
+// an adapter remembers of recent traffic (Cache), the bot's own
+// identity, asked of the platform once (Self), and downloads of attached
+// files from the platform's own hosts only (Hosts, Get).
 //
 // The contracts adapters share with the core and the store (bot.Mux,
 // bot.PlatformState, bot.ErrAuth) are in package bot; retry waits are in

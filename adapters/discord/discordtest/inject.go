@@ -21,6 +21,9 @@ type Incoming struct {
 	Mention bool   // prefix "<@BOTID> " so the message mentions the bot
 	FromBot bool   // the author is a bot (author.bot = true)
 	ReplyTo string // message_reference.message_id (and referenced_message); "" none
+	// Attachments are files sent with the message, served at their
+	// CDN-style url by the fake (files.go).
+	Attachments []Attachment
 }
 
 // Post stores a user's message and dispatches MESSAGE_CREATE (with guild_id
@@ -45,6 +48,7 @@ func (s *Server) Post(in Incoming) (messageID string) {
 		m.reference, replied = ref.id, ref.authorID
 	}
 	s.applyPings(m, nil, replied) // people's clients send no allowed_mentions
+	s.attachLocked(m, in.Attachments)
 	s.w.addMessage(m)
 	s.emitMessageLocked("MESSAGE_CREATE", m)
 	s.notifyLocked()

@@ -12,10 +12,11 @@
 // The fake models one bot in some guilds: channels, threads, DMs, messages,
 // buttons, slash commands and interactions, with Discord's validation errors,
 // allowed_mentions rules, rate-limit buckets and session resumption. Tests
-// inject what users do (Post, Click, Command), steer the gateway
-// (DropConnection, RequestReconnect, InvalidateSession, ForgetSessions,
-// HoldGateway) and query what the bot did (Messages, InteractionReplies,
-// Ephemeral, Calls…), synchronising with WaitFor instead of sleeping.
+// inject what users do (Post, Click, Command; Post attaches files, served
+// at their url as the CDN serves them), steer the gateway (DropConnection,
+// RequestReconnect, InvalidateSession, ForgetSessions, HoldGateway) and
+// query what the bot did (Messages, InteractionReplies, Ephemeral, Calls,
+// Downloads…), synchronising with WaitFor instead of sleeping.
 package discordtest
 
 import (
@@ -57,6 +58,7 @@ type Server struct {
 	storms      map[string]storm
 	rateLimited int
 	typing      map[string]int
+	downloads   []Download
 }
 
 // NewServer starts a fake Discord on a loopback port.
@@ -84,6 +86,7 @@ func NewServer(opts ...Option) *Server {
 	mux.HandleFunc("/gateway", s.serveGateway)
 	mux.HandleFunc("/gateway/", s.serveGateway) // discordgo appends a slash
 	mux.HandleFunc(apiPrefix+"/", s.serveREST)
+	mux.HandleFunc("GET /attachments/{channel}/{id}/{name}", s.serveAttachment)
 	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusNotFound, notFound())
 	})

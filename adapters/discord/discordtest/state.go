@@ -61,6 +61,7 @@ type message struct {
 	deleted                          bool
 	ephemeralFor                     string // not in the channel: shown to this user only
 	webhookID                        string // set on interaction responses
+	attachments                      []*attachment
 }
 
 type world struct {

@@ -57,29 +57,29 @@ type wireReference struct {
 }
 
 type wireMessage struct {
-	ID                string          `json:"id"`
-	ChannelID         string          `json:"channel_id"`
-	GuildID           string          `json:"guild_id,omitempty"`
-	Author            wireUser        `json:"author"`
-	Member            *wireMember     `json:"member,omitempty"`
-	Content           string          `json:"content"`
-	Timestamp         string          `json:"timestamp"`
-	EditedTimestamp   *string         `json:"edited_timestamp"`
-	TTS               bool            `json:"tts"`
-	MentionEveryone   bool            `json:"mention_everyone"`
-	Mentions          []wireUser      `json:"mentions"`
-	MentionRoles      []string        `json:"mention_roles"`
-	Attachments       []struct{}      `json:"attachments"`
-	Embeds            []struct{}      `json:"embeds"`
-	Components        json.RawMessage `json:"components"`
-	Pinned            bool            `json:"pinned"`
-	Type              int             `json:"type"`
-	Flags             int             `json:"flags"`
-	WebhookID         string          `json:"webhook_id,omitempty"`
-	ApplicationID     string          `json:"application_id,omitempty"`
-	MessageReference  *wireReference  `json:"message_reference,omitempty"`
-	ReferencedMessage *wireMessage    `json:"referenced_message,omitempty"`
-	Thread            *wireChannel    `json:"thread,omitempty"`
+	ID                string           `json:"id"`
+	ChannelID         string           `json:"channel_id"`
+	GuildID           string           `json:"guild_id,omitempty"`
+	Author            wireUser         `json:"author"`
+	Member            *wireMember      `json:"member,omitempty"`
+	Content           string           `json:"content"`
+	Timestamp         string           `json:"timestamp"`
+	EditedTimestamp   *string          `json:"edited_timestamp"`
+	TTS               bool             `json:"tts"`
+	MentionEveryone   bool             `json:"mention_everyone"`
+	Mentions          []wireUser       `json:"mentions"`
+	MentionRoles      []string         `json:"mention_roles"`
+	Attachments       []wireAttachment `json:"attachments"`
+	Embeds            []struct{}       `json:"embeds"`
+	Components        json.RawMessage  `json:"components"`
+	Pinned            bool             `json:"pinned"`
+	Type              int              `json:"type"`
+	Flags             int              `json:"flags"`
+	WebhookID         string           `json:"webhook_id,omitempty"`
+	ApplicationID     string           `json:"application_id,omitempty"`
+	MessageReference  *wireReference   `json:"message_reference,omitempty"`
+	ReferencedMessage *wireMessage     `json:"referenced_message,omitempty"`
+	Thread            *wireChannel     `json:"thread,omitempty"`
 }
 
 func timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000+00:00") }
@@ -128,7 +128,7 @@ func (w *world) messageJSON(m *message, depth int) wireMessage {
 		Timestamp:       timestamp(m.created),
 		Mentions:        []wireUser{},
 		MentionRoles:    []string{},
-		Attachments:     []struct{}{},
+		Attachments:     w.attachmentsJSON(m),
 		Embeds:          []struct{}{},
 		Components:      m.components,
 		Flags:           m.flags,

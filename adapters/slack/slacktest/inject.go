@@ -35,6 +35,12 @@ func (s *Server) eventCallbackLocked(inner map[string]any) string {
 func (s *Server) PostUserMessage(channel, user, text, threadTS string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.postUserLocked(channel, user, text, threadTS, nil)
+}
+
+// postUserLocked posts a person's message, with the files' objects when
+// it shares files (subtype file_share), and delivers its events.
+func (s *Server) postUserLocked(channel, user, text, threadTS string, files []map[string]any) string {
 	ch := s.st.channel(channel)
 	s.st.user(user)
 	m := &Message{Channel: ch.ID, TS: s.st.nextTS(), User: user, Text: text}
@@ -45,6 +51,9 @@ func (s *Server) PostUserMessage(channel, user, text, threadTS string) string {
 		"type": "message", "channel": ch.ID, "user": user, "text": text, "ts": m.TS, "event_ts": m.TS,
 		"channel_type": ch.Kind.eventChannelType(), "team": s.opts.teamID, "client_msg_id": clientMsgID,
 	}
+	if len(files) > 0 {
+		ev["subtype"], ev["files"], ev["upload"], ev["display_as_bot"] = "file_share", files, false, false
+	}
 	if m.ThreadTS != "" {
 		ev["thread_ts"] = m.ThreadTS
 	}
@@ -53,6 +62,9 @@ func (s *Server) PostUserMessage(channel, user, text, threadTS string) string {
 		mention := map[string]any{
 			"type": "app_mention", "channel": ch.ID, "user": user, "text": text, "ts": m.TS, "event_ts": m.TS,
 			"team": s.opts.teamID, "client_msg_id": clientMsgID,
+		}
+		if len(files) > 0 {
+			mention["files"], mention["upload"] = files, false
 		}
 		if m.ThreadTS != "" {
 			mention["thread_ts"] = m.ThreadTS

@@ -14,8 +14,10 @@
 // The fake models one workspace (team, bot, users, channels, messages),
 // enforces Slack's per-method rate-limit tiers and length limits, and lets a
 // test inject what users do (messages, mentions, clicks, slash commands) as
-// the exact payloads Slack would deliver. Everything the client did is
-// queryable afterwards (Calls, Messages, Thread, Ephemerals, Acks, Delivered).
+// the exact payloads Slack would deliver, files people share included
+// (PostUserFiles; their bytes are served at url_private as files.slack.com
+// serves them). Everything the client did is queryable afterwards (Calls,
+// Messages, Thread, Ephemerals, Acks, Delivered, Downloads).
 package slacktest
 
 import (
@@ -52,6 +54,8 @@ type Server struct {
 	// so tests can exercise the adapter's fallback to postMessage+update.
 	streamErr string
 	sock      *socketState
+	files     map[string]*storedFile // by file id (files.go)
+	downloads []Download
 }
 
 // NewServer starts a fake Slack listening on a loopback port.
@@ -70,10 +74,13 @@ func NewServer(opts ...Option) *Server {
 		limits:  newLimiter(o.limits, o.now),
 		faults:  map[string][]fault{},
 		sock:    newSocketState(),
+		files:   map[string]*storedFile{},
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/ws", s.serveSocket)
 	mux.HandleFunc("/response/{id}", s.serveResponseURL)
+	mux.HandleFunc("GET /files-pri/{file}/{name}", s.serveFile)
+	mux.HandleFunc("GET /files-pri/{file}/download/{name}", s.serveFile)
 	mux.HandleFunc("/{method}", s.serveWebAPI)
 	s.hs = httptest.NewServer(mux)
 	s.URL = s.hs.URL

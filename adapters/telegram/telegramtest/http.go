@@ -62,11 +62,17 @@ func handlerFor(method string) (handler, bool) {
 		return (*Server).getMyCommands, true
 	case "getChat":
 		return (*Server).getChat, true
+	case "getFile":
+		return (*Server).getFile, true
 	}
 	return nil, false
 }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, "/file/bot") {
+		s.serveFile(w, r)
+		return
+	}
 	token, method, ok := splitPath(r.URL.Path)
 	if !ok {
 		writeAnswer(w, nil, errNotFound)

@@ -24,10 +24,20 @@ type Incoming struct {
 	ReplyTo int
 	Mention bool // prefix "@<bot username> " with a mention entity
 	FromBot bool // from.is_bot = true
+	// Document or Photo attach a file (files.go); Text is then the
+	// caption, with its entities in caption_entities, as Telegram sends
+	// media. At most one of them is used, Document first.
+	Document *Attachment
+	Photo    *Attachment
 }
 
 // Posted identifies what Post created.
-type Posted struct{ MessageID, UpdateID int }
+type Posted struct {
+	MessageID, UpdateID int
+	// FileID is the file_id of the attached document, or of the largest
+	// size of the photo; "" without an attachment.
+	FileID string
+}
 
 // Post records a message from a person and queues its update. Text starting
 // with "/" gets a bot_command entity, as Telegram adds.
@@ -61,9 +71,10 @@ func (s *Server) Post(in Incoming) Posted {
 	if m.replyShown == 0 && in.Topic != 0 {
 		m.replyShown = in.Topic
 	}
+	fileID := s.attachLocked(m, in)
 	c.add(m)
 	id := s.queueLocked("message", m.wire(true))
-	return Posted{MessageID: m.id, UpdateID: id}
+	return Posted{MessageID: m.id, UpdateID: id, FileID: fileID}
 }
 
 // queueLocked queues {"update_id":…, kind: obj} and wakes pollers.

@@ -12,8 +12,10 @@
 // forum topics, messages), queues updates for long polling or a webhook,
 // validates messages the way Telegram does (HTML parse mode, 4096 UTF-16
 // units, buttons) and enforces Telegram's flood limits. Tests inject what
-// people do (Post, Click) and faults (FailNext, Storm, DropNext), and read
-// back what the bot did (Messages, Calls, Drafts, CallbackAnswers…).
+// people do (Post, Click; Post attaches documents and photos, served by
+// getFile and /file/bot<token>/<path>) and faults (FailNext, Storm,
+// DropNext, FailFile), and read back what the bot did (Messages, Calls,
+// Drafts, CallbackAnswers, Downloads…).
 package telegramtest
 
 import (
@@ -61,6 +63,8 @@ type Server struct {
 	drops       map[string]int
 	storm       storm
 	rng         *rand.Rand
+	files       map[string]*storedFile // by file_id (files.go)
+	downloads   []Download
 }
 
 // NewServer starts a fake Bot API on a loopback port.
@@ -82,6 +86,7 @@ func NewServer(opts ...Option) *Server {
 		queries: map[string]*callbackQuery{},
 		faults:  map[string][]Fault{},
 		drops:   map[string]int{},
+		files:   map[string]*storedFile{},
 		rng:     rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 	}
 	s.hs = httptest.NewServer(http.HandlerFunc(s.serveHTTP))

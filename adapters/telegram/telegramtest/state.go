@@ -68,6 +68,11 @@ type message struct {
 	service    bool
 	topicName  string
 	deleted    bool
+	// caption is true for a media message: text is its caption. document
+	// and photo are what it carries (files.go).
+	caption  bool
+	document *wireDocument
+	photo    []wirePhotoSize
 }
 
 // world is the simulated Telegram: the bot, users and chats. It is guarded

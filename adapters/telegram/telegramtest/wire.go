@@ -46,6 +46,10 @@ type wireMessage struct {
 	ReplyToMessage    *wireMessage      `json:"reply_to_message,omitempty"`
 	Text              string            `json:"text,omitempty"`
 	Entities          []Entity          `json:"entities,omitempty"`
+	Caption           string            `json:"caption,omitempty"`
+	CaptionEntities   []Entity          `json:"caption_entities,omitempty"`
+	Document          *wireDocument     `json:"document,omitempty"`
+	Photo             []wirePhotoSize   `json:"photo,omitempty"`
 	ForumTopicCreated *wireTopicCreated `json:"forum_topic_created,omitempty"`
 	ReplyMarkup       *inlineMarkup     `json:"reply_markup,omitempty"`
 }
@@ -100,8 +104,13 @@ func (m *message) wire(withReply bool) *wireMessage {
 		Chat:      m.chat.wire(),
 		Date:      m.date,
 		EditDate:  m.editDate,
-		Text:      m.parsed.Visible,
-		Entities:  m.parsed.Entities,
+		Document:  m.document,
+		Photo:     m.photo,
+	}
+	if m.caption {
+		wm.Caption, wm.CaptionEntities = m.parsed.Visible, m.parsed.Entities
+	} else {
+		wm.Text, wm.Entities = m.parsed.Visible, m.parsed.Entities
 	}
 	if m.thread != 0 {
 		wm.MessageThreadID, wm.IsTopicMessage = m.thread, true

@@ -1,0 +1,69 @@
+package discord
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/adapterkit"
+)
+
+// Files sent with messages: MESSAGE_CREATE lists the attachments, each
+// with a url on Discord's CDN (signed in its query, and expiring) and a
+// proxy_url on its media proxy. Neither wants the bot token, so none is
+// sent: a leaked CDN request costs nothing, a leaked token everything.
+
+// Discord's attachment hosts: url and proxy_url.
+const (
+	cdnHost   = "cdn.discordapp.com"
+	mediaHost = "media.discordapp.net"
+)
+
+var _ bot.FileFetcher = (*Adapter)(nil)
+
+// filesOf turns a message's attachments into bot.Files, preferring the
+// CDN url to the media proxy's.
+func filesOf(atts []*discordgo.MessageAttachment) []bot.File {
+	var out []bot.File
+	for _, a := range atts {
+		if a == nil || a.ID == "" {
+			continue
+		}
+		u := a.URL
+		if u == "" {
+			u = a.ProxyURL
+		}
+		out = append(out, bot.File{ID: a.ID, Name: a.Filename, MIME: a.ContentType, Size: int64(a.Size), URL: u})
+	}
+	return out
+}
+
+// FetchFile downloads f from Discord's CDN (or the configured API host, a
+// proxy or a fake), and from nowhere else: an attachment URL is what the
+// event says, and the bot must not fetch arbitrary URLs for whoever
+// forged one. The request goes through the configured HTTP client
+// itself, not the session's, whose transport rewrites every URL to the
+// API host, and carries no token.
+func (a *Adapter) FetchFile(ctx context.Context, f bot.File, max int64) ([]byte, error) {
+	if err := bot.CheckFileSize(f, max); err != nil {
+		return nil, fmt.Errorf("discord: %w", err)
+	}
+	if f.URL == "" {
+		return nil, fmt.Errorf("discord: %v has no URL", f)
+	}
+	resp, err := adapterkit.Get(ctx, a.cfg.HTTPClient, f.URL, nil, a.fileHosts)
+	if err != nil {
+		return nil, fileError(f, err)
+	}
+	defer resp.Body.Close()
+	if err := fileStatus(f, resp); err != nil {
+		return nil, err
+	}
+	b, err := bot.ReadFile(resp.Body, resp.ContentLength, f, max)
+	if err != nil {
+		return nil, fmt.Errorf("discord: %w", err)
+	}
+	return b, nil
+}

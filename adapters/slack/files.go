@@ -1,0 +1,83 @@
+package slack
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/slackevents"
+
+	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/adapterkit"
+)
+
+// Files people share: a message event of subtype file_share (and its
+// app_mention twin) carries the files' objects; their bytes are at
+// url_private_download (url_private shows some types inline instead) on
+// files.slack.com, for a request with the bot token as a Bearer header
+// and the files:read scope.
+
+// slackFileHost is where Slack serves the files of a workspace.
+const slackFileHost = "files.slack.com"
+
+var _ bot.FileFetcher = (*Adapter)(nil)
+
+// messageFiles are the files of a message event. slack-go decodes a new
+// message's top-level fields, files among them, into ev.Message.
+func messageFiles(ev *slackevents.MessageEvent) []slack.File {
+	if ev.Message == nil {
+		return nil
+	}
+	return ev.Message.Files
+}
+
+// filesOf turns the files of a message event into bot.Files. Deleted
+// files (mode tombstone) are left out: they have nothing to fetch.
+func filesOf(fs []slack.File) []bot.File {
+	var out []bot.File
+	for _, f := range fs {
+		if f.ID == "" || f.Mode == "tombstone" {
+			continue
+		}
+		name := f.Name
+		if name == "" {
+			name = f.Title
+		}
+		u := f.URLPrivateDownload
+		if u == "" {
+			u = f.URLPrivate
+		}
+		out = append(out, bot.File{ID: f.ID, Name: name, MIME: f.Mimetype, Size: int64(f.Size), URL: u})
+	}
+	return out
+}
+
+// FetchFile downloads f with the bot token, from Slack's file host or the
+// configured API host only: an event's url_private is whatever the event
+// says (a remote file's is its creator's external URL), and the token
+// must go nowhere else. Redirects are followed on those hosts only; Slack
+// answers a file the bot may not read with a redirect to its sign-in page,
+// which is reported, not fetched.
+func (a *Adapter) FetchFile(ctx context.Context, f bot.File, max int64) ([]byte, error) {
+	if err := bot.CheckFileSize(f, max); err != nil {
+		return nil, fmt.Errorf("slack: %w", err)
+	}
+	if f.URL == "" {
+		return nil, fmt.Errorf("slack: %v has no download URL (a file shared from another workspace, or hidden by the plan's limits)", f)
+	}
+	auth := http.Header{"Authorization": {"Bearer " + a.cfg.BotToken}}
+	resp, err := adapterkit.Get(ctx, a.http, f.URL, auth, a.fileHosts)
+	if err != nil {
+		return nil, fileError(f, err)
+	}
+	defer resp.Body.Close()
+	if err := fileStatus(f, resp); err != nil {
+		return nil, err
+	}
+	b, err := bot.ReadFile(resp.Body, resp.ContentLength, f, max)
+	if err != nil {
+		return nil, fmt.Errorf("slack: %w", err)
+	}
+	return b, nil
+}

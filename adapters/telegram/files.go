@@ -1,0 +1,123 @@
+package telegram
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
+	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/adapterkit"
+)
+
+// Files people send: a document or a photo (in several sizes) comes with
+// a file_id and no URL. getFile turns the id into a file_path, valid for
+// an hour, and the bytes are at <api base>/file/bot<token>/<file_path>.
+// That URL holds the token, so it is built only here, never kept in a
+// bot.File (inbox records are stored) and never shown in an error.
+
+// maxBotDownload is the largest file the Bot API lets a bot download
+// (getFile: "up to 20MB in size"); a local Bot API server allows more,
+// but keeping its limit everywhere costs nothing Parley needs.
+const maxBotDownload = 20 << 20
+
+var _ bot.FileFetcher = (*Adapter)(nil)
+
+// filesOf turns what m carries into bot.Files: its document, and the
+// largest size of its photo (the smaller ones are previews of it).
+func filesOf(m *tgbotapi.Message) []bot.File {
+	var out []bot.File
+	if d := m.Document; d != nil && d.FileID != "" {
+		name := d.FileName
+		if name == "" {
+			name = "document"
+		}
+		out = append(out, bot.File{ID: d.FileID, Name: name, MIME: d.MimeType, Size: int64(d.FileSize)})
+	}
+	if p, ok := largestPhoto(m.Photo); ok {
+		// Telegram re-encodes every photo as a JPEG and names none.
+		out = append(out, bot.File{ID: p.FileID, Name: "photo.jpg", MIME: "image/jpeg", Size: int64(p.FileSize)})
+	}
+	return out
+}
+
+// largestPhoto picks the size with the most pixels, the larger file on a
+// tie. Telegram lists sizes smallest first, but says nowhere it must.
+func largestPhoto(sizes []tgbotapi.PhotoSize) (tgbotapi.PhotoSize, bool) {
+	var best tgbotapi.PhotoSize
+	found := false
+	for _, p := range sizes {
+		if p.FileID == "" {
+			continue
+		}
+		area, bestArea := p.Width*p.Height, best.Width*best.Height
+		if !found || area > bestArea || area == bestArea && p.FileSize > best.FileSize {
+			best, found = p, true
+		}
+	}
+	return best, found
+}
+
+// FetchFile downloads f by its file_id: getFile, then the file from the
+// Bot API's host. A file over Telegram's 20 MB limit for bots fails with
+// bot.ErrFileTooLarge before getFile is asked. Whatever fails, the error
+// never holds the token.
+func (a *Adapter) FetchFile(ctx context.Context, f bot.File, max int64) ([]byte, error) {
+	b, err := a.fetchFile(ctx, f, max)
+	if err != nil {
+		return nil, redact(err, a.cfg.Token)
+	}
+	return b, nil
+}
+
+func (a *Adapter) fetchFile(ctx context.Context, f bot.File, max int64) ([]byte, error) {
+	if err := bot.CheckFileSize(f, max); err != nil {
+		return nil, fmt.Errorf("telegram: %w", err)
+	}
+	if f.Size > maxBotDownload {
+		return nil, tooBigForBots(f, f.Size)
+	}
+	if f.ID == "" {
+		return nil, fmt.Errorf("telegram: %v has no file_id to fetch it by", f)
+	}
+	res, err := a.call(ctx, "getFile", tgbotapi.Params{"file_id": f.ID})
+	if err != nil {
+		return nil, getFileError(f, err)
+	}
+	var tf tgbotapi.File
+	if err := json.Unmarshal(res, &tf); err != nil {
+		return nil, fmt.Errorf("telegram getFile: %v: %w", f, err)
+	}
+	if tf.FilePath == "" {
+		return nil, fmt.Errorf("telegram getFile: no file_path for %v", f)
+	}
+	// getFile knows the size where the message did not say it.
+	if err := bot.CheckFileSize(bot.File{ID: f.ID, Name: f.Name, Size: int64(tf.FileSize)}, max); err != nil {
+		return nil, fmt.Errorf("telegram: %w", err)
+	}
+	resp, err := adapterkit.Get(ctx, a.http, a.fileURL(tf.FilePath), nil, a.fileHosts)
+	if err != nil {
+		return nil, fmt.Errorf("telegram: download %v: %w", f, err)
+	}
+	defer resp.Body.Close()
+	if err := fileStatus(f, resp); err != nil {
+		return nil, err
+	}
+	b, err := bot.ReadFile(resp.Body, resp.ContentLength, f, max)
+	if err != nil {
+		return nil, fmt.Errorf("telegram: %w", err)
+	}
+	return b, nil
+}
+
+// fileURL is where the Bot API serves file_path, token and all.
+func (a *Adapter) fileURL(path string) string {
+	segs := strings.Split(path, "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	return strings.TrimRight(a.cfg.APIURL, "/") + "/file/bot" + a.cfg.Token + "/" + strings.Join(segs, "/")
+}
