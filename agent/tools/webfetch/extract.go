@@ -8,17 +8,8 @@ import (
 	"net/url"
 	"path"
 	"strings"
-	"unicode/utf8"
 
-	readability "codeberg.org/readeck/go-readability"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/strikethrough"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
-	"golang.org/x/net/html"
-	"golang.org/x/net/html/atom"
-	"golang.org/x/net/html/charset"
+	"github.com/parleybot/parley/internal/readable"
 )
 
 type contentKind int
@@ -70,35 +61,18 @@ func (f *fetcher) extract(ctx context.Context, kind contentKind, contentType str
 	if kind == kindText && looksBinary(body) {
 		return page{}, fmt.Errorf("unsupported content: the server says %q but the body is binary", contentType)
 	}
-	text := decodeUTF8(body, contentType)
+	text := readable.Decode(body, contentType)
 	if kind != kindHTML {
 		return page{title: titleFromURL(final), text: text}, nil
 	}
-	p, err := f.htmlToMarkdown(ctx, text, final)
+	title, md, err := readable.Markdown(ctx, text, final)
 	if err != nil {
 		return page{}, err
 	}
-	if p.title == "" {
-		p.title = titleFromURL(final)
+	if title == "" {
+		title = titleFromURL(final)
 	}
-	return p, nil
-}
-
-// decodeUTF8 converts the body to UTF-8 from the charset named by the
-// header, a BOM or a <meta> tag, falling back to a guess. The Markdown
-// converter and the model need UTF-8; invalid bytes become U+FFFD.
-func decodeUTF8(body []byte, contentType string) string {
-	enc, name, _ := charset.DetermineEncoding(body, contentType)
-	var out []byte
-	if name == "utf-8" || enc == nil {
-		out = bytes.ToValidUTF8(body, []byte("\uFFFD"))
-	} else {
-		var err error
-		if out, err = enc.NewDecoder().Bytes(body); err != nil {
-			out = bytes.ToValidUTF8(body, []byte("\uFFFD"))
-		}
-	}
-	return strings.TrimPrefix(string(out), "\uFEFF")
+	return page{title: title, text: md}, nil
 }
 
 // looksBinary catches binary bodies served as text (misconfigured servers),
@@ -114,179 +88,13 @@ func looksBinary(b []byte) bool {
 	return bytes.IndexByte(b, 0) >= 0
 }
 
-// minArticleRunes: a readability result shorter than this, and shorter
-// than half the page's text, is taken as a failed extraction.
-const minArticleRunes = 200
-
-// htmlToMarkdown extracts the main article with readability and converts
-// it to Markdown, falling back to the whole page when extraction fails or
-// finds almost nothing (short pages, link lists, app shells).
-func (f *fetcher) htmlToMarkdown(ctx context.Context, src string, final *url.URL) (page, error) {
-	doc, err := html.Parse(strings.NewReader(src))
-	if err != nil {
-		return page{}, fmt.Errorf("parsing HTML: %w", err)
-	}
-	docTitle, pageRunes := pageInfo(doc)
-
-	// A Parser keeps per-document state, so each call gets its own.
-	parser := readability.NewParser()
-	art, rerr := parser.ParseAndMutate(doc, final)
-	title := cleanTitle(art.Title)
-	if title == "" {
-		title = docTitle
-	}
-	if rerr == nil && art.Node != nil && art.Node.Parent != nil {
-		n := utf8.RuneCountInString(art.TextContent)
-		if n >= minArticleRunes || 2*n >= pageRunes {
-			// Node is the first child of readability's article container;
-			// converting the container keeps every page of the article.
-			md, err := f.toMarkdown(ctx, art.Node.Parent, final)
-			if err == nil && strings.TrimSpace(md) != "" {
-				return page{title: title, text: md}, nil
-			}
-		}
-	}
-
-	// Readability mutated doc; start again from the source.
-	doc, err = html.Parse(strings.NewReader(src))
-	if err != nil {
-		return page{}, fmt.Errorf("parsing HTML: %w", err)
-	}
-	md, err := f.toMarkdown(ctx, doc, final)
-	if err != nil {
-		return page{}, fmt.Errorf("converting HTML to Markdown: %w", err)
-	}
-	return page{title: title, text: md}, nil
-}
-
-// newConverter builds the HTML→Markdown converter shared by all calls (it
-// is safe for concurrent use). Without the table plugin tables flatten into
-// runs of cell text.
-func newConverter() (*converter.Converter, error) {
-	conv := converter.NewConverter(converter.WithPlugins(
-		base.NewBasePlugin(),
-		commonmark.NewCommonmarkPlugin(),
-		strikethrough.NewStrikethroughPlugin(),
-		table.NewTablePlugin(
-			table.WithHeaderPromotion(true),
-			table.WithSpanCellBehavior(table.SpanBehaviorMirror),
-			table.WithNewlineBehavior(table.NewlineBehaviorPreserve),
-			table.WithCellPaddingBehavior(table.CellPaddingBehaviorMinimal),
-		),
-	))
-	// Page chrome that is never the content; it matters for the
-	// whole-page fallback, where readability has not removed it.
-	for _, tag := range []string{"nav", "footer", "aside", "form", "button", "select", "svg", "canvas", "template", "dialog"} {
-		conv.Register.TagType(tag, converter.TagTypeRemove, converter.PriorityStandard)
-	}
-	// Probe once so a plugin configuration error surfaces from New, not
-	// from every call.
-	if _, err := conv.ConvertString("<p>ok</p>"); err != nil {
-		return nil, fmt.Errorf("html-to-markdown: %w", err)
-	}
-	return conv, nil
-}
-
-func (f *fetcher) toMarkdown(ctx context.Context, n *html.Node, final *url.URL) (string, error) {
-	dropDataImages(n)
-	md, err := f.conv.ConvertNode(n, converter.WithContext(ctx), converter.WithDomain(final.String()))
-	if err != nil {
-		return "", err
-	}
-	return string(md), nil
-}
-
-// dropDataImages removes <img src="data:…">: inline base64 images would
-// turn into kilobytes of noise in the Markdown.
-func dropDataImages(n *html.Node) {
-	for c := n.FirstChild; c != nil; {
-		next := c.NextSibling
-		if c.Type == html.ElementNode && c.DataAtom == atom.Img && hasDataSrc(c) {
-			n.RemoveChild(c)
-		} else {
-			dropDataImages(c)
-		}
-		c = next
-	}
-}
-
-func hasDataSrc(n *html.Node) bool {
-	for _, a := range n.Attr {
-		if a.Key == "src" && strings.HasPrefix(strings.ToLower(strings.TrimSpace(a.Val)), "data:") {
-			return true
-		}
-	}
-	return false
-}
-
-// pageInfo returns the page's <title> (or first <h1>) and how many
-// characters of visible text it has, to judge readability's result.
-func pageInfo(doc *html.Node) (title string, textRunes int) {
-	var h1 string
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
-		switch n.Type {
-		case html.TextNode:
-			textRunes += utf8.RuneCountInString(strings.TrimSpace(n.Data))
-			return
-		case html.ElementNode:
-			switch n.DataAtom {
-			case atom.Title:
-				if title == "" {
-					title = cleanTitle(textOf(n))
-				}
-				return
-			case atom.H1:
-				if h1 == "" {
-					h1 = cleanTitle(textOf(n))
-				}
-			case atom.Script, atom.Style, atom.Noscript, atom.Template:
-				return
-			}
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
-		}
-	}
-	walk(doc)
-	if title == "" {
-		title = h1
-	}
-	return title, textRunes
-}
-
-func textOf(n *html.Node) string {
-	var b strings.Builder
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
-		if n.Type == html.TextNode {
-			b.WriteString(n.Data)
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
-		}
-	}
-	walk(n)
-	return b.String()
-}
-
-// cleanTitle makes a title fit on the header line.
-func cleanTitle(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	const max = 200
-	if utf8.RuneCountInString(s) > max {
-		s = string([]rune(s)[:max]) + "…"
-	}
-	return s
-}
-
 // titleFromURL names a resource that has no title of its own.
 func titleFromURL(u *url.URL) string {
 	if b := path.Base(u.Path); b != "/" && b != "." && b != "" {
 		if un, err := url.PathUnescape(b); err == nil {
 			b = un
 		}
-		return cleanTitle(b)
+		return readable.CleanTitle(b)
 	}
 	return u.Hostname()
 }

@@ -45,25 +45,6 @@ func TestClassifyContentType(t *testing.T) {
 	}
 }
 
-func TestDecodeUTF8(t *testing.T) {
-	tests := []struct{ name, ct, body, want string }{
-		{"header latin1", "text/plain; charset=iso-8859-1", "caf\xe9", "café"},
-		{"windows-1252 quotes", "text/plain; charset=windows-1252", "\x93hi\x94", "“hi”"},
-		{"utf-8", "text/plain; charset=utf-8", "café", "café"},
-		{"utf-8 bom", "text/plain", "\xef\xbb\xbfcafé", "café"},
-		{"utf-16le bom", "text/plain", "\xff\xfec\x00a\x00f\x00\xe9\x00", "café"},
-		{"invalid utf-8 declared", "text/plain; charset=utf-8", "caf\xff", "caf\uFFFD"},
-		{"meta charset", "text/html", `<meta charset="iso-8859-1"><p>caf` + "\xe9", `<meta charset="iso-8859-1"><p>café`},
-		{"no hint, valid utf-8", "text/html", "<p>café</p>", "<p>café</p>"},
-		{"shift_jis", "text/plain; charset=shift_jis", "\x93\xfa\x96\x7b", "日本"},
-	}
-	for _, tt := range tests {
-		if got := decodeUTF8([]byte(tt.body), tt.ct); got != tt.want {
-			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
-		}
-	}
-}
-
 func TestTruncate(t *testing.T) {
 	lines := strings.Repeat("abcdefghi\n", 20) // 200 characters
 	words := strings.Repeat("word ", 40)       // 200 characters

@@ -60,16 +60,61 @@ func (e *statusError) Error() string {
 
 // fetch runs one web_fetch call.
 func (f *fetcher) fetch(ctx context.Context, raw string) (string, error) {
-	u, err := parseURL(raw)
+	ctx, cancel := f.withDeadline(ctx)
+	defer cancel()
+	resp, hop, err := f.get(ctx, raw, accept)
 	if err != nil {
 		return "", err
 	}
-	if err := f.guard.checkHost(u.Hostname()); err != nil {
-		return "", err
+	defer resp.Body.Close()
+	final := resp.Request.URL
+
+	contentType := resp.Header.Get("Content-Type")
+	kind, err := classifyContentType(contentType)
+	if err != nil {
+		return "", err // before reading a body we cannot use
+	}
+	body, cut, err := readCapped(resp.Body, f.opts.MaxBytes)
+	if err != nil {
+		return "", describe(ctx, err, hop)
+	}
+	if kind == kindUnknown {
+		// No Content-Type: sniff like a browser would. The sniffed charset
+		// is a guess, so decoding still looks only at the header and body.
+		if kind, err = classifyContentType(http.DetectContentType(body)); err != nil {
+			return "", err
+		}
 	}
 
-	ctx, cancel := context.WithTimeoutCause(ctx, f.opts.Timeout, &timeoutError{f.opts.Timeout})
-	defer cancel()
+	page, err := f.extract(ctx, kind, contentType, body, final)
+	if err != nil {
+		return "", describe(ctx, err, hop)
+	}
+	return render(page, final, f.opts.MaxChars, cut, f.opts.MaxBytes), nil
+}
+
+// withDeadline bounds a whole fetch by opts.Timeout: connect, redirects,
+// headers, body and whatever the caller does with the body under the same
+// context (the tool's conversion). The cause tells our own timeout apart
+// from the caller cancelling.
+func (f *fetcher) withDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, f.opts.Timeout, &timeoutError{f.opts.Timeout})
+}
+
+// get sends one guarded GET for raw and returns the 2xx response, whose
+// body the caller closes, and the last redirect target followed (empty
+// when none), which later errors name through describe. ctx should carry
+// the fetch deadline (withDeadline). Every way of failing comes back as an
+// error the model can act on: a bad URL, a refused host, a redirect
+// refused or over the limit, a non-2xx status, a timeout.
+func (f *fetcher) get(ctx context.Context, raw, accept string) (*http.Response, string, error) {
+	u, err := parseURL(raw)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := f.guard.checkHost(u.Hostname()); err != nil {
+		return nil, "", err
+	}
 
 	// hop is the last redirect target followed, so a refusal at dial time
 	// can name it. CheckRedirect runs on the goroutine calling Do, so this
@@ -101,51 +146,27 @@ func (f *fetcher) fetch(ctx context.Context, raw string) (string, error) {
 
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return "", fmt.Errorf("invalid URL: %w", err)
+		return nil, "", fmt.Errorf("invalid URL: %w", err)
 	}
 	req.Header.Set("User-Agent", f.opts.UserAgent)
 	req.Header.Set("Accept", accept)
 
 	resp, err := client.Do(req)
 	if err != nil {
-		return "", describe(ctx, err, hop)
+		return nil, hop, describe(ctx, err, hop)
 	}
-	defer resp.Body.Close()
-
-	final := resp.Request.URL
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		resp.Body.Close()
 		se := &statusError{code: resp.StatusCode, text: http.StatusText(resp.StatusCode)}
 		if se.text == "" {
 			se.text = strings.TrimPrefix(resp.Status, strconv.Itoa(resp.StatusCode)+" ")
 		}
 		if hop != "" {
-			se.final = final.Redacted()
+			se.final = resp.Request.URL.Redacted()
 		}
-		return "", se
+		return nil, hop, se
 	}
-
-	contentType := resp.Header.Get("Content-Type")
-	kind, err := classifyContentType(contentType)
-	if err != nil {
-		return "", err // before reading a body we cannot use
-	}
-	body, cut, err := readCapped(resp.Body, f.opts.MaxBytes)
-	if err != nil {
-		return "", describe(ctx, err, hop)
-	}
-	if kind == kindUnknown {
-		// No Content-Type: sniff like a browser would. The sniffed charset
-		// is a guess, so decoding still looks only at the header and body.
-		if kind, err = classifyContentType(http.DetectContentType(body)); err != nil {
-			return "", err
-		}
-	}
-
-	page, err := f.extract(ctx, kind, contentType, body, final)
-	if err != nil {
-		return "", describe(ctx, err, hop)
-	}
-	return render(page, final, f.opts.MaxChars, cut, f.opts.MaxBytes), nil
+	return resp, hop, nil
 }
 
 // readCapped reads at most max bytes and reports whether there was more.

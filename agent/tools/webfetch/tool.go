@@ -5,12 +5,9 @@ package webfetch
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"net/netip"
 	"time"
-
-	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
 
 	"github.com/parleybot/parley/agent"
 )
@@ -90,14 +87,13 @@ const description = `Fetch a public web page or text resource over HTTP(S) and r
 	`Only public internet hosts can be reached (no localhost, private networks or cloud metadata). ` +
 	`Long content is truncated, with a note saying so.`
 
-// fetcher is one configured tool instance. It is safe for concurrent use:
-// everything in it is read-only after New, and per-call state lives in
-// fetch.
+// fetcher is one configured instance, behind both the tool and Fetcher.
+// It is safe for concurrent use: everything in it is read-only after
+// newFetcher, and per-call state lives in get.
 type fetcher struct {
 	opts      Options
 	guard     *guard
 	transport http.RoundTripper
-	conv      *converter.Converter
 }
 
 // New returns the web_fetch tool.
@@ -119,9 +115,5 @@ func New(opts Options) (agent.Tool, error) {
 func newFetcher(opts Options) (*fetcher, error) {
 	opts = opts.withDefaults()
 	g := newGuard(opts)
-	conv, err := newConverter()
-	if err != nil {
-		return nil, fmt.Errorf("web_fetch: %w", err)
-	}
-	return &fetcher{opts: opts, guard: g, transport: g.transport(), conv: conv}, nil
+	return &fetcher{opts: opts, guard: g, transport: g.transport()}, nil
 }
