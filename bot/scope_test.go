@@ -58,19 +58,19 @@ func TestScopeMatrix(t *testing.T) {
 func TestParseScope(t *testing.T) {
 	tests := []struct {
 		in      string
-		want    Scope
+		want    bot.Scope
 		wantErr bool
 	}{
-		{in: "operator", want: OperatorScope()},
-		{in: "space:slack:T1", want: Scope{Kind: ScopeSpace, ID: "slack:T1"}},
-		{in: "person:telegram:42", want: Scope{Kind: ScopePerson, ID: "telegram:42"}},
+		{in: "operator", want: bot.OperatorScope()},
+		{in: "space:slack:T1", want: bot.Scope{Kind: bot.ScopeSpace, ID: "slack:T1"}},
+		{in: "person:telegram:42", want: bot.Scope{Kind: bot.ScopePerson, ID: "telegram:42"}},
 		{in: "space:slack", wantErr: true},
 		{in: "team:slack:T1", wantErr: true},
 		{in: "", wantErr: true},
 		{in: "person::42", wantErr: true},
 	}
 	for _, tt := range tests {
-		got, err := ParseScope(tt.in)
+		got, err := bot.ParseScope(tt.in)
 		if (err != nil) != tt.wantErr || got != tt.want {
 			t.Errorf("ParseScope(%q) = %+v, %v", tt.in, got, err)
 		}

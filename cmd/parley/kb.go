@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/parleybot/parley/agent/kb"
 	"github.com/parleybot/parley/agent/tools"
+	"github.com/parleybot/parley/agent/tools/webfetch"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/cmd/parley/internal/config"
 	"github.com/parleybot/parley/store"
@@ -257,4 +260,97 @@ func knowledgeBase(cfg *config.Config, db *store.DB, logger *slog.Logger) (*kb.B
 		c.Embedder, c.EmbeddingModel = openAIProvider(cfg, nil).Embedder(model), m
 	}
 	return kb.New(c), nil
+}
+
+// documentFetcher downloads /kb add and `parley kb add` URLs through
+// web_fetch's guarded client.
+func documentFetcher() (kb.Fetcher, error) {
+	f, err := webfetch.NewFetcher(webfetch.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("knowledge base fetcher: %w", err)
+	}
+	return docFetcher{f}, nil
+}
+
+type docFetcher struct{ f *webfetch.Fetcher }
+
+func (d docFetcher) FetchDocument(ctx context.Context, url string, max int64) (kb.Fetched, error) {
+	got, err := d.f.Fetch(ctx, url, max)
+	if errors.Is(err, webfetch.ErrTooLarge) {
+		return kb.Fetched{}, fmt.Errorf("%w: %w", kb.ErrTooLarge, err)
+	}
+	if err != nil {
+		return kb.Fetched{}, err
+	}
+	return kb.Fetched{URL: got.URL, ContentType: got.ContentType, Body: got.Body}, nil
+}
+
+func newKBEvalCmd(e *environment, load func() (*config.Config, error)) *cobra.Command {
+	var lines []int
+	var k int
+	cmd := &cobra.Command{
+		Use:   "eval FILE",
+		Short: "Score retrieval on a labelled set (recall@k, MRR), in a temporary knowledge base, with the configured search",
+		Long: "Ingests the set's documents into a temporary database and reports recall@k and MRR overall, by language\n" +
+			"and by kind, then each miss. With kb.embedding_model set, the search is hybrid. agent/kb/testdata/eval\n" +
+			"holds a set; its README says how to write one.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := load()
+			if err != nil {
+				return err
+			}
+			set, err := kb.LoadEvalSet(args[0])
+			if err != nil {
+				return err
+			}
+			if len(lines) == 0 {
+				lines = []int{cfg.KB.ChunkLines}
+			}
+			tmp, err := os.MkdirTemp("", "parley-kb-eval")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(tmp)
+			for i, n := range lines {
+				c := *cfg
+				c.DataDir = filepath.Join(tmp, strconv.Itoa(i))
+				c.KB.ChunkLines, c.KB.ChunkOverlap = n, min(cfg.KB.ChunkOverlap, n/4)
+				if err := evalOnce(cmd.Context(), e.stdout, &c, set, k); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().IntSliceVar(&lines, "chunk-lines", nil, "passage sizes to compare, e.g. 20,40,80 (default kb.chunk_lines)")
+	cmd.Flags().IntVarP(&k, "k", "k", 5, "recall@k and MRR within the top k")
+	return cmd
+}
+
+// evalOnce scores one configuration.
+func evalOnce(ctx context.Context, w io.Writer, cfg *config.Config, set kb.EvalSet, k int) error {
+	db, err := store.Open(ctx, cfg.DBPath())
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	b, err := knowledgeBase(cfg, db, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return err
+	}
+	if err := b.Ready(); err != nil {
+		return err
+	}
+	if err := b.IngestEvalSet(ctx, set, bot.OperatorScope().Key()); err != nil {
+		return err
+	}
+	r, err := kb.Evaluate(ctx, b.In(bot.OperatorScope().Key()), set, k)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%d-line passages, %s\n", cfg.KB.ChunkLines, b.Status())
+	r.Format(w)
+	fmt.Fprintln(w)
+	return nil
 }
