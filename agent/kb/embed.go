@@ -108,6 +108,19 @@ func (b *Base) EmbedPending(ctx context.Context) (int, error) {
 	return len(out), nil
 }
 
+// CheckEmbedder embeds one short text, so `parley doctor` can tell a
+// working embeddings endpoint from a wrong model, key or URL.
+func (b *Base) CheckEmbedder(ctx context.Context) error {
+	vecs, err := b.cfg.Embedder.Embed(ctx, []string{"parley doctor"})
+	if err != nil {
+		return err
+	}
+	if len(vecs) != 1 || len(vecs[0]) == 0 {
+		return errors.New("the embeddings endpoint returned no vector")
+	}
+	return nil
+}
+
 // retryable: a provider error that waiting may cure.
 func retryable(err error) bool {
 	if e, ok := llm.AsError(err); ok {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -102,6 +104,7 @@ func checks(cfg *config.Config) []check {
 			}
 			return cfg.DBPath(), db.Close()
 		}},
+		{"kb", func(ctx context.Context) (string, error) { return kbCheck(ctx, cfg) }},
 		{"model", func(context.Context) (string, error) {
 			if err := cfg.RequireLLM(); err != nil {
 				return "", err
@@ -142,6 +145,43 @@ func checks(cfg *config.Config) []check {
 		}})
 	}
 	return list
+}
+
+// kbCheck says how the knowledge base searches: off (no FTS5), keyword-only
+// or hybrid — the embeddings endpoint asked once — and checks kb.dirs.
+// A build without FTS5 fails the check only when the config asks for the
+// knowledge base (folders or an embedding model).
+func kbCheck(ctx context.Context, cfg *config.Config) (string, error) {
+	db, err := store.Open(ctx, cfg.DBPath())
+	if err != nil {
+		return "", err
+	}
+	defer db.Close()
+	b, err := knowledgeBase(cfg, db, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return "", err
+	}
+	if err := b.Ready(); err != nil {
+		if len(cfg.KB.Dirs) > 0 || cfg.KB.EmbeddingModel != "" {
+			return "", err
+		}
+		return "off: " + err.Error(), nil
+	}
+	for _, d := range cfg.KB.Dirs {
+		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+			return "", fmt.Errorf("kb.dirs: %s is not a readable folder", d)
+		}
+	}
+	docs, err := b.ListAll(ctx)
+	if err != nil {
+		return "", err
+	}
+	if b.Hybrid() {
+		if err := b.CheckEmbedder(ctx); err != nil {
+			return "", fmt.Errorf("kb.embedding_model %s: %w", cfg.KB.EmbeddingModel, err)
+		}
+	}
+	return fmt.Sprintf("%s; %d document(s)", b.Status(), len(docs)), nil
 }
 
 // shellCheck says how shell commands are confined on this host: in the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -300,5 +301,51 @@ func TestDoctorShell(t *testing.T) {
 	execute(t.Context(), e, []string{"doctor"})
 	if !strings.Contains(out.String(), "OK    shell      sandboxed (Landlock ABI ") {
 		t.Errorf("doctor printed\n%s\nwant the shell sandboxed", out.String())
+	}
+}
+
+// TestDoctorKB: the doctor says how the knowledge base searches, asks the
+// embeddings endpoint once when one is configured, and checks kb.dirs.
+func TestDoctorKB(t *testing.T) {
+	llm := llmtest.NewServer(llmtest.WithAPIKey(goodOpenAI))
+	defer llm.Close()
+	docs := t.TempDir()
+	tests := []struct {
+		name     string
+		extra    map[string]string
+		embedErr bool
+		wantCode int
+		want     string
+	}{
+		{name: "keyword-only", want: "OK    kb         keyword-only search (FTS5, BM25): set kb.embedding_model to search by meaning too; 0 document(s)"},
+		{name: "hybrid", extra: map[string]string{"PARLEY_KB_EMBEDDING_MODEL": "openai/text-embedding-3-small", "PARLEY_KB_DIRS": docs},
+			want: "OK    kb         hybrid search: keywords (FTS5, BM25) and meaning (openai/text-embedding-3-small); 0 document(s)"},
+		{name: "embeddings endpoint down", extra: map[string]string{"PARLEY_KB_EMBEDDING_MODEL": "openai/text-embedding-3-small"}, embedErr: true,
+			wantCode: 1, want: "FAIL  kb         kb.embedding_model openai/text-embedding-3-small: OpenAI server error (500)"},
+		{name: "missing folder", extra: map[string]string{"PARLEY_KB_DIRS": filepath.Join(docs, "nope")},
+			wantCode: 1, want: "FAIL  kb         kb.dirs: " + filepath.Join(docs, "nope") + " is not a readable folder"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := map[string]string{
+				"PARLEY_DATA_DIR":            filepath.Join(t.TempDir(), "data"),
+				"XDG_CONFIG_HOME":            t.TempDir(),
+				"PARLEY_LLM_OPENAI_API_KEY":  goodOpenAI,
+				"PARLEY_LLM_OPENAI_BASE_URL": llm.OpenAIBaseURL(),
+			}
+			maps.Copy(env, tt.extra)
+			if tt.embedErr {
+				llm.EnqueueEmbeddings(llmtest.Status(http.StatusInternalServerError))
+			}
+			var out bytes.Buffer
+			e := &environment{stdin: strings.NewReader(""), stdout: &out, stderr: &out,
+				lookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }}
+			if code := execute(t.Context(), e, []string{"doctor"}); code != tt.wantCode {
+				t.Errorf("exit %d, want %d\n%s", code, tt.wantCode, out.String())
+			}
+			if !strings.Contains(out.String(), tt.want) {
+				t.Errorf("doctor output lacks %q:\n%s", tt.want, out.String())
+			}
+		})
 	}
 }
