@@ -58,7 +58,7 @@ func Extract(ctx context.Context, name, contentType string, data []byte) (Extrac
 	if err := ctx.Err(); err != nil {
 		return Extracted{}, err
 	}
-	label := baseName(name)
+	label := readable.CleanTitle(baseName(name))
 	if label == "" {
 		label = "the document"
 	}
@@ -104,7 +104,10 @@ func Extract(ctx context.Context, name, contentType string, data []byte) (Extrac
 		return Extracted{}, fmt.Errorf("%s has only whitespace: %w", label, ErrEmpty)
 	}
 	if out.Title = readable.CleanTitle(out.Title); out.Title == "" {
-		out.Title = readable.CleanTitle(label)
+		out.Title = label
+	}
+	if out.Title == "the document" {
+		out.Title = "untitled"
 	}
 	return out, nil
 }
