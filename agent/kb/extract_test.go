@@ -208,6 +208,7 @@ func FuzzExtract(f *testing.F) {
 		{"b.pdf", "", makePDF(f, testPDF{pages: []string{textPage("zipped")}, compress: true})},
 		{"c.pdf", "", makePDF(f, testPDF{pages: []string{textPage("x")}, kids: "[2 0 R 5 0 R]"})},
 		{"d.pdf", "", []byte("%PDF-1.4\ntrailer\n<< /Root 1 0 R >>\nstartxref\n9\n%%EOF\n")},
+		{"e.pdf", "", loopingObjStmPDF()}, // an xref stream and an object stream
 		{"", "", nil},
 	}
 	for _, s := range seeds {
