@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"mime"
+	"net/url"
 	"strings"
 	"unicode/utf8"
 
@@ -82,7 +83,12 @@ func Extract(ctx context.Context, name, contentType string, data []byte) (Extrac
 		}
 		out.Text, out.Title = text, title
 	case KindHTML:
-		title, md, err := readable.Markdown(ctx, readable.Decode(data, contentType), nil)
+		// A page added by URL keeps its links working; a file's stay relative.
+		var base *url.URL
+		if u, err := url.Parse(name); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+			base = u
+		}
+		title, md, err := readable.Markdown(ctx, readable.Decode(data, contentType), base)
 		if err != nil {
 			return Extracted{}, fmt.Errorf("reading %s: %w", label, err)
 		}

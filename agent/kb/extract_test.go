@@ -65,6 +65,8 @@ func TestExtract(t *testing.T) {
 		{name: "html", file: "onboarding.html", data: []byte(htmlPage), kind: KindHTML, title: "Onboarding | Acme Wiki",
 			contains: []string{"New starters get a laptop", "[the buddy guide](/wiki/buddy)", "| Day | Task |"},
 			excludes: []string{"SCRIPT-SENTINEL", "STYLE-SENTINEL", "NAV-SENTINEL", "FOOTER-SENTINEL", "<p>", "color: red"}},
+		{name: "html from a URL gets absolute links", file: "https://wiki.example.com/team/onboarding", ct: "text/html", data: []byte(htmlPage), kind: KindHTML,
+			contains: []string{"[the buddy guide](https://wiki.example.com/wiki/buddy)"}},
 		{name: "html by content type", file: "page", ct: "text/html; charset=utf-8", data: []byte(htmlPage), kind: KindHTML,
 			contains: []string{"New starters get a laptop"}, excludes: []string{"SCRIPT-SENTINEL"}},
 		{name: "html sniffed without a name", file: "", data: []byte(htmlPage), kind: KindHTML, title: "Onboarding | Acme Wiki"},

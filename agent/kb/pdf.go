@@ -53,7 +53,7 @@ func extractPDF(ctx context.Context, label string, data []byte) (text, title str
 	if err := checkPDFNumbers(data); err != nil {
 		return "", "", fmt.Errorf("%s is not a readable PDF: %w", label, err)
 	}
-	ctx, cancel := context.WithTimeoutCause(ctx, pdfTimeout, fmt.Errorf("gave up after %s", pdfTimeout))
+	ctx, cancel := context.WithTimeoutCause(ctx, pdfTimeout, fmt.Errorf("gave up after %s: %w", pdfTimeout, context.DeadlineExceeded))
 	defer cancel()
 
 	type result struct {
