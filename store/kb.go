@@ -110,10 +110,29 @@ func (db *DB) PutDocument(ctx context.Context, doc kb.Document, chunks []kb.Inde
 	return doc, nil
 }
 
+// bumpGeneration records, in the transaction that changes passages or
+// vectors, that they changed.
+func bumpGeneration(ctx context.Context, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, `UPDATE kb_state SET generation = generation + 1`)
+	return err
+}
+
+// Generation changes whenever passages or vectors do, in any process.
+func (db *DB) Generation(ctx context.Context) (int64, error) {
+	var g int64
+	if err := db.r.QueryRowContext(ctx, `SELECT generation FROM kb_state`).Scan(&g); err != nil {
+		return 0, fmt.Errorf("store: knowledge base generation: %w", err)
+	}
+	return g, nil
+}
+
 // deleteDocument removes the documents matching where, their passages and
 // their index rows.
 func deleteDocument(ctx context.Context, tx *sql.Tx, where string, args ...any) error {
 	docs := `SELECT id FROM kb_documents WHERE ` + where
+	if err := bumpGeneration(ctx, tx); err != nil {
+		return err
+	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM kb_fts WHERE rowid IN (SELECT id FROM kb_chunks WHERE doc_id IN (`+docs+`))`, args...); err != nil {
 		return err
 	}
@@ -247,27 +266,26 @@ func (db *DB) KeywordSearch(ctx context.Context, scopes []string, match string, 
 	return out, nil
 }
 
-// ScanVectors calls fn with each passage of scopes that has a vector for
-// model, decoding into one reused buffer.
-func (db *DB) ScanVectors(ctx context.Context, scopes []string, model string, fn func(int64, []float32)) error {
-	in, args := inList(scopes)
+// ScanVectors calls fn with each passage that has a vector for model, with
+// its scope, decoding into one reused buffer.
+func (db *DB) ScanVectors(ctx context.Context, model string, fn func(id int64, scope string, vec []float32)) error {
 	rows, err := db.r.QueryContext(ctx, `
-		SELECT c.id, v.vec FROM kb_chunks c
-		JOIN kb_vectors v ON v.model = ? AND v.hash = c.hash
-		WHERE c.scope IN (`+in+`)`, append([]any{model}, args...)...)
+		SELECT c.id, c.scope, v.vec FROM kb_chunks c
+		JOIN kb_vectors v ON v.model = ? AND v.hash = c.hash`, model)
 	if err != nil {
 		return fmt.Errorf("store: scan vectors: %w", err)
 	}
 	defer rows.Close()
 	var buf []float32
 	var raw sql.RawBytes
+	var scope string
 	for rows.Next() {
 		var id int64
-		if err := rows.Scan(&id, &raw); err != nil {
+		if err := rows.Scan(&id, &scope, &raw); err != nil {
 			return fmt.Errorf("store: scan vectors: %w", err)
 		}
 		buf = decodeVector(buf[:0], raw)
-		fn(id, buf)
+		fn(id, scope, buf)
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("store: scan vectors: %w", err)
@@ -328,6 +346,9 @@ func (db *DB) MissingVectors(ctx context.Context, model string, n int) ([]kb.Pen
 // PutVectors stores vectors for model, replacing any for the same text.
 func (db *DB) PutVectors(ctx context.Context, model string, vecs []kb.Vector) error {
 	err := db.write(ctx, func(tx *sql.Tx) error {
+		if err := bumpGeneration(ctx, tx); err != nil {
+			return err
+		}
 		stmt, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO kb_vectors (model, hash, vec) VALUES (?, ?, ?)`)
 		if err != nil {
 			return err
@@ -348,11 +369,21 @@ func (db *DB) PutVectors(ctx context.Context, model string, vecs []kb.Vector) er
 
 // DropVectors removes the vectors of every model but keep.
 func (db *DB) DropVectors(ctx context.Context, keep string) (int64, error) {
-	res, err := db.w.ExecContext(ctx, `DELETE FROM kb_vectors WHERE model <> ?`, keep)
+	var n int64
+	err := db.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM kb_vectors WHERE model <> ?`, keep)
+		if err != nil {
+			return err
+		}
+		if n, err = res.RowsAffected(); err != nil || n == 0 {
+			return err
+		}
+		return bumpGeneration(ctx, tx)
+	})
 	if err != nil {
 		return 0, fmt.Errorf("store: drop vectors: %w", err)
 	}
-	return res.RowsAffected()
+	return n, nil
 }
 
 // encodeVector is a vector's storage form: little-endian float32s.

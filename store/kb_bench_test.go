@@ -187,3 +187,33 @@ func sizeOf(tb testing.TB, db *store.DB) float64 {
 	}
 	return float64(total) / (1 << 20)
 }
+
+// BenchmarkKBScanVectors is the vector pass's scan alone: every vector of
+// the searched scopes read and scored.
+func BenchmarkKBScanVectors(b *testing.B) {
+	db := newDB(b)
+	c := newCorpus(3)
+	base := kb.New(kb.Config{Store: db, Embedder: fakeEmbedder{dims: *kbDims}, EmbeddingModel: "fake", EmbedBatch: 512})
+	chunks, _ := fillKB(b, base, c, 10_000)
+	for {
+		k, err := base.EmbedPending(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if k == 0 {
+			break
+		}
+	}
+	q, _ := fakeEmbedder{dims: *kbDims}.Embed(context.Background(), []string{"query"})
+	b.ResetTimer()
+	for b.Loop() {
+		var best float32
+		err := db.ScanVectors(context.Background(), "fake", func(_ int64, _ string, v []float32) {
+			best = max(best, kb.Dot(q[0], v))
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(chunks), "vectors")
+}

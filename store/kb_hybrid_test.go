@@ -201,7 +201,7 @@ func TestRunEmbedderRetries(t *testing.T) {
 	go func() { defer close(done2); b2.RunEmbedder(ctx2) }()
 	oldGone := func() bool {
 		n := 0
-		db.ScanVectors(t.Context(), []string{"operator"}, "concepts-1", func(int64, []float32) { n++ })
+		db.ScanVectors(t.Context(), "concepts-1", func(int64, string, []float32) { n++ })
 		return missing("concepts-2") == 0 && n == 0
 	}
 	if err := feed.WaitFor(wctx, oldGone); err != nil {

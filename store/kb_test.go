@@ -189,9 +189,15 @@ func TestVectors(t *testing.T) {
 	if p, _ := db.MissingVectors(ctx, "m2", 100); len(p) != len(pending) {
 		t.Fatalf("a new model misses %d, want %d", len(p), len(pending))
 	}
-	seen := 0
-	err = db.ScanVectors(ctx, []string{"operator"}, "m1", func(id int64, v []float32) {
-		seen++
+	seen, scoped, all := 0, 0, 0
+	err = db.ScanVectors(ctx, "m1", func(id int64, scope string, v []float32) {
+		all++
+		switch scope {
+		case "operator":
+			seen++
+		case "space:slack:T9":
+			scoped++
+		}
 		if len(v) != 3 || v[1] != 1 || v[2] != -2.5 {
 			t.Errorf("vector %d = %v", id, v)
 		}
@@ -202,15 +208,15 @@ func TestVectors(t *testing.T) {
 	if len(pending) != 4 || seen != 4 { // a.md's 2 passages and c.md's 2
 		t.Fatalf("%d texts to embed, %d passages scanned; want 4 and 4", len(pending), seen)
 	}
-	scoped := 0
-	db.ScanVectors(ctx, []string{"space:slack:T9"}, "m1", func(int64, []float32) { scoped++ })
-	all := 0
-	db.ScanVectors(ctx, []string{"operator", "space:slack:T9"}, "m1", func(int64, []float32) { all++ })
 	if scoped != 2 || all != seen+scoped {
 		t.Fatalf("scan by scope: operator %d, T9 %d, both %d", seen, scoped, all)
 	}
+	before, _ := db.Generation(ctx)
 	if n, err := db.DropVectors(ctx, "m2"); err != nil || n != int64(len(pending)) {
 		t.Fatalf("DropVectors = %d, %v", n, err)
+	}
+	if after, _ := db.Generation(ctx); after == before {
+		t.Fatal("dropping vectors does not change the generation: an in-memory index would serve them still")
 	}
 }
 

@@ -50,9 +50,11 @@ type Store interface {
 	// scopes, best first by BM25, at most n. The scope filter is part of
 	// the query, applied before the n best are taken.
 	KeywordSearch(ctx context.Context, scopes []string, match string, n int) ([]Result, error)
-	// ScanVectors calls fn with every passage of scopes that has a vector
-	// for model. vec is only valid during the call.
-	ScanVectors(ctx context.Context, scopes []string, model string, fn func(chunkID int64, vec []float32)) error
+	// ScanVectors calls fn with every passage that has a vector for model,
+	// and its scope. vec is only valid during the call.
+	ScanVectors(ctx context.Context, model string, fn func(chunkID int64, scope string, vec []float32)) error
+	// Generation changes whenever passages or vectors do, in any process.
+	Generation(ctx context.Context) (int64, error)
 	// Passages loads passages by ID, in no particular order.
 	Passages(ctx context.Context, ids []int64) ([]Result, error)
 	// MissingVectors lists up to n passage texts with no vector for
@@ -141,8 +143,9 @@ func (c Config) withDefaults() Config {
 // Base is the knowledge base: ingestion, search and the background
 // embedding of new passages. It is safe for concurrent use.
 type Base struct {
-	cfg  Config
-	wake chan struct{}
+	cfg     Config
+	wake    chan struct{}
+	vectors vectorIndex
 }
 
 // New returns a Base over cfg.Store.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"mime"
+	"net/url"
 	"strings"
 	"unicode/utf8"
 
@@ -58,7 +59,7 @@ func Extract(ctx context.Context, name, contentType string, data []byte) (Extrac
 	if err := ctx.Err(); err != nil {
 		return Extracted{}, err
 	}
-	label := baseName(name)
+	label := readable.CleanTitle(baseName(name))
 	if label == "" {
 		label = "the document"
 	}
@@ -82,7 +83,12 @@ func Extract(ctx context.Context, name, contentType string, data []byte) (Extrac
 		}
 		out.Text, out.Title = text, title
 	case KindHTML:
-		title, md, err := readable.Markdown(ctx, readable.Decode(data, contentType), nil)
+		// A page added by URL keeps its links working; a file's stay relative.
+		var base *url.URL
+		if u, err := url.Parse(name); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+			base = u
+		}
+		title, md, err := readable.Markdown(ctx, readable.Decode(data, contentType), base)
 		if err != nil {
 			return Extracted{}, fmt.Errorf("reading %s: %w", label, err)
 		}
@@ -104,7 +110,10 @@ func Extract(ctx context.Context, name, contentType string, data []byte) (Extrac
 		return Extracted{}, fmt.Errorf("%s has only whitespace: %w", label, ErrEmpty)
 	}
 	if out.Title = readable.CleanTitle(out.Title); out.Title == "" {
-		out.Title = readable.CleanTitle(label)
+		out.Title = label
+	}
+	if out.Title == "the document" {
+		out.Title = "untitled"
 	}
 	return out, nil
 }

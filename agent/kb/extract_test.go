@@ -65,6 +65,8 @@ func TestExtract(t *testing.T) {
 		{name: "html", file: "onboarding.html", data: []byte(htmlPage), kind: KindHTML, title: "Onboarding | Acme Wiki",
 			contains: []string{"New starters get a laptop", "[the buddy guide](/wiki/buddy)", "| Day | Task |"},
 			excludes: []string{"SCRIPT-SENTINEL", "STYLE-SENTINEL", "NAV-SENTINEL", "FOOTER-SENTINEL", "<p>", "color: red"}},
+		{name: "html from a URL gets absolute links", file: "https://wiki.example.com/team/onboarding", ct: "text/html", data: []byte(htmlPage), kind: KindHTML,
+			contains: []string{"[the buddy guide](https://wiki.example.com/wiki/buddy)"}},
 		{name: "html by content type", file: "page", ct: "text/html; charset=utf-8", data: []byte(htmlPage), kind: KindHTML,
 			contains: []string{"New starters get a laptop"}, excludes: []string{"SCRIPT-SENTINEL"}},
 		{name: "html sniffed without a name", file: "", data: []byte(htmlPage), kind: KindHTML, title: "Onboarding | Acme Wiki"},
@@ -208,6 +210,7 @@ func FuzzExtract(f *testing.F) {
 		{"b.pdf", "", makePDF(f, testPDF{pages: []string{textPage("zipped")}, compress: true})},
 		{"c.pdf", "", makePDF(f, testPDF{pages: []string{textPage("x")}, kids: "[2 0 R 5 0 R]"})},
 		{"d.pdf", "", []byte("%PDF-1.4\ntrailer\n<< /Root 1 0 R >>\nstartxref\n9\n%%EOF\n")},
+		{"e.pdf", "", loopingObjStmPDF()}, // an xref stream and an object stream
 		{"", "", nil},
 	}
 	for _, s := range seeds {

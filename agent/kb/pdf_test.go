@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -246,6 +247,83 @@ func TestExtractPDFCancelled(t *testing.T) {
 	}
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("took %s to stop", d)
+	}
+}
+
+// loopingObjStmPDF is a PDF whose page content lives in an object stream
+// that names itself as the stream it extends, so resolving it spins inside
+// the library, beyond any callback that could look at the context.
+func loopingObjStmPDF() []byte {
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.5\n")
+	offsets := map[int]int{}
+	obj := func(id int, body string) {
+		offsets[id] = b.Len()
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", id, body)
+	}
+	obj(1, "<< /Type /Catalog /Pages 2 0 R >>")
+	obj(2, "<< /Type /Pages /Kids [3 0 R] /Count 1 >>")
+	obj(3, "<< /Type /Page /Parent 2 0 R /Contents 4 0 R >>")
+	obj(5, "<< /Type /ObjStm /N 0 /First 1 /Extends 5 0 R /Length 1 >>\nstream\n \nendstream")
+	offsets[6] = b.Len()
+	var entries bytes.Buffer
+	entry := func(typ byte, f2 uint32, f3 uint16) {
+		entries.Write([]byte{typ, byte(f2 >> 24), byte(f2 >> 16), byte(f2 >> 8), byte(f2), byte(f3 >> 8), byte(f3)})
+	}
+	entry(0, 0, 65535)
+	for id := 1; id <= 6; id++ {
+		if id == 4 {
+			entry(2, 5, 0) // object 4 is number 0 in object stream 5
+		} else {
+			entry(1, uint32(offsets[id]), 0)
+		}
+	}
+	fmt.Fprintf(&b, "6 0 obj\n<< /Type /XRef /Size 7 /W [1 4 2] /Root 1 0 R /Length %d >>\nstream\n", entries.Len())
+	b.Write(entries.Bytes())
+	fmt.Fprintf(&b, "\nendstream\nendobj\nstartxref\n%d\n%%%%EOF\n", offsets[6])
+	return b.Bytes()
+}
+
+// prevLoopPDF is a PDF whose cross-reference section names itself as the
+// previous one, which the library follows for ever.
+func prevLoopPDF(t testing.TB) []byte {
+	data := makePDF(t, testPDF{pages: []string{textPage("looping")}})
+	at := bytes.Index(data, []byte("\nxref\n")) + 1
+	return bytes.Replace(data, []byte("trailer\n<<"), fmt.Appendf(nil, "trailer\n<< /Prev %d", at), 1)
+}
+
+func TestExtractPDFPrevLoop(t *testing.T) {
+	_, err := Extract(t.Context(), "prev.pdf", "", prevLoopPDF(t))
+	if err == nil || !strings.Contains(err.Error(), "prev.pdf is not a readable PDF") || !strings.Contains(err.Error(), "never ends") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestExtractPDFRunaway: a loop inside the library, where no callback of
+// ours runs, still ends: at the read budget, or at the deadline, and the
+// goroutine reading the file ends with it.
+func TestExtractPDFRunaway(t *testing.T) {
+	data := loopingObjStmPDF()
+	_, err := Extract(t.Context(), "loop.pdf", "", data)
+	if err == nil || !strings.Contains(err.Error(), "loop.pdf is not a readable PDF") || !strings.Contains(err.Error(), "never ends") {
+		t.Fatalf("no deadline: err = %v", err)
+	}
+
+	before := runtime.NumGoroutine()
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err = Extract(ctx, "loop.pdf", "", data)
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "reading loop.pdf") {
+		t.Fatalf("deadline: err = %v", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("took %s", d)
+	}
+	for deadline := time.Now().Add(2 * time.Second); runtime.NumGoroutine() > before; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines left behind", runtime.NumGoroutine()-before)
+		}
 	}
 }
 

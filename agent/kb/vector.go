@@ -11,8 +11,8 @@ import (
 
 // The vector pass: passages' embeddings are stored normalised, so a
 // passage's cosine similarity to the query is a dot product, and a search
-// is one scan of the scopes' vectors keeping the best few in a heap
-// (docs/kb-vectors.md says why a scan and not an index).
+// is one scan of the scopes' vectors (vecindex.go) keeping the best few in
+// a heap (docs/kb-vectors.md says why a scan and not an index).
 
 // vectorPass ranks the passages of scopes by similarity to query, best
 // first, at most n.
@@ -24,17 +24,10 @@ func (b *Base) vectorPass(ctx context.Context, scopes []string, query string, n 
 	if len(vecs) != 1 {
 		return nil, fmt.Errorf("embed the query: got %d vectors for 1 text", len(vecs))
 	}
-	q := Normalize(vecs[0])
-	best := &topN{n: n}
-	err = b.cfg.Store.ScanVectors(ctx, scopes, b.cfg.EmbeddingModel, func(id int64, v []float32) {
-		if len(v) == len(q) {
-			best.offer(id, Dot(q, v))
-		}
-	})
+	ranked, err := b.vectors.search(ctx, b.cfg.Store, b.cfg.EmbeddingModel, scopes, Normalize(vecs[0]), n)
 	if err != nil {
 		return nil, err
 	}
-	ranked := best.sorted()
 	ids := make([]int64, len(ranked))
 	for i, s := range ranked {
 		ids[i] = s.id

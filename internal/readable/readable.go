@@ -96,10 +96,10 @@ func Decode(body []byte, contentType string) string {
 	return strings.TrimPrefix(string(out), "\uFEFF")
 }
 
-// CleanTitle makes a title fit on one header line: whitespace runs become
-// one space, and it is cut to 200 characters.
+// CleanTitle makes a title fit on one header line: valid UTF-8,
+// whitespace runs made one space, cut to 200 characters.
 func CleanTitle(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Join(strings.Fields(strings.ToValidUTF8(s, "\uFFFD")), " ")
 	const max = 200
 	if utf8.RuneCountInString(s) > max {
 		s = string([]rune(s)[:max]) + "…"

@@ -118,3 +118,9 @@ func TestCleanTitle(t *testing.T) {
 		t.Errorf("long title: %d runes", len([]rune(got)))
 	}
 }
+
+func TestCleanTitleInvalidUTF8(t *testing.T) {
+	if got := CleanTitle("caf\xe9  au\x80lait"); got != "caf\uFFFD au\uFFFDlait" {
+		t.Errorf("got %q", got)
+	}
+}

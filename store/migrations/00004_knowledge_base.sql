@@ -38,13 +38,24 @@ CREATE INDEX kb_chunks_hash ON kb_chunks (hash);
 -- is embedded once; a new model's vectors are added beside the old ones
 -- until the old model's are dropped.
 CREATE TABLE kb_vectors (
+    id    INTEGER PRIMARY KEY,
     model TEXT NOT NULL,
     hash  TEXT NOT NULL,
     vec   BLOB NOT NULL,
-    PRIMARY KEY (model, hash)
-) WITHOUT ROWID;
+    UNIQUE (model, hash)
+);
+
+-- generation counts changes to passages and vectors, so a process that
+-- keeps vectors in memory (agent/kb/vecindex.go) knows when another
+-- process, or itself, changed them.
+CREATE TABLE kb_state (
+    id         INTEGER PRIMARY KEY CHECK (id = 1),
+    generation INTEGER NOT NULL
+);
+INSERT INTO kb_state (id, generation) VALUES (1, 0);
 
 -- +goose Down
+DROP TABLE kb_state;
 DROP TABLE kb_vectors;
 DROP TABLE kb_chunks;
 DROP TABLE kb_documents;
