@@ -35,6 +35,10 @@ type kbAddJob struct {
 	Direct bool     `json:"direct"`
 	URLs   []string `json:"urls,omitempty"`
 	Files  []File   `json:"files,omitempty"`
+	// respond answers in place where the command came with a way to
+	// (Command.Respond: Discord's deferred answer, Slack's response URL);
+	// a job finished after a restart answers by direct message.
+	respond func(ctx context.Context, out Out) error
 }
 
 func (j kbAddJob) where() Where { return Where{Thread: j.Thread, User: j.User, Direct: j.Direct} }
@@ -45,7 +49,7 @@ func isKBAdd(c Command) bool {
 }
 
 func newKBAddJob(c Command) kbAddJob {
-	return kbAddJob{Thread: c.Thread, User: c.User, Direct: c.Direct, URLs: c.Args[1:], Files: c.Files}
+	return kbAddJob{Thread: c.Thread, User: c.User, Direct: c.Direct, URLs: c.Args[1:], Files: c.Files, respond: c.Respond}
 }
 
 func (r *Router) cmdKB(ctx context.Context, c Command) error {
@@ -141,7 +145,7 @@ func (r *Router) kbForget(ctx context.Context, c Command) error {
 // may take a while) and closes the inbox record when done; a shutdown half
 // way leaves it to finish at the next start.
 func (r *Router) kbAdd(ctx context.Context, job kbAddJob, done func()) {
-	c := Command{Thread: job.Thread, User: job.User, Direct: job.Direct}
+	c := Command{Thread: job.Thread, User: job.User, Direct: job.Direct, Respond: job.respond}
 	answer := func(text string) {
 		if err := r.answerPrivately(ctx, c, Out{Text: text}); err != nil {
 			r.log.Error("kb add: answer", "err", err)
