@@ -69,7 +69,9 @@ func tgDM(u bot.User) kbPlace {
 	return kbPlace{thread: bot.Thread{Platform: "telegram", Chat: u.ID}, user: u, direct: true}
 }
 
-func (p kbPlace) where() bot.Where { return bot.Where{Thread: p.thread, User: p.user, Direct: p.direct} }
+func (p kbPlace) where() bot.Where {
+	return bot.Where{Thread: p.thread, User: p.user, Direct: p.direct}
+}
 
 // kbPlatform is a chat platform whose people attach files: chatFake, plus
 // FetchFile serving each attached file's bytes through bot.CheckFileSize
@@ -450,7 +452,7 @@ func TestKBForget(t *testing.T) {
 // kbFile is a file a test attaches.
 type kbFile struct {
 	name, mime, content string
-	size               int64 // declared size; 0: the content's
+	size                int64 // declared size; 0: the content's
 }
 
 // pngBytes start like every PNG: no name or declared type makes them text.
