@@ -452,7 +452,6 @@ func TestKBForget(t *testing.T) {
 // kbFile is a file a test attaches.
 type kbFile struct {
 	name, mime, content string
-	size                int64 // declared size; 0: the content's
 }
 
 // pngBytes start like every PNG: no name or declared type makes them text.
@@ -513,11 +512,7 @@ func TestKBAddFile(t *testing.T) {
 			attach := func(fs []kbFile) []bot.File {
 				var out []bot.File
 				for _, f := range fs {
-					file := p.attach(f.name, f.mime, []byte(f.content))
-					if f.size != 0 {
-						file.Size = f.size
-					}
-					out = append(out, file)
+					out = append(out, p.attach(f.name, f.mime, []byte(f.content)))
 				}
 				return out
 			}
