@@ -169,7 +169,7 @@ func (r *Router) kbAdd(ctx context.Context, job kbAddJob, done func()) {
 	doc := kb.Document{Scope: job.where().Home().Key(), AddedBy: job.User.Key(), AddedByName: job.User.Name}
 	var lines []string
 	for _, u := range job.URLs {
-		u = strings.Trim(u, "<>") // Slack wraps links in <…>
+		u = webAddress(u)
 		if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") {
 			lines = append(lines, fmt.Sprintf("%s: not a web address (http or https)", u))
 			continue
@@ -203,6 +203,18 @@ func (r *Router) kbAdd(ctx context.Context, job kbAddJob, done func()) {
 	}
 	answer(strings.Join(lines, "\n"))
 	done()
+}
+
+// webAddress is a /kb add argument as the address it names. Slack sends a
+// link as <url>, or <url|label> when it linked text typed without a scheme,
+// with &, < and > escaped as HTML entities; Discord's <url> only hides the
+// preview. Anything else is taken as typed.
+func webAddress(arg string) string {
+	if len(arg) < 2 || arg[0] != '<' || arg[len(arg)-1] != '>' {
+		return arg
+	}
+	arg, _, _ = strings.Cut(arg[1:len(arg)-1], "|")
+	return strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&").Replace(arg)
 }
 
 // describeAdd says in one line what adding source did.
