@@ -117,7 +117,7 @@ func fillKB(tb testing.TB, b *kb.Base, c *corpus, n int) (chunks int, took time.
 
 func BenchmarkKBIngest(b *testing.B) {
 	db := newDB(b)
-	base := kb.New(kb.Config{Store: db})
+	base := kb.New(kb.Config{Store: db, MaxScopeBytes: 1 << 40})
 	c := newCorpus(1)
 	b.ResetTimer()
 	chunks, took := fillKB(b, base, c, 1000*b.N)
@@ -137,10 +137,10 @@ func BenchmarkKBSearch(b *testing.B) {
 			path := dbPath(b)
 			db := openDB(b, path)
 			c := newCorpus(2)
-			keyword := kb.New(kb.Config{Store: db})
+			keyword := kb.New(kb.Config{Store: db, MaxScopeBytes: 1 << 40})
 			chunks, _ := fillKB(b, keyword, c, n)
 			emb := fakeEmbedder{dims: *kbDims}
-			hybrid := kb.New(kb.Config{Store: db, Embedder: emb, EmbeddingModel: "fake", EmbedBatch: 512})
+			hybrid := kb.New(kb.Config{Store: db, Embedder: emb, EmbeddingModel: "fake", EmbedBatch: 512, MaxScopeBytes: 1 << 40})
 			for {
 				k, err := hybrid.EmbedPending(context.Background())
 				if err != nil {
