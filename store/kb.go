@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"database/sql"
 	"encoding/binary"
 	"errors"
@@ -25,7 +27,7 @@ var _ kb.Store = (*DB)(nil)
 // (KeywordIndex).
 func (db *DB) createKeywordIndex(ctx context.Context) error {
 	_, err := db.w.ExecContext(ctx, `CREATE VIRTUAL TABLE IF NOT EXISTS kb_fts USING fts5(
-		body, uni, head,
+		body, uni, head, scope,
 		content = '', contentless_delete = 1,
 		tokenize = "unicode61 remove_diacritics 2 tokenchars '_'")`)
 	if err != nil && strings.Contains(err.Error(), "no such module: fts5") {
@@ -83,7 +85,7 @@ func (db *DB) PutDocument(ctx context.Context, doc kb.Document, chunks []kb.Inde
 			return err
 		}
 		defer chunk.Close()
-		index, err := tx.PrepareContext(ctx, `INSERT INTO kb_fts (rowid, body, uni, head) VALUES (?, ?, ?, ?)`)
+		index, err := tx.PrepareContext(ctx, `INSERT INTO kb_fts (rowid, body, uni, head, scope) VALUES (?, ?, ?, ?, ?)`)
 		if err != nil {
 			return err
 		}
@@ -97,7 +99,7 @@ func (db *DB) PutDocument(ctx context.Context, doc kb.Document, chunks []kb.Inde
 			if err != nil {
 				return err
 			}
-			if _, err := index.ExecContext(ctx, id, c.Body, c.Uni, c.Head); err != nil {
+			if _, err := index.ExecContext(ctx, id, c.Body, c.Uni, c.Head, scopeToken(doc.Scope)); err != nil {
 				return err
 			}
 		}
@@ -230,22 +232,30 @@ func scanPassage(rows *sql.Rows, extra ...any) (kb.Result, error) {
 
 // KeywordSearch runs match over the passages of scopes, best first by
 // BM25 (body counts most; the single CJK characters and the document's
-// name less). The scope filter is in the same query as the ranking, so
-// the n best are the n best of what the asker may see.
+// name less). The scope filter is part of the FTS5 query itself — each
+// passage's scope is a token of the index's scope column — so the n best
+// are the n best of what the asker may see, and the index never ranks
+// passages of other scopes: on 100k passages, joining the ranked matches
+// to kb_chunks to filter them cost four times the ranking.
 func (db *DB) KeywordSearch(ctx context.Context, scopes []string, match string, n int) ([]kb.Result, error) {
 	if db.noFTS != nil {
 		return nil, db.noFTS
 	}
-	in, args := inList(scopes)
-	args = append([]any{match}, append(args, n)...)
+	if len(scopes) == 0 || match == "" {
+		return nil, nil
+	}
+	tokens := make([]string, len(scopes))
+	for i, s := range scopes {
+		tokens[i] = scopeToken(s)
+	}
+	query := "{body uni head} : (" + match + ") AND scope : (" + strings.Join(tokens, " OR ") + ")"
 	rows, err := db.r.QueryContext(ctx, `
-		SELECT `+passageColumns+`, bm25(kb_fts, 1.0, 0.5, 0.3) AS rank
-		FROM kb_fts
-		JOIN kb_chunks c ON c.id = kb_fts.rowid
+		SELECT `+passageColumns+`, f.rank
+		FROM (SELECT rowid, bm25(kb_fts, 1.0, 0.5, 0.3, 0.0) AS rank FROM kb_fts
+		      WHERE kb_fts MATCH ? ORDER BY rank, rowid LIMIT ?) AS f
+		JOIN kb_chunks c ON c.id = f.rowid
 		JOIN kb_documents d ON d.id = c.doc_id
-		WHERE kb_fts MATCH ? AND c.scope IN (`+in+`)
-		ORDER BY rank, c.id
-		LIMIT ?`, args...)
+		ORDER BY f.rank, c.id`, query, n)
 	if err != nil {
 		return nil, fmt.Errorf("store: keyword search: %w", err)
 	}
@@ -264,6 +274,14 @@ func (db *DB) KeywordSearch(ctx context.Context, scopes []string, match string, 
 		return nil, fmt.Errorf("store: keyword search: %w", err)
 	}
 	return out, nil
+}
+
+// scopeToken is a scope key as one token of the index's scope column:
+// letters and digits only, so no tokenizer splits or folds it, and no
+// two keys share one.
+func scopeToken(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return "scope" + hex.EncodeToString(sum[:12])
 }
 
 // ScanVectors calls fn with each passage that has a vector for model, with
