@@ -19,6 +19,8 @@ CREATE TABLE kb_documents (
     UNIQUE (scope, source)
 );
 CREATE INDEX kb_documents_hash ON kb_documents (scope, hash);
+-- Covers the sum of a scope's sizes, read before every ingestion.
+CREATE INDEX kb_documents_size ON kb_documents (scope, bytes);
 
 -- scope repeats the document's, so a search filters inside its query.
 CREATE TABLE kb_chunks (
