@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -88,10 +87,7 @@ func fileStatus(f bot.File, resp *http.Response) error {
 	case code == http.StatusOK:
 		return nil
 	case code == http.StatusTooManyRequests:
-		wait := unknownRetryAfter
-		if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && secs > 1 {
-			wait = time.Duration(secs) * time.Second
-		}
+		wait := adapterkit.RetryAfter(resp, unknownRetryAfter)
 		return &bot.RateLimitError{RetryAfter: wait, Err: fmt.Errorf("discord: download %v: %s", f, status)}
 	case code == http.StatusNotFound:
 		// The CDN's answer to an expired signed link, or a deleted file.

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/slack-go/slack"
@@ -130,10 +129,7 @@ func fileStatus(f bot.File, resp *http.Response) error {
 	case code == http.StatusOK:
 		return nil
 	case code == http.StatusTooManyRequests:
-		wait := time.Second
-		if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && secs > 1 {
-			wait = time.Duration(secs) * time.Second
-		}
+		wait := adapterkit.RetryAfter(resp, time.Second)
 		return &bot.RateLimitError{RetryAfter: wait, Err: fmt.Errorf("slack: download %v: %s", f, status)}
 	case code == http.StatusUnauthorized:
 		return fmt.Errorf("slack: download %v: %w (%s)", f, ErrAuth, status)

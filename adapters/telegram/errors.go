@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/adapterkit"
 )
 
 // ErrUnauthorized marks Telegram refusing the token itself: retrying is
@@ -156,10 +156,7 @@ func fileStatus(f bot.File, resp *http.Response) error {
 	case code == http.StatusOK:
 		return nil
 	case code == http.StatusTooManyRequests:
-		wait := time.Second
-		if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && secs > 1 {
-			wait = time.Duration(secs) * time.Second
-		}
+		wait := adapterkit.RetryAfter(resp, time.Second)
 		return &bot.RateLimitError{RetryAfter: wait, Err: fmt.Errorf("telegram: download %v: %s", f, status)}
 	case code == http.StatusUnauthorized:
 		return fmt.Errorf("telegram: download %v: %w (%s)", f, ErrUnauthorized, status)

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // Downloads of files people attached. The URL of an attachment comes from
@@ -121,4 +123,14 @@ func Get(ctx context.Context, client *http.Client, rawURL string, header http.He
 		return nil, fmt.Errorf("download from %s: %w", u.Host, err)
 	}
 	return resp, nil
+}
+
+// RetryAfter is how long a file host's 429 asks to wait: its Retry-After
+// in whole seconds when that is more than one, else fallback (a "0" or
+// "1" would have the caller hammer the host).
+func RetryAfter(resp *http.Response, fallback time.Duration) time.Duration {
+	if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && secs > 1 {
+		return time.Duration(secs) * time.Second
+	}
+	return fallback
 }
