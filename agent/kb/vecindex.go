@@ -3,6 +3,7 @@ package kb
 import (
 	"context"
 	"math"
+	"runtime"
 	"sync"
 )
 
@@ -61,15 +62,43 @@ func (x *vectorIndex) search(ctx context.Context, st Store, model string, scopes
 			}
 		}
 	}
+	// Large indexes are scanned in parts, one per core, each keeping its
+	// own best n; the parts' bests are merged.
+	parts := 1
+	if len(x.ids) >= parallelScan {
+		parts = runtime.GOMAXPROCS(0)
+	}
+	bests := make([]topN, parts)
+	var wg sync.WaitGroup
+	per := (len(x.ids) + parts - 1) / parts
+	for p := range parts {
+		lo, hi := p*per, min((p+1)*per, len(x.ids))
+		bests[p] = topN{n: n}
+		wg.Go(func() { x.scan(&bests[p], want, query, lo, hi) })
+	}
+	wg.Wait()
 	best := &topN{n: n}
+	for _, b := range bests {
+		for _, s := range b.h {
+			best.offer(s.id, s.score)
+		}
+	}
+	return best.sorted(), nil
+}
+
+// parallelScan is the index size from which a scan is split over cores:
+// below it, starting goroutines costs more than it saves.
+const parallelScan = 20_000
+
+// scan scores vectors lo to hi of the wanted scopes into best.
+func (x *vectorIndex) scan(best *topN, want []bool, query []float32, lo, hi int) {
 	d := x.dims
-	for i, id := range x.ids {
+	for i := lo; i < hi; i++ {
 		if !want[x.scopes[i]] {
 			continue
 		}
-		best.offer(id, dotInt8(query, x.q[i*d:(i+1)*d])*x.scale[i])
+		best.offer(x.ids[i], dotInt8(query, x.q[i*d:(i+1)*d])*x.scale[i])
 	}
-	return best.sorted(), nil
 }
 
 func (x *vectorIndex) rebuild(ctx context.Context, st Store, model string, gen int64) error {

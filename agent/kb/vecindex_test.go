@@ -40,16 +40,17 @@ func randomUnit(rng *rand.Rand, d int) []float32 {
 }
 
 // Quantising to bytes keeps the ranking: the 20 best by the index are the
-// 20 best by exact float32 dot products, but for near ties.
+// 20 best by exact float32 dot products, but for near ties. The index is
+// large enough to be scanned in parts, whose bests are merged.
 func TestVectorIndexRanksAsFloat(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	st := &vecStore{}
-	for i := range 2000 {
-		st.rows = append(st.rows, vecRow{id: int64(i + 1), scope: "operator", vec: randomUnit(rng, 256)})
+	for i := range parallelScan + 5000 {
+		st.rows = append(st.rows, vecRow{id: int64(i + 1), scope: "operator", vec: randomUnit(rng, 128)})
 	}
 	var x vectorIndex
 	for range 20 {
-		q := randomUnit(rng, 256)
+		q := randomUnit(rng, 128)
 		got, err := x.search(t.Context(), st, "m", []string{"operator"}, q, 20)
 		if err != nil {
 			t.Fatal(err)
