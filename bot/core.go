@@ -46,6 +46,9 @@ type CoreConfig struct {
 	Limits Limits
 	// Knowledge is the knowledge base /kb manages; nil: none.
 	Knowledge Knowledge
+	// Runs keeps what each run told about itself (agent/evolve); nil:
+	// nothing is kept (evolution.enabled: false).
+	Runs RunRecorder
 	// ResumeWithin bounds crash recovery (default 24 h).
 	ResumeWithin time.Duration
 	// Now and Sleep are the clock of everything in the core (defaults:
@@ -99,8 +102,8 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 		Commands: New(cfg.Store, cfg.Runner.Memory, cfg.MemoryLimits),
 		Access:   cfg.Access, Outbound: out, Approvals: approvals,
 		MaxConcurrent: cfg.MaxConcurrent, Model: cfg.Model, Limits: cfg.Limits, ResumeWithin: cfg.ResumeWithin,
-		Knowledge: cfg.Knowledge,
-		Now:       cfg.Now, Logger: cfg.Logger,
+		Knowledge: cfg.Knowledge, Runs: cfg.Runs,
+		Now: cfg.Now, Logger: cfg.Logger,
 	}, cfg.Adapters...)
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/agent/evolve"
 )
 
 // KV is the small durable key/value store the router keeps flags in, and
@@ -50,6 +51,9 @@ type RouterConfig struct {
 	Limits Limits
 	// Knowledge is the knowledge base /kb manages; nil: none.
 	Knowledge Knowledge
+	// Runs keeps what each run told about itself, for learning from use
+	// (agent/evolve); nil: nothing is kept.
+	Runs RunRecorder
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 	// ResumeWithin bounds crash recovery: a message older than this is not
@@ -405,6 +409,10 @@ func (r *Router) turn(ctx context.Context, sid string, batch []Message, base age
 		st.queue = rest
 		return out
 	}
+	if !t.Resume {
+		r.noteCorrection(ctx, sid, m.User, t.Text)
+	}
+	var obs evolve.Observer
 	var shown string
 	for ev, err := range r.cfg.Runner.Run(turnCtx, t) {
 		if err != nil && ctx.Err() != nil {
@@ -421,9 +429,11 @@ func (r *Router) turn(ctx context.Context, sid string, batch []Message, base age
 				}
 			}
 			release()
+			r.recordRun(ctx, sid, m, obs.End(err, stopped))
 			r.finishFailed(ctx, reply, shown, err, stopped)
 			return
 		}
+		obs.Observe(ev)
 		if ev.Kind == agent.EventText {
 			shown += ev.Text
 		}
@@ -432,6 +442,7 @@ func (r *Router) turn(ctx context.Context, sid string, batch []Message, base age
 		}
 		if ev.Kind == agent.EventDone {
 			release()
+			r.recordRun(ctx, sid, m, obs.End(nil, false))
 			if err := r.quota.spend(ctx, m.User, ev.Usage.InputTokens+ev.Usage.OutputTokens); err != nil {
 				r.log.Error("count tokens", "user", m.User.Key(), "err", err)
 			}

@@ -156,6 +156,7 @@ func (w *world) open(t *testing.T, platform string) {
 		Sessions: db, Inbox: db, KV: db, Runner: w.runner,
 		Commands: bot.New(db, db, agent.MemoryLimits{}),
 		Access:   w.access, Reply: w.replies.factory, Logger: slog.New(slog.DiscardHandler),
+		Runs: db,
 	}, w.fake)
 }
 

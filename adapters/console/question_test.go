@@ -18,13 +18,16 @@ var approvalButtons = []bot.Button{
 
 // approvalTurn streams a little, posts an approval as the core does and
 // waits for the click to edit it, then finishes the answer.
-func approvalTurn(a *Adapter, decided <-chan string) func(context.Context, bot.Message) {
+func approvalTurn(a *Adapter, decided <-chan string, asked func()) func(context.Context, bot.Message) {
 	return func(ctx context.Context, m bot.Message) {
 		s, _ := a.StartStream(ctx, m.Thread, m.User)
 		s.Append(ctx, "Let me check.")
 		a.Send(ctx, m.Thread, bot.Out{Text: "Approval needed: rm -rf build/", Buttons: approvalButtons})
 		// Streamed after the question is asked: held until it is answered.
 		s.Append(ctx, " Waiting.")
+		if asked != nil {
+			asked()
+		}
 		d, ok := <-decided
 		if !ok {
 			d = "none"
@@ -56,13 +59,22 @@ func TestQuestions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.answer, func(t *testing.T) {
-			input := "clean up\n"
-			if !tt.eof {
-				input += tt.answer + "\n"
+			// The answer is typed once the turn has asked and streamed on,
+			// as a person reads the question first; typed earlier, the
+			// click could overtake the turn's own output.
+			r, w := io.Pipe()
+			go w.Write([]byte("clean up\n"))
+			answer := func() {
+				go func() {
+					if !tt.eof {
+						w.Write([]byte(tt.answer + "\n"))
+					}
+					w.Close()
+				}()
 			}
-			a, core, out := newConsole(strings.NewReader(input), false)
+			a, core, out := newConsole(r, false)
 			decided := make(chan string, 1)
-			core.turn = approvalTurn(a, decided)
+			core.turn = approvalTurn(a, decided, answer)
 			core.click = func(ctx context.Context, act bot.Action) {
 				a.Edit(ctx, act.Message, bot.Out{Text: "Decided: " + act.Data})
 				decided <- act.Data
@@ -91,7 +103,7 @@ func TestQuestions(t *testing.T) {
 func TestQuestionAtATerminal(t *testing.T) {
 	a, core, out := newConsole(strings.NewReader("clean up\ny\n"), true)
 	decided := make(chan string, 1)
-	core.turn = approvalTurn(a, decided)
+	core.turn = approvalTurn(a, decided, nil)
 	core.click = func(ctx context.Context, act bot.Action) {
 		a.Edit(ctx, act.Message, bot.Out{Text: "Decided: " + act.Data})
 		decided <- act.Data
@@ -200,7 +212,7 @@ func TestInterruptAtQuestion(t *testing.T) {
 		interrupts := make(chan struct{})
 		a.cfg.Interrupts = interrupts
 		decided := make(chan string, 1)
-		core.turn = approvalTurn(a, decided)
+		core.turn = approvalTurn(a, decided, nil)
 		core.click = func(_ context.Context, act bot.Action) { decided <- act.Data }
 		done := make(chan error, 1)
 		go func() { done <- a.Run(t.Context(), core) }()

@@ -58,6 +58,10 @@ func runPlatforms(ctx context.Context, a *app, adapters []bot.Adapter, web *inbo
 // coreConfig is the chat core of a over adapters, the terminal's or the
 // chat platforms'.
 func coreConfig(a *app, adapters []bot.Adapter, acc bot.Access, approvers []string, logger *slog.Logger) bot.CoreConfig {
+	var runs bot.RunRecorder
+	if a.cfg.Evolution.Enabled {
+		runs = a.db
+	}
 	return bot.CoreConfig{
 		Adapters:       adapters,
 		Store:          a.db,
@@ -70,6 +74,7 @@ func coreConfig(a *app, adapters []bot.Adapter, acc bot.Access, approvers []stri
 		Model:          a.cfg.LLM.Model,
 		Limits:         bot.Limits(a.cfg.Limits),
 		Knowledge:      a.kb,
+		Runs:           runs,
 		Logger:         logger,
 	}
 }

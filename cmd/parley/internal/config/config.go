@@ -54,16 +54,17 @@ type Config struct {
 	// DataDir holds the SQLite database and any other state.
 	DataDir string `mapstructure:"data_dir"`
 
-	LLM      LLM      `mapstructure:"llm"`
-	Slack    Slack    `mapstructure:"slack"`
-	Telegram Telegram `mapstructure:"telegram"`
-	Discord  Discord  `mapstructure:"discord"`
-	Access   Access   `mapstructure:"access"`
-	Tools    Tools    `mapstructure:"tools"`
-	Memory   Memory   `mapstructure:"memory"`
-	Limits   Limits   `mapstructure:"limits"`
-	KB       KB       `mapstructure:"kb"`
-	HTTP     HTTP     `mapstructure:"http"`
+	LLM       LLM       `mapstructure:"llm"`
+	Slack     Slack     `mapstructure:"slack"`
+	Telegram  Telegram  `mapstructure:"telegram"`
+	Discord   Discord   `mapstructure:"discord"`
+	Access    Access    `mapstructure:"access"`
+	Tools     Tools     `mapstructure:"tools"`
+	Memory    Memory    `mapstructure:"memory"`
+	Limits    Limits    `mapstructure:"limits"`
+	KB        KB        `mapstructure:"kb"`
+	Evolution Evolution `mapstructure:"evolution"`
+	HTTP      HTTP      `mapstructure:"http"`
 
 	// File is the configuration file that was read, or "" if none was
 	// found. It is not a key: it records where the values came from.
@@ -268,6 +269,12 @@ type KB struct {
 	MinScore      float64 `mapstructure:"min_score"`
 }
 
+// Evolution configures learning from use (docs/evolution.md).
+type Evolution struct {
+	// Enabled switches the whole loop: signals, reflection, skills, memo.
+	Enabled bool `mapstructure:"enabled"`
+}
+
 // Toggle is a feature that is on or off.
 type Toggle struct {
 	Enabled bool `mapstructure:"enabled"`
@@ -298,7 +305,8 @@ func Default() Config {
 		Limits:   Limits{TurnsPerMinute: 10, DailyTokens: 1_000_000, QueueMessages: 20, QueueBytes: 64 << 10, MessageChars: 16000},
 		KB: KB{ChunkLines: 40, ChunkOverlap: 5, ChunkChars: 4000, MaxFileMB: 20, MaxScopeMB: 200, TopK: 5,
 			KeywordWeight: 1, VectorWeight: 1.5, RRFK: 60},
-		HTTP: HTTP{Listen: "127.0.0.1:8080"},
+		Evolution: Evolution{Enabled: true},
+		HTTP:      HTTP{Listen: "127.0.0.1:8080"},
 	}
 }
 

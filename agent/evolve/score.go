@@ -1,0 +1,43 @@
+package evolve
+
+// Weights say how much each signal makes a run worth reflecting on
+// (evolution.* keys). A run's score is its strongest signal's weight.
+type Weights struct {
+	Correction     float64 // the person corrected the run (0.9)
+	SkillThenError float64 // it read a skill and still ended in a real error (0.85)
+	Recovered      float64 // it recovered from a real error (0.8)
+	Weakness       float64 // it hit a weakness the self-memo names (0.7)
+	Complexity     float64 // it made more than ComplexToolCalls tool calls (0.5)
+	// ComplexToolCalls is where a run counts as complex (default 8).
+	ComplexToolCalls int
+	// Threshold is the score from which reflection is warranted (0.7).
+	Threshold float64
+}
+
+// DefaultWeights are the weights the agent design gives.
+func DefaultWeights() Weights {
+	return Weights{Correction: 0.9, SkillThenError: 0.85, Recovered: 0.8, Weakness: 0.7, Complexity: 0.5,
+		ComplexToolCalls: 8, Threshold: 0.7}
+}
+
+// Score is how worth reflecting on a run is: the weight of its strongest
+// signal, 0 with none. weakness says whether the run hit a weakness the
+// self-memo names. Transient errors never count for anything, and a
+// stopped run is not an ineffective one.
+func Score(s Signals, weakness bool, w Weights) float64 {
+	score := 0.0
+	take := func(ok bool, weight float64) {
+		if ok {
+			score = max(score, weight)
+		}
+	}
+	take(s.Corrected, w.Correction)
+	take(len(s.SkillsRead) > 0 && s.EndedInRealError && !s.Stopped, w.SkillThenError)
+	take(s.Recovered, w.Recovered)
+	take(weakness, w.Weakness)
+	take(w.ComplexToolCalls > 0 && s.ToolCalls > w.ComplexToolCalls, w.Complexity)
+	return score
+}
+
+// Warranted reports whether a run's score calls for reflection.
+func (w Weights) Warranted(score float64) bool { return score > 0 && score >= w.Threshold }

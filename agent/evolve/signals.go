@@ -1,0 +1,159 @@
+// Package evolve is how Parley learns from its own use: signals counted
+// at the end of every run at no model cost, the score that says whether a
+// run is worth reflecting on, and (as the loop grows) reflection, skills
+// and the self-memo.
+package evolve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/agent/llm"
+)
+
+// Signals are what one run tells about itself, counted from its events.
+type Signals struct {
+	// ToolCalls is how many tools the run called.
+	ToolCalls int
+	// TransientErrors are failures the environment caused — rate limits,
+	// timeouts, dropped connections, 5xx — the model's retries included.
+	// They never count against the run.
+	TransientErrors int
+	// RealErrors are the other failures: a tool refused its arguments, a
+	// command failed, a file was missing.
+	RealErrors int
+	// Recovered: after a real error the run still ended with an answer.
+	Recovered bool
+	// EndedInRealError: the run ended in a real error, not an answer.
+	EndedInRealError bool
+	// Stopped: the person stopped the run. A stopped run is not an
+	// ineffective one.
+	Stopped bool
+	// Corrected: the person's next message in the conversation corrected
+	// it (IsCorrection), set when that message arrives.
+	Corrected bool
+	// SkillsRead are the skills the run read (skill_read), in order.
+	SkillsRead []string
+}
+
+// Observer counts a run's signals from its event stream.
+type Observer struct {
+	s         Signals
+	realError bool // a real error since the last success
+}
+
+// Observe takes one event of the run.
+func (o *Observer) Observe(ev agent.Event) {
+	switch ev.Kind {
+	case agent.EventToolEnd:
+		o.s.ToolCalls++
+		if ev.Tool != nil && ev.Tool.Name == "skill_read" && !ev.IsError {
+			o.s.SkillsRead = append(o.s.SkillsRead, skillName(ev.Tool.Arguments))
+		}
+		switch {
+		case !ev.IsError:
+		case IsTransient(ev.Result):
+			o.s.TransientErrors++
+		default:
+			o.s.RealErrors++
+			o.realError = true
+		}
+	case agent.EventRetry:
+		o.s.TransientErrors++
+	}
+}
+
+// End closes the count: err is how the run ended (nil: an answer), stopped
+// whether the person stopped it.
+func (o *Observer) End(err error, stopped bool) Signals {
+	s := o.s
+	s.Stopped = stopped
+	switch {
+	case stopped || err == nil && s.RealErrors == 0:
+	case err == nil:
+		s.Recovered = true
+	case transientEnd(err):
+		s.TransientErrors++
+	default:
+		s.EndedInRealError = true
+	}
+	return s
+}
+
+// transientEnd: the run ended on a failure of the environment (the
+// provider rate-limited or unreachable after every retry, a timeout).
+func transientEnd(err error) bool {
+	if e, ok := llm.AsError(err); ok {
+		return e.Retryable()
+	}
+	return errors.Is(err, context.DeadlineExceeded) || IsTransient(err.Error())
+}
+
+// transient matches the wording of failures the environment causes, in
+// the tools' results and errors' texts.
+var transient = regexp.MustCompile(`(?i)\b(429|5\d\d)\b|rate.?limit|too many requests|timed? ?out|timeout|deadline exceeded|` +
+	`connection (reset|refused|closed|aborted)|broken pipe|\beof\b|temporar(il)?y unavailable|service unavailable|` +
+	`bad gateway|gateway time|overloaded|no such host|network is unreachable|i/o timeout|try again later`)
+
+// IsTransient reports whether an error text reads as a failure of the
+// environment rather than of what was asked.
+func IsTransient(text string) bool { return transient.MatchString(text) }
+
+// corrections are how people tell Parley it got something wrong, by
+// language. Short, unambiguous forms only: a false "correction" sends a
+// good run to reflection, a missed one loses a lesson; both are cheap.
+var corrections = []*regexp.Regexp{
+	regexp.MustCompile(`(?i)^\s*(no|nope|wrong)\b[,.!]?`),
+	regexp.MustCompile(`(?i)\b(that'?s|this is|it'?s|you'?re|you are) (not right|wrong|incorrect|not what i (asked|meant|wanted))\b`),
+	regexp.MustCompile(`(?i)\b(that'?s not|not what i (asked|meant|wanted))\b`),
+	regexp.MustCompile(`(?i)^\s*actually\b`),
+	regexp.MustCompile(`(?i)\b(i said|i asked for|i meant|use .+ instead|instead of)\b`),
+	regexp.MustCompile(`(?i)\b(you (got|did) it wrong|try again|should have been)\b`),
+	regexp.MustCompile(`(?i)\b(falsch|stimmt nicht|das ist nicht)\b|\b(c'est faux|pas ça|ce n'est pas)\b|\b(incorrecto|no es así)\b`),
+	regexp.MustCompile(`不对|不是这样|应该是|重新|错了|搞错|不正确|不是我要的`),
+	regexp.MustCompile(`違う|ちがう|そうじゃな|間違|じゃなくて`),
+	regexp.MustCompile(`틀렸|아니야|아니에요|그게 아니`),
+}
+
+// notCorrections start like a correction and are not one.
+var notCorrections = regexp.MustCompile(`(?i)^\s*no\s+(problem|worries|thanks|thank you|need|rush|hurry)\b`)
+
+// IsCorrection reports whether text, the person's next message after a
+// run, reads as correcting it.
+func IsCorrection(text string) bool {
+	text = strings.TrimSpace(text)
+	if notCorrections.MatchString(text) {
+		return false
+	}
+	for _, re := range corrections {
+		if re.MatchString(text) {
+			return true
+		}
+	}
+	return false
+}
+
+// skillName reads skill_read's "name" argument.
+func skillName(args []byte) string {
+	var a struct {
+		Name string `json:"name"`
+	}
+	_ = json.Unmarshal(args, &a) // an unreadable call failed validation already
+	return a.Name
+}
+
+// Run is one run's signals as kept: where, whose, when.
+type Run struct {
+	// Scope is where what is learnt from the run belongs (bot.Where.Home).
+	Scope     string
+	SessionID string
+	Author    string // the person whose turn it was ("slack:U1")
+	Key       string // the inbound event that started it
+	At        time.Time
+	Signals
+}

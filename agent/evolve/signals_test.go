@@ -1,0 +1,132 @@
+package evolve
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/agent/llm"
+)
+
+func toolEnd(name, result string, isErr bool) agent.Event {
+	return agent.Event{Kind: agent.EventToolEnd, Tool: &llm.ToolCall{Name: name, Arguments: []byte(`{"name":"deploy-checklist"}`)}, Result: result, IsError: isErr}
+}
+
+func TestSignals(t *testing.T) {
+	retry := agent.Event{Kind: agent.EventRetry, Retry: &agent.RetryInfo{Attempt: 1, Err: errors.New("429")}}
+	rateLimited := &llm.Error{Provider: "OpenAI", Kind: llm.KindRateLimit, Status: 429}
+	tests := []struct {
+		name    string
+		events  []agent.Event
+		err     error
+		stopped bool
+		want    Signals
+	}{
+		{name: "a plain answer", want: Signals{}},
+		{name: "tools that worked", events: []agent.Event{toolEnd("web_fetch", "ok", false), toolEnd("shell", "ok", false)},
+			want: Signals{ToolCalls: 2}},
+		{name: "a real error, then an answer", events: []agent.Event{toolEnd("shell", "exit status 1: no such file", true), toolEnd("shell", "ok", false)},
+			want: Signals{ToolCalls: 2, RealErrors: 1, Recovered: true}},
+		{name: "a storm of network errors is transient only",
+			events: []agent.Event{retry, retry, toolEnd("web_fetch", "timed out after 30s", true), toolEnd("web_fetch", "HTTP 503 Service Unavailable", true),
+				toolEnd("web_fetch", "read tcp: connection reset by peer", true), toolEnd("web_fetch", "dial tcp: lookup x: no such host", true)},
+			err:  rateLimited,
+			want: Signals{ToolCalls: 4, TransientErrors: 7}},
+		{name: "ended in a real error", events: []agent.Event{toolEnd("shell", "permission denied", true)}, err: errors.New("tool loop limit"),
+			want: Signals{ToolCalls: 1, RealErrors: 1, EndedInRealError: true}},
+		{name: "stopped is not ineffective", events: []agent.Event{toolEnd("shell", "permission denied", true)}, err: errors.New("context canceled"), stopped: true,
+			want: Signals{ToolCalls: 1, RealErrors: 1, Stopped: true}},
+		{name: "a skill read", events: []agent.Event{toolEnd("skill_read", "1. do this", false)},
+			want: Signals{ToolCalls: 1, SkillsRead: []string{"deploy-checklist"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var o Observer
+			for _, ev := range tt.events {
+				o.Observe(ev)
+			}
+			got := o.End(tt.err, tt.stopped)
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("signals = %+v\nwant      %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestIsCorrection(t *testing.T) {
+	tests := []struct {
+		text string
+		want bool
+	}{
+		{"No, the staging cluster is in eu-west-1", true},
+		{"wrong — use the v2 endpoint", true},
+		{"Actually it's the other repo", true},
+		{"that's not what I asked", true},
+		{"use pnpm instead", true},
+		{"I meant the Friday release", true},
+		{"不对，应该是周五发布", true},
+		{"你搞错了", true},
+		{"重新来一遍", true},
+		{"違う、それじゃない", true},
+		{"そうじゃなくて、こっち", true},
+		{"그게 아니라 다른 거", true},
+		{"thanks, that works", false},
+		{"no problem, thanks!", false},
+		{"great, now deploy it", false},
+		{"谢谢，很好", false},
+		{"ありがとう", false},
+		{"what about the docs?", false},
+	}
+	for _, tt := range tests {
+		if got := IsCorrection(tt.text); got != tt.want {
+			t.Errorf("IsCorrection(%q) = %v, want %v", tt.text, got, tt.want)
+		}
+	}
+}
+
+func TestIsTransient(t *testing.T) {
+	for text, want := range map[string]bool{
+		"HTTP 503 Service Unavailable":             true,
+		"rate limit reached":                       true,
+		"timed out after 30s":                      true,
+		"read: connection reset by peer":           true,
+		"unexpected EOF":                           true,
+		"exit status 1":                            false,
+		"open config.yaml: no such file":           false,
+		"invalid arguments: missing query":         false,
+		"HTTP 404 Not Found":                       false,
+		"the model is overloaded, try again later": true,
+	} {
+		if got := IsTransient(text); got != want {
+			t.Errorf("IsTransient(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+func TestScore(t *testing.T) {
+	w := DefaultWeights()
+	tests := []struct {
+		name     string
+		s        Signals
+		weakness bool
+		want     float64
+		warrant  bool
+	}{
+		{"nothing", Signals{}, false, 0, false},
+		{"corrected", Signals{Corrected: true}, false, 0.9, true},
+		{"a skill read, then a real error", Signals{SkillsRead: []string{"x"}, EndedInRealError: true, RealErrors: 1}, false, 0.85, true},
+		{"a skill read, stopped", Signals{SkillsRead: []string{"x"}, EndedInRealError: false, Stopped: true}, false, 0, false},
+		{"recovered", Signals{RealErrors: 1, Recovered: true}, false, 0.8, true},
+		{"a weakness", Signals{}, true, 0.7, true},
+		{"complex", Signals{ToolCalls: 9}, false, 0.5, false},
+		{"transient only, however many", Signals{TransientErrors: 50, ToolCalls: 4}, false, 0, false},
+		{"the strongest counts", Signals{Corrected: true, RealErrors: 1, Recovered: true, ToolCalls: 20}, false, 0.9, true},
+	}
+	for _, tt := range tests {
+		got := Score(tt.s, tt.weakness, w)
+		if got != tt.want || w.Warranted(got) != tt.warrant {
+			t.Errorf("%s: score %v (warranted %v), want %v (%v)", tt.name, got, w.Warranted(got), tt.want, tt.warrant)
+		}
+	}
+}

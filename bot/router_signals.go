@@ -1,0 +1,44 @@
+package bot
+
+import (
+	"context"
+
+	"github.com/parleybot/parley/agent/evolve"
+)
+
+// Learning from use starts with what each run tells about itself, counted
+// at no model cost (agent/evolve): the router counts a turn's events, keeps
+// the count in the scope the turn belongs to, and marks the run corrected
+// when the same person's next message there reads as a correction.
+
+// RunRecorder keeps runs' signals (store.DB).
+type RunRecorder interface {
+	RecordRun(ctx context.Context, r evolve.Run) error
+	MarkCorrected(ctx context.Context, sessionID, author string) (bool, error)
+}
+
+// recordRun keeps the signals of m's turn. A failure to keep them is
+// logged: it must never cost an answer.
+func (r *Router) recordRun(ctx context.Context, sid string, m Message, s evolve.Signals) {
+	if r.cfg.Runs == nil {
+		return
+	}
+	run := evolve.Run{
+		Scope:     Where{Thread: m.Thread, User: m.User, Direct: m.Direct}.Home().Key(),
+		SessionID: sid, Author: m.User.Key(), Key: m.Key, At: r.cfg.Now(), Signals: s,
+	}
+	if err := r.cfg.Runs.RecordRun(context.WithoutCancel(ctx), run); err != nil {
+		r.log.Error("record run signals", "key", m.Key, "err", err)
+	}
+}
+
+// noteCorrection marks the person's previous run in the session corrected
+// when what they write now reads as a correction of it.
+func (r *Router) noteCorrection(ctx context.Context, sid string, u User, text string) {
+	if r.cfg.Runs == nil || !evolve.IsCorrection(text) {
+		return
+	}
+	if _, err := r.cfg.Runs.MarkCorrected(ctx, sid, u.Key()); err != nil {
+		r.log.Error("mark run corrected", "session", sid, "err", err)
+	}
+}
