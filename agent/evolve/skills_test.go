@@ -1,0 +1,117 @@
+package evolve
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// clockAt returns a clock that moves a minute each reading.
+func clockAt(t0 time.Time) func() time.Time {
+	n := 0
+	return func() time.Time { n++; return t0.Add(time.Duration(n) * time.Minute) }
+}
+
+var t0 = time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)
+
+func TestSkillFileRoundTrip(t *testing.T) {
+	s := Skill{Name: "Deploy to staging", Description: "when asked to deploy: staging first, then prod",
+		CreatedAt: t0, UpdatedAt: t0.Add(time.Hour), PatchCount: 2, Body: "1. Run `make stage`.\n2. Never deploy on Fridays."}
+	data := s.Marshal()
+	text := string(data)
+	for _, key := range []string{"name:", "description:", "createdAt:", "updatedAt:", "patchCount:", "lastUsedAt:"} {
+		if !strings.Contains(text, "\n"+key) {
+			t.Errorf("front matter lacks %s:\n%s", key, text)
+		}
+	}
+	got, err := ParseSkill(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Name != s.Name || got.Description != s.Description || !got.CreatedAt.Equal(s.CreatedAt) ||
+		!got.UpdatedAt.Equal(s.UpdatedAt) || got.PatchCount != 2 || !got.LastUsedAt.IsZero() || got.Body != s.Body {
+		t.Fatalf("round trip: %+v", got)
+	}
+	for _, bad := range []string{
+		"no front matter",
+		"---\nname: x\n",
+		"---\nname: x\ncolour: red\n---\nbody",
+		"---\ndescription: no name\n---\nbody",
+		"---\nname: x\ncreatedAt: yesterday\n---\nbody",
+	} {
+		if _, err := ParseSkill([]byte(bad)); err == nil {
+			t.Errorf("ParseSkill(%q) accepted", bad)
+		}
+	}
+}
+
+func TestSkillFiles(t *testing.T) {
+	f := SkillFiles{Dir: t.TempDir(), Max: 3, Now: clockAt(t0)}
+	scope := "space:slack:T1"
+	s, evicted, err := f.Create(scope, "Deploy to staging", "when deploying", "1. make stage\n2. check /health")
+	if err != nil || len(evicted) != 0 {
+		t.Fatalf("Create = %v, %v", evicted, err)
+	}
+	if _, err := os.Stat(filepath.Join(f.Dir, "space_slack_T1", "deploy-to-staging.md")); err != nil {
+		t.Fatalf("the file: %v", err)
+	}
+	if _, _, err := f.Create(scope, "deploy to staging", "again", "x"); err == nil {
+		t.Fatal("a second skill of the same name")
+	}
+
+	// A patch changes a span and counts.
+	p, err := f.Patch(scope, "Deploy to staging", "check /health", "check /healthz and the error rate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.PatchCount != 1 || !p.UpdatedAt.After(s.UpdatedAt) || !strings.Contains(p.Body, "/healthz and the error rate") || !p.CreatedAt.Equal(s.CreatedAt) {
+		t.Fatalf("patched: %+v", p)
+	}
+	// A patch that would cut it by more than half is refused.
+	if _, err := f.Patch(scope, "Deploy to staging", "1. make stage\n2. check /healthz and the error rate", "ok"); !errors.Is(err, ErrShrink) {
+		t.Fatalf("a shrinking patch: %v", err)
+	}
+
+	// A hand edit is picked up.
+	path := filepath.Join(f.ScopeDir(scope), "deploy-to-staging.md")
+	data, _ := os.ReadFile(path)
+	os.WriteFile(path, []byte(strings.Replace(string(data), "make stage", "make staging", 1)), 0o600)
+	if got, _ := f.Get(scope, "deploy to staging"); !strings.Contains(got.Body, "make staging") {
+		t.Fatalf("hand edit not read: %q", got.Body)
+	}
+
+	// Eviction: the never-used go first, oldest first; then the least recently used.
+	f.Create(scope, "B", "b", "b steps")
+	f.Create(scope, "C", "c", "c steps")
+	f.Touch(scope, "Deploy to staging")
+	f.Touch(scope, "B")
+	_, evicted, err = f.Create(scope, "D", "d", "d steps")
+	if err != nil || !slices.Equal(evicted, []string{"C"}) {
+		t.Fatalf("evicted %v, %v; want C (never used)", evicted, err)
+	}
+	f.Touch(scope, "D")
+	_, evicted, _ = f.Create(scope, "E", "e", "e steps")
+	if !slices.Equal(evicted, []string{"Deploy to staging"}) {
+		t.Fatalf("evicted %v; want the least recently used", evicted)
+	}
+	// Scopes are apart.
+	if other, _ := f.List("person:slack:U1"); len(other) != 0 {
+		t.Fatalf("another scope sees %d skills", len(other))
+	}
+	// A broken file hides only itself.
+	os.WriteFile(filepath.Join(f.ScopeDir(scope), "broken.md"), []byte("oops"), 0o600)
+	skills, errs := f.List(scope)
+	if len(skills) != 3 || len(errs) != 1 {
+		t.Fatalf("List: %d skills, errors %v", len(skills), errs)
+	}
+	if err := f.Delete(scope, "B"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Get(scope, "B"); !errors.Is(err, ErrNoSkill) {
+		t.Fatalf("a deleted skill: %v", err)
+	}
+}
