@@ -33,6 +33,10 @@ type Runner struct {
 	// that read untrusted content; nil: such edits are refused.
 	Confirmer MemoryConfirmer
 
+	// Skills lists, each turn, the skills learnt in the turn's scopes for
+	// the system prompt; nil: none.
+	Skills SkillIndex
+
 	Persona      string
 	MemoryLimits MemoryLimits
 	MaxTokens    int
@@ -172,10 +176,18 @@ func (x *run) loop(ctx context.Context) error {
 			return err
 		}
 	}
+	var skills SkillList
+	if r.Skills != nil {
+		// A failure to list skills costs the turn its skills, not its answer.
+		if skills, err = r.Skills.SkillIndex(ctx, x.t.Caller, x.t.Text); err != nil {
+			r.logger().Warn("list skills", "session", x.t.SessionID, "err", err)
+			skills = SkillList{}
+		}
+	}
 	req := llm.Request{
 		System: SystemPrompt(PromptInput{
 			Persona: r.Persona, Place: x.t.Place, User: x.t.Caller, Memory: mem,
-			Limits: r.MemoryLimits, Now: r.now(), Tools: toolNames(r.Tools),
+			Limits: r.MemoryLimits, Now: r.now(), Tools: toolNames(r.Tools), Skills: skills,
 		}),
 		Tools:     toolSpecs(r.Tools),
 		MaxTokens: r.MaxTokens,

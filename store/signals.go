@@ -84,3 +84,39 @@ func scanRun(rows *sql.Rows) (evolve.Run, error) {
 	}
 	return r, nil
 }
+
+// AddImpressions counts one impression for each named skill of scope.
+func (db *DB) AddImpressions(ctx context.Context, scope string, names []string) error {
+	err := db.write(ctx, func(tx *sql.Tx) error {
+		for _, n := range names {
+			if _, err := tx.ExecContext(ctx, `
+				INSERT INTO skill_impressions (scope, name, impressions) VALUES (?, ?, 1)
+				ON CONFLICT (scope, name) DO UPDATE SET impressions = impressions + 1`, scope, n); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store: add impressions: %w", err)
+	}
+	return nil
+}
+
+// SkillRates are the counts a skill's three rates come from, in one scope.
+func (db *DB) SkillRates(ctx context.Context, scope, name string) (evolve.Rates, error) {
+	var r evolve.Rates
+	err := db.r.QueryRowContext(ctx, `
+		SELECT
+			coalesce((SELECT impressions FROM skill_impressions WHERE scope = ?1 AND name = ?2), 0),
+			count(*),
+			coalesce(sum(corrected), 0),
+			coalesce(sum(ended_in_error AND NOT stopped), 0)
+		FROM run_signals
+		WHERE scope = ?1 AND EXISTS (SELECT 1 FROM json_each(skills_read) WHERE lower(value) = lower(?2))`,
+		scope, name).Scan(&r.Impressions, &r.Invocations, &r.EditAfterHit, &r.Ineffective)
+	if err != nil {
+		return evolve.Rates{}, fmt.Errorf("store: skill rates: %w", err)
+	}
+	return r, nil
+}

@@ -41,3 +41,28 @@ func Score(s Signals, weakness bool, w Weights) float64 {
 
 // Warranted reports whether a run's score calls for reflection.
 func (w Weights) Warranted(score float64) bool { return score > 0 && score >= w.Threshold }
+
+// Rates measure whether a skill helps, from counts over its scope's runs.
+type Rates struct {
+	Impressions  int // turns whose prompt listed it
+	Invocations  int // runs that read it
+	EditAfterHit int // of those, runs the person then corrected
+	Ineffective  int // of those, runs that ended in a real error (stopped runs excluded)
+}
+
+// InvocationRate is invocations per impression.
+func (r Rates) InvocationRate() float64 { return ratio(r.Invocations, r.Impressions) }
+
+// EditAfterHitRate is the share of invocations the person corrected.
+func (r Rates) EditAfterHitRate() float64 { return ratio(r.EditAfterHit, r.Invocations) }
+
+// IneffectiveRate is the share of invocations in runs ending in a real
+// error.
+func (r Rates) IneffectiveRate() float64 { return ratio(r.Ineffective, r.Invocations) }
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}

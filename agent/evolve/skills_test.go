@@ -1,13 +1,17 @@
 package evolve
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/parleybot/parley/agent"
 )
 
 // clockAt returns a clock that moves a minute each reading.
@@ -114,4 +118,44 @@ func TestSkillFiles(t *testing.T) {
 	if _, err := f.Get(scope, "B"); !errors.Is(err, ErrNoSkill) {
 		t.Fatalf("a deleted skill: %v", err)
 	}
+}
+
+// The index lists within its budget, most related first, and counts the
+// rest; impressions are counted for what it listed only.
+func TestSkillIndexBudget(t *testing.T) {
+	f := SkillFiles{Dir: t.TempDir(), Max: 500, Now: clockAt(t0)}
+	scope := "space:slack:T1"
+	for i := range 300 {
+		f.Create(scope, fmt.Sprintf("Procedure %03d", i), strings.Repeat("a long description of a routine task ", 4), "steps")
+	}
+	f.Create(scope, "Rotate the signing key", "when the signing key expires: rotate it with vault", "1. vault write")
+	counter := &countingImpressions{}
+	list, err := Index{Files: f, Impressions: counter, BudgetTokens: 500}.SkillIndex(t.Context(), agent.Caller{Scopes: []string{scope}}, "how do I rotate the signing key?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Listed) == 0 || list.Listed[0].Name != "Rotate the signing key" {
+		t.Fatalf("the related skill is not first: %+v", list.Listed[:min(3, len(list.Listed))])
+	}
+	tokens := 0
+	for _, s := range list.Listed {
+		tokens += agent.EstimateTokens(s.Name+": "+s.Description) + 2
+	}
+	if tokens > 500 || list.More != 301-len(list.Listed) || list.More == 0 {
+		t.Fatalf("listed %d (%d tokens), %d more", len(list.Listed), tokens, list.More)
+	}
+	if counter.n != len(list.Listed) {
+		t.Fatalf("%d impressions for %d listed", counter.n, len(list.Listed))
+	}
+	prompt := agent.SystemPrompt(agent.PromptInput{Skills: list, Tools: []string{"skill_read"}})
+	if !strings.Contains(prompt, "Rotate the signing key: when the signing key expires") || !strings.Contains(prompt, fmt.Sprintf("(%d more", list.More)) {
+		t.Fatalf("prompt:\n%s", prompt)
+	}
+}
+
+type countingImpressions struct{ n int }
+
+func (c *countingImpressions) AddImpressions(_ context.Context, _ string, names []string) error {
+	c.n += len(names)
+	return nil
 }

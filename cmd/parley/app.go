@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"path/filepath"
 	"sync"
 
 	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/agent/evolve"
 	"github.com/parleybot/parley/agent/guard"
 	"github.com/parleybot/parley/agent/kb"
 	"github.com/parleybot/parley/agent/llm"
@@ -66,6 +68,14 @@ func openApp(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app
 		db.Close()
 		return nil, err
 	}
+	if cfg.Evolution.Enabled {
+		read, err := evolve.SkillRead(skillFiles(cfg))
+		if err != nil {
+			db.Close()
+			return nil, err
+		}
+		tools = append(tools, read)
+	}
 	runner := &agent.Runner{
 		Provider:      provider,
 		Sessions:      db,
@@ -79,7 +89,15 @@ func openApp(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app
 		CompactAt:     float64(cfg.LLM.CompactAtPercent) / 100,
 		Logger:        logger,
 	}
+	if cfg.Evolution.Enabled {
+		runner.Skills = evolve.Index{Files: skillFiles(cfg), Impressions: db}
+	}
 	return &app{cfg: cfg, db: db, runner: runner, limits: limits, bridge: bridge, kb: base}, nil
+}
+
+// skillFiles is where skills are kept: <data_dir>/skills/<scope>/.
+func skillFiles(cfg *config.Config) evolve.SkillFiles {
+	return evolve.SkillFiles{Dir: filepath.Join(cfg.DataDir, "skills")}
 }
 
 // memoryJudge is the model call that judges memory writes

@@ -1,0 +1,129 @@
+package evolve
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/parleybot/parley/agent"
+)
+
+// The skill index: each turn's system prompt lists the skills of the
+// turn's scopes (one impression each), within a token budget — past it,
+// the skills most related to the conversation, then the most recently
+// used, are listed and the rest counted. A peer's 235 skills took half its
+// system prompt; this index never takes more than its budget.
+
+// ImpressionCounter counts how often each skill was listed (store.DB).
+type ImpressionCounter interface {
+	AddImpressions(ctx context.Context, scope string, names []string) error
+}
+
+// Index implements agent.SkillIndex over skill files.
+type Index struct {
+	Files       SkillFiles
+	Impressions ImpressionCounter // nil: not counted
+	// BudgetTokens bounds the index in the prompt (default 3,000).
+	BudgetTokens int
+}
+
+type scopedSkill struct {
+	scope string
+	Skill
+	related int
+}
+
+// SkillIndex lists the skills of c's scopes for a turn about text.
+func (x Index) SkillIndex(ctx context.Context, c agent.Caller, text string) (agent.SkillList, error) {
+	var all []scopedSkill
+	words := queryWords(text)
+	for _, scope := range c.Scopes {
+		skills, _ := x.Files.List(scope) // a broken file hides only itself
+		for _, s := range skills {
+			all = append(all, scopedSkill{scope: scope, Skill: s, related: related(words, s.Name+" "+s.Description)})
+		}
+	}
+	slices.SortStableFunc(all, func(a, b scopedSkill) int {
+		return cmp.Or(cmp.Compare(b.related, a.related), b.LastUsedAt.Compare(a.LastUsedAt), b.UpdatedAt.Compare(a.UpdatedAt))
+	})
+	budget := cmp.Or(x.BudgetTokens, 3000)
+	var out agent.SkillList
+	shown := map[string][]string{}
+	used := 0
+	for _, s := range all {
+		cost := agent.EstimateTokens(s.Name+": "+s.Description) + 2
+		if used+cost > budget {
+			out.More++
+			continue
+		}
+		used += cost
+		out.Listed = append(out.Listed, agent.SkillEntry{Name: s.Name, Description: s.Description})
+		shown[s.scope] = append(shown[s.scope], s.Name)
+	}
+	if x.Impressions != nil {
+		var errs []error
+		for scope, names := range shown {
+			errs = append(errs, x.Impressions.AddImpressions(ctx, scope, names))
+		}
+		if err := errors.Join(errs...); err != nil {
+			return out, fmt.Errorf("count skill impressions: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// queryWords are the words of text worth matching: letters and digits,
+// lowercased, three or more characters (two for CJK).
+func queryWords(text string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) }) {
+		if len([]rune(w)) >= 3 || len([]rune(w)) == 2 && unicode.Is(unicode.Han, []rune(w)[0]) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// related counts the words found in s.
+func related(words []string, s string) int {
+	s = strings.ToLower(s)
+	n := 0
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			n++
+		}
+	}
+	return n
+}
+
+// SkillReadArgs is skill_read's argument contract.
+type SkillReadArgs struct {
+	Name string `json:"name" jsonschema:"the skill's name, as the skill index lists it"`
+}
+
+// SkillRead returns the skill_read tool: a skill's steps, from the turn's
+// scopes only (Caller.Scopes), and the skill's lastUsedAt refreshed. Each
+// call is one invocation (the run's signals count it).
+func SkillRead(files SkillFiles) (agent.Tool, error) {
+	return agent.Func("skill_read", "Read one of the skills you have learnt here (listed in your system prompt): its steps, to follow.",
+		func(ctx context.Context, c agent.Caller, a SkillReadArgs) (string, error) {
+			for _, scope := range c.Scopes {
+				s, err := files.Get(scope, a.Name)
+				if errors.Is(err, ErrNoSkill) {
+					continue
+				}
+				if err != nil {
+					return "", err
+				}
+				if err := files.Touch(scope, s.Name); err != nil {
+					return "", err
+				}
+				return fmt.Sprintf("# %s\n%s\n\n%s", s.Name, s.Description, s.Body), nil
+			}
+			return "", fmt.Errorf("%w here: %q", ErrNoSkill, a.Name)
+		})
+}
