@@ -120,3 +120,61 @@ func (db *DB) SkillRates(ctx context.Context, scope, name string) (evolve.Rates,
 	}
 	return r, nil
 }
+
+// Activity lists every scope with runs: its last reflection, newest run,
+// oldest run since that reflection, and the best score (w) of the runs
+// since. Weaknesses named by a self-memo are not scored here.
+func (db *DB) Activity(ctx context.Context, w evolve.Weights) ([]evolve.Activity, error) {
+	rows, err := db.r.QueryContext(ctx, `
+		SELECT r.scope, coalesce(f.last_at, 0), r.at, r.tool_calls, r.transient_errors, r.real_errors,
+			r.recovered, r.ended_in_error, r.stopped, r.corrected, r.skills_read
+		FROM run_signals r LEFT JOIN reflections f ON f.scope = r.scope
+		ORDER BY r.scope, r.at`)
+	if err != nil {
+		return nil, fmt.Errorf("store: activity: %w", err)
+	}
+	defer rows.Close()
+	var out []evolve.Activity
+	for rows.Next() {
+		var scope, skills string
+		var last, at int64
+		var s evolve.Signals
+		if err := rows.Scan(&scope, &last, &at, &s.ToolCalls, &s.TransientErrors, &s.RealErrors,
+			&s.Recovered, &s.EndedInRealError, &s.Stopped, &s.Corrected, &skills); err != nil {
+			return nil, fmt.Errorf("store: activity: %w", err)
+		}
+		if err := json.Unmarshal([]byte(skills), &s.SkillsRead); err != nil {
+			return nil, fmt.Errorf("store: activity: %w", err)
+		}
+		if len(out) == 0 || out[len(out)-1].Scope != scope {
+			a := evolve.Activity{Scope: scope}
+			if last != 0 {
+				a.LastReflected = fromMillis(last)
+			}
+			out = append(out, a)
+		}
+		a := &out[len(out)-1]
+		t := fromMillis(at)
+		a.LastActivity = t
+		if t.After(a.LastReflected) {
+			if a.Since.IsZero() {
+				a.Since = t
+			}
+			a.Best = max(a.Best, evolve.Score(s, false, w))
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: activity: %w", err)
+	}
+	return out, nil
+}
+
+// MarkReflected records that scope reflected at t.
+func (db *DB) MarkReflected(ctx context.Context, scope string, t time.Time) error {
+	if _, err := db.w.ExecContext(ctx, `
+		INSERT INTO reflections (scope, last_at) VALUES (?, ?)
+		ON CONFLICT (scope) DO UPDATE SET last_at = excluded.last_at`, scope, millis(t)); err != nil {
+		return fmt.Errorf("store: mark reflected: %w", err)
+	}
+	return nil
+}

@@ -48,3 +48,38 @@ func TestRunSignals(t *testing.T) {
 		t.Fatalf("runs of U1's DMs: %+v", got)
 	}
 }
+
+func TestActivity(t *testing.T) {
+	db := newDB(t)
+	ctx := t.Context()
+	t0 := time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)
+	add := func(scope string, at time.Time, s evolve.Signals) {
+		t.Helper()
+		if err := db.RecordRun(ctx, evolve.Run{Scope: scope, SessionID: "s", Author: "slack:U1", Key: at.String(), At: at, Signals: s}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add("a", t0, evolve.Signals{Corrected: true})
+	add("a", t0.Add(time.Hour), evolve.Signals{ToolCalls: 1})
+	add("b", t0, evolve.Signals{TransientErrors: 9})
+	if err := db.MarkReflected(ctx, "a", t0.Add(30*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.Activity(ctx, evolve.DefaultWeights())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []evolve.Activity{
+		{Scope: "a", LastReflected: t0.Add(30 * time.Minute), LastActivity: t0.Add(time.Hour), Since: t0.Add(time.Hour), Best: 0},
+		{Scope: "b", LastActivity: t0, Since: t0, Best: 0},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("activity (-want +got):\n%s", diff)
+	}
+	// Reflecting again moves the mark; a restart reads it back.
+	db.MarkReflected(ctx, "b", t0.Add(2*time.Hour))
+	got, _ = db.Activity(ctx, evolve.DefaultWeights())
+	if !got[1].LastReflected.Equal(t0.Add(2*time.Hour)) || !got[1].Since.IsZero() {
+		t.Fatalf("after reflecting b: %+v", got[1])
+	}
+}

@@ -1,0 +1,171 @@
+package evolve
+
+import (
+	"cmp"
+	"context"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/parleybot/parley/internal/clock"
+)
+
+// Reflection runs in the background, never in a conversation: a cycle
+// every Every; in each, the scopes worth it — a run scored at or over the
+// threshold since their last reflection, or activity and no reflection for
+// ForceAfter — outside their cooldown, at most MaxScopes, the most urgent
+// first. A scope with nothing new since its last reflection is skipped
+// without a model call (the dirty gate). Last reflection times are stored,
+// so a restart neither repeats nor forgets them.
+
+// ScheduleConfig tunes the scheduler (evolution.* keys).
+type ScheduleConfig struct {
+	Every      time.Duration // between cycles (default 12 h)
+	Cooldown   time.Duration // per scope, after a reflection (default 4 h)
+	ForceAfter time.Duration // reflect an active scope at least this often (default 7 days)
+	MaxScopes  int           // per cycle (default 5)
+	Weights    Weights       // scoring and threshold (default DefaultWeights)
+}
+
+func (c ScheduleConfig) withDefaults() ScheduleConfig {
+	c.Every = cmp.Or(c.Every, 12*time.Hour)
+	c.Cooldown = cmp.Or(c.Cooldown, 4*time.Hour)
+	c.ForceAfter = cmp.Or(c.ForceAfter, 7*24*time.Hour)
+	c.MaxScopes = cmp.Or(c.MaxScopes, 5)
+	if c.Weights == (Weights{}) {
+		c.Weights = DefaultWeights()
+	}
+	return c
+}
+
+// Activity is what a scope did since it last reflected.
+type Activity struct {
+	Scope string
+	// LastReflected is when it last reflected; zero: never.
+	LastReflected time.Time
+	// LastActivity is its newest run or message; zero: none ever.
+	LastActivity time.Time
+	// Since is its oldest run or message since LastReflected.
+	Since time.Time
+	// Best is the highest score of its runs since LastReflected.
+	Best float64
+}
+
+// Plan picks the scopes to reflect on now, most urgent first.
+func Plan(acts []Activity, now time.Time, c ScheduleConfig) []string {
+	return plan(acts, now, c.withDefaults(), false)
+}
+
+// plan is Plan; force takes every scope with anything new, whatever its
+// cooldown and score, and no cap.
+func plan(acts []Activity, now time.Time, c ScheduleConfig, force bool) []string {
+	type pick struct {
+		scope  string
+		forced bool
+		score  float64
+	}
+	var picks []pick
+	for _, a := range acts {
+		dirty := a.LastActivity.After(a.LastReflected)
+		if !dirty {
+			continue // nothing new: no model call
+		}
+		if force {
+			picks = append(picks, pick{a.Scope, false, a.Best})
+			continue
+		}
+		if !a.LastReflected.IsZero() && now.Sub(a.LastReflected) < c.Cooldown {
+			continue
+		}
+		warranted := c.Weights.Warranted(a.Best)
+		// Forced: something new has waited a week or more for a
+		// reflection (counted from the last one, or from the oldest
+		// activity of a scope that never reflected).
+		waiting := a.LastReflected
+		if waiting.IsZero() {
+			waiting = a.Since
+		}
+		forced := !waiting.IsZero() && now.Sub(waiting) >= c.ForceAfter
+		if warranted || forced {
+			picks = append(picks, pick{a.Scope, forced && !warranted, a.Best})
+		}
+	}
+	slices.SortStableFunc(picks, func(a, b pick) int {
+		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.scope, b.scope))
+	})
+	n := c.MaxScopes
+	if force {
+		n = len(picks)
+	}
+	var out []string
+	for _, p := range picks[:min(len(picks), n)] {
+		out = append(out, p.scope)
+	}
+	return out
+}
+
+// ActivityStore is what the scheduler reads and records (store.DB).
+type ActivityStore interface {
+	// Activity lists every scope with runs, scored with weights since its
+	// last reflection.
+	Activity(ctx context.Context, w Weights) ([]Activity, error)
+	// MarkReflected records that scope reflected at t.
+	MarkReflected(ctx context.Context, scope string, t time.Time) error
+}
+
+// Reflector reflects on one scope.
+type Reflector interface {
+	Reflect(ctx context.Context, scope string) error
+}
+
+// Scheduler runs reflection cycles until its context ends.
+type Scheduler struct {
+	Store     ActivityStore
+	Reflector Reflector
+	Config    ScheduleConfig
+	Now       func() time.Time
+	Sleep     func(context.Context, time.Duration) error
+	Logger    *slog.Logger
+}
+
+// Run runs a cycle every Config.Every, the first one Every after start.
+func (s *Scheduler) Run(ctx context.Context) {
+	now, sleep := clock.Or(s.Now, s.Sleep)
+	c := s.Config.withDefaults()
+	for {
+		if sleep(ctx, c.Every) != nil {
+			return
+		}
+		s.Cycle(ctx, now(), false)
+	}
+}
+
+// Cycle reflects on the scopes Plan picks at now (every scope with
+// anything new when force is set), and returns them.
+func (s *Scheduler) Cycle(ctx context.Context, now time.Time, force bool) []string {
+	c := s.Config.withDefaults()
+	log := s.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	acts, err := s.Store.Activity(ctx, c.Weights)
+	if err != nil {
+		log.Error("reflection: read activity", "err", err)
+		return nil
+	}
+	var done []string
+	for _, scope := range plan(acts, now, c, force) {
+		if ctx.Err() != nil {
+			break
+		}
+		if err := s.Reflector.Reflect(ctx, scope); err != nil {
+			log.Error("reflection failed", "scope", scope, "err", err)
+			continue // tried again next cycle: nothing was marked
+		}
+		if err := s.Store.MarkReflected(ctx, scope, now); err != nil {
+			log.Error("reflection: record", "scope", scope, "err", err)
+		}
+		done = append(done, scope)
+	}
+	return done
+}

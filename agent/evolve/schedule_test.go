@@ -1,0 +1,168 @@
+package evolve
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+func TestPlan(t *testing.T) {
+	now := t0.Add(30 * 24 * time.Hour)
+	c := ScheduleConfig{MaxScopes: 2}
+	tests := []struct {
+		name string
+		acts []Activity
+		want []string
+	}{
+		{"warranted", []Activity{{Scope: "a", LastReflected: now.Add(-10 * time.Hour), LastActivity: now.Add(-time.Hour), Best: 0.9}}, []string{"a"}},
+		{"below the threshold", []Activity{{Scope: "a", LastReflected: now.Add(-10 * time.Hour), LastActivity: now.Add(-time.Hour), Best: 0.5}}, nil},
+		{"the dirty gate: nothing new", []Activity{{Scope: "a", LastReflected: now.Add(-10 * 24 * time.Hour), LastActivity: now.Add(-11 * 24 * time.Hour), Best: 0.9}}, nil},
+		{"in its cooldown", []Activity{{Scope: "a", LastReflected: now.Add(-time.Hour), LastActivity: now.Add(-time.Minute), Best: 0.9}}, nil},
+		{"forced after 7 days of activity", []Activity{{Scope: "a", LastReflected: now.Add(-8 * 24 * time.Hour), LastActivity: now.Add(-time.Hour), Best: 0.1}}, []string{"a"}},
+		{"never reflected, active for 7 days", []Activity{{Scope: "a", Since: now.Add(-8 * 24 * time.Hour), LastActivity: now.Add(-time.Hour), Best: 0}}, []string{"a"}},
+		{"never reflected, active for a day", []Activity{{Scope: "a", Since: now.Add(-24 * time.Hour), LastActivity: now.Add(-time.Hour), Best: 0.2}}, nil},
+		{"never reflected, new, warranted", []Activity{{Scope: "a", LastActivity: now.Add(-time.Hour), Best: 0.8}}, []string{"a"}},
+		{"the cap keeps the most urgent", []Activity{
+			{Scope: "low", LastActivity: now.Add(-time.Hour), Best: 0.7},
+			{Scope: "high", LastActivity: now.Add(-time.Hour), Best: 0.9},
+			{Scope: "mid", LastActivity: now.Add(-time.Hour), Best: 0.8},
+		}, []string{"high", "mid"}},
+	}
+	for _, tt := range tests {
+		if got := Plan(tt.acts, now, c); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: Plan = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// fakeActivity is an ActivityStore over runs kept in memory: a scope's
+// activity is its newest run, and its best score since its reflection.
+type fakeActivity struct {
+	mu        sync.Mutex
+	runs      map[string][]Run
+	reflected map[string]time.Time
+}
+
+func (f *fakeActivity) Activity(_ context.Context, w Weights) ([]Activity, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []Activity
+	for scope, runs := range f.runs {
+		a := Activity{Scope: scope, LastReflected: f.reflected[scope]}
+		for _, r := range runs {
+			a.LastActivity = maxTime(a.LastActivity, r.At)
+			if r.At.After(a.LastReflected) {
+				a.Best = max(a.Best, Score(r.Signals, false, w))
+				if a.Since.IsZero() || r.At.Before(a.Since) {
+					a.Since = r.At
+				}
+			}
+		}
+		out = append(out, a)
+	}
+	slices.SortFunc(out, func(a, b Activity) int { return compareStrings(a.Scope, b.Scope) })
+	return out, nil
+}
+
+func (f *fakeActivity) MarkReflected(_ context.Context, scope string, t time.Time) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.reflected[scope] = t
+	return nil
+}
+
+func (f *fakeActivity) add(scope string, at time.Time, s Signals) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.runs[scope] = append(f.runs[scope], Run{Scope: scope, At: at, Signals: s})
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+type recordingReflector struct {
+	mu    sync.Mutex
+	calls []string
+}
+
+func (r *recordingReflector) Reflect(_ context.Context, scope string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.calls = append(r.calls, scope)
+	return nil
+}
+
+func (r *recordingReflector) took() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.calls)
+}
+
+// The scheduler in time: a cycle every 12 h; a corrected run is reflected
+// on at the next cycle, once; a storm of network errors never; a quiet
+// scope never; after a restart (a new scheduler over the same store) the
+// stored times still hold.
+func TestSchedulerCycles(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		st := &fakeActivity{runs: map[string][]Run{}, reflected: map[string]time.Time{}}
+		ref := &recordingReflector{}
+		newScheduler := func() *Scheduler {
+			return &Scheduler{Store: st, Reflector: ref, Config: ScheduleConfig{Every: 12 * time.Hour, Cooldown: 4 * time.Hour}}
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		s := newScheduler()
+		go s.Run(ctx)
+
+		st.add("team", start.Add(time.Hour), Signals{Corrected: true})
+		st.add("storm", start.Add(time.Hour), Signals{TransientErrors: 40, ToolCalls: 6})
+		st.add("quiet", start.Add(-30*24*time.Hour), Signals{Corrected: true})
+		st.MarkReflected(t.Context(), "quiet", start.Add(-29*24*time.Hour)) // reflected since: nothing new
+		time.Sleep(12*time.Hour + time.Minute)
+		synctest.Wait()
+		if got := ref.took(); !slices.Equal(got, []string{"team"}) {
+			t.Fatalf("first cycle reflected on %v, want [team]", got)
+		}
+		time.Sleep(12 * time.Hour)
+		synctest.Wait()
+		if got := ref.took(); len(got) != 1 {
+			t.Fatalf("nothing new, yet reflected again: %v", got)
+		}
+		cancel()
+
+		// A restart: the stored time keeps "team" from reflecting again;
+		// a new correction makes it due at the next cycle.
+		ctx, cancel = context.WithCancel(t.Context())
+		defer cancel()
+		go newScheduler().Run(ctx)
+		st.add("team", time.Now(), Signals{Corrected: true})
+		time.Sleep(12*time.Hour + time.Minute)
+		synctest.Wait()
+		if got := ref.took(); !slices.Equal(got, []string{"team", "team"}) {
+			t.Fatalf("after a restart and a new correction: %v", got)
+		}
+		// The storm is forced once a week has passed with activity.
+		time.Sleep(7 * 24 * time.Hour)
+		synctest.Wait()
+		if got := ref.took(); !slices.Contains(got, "storm") || slices.Contains(got, "quiet") {
+			t.Fatalf("after a week: %v (storm forced, quiet never)", got)
+		}
+	})
+}
