@@ -293,7 +293,9 @@ func reflectionTools() []llm.ToolSpec {
 		req, _ := json.Marshal(append([]string{}, required...))
 		return json.RawMessage(`{"type":"object","properties":{` + props + `},"required":` + string(req) + `,"additionalProperties":false}`)
 	}
-	str := func(name, desc string) string { return fmt.Sprintf(`%q:{"type":"string","description":%q}`, name, desc) }
+	str := func(name, desc string) string {
+		return fmt.Sprintf(`%q:{"type":"string","description":%q}`, name, desc)
+	}
 	return []llm.ToolSpec{
 		{Name: "skill_create", Description: "Create a skill.", Schema: obj(
 			str("name", "a short title")+","+str("description", "when to use it: the trigger, one line")+","+str("steps", "the imperative steps, Markdown"),

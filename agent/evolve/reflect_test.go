@@ -46,8 +46,10 @@ func newReflect(t *testing.T, srv *llmtest.Server) *evolve.Reflect {
 			"s2": {{Role: llm.RoleUser, Text: "fetch the status page"}, {Role: llm.RoleAssistant, Text: "It timed out."}},
 			"s9": {{Role: llm.RoleUser, Text: "PRIVATE-CANARY my salary"}},
 		},
-		Guard: func(ctx context.Context, text string, existing []string) error { return guard.CheckWith(text, existing) },
-		Now:   func() time.Time { return now },
+		Guard: func(ctx context.Context, text string, existing []string) error {
+			return guard.CheckWith(text, existing)
+		},
+		Now: func() time.Time { return now },
 	}
 }
 
