@@ -120,9 +120,8 @@ func (x *Reflect) ReflectScope(ctx context.Context, scope string) ([]Change, err
 }
 
 // Reflect implements Reflector.
-func (x *Reflect) Reflect(ctx context.Context, scope string) error {
-	_, err := x.ReflectScope(ctx, scope)
-	return err
+func (x *Reflect) Reflect(ctx context.Context, scope string) ([]Change, error) {
+	return x.ReflectScope(ctx, scope)
 }
 
 // apply runs one of the reflection's tool calls.

@@ -113,9 +113,16 @@ type ActivityStore interface {
 	MarkReflected(ctx context.Context, scope string, t time.Time) error
 }
 
-// Reflector reflects on one scope.
+// Reflector reflects on one scope and says what it changed.
 type Reflector interface {
-	Reflect(ctx context.Context, scope string) error
+	Reflect(ctx context.Context, scope string) ([]Change, error)
+}
+
+// Reflected is what a cycle did in one scope.
+type Reflected struct {
+	Scope   string
+	Changes []Change
+	Err     error
 }
 
 // Scheduler runs reflection cycles until its context ends.
@@ -136,13 +143,14 @@ func (s *Scheduler) Run(ctx context.Context) {
 		if sleep(ctx, c.Every) != nil {
 			return
 		}
-		s.Cycle(ctx, now(), false)
+		s.Cycle(ctx, now(), "", false)
 	}
 }
 
-// Cycle reflects on the scopes Plan picks at now (every scope with
-// anything new when force is set), and returns them.
-func (s *Scheduler) Cycle(ctx context.Context, now time.Time, force bool) []string {
+// Cycle reflects on the scopes Plan picks at now — every scope with
+// anything new when force is set; only scope only, if not "" — and says
+// what it did in each.
+func (s *Scheduler) Cycle(ctx context.Context, now time.Time, only string, force bool) []Reflected {
 	c := s.Config.withDefaults()
 	log := s.Logger
 	if log == nil {
@@ -153,19 +161,24 @@ func (s *Scheduler) Cycle(ctx context.Context, now time.Time, force bool) []stri
 		log.Error("reflection: read activity", "err", err)
 		return nil
 	}
-	var done []string
+	if only != "" {
+		acts = slices.DeleteFunc(acts, func(a Activity) bool { return a.Scope != only })
+	}
+	var done []Reflected
 	for _, scope := range plan(acts, now, c, force) {
 		if ctx.Err() != nil {
 			break
 		}
-		if err := s.Reflector.Reflect(ctx, scope); err != nil {
+		changes, err := s.Reflector.Reflect(ctx, scope)
+		done = append(done, Reflected{Scope: scope, Changes: changes, Err: err})
+		if err != nil {
 			log.Error("reflection failed", "scope", scope, "err", err)
 			continue // tried again next cycle: nothing was marked
 		}
+		log.Info("reflected", "scope", scope, "changes", len(changes))
 		if err := s.Store.MarkReflected(ctx, scope, now); err != nil {
 			log.Error("reflection: record", "scope", scope, "err", err)
 		}
-		done = append(done, scope)
 	}
 	return done
 }

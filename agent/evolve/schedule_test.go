@@ -102,11 +102,11 @@ type recordingReflector struct {
 	calls []string
 }
 
-func (r *recordingReflector) Reflect(_ context.Context, scope string) error {
+func (r *recordingReflector) Reflect(_ context.Context, scope string) ([]Change, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.calls = append(r.calls, scope)
-	return nil
+	return nil, nil
 }
 
 func (r *recordingReflector) took() []string {

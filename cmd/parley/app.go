@@ -33,6 +33,7 @@ type app struct {
 	limits agent.MemoryLimits
 	bridge *mcp.Bridge
 	kb     *kb.Base
+	judge  *guard.Judge
 }
 
 // openApp wires Parley from cfg. The caller closes it.
@@ -92,7 +93,7 @@ func openApp(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app
 	if cfg.Evolution.Enabled {
 		runner.Skills = evolve.Index{Files: skillFiles(cfg), Impressions: db}
 	}
-	return &app{cfg: cfg, db: db, runner: runner, limits: limits, bridge: bridge, kb: base}, nil
+	return &app{cfg: cfg, db: db, runner: runner, limits: limits, bridge: bridge, kb: base, judge: judge}, nil
 }
 
 // skillFiles is where skills are kept: <data_dir>/skills/<scope>/.
@@ -213,9 +214,31 @@ func (a *app) background(ctx context.Context, logger *slog.Logger) (stop func())
 			})
 		}
 	}
+	if a.cfg.Evolution.Enabled {
+		s := a.scheduler(logger)
+		wg.Go(func() { s.Run(ctx) })
+	}
 	return func() {
 		cancel()
 		wg.Wait()
+	}
+}
+
+// scheduler is the background reflection of learning from use
+// (docs/evolution.md): the main model reflects; every text it writes
+// passes the memory guard, its judge included.
+func (a *app) scheduler(logger *slog.Logger) *evolve.Scheduler {
+	_, model := a.cfg.LLM.ProviderModel()
+	judge := a.judge
+	return &evolve.Scheduler{
+		Store: a.db,
+		Reflector: &evolve.Reflect{
+			Provider: a.runner.Provider, Model: model, Files: skillFiles(a.cfg), Runs: a.db, Sessions: a.db,
+			Guard: func(ctx context.Context, text string, existing []string) error {
+				return guard.Vet(ctx, judge, text, existing)
+			},
+		},
+		Logger: logger,
 	}
 }
 

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/parleybot/parley/agent/llm/llmtest"
+)
+
+// TestLearnFromACorrection, with the real binary at the terminal: Ana
+// corrects Parley; `parley reflect` turns the correction into a skill file
+// (the memory guard's judge vets it); the next turn's system prompt lists
+// the skill, the model reads it, and `parley skills ls` shows the rates
+// moved.
+func TestLearnFromACorrection(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	sb := newSandbox(t).withLLM(srv)
+
+	srv.Enqueue(llmtest.Text("Deployed to prod."), llmtest.Text("Sorry — staging first next time."))
+	out, errOut, code := sb.run(t, "deploy the app\nwrong, always deploy to staging first\n/quit\n", "chat")
+	if code != 0 {
+		t.Fatalf("chat: exit %d\n%s\n%s", code, out, errOut)
+	}
+
+	srv.Enqueue(
+		llmtest.ToolCall("r1", "skill_create", `{"name":"Deploy","description":"when asked to deploy: staging first","steps":"1. Deploy to staging.\n2. Check it, then prod."}`),
+		llmtest.Text("SAFE"), // the memory guard's judge
+		llmtest.ToolCall("r2", "nothing_to_save", `{}`),
+	)
+	out, errOut, code = sb.run(t, "", "reflect")
+	if code != 0 || !strings.Contains(out, `person:console:ana: created "Deploy"`) {
+		t.Fatalf("reflect: exit %d\n%s\n%s", code, out, errOut)
+	}
+	packet := srv.Requests()[2].LastUserText()
+	if !strings.Contains(packet, "CORRECTED") || !strings.Contains(packet, "wrong, always deploy to staging first") {
+		t.Fatalf("the packet lacks the correction:\n%s", packet)
+	}
+	file := filepath.Join(sb.dir, "data", "skills", "person_console_ana", "deploy.md")
+	data, err := os.ReadFile(file)
+	if err != nil || !strings.Contains(string(data), "patchCount: 0") || !strings.Contains(string(data), "1. Deploy to staging.") {
+		t.Fatalf("skill file: %v\n%s", err, data)
+	}
+	// Nothing new since: a second cycle makes no model call.
+	before := len(srv.Requests())
+	if out, _, _ = sb.run(t, "", "reflect"); !strings.Contains(out, "nothing to reflect on") || len(srv.Requests()) != before {
+		t.Fatalf("second reflect:\n%s", out)
+	}
+
+	srv.Enqueue(llmtest.ToolCall("c1", "skill_read", `{"name":"Deploy"}`), llmtest.Text("Staging first, then prod."))
+	out, errOut, code = sb.run(t, "/new\ndeploy again\n/quit\n", "chat")
+	if code != 0 || !strings.Contains(out, "Staging first, then prod.") {
+		t.Fatalf("chat after reflecting: exit %d\n%s\n%s", code, out, errOut)
+	}
+	reqs := srv.Requests()
+	if first := string(reqs[len(reqs)-2].Body); !strings.Contains(first, "Deploy: when asked to deploy: staging first") {
+		t.Fatalf("the skill is not in the next turn's prompt:\n%s", first)
+	}
+	if second := string(reqs[len(reqs)-1].Body); !strings.Contains(second, "1. Deploy to staging.") {
+		t.Fatalf("skill_read did not return the steps:\n%s", second)
+	}
+	out, _, _ = sb.run(t, "", "skills", "ls")
+	if !strings.Contains(out, "person:console:ana") || !strings.Contains(out, "Deploy") || !strings.Contains(out, "100%") {
+		t.Fatalf("skills ls:\n%s", out)
+	}
+}

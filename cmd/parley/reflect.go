@@ -1,0 +1,129 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/cmd/parley/internal/config"
+	"github.com/parleybot/parley/store"
+)
+
+// `parley reflect` and `parley skills`: the operator's side of learning
+// from use (docs/evolution.md).
+
+func newReflectCmd(e *environment, load func() (*config.Config, error)) *cobra.Command {
+	var scope string
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "reflect [--scope S] [--force]",
+		Short: "Run one reflection cycle now and print what it created, patched or deleted",
+		Long: "Runs one cycle of learning from use: the scopes whose runs are worth it (a correction, a recovered error…)\n" +
+			"and that have anything new since they last reflected. --force reflects on every scope with anything new,\n" +
+			"whatever its score or cooldown; --scope only on that one.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := load()
+			if err != nil {
+				return err
+			}
+			if !cfg.Evolution.Enabled {
+				return fmt.Errorf("learning from use is off (evolution.enabled: false)")
+			}
+			if scope != "" {
+				s, err := bot.ParseScope(scope)
+				if err != nil {
+					return err
+				}
+				scope = s.Key()
+			}
+			a, err := openApp(cmd.Context(), cfg, newLogger(e.stderr, slog.LevelWarn))
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			done := a.scheduler(newLogger(e.stderr, slog.LevelWarn)).Cycle(cmd.Context(), time.Now(), scope, force)
+			if len(done) == 0 {
+				fmt.Fprintln(e.stdout, "nothing to reflect on: no scope has a run worth it and anything new since it last reflected (--force to reflect anyway)")
+				return nil
+			}
+			failed := 0
+			for _, r := range done {
+				switch {
+				case r.Err != nil:
+					failed++
+					fmt.Fprintf(e.stdout, "%s: failed: %v\n", r.Scope, r.Err)
+				case len(r.Changes) == 0:
+					fmt.Fprintf(e.stdout, "%s: nothing to save\n", r.Scope)
+				}
+				for _, c := range r.Changes {
+					fmt.Fprintf(e.stdout, "%s: %s %q\n", r.Scope, c.Action, c.Skill)
+				}
+			}
+			if failed > 0 {
+				return exitError{code: 1}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&scope, "scope", "", "only this scope: operator, space:<platform>:<id> or person:<platform>:<user id>")
+	cmd.Flags().BoolVar(&force, "force", false, "reflect on every scope with anything new, whatever its score or cooldown")
+	return cmd
+}
+
+func newSkillsCmd(e *environment, load func() (*config.Config, error)) *cobra.Command {
+	cmd := &cobra.Command{Use: "skills", Short: "What Parley has learnt: ls", Args: cobra.NoArgs}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "ls",
+		Short: "List every scope's skills with their invocation, edit-after-hit and ineffective rates",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := load()
+			if err != nil {
+				return err
+			}
+			db, err := store.Open(cmd.Context(), cfg.DBPath())
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			files := skillFiles(cfg)
+			dirs, err := os.ReadDir(files.Dir)
+			if err != nil && !os.IsNotExist(err) {
+				return err
+			}
+			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "SCOPE\tSKILL\tUPDATED\tPATCHES\tIMPRESSIONS\tINVOKED\tEDIT-AFTER-HIT\tINEFFECTIVE")
+			n := 0
+			for _, d := range dirs {
+				if !d.IsDir() {
+					continue
+				}
+				scope := strings.ReplaceAll(d.Name(), "_", ":")
+				skills, errs := files.List(scope)
+				for _, err := range errs {
+					fmt.Fprintf(e.stderr, "parley: %s: %v\n", d.Name(), err)
+				}
+				for _, s := range skills {
+					r, err := db.SkillRates(cmd.Context(), scope, s.Name)
+					if err != nil {
+						return err
+					}
+					n++
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%.0f%%\t%.0f%%\t%.0f%%\n", scope, s.Name, s.UpdatedAt.Local().Format("2006-01-02"),
+						s.PatchCount, r.Impressions, 100*r.InvocationRate(), 100*r.EditAfterHitRate(), 100*r.IneffectiveRate())
+				}
+			}
+			tw.Flush()
+			fmt.Fprintf(e.stdout, "%d skill(s) under %s\n", n, files.Dir)
+			return nil
+		},
+	})
+	return cmd
+}
