@@ -49,6 +49,8 @@ type CoreConfig struct {
 	// Runs keeps what each run told about itself (agent/evolve); nil:
 	// nothing is kept (evolution.enabled: false).
 	Runs RunRecorder
+	// Learning serves /skills and /reflect; nil: off.
+	Learning Learning
 	// ResumeWithin bounds crash recovery (default 24 h).
 	ResumeWithin time.Duration
 	// Now and Sleep are the clock of everything in the core (defaults:
@@ -102,7 +104,7 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 		Commands: New(cfg.Store, cfg.Runner.Memory, cfg.MemoryLimits),
 		Access:   cfg.Access, Outbound: out, Approvals: approvals,
 		MaxConcurrent: cfg.MaxConcurrent, Model: cfg.Model, Limits: cfg.Limits, ResumeWithin: cfg.ResumeWithin,
-		Knowledge: cfg.Knowledge, Runs: cfg.Runs,
+		Knowledge: cfg.Knowledge, Runs: cfg.Runs, Learning: cfg.Learning,
 		Now: cfg.Now, Logger: cfg.Logger,
 	}, cfg.Adapters...)
 	if err != nil {

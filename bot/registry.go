@@ -84,6 +84,25 @@ func commandTable() []commandEntry {
 			},
 		}, run: (*Router).cmdKB},
 		{CommandSpec: CommandSpec{
+			Name: "skills", Description: "What I have learnt here: list, show, forget",
+			Usage: []Usage{
+				{"/skills", "the skills I have learnt here, with how they do"},
+				{"/skills show N", "skill N's steps"},
+				{"/skills forget N", "remove skill N (an admin; in a direct chat, you)"},
+				{"/reflect", "reflect on this place now (admins)"},
+			},
+			Subcommands: []Subcommand{
+				{Name: "list", Description: "The skills I have learnt here"},
+				{Name: "show", Description: "One skill's steps",
+					Arg: &CommandArg{Name: "n", Description: "The skill's number, from /skills list", Integer: true, Min: 1}},
+				{Name: "forget", Description: "Remove one skill",
+					Arg: &CommandArg{Name: "n", Description: "The skill's number, from /skills list", Integer: true, Min: 1}},
+			},
+		}, run: (*Router).cmdSkills},
+		{CommandSpec: CommandSpec{
+			Name: "reflect", Description: "Reflect on this place now and learn (admins)",
+		}, run: (*Router).cmdReflect},
+		{CommandSpec: CommandSpec{
 			Name: "new", Description: "Start a fresh conversation here",
 			Usage: []Usage{{"/new", "start a fresh conversation here"}},
 		}, run: controlled((*Router).cmdShared)},

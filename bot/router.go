@@ -54,6 +54,8 @@ type RouterConfig struct {
 	// Runs keeps what each run told about itself, for learning from use
 	// (agent/evolve); nil: nothing is kept.
 	Runs RunRecorder
+	// Learning serves /skills and /reflect; nil: off.
+	Learning Learning
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 	// ResumeWithin bounds crash recovery: a message older than this is not

@@ -59,8 +59,10 @@ func runPlatforms(ctx context.Context, a *app, adapters []bot.Adapter, web *inbo
 // chat platforms'.
 func coreConfig(a *app, adapters []bot.Adapter, acc bot.Access, approvers []string, logger *slog.Logger) bot.CoreConfig {
 	var runs bot.RunRecorder
+	var learn bot.Learning
 	if a.cfg.Evolution.Enabled {
 		runs = a.db
+		learn = learning{files: skillFiles(a.cfg), db: a.db, s: a.scheduler(logger)}
 	}
 	return bot.CoreConfig{
 		Adapters:       adapters,
@@ -75,6 +77,7 @@ func coreConfig(a *app, adapters []bot.Adapter, acc bot.Access, approvers []stri
 		Limits:         bot.Limits(a.cfg.Limits),
 		Knowledge:      a.kb,
 		Runs:           runs,
+		Learning:       learn,
 		Logger:         logger,
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"os"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/parleybot/parley/agent/evolve"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/cmd/parley/internal/config"
 	"github.com/parleybot/parley/store"
@@ -126,4 +128,30 @@ func newSkillsCmd(e *environment, load func() (*config.Config, error)) *cobra.Co
 		},
 	})
 	return cmd
+}
+
+// learning is /skills and /reflect over the skill files, the rates in the
+// database and the reflection.
+type learning struct {
+	files evolve.SkillFiles
+	db    *store.DB
+	s     *evolve.Scheduler
+}
+
+func (l learning) Skills(scope string) ([]evolve.Skill, error) {
+	skills, _ := l.files.List(scope) // a broken file hides only itself
+	return skills, nil
+}
+
+func (l learning) Rates(ctx context.Context, scope, name string) (evolve.Rates, error) {
+	return l.db.SkillRates(ctx, scope, name)
+}
+
+func (l learning) ForgetSkill(scope, name string) error { return l.files.Delete(scope, name) }
+
+func (l learning) ReflectNow(ctx context.Context, scope string) ([]evolve.Change, error) {
+	for _, r := range l.s.Cycle(ctx, time.Now(), scope, true) {
+		return r.Changes, r.Err
+	}
+	return nil, nil // nothing new since the last reflection
 }

@@ -1,0 +1,123 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/parleybot/parley/agent/evolve"
+)
+
+// /skills and /reflect: what Parley has learnt in this place, and
+// reflecting on it now (docs/evolution.md). The scope is this place's own
+// (Where.Home): a channel lists the workspace's skills, a direct chat the
+// person's.
+
+// Learning is learning from use as the commands need it.
+type Learning interface {
+	Skills(scope string) ([]evolve.Skill, error)
+	Rates(ctx context.Context, scope, name string) (evolve.Rates, error)
+	ForgetSkill(scope, name string) error
+	// ReflectNow reflects on scope now, whatever its score and cooldown.
+	ReflectNow(ctx context.Context, scope string) ([]evolve.Change, error)
+}
+
+func (r *Router) cmdSkills(ctx context.Context, c Command) error {
+	l := r.cfg.Learning
+	if l == nil {
+		return r.answerPrivately(ctx, c, Out{Text: "Learning from use is off here."})
+	}
+	w := Where{Thread: c.Thread, User: c.User, Direct: c.Direct}
+	scope := w.Home().Key()
+	skills, err := l.Skills(scope)
+	if err != nil {
+		return err
+	}
+	sub, n := "", 0
+	if len(c.Args) > 0 {
+		sub = strings.ToLower(c.Args[0])
+	}
+	if len(c.Args) > 1 {
+		n, _ = strconv.Atoi(c.Args[1])
+	}
+	pick := func() (evolve.Skill, bool) {
+		if n < 1 || n > len(skills) {
+			return evolve.Skill{}, false
+		}
+		return skills[n-1], true
+	}
+	switch sub {
+	case "", "list", "ls":
+		if len(skills) == 0 {
+			return r.answerPrivately(ctx, c, Out{Text: "I have learnt no skills here yet."})
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "Skills I have learnt here (%d):\n", len(skills))
+		for i, s := range skills {
+			rt, err := l.Rates(ctx, scope, s.Name)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(&b, "%d. %s — %s (read %.0f%% of the times listed; corrected after %.0f%%; failed after %.0f%%)\n",
+				i+1, s.Name, s.Description, 100*rt.InvocationRate(), 100*rt.EditAfterHitRate(), 100*rt.IneffectiveRate())
+		}
+		b.WriteString("/skills show N shows one; /skills forget N removes it.")
+		return r.answerPrivately(ctx, c, Out{Text: b.String()})
+	case "show":
+		s, ok := pick()
+		if !ok {
+			return r.answerPrivately(ctx, c, Out{Text: fmt.Sprintf("Which one? /skills show N, with N from 1 to %d (see /skills).", len(skills))})
+		}
+		return r.answerPrivately(ctx, c, Out{Text: fmt.Sprintf("*%s*\n_%s_\n\n%s", s.Name, s.Description, s.Body)})
+	case "forget", "rm":
+		s, ok := pick()
+		if !ok {
+			return r.answerPrivately(ctx, c, Out{Text: fmt.Sprintf("Which one? /skills forget N, with N from 1 to %d (see /skills).", len(skills))})
+		}
+		// In a shared place the skills are the team's: an admin decides.
+		// In a direct chat they are the person's own.
+		if !c.Direct && !r.cfg.Access.IsAdmin(c.User) {
+			return r.answerPrivately(ctx, c, Out{Text: "Only an admin can remove this place's skills."})
+		}
+		if err := l.ForgetSkill(scope, s.Name); err != nil {
+			return err
+		}
+		return r.answerPrivately(ctx, c, Out{Text: "Removed the skill " + s.Name + "."})
+	}
+	return r.answerPrivately(ctx, c, Out{Text: "Usage: /skills, /skills show N, /skills forget N"})
+}
+
+// cmdReflect reflects on this place now (admins), in the background: it
+// takes model calls.
+func (r *Router) cmdReflect(ctx context.Context, c Command) error {
+	l := r.cfg.Learning
+	if l == nil {
+		return r.answerPrivately(ctx, c, Out{Text: "Learning from use is off here."})
+	}
+	if !r.cfg.Access.IsAdmin(c.User) {
+		return r.answerPrivately(ctx, c, Out{Text: "Only an admin can start a reflection."})
+	}
+	scope := Where{Thread: c.Thread, User: c.User, Direct: c.Direct}.Home().Key()
+	base := r.base
+	r.wg.Go(func() {
+		changes, err := l.ReflectNow(base, scope)
+		var text string
+		switch {
+		case err != nil:
+			text = "The reflection failed: " + err.Error()
+		case len(changes) == 0:
+			text = "I reflected on this place and found nothing worth keeping."
+		default:
+			var parts []string
+			for _, ch := range changes {
+				parts = append(parts, ch.Action+" "+ch.Skill)
+			}
+			text = "I reflected on this place: " + strings.Join(parts, "; ") + ". See /skills."
+		}
+		if err := r.answerPrivately(base, c, Out{Text: text}); err != nil {
+			r.log.Error("reflect: answer", "err", err)
+		}
+	})
+	return nil
+}
