@@ -17,7 +17,7 @@ import (
 func TestSkillsInUse(t *testing.T) {
 	w := newWorld(t, "slack", bot.Access{})
 	files := evolve.SkillFiles{Dir: filepath.Join(t.TempDir(), "skills")}
-	w.runner.Skills = evolve.Index{Files: files, Impressions: w.db}
+	w.runner.Skills = evolve.Index{Files: files, Impressions: w.db, Memos: w.db}
 	read, err := evolve.SkillRead(files)
 	if err != nil {
 		t.Fatal(err)
@@ -26,6 +26,12 @@ func TestSkillsInUse(t *testing.T) {
 	ctx := t.Context()
 	space, alice := "space:slack:W", "person:slack:alice"
 	if _, _, err := files.Create(space, "Release notes", "when asked for release notes: read CHANGELOG.md first", "1. Read CHANGELOG.md.\n2. Group by feature."); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.db.SetMemo(t.Context(), space, evolve.MemoTeam, "This team wants release notes grouped by team."); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.db.SetMemo(t.Context(), alice, evolve.MemoSelf, "PRIVATE-MEMO about Alice."); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := files.Create(alice, "Alice's diary", "private: how Alice likes her notes", "1. Secret steps."); err != nil {
@@ -43,8 +49,11 @@ func TestSkillsInUse(t *testing.T) {
 	if !strings.Contains(system, "Release notes: when asked for release notes") {
 		t.Fatalf("the skill is not in the prompt:\n%s", system)
 	}
-	if strings.Contains(system, "diary") {
-		t.Fatal("a skill of Alice's direct chats is in a channel's prompt")
+	if strings.Contains(system, "diary") || strings.Contains(system, "PRIVATE-MEMO") {
+		t.Fatal("a skill or note of Alice's direct chats is in a channel's prompt")
+	}
+	if !strings.Contains(system, "Your own notes about working here") || !strings.Contains(system, "grouped by team") {
+		t.Fatalf("the team's self-memo is not in the prompt:\n%s", system)
 	}
 	if !strings.Contains(string(reqs[1].Body), "1. Read CHANGELOG.md.") {
 		t.Fatalf("skill_read did not return the steps:\n%s", reqs[1].Body)

@@ -178,3 +178,36 @@ func (db *DB) MarkReflected(ctx context.Context, scope string, t time.Time) erro
 	}
 	return nil
 }
+
+// Memo is a scope's self-memo.
+func (db *DB) Memo(ctx context.Context, scope string) (evolve.Memo, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT kind, text FROM self_memo WHERE scope = ?`, scope)
+	if err != nil {
+		return evolve.Memo{}, fmt.Errorf("store: memo: %w", err)
+	}
+	defer rows.Close()
+	var m evolve.Memo
+	for rows.Next() {
+		var kind, text string
+		if err := rows.Scan(&kind, &text); err != nil {
+			return evolve.Memo{}, fmt.Errorf("store: memo: %w", err)
+		}
+		if kind == evolve.MemoSelf {
+			m.Self = text
+		} else {
+			m.Team = text
+		}
+	}
+	return m, rows.Err()
+}
+
+// SetMemo replaces one note of a scope's self-memo.
+func (db *DB) SetMemo(ctx context.Context, scope, kind, text string) error {
+	if _, err := db.w.ExecContext(ctx, `
+		INSERT INTO self_memo (scope, kind, text, updated_at) VALUES (?, ?, ?, ?)
+		ON CONFLICT (scope, kind) DO UPDATE SET text = excluded.text, updated_at = excluded.updated_at`,
+		scope, kind, text, millis(db.now())); err != nil {
+		return fmt.Errorf("store: set memo: %w", err)
+	}
+	return nil
+}

@@ -27,6 +27,8 @@ type ImpressionCounter interface {
 type Index struct {
 	Files       SkillFiles
 	Impressions ImpressionCounter // nil: not counted
+	// Memos are the scopes' self-memos, listed with the skills; nil: none.
+	Memos MemoStore
 	// BudgetTokens bounds the index in the prompt (default 3,000).
 	BudgetTokens int
 }
@@ -52,6 +54,19 @@ func (x Index) SkillIndex(ctx context.Context, c agent.Caller, text string) (age
 	})
 	budget := cmp.Or(x.BudgetTokens, 3000)
 	var out agent.SkillList
+	if x.Memos != nil {
+		for _, scope := range c.Scopes {
+			m, err := x.Memos.Memo(ctx, scope)
+			if err != nil {
+				return out, err
+			}
+			for _, n := range []string{m.Self, m.Team} {
+				if n != "" {
+					out.Notes = append(out.Notes, n)
+				}
+			}
+		}
+	}
 	shown := map[string][]string{}
 	used := 0
 	for _, s := range all {

@@ -49,7 +49,7 @@ var ErrNoSkill = errors.New("no such skill")
 
 // ErrShrink refuses a change that would empty a skill or cut it by more
 // than half: a truncated model reply must not destroy what was learnt.
-var ErrShrink = errors.New("the change would empty the skill or cut it by more than half")
+var ErrShrink = errors.New("the change would empty it or cut it by more than half")
 
 // Marshal is the skill's file.
 func (s Skill) Marshal() []byte {

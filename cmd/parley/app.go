@@ -91,7 +91,7 @@ func openApp(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app
 		Logger:        logger,
 	}
 	if cfg.Evolution.Enabled {
-		runner.Skills = evolve.Index{Files: skillFiles(cfg), Impressions: db}
+		runner.Skills = evolve.Index{Files: skillFiles(cfg), Impressions: db, Memos: db}
 	}
 	return &app{cfg: cfg, db: db, runner: runner, limits: limits, bridge: bridge, kb: base, judge: judge}, nil
 }
@@ -233,7 +233,7 @@ func (a *app) scheduler(logger *slog.Logger) *evolve.Scheduler {
 	return &evolve.Scheduler{
 		Store: a.db,
 		Reflector: &evolve.Reflect{
-			Provider: a.runner.Provider, Model: model, Files: skillFiles(a.cfg), Runs: a.db, Sessions: a.db,
+			Provider: a.runner.Provider, Model: model, Files: skillFiles(a.cfg), Runs: a.db, Sessions: a.db, Memo: a.db,
 			Guard: func(ctx context.Context, text string, existing []string) error {
 				return guard.Vet(ctx, judge, text, existing)
 			},
