@@ -89,6 +89,8 @@ func commandTable() []commandEntry {
 				{"/skills", "the skills I have learnt here, with how they do"},
 				{"/skills show N", "skill N's steps"},
 				{"/skills forget N", "remove skill N (an admin; in a direct chat, you)"},
+				{"/skills history", "what reflection changed here"},
+				{"/skills undo N", "put back change N of that list (an admin; in a direct chat, you)"},
 				{"/reflect", "reflect on this place now (admins)"},
 			},
 			Subcommands: []Subcommand{
@@ -97,6 +99,9 @@ func commandTable() []commandEntry {
 					Arg: &CommandArg{Name: "n", Description: "The skill's number, from /skills list", Integer: true, Min: 1}},
 				{Name: "forget", Description: "Remove one skill",
 					Arg: &CommandArg{Name: "n", Description: "The skill's number, from /skills list", Integer: true, Min: 1}},
+				{Name: "history", Description: "What reflection changed here"},
+				{Name: "undo", Description: "Put back one change",
+					Arg: &CommandArg{Name: "n", Description: "The change's number, from /skills history", Integer: true, Min: 1}},
 			},
 		}, run: (*Router).cmdSkills},
 		{CommandSpec: CommandSpec{

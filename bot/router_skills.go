@@ -21,6 +21,10 @@ type Learning interface {
 	ForgetSkill(scope, name string) error
 	// ReflectNow reflects on scope now, whatever its score and cooldown.
 	ReflectNow(ctx context.Context, scope string) ([]evolve.Change, error)
+	// History lists scope's latest changes, newest first; Undo puts one
+	// back.
+	History(ctx context.Context, scope string) ([]evolve.Revision, error)
+	Undo(ctx context.Context, r evolve.Revision) error
 }
 
 func (r *Router) cmdSkills(ctx context.Context, c Command) error {
@@ -70,6 +74,40 @@ func (r *Router) cmdSkills(ctx context.Context, c Command) error {
 			return r.answerPrivately(ctx, c, Out{Text: fmt.Sprintf("Which one? /skills show N, with N from 1 to %d (see /skills).", len(skills))})
 		}
 		return r.answerPrivately(ctx, c, Out{Text: fmt.Sprintf("*%s*\n_%s_\n\n%s", s.Name, s.Description, s.Body)})
+	case "history":
+		revs, err := l.History(ctx, scope)
+		if err != nil {
+			return err
+		}
+		if len(revs) == 0 {
+			return r.answerPrivately(ctx, c, Out{Text: "No changes to undo here."})
+		}
+		var b strings.Builder
+		b.WriteString("What I changed here, newest first:\n")
+		for i, v := range revs {
+			fmt.Fprintf(&b, "%d. %s %s %s (%s)\n", i+1, v.Action, v.Kind, v.Name, v.At.Format("2006-01-02 15:04"))
+		}
+		b.WriteString("/skills undo N puts one back.")
+		return r.answerPrivately(ctx, c, Out{Text: b.String()})
+	case "undo":
+		if !c.Direct && !r.cfg.Access.IsAdmin(c.User) {
+			return r.answerPrivately(ctx, c, Out{Text: "Only an admin can undo this place's changes."})
+		}
+		revs, err := l.History(ctx, scope)
+		if err != nil {
+			return err
+		}
+		if len(c.Args) < 2 {
+			n = 1 // the latest
+		}
+		if n < 1 || n > len(revs) {
+			return r.answerPrivately(ctx, c, Out{Text: fmt.Sprintf("Which one? /skills undo N, with N from 1 to %d (see /skills history).", len(revs))})
+		}
+		v := revs[n-1]
+		if err := l.Undo(ctx, v); err != nil {
+			return err
+		}
+		return r.answerPrivately(ctx, c, Out{Text: fmt.Sprintf("Undone: %s %s %s.", v.Action, v.Kind, v.Name)})
 	case "forget", "rm":
 		s, ok := pick()
 		if !ok {
@@ -85,7 +123,7 @@ func (r *Router) cmdSkills(ctx context.Context, c Command) error {
 		}
 		return r.answerPrivately(ctx, c, Out{Text: "Removed the skill " + s.Name + "."})
 	}
-	return r.answerPrivately(ctx, c, Out{Text: "Usage: /skills, /skills show N, /skills forget N"})
+	return r.answerPrivately(ctx, c, Out{Text: "Usage: /skills, /skills show N, /skills forget N, /skills history, /skills undo N"})
 }
 
 // cmdReflect reflects on this place now (admins), in the background: it

@@ -5,8 +5,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/parleybot/parley/agent/evolve"
+	"github.com/parleybot/parley/agent/guard"
+	"github.com/parleybot/parley/agent/llm/llmtest"
 	"github.com/parleybot/parley/bot"
 )
 
@@ -29,9 +32,21 @@ func (s *skillsAdmin) Rates(ctx context.Context, scope, name string) (evolve.Rat
 
 func (s *skillsAdmin) ForgetSkill(scope, name string) error { return s.files.Delete(scope, name) }
 
-func (s *skillsAdmin) ReflectNow(_ context.Context, scope string) ([]evolve.Change, error) {
+func (s *skillsAdmin) ReflectNow(ctx context.Context, scope string) ([]evolve.Change, error) {
 	s.reflected = append(s.reflected, scope)
-	return []evolve.Change{{Action: "created", Skill: "Deploy"}}, nil
+	x := &evolve.Reflect{
+		Provider: s.w.runner.Provider, Files: s.files, Runs: s.w.db, Sessions: s.w.db, Memo: s.w.db, Revisions: s.w.db,
+		Guard: func(_ context.Context, text string, existing []string) error { return guard.CheckWith(text, existing) },
+	}
+	return x.ReflectScope(ctx, scope)
+}
+
+func (s *skillsAdmin) History(ctx context.Context, scope string) ([]evolve.Revision, error) {
+	return s.w.db.Revisions(ctx, scope, 20)
+}
+
+func (s *skillsAdmin) Undo(ctx context.Context, r evolve.Revision) error {
+	return evolve.Undo(ctx, s.files, s.w.db, s.w.db, r)
 }
 
 // TestSkillsCommands: /skills lists this place's skills only, /skills show
@@ -89,7 +104,36 @@ func TestSkillsCommands(t *testing.T) {
 	if got := run(channel, bob, false, "reflect"); !strings.Contains(got, "Only an admin") || len(admin.reflected) != 0 {
 		t.Fatalf("bob's /reflect: %q, %v", got, admin.reflected)
 	}
-	if got := run(channel, root, false, "reflect"); !strings.Contains(got, "created Deploy") || admin.reflected[0] != "space:slack:W" {
+	// A reflection with something to reflect on: it recreates Deploy and
+	// patches it; /skills history lists both, /skills undo puts them back.
+	if err := w.db.RecordRun(t.Context(), evolve.Run{Scope: "space:slack:W", SessionID: "s", Author: "slack:bob", Key: "k", At: time.Now(),
+		Signals: evolve.Signals{Corrected: true}}); err != nil {
+		t.Fatal(err)
+	}
+	w.srv.Enqueue(
+		llmtest.ToolCall("r1", "skill_create", `{"name":"Deploy","description":"when deploying","steps":"1. staging first\n2. then prod"}`),
+		llmtest.ToolCall("r2", "skill_patch", `{"name":"Deploy","old":"then prod","new":"then prod, after the smoke tests"}`),
+		llmtest.ToolCall("r3", "nothing_to_save", `{}`),
+	)
+	if got := run(channel, root, false, "reflect"); !strings.Contains(got, "created Deploy; patched Deploy") || admin.reflected[0] != "space:slack:W" {
 		t.Fatalf("root's /reflect: %q, %v", got, admin.reflected)
+	}
+	if got := run(channel, bob, false, "skills", "history"); !strings.Contains(got, "1. patched skill deploy") || !strings.Contains(got, "2. created skill deploy") {
+		t.Fatalf("/skills history: %q", got)
+	}
+	if got := run(channel, bob, false, "skills", "undo", "1"); !strings.Contains(got, "Only an admin") {
+		t.Fatalf("bob's undo: %q", got)
+	}
+	if got := run(channel, root, false, "skills", "undo"); !strings.Contains(got, "Undone: patched skill deploy") {
+		t.Fatalf("undo the patch: %q", got)
+	}
+	if s, _ := admin.files.Get("space:slack:W", "Deploy"); strings.Contains(s.Body, "smoke") || !strings.Contains(s.Body, "then prod") {
+		t.Fatalf("after undoing the patch: %q", s.Body)
+	}
+	if got := run(channel, root, false, "skills", "undo", "1"); !strings.Contains(got, "Undone: created skill deploy") {
+		t.Fatalf("undo the creation: %q", got)
+	}
+	if _, err := admin.files.Get("space:slack:W", "Deploy"); err == nil {
+		t.Fatal("undoing a creation leaves the skill")
 	}
 }

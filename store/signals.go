@@ -211,3 +211,43 @@ func (db *DB) SetMemo(ctx context.Context, scope, kind, text string) error {
 	}
 	return nil
 }
+
+// AddRevision keeps what a reflection's change replaced.
+func (db *DB) AddRevision(ctx context.Context, r evolve.Revision) error {
+	if _, err := db.w.ExecContext(ctx, `
+		INSERT INTO learning_revisions (scope, kind, name, action, before, at) VALUES (?, ?, ?, ?, ?, ?)`,
+		r.Scope, r.Kind, r.Name, r.Action, r.Before, millis(r.At)); err != nil {
+		return fmt.Errorf("store: add revision: %w", err)
+	}
+	return nil
+}
+
+// Revisions lists scope's latest n revisions, newest first.
+func (db *DB) Revisions(ctx context.Context, scope string, n int) ([]evolve.Revision, error) {
+	rows, err := db.r.QueryContext(ctx, `
+		SELECT id, scope, kind, name, action, before, at FROM learning_revisions
+		WHERE scope = ? ORDER BY id DESC LIMIT ?`, scope, n)
+	if err != nil {
+		return nil, fmt.Errorf("store: revisions: %w", err)
+	}
+	defer rows.Close()
+	var out []evolve.Revision
+	for rows.Next() {
+		var r evolve.Revision
+		var at int64
+		if err := rows.Scan(&r.ID, &r.Scope, &r.Kind, &r.Name, &r.Action, &r.Before, &at); err != nil {
+			return nil, fmt.Errorf("store: revisions: %w", err)
+		}
+		r.At = fromMillis(at)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// DeleteRevision forgets a revision (it was undone).
+func (db *DB) DeleteRevision(ctx context.Context, id int64) error {
+	if _, err := db.w.ExecContext(ctx, `DELETE FROM learning_revisions WHERE id = ?`, id); err != nil {
+		return fmt.Errorf("store: delete revision: %w", err)
+	}
+	return nil
+}

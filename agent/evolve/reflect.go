@@ -39,6 +39,8 @@ type Reflect struct {
 	Sessions TranscriptSource
 	// Memo keeps the self-memo; nil: reflection writes skills only.
 	Memo MemoStore
+	// Revisions keep what each change replaced, for undo; nil: none kept.
+	Revisions RevisionStore
 	// Guard vets every text written into a skill; it must refuse what may
 	// not be injected into a prompt (guard.Vet). Required.
 	Guard func(ctx context.Context, text string, existing []string) error
@@ -126,8 +128,65 @@ func (x *Reflect) Reflect(ctx context.Context, scope string) ([]Change, error) {
 	return x.ReflectScope(ctx, scope)
 }
 
-// apply runs one of the reflection's tool calls.
+// apply runs one of the reflection's tool calls, keeping what it replaced
+// as a revision.
 func (x *Reflect) apply(ctx context.Context, scope string, tc llm.ToolCall) (Change, error) {
+	rev, err := x.before(ctx, scope, tc)
+	if err != nil {
+		return Change{}, err
+	}
+	c, err := x.change(ctx, scope, tc)
+	if err != nil || x.Revisions == nil {
+		return c, err
+	}
+	if rev.Kind == "skill" && rev.Name == "" { // created: its slug is known now
+		if s, gerr := x.Files.Get(scope, c.Skill); gerr == nil {
+			rev.Name = s.Slug
+		}
+	}
+	rev.Action = c.Action
+	if err := x.Revisions.AddRevision(ctx, rev); err != nil {
+		return c, fmt.Errorf("keep the revision: %w", err)
+	}
+	return c, nil
+}
+
+// before is the revision of what tc is about to change.
+func (x *Reflect) before(ctx context.Context, scope string, tc llm.ToolCall) (Revision, error) {
+	var a struct {
+		Name string `json:"name"`
+		Note string `json:"note"`
+	}
+	_ = json.Unmarshal(tc.Arguments, &a) // change() reports bad arguments
+	now := time.Now()
+	if x.Now != nil {
+		now = x.Now()
+	}
+	r := Revision{Scope: scope, At: now}
+	switch tc.Name {
+	case "memo_update":
+		r.Kind, r.Name = "memo", a.Note
+		if x.Memo != nil {
+			m, err := x.Memo.Memo(ctx, scope)
+			if err != nil {
+				return r, err
+			}
+			r.Before = m.Self
+			if a.Note == MemoTeam {
+				r.Before = m.Team
+			}
+		}
+	default:
+		r.Kind = "skill"
+		if s, err := x.Files.Get(scope, a.Name); err == nil {
+			r.Name, r.Before = s.Slug, x.Files.skillFile(scope, s.Slug)
+		}
+	}
+	return r, nil
+}
+
+// change runs one of the reflection's tool calls.
+func (x *Reflect) change(ctx context.Context, scope string, tc llm.ToolCall) (Change, error) {
 	var a struct {
 		Name        string `json:"name"`
 		Description string `json:"description"`
@@ -227,7 +286,10 @@ func (x *Reflect) packet(ctx context.Context, scope string, runs []Run) (string,
 		seen[r.SessionID] = true
 		msgs, err := x.Sessions.Messages(ctx, r.SessionID)
 		if err != nil {
-			return "", err
+			if ctx.Err() != nil {
+				return "", err
+			}
+			continue // a conversation since removed: the others still teach
 		}
 		var part strings.Builder
 		fmt.Fprintf(&part, "\n## Conversation at %s — %s\n", r.At.Format(time.RFC3339), describeSignals(r.Signals))

@@ -149,6 +149,14 @@ func (l learning) Rates(ctx context.Context, scope, name string) (evolve.Rates, 
 
 func (l learning) ForgetSkill(scope, name string) error { return l.files.Delete(scope, name) }
 
+func (l learning) History(ctx context.Context, scope string) ([]evolve.Revision, error) {
+	return l.db.Revisions(ctx, scope, 20)
+}
+
+func (l learning) Undo(ctx context.Context, r evolve.Revision) error {
+	return evolve.Undo(ctx, l.files, l.db, l.db, r)
+}
+
 func (l learning) ReflectNow(ctx context.Context, scope string) ([]evolve.Change, error) {
 	for _, r := range l.s.Cycle(ctx, time.Now(), scope, true) {
 		return r.Changes, r.Err
