@@ -399,6 +399,6 @@ func TestDiscordMessageWhileStoppedIsAnswered(t *testing.T) {
 	})
 	w.botSays(t, ctx, m, "After.")
 	if n, r := len(w.dc.BotMessages(m)), len(w.model.Requests()); n != 2 || r != 2 {
-		t.Fatalf("%d bot messages and %d model calls, want 2 and 2", n, r)
+		t.Fatalf("%d bot messages and %d model calls, want 2 and 2: %+v; in the channel: %+v", n, r, w.dc.BotMessages(m), w.dc.BotMessages(dcChannel))
 	}
 }
