@@ -431,7 +431,7 @@ func (r *Router) turn(ctx context.Context, sid string, batch []Message, base age
 				}
 			}
 			release()
-			r.recordRun(ctx, sid, m, obs.End(err, stopped))
+			r.recordRun(ctx, sid, m, obs.End(err, stopped), t.Text+"\n"+obs.About())
 			r.finishFailed(ctx, reply, shown, err, stopped)
 			return
 		}
@@ -444,7 +444,7 @@ func (r *Router) turn(ctx context.Context, sid string, batch []Message, base age
 		}
 		if ev.Kind == agent.EventDone {
 			release()
-			r.recordRun(ctx, sid, m, obs.End(nil, false))
+			r.recordRun(ctx, sid, m, obs.End(nil, false), t.Text+"\n"+obs.About())
 			if err := r.quota.spend(ctx, m.User, ev.Usage.InputTokens+ev.Usage.OutputTokens); err != nil {
 				r.log.Error("count tokens", "user", m.User.Key(), "err", err)
 			}

@@ -11,21 +11,22 @@ import (
 // the count in the scope the turn belongs to, and marks the run corrected
 // when the same person's next message there reads as a correction.
 
-// RunRecorder keeps runs' signals (store.DB).
+// RunRecorder keeps runs' signals (evolve.Recorder over store.DB).
 type RunRecorder interface {
 	RecordRun(ctx context.Context, r evolve.Run) error
 	MarkCorrected(ctx context.Context, sessionID, author string) (bool, error)
 }
 
-// recordRun keeps the signals of m's turn. A failure to keep them is
+// recordRun keeps the signals of m's turn; about is what the turn was
+// about (its text, its tools and their errors). A failure to keep them is
 // logged: it must never cost an answer.
-func (r *Router) recordRun(ctx context.Context, sid string, m Message, s evolve.Signals) {
+func (r *Router) recordRun(ctx context.Context, sid string, m Message, s evolve.Signals, about string) {
 	if r.cfg.Runs == nil {
 		return
 	}
 	run := evolve.Run{
 		Scope:     Where{Thread: m.Thread, User: m.User, Direct: m.Direct}.Home().Key(),
-		SessionID: sid, Author: m.User.Key(), Key: m.Key, At: r.cfg.Now(), Signals: s,
+		SessionID: sid, Author: m.User.Key(), Key: m.Key, At: r.cfg.Now(), Signals: s, About: about,
 	}
 	if err := r.cfg.Runs.RecordRun(context.WithoutCancel(ctx), run); err != nil {
 		r.log.Error("record run signals", "key", m.Key, "err", err)

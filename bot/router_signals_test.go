@@ -64,19 +64,35 @@ func TestRunSignalsRecorded(t *testing.T) {
 	w.router.HandleMessage(ctx, storm)
 	w.router.Wait()
 
+	// A weakness the channel's self-memo names: the next run about it is
+	// marked (0.7, enough to reflect on).
+	if err := w.db.SetMemo(ctx, scope, evolve.MemoSelf, "Good at deploys.\nWeakness: production rollbacks"); err != nil {
+		t.Fatal(err)
+	}
+	w.srv.Enqueue(llmtest.Text("Roll back with the previous tag."))
+	weak := msg("slack", "C1", "1.1", "alice", "k4", "how do production rollbacks work here?")
+	w.router.HandleMessage(ctx, weak)
+	w.router.Wait()
+
 	runs, err := w.db.Runs(ctx, scope, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(runs) != 3 {
-		t.Fatalf("%d runs recorded in %s, want 3: %+v", len(runs), scope, runs)
+	if len(runs) != 4 {
+		t.Fatalf("%d runs recorded in %s, want 4: %+v", len(runs), scope, runs)
+	}
+	if !runs[3].Weakness || runs[0].Weakness || runs[2].Weakness {
+		t.Errorf("weakness per run: %v %v %v %v, want only the last", runs[0].Weakness, runs[1].Weakness, runs[2].Weakness, runs[3].Weakness)
+	}
+	if s := evolve.Score(runs[3].Signals, evolve.DefaultWeights()); s != 0.7 {
+		t.Errorf("a run hitting a weakness scores %v, want 0.7", s)
 	}
 	wt := evolve.DefaultWeights()
 	first0, second, third := runs[0], runs[1], runs[2]
 	if first0.Key != "k1" || first0.RealErrors != 1 || !first0.Recovered || !first0.Corrected || first0.Author != "slack:alice" {
 		t.Errorf("first run: %+v", first0)
 	}
-	if s := evolve.Score(first0.Signals, false, wt); !wt.Warranted(s) || s != 0.9 {
+	if s := evolve.Score(first0.Signals, wt); !wt.Warranted(s) || s != 0.9 {
 		t.Errorf("a corrected run scores %v", s)
 	}
 	if second.Corrected || second.RealErrors != 0 {
@@ -85,7 +101,7 @@ func TestRunSignalsRecorded(t *testing.T) {
 	if third.TransientErrors != 3 || third.RealErrors != 0 || third.Recovered {
 		t.Errorf("the storm's run: %+v", third)
 	}
-	if s := evolve.Score(third.Signals, false, wt); s != 0 {
+	if s := evolve.Score(third.Signals, wt); s != 0 {
 		t.Errorf("a storm of network errors scores %v, want 0: no reflection", s)
 	}
 	if other, _ := w.db.Runs(ctx, "person:slack:alice", time.Time{}); len(other) != 0 {

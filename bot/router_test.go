@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/agent/evolve"
 	"github.com/parleybot/parley/agent/llm/llmtest"
 	"github.com/parleybot/parley/agent/llm/openai"
 	"github.com/parleybot/parley/agent/tools"
@@ -156,7 +157,7 @@ func (w *world) open(t *testing.T, platform string) {
 		Sessions: db, Inbox: db, KV: db, Runner: w.runner,
 		Commands: bot.New(db, db, agent.MemoryLimits{}),
 		Access:   w.access, Reply: w.replies.factory, Logger: slog.New(slog.DiscardHandler),
-		Runs: db,
+		Runs: evolve.Recorder{Runs: db, Memos: db},
 	}, w.fake)
 }
 

@@ -18,10 +18,10 @@ func (db *DB) RecordRun(ctx context.Context, r evolve.Run) error {
 	}
 	_, err = db.w.ExecContext(ctx, `
 		INSERT INTO run_signals (scope, session_id, author, msg_key, at, tool_calls, transient_errors, real_errors,
-			recovered, ended_in_error, stopped, corrected, skills_read)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			recovered, ended_in_error, stopped, corrected, skills_read, weakness)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		r.Scope, r.SessionID, r.Author, r.Key, millis(r.At), r.ToolCalls, r.TransientErrors, r.RealErrors,
-		r.Recovered, r.EndedInRealError, r.Stopped, r.Corrected, string(skills))
+		r.Recovered, r.EndedInRealError, r.Stopped, r.Corrected, string(skills), r.Weakness)
 	if err != nil {
 		return fmt.Errorf("store: record run: %w", err)
 	}
@@ -46,7 +46,7 @@ func (db *DB) MarkCorrected(ctx context.Context, sessionID, author string) (bool
 func (db *DB) Runs(ctx context.Context, scope string, since time.Time) ([]evolve.Run, error) {
 	rows, err := db.r.QueryContext(ctx, `
 		SELECT scope, session_id, author, msg_key, at, tool_calls, transient_errors, real_errors,
-			recovered, ended_in_error, stopped, corrected, skills_read
+			recovered, ended_in_error, stopped, corrected, skills_read, weakness
 		FROM run_signals WHERE scope = ? AND at >= ? ORDER BY at, id`, scope, millis(since))
 	if err != nil {
 		return nil, fmt.Errorf("store: runs: %w", err)
@@ -71,7 +71,7 @@ func scanRun(rows *sql.Rows) (evolve.Run, error) {
 	var at int64
 	var skills string
 	err := rows.Scan(&r.Scope, &r.SessionID, &r.Author, &r.Key, &at, &r.ToolCalls, &r.TransientErrors, &r.RealErrors,
-		&r.Recovered, &r.EndedInRealError, &r.Stopped, &r.Corrected, &skills)
+		&r.Recovered, &r.EndedInRealError, &r.Stopped, &r.Corrected, &skills, &r.Weakness)
 	if err != nil {
 		return r, err
 	}
@@ -123,11 +123,11 @@ func (db *DB) SkillRates(ctx context.Context, scope, name string) (evolve.Rates,
 
 // Activity lists every scope with runs: its last reflection, newest run,
 // oldest run since that reflection, and the best score (w) of the runs
-// since. Weaknesses named by a self-memo are not scored here.
+// since.
 func (db *DB) Activity(ctx context.Context, w evolve.Weights) ([]evolve.Activity, error) {
 	rows, err := db.r.QueryContext(ctx, `
 		SELECT r.scope, coalesce(f.last_at, 0), r.at, r.tool_calls, r.transient_errors, r.real_errors,
-			r.recovered, r.ended_in_error, r.stopped, r.corrected, r.skills_read
+			r.recovered, r.ended_in_error, r.stopped, r.corrected, r.skills_read, r.weakness
 		FROM run_signals r LEFT JOIN reflections f ON f.scope = r.scope
 		ORDER BY r.scope, r.at`)
 	if err != nil {
@@ -140,7 +140,7 @@ func (db *DB) Activity(ctx context.Context, w evolve.Weights) ([]evolve.Activity
 		var last, at int64
 		var s evolve.Signals
 		if err := rows.Scan(&scope, &last, &at, &s.ToolCalls, &s.TransientErrors, &s.RealErrors,
-			&s.Recovered, &s.EndedInRealError, &s.Stopped, &s.Corrected, &skills); err != nil {
+			&s.Recovered, &s.EndedInRealError, &s.Stopped, &s.Corrected, &skills, &s.Weakness); err != nil {
 			return nil, fmt.Errorf("store: activity: %w", err)
 		}
 		if err := json.Unmarshal([]byte(skills), &s.SkillsRead); err != nil {
@@ -160,7 +160,7 @@ func (db *DB) Activity(ctx context.Context, w evolve.Weights) ([]evolve.Activity
 			if a.Since.IsZero() {
 				a.Since = t
 			}
-			a.Best = max(a.Best, evolve.Score(s, false, w))
+			a.Best = max(a.Best, evolve.Score(s, w))
 		}
 	}
 	if err := rows.Err(); err != nil {

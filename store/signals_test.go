@@ -62,6 +62,7 @@ func TestActivity(t *testing.T) {
 	add("a", t0, evolve.Signals{Corrected: true})
 	add("a", t0.Add(time.Hour), evolve.Signals{ToolCalls: 1})
 	add("b", t0, evolve.Signals{TransientErrors: 9})
+	add("c", t0, evolve.Signals{Weakness: true})
 	if err := db.MarkReflected(ctx, "a", t0.Add(30*time.Minute)); err != nil {
 		t.Fatal(err)
 	}
@@ -72,6 +73,7 @@ func TestActivity(t *testing.T) {
 	want := []evolve.Activity{
 		{Scope: "a", LastReflected: t0.Add(30 * time.Minute), LastActivity: t0.Add(time.Hour), Since: t0.Add(time.Hour), Best: 0},
 		{Scope: "b", LastActivity: t0, Since: t0, Best: 0},
+		{Scope: "c", LastActivity: t0, Since: t0, Best: 0.7}, // the weakness is kept and scored
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("activity (-want +got):\n%s", diff)

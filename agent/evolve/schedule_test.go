@@ -55,7 +55,7 @@ func (f *fakeActivity) Activity(_ context.Context, w Weights) ([]Activity, error
 		for _, r := range runs {
 			a.LastActivity = maxTime(a.LastActivity, r.At)
 			if r.At.After(a.LastReflected) {
-				a.Best = max(a.Best, Score(r.Signals, false, w))
+				a.Best = max(a.Best, Score(r.Signals, w))
 				if a.Since.IsZero() || r.At.Before(a.Since) {
 					a.Since = r.At
 				}

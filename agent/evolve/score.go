@@ -21,10 +21,9 @@ func DefaultWeights() Weights {
 }
 
 // Score is how worth reflecting on a run is: the weight of its strongest
-// signal, 0 with none. weakness says whether the run hit a weakness the
-// self-memo names. Transient errors never count for anything, and a
+// signal, 0 with none. Transient errors never count for anything, and a
 // stopped run is not an ineffective one.
-func Score(s Signals, weakness bool, w Weights) float64 {
+func Score(s Signals, w Weights) float64 {
 	score := 0.0
 	take := func(ok bool, weight float64) {
 		if ok {
@@ -34,7 +33,7 @@ func Score(s Signals, weakness bool, w Weights) float64 {
 	take(s.Corrected, w.Correction)
 	take(len(s.SkillsRead) > 0 && s.EndedInRealError && !s.Stopped, w.SkillThenError)
 	take(s.Recovered, w.Recovered)
-	take(weakness, w.Weakness)
+	take(s.Weakness, w.Weakness)
 	take(w.ComplexToolCalls > 0 && s.ToolCalls > w.ComplexToolCalls, w.Complexity)
 	return score
 }

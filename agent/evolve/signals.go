@@ -39,19 +39,32 @@ type Signals struct {
 	Corrected bool
 	// SkillsRead are the skills the run read (skill_read), in order.
 	SkillsRead []string
+	// Weakness: the run hit a weakness the scope's self-memo names
+	// (HitsWeakness), set when the run is recorded (Recorder).
+	Weakness bool
 }
 
 // Observer counts a run's signals from its event stream.
 type Observer struct {
 	s         Signals
 	realError bool // a real error since the last success
+	about     strings.Builder
 }
+
+// aboutCap bounds what an Observer keeps of the tools' names and errors.
+const aboutCap = 4 << 10
 
 // Observe takes one event of the run.
 func (o *Observer) Observe(ev agent.Event) {
 	switch ev.Kind {
 	case agent.EventToolEnd:
 		o.s.ToolCalls++
+		if ev.Tool != nil {
+			o.note(ev.Tool.Name)
+		}
+		if ev.IsError {
+			o.note(ev.Result)
+		}
 		if ev.Tool != nil && ev.Tool.Name == "skill_read" && !ev.IsError {
 			o.s.SkillsRead = append(o.s.SkillsRead, skillName(ev.Tool.Arguments))
 		}
@@ -67,6 +80,21 @@ func (o *Observer) Observe(ev agent.Event) {
 		o.s.TransientErrors++
 	}
 }
+
+// note keeps a line of what the run was about, within aboutCap.
+func (o *Observer) note(text string) {
+	if left := aboutCap - o.about.Len(); left > 0 {
+		if len(text) > left {
+			text = text[:left]
+		}
+		o.about.WriteString(text)
+		o.about.WriteByte('\n')
+	}
+}
+
+// About is what the run did, for matching against weaknesses: the names
+// of the tools it called and the texts of their errors, capped.
+func (o *Observer) About() string { return o.about.String() }
 
 // End closes the count: err is how the run ended (nil: an answer), stopped
 // whether the person stopped it.
@@ -156,4 +184,7 @@ type Run struct {
 	Key       string // the inbound event that started it
 	At        time.Time
 	Signals
+	// About is what the run was about — the person's message, the tools
+	// it called, their errors — for Recorder's weakness check; not kept.
+	About string
 }

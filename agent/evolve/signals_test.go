@@ -107,24 +107,23 @@ func TestIsTransient(t *testing.T) {
 func TestScore(t *testing.T) {
 	w := DefaultWeights()
 	tests := []struct {
-		name     string
-		s        Signals
-		weakness bool
-		want     float64
-		warrant  bool
+		name    string
+		s       Signals
+		want    float64
+		warrant bool
 	}{
-		{"nothing", Signals{}, false, 0, false},
-		{"corrected", Signals{Corrected: true}, false, 0.9, true},
-		{"a skill read, then a real error", Signals{SkillsRead: []string{"x"}, EndedInRealError: true, RealErrors: 1}, false, 0.85, true},
-		{"a skill read, stopped", Signals{SkillsRead: []string{"x"}, EndedInRealError: false, Stopped: true}, false, 0, false},
-		{"recovered", Signals{RealErrors: 1, Recovered: true}, false, 0.8, true},
-		{"a weakness", Signals{}, true, 0.7, true},
-		{"complex", Signals{ToolCalls: 9}, false, 0.5, false},
-		{"transient only, however many", Signals{TransientErrors: 50, ToolCalls: 4}, false, 0, false},
-		{"the strongest counts", Signals{Corrected: true, RealErrors: 1, Recovered: true, ToolCalls: 20}, false, 0.9, true},
+		{"nothing", Signals{}, 0, false},
+		{"corrected", Signals{Corrected: true}, 0.9, true},
+		{"a skill read, then a real error", Signals{SkillsRead: []string{"x"}, EndedInRealError: true, RealErrors: 1}, 0.85, true},
+		{"a skill read, stopped", Signals{SkillsRead: []string{"x"}, EndedInRealError: false, Stopped: true}, 0, false},
+		{"recovered", Signals{RealErrors: 1, Recovered: true}, 0.8, true},
+		{"a weakness", Signals{Weakness: true}, 0.7, true},
+		{"complex", Signals{ToolCalls: 9}, 0.5, false},
+		{"transient only, however many", Signals{TransientErrors: 50, ToolCalls: 4}, 0, false},
+		{"the strongest counts", Signals{Corrected: true, RealErrors: 1, Recovered: true, ToolCalls: 20}, 0.9, true},
 	}
 	for _, tt := range tests {
-		got := Score(tt.s, tt.weakness, w)
+		got := Score(tt.s, w)
 		if got != tt.want || w.Warranted(got) != tt.warrant {
 			t.Errorf("%s: score %v (warranted %v), want %v (%v)", tt.name, got, w.Warranted(got), tt.want, tt.warrant)
 		}

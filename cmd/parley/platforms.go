@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/parleybot/parley/agent/evolve"
 	"log/slog"
 	"strings"
 	"time"
@@ -61,7 +62,7 @@ func coreConfig(a *app, adapters []bot.Adapter, acc bot.Access, approvers []stri
 	var runs bot.RunRecorder
 	var learn bot.Learning
 	if a.cfg.Evolution.Enabled {
-		runs = a.db
+		runs = evolve.Recorder{Runs: a.db, Memos: a.db}
 		learn = learning{files: skillFiles(a.cfg), db: a.db, s: a.scheduler(logger)}
 	}
 	return bot.CoreConfig{
