@@ -60,15 +60,27 @@ type Change struct {
 	Skill  string
 }
 
-// ReflectScope reflects on scope and returns what it changed.
+// ReflectScope reflects on scope within a cycle's default budget and
+// returns what it changed.
 func (x *Reflect) ReflectScope(ctx context.Context, scope string) ([]Change, error) {
+	return x.Reflect(ctx, scope, NewAllowance(Budget{}, x.now()))
+}
+
+func (x *Reflect) now() time.Time {
+	if x.Now != nil {
+		return x.Now()
+	}
+	return time.Now()
+}
+
+// Reflect reflects on scope, spending from a, and returns what it changed:
+// it implements Reflector. Cut short by a spent allowance, it keeps what
+// it saved and says ErrBudget.
+func (x *Reflect) Reflect(ctx context.Context, scope string, a *Allowance) ([]Change, error) {
 	if x.Guard == nil {
 		return nil, errors.New("reflection needs a guard")
 	}
-	now := time.Now
-	if x.Now != nil {
-		now = x.Now
-	}
+	now := x.now
 	runs, err := x.Runs.Runs(ctx, scope, now().Add(-cmp.Or(x.Window, 14*24*time.Hour)))
 	if err != nil {
 		return nil, err
@@ -86,10 +98,14 @@ func (x *Reflect) ReflectScope(ctx context.Context, scope string) ([]Change, err
 	var changes []Change
 	seen := map[string]bool{}
 	for call := 0; call < cmp.Or(x.MaxCalls, 6); call++ {
+		if !a.Left(now()) {
+			return changes, ErrBudget
+		}
 		resp, err := llm.Collect(x.Provider.Stream(ctx, req))
 		if err != nil {
 			return changes, fmt.Errorf("reflection model call: %w", err)
 		}
+		a.spend(req, *resp)
 		if len(resp.ToolCalls) == 0 {
 			return changes, nil
 		}
@@ -123,11 +139,6 @@ func (x *Reflect) ReflectScope(ctx context.Context, scope string) ([]Change, err
 	return changes, nil
 }
 
-// Reflect implements Reflector.
-func (x *Reflect) Reflect(ctx context.Context, scope string) ([]Change, error) {
-	return x.ReflectScope(ctx, scope)
-}
-
 // apply runs one of the reflection's tool calls, keeping what it replaced
 // as a revision.
 func (x *Reflect) apply(ctx context.Context, scope string, tc llm.ToolCall) (Change, error) {
@@ -158,11 +169,7 @@ func (x *Reflect) before(ctx context.Context, scope string, tc llm.ToolCall) (Re
 		Note string `json:"note"`
 	}
 	_ = json.Unmarshal(tc.Arguments, &a) // change() reports bad arguments
-	now := time.Now()
-	if x.Now != nil {
-		now = x.Now()
-	}
-	r := Revision{Scope: scope, At: now}
+	r := Revision{Scope: scope, At: x.now()}
 	switch tc.Name {
 	case "memo_update":
 		r.Kind, r.Name = "memo", a.Note

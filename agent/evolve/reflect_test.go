@@ -2,6 +2,7 @@ package evolve_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -163,5 +164,25 @@ func TestReflectMemo(t *testing.T) {
 		if body := string(reqs[i+2].Body); !strings.Contains(body, want) {
 			t.Errorf("call %d: the model is not told %q", i+2, want)
 		}
+	}
+}
+
+// A spent allowance stops a reflection before its next model call: what
+// it saved stays, and it says so.
+func TestReflectStopsAtTheBudget(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	x := newReflect(t, srv)
+	srv.Enqueue(
+		llmtest.ToolCall("c1", "skill_create", `{"name":"Deploy","description":"when asked to deploy","steps":"1. Staging first."}`),
+		llmtest.ToolCall("c2", "nothing_to_save", `{}`),
+	)
+	a := evolve.NewAllowance(evolve.Budget{Calls: 1}, x.Now())
+	changes, err := x.Reflect(t.Context(), "space:slack:T1", a)
+	if !errors.Is(err, evolve.ErrBudget) || len(changes) != 1 || len(srv.Requests()) != 1 {
+		t.Fatalf("changes %+v, err %v, %d calls; want the skill, ErrBudget, 1 call", changes, err, len(srv.Requests()))
+	}
+	if a.Calls != 1 || a.Tokens == 0 {
+		t.Errorf("spent %d calls, %d tokens", a.Calls, a.Tokens)
 	}
 }

@@ -3,6 +3,7 @@ package evolve
 import (
 	"cmp"
 	"context"
+	"errors"
 	"log/slog"
 	"slices"
 	"time"
@@ -25,6 +26,7 @@ type ScheduleConfig struct {
 	ForceAfter time.Duration // reflect an active scope at least this often (default 7 days)
 	MaxScopes  int           // per cycle (default 5)
 	Weights    Weights       // scoring and threshold (default DefaultWeights)
+	Budget     Budget        // per cycle: model calls, tokens, wall time
 }
 
 func (c ScheduleConfig) withDefaults() ScheduleConfig {
@@ -113,16 +115,19 @@ type ActivityStore interface {
 	MarkReflected(ctx context.Context, scope string, t time.Time) error
 }
 
-// Reflector reflects on one scope and says what it changed.
+// Reflector reflects on one scope, spending from a cycle's allowance, and
+// says what it changed; cut short by the allowance, it says ErrBudget.
 type Reflector interface {
-	Reflect(ctx context.Context, scope string) ([]Change, error)
+	Reflect(ctx context.Context, scope string, a *Allowance) ([]Change, error)
 }
 
-// Reflected is what a cycle did in one scope.
+// Reflected is what a cycle did in one scope, and what it cost.
 type Reflected struct {
 	Scope   string
 	Changes []Change
 	Err     error
+	// Calls and Tokens are the model calls and tokens it spent.
+	Calls, Tokens int
 }
 
 // Scheduler runs reflection cycles until its context ends.
@@ -164,18 +169,32 @@ func (s *Scheduler) Cycle(ctx context.Context, now time.Time, only string, force
 	if only != "" {
 		acts = slices.DeleteFunc(acts, func(a Activity) bool { return a.Scope != only })
 	}
+	clockNow, _ := clock.Or(s.Now, s.Sleep)
+	allow := NewAllowance(c.Budget, now)
+	ctx, cancel := context.WithTimeout(ctx, c.Budget.withDefaults().Time)
+	defer cancel()
 	var done []Reflected
 	for _, scope := range plan(acts, now, c, force) {
 		if ctx.Err() != nil {
 			break
 		}
-		changes, err := s.Reflector.Reflect(ctx, scope)
-		done = append(done, Reflected{Scope: scope, Changes: changes, Err: err})
-		if err != nil {
+		if !allow.Left(clockNow()) {
+			log.Warn("reflection: the cycle's budget is spent; the other scopes wait for the next cycle",
+				"calls", allow.Calls, "tokens", allow.Tokens)
+			break
+		}
+		calls, tokens := allow.Calls, allow.Tokens
+		changes, err := s.Reflector.Reflect(ctx, scope, allow)
+		done = append(done, Reflected{Scope: scope, Changes: changes, Err: err,
+			Calls: allow.Calls - calls, Tokens: allow.Tokens - tokens})
+		if errors.Is(err, ErrBudget) {
+			// Cut short: what it saved stands, and it reflected.
+			log.Warn("reflection cut short by the cycle's budget", "scope", scope, "changes", len(changes))
+		} else if err != nil {
 			log.Error("reflection failed", "scope", scope, "err", err)
 			continue // tried again next cycle: nothing was marked
 		}
-		log.Info("reflected", "scope", scope, "changes", len(changes))
+		log.Info("reflected", "scope", scope, "changes", len(changes), "calls", allow.Calls-calls, "tokens", allow.Tokens-tokens)
 		if err := s.Store.MarkReflected(ctx, scope, now); err != nil {
 			log.Error("reflection: record", "scope", scope, "err", err)
 		}

@@ -2,11 +2,14 @@ package evolve
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/parleybot/parley/agent/llm"
 )
 
 func TestPlan(t *testing.T) {
@@ -102,7 +105,7 @@ type recordingReflector struct {
 	calls []string
 }
 
-func (r *recordingReflector) Reflect(_ context.Context, scope string) ([]Change, error) {
+func (r *recordingReflector) Reflect(_ context.Context, scope string, _ *Allowance) ([]Change, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.calls = append(r.calls, scope)
@@ -165,4 +168,80 @@ func TestSchedulerCycles(t *testing.T) {
 			t.Fatalf("after a week: %v (storm forced, quiet never)", got)
 		}
 	})
+}
+
+// spendingReflector spends calls model calls of tokens tokens each, a
+// while apart, as a reflection would.
+type spendingReflector struct {
+	calls, tokens int
+	took          time.Duration
+}
+
+func (r *spendingReflector) Reflect(ctx context.Context, _ string, a *Allowance) ([]Change, error) {
+	var changes []Change
+	for range r.calls {
+		if !a.Left(time.Now()) {
+			return changes, ErrBudget
+		}
+		select {
+		case <-time.After(r.took):
+		case <-ctx.Done():
+			return changes, ctx.Err()
+		}
+		a.spend(llm.Request{}, llm.Response{Usage: llm.Usage{InputTokens: r.tokens}})
+		changes = append(changes, Change{Action: "patched", Skill: "x"})
+	}
+	return changes, nil
+}
+
+// A cycle's budget — calls, tokens, wall time — stops it: the scope cut
+// short keeps its changes and counts as reflected; the scopes not reached
+// wait for the next cycle.
+func TestCycleBudget(t *testing.T) {
+	tests := []struct {
+		name   string
+		budget Budget
+		ref    spendingReflector
+		want   []Reflected // Changes counted only
+		marked []string
+	}{
+		{"calls", Budget{Calls: 3}, spendingReflector{calls: 2, tokens: 10},
+			[]Reflected{{Scope: "a", Calls: 2, Tokens: 20}, {Scope: "b", Calls: 1, Tokens: 10, Err: ErrBudget}}, []string{"a", "b"}},
+		{"tokens", Budget{Tokens: 2500}, spendingReflector{calls: 2, tokens: 1000},
+			[]Reflected{{Scope: "a", Calls: 2, Tokens: 2000}, {Scope: "b", Calls: 1, Tokens: 1000, Err: ErrBudget}}, []string{"a", "b"}},
+		{"wall time", Budget{Time: 50 * time.Minute}, spendingReflector{calls: 2, tokens: 10, took: 20 * time.Minute},
+			[]Reflected{{Scope: "a", Calls: 2, Tokens: 20}, {Scope: "b", Calls: 0, Tokens: 0, Err: context.DeadlineExceeded}}, []string{"a"}},
+		{"room for all", Budget{}, spendingReflector{calls: 2, tokens: 10},
+			[]Reflected{{Scope: "a", Calls: 2, Tokens: 20}, {Scope: "b", Calls: 2, Tokens: 20}, {Scope: "c", Calls: 2, Tokens: 20}}, []string{"a", "b", "c"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				st := &fakeActivity{runs: map[string][]Run{}, reflected: map[string]time.Time{}}
+				for _, scope := range []string{"a", "b", "c"} {
+					st.add(scope, time.Now().Add(-time.Hour), Signals{Corrected: true})
+				}
+				ref := tt.ref
+				s := &Scheduler{Store: st, Reflector: &ref, Config: ScheduleConfig{Budget: tt.budget}}
+				done := s.Cycle(t.Context(), time.Now(), "", false)
+				if len(done) != len(tt.want) {
+					t.Fatalf("reflected %+v, want %+v", done, tt.want)
+				}
+				for i, r := range done {
+					w := tt.want[i]
+					if r.Scope != w.Scope || r.Calls != w.Calls || r.Tokens != w.Tokens || !errors.Is(r.Err, w.Err) || len(r.Changes) != w.Calls {
+						t.Errorf("scope %d: %+v, want %+v", i, r, w)
+					}
+				}
+				var marked []string
+				for scope := range st.reflected {
+					marked = append(marked, scope)
+				}
+				slices.Sort(marked)
+				if !slices.Equal(marked, tt.marked) {
+					t.Errorf("marked reflected: %v, want %v", marked, tt.marked)
+				}
+			})
+		})
+	}
 }

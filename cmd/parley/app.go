@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"path/filepath"
 	"sync"
 
 	"github.com/parleybot/parley/agent"
@@ -91,14 +90,9 @@ func openApp(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app
 		Logger:        logger,
 	}
 	if cfg.Evolution.Enabled {
-		runner.Skills = evolve.Index{Files: skillFiles(cfg), Impressions: db, Memos: db}
+		runner.Skills = evolve.Index{Files: skillFiles(cfg), Impressions: db, Memos: db, BudgetTokens: cfg.Evolution.IndexTokens}
 	}
 	return &app{cfg: cfg, db: db, runner: runner, limits: limits, bridge: bridge, kb: base, judge: judge}, nil
-}
-
-// skillFiles is where skills are kept: <data_dir>/skills/<scope>/.
-func skillFiles(cfg *config.Config) evolve.SkillFiles {
-	return evolve.SkillFiles{Dir: filepath.Join(cfg.DataDir, "skills")}
 }
 
 // memoryJudge is the model call that judges memory writes
@@ -221,24 +215,6 @@ func (a *app) background(ctx context.Context, logger *slog.Logger) (stop func())
 	return func() {
 		cancel()
 		wg.Wait()
-	}
-}
-
-// scheduler is the background reflection of learning from use
-// (docs/evolution.md): the main model reflects; every text it writes
-// passes the memory guard, its judge included.
-func (a *app) scheduler(logger *slog.Logger) *evolve.Scheduler {
-	_, model := a.cfg.LLM.ProviderModel()
-	judge := a.judge
-	return &evolve.Scheduler{
-		Store: a.db,
-		Reflector: &evolve.Reflect{
-			Provider: a.runner.Provider, Model: model, Files: skillFiles(a.cfg), Runs: a.db, Sessions: a.db, Memo: a.db, Revisions: a.db,
-			Guard: func(ctx context.Context, text string, existing []string) error {
-				return guard.Vet(ctx, judge, text, existing)
-			},
-		},
-		Logger: logger,
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -55,9 +56,11 @@ func newReflectCmd(e *environment, load func() (*config.Config, error)) *cobra.C
 				fmt.Fprintln(e.stdout, "nothing to reflect on: no scope has a run worth it and anything new since it last reflected (--force to reflect anyway)")
 				return nil
 			}
-			failed := 0
+			failed, calls, tokens := 0, 0, 0
 			for _, r := range done {
 				switch {
+				case errors.Is(r.Err, evolve.ErrBudget):
+					fmt.Fprintf(e.stdout, "%s: cut short: %v\n", r.Scope, r.Err)
 				case r.Err != nil:
 					failed++
 					fmt.Fprintf(e.stdout, "%s: failed: %v\n", r.Scope, r.Err)
@@ -67,7 +70,9 @@ func newReflectCmd(e *environment, load func() (*config.Config, error)) *cobra.C
 				for _, c := range r.Changes {
 					fmt.Fprintf(e.stdout, "%s: %s %q\n", r.Scope, c.Action, c.Skill)
 				}
+				calls, tokens = calls+r.Calls, tokens+r.Tokens
 			}
+			fmt.Fprintf(e.stdout, "cost: %d model calls, %d tokens, %d scope(s)\n", calls, tokens, len(done))
 			if failed > 0 {
 				return exitError{code: 1}
 			}

@@ -269,12 +269,6 @@ type KB struct {
 	MinScore      float64 `mapstructure:"min_score"`
 }
 
-// Evolution configures learning from use (docs/evolution.md).
-type Evolution struct {
-	// Enabled switches the whole loop: signals, reflection, skills, memo.
-	Enabled bool `mapstructure:"enabled"`
-}
-
 // Toggle is a feature that is on or off.
 type Toggle struct {
 	Enabled bool `mapstructure:"enabled"`
@@ -305,7 +299,7 @@ func Default() Config {
 		Limits:   Limits{TurnsPerMinute: 10, DailyTokens: 1_000_000, QueueMessages: 20, QueueBytes: 64 << 10, MessageChars: 16000},
 		KB: KB{ChunkLines: 40, ChunkOverlap: 5, ChunkChars: 4000, MaxFileMB: 20, MaxScopeMB: 200, TopK: 5,
 			KeywordWeight: 1, VectorWeight: 1.5, RRFK: 60},
-		Evolution: Evolution{Enabled: true},
+		Evolution: defaultEvolution(),
 		HTTP:      HTTP{Listen: "127.0.0.1:8080"},
 	}
 }

@@ -48,6 +48,18 @@ func TestValidation(t *testing.T) {
 			},
 		},
 		{
+			name: "evolution out of range",
+			yaml: "evolution:\n  cycle_hours: 0\n  max_skills: 0\n  threshold: 1.5\n  weights:\n    weakness: -0.1\n",
+			env:  map[string]string{"PARLEY_EVOLUTION_INDEX_TOKENS": "10"},
+			want: []string{
+				"evolution.cycle_hours: 0 is out of range; want 1 to 720",
+				"evolution.max_skills: 0 is out of range; want 1 to 10000",
+				"evolution.index_tokens: 10 is out of range; want 100 to 100000",
+				"evolution.threshold: 1.5 is out of range; want 0 to 1",
+				"evolution.weights.weakness: -0.1 is out of range; want 0 to 1",
+			},
+		},
+		{
 			name: "kb weight from the environment",
 			env:  map[string]string{"PARLEY_KB_VECTOR_WEIGHT": "many"},
 			want: []string{`kb.vector_weight: "many" is not a number (from PARLEY_KB_VECTOR_WEIGHT)`},
