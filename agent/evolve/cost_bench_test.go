@@ -124,15 +124,17 @@ func BenchmarkSkillIndex(b *testing.B) {
 			x := evolve.Index{Files: files}
 			caller := agent.Caller{Scopes: []string{"operator", scope}}
 			base := agent.EstimateTokens(agent.SystemPrompt(agent.PromptInput{}))
-			var added int
+			var added, listed int
 			for b.Loop() {
 				list, err := x.SkillIndex(b.Context(), caller, "the service-7 deploy failed, what now?")
 				if err != nil {
 					b.Fatal(err)
 				}
 				added = agent.EstimateTokens(agent.SystemPrompt(agent.PromptInput{Skills: list})) - base
+				listed = len(list.Listed)
 			}
 			b.ReportMetric(float64(added), "prompt-tokens/turn")
+			b.ReportMetric(float64(listed), "listed")
 		})
 	}
 }
