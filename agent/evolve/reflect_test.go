@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/evolve"
 	"github.com/parleybot/parley/agent/guard"
 	"github.com/parleybot/parley/agent/llm"
@@ -184,5 +185,42 @@ func TestReflectStopsAtTheBudget(t *testing.T) {
 	}
 	if a.Calls != 1 || a.Tokens == 0 {
 		t.Errorf("spent %d calls, %d tokens", a.Calls, a.Tokens)
+	}
+}
+
+// The packet keeps to its token budget, and what the budget keeps is what
+// teaches most: the flagged runs first, then the most recent.
+func TestReflectPacketBudget(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	x := newReflect(t, srv)
+	runs, sessions := busyScope(50, x.Now())
+	x.Runs, x.Sessions = runs, sessions
+	for _, budget := range []int{3000, 6000} {
+		x.PacketTokens = budget
+		srv.Enqueue(llmtest.ToolCall("c1", "nothing_to_save", `{}`))
+		if _, err := x.ReflectScope(t.Context(), scope); err != nil {
+			t.Fatal(err)
+		}
+		reqs := srv.Requests()
+		packet := reqs[len(reqs)-1].LastUserText()
+		if n := agent.EstimateTokens(packet); n > budget || n < budget*2/3 {
+			t.Errorf("budget %d: the packet is %d tokens", budget, n)
+		}
+		// Flagged: corrected (every 10th) or recovered (every 7th); the
+		// first conversations shown are those, the newest first.
+		heads := strings.Split(packet, "\n## Conversation at ")[1:]
+		if len(heads) < 4 {
+			t.Fatalf("budget %d: %d conversations", budget, len(heads))
+		}
+		for i, h := range heads[:4] {
+			if !strings.Contains(h[:200], "CORRECTED") && !strings.Contains(h[:200], "recovered") {
+				t.Errorf("budget %d: conversation %d is not a flagged one: %.120s", budget, i, h)
+			}
+		}
+		// The newest flagged run (the 49th, an hour old) leads.
+		if want := x.Now().Add(-time.Hour).Format(time.RFC3339); !strings.HasPrefix(heads[0], want) {
+			t.Errorf("budget %d: the packet opens with %.40s, want the newest flagged run (%s)", budget, heads[0], want)
+		}
 	}
 }
