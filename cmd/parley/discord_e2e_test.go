@@ -14,7 +14,6 @@ import (
 
 	"github.com/parleybot/parley/adapters/discord/discordtest"
 	"github.com/parleybot/parley/agent/llm/llmtest"
-	"github.com/parleybot/parley/cmd/parley/internal/config"
 )
 
 // The Discord world of these tests: a guild with one text channel and two
@@ -27,10 +26,9 @@ const (
 )
 
 type dcWorld struct {
+	*instance
 	dc    *discordtest.Server
 	model *llmtest.Server
-	cfg   *config.Config
-	stop  func()
 }
 
 // restart stops Parley and starts it again over the same database.
@@ -38,7 +36,7 @@ func (w *dcWorld) restart(t *testing.T, between func()) {
 	t.Helper()
 	w.stop()
 	between()
-	w.stop = startPlatforms(t, w.cfg)
+	w.start(t)
 }
 
 func startDiscord(t *testing.T, extra map[string]string, opts []discordtest.Option, modelOpts ...llmtest.Option) *dcWorld {
@@ -63,8 +61,7 @@ func startDiscord(t *testing.T, extra map[string]string, opts []discordtest.Opti
 		env[k] = v
 	}
 	cfg := platformConfig(t, filepath.Join(t.TempDir(), "data"), model, env)
-	w := &dcWorld{dc: dc, model: model, cfg: cfg, stop: startPlatforms(t, cfg)}
-	t.Cleanup(func() { w.stop() })
+	w := &dcWorld{dc: dc, model: model, instance: startInstance(t, cfg)}
 	ctx := waitCtx(t)
 	if err := dc.WaitFor(ctx, dc.Connected); err != nil {
 		t.Fatalf("Parley never connected to the gateway: %v", err)

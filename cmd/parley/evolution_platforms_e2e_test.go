@@ -84,31 +84,6 @@ func reflectDeploy(t *testing.T, cfg *config.Config, model *llmtest.Server, scop
 	}
 }
 
-// roleText is the text of the last message with role in an OpenAI chat
-// request ("" when there is none).
-func roleText(r llmtest.Request, role string) string {
-	msgs, _ := r.JSON["messages"].([]any)
-	for i := len(msgs) - 1; i >= 0; i-- {
-		m, _ := msgs[i].(map[string]any)
-		if m["role"] != role {
-			continue
-		}
-		switch c := m["content"].(type) {
-		case string:
-			return c
-		case []any:
-			var b strings.Builder
-			for _, part := range c {
-				p, _ := part.(map[string]any)
-				s, _ := p["text"].(string)
-				b.WriteString(s)
-			}
-			return b.String()
-		}
-	}
-	return ""
-}
-
 // skillRow is the row `parley skills ls` prints for a skill in a scope,
 // split into its columns: scope, skill, updated, patches, impressions,
 // invoked, edit-after-hit, ineffective.
@@ -152,10 +127,10 @@ func TestLearnFromACorrectionOnTelegram(t *testing.T) {
 	if len(reqs) != 2 {
 		t.Fatalf("%d model calls for Ana's turn, want 2 (skill_read, then the answer)", len(reqs))
 	}
-	if system := roleText(reqs[0], "system"); !strings.Contains(system, deployIndex) {
+	if system := reqs[0].LastText("system"); !strings.Contains(system, deployIndex) {
 		t.Fatalf("Ana's prompt does not list the skill:\n%s", system)
 	}
-	if result := roleText(reqs[1], "tool"); !strings.Contains(result, deployStep) {
+	if result := reqs[1].LastText("tool"); !strings.Contains(result, deployStep) {
 		t.Fatalf("skill_read did not give Ana's turn the steps: %q", result)
 	}
 
@@ -171,10 +146,10 @@ func TestLearnFromACorrectionOnTelegram(t *testing.T) {
 	if len(reqs) != 2 {
 		t.Fatalf("%d model calls for Bo's turn, want 2", len(reqs))
 	}
-	if system := roleText(reqs[0], "system"); system == "" || strings.Contains(system, "Deploy") {
+	if system := reqs[0].LastText("system"); system == "" || strings.Contains(system, "Deploy") {
 		t.Fatalf("the group's prompt lists Ana's skill (or has none):\n%s", system)
 	}
-	if result := roleText(reqs[1], "tool"); !strings.Contains(result, "no such skill") || strings.Contains(result, deployStep) {
+	if result := reqs[1].LastText("tool"); !strings.Contains(result, "no such skill") || strings.Contains(result, deployStep) {
 		t.Fatalf("skill_read in the group gave %q, want an error without the steps", result)
 	}
 	for _, m := range w.tg.BotMessages(tgGroup) {
@@ -217,46 +192,20 @@ func TestLearnFromACorrectionOnTelegram(t *testing.T) {
 // slackWorld is Parley on Slack with its fake workspace and model, able to
 // stop and restart over the same database.
 type slackWorld struct {
+	*instance
 	slk   *slacktest.Server
 	model *llmtest.Server
-	cfg   *config.Config
-	stop  func()
 }
 
-// startSlackWorld runs Parley on a fresh slacktest workspace with users U1
-// (ana) and U2 (bo) and the public channel C1, as startSlack does.
+// startSlackWorld runs Parley on a fresh slacktest workspace (newWorkspace)
+// that the test can restart.
 func startSlackWorld(t *testing.T) *slackWorld {
 	t.Helper()
-	slk := slacktest.NewServer()
-	t.Cleanup(slk.Close)
-	slk.AddUser("U1", "ana")
-	slk.AddUser("U2", "bo")
-	slk.AddChannel("C1", "general", slacktest.Public)
+	slk := newWorkspace(t)
 	model := llmtest.NewServer()
 	t.Cleanup(model.Close)
-	env := map[string]string{
-		"PARLEY_SLACK_ENABLED":   "true",
-		"PARLEY_SLACK_BOT_TOKEN": slk.BotToken(),
-		"PARLEY_SLACK_APP_TOKEN": slk.AppToken(),
-		"PARLEY_SLACK_API_URL":   slk.URL + "/",
-	}
-	w := &slackWorld{slk: slk, model: model, cfg: platformConfig(t, filepath.Join(t.TempDir(), "data"), model, env)}
-	w.start(t)
-	t.Cleanup(func() { w.stop() })
-	return w
-}
-
-// start (re)starts Parley over the same database.
-func (w *slackWorld) start(t *testing.T) {
-	t.Helper()
-	stop := startPlatforms(t, w.cfg)
-	var once bool
-	w.stop = func() {
-		if !once {
-			once = true
-			stop()
-		}
-	}
+	return &slackWorld{slk: slk, model: model,
+		instance: startInstance(t, platformConfig(t, filepath.Join(t.TempDir(), "data"), model, slackEnv(slk)))}
 }
 
 // botSays waits until the bot's finished answer in the thread rooted at
@@ -305,13 +254,13 @@ func TestLearnFromACorrectionOnSlack(t *testing.T) {
 	if len(reqs) != 2 {
 		t.Fatalf("%d model calls for Bo's turn, want 2 (skill_read, then the answer)", len(reqs))
 	}
-	if system := roleText(reqs[0], "system"); !strings.Contains(system, deployIndex) {
+	if system := reqs[0].LastText("system"); !strings.Contains(system, deployIndex) {
 		t.Fatalf("the workspace's skill is not in Bo's prompt:\n%s", system)
 	}
 	if body := string(reqs[0].Body); strings.Contains(body, "Deployed to prod.") || strings.Contains(body, correction) {
 		t.Fatal("the new thread carried the old thread's conversation: the skill proves nothing")
 	}
-	if result := roleText(reqs[1], "tool"); !strings.Contains(result, deployStep) {
+	if result := reqs[1].LastText("tool"); !strings.Contains(result, deployStep) {
 		t.Fatalf("skill_read did not give Bo's turn the steps: %q", result)
 	}
 }

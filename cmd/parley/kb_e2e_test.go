@@ -90,12 +90,12 @@ func TestTelegramKBAddThenCite(t *testing.T) {
 	if len(reqs) != 2 {
 		t.Fatalf("%d model requests, want the question and the search's result", len(reqs))
 	}
-	if system := messageContent(t, reqs[0], "system"); !strings.Contains(system, "kb_search") {
+	if system := reqs[0].LastText("system"); !strings.Contains(system, "kb_search") {
 		t.Errorf("the system prompt does not mention kb_search:\n%s", system)
 	}
 	// The search covered this person's DM, where the document was added,
 	// and returned the passage with line 7, headed for citing.
-	result := messageContent(t, reqs[1], "tool")
+	result := reqs[1].LastText("tool")
 	found := false
 	for _, m := range citation.FindAllStringSubmatchIndex(result, -1) {
 		start, _ := strconv.Atoi(result[m[2]:m[3]])
@@ -108,31 +108,4 @@ func TestTelegramKBAddThenCite(t *testing.T) {
 	if !found {
 		t.Fatalf("kb_search gave the model no passage of failover.md holding line 7:\n%s", result)
 	}
-}
-
-// messageContent is the text of the last message with role in an OpenAI
-// chat request.
-func messageContent(t *testing.T, r llmtest.Request, role string) string {
-	t.Helper()
-	msgs, _ := r.JSON["messages"].([]any)
-	for i := len(msgs) - 1; i >= 0; i-- {
-		m, _ := msgs[i].(map[string]any)
-		if m["role"] != role {
-			continue
-		}
-		switch c := m["content"].(type) {
-		case string:
-			return c
-		case []any:
-			var b strings.Builder
-			for _, part := range c {
-				p, _ := part.(map[string]any)
-				s, _ := p["text"].(string)
-				b.WriteString(s)
-			}
-			return b.String()
-		}
-	}
-	t.Fatalf("no %s message in the request:\n%s", role, r.Body)
-	return ""
 }

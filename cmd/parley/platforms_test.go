@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -105,6 +106,34 @@ func startPlatforms(t *testing.T, cfg *config.Config) (stop func()) {
 		return adapters
 	})
 }
+
+// instance is Parley over one configuration, which a test can stop and
+// start again over the same database (a restart, or an operator command
+// run while it is down). Stop is idempotent; the test's cleanup stops it.
+type instance struct {
+	cfg  *config.Config
+	halt func()
+}
+
+// startInstance starts Parley over cfg until the test ends.
+func startInstance(t *testing.T, cfg *config.Config) *instance {
+	t.Helper()
+	p := &instance{cfg: cfg}
+	p.start(t)
+	t.Cleanup(p.stop)
+	return p
+}
+
+// start (re)starts Parley over the same database.
+func (p *instance) start(t *testing.T) {
+	t.Helper()
+	stop := startPlatforms(t, p.cfg)
+	var once sync.Once
+	p.halt = func() { once.Do(stop) }
+}
+
+// stop stops Parley, waiting for its turns to end.
+func (p *instance) stop() { p.halt() }
 
 func startWith(t *testing.T, cfg *config.Config, web *inbound.Server, adapters func(state bot.PlatformState) []bot.Adapter) (stop func()) {
 	t.Helper()

@@ -16,28 +16,39 @@ import (
 	"github.com/parleybot/parley/agent/llm/llmtest"
 )
 
-// startSlack runs Parley on Slack against a fresh slacktest workspace with
-// users U1 (ana) and U2 (bo) and the public channel C1.
-func startSlack(t *testing.T, extra map[string]string, modelOpts ...llmtest.Option) (*slacktest.Server, *llmtest.Server) {
+// newWorkspace is a fresh slacktest workspace with users U1 (ana) and U2
+// (bo) and the public channel C1.
+func newWorkspace(t *testing.T) *slacktest.Server {
 	t.Helper()
 	slk := slacktest.NewServer()
 	t.Cleanup(slk.Close)
 	slk.AddUser("U1", "ana")
 	slk.AddUser("U2", "bo")
 	slk.AddChannel("C1", "general", slacktest.Public)
-	model := llmtest.NewServer(modelOpts...)
-	t.Cleanup(model.Close)
-	env := map[string]string{
+	return slk
+}
+
+// slackEnv configures Parley for slk.
+func slackEnv(slk *slacktest.Server) map[string]string {
+	return map[string]string{
 		"PARLEY_SLACK_ENABLED":   "true",
 		"PARLEY_SLACK_BOT_TOKEN": slk.BotToken(),
 		"PARLEY_SLACK_APP_TOKEN": slk.AppToken(),
 		"PARLEY_SLACK_API_URL":   slk.URL + "/",
 	}
+}
+
+// startSlack runs Parley on Slack against a fresh workspace (newWorkspace).
+func startSlack(t *testing.T, extra map[string]string, modelOpts ...llmtest.Option) (*slacktest.Server, *llmtest.Server) {
+	t.Helper()
+	slk := newWorkspace(t)
+	model := llmtest.NewServer(modelOpts...)
+	t.Cleanup(model.Close)
+	env := slackEnv(slk)
 	for k, v := range extra {
 		env[k] = v
 	}
-	cfg := platformConfig(t, filepath.Join(t.TempDir(), "data"), model, env)
-	t.Cleanup(startPlatforms(t, cfg))
+	startInstance(t, platformConfig(t, filepath.Join(t.TempDir(), "data"), model, env))
 	return slk, model
 }
 

@@ -18,7 +18,6 @@ import (
 
 	"github.com/parleybot/parley/adapters/telegram/telegramtest"
 	"github.com/parleybot/parley/agent/llm/llmtest"
-	"github.com/parleybot/parley/cmd/parley/internal/config"
 )
 
 // The Telegram world of these tests: two people who started the bot, a
@@ -32,10 +31,9 @@ const (
 
 // tgWorld is Parley on Telegram with its fake platform and model.
 type tgWorld struct {
+	*instance
 	tg    *telegramtest.Server
 	model *llmtest.Server
-	cfg   *config.Config
-	stop  func()
 }
 
 // startTelegram runs Parley on a fresh telegramtest (its real rate limits
@@ -59,23 +57,8 @@ func startTelegram(t *testing.T, extra map[string]string, opts []telegramtest.Op
 	for k, v := range extra {
 		env[k] = v
 	}
-	w := &tgWorld{tg: tg, model: model, cfg: platformConfig(t, filepath.Join(t.TempDir(), "data"), model, env)}
-	w.start(t)
-	t.Cleanup(func() { w.stop() })
-	return w
-}
-
-// start (re)starts Parley over the same database.
-func (w *tgWorld) start(t *testing.T) {
-	t.Helper()
-	stop := startPlatforms(t, w.cfg)
-	var once bool
-	w.stop = func() {
-		if !once {
-			once = true
-			stop()
-		}
-	}
+	return &tgWorld{tg: tg, model: model,
+		instance: startInstance(t, platformConfig(t, filepath.Join(t.TempDir(), "data"), model, env))}
 }
 
 // waitCtx bounds a test's waits: reaching it means a hang, not slowness.

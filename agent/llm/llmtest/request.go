@@ -51,11 +51,16 @@ func (r Request) Stream() bool {
 // LastUserText returns the text of the last user message, in either
 // protocol: a string content, or the text parts/blocks of a content array
 // (tool results are not user text). It is what an echoing Responder needs.
-func (r Request) LastUserText() string {
+func (r Request) LastUserText() string { return r.LastText("user") }
+
+// LastText returns the text of the last message with role ("user",
+// "assistant", "tool"; OpenAI's "system" too) that has any: a string
+// content, or the text parts/blocks of a content array.
+func (r Request) LastText(role string) string {
 	msgs, _ := r.JSON["messages"].([]any)
 	for i := len(msgs) - 1; i >= 0; i-- {
 		m, _ := msgs[i].(map[string]any)
-		if m["role"] != "user" {
+		if m["role"] != role {
 			continue
 		}
 		switch c := m["content"].(type) {
