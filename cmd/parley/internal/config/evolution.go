@@ -1,7 +1,5 @@
 package config
 
-import "fmt"
-
 // Evolution configures learning from use (docs/evolution.md): signals,
 // the score that calls for reflection, the background scheduler and its
 // budget, skills and the skill index.
@@ -68,47 +66,31 @@ func defaultEvolution() Evolution {
 // validate checks the evolution.* keys.
 func (e *Evolution) validate() []string {
 	var p []string
-	add := func(format string, args ...any) { p = append(p, fmt.Sprintf(format, quietArgs(args)...)) }
-	for _, r := range []struct {
-		key      string
-		n        int
-		min, max int
-	}{
-		{"evolution.cycle_hours", e.CycleHours, 1, 24 * 30},
-		{"evolution.cooldown_hours", e.CooldownHours, 0, 24 * 30},
-		{"evolution.force_after_days", e.ForceAfterDays, 1, 365},
-		{"evolution.max_scopes", e.MaxScopes, 1, 1000},
-		{"evolution.complex_tool_calls", e.ComplexToolCalls, 1, 1000},
-		{"evolution.cycle_calls", e.CycleCalls, 1, 10000},
-		{"evolution.cycle_tokens", e.CycleTokens, 1000, 100_000_000},
-		{"evolution.cycle_minutes", e.CycleMinutes, 1, 24 * 60},
-		{"evolution.reflection_calls", e.ReflectionCalls, 1, 50},
-		{"evolution.packet_tokens", e.PacketTokens, 1000, 1_000_000},
-		{"evolution.window_days", e.WindowDays, 1, 365},
-		{"evolution.max_skills", e.MaxSkills, 1, 10000},
-		{"evolution.index_tokens", e.IndexTokens, 100, 100_000},
-	} {
-		if r.n < r.min || r.n > r.max {
-			add("%s: %d is out of range; want %d to %d", r.key, r.n, r.min, r.max)
-		}
-	}
-	for _, w := range []struct {
-		key string
-		v   float64
-	}{
-		{"evolution.threshold", e.Threshold},
-		{"evolution.weights.correction", e.Weights.Correction},
-		{"evolution.weights.skill_then_error", e.Weights.SkillThenError},
-		{"evolution.weights.recovered", e.Weights.Recovered},
-		{"evolution.weights.weakness", e.Weights.Weakness},
-		{"evolution.weights.complexity", e.Weights.Complexity},
-	} {
-		if w.v < 0 || w.v > 1 {
-			add("%s: %g is out of range; want 0 to 1", w.key, w.v)
-		}
-	}
+	p = append(p, outOfRange(
+		bound[int]{"evolution.cycle_hours", e.CycleHours, 1, 24 * 30},
+		bound[int]{"evolution.cooldown_hours", e.CooldownHours, 0, 24 * 30},
+		bound[int]{"evolution.force_after_days", e.ForceAfterDays, 1, 365},
+		bound[int]{"evolution.max_scopes", e.MaxScopes, 1, 1000},
+		bound[int]{"evolution.complex_tool_calls", e.ComplexToolCalls, 1, 1000},
+		bound[int]{"evolution.cycle_calls", e.CycleCalls, 1, 10000},
+		bound[int]{"evolution.cycle_tokens", e.CycleTokens, 1000, 100_000_000},
+		bound[int]{"evolution.cycle_minutes", e.CycleMinutes, 1, 24 * 60},
+		bound[int]{"evolution.reflection_calls", e.ReflectionCalls, 1, 50},
+		bound[int]{"evolution.packet_tokens", e.PacketTokens, 1000, 1_000_000},
+		bound[int]{"evolution.window_days", e.WindowDays, 1, 365},
+		bound[int]{"evolution.max_skills", e.MaxSkills, 1, 10000},
+		bound[int]{"evolution.index_tokens", e.IndexTokens, 100, 100_000},
+	)...)
+	p = append(p, outOfRange(
+		bound[float64]{"evolution.threshold", e.Threshold, 0, 1},
+		bound[float64]{"evolution.weights.correction", e.Weights.Correction, 0, 1},
+		bound[float64]{"evolution.weights.skill_then_error", e.Weights.SkillThenError, 0, 1},
+		bound[float64]{"evolution.weights.recovered", e.Weights.Recovered, 0, 1},
+		bound[float64]{"evolution.weights.weakness", e.Weights.Weakness, 0, 1},
+		bound[float64]{"evolution.weights.complexity", e.Weights.Complexity, 0, 1},
+	)...)
 	if e.Threshold == 0 {
-		add("evolution.threshold: 0 would reflect on every run; want more than 0 (0.7 by default)")
+		p = append(p, "evolution.threshold: 0 would reflect on every run; want more than 0 (0.7 by default)")
 	}
 	return p
 }

@@ -297,22 +297,14 @@ func (k *KB) validate() []string {
 			add("kb.embedding_model: provider %q in %q is not supported; want openai", provider, m)
 		}
 	}
-	for _, r := range []struct {
-		key      string
-		n        int
-		min, max int
-	}{
-		{"kb.chunk_lines", k.ChunkLines, 1, 1000},
-		{"kb.chunk_overlap", k.ChunkOverlap, 0, 999},
-		{"kb.chunk_chars", k.ChunkChars, 200, 100000},
-		{"kb.max_file_mb", k.MaxFileMB, 1, 1024},
-		{"kb.max_scope_mb", k.MaxScopeMB, 1, 100000},
-		{"kb.top_k", k.TopK, 1, 20},
-	} {
-		if r.n < r.min || r.n > r.max {
-			add("%s: %d is out of range; want %d to %d", r.key, r.n, r.min, r.max)
-		}
-	}
+	p = append(p, outOfRange(
+		bound[int]{"kb.chunk_lines", k.ChunkLines, 1, 1000},
+		bound[int]{"kb.chunk_overlap", k.ChunkOverlap, 0, 999},
+		bound[int]{"kb.chunk_chars", k.ChunkChars, 200, 100000},
+		bound[int]{"kb.max_file_mb", k.MaxFileMB, 1, 1024},
+		bound[int]{"kb.max_scope_mb", k.MaxScopeMB, 1, 100000},
+		bound[int]{"kb.top_k", k.TopK, 1, 20},
+	)...)
 	if k.ChunkOverlap >= k.ChunkLines {
 		add("kb.chunk_overlap: %d must be less than kb.chunk_lines (%d)", k.ChunkOverlap, k.ChunkLines)
 	}
@@ -324,6 +316,24 @@ func (k *KB) validate() []string {
 	}
 	if k.MinScore < 0 {
 		add("kb.min_score: %g must be 0 or more", k.MinScore)
+	}
+	return p
+}
+
+// bound is a numeric key's allowed range.
+type bound[T int | float64] struct {
+	key      string
+	v        T
+	min, max T
+}
+
+// outOfRange names each key whose value is outside its bound.
+func outOfRange[T int | float64](bounds ...bound[T]) []string {
+	var p []string
+	for _, b := range bounds {
+		if b.v < b.min || b.v > b.max {
+			p = append(p, fmt.Sprintf("%s: %v is out of range; want %v to %v", b.key, b.v, b.min, b.max))
+		}
 	}
 	return p
 }
