@@ -29,6 +29,20 @@ type Caller struct {
 	// Confirm asks the caller to confirm a memory edit; nil where no one
 	// can be asked.
 	Confirm MemoryConfirmer
+	// Origin is where the turn runs, for tools that act there later.
+	Origin Origin
+}
+
+// Origin is where a turn runs, as the chat core addresses it (bot.Thread
+// and bot.Where), for tools that act there later: a reminder delivered in
+// this thread, a scheduled run in this channel.
+type Origin struct {
+	Platform, Space, Chat, Thread string
+	// Direct: the person's private chat with Parley.
+	Direct bool
+	// Home is the scope what the turn creates belongs to
+	// (bot.Where.Home): reminders and schedules are kept there.
+	Home string
 }
 
 // Tool is something the model may call.

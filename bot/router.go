@@ -385,8 +385,10 @@ func (r *Router) turn(ctx context.Context, sid string, batch []Message, base age
 
 	t := base
 	t.SessionID, t.Key = sid, m.Key
-	t.Caller = agent.Caller{SessionID: sid, UserKey: m.User.Key(), UserName: m.User.Name,
-		Scopes: Where{Thread: m.Thread, User: m.User, Direct: m.Direct}.VisibleKeys()}
+	where := Where{Thread: m.Thread, User: m.User, Direct: m.Direct}
+	t.Caller = agent.Caller{SessionID: sid, UserKey: m.User.Key(), UserName: m.User.Name, Scopes: where.VisibleKeys(),
+		Origin: agent.Origin{Platform: m.Thread.Platform, Space: m.Thread.Space, Chat: m.Thread.Chat, Thread: m.Thread.ID,
+			Direct: m.Direct, Home: where.Home().Key()}}
 	t.Place = agent.Place{Platform: m.Thread.Platform, ChatName: m.Place.ChatName, ChatKind: m.Place.ChatKind, Thread: m.Place.Thread}
 	if !t.Resume {
 		t.Text = joinTexts(batch)
