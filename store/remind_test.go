@@ -20,7 +20,7 @@ var rt0 = time.Date(2026, 10, 20, 7, 0, 0, 0, time.UTC)
 func reminder(scope, owner string, next time.Time) remind.Item {
 	return remind.Item{Kind: remind.KindReminder, Scope: scope, Owner: owner, Targets: []string{owner},
 		Place: remind.Place{Platform: "slack", Space: "T1", Chat: "C1", Thread: "1700000000.000100"},
-		Text: "stand-up", Zone: "Europe/Berlin", Next: next}
+		Text:  "stand-up", Zone: "Europe/Berlin", Next: next}
 }
 
 // daily is a 09:00 Berlin schedule of owner in scope, next due at rt0.
@@ -352,7 +352,7 @@ func TestRecordItemRun(t *testing.T) {
 		{true, false, 0, remind.StatusActive}, // a success resets the count
 		{false, false, 1, remind.StatusActive},
 		{false, false, 2, remind.StatusActive},
-		{false, true, 3, remind.StatusPaused}, // the third in a row pauses
+		{false, true, 3, remind.StatusPaused},  // the third in a row pauses
 		{false, false, 4, remind.StatusPaused}, // and says so once
 	}
 	for i, s := range steps {
@@ -382,7 +382,7 @@ func TestReminderStats(t *testing.T) {
 	if _, ok, err := db.NextItemDue(ctx); ok || err != nil {
 		t.Fatalf("NextItemDue with nothing = %v, %v", ok, err)
 	}
-	addItem(t, db, reminder("s", "o", rt0.Add(-2*time.Minute))) // overdue
+	addItem(t, db, reminder("s", "o", rt0.Add(-2*time.Minute)))  // overdue
 	addItem(t, db, reminder("s", "o", rt0.Add(-30*time.Second))) // due, not overdue
 	addItem(t, db, reminder("s", "o", rt0.Add(time.Hour)))
 	p := addItem(t, db, reminder("s", "o", rt0.Add(-time.Hour)))
