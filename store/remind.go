@@ -14,7 +14,7 @@ import (
 // Reminders and scheduled runs: the items here, their claims in
 // remind_claims.go.
 
-var _ remind.Items = (*DB)(nil)
+var _ remind.ItemStore = (*DB)(nil)
 
 // itemColumns are a reminders row in scanItem's order.
 const itemColumns = `id, kind, scope, owner, targets, platform, space, chat, thread, direct,

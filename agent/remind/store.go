@@ -22,10 +22,10 @@ type Store interface {
 	NextItemDue(ctx context.Context) (time.Time, bool, error)
 }
 
-// Items is the whole of what the bot does with items (store.DB
+// ItemStore is the whole of what the bot does with items (store.DB
 // implements it). Methods taking an id return an error wrapping the
 // store's not-found error for an unknown one.
-type Items interface {
+type ItemStore interface {
 	Store
 	// AddItem adds it (its Status empty or active) and returns its id.
 	// It refuses with ErrCap when the owner already has maxActive active
