@@ -17,14 +17,14 @@ import (
 var _ remind.ItemStore = (*DB)(nil)
 
 // itemColumns are a reminders row in scanItem's order.
-const itemColumns = `id, kind, scope, owner, targets, platform, space, chat, thread, direct,
+const itemColumns = `id, kind, scope, owner, owner_name, targets, platform, space, chat, thread, direct,
 	text, spec, zone, next, status, created_at, last_run, last_result, failures`
 
 func scanItem(row rowScanner) (remind.Item, error) {
 	var it remind.Item
 	var targets string
 	var next, created, lastRun int64
-	err := row.Scan(&it.ID, &it.Kind, &it.Scope, &it.Owner, &targets, &it.Place.Platform, &it.Place.Space,
+	err := row.Scan(&it.ID, &it.Kind, &it.Scope, &it.Owner, &it.OwnerName, &targets, &it.Place.Platform, &it.Place.Space,
 		&it.Place.Chat, &it.Place.Thread, &it.Place.Direct, &it.Text, &it.Spec, &it.Zone, &next, &it.Status,
 		&created, &lastRun, &it.LastResult, &it.Failures)
 	if err != nil {
@@ -81,10 +81,10 @@ func (db *DB) AddItem(ctx context.Context, it remind.Item, maxActive int) (int64
 			}
 		}
 		res, err := tx.ExecContext(ctx, `
-			INSERT INTO reminders (kind, scope, owner, targets, platform, space, chat, thread, direct,
+			INSERT INTO reminders (kind, scope, owner, owner_name, targets, platform, space, chat, thread, direct,
 				text, spec, zone, next, status, created_at, last_run, last_result, failures)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			it.Kind, it.Scope, it.Owner, string(targets), it.Place.Platform, it.Place.Space, it.Place.Chat,
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			it.Kind, it.Scope, it.Owner, it.OwnerName, string(targets), it.Place.Platform, it.Place.Space, it.Place.Chat,
 			it.Place.Thread, it.Place.Direct, it.Text, it.Spec, it.Zone, millis(it.Next), it.Status,
 			millis(it.CreatedAt), optionalMillis(it.LastRun), it.LastResult, it.Failures)
 		if err != nil {

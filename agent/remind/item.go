@@ -51,6 +51,9 @@ type Item struct {
 	// Owner is the creator's user key ("slack:U1"): who may change it,
 	// and whom a scheduled turn acts for.
 	Owner string
+	// OwnerName is the owner's display name when the item was made: what
+	// a scheduled turn calls them.
+	OwnerName string
 	// Targets are the user keys a reminder mentions.
 	Targets []string
 	Place   Place

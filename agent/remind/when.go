@@ -12,8 +12,10 @@ import (
 // At, In and Cron is set.
 type When struct {
 	// At is a time: "2006-01-02 15:04" (or "2006-01-02T15:04", either
-	// with ":05" seconds) in the person's zone, or RFC 3339 with an
-	// offset ("2006-01-02T15:04:05+02:00", "…Z"), whose offset wins.
+	// with ":05" seconds) in the person's zone; a day word and a time in
+	// it ("tomorrow 09:00", "monday 10:00", "17:30", "9am": words.go);
+	// or RFC 3339 with an offset ("2006-01-02T15:04:05+02:00", "…Z"),
+	// whose offset wins.
 	At string
 	// In is a delay from now: a Go duration ("90m", "2h30m") or days and
 	// weeks ("1d", "1d12h", "2w").
@@ -59,7 +61,7 @@ func ParseWhen(w When, loc *time.Location, now time.Time) (at time.Time, spec st
 	}
 	switch {
 	case strings.TrimSpace(w.At) != "":
-		at, err = parseAt(w.At, loc)
+		at, err = parseAt(w.At, loc, now)
 		if err == nil && !at.After(now) {
 			err = fmt.Errorf("%w: %s is before now (%s)", ErrPast,
 				at.In(loc).Format("2006-01-02 15:04 MST"), now.In(loc).Format("2006-01-02 15:04 MST"))
@@ -86,8 +88,11 @@ func ParseWhen(w When, loc *time.Location, now time.Time) (at time.Time, spec st
 
 // parseAt reads an absolute time: RFC 3339 with its own offset, else a
 // local layout in loc.
-func parseAt(s string, loc *time.Location) (time.Time, error) {
+func parseAt(s string, loc *time.Location, now time.Time) (time.Time, error) {
 	s = strings.TrimSpace(s)
+	if t, ok, err := parseDayWords(s, loc, now); ok {
+		return t, err
+	}
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
 		return t, nil
 	}
@@ -96,7 +101,7 @@ func parseAt(s string, loc *time.Location) (time.Time, error) {
 			return t, nil
 		}
 	}
-	return time.Time{}, fmt.Errorf(`%w: time %q: use "2006-01-02 15:04" in your time zone, or RFC 3339 with an offset ("2006-01-02T15:04:05+02:00")`, ErrInvalid, s)
+	return time.Time{}, fmt.Errorf(`%w: time %q: use "2006-01-02 15:04" or "tomorrow 09:00" in your time zone, or RFC 3339 with an offset ("2006-01-02T15:04:05+02:00")`, ErrInvalid, s)
 }
 
 // Units In accepts beyond time.ParseDuration's.

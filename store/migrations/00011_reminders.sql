@@ -10,6 +10,7 @@ CREATE TABLE reminders (
     kind        TEXT    NOT NULL CHECK (kind IN ('reminder', 'schedule')),
     scope       TEXT    NOT NULL,
     owner       TEXT    NOT NULL,
+    owner_name  TEXT    NOT NULL DEFAULT '',
     targets     TEXT    NOT NULL DEFAULT '[]',
     platform    TEXT    NOT NULL,
     space       TEXT    NOT NULL DEFAULT '',
