@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/agent/remind"
 	"github.com/parleybot/parley/internal/clock"
 )
 
@@ -51,6 +53,13 @@ type CoreConfig struct {
 	Runs RunRecorder
 	// Learning serves /skills and /reflect; nil: off.
 	Learning Learning
+	// Reminders keeps reminders and schedules (agent/remind); nil: off.
+	Reminders remind.ItemStore
+	// ReminderLoop claims due items: the core sets its Deliver and runs
+	// it beside the chat. Required with Reminders.
+	ReminderLoop *remind.Loop
+	// Zones tell each person's time zone, for /tz and /remind.
+	Zones Zones
 	// ResumeWithin bounds crash recovery (default 24 h).
 	ResumeWithin time.Duration
 	// Now and Sleep are the clock of everything in the core (defaults:
@@ -110,6 +119,23 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Reminders != nil {
+		if cfg.ReminderLoop == nil {
+			return nil, errors.New("core: Reminders without a ReminderLoop")
+		}
+		tk := &timekeeper{items: cfg.Reminders, sessions: cfg.Store, outbox: cfg.Store, out: out, router: router,
+			zones: cfg.Zones, wake: cfg.ReminderLoop.Wake, now: cfg.Now, log: cfg.Logger.With("part", "reminders"),
+			running: map[int64]*scheduledRun{}}
+		router.due = tk
+		l := cfg.ReminderLoop
+		l.Deliver = tk.Deliver
+		if l.Now == nil {
+			l.Now, l.Sleep = cfg.Now, cfg.Sleep
+		}
+		if l.Logger == nil {
+			l.Logger = tk.log
+		}
+	}
 	approvals.cfg.OnDecidedWithoutWaiter = router.resumeDecided
 	cfg.Runner.Approver = approvals
 	cfg.Runner.Confirmer = router
@@ -131,9 +157,16 @@ func (c *Core) Run(ctx context.Context) error {
 	if err := c.approvals.Recover(ctx, c.cfg.Now().Add(-c.cfg.ApprovalExpiry-time.Hour)); err != nil {
 		c.cfg.Logger.Warn("recover approvals", "err", err)
 	}
-	sweepCtx, stopSweep := context.WithCancel(ctx)
-	defer stopSweep()
-	go c.sweep(sweepCtx)
+	bgCtx, stopBackground := context.WithCancel(ctx)
+	var bg sync.WaitGroup
+	defer bg.Wait()
+	defer stopBackground()
+	bg.Go(func() { c.sweep(bgCtx) })
+	if c.cfg.Reminders != nil {
+		// After recovery: a scheduled run a crash interrupted is queued
+		// before its claim is handed over again.
+		bg.Go(func() { c.cfg.ReminderLoop.Run(bgCtx) })
+	}
 	return c.router.serve(ctx)
 }
 

@@ -108,6 +108,48 @@ func commandTable() []commandEntry {
 			Name: "reflect", Description: "Reflect on this place now and learn (admins)",
 		}, run: (*Router).cmdReflect},
 		{CommandSpec: CommandSpec{
+			Name: "remind", Description: "Your reminders here: list, cancel",
+			Usage: []Usage{
+				{"/remind", "your reminders here (ask me in words to set one)"},
+				{"/remind cancel N", "cancel reminder N of that list (yours; an admin, any)"},
+			},
+			Subcommands: []Subcommand{
+				{Name: "list", Description: "Your reminders here"},
+				{Name: "cancel", Description: "Cancel one reminder",
+					Arg: &CommandArg{Name: "n", Description: "The reminder's number, from /remind list", Integer: true, Min: 1}},
+			},
+		}, run: (*Router).cmdRemind},
+		{CommandSpec: CommandSpec{
+			Name: "schedules", Description: "Scheduled work here: list, cancel, pause, resume",
+			Usage: []Usage{
+				{"/schedules", "the scheduled runs here, with their next run and last result"},
+				{"/schedules cancel N", "cancel schedule N (its creator, or an admin)"},
+				{"/schedules pause N", "pause schedule N"},
+				{"/schedules resume N", "resume schedule N"},
+			},
+			Subcommands: []Subcommand{
+				{Name: "list", Description: "The scheduled runs here"},
+				{Name: "cancel", Description: "Cancel one schedule",
+					Arg: &CommandArg{Name: "n", Description: "The schedule's number, from /schedules list", Integer: true, Min: 1}},
+				{Name: "pause", Description: "Pause one schedule",
+					Arg: &CommandArg{Name: "n", Description: "The schedule's number, from /schedules list", Integer: true, Min: 1}},
+				{Name: "resume", Description: "Resume one schedule",
+					Arg: &CommandArg{Name: "n", Description: "The schedule's number, from /schedules list", Integer: true, Min: 1}},
+			},
+		}, run: (*Router).cmdSchedules},
+		{CommandSpec: CommandSpec{
+			Name: "tz", Description: "Your time zone, for reminders: show or set",
+			Usage: []Usage{
+				{"/tz", "your time zone"},
+				{"/tz Area/City", "set it, e.g. /tz Europe/Berlin"},
+			},
+			Subcommands: []Subcommand{
+				{Name: "show", Description: "Your time zone"},
+				{Name: "set", Description: "Set your time zone",
+					Arg: &CommandArg{Name: "zone", Description: "An IANA time zone, e.g. Europe/Berlin"}},
+			},
+		}, run: (*Router).cmdTZ},
+		{CommandSpec: CommandSpec{
 			Name: "new", Description: "Start a fresh conversation here",
 			Usage: []Usage{{"/new", "start a fresh conversation here"}},
 		}, run: controlled((*Router).cmdShared)},

@@ -78,10 +78,16 @@ type Router struct {
 	quota    *quotas
 	log      *slog.Logger
 
+	// due delivers due reminders and schedules; nil: none.
+	due *timekeeper
+
 	mu       sync.Mutex
 	sessions map[string]*sessionState
 	wg       sync.WaitGroup
 }
+
+// errTurnNotRun is how a turn that never reached the model ended.
+var errTurnNotRun = errors.New("the turn did not run")
 
 // sessionState is one conversation's queue: at most one turn runs; what
 // arrives meanwhile steers it or waits for the next turn, never dropped.
@@ -179,44 +185,49 @@ func (r *Router) serve(ctx context.Context) error {
 func (r *Router) Wait() { r.wg.Wait() }
 
 // HandleMessage gates, checks access, records and enqueues one message.
-func (r *Router) HandleMessage(ctx context.Context, m Message) (err error) {
-	queued := false
+func (r *Router) HandleMessage(ctx context.Context, m Message) error {
+	_, err := r.handle(ctx, m)
+	return err
+}
+
+// handle is HandleMessage; queued reports whether m was taken for a turn
+// by this call.
+func (r *Router) handle(ctx context.Context, m Message) (queued bool, err error) {
 	defer func() {
 		if !queued && err == nil {
 			r.answered(m.Thread.Platform, m.Key) // nothing more will come of it
 		}
 	}()
 	if m.FromBot {
-		return nil // never answer bots, ourselves included: no loops
+		return false, nil // never answer bots, ourselves included: no loops
 	}
 	if !m.Direct && !m.Mentioned && !r.cfg.Access.FreeResponse(m.Thread.Platform, m.Thread.Chat) {
 		_, ok, err := r.cfg.Sessions.BoundSession(ctx, m.Thread)
 		if err != nil {
-			return err
+			return false, err
 		}
 		if !ok {
-			return nil // a channel message not meant for us
+			return false, nil // a channel message not meant for us
 		}
 	}
 	if name, args, ok := ParseCommand(m.Text); ok {
-		return r.HandleCommand(ctx, commandOf(m, name, args))
+		return false, r.HandleCommand(ctx, commandOf(m, name, args))
 	}
 	if !r.cfg.Access.Allowed(m.User, m.Thread) {
-		return r.refuse(ctx, m)
+		return false, r.refuse(ctx, m)
 	}
 	// Cut before it is recorded, so a recovery reads what the model read.
 	var was int
 	m.Text, was = r.quota.cut(m.Text)
 	payload, err := encodeInbox(inboxRecord{Kind: kindMessage, Message: &m})
 	if err != nil {
-		return err
+		return false, err
 	}
 	accepted, err := r.cfg.Inbox.Accept(ctx, m.Key, m.Thread.Platform, payload)
 	if err != nil || !accepted {
-		return err // a redelivery (or both Slack events of one mention)
+		return false, err // a redelivery (or both Slack events of one mention)
 	}
-	queued, err = r.admit(ctx, m, was)
-	return err
+	return r.admit(ctx, m, was)
 }
 
 // commandOf is the command m was typed as. The message's files go with
@@ -350,6 +361,8 @@ func (r *Router) turn(ctx context.Context, sid string, batch []Message, base age
 	for _, b := range batch {
 		keys = append(keys, b.Key)
 	}
+	// How the turn ended, for a scheduled run's record.
+	answer, runErr := "", error(errTurnNotRun)
 	defer func() {
 		if ctx.Err() != nil {
 			// Shutdown interrupted the turn: its inbox items stay
@@ -360,6 +373,9 @@ func (r *Router) turn(ctx context.Context, sid string, batch []Message, base age
 		for _, k := range keys {
 			if err := r.cfg.Inbox.MarkDone(ctx, k); err != nil {
 				r.log.Error("mark inbox done", "key", k, "err", err)
+			}
+			if r.due != nil {
+				r.due.ended(ctx, k, answer, runErr)
 			}
 		}
 		for _, k := range keys {
@@ -375,6 +391,9 @@ func (r *Router) turn(ctx context.Context, sid string, batch []Message, base age
 	if err != nil {
 		r.log.Error("open reply", "key", m.Key, "err", err)
 		return
+	}
+	if r.due != nil {
+		reply = r.due.wrap(m.Key, reply)
 	}
 	turnCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -433,6 +452,7 @@ func (r *Router) turn(ctx context.Context, sid string, batch []Message, base age
 				}
 			}
 			release()
+			answer, runErr = shown, err
 			r.recordRun(ctx, sid, m, obs.End(err, stopped), t.Text+"\n"+obs.About())
 			r.finishFailed(ctx, reply, shown, err, stopped)
 			return
@@ -446,6 +466,7 @@ func (r *Router) turn(ctx context.Context, sid string, batch []Message, base age
 		}
 		if ev.Kind == agent.EventDone {
 			release()
+			answer, runErr = ev.Text, nil
 			r.recordRun(ctx, sid, m, obs.End(nil, false), t.Text+"\n"+obs.About())
 			if err := r.quota.spend(ctx, m.User, ev.Usage.InputTokens+ev.Usage.OutputTokens); err != nil {
 				r.log.Error("count tokens", "user", m.User.Key(), "err", err)

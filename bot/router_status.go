@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/parleybot/parley/agent/remind"
 )
 
 // status describes the conversation in c's thread: model, context use,
@@ -56,8 +58,31 @@ func (r *Router) status(ctx context.Context, c Command) (string, error) {
 		}
 		fmt.Fprintf(&b, "Waiting for approval: %d\n", n)
 	}
+	if next := r.nextReminder(ctx, c); next != "" {
+		b.WriteString(next + "\n")
+	}
 	b.WriteString(limits)
 	return strings.TrimRight(b.String(), "\n"), nil
+}
+
+// nextReminder is the caller's next reminder or scheduled run here, as a
+// /status line; "" when none.
+func (r *Router) nextReminder(ctx context.Context, c Command) string {
+	if r.due == nil {
+		return ""
+	}
+	scope := Where{Thread: c.Thread, User: c.User, Direct: c.Direct}.Home().Key()
+	items, err := r.due.items.Items(ctx, scope, c.User.Key())
+	if err != nil {
+		r.log.Warn("status: reminders", "err", err)
+		return ""
+	}
+	for _, it := range items { // by next due time
+		if it.Status == remind.StatusActive {
+			return fmt.Sprintf("Your next %s here: %s — %s", it.Kind, inZone(it, it.Next), it.Text)
+		}
+	}
+	return ""
 }
 
 func shortID(id string) string {

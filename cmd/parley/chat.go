@@ -56,7 +56,11 @@ func runChat(ctx context.Context, e *environment, cfg *config.Config) error {
 	approvers := append(slices.Clone(cfg.ApproversOrAdmins()), operator.Key())
 	// The core's warnings (a turn failed) are about the conversation, which
 	// the terminal shows itself.
-	core, err := bot.NewCore(coreConfig(a, []bot.Adapter{term}, acc, approvers, newLogger(e.stderr, slog.LevelError)))
+	cc, err := coreConfig(a, []bot.Adapter{term}, acc, approvers, newLogger(e.stderr, slog.LevelError))
+	if err != nil {
+		return err
+	}
+	core, err := bot.NewCore(cc)
 	if err != nil {
 		return err
 	}

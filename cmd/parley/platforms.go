@@ -23,7 +23,11 @@ func runPlatforms(ctx context.Context, a *app, adapters []bot.Adapter, web *inbo
 	if approvers == nil {
 		approvers = []string{} // nobody: not "the core's default"
 	}
-	core, err := bot.NewCore(coreConfig(a, adapters, access(cfg.Access), approvers, logger))
+	cc, err := coreConfig(a, adapters, access(cfg.Access), approvers, logger)
+	if err != nil {
+		return err
+	}
+	core, err := bot.NewCore(cc)
 	if err != nil {
 		return err
 	}
@@ -58,14 +62,14 @@ func runPlatforms(ctx context.Context, a *app, adapters []bot.Adapter, web *inbo
 
 // coreConfig is the chat core of a over adapters, the terminal's or the
 // chat platforms'.
-func coreConfig(a *app, adapters []bot.Adapter, acc bot.Access, approvers []string, logger *slog.Logger) bot.CoreConfig {
+func coreConfig(a *app, adapters []bot.Adapter, acc bot.Access, approvers []string, logger *slog.Logger) (bot.CoreConfig, error) {
 	var runs bot.RunRecorder
 	var learn bot.Learning
 	if a.cfg.Evolution.Enabled {
 		runs = evolve.Recorder{Runs: a.db, Memos: a.db}
 		learn = learning{files: skillFiles(a.cfg), db: a.db, s: a.scheduler(logger)}
 	}
-	return bot.CoreConfig{
+	cc := bot.CoreConfig{
 		Adapters:       adapters,
 		Store:          a.db,
 		Runner:         a.runner,
@@ -81,6 +85,12 @@ func coreConfig(a *app, adapters []bot.Adapter, acc bot.Access, approvers []stri
 		Learning:       learn,
 		Logger:         logger,
 	}
+	if a.cfg.Reminders.Enabled {
+		if err := withReminders(&cc, a, adapters, logger); err != nil {
+			return cc, err
+		}
+	}
+	return cc, nil
 }
 
 // access turns the config's allow lists into the router's policy.

@@ -64,6 +64,7 @@ type Config struct {
 	Limits    Limits    `mapstructure:"limits"`
 	KB        KB        `mapstructure:"kb"`
 	Evolution Evolution `mapstructure:"evolution"`
+	Reminders Reminders `mapstructure:"reminders"`
 	HTTP      HTTP      `mapstructure:"http"`
 
 	// File is the configuration file that was read, or "" if none was
@@ -300,6 +301,7 @@ func Default() Config {
 		KB: KB{ChunkLines: 40, ChunkOverlap: 5, ChunkChars: 4000, MaxFileMB: 20, MaxScopeMB: 200, TopK: 5,
 			KeywordWeight: 1, VectorWeight: 1.5, RRFK: 60},
 		Evolution: defaultEvolution(),
+		Reminders: defaultReminders(),
 		HTTP:      HTTP{Listen: "127.0.0.1:8080"},
 	}
 }
