@@ -54,9 +54,13 @@ type coreWorld struct {
 	tools  []agent.Tool // beside tool
 	memory bool         // and the memory tool
 	model  *countingProvider
-	db     *store.DB
-	cancel context.CancelFunc
-	done   chan error
+	// provider answers instead of start's script, when set.
+	provider llm.Provider
+	// reminders turns on reminders and schedules (timekeeper_test.go).
+	reminders bool
+	db        *store.DB
+	cancel    context.CancelFunc
+	done      chan error
 }
 
 func newCoreWorld(t *testing.T, fake *bottest.Adapter) *coreWorld {
@@ -71,7 +75,11 @@ func (w *coreWorld) start(t *testing.T, script ...llm.Response) {
 		t.Fatal(err)
 	}
 	w.db = db
-	w.model = &countingProvider{Provider: llmtest.NewInstant(script...)}
+	var provider llm.Provider = llmtest.NewInstant(script...)
+	if w.provider != nil {
+		provider = w.provider
+	}
+	w.model = &countingProvider{Provider: provider}
 	ts := append([]agent.Tool{w.tool}, w.tools...)
 	if w.memory {
 		mem, err := tools.Memory(db, agent.MemoryLimits{}, nil)
@@ -81,8 +89,12 @@ func (w *coreWorld) start(t *testing.T, script ...llm.Response) {
 		ts = append(ts, mem)
 	}
 	runner := &agent.Runner{Provider: w.model, Sessions: db, Memory: db, Tools: ts, Logger: slog.New(slog.DiscardHandler)}
-	core, err := bot.NewCore(bot.CoreConfig{Adapters: []bot.Adapter{w.fake}, Store: db, Runner: runner,
-		Access: w.access, Limits: w.limits, Logger: slog.New(slog.DiscardHandler)})
+	cfg := bot.CoreConfig{Adapters: []bot.Adapter{w.fake}, Store: db, Runner: runner,
+		Access: w.access, Limits: w.limits, Logger: slog.New(slog.DiscardHandler)}
+	if w.reminders {
+		withReminders(t, &cfg, db)
+	}
+	core, err := bot.NewCore(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,12 +12,6 @@ import (
 // operator's default. A reminder keeps the zone it was set in, so a later
 // /tz does not move it.
 
-// ZoneTeller is an adapter that knows a person's time zone from their
-// platform profile (Slack's users.info "tz"); "" when it does not.
-type ZoneTeller interface {
-	UserZone(ctx context.Context, u User) (string, error)
-}
-
 // Zones tell each person's time zone. It implements remind.Zones.
 type Zones struct {
 	KV KV
