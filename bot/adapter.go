@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -64,6 +65,15 @@ type StatusShower interface {
 // turn that shutdown interrupts. Answered must not block.
 type AnswerWatcher interface {
 	Answered(key string)
+}
+
+// ZoneTeller is implemented by adapters whose platform keeps each
+// person's time zone (Slack's profile), for what happens at a person's
+// local time (reminders). UserZone returns u's IANA zone name
+// ("Europe/Berlin"), or "" when the platform does not say; an error only
+// when asking failed. Telegram and Discord keep no time zone.
+type ZoneTeller interface {
+	UserZone(ctx context.Context, u User) (string, error)
 }
 
 // FileFetcher is implemented by adapters that can download what people attach.
@@ -136,6 +146,49 @@ type Out struct {
 	// Plain asks for the text without formatting (bot/format.Plain): the
 	// platform refused the formatted rendering of the same text.
 	Plain bool
+	// Mentions are the people this message calls, so that the platform
+	// notifies them: shown at its start, before Text, in order and each
+	// once (UniqueMentions), as in "@Ana @Bo standup in 5 minutes". They
+	// are people of the platform the message goes to.
+	//
+	// It is the one place Parley pings anyone on purpose (a reminder
+	// calling its people), and it pings exactly them. Every other message
+	// pings no one, whoever wrote its text: mention syntax in Text
+	// ("<@U1>", "@everyone", a tg://user link) is shown, never notifies.
+	//
+	// Each adapter writes a person its platform's way: Slack <@ID>;
+	// Discord <@ID>, with allowed_mentions listing exactly those ids;
+	// Telegram a text mention of the numeric ID (a tg://user link, or a
+	// text_mention entity in plain text), or @Name when ID is empty and
+	// Name a username (Telegram pings those itself); the terminal @Name.
+	// Someone the platform cannot mention that way (an ID it could not
+	// name) is shown by name and notified by nobody. Send, Edit and
+	// SendPrivate render Mentions; a native Stream carries answers and
+	// ignores them.
+	Mentions []User
+}
+
+// UniqueMentions is Mentions in order with repeats left out: a person is
+// the same by ID, or, both without an ID, by Name (a username, compared
+// without its @ and case). Someone with neither is left out: there is
+// nothing to show.
+func (o Out) UniqueMentions() []User {
+	var out []User
+	seen := make(map[string]bool, len(o.Mentions))
+	for _, u := range o.Mentions {
+		key := "id:" + u.ID
+		if u.ID == "" {
+			key = "name:" + strings.ToLower(strings.TrimPrefix(u.Name, "@"))
+			if key == "name:" {
+				continue
+			}
+		}
+		if !seen[key] {
+			seen[key] = true
+			out = append(out, u)
+		}
+	}
+	return out
 }
 
 // ErrStreamNotHere is returned, wrapped, by StartStream when this one

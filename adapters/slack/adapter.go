@@ -59,7 +59,7 @@ type Adapter struct {
 	api   *slack.Client
 	http  *http.Client
 	log   *slog.Logger
-	users *userNames
+	users *userProfiles
 	// untitled are assistant threads started but not titled yet.
 	untitled *untitledThreads
 
@@ -128,7 +128,7 @@ func New(cfg Config) (*Adapter, error) {
 			slack.OptionAppLevelToken(cfg.AppToken),
 			slack.OptionHTTPClient(cfg.HTTPClient)),
 	}
-	a.users = newUserNames(a.lookupName)
+	a.users = newUserProfiles(a.lookupProfile)
 	return a, nil
 }
 
@@ -243,21 +243,6 @@ func (a *Adapter) Typing(ctx context.Context, t bot.Thread) error {
 		a.log.Debug("assistant status not shown", "thread", t.String(), "err", wrap("assistant.threads.setStatus", err))
 	}
 	return nil
-}
-
-// lookupName is users.info, for the name cache: the display name people
-// chose, else their real name, else the account name.
-func (a *Adapter) lookupName(ctx context.Context, id string) (string, error) {
-	u, err := a.api.GetUserInfoContext(ctx, id)
-	if err != nil {
-		return "", wrap("users.info", err)
-	}
-	for _, n := range []string{u.Profile.DisplayName, u.RealName, u.Name} {
-		if n != "" {
-			return n, nil
-		}
-	}
-	return "", nil
 }
 
 // checkThread rejects a thread that cannot name a Slack conversation,

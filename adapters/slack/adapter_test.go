@@ -49,27 +49,27 @@ func TestNew(t *testing.T) {
 	}
 }
 
-func TestUserNamesCachesOnce(t *testing.T) {
+func TestUserProfilesCachesOnce(t *testing.T) {
 	var calls atomic.Int32
 	fail := true
-	c := newUserNames(func(_ context.Context, id string) (string, error) {
+	c := newUserProfiles(func(_ context.Context, id string) (profile, error) {
 		calls.Add(1)
 		if fail {
-			return "", errors.New("users.info down")
+			return profile{}, errors.New("users.info down")
 		}
-		return "Alice " + id, nil
+		return profile{name: "Alice " + id, zone: "Europe/Berlin"}, nil
 	})
 	ctx := t.Context()
-	if n, err := c.name(ctx, "U1"); err == nil || n != "" {
-		t.Errorf("failed lookup = %q, %v", n, err)
+	if p, err := c.get(ctx, "U1"); err == nil || p != (profile{}) {
+		t.Errorf("failed lookup = %+v, %v", p, err)
 	}
 	fail = false
 	for range 3 {
-		if n, err := c.name(ctx, "U1"); err != nil || n != "Alice U1" {
-			t.Errorf("name = %q, %v", n, err)
+		if p, err := c.get(ctx, "U1"); err != nil || p.name != "Alice U1" || p.zone != "Europe/Berlin" {
+			t.Errorf("profile = %+v, %v", p, err)
 		}
 	}
-	if n, _ := c.name(ctx, ""); n != "" || calls.Load() != 2 {
+	if p, _ := c.get(ctx, ""); p != (profile{}) || calls.Load() != 2 {
 		t.Errorf("lookups = %d, want 2 (a failure is retried, a success cached)", calls.Load())
 	}
 }

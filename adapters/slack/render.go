@@ -85,14 +85,58 @@ func renderOut(out bot.Out) (rendered, error) {
 	return r, nil
 }
 
-// renderText renders out's Markdown as mrkdwn. The plain form (the core
-// asks for it after a formatting rejection) still needs &, < and >
-// escaped, or a model-written <!channel> would notify a channel.
+// renderText renders out's Markdown as mrkdwn, after its Mentions. The
+// plain form (the core asks for it after a formatting rejection) still
+// needs &, < and > escaped, or a model-written <!channel> would notify a
+// channel.
 func renderText(out bot.Out) string {
+	text := format.Slack(out.Text)
 	if out.Plain {
-		return format.NeutralizeMentions(slackutilsx.EscapeMessage(format.Plain(out.Text)))
+		text = escapeText(format.Plain(out.Text))
 	}
-	return format.Slack(out.Text)
+	return withMentions(out, text)
+}
+
+// escapeText makes text notify nobody: <!channel>, <@U…> and the like
+// lose their brackets, @channel, @here and @everyone their match.
+func escapeText(text string) string {
+	return format.NeutralizeMentions(slackutilsx.EscapeMessage(text))
+}
+
+// withMentions puts out's Mentions before the rendered text: <@ID>, which
+// notifies the person. They are added after the text is escaped, so the
+// escaping that defuses mention syntax in the text leaves them whole. An
+// ID Slack would not read as a user id is shown as @Name, escaped, which
+// notifies nobody (Parley never asks Slack to parse names).
+func withMentions(out bot.Out, text string) string {
+	var b strings.Builder
+	for _, u := range out.UniqueMentions() {
+		if slackUserID(u.ID) {
+			b.WriteString("<@" + u.ID + ">")
+		} else {
+			b.WriteString(escapeText("@" + u.Name))
+		}
+		b.WriteByte(' ')
+	}
+	if text == "" {
+		return strings.TrimSuffix(b.String(), " ")
+	}
+	return b.String() + text
+}
+
+// slackUserID reports whether id can stand in <@…>: Slack's ids are
+// capital letters and digits (U…, W…), and anything else could close the
+// mention early and smuggle in <!channel>.
+func slackUserID(id string) bool {
+	if id == "" {
+		return false
+	}
+	for _, c := range id {
+		if (c < 'A' || c > 'Z') && (c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // renderButton makes the i-th button. Its value is the payload the click

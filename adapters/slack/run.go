@@ -149,12 +149,12 @@ func (a *Adapter) handleEvent(ctx context.Context, h bot.Handler, e slackevents.
 	}
 	if !m.FromBot {
 		lctx, cancel := context.WithTimeout(ctx, nameLookupWait)
-		name, err := a.users.name(lctx, m.User.ID)
+		p, err := a.users.get(lctx, m.User.ID)
 		cancel()
 		if err != nil {
 			a.log.Debug("display name unknown", "user", m.User.ID, "err", err)
 		}
-		m.User.Name = name
+		m.User.Name = p.name
 	}
 	if err := h.HandleMessage(ctx, m); err != nil {
 		return err

@@ -2,41 +2,84 @@ package slack
 
 import (
 	"context"
+	"fmt"
 
+	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/adapterkit"
 )
 
-// maxCachedUsers bounds the name cache; past it the names cached longest
-// ago go, which costs one users.info per returning person and keeps
-// memory flat in a huge workspace.
+// maxCachedUsers bounds the profile cache; past it the profiles cached
+// longest ago go, which costs one users.info per returning person and
+// keeps memory flat in a huge workspace.
 const maxCachedUsers = 10000
 
-// userNames caches display names, so each person costs one users.info
-// call per process rather than one per message. The lookup is injected
-// so the cache is testable without Slack.
-type userNames struct {
-	lookup func(ctx context.Context, id string) (string, error)
-	names  *adapterkit.Cache[string, string]
+// profile is what Parley uses of a person's users.info: the name shown
+// in prompts and the time zone of reminders.
+type profile struct {
+	name string // display name, else real name, else account name
+	zone string // IANA time zone ("Europe/Berlin"), "" when Slack has none
 }
 
-func newUserNames(lookup func(ctx context.Context, id string) (string, error)) *userNames {
-	return &userNames{lookup: lookup, names: adapterkit.NewCache[string, string](maxCachedUsers)}
+// userProfiles caches profiles, so each person costs one users.info call
+// per process rather than one per message, and the name and the time zone
+// come from the same call. The lookup is injected so the cache is
+// testable without Slack. A profile is kept until it falls out of the
+// cache or the process ends: a person who changes their name or zone is
+// seen with the old one until then.
+type userProfiles struct {
+	lookup func(ctx context.Context, id string) (profile, error)
+	cache  *adapterkit.Cache[string, profile]
 }
 
-// name returns id's display name, or "" when it is unknown. A failed
+func newUserProfiles(lookup func(ctx context.Context, id string) (profile, error)) *userProfiles {
+	return &userProfiles{lookup: lookup, cache: adapterkit.NewCache[string, profile](maxCachedUsers)}
+}
+
+// get returns id's profile, the zero profile when id is unknown. A failed
 // lookup is not cached: the next message tries again, and a name is only
 // a courtesy in the prompt, so the message goes on without it.
-func (c *userNames) name(ctx context.Context, id string) (string, error) {
+func (c *userProfiles) get(ctx context.Context, id string) (profile, error) {
 	if id == "" || c.lookup == nil {
+		return profile{}, nil
+	}
+	if p, ok := c.cache.Get(id); ok {
+		return p, nil
+	}
+	p, err := c.lookup(ctx, id)
+	if err != nil {
+		return profile{}, err
+	}
+	c.cache.Put(id, p)
+	return p, nil
+}
+
+// lookupProfile is users.info, for the profile cache.
+func (a *Adapter) lookupProfile(ctx context.Context, id string) (profile, error) {
+	u, err := a.api.GetUserInfoContext(ctx, id)
+	if err != nil {
+		return profile{}, wrap("users.info", err)
+	}
+	p := profile{zone: u.TZ}
+	for _, n := range []string{u.Profile.DisplayName, u.RealName, u.Name} {
+		if n != "" {
+			p.name = n
+			break
+		}
+	}
+	return p, nil
+}
+
+var _ bot.ZoneTeller = (*Adapter)(nil)
+
+// UserZone is the time zone of u's Slack profile ("" when it has none),
+// from the users.info that also gives their name, cached.
+func (a *Adapter) UserZone(ctx context.Context, u bot.User) (string, error) {
+	if u.Platform != "" && u.Platform != platform {
+		return "", fmt.Errorf("slack: time zone of %s, a person of another platform", u.Key())
+	}
+	if u.ID == "" {
 		return "", nil
 	}
-	if n, ok := c.names.Get(id); ok {
-		return n, nil
-	}
-	n, err := c.lookup(ctx, id)
-	if err != nil {
-		return "", err
-	}
-	c.names.Put(id, n)
-	return n, nil
+	p, err := a.users.get(ctx, u.ID)
+	return p.zone, err
 }

@@ -18,7 +18,7 @@ func (s *Server) usersInfo(r apiRequest) result {
 
 func (s *Server) userJSON(u *User) map[string]any {
 	return map[string]any{
-		"id": u.ID, "team_id": s.opts.teamID, "name": u.Name, "real_name": u.Name, "is_bot": u.IsBot,
+		"id": u.ID, "team_id": s.opts.teamID, "name": u.Name, "real_name": u.Name, "is_bot": u.IsBot, "tz": u.Zone,
 		"profile": map[string]any{"display_name": u.Name, "real_name": u.Name, "team": s.opts.teamID},
 	}
 }

@@ -36,6 +36,9 @@ func (k ChannelKind) eventChannelType() string {
 type User struct {
 	ID, Name string
 	IsBot    bool
+	// Zone is the IANA time zone of their profile (users.info user.tz),
+	// "" for none.
+	Zone string
 }
 
 // Channel is a simulated conversation.
@@ -168,6 +171,16 @@ func (s *Server) AddUser(id, name string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.st.user(id).Name = name
+	s.notifyLocked()
+}
+
+// AddUserWithZone adds (or redefines) a simulated user whose profile has
+// the IANA time zone zone ("Europe/Berlin").
+func (s *Server) AddUserWithZone(id, name, zone string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	u := s.st.user(id)
+	u.Name, u.Zone = name, zone
 	s.notifyLocked()
 }
 

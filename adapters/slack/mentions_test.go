@@ -1,0 +1,125 @@
+package slack
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/slack-go/slack/slackutilsx"
+
+	"github.com/parleybot/parley/adapters/slack/slacktest"
+	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/format"
+)
+
+// TestMentionsPingOnlyThem: a message pings exactly its Mentions, written
+// <@ID> before the text and never escaped, in mrkdwn, in plain text and in
+// blocks; mention syntax in the text itself pings nobody.
+func TestMentionsPingOnlyThem(t *testing.T) {
+	ana := bot.User{Platform: "slack", ID: "UANA", Name: "Ana"}
+	bo := bot.User{Platform: "slack", ID: "UBO", Name: "Bo"}
+	tests := []struct {
+		name  string
+		out   bot.Out
+		text  string
+		pings []string
+	}{
+		{"mentions, each once", bot.Out{Text: "standup in **5** minutes", Mentions: []bot.User{ana, bo, ana}},
+			"<@UANA> <@UBO> standup in *5* minutes", []string{"UANA", "UBO"}},
+		{"plain keeps them", bot.Out{Text: "**standup** <soon>", Plain: true, Mentions: []bot.User{bo}},
+			"<@UBO> standup &lt;soon&gt;", []string{"UBO"}},
+		{"in blocks too", bot.Out{Text: "standup", Mentions: []bot.User{ana}, Buttons: []bot.Button{{Label: "Snooze", Data: "s:1"}}},
+			"<@UANA> standup", []string{"UANA"}},
+		{"only mentions", bot.Out{Mentions: []bot.User{ana}}, "<@UANA>", []string{"UANA"}},
+		{"mention syntax in the text", bot.Out{Text: "<@UBO> <@UANA|ana> <!channel> @everyone"},
+			"&lt;@UBO&gt; &lt;@UANA|ana&gt; &lt;!channel&gt; @\u200deveryone", nil},
+		{"mention syntax in plain text", bot.Out{Text: "<@UBO> <!here>", Plain: true},
+			"&lt;@UBO&gt; &lt;!here&gt;", nil},
+		{"mention syntax beside a mention", bot.Out{Text: "<@UBO> too", Mentions: []bot.User{ana}},
+			"<@UANA> &lt;@UBO&gt; too", []string{"UANA"}},
+		{"an id Slack cannot name", bot.Out{Text: "hi", Mentions: []bot.User{{ID: "UANA><!channel", Name: "<Ana>"}, {Name: "everyone"}}},
+			"@&lt;Ana&gt; @\u200deveryone hi", nil},
+	}
+	srv := slacktest.NewServer(slacktest.WithoutRateLimits())
+	t.Cleanup(srv.Close)
+	srv.AddUser("UANA", "Ana")
+	srv.AddUser("UBO", "Bo")
+	srv.AddChannel("CTEAM", "team", slacktest.Public)
+	ad := newFileAdapter(t, srv)
+	th := bot.Thread{Platform: "slack", Space: srv.TeamID(), Chat: "CTEAM"}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ref, err := ad.Send(t.Context(), th, tt.out)
+			if err != nil {
+				t.Fatalf("Send: %v", err)
+			}
+			var got slacktest.Message
+			for _, m := range srv.Messages("CTEAM") {
+				if m.TS == ref.ID {
+					got = m
+				}
+			}
+			if got.Text != tt.text {
+				t.Errorf("text = %q, want %q", got.Text, tt.text)
+			}
+			if diff := cmp.Diff(tt.pings, got.MentionedUsers()); diff != "" {
+				t.Errorf("pinged (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestNoMentionsRenderAsBefore: without Mentions (nil or empty) the text
+// is what it was before they existed.
+func TestNoMentionsRenderAsBefore(t *testing.T) {
+	for _, md := range []string{
+		"", "**done** with `make`", "<@U1> <!channel> @here & more", "> quote\n- item", "[x](https://example.com/@everyone)",
+	} {
+		for _, plain := range []bool{false, true} {
+			want := format.Slack(md)
+			if plain {
+				want = format.NeutralizeMentions(slackutilsx.EscapeMessage(format.Plain(md)))
+			}
+			for _, mentions := range [][]bot.User{nil, {}} {
+				if got := renderText(bot.Out{Text: md, Plain: plain, Mentions: mentions}); got != want {
+					t.Errorf("renderText(%q, plain %v, mentions %v) = %q, want %q", md, plain, mentions, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestUserZone: the zone of a person's profile, from the users.info that
+// gives their name, asked once.
+func TestUserZone(t *testing.T) {
+	srv := slacktest.NewServer(slacktest.WithoutRateLimits())
+	t.Cleanup(srv.Close)
+	srv.AddUserWithZone("UANA", "Ana", "Europe/Berlin")
+	srv.AddUser("UBO", "Bo")
+	ad := newFileAdapter(t, srv)
+	var zt bot.ZoneTeller = ad
+	ctx := t.Context()
+	tests := []struct {
+		user    bot.User
+		zone    string
+		wantErr bool
+	}{
+		{bot.User{Platform: "slack", ID: "UANA"}, "Europe/Berlin", false},
+		{bot.User{Platform: "slack", ID: "UANA", Name: "Ana"}, "Europe/Berlin", false}, // cached
+		{bot.User{ID: "UBO"}, "", false},
+		{bot.User{Platform: "slack"}, "", false},
+		{bot.User{Platform: "slack", ID: "UNOBODY"}, "", true},
+		{bot.User{Platform: "discord", ID: "UANA"}, "", true},
+	}
+	for _, tt := range tests {
+		zone, err := zt.UserZone(ctx, tt.user)
+		if zone != tt.zone || (err != nil) != tt.wantErr {
+			t.Errorf("UserZone(%+v) = %q, %v; want %q, error %v", tt.user, zone, err, tt.zone, tt.wantErr)
+		}
+	}
+	if n := len(srv.CallsTo("users.info")); n != 3 {
+		t.Errorf("%d users.info calls, want 3: one per person asked, a failure included", n)
+	}
+	if p, err := ad.users.get(ctx, "UANA"); err != nil || p.name != "Ana" || len(srv.CallsTo("users.info")) != 3 {
+		t.Errorf("the name lookup = %+v, %v; want Ana from the cached profile", p, err)
+	}
+}
