@@ -168,6 +168,21 @@ type Out struct {
 	Mentions []User
 }
 
+// WithMentions is text after o's mentions, separated by spaces: how every
+// adapter lays out Mentions. write returns a person as the platform
+// writes them; it is called once per person of UniqueMentions, in order.
+func (o Out) WithMentions(text string, write func(User) string) string {
+	mentions := o.UniqueMentions()
+	parts := make([]string, 0, len(mentions)+1)
+	for _, u := range mentions {
+		parts = append(parts, write(u))
+	}
+	if text != "" {
+		parts = append(parts, text)
+	}
+	return strings.Join(parts, " ")
+}
+
 // UniqueMentions is Mentions in order with repeats left out: a person is
 // the same by ID, or, both without an ID, by Name (a username, compared
 // without its @ and case). Someone with neither is left out: there is
