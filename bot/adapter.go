@@ -155,6 +155,8 @@ type Out struct {
 	// calling its people), and it pings exactly them. Every other message
 	// pings no one, whoever wrote its text: mention syntax in Text
 	// ("<@U1>", "@everyone", a tg://user link) is shown, never notifies.
+	// (Telegram's exception: it notifies the owner of any @username in a
+	// text, which Parley leaves as written.)
 	//
 	// Each adapter writes a person its platform's way: Slack <@ID>;
 	// Discord <@ID>, with allowed_mentions listing exactly those ids;
