@@ -1,6 +1,7 @@
 package console
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -149,10 +150,7 @@ func (a *Adapter) keep(id string, m *message) {
 // who the message is for.
 func withMentions(out bot.Out) string {
 	return out.WithMentions(out.Text, func(u bot.User) string {
-		if name := strings.TrimLeft(u.Name, "@"); name != "" {
-			return "@" + name
-		}
-		return "@" + u.ID
+		return "@" + cmp.Or(strings.TrimLeft(u.Name, "@"), u.ID)
 	})
 }
 

@@ -1,6 +1,7 @@
 package discord
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -79,7 +80,7 @@ func renderText(out bot.Out) string {
 func withMentions(out bot.Out, text string, allowed *discordgo.MessageAllowedMentions) string {
 	return out.WithMentions(text, func(u bot.User) string {
 		if !snowflake(u.ID) {
-			return format.NeutralizeMentions("@" + u.Name)
+			return format.NeutralizeMentions("@" + cmp.Or(u.Name, u.ID))
 		}
 		allowed.Users = append(allowed.Users, u.ID)
 		return "<@" + u.ID + ">"

@@ -1,6 +1,7 @@
 package slack
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -113,7 +114,7 @@ func withMentions(out bot.Out, text string) string {
 		if slackUserID(u.ID) {
 			return "<@" + u.ID + ">"
 		}
-		return escapeText("@" + u.Name)
+		return escapeText("@" + cmp.Or(u.Name, u.ID))
 	})
 }
 

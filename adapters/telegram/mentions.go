@@ -1,6 +1,7 @@
 package telegram
 
 import (
+	"cmp"
 	"html"
 	"strconv"
 	"strings"
@@ -64,13 +65,10 @@ func personID(u bot.User) (int64, bool) {
 // name that is no username it would start the mention of someone else's.
 func mentionLabel(u bot.User) string {
 	name := strings.TrimLeft(strings.TrimSpace(u.Name), "@")
-	switch _, person := personID(u); {
-	case !person && u.ID == "" && username(name):
+	if _, person := personID(u); !person && u.ID == "" && username(name) {
 		return "@" + name
-	case name == "":
-		return u.ID
 	}
-	return name
+	return cmp.Or(name, u.ID)
 }
 
 // username reports whether s is a Telegram username: 5 to 32 letters,
