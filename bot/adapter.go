@@ -155,6 +155,8 @@ type Out struct {
 	// calling its people), and it pings exactly them. Every other message
 	// pings no one, whoever wrote its text: mention syntax in Text
 	// ("<@U1>", "@everyone", a tg://user link) is shown, never notifies.
+	// (Telegram's exception: it notifies the owner of any @username in a
+	// text, which Parley leaves as written.)
 	//
 	// Each adapter writes a person its platform's way: Slack <@ID>;
 	// Discord <@ID>, with allowed_mentions listing exactly those ids;
@@ -166,6 +168,21 @@ type Out struct {
 	// SendPrivate render Mentions; a native Stream carries answers and
 	// ignores them.
 	Mentions []User
+}
+
+// WithMentions is text after o's mentions, separated by spaces: how every
+// adapter lays out Mentions. write returns a person as the platform
+// writes them; it is called once per person of UniqueMentions, in order.
+func (o Out) WithMentions(text string, write func(User) string) string {
+	mentions := o.UniqueMentions()
+	parts := make([]string, 0, len(mentions)+1)
+	for _, u := range mentions {
+		parts = append(parts, write(u))
+	}
+	if text != "" {
+		parts = append(parts, text)
+	}
+	return strings.Join(parts, " ")
 }
 
 // UniqueMentions is Mentions in order with repeats left out: a person is

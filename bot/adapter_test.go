@@ -29,3 +29,23 @@ func TestUniqueMentions(t *testing.T) {
 		}
 	}
 }
+
+func TestWithMentions(t *testing.T) {
+	at := func(u bot.User) string { return "@" + u.Name }
+	ana, bo := bot.User{ID: "1", Name: "Ana"}, bot.User{ID: "2", Name: "Bo"}
+	tests := []struct {
+		out  bot.Out
+		text string
+		want string
+	}{
+		{bot.Out{}, "standup", "standup"},
+		{bot.Out{Mentions: []bot.User{}}, "", ""},
+		{bot.Out{Mentions: []bot.User{ana, bo, ana}}, "standup in 5 minutes", "@Ana @Bo standup in 5 minutes"},
+		{bot.Out{Mentions: []bot.User{bo}}, "", "@Bo"},
+	}
+	for _, tt := range tests {
+		if got := tt.out.WithMentions(tt.text, at); got != tt.want {
+			t.Errorf("WithMentions(%v, %q) = %q, want %q", tt.out.Mentions, tt.text, got, tt.want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -34,6 +35,7 @@ var (
 // before an answer's text, prints nothing: the edit that follows prints
 // the text. A message with buttons asks its question once it is shown.
 func (a *Adapter) Send(_ context.Context, t bot.Thread, out bot.Out) (bot.MessageRef, error) {
+	out.Text = withMentions(out)
 	if err := fits(out.Text); err != nil {
 		return bot.MessageRef{}, err
 	}
@@ -51,6 +53,7 @@ func (a *Adapter) Send(_ context.Context, t bot.Thread, out bot.Out) (bot.Messag
 // asking is dropped: its outcome is the new text (an approval decided,
 // expired).
 func (a *Adapter) Edit(_ context.Context, ref bot.MessageRef, out bot.Out) error {
+	out.Text = withMentions(out)
 	if err := fits(out.Text); err != nil {
 		return err
 	}
@@ -84,6 +87,7 @@ func (a *Adapter) Edit(_ context.Context, ref bot.MessageRef, out bot.Out) error
 
 // SendPrivate prints out: the terminal is its one person's.
 func (a *Adapter) SendPrivate(_ context.Context, t bot.Thread, _ bot.User, out bot.Out) error {
+	out.Text = withMentions(out)
 	if err := fits(out.Text); err != nil {
 		return err
 	}
@@ -139,6 +143,15 @@ func (a *Adapter) keep(id string, m *message) {
 		delete(a.msgs, a.order[0])
 		a.order = a.order[1:]
 	}
+}
+
+// withMentions is out's text after its Mentions, each as @Name: a
+// terminal has one person and nobody to notify, so a mention only says
+// who the message is for.
+func withMentions(out bot.Out) string {
+	return out.WithMentions(out.Text, func(u bot.User) string {
+		return "@" + cmp.Or(strings.TrimLeft(u.Name, "@"), u.ID)
+	})
 }
 
 // trimEnd drops what a terminal would not show at the end of a message.

@@ -121,6 +121,42 @@ func TestSendEdit(t *testing.T) {
 	}
 }
 
+// TestMentions: the terminal shows Mentions as @Name before the text, each
+// once, in Send, Edit and SendPrivate; without them the text is as
+// before.
+func TestMentions(t *testing.T) {
+	bo := bot.User{Platform: Platform, ID: "bo", Name: "Bo"}
+	tests := []struct {
+		name string
+		out  bot.Out
+		want string
+	}{
+		{"mentions, each once", bot.Out{Text: "standup in 5 minutes", Mentions: []bot.User{ana, bo, ana}}, "@" + ana.Name + " @Bo standup in 5 minutes\n"},
+		{"no name shows the id", bot.Out{Text: "hi", Mentions: []bot.User{{ID: "cy"}, {Name: "@dee"}}}, "@cy @dee hi\n"},
+		{"only mentions", bot.Out{Mentions: []bot.User{bo}}, "@Bo\n"},
+		{"empty mentions", bot.Out{Text: "<@U1> @everyone", Mentions: []bot.User{}}, "<@U1> @everyone\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			for _, call := range []func(a *Adapter) error{
+				func(a *Adapter) error { _, err := a.Send(ctx, a.Thread(), tt.out); return err },
+				func(a *Adapter) error { return a.Edit(ctx, bot.MessageRef{Thread: a.Thread(), ID: "1:7"}, tt.out) },
+				func(a *Adapter) error { return a.SendPrivate(ctx, a.Thread(), ana, tt.out) },
+			} {
+				a, _, out := newConsole(strings.NewReader(""), false)
+				if err := call(a); err != nil {
+					t.Fatal(err)
+				}
+				a.screen.close()
+				if out.String() != tt.want {
+					t.Errorf("output %q, want %q", out.String(), tt.want)
+				}
+			}
+		})
+	}
+}
+
 // TestEditOfAnEarlierRun: an approval of an earlier run expiring now edits
 // a message this run never printed: its new text is shown.
 func TestEditOfAnEarlierRun(t *testing.T) {

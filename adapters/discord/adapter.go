@@ -196,7 +196,7 @@ func (a *Adapter) Send(ctx context.Context, t bot.Thread, out bot.Out) (bot.Mess
 	m, err := a.s.ChannelMessageSendComplex(dest.channel, &discordgo.MessageSend{
 		Content:         r.content,
 		Components:      r.components,
-		AllowedMentions: noMentions(),
+		AllowedMentions: r.allowed,
 		Reference:       dest.reference,
 	}, callOpts(ctx)...)
 	if err != nil {
@@ -242,7 +242,7 @@ func (a *Adapter) Edit(ctx context.Context, ref bot.MessageRef, out bot.Out) err
 			Channel:         channel,
 			Content:         &r.content,
 			Components:      &components,
-			AllowedMentions: noMentions(),
+			AllowedMentions: r.allowed,
 		}, callOpts(ctx)...)
 		return wrap("PATCH /channels/{id}/messages/{id}", err)
 	}
@@ -275,7 +275,7 @@ func (a *Adapter) SendPrivate(ctx context.Context, _ bot.Thread, u bot.User, out
 	_, err = a.s.ChannelMessageSendComplex(dm.ID, &discordgo.MessageSend{
 		Content:         r.content,
 		Components:      r.components,
-		AllowedMentions: noMentions(),
+		AllowedMentions: r.allowed,
 	}, callOpts(ctx)...)
 	return wrap("POST /channels/{id}/messages", err)
 }

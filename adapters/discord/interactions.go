@@ -106,7 +106,7 @@ func (r *commandReply) respond(ctx context.Context, out bot.Out) error {
 	_, err = r.a.s.InteractionResponseEdit(r.in, &discordgo.WebhookEdit{
 		Content:         &rd.content,
 		Components:      &components,
-		AllowedMentions: noMentions(),
+		AllowedMentions: rd.allowed,
 	}, callOpts(ctx)...)
 	if err != nil {
 		return wrap("PATCH /webhooks/{id}/{token}/messages/@original", err)
@@ -124,7 +124,7 @@ func (a *Adapter) followup(ctx context.Context, in *discordgo.Interaction, out b
 	_, err = a.s.FollowupMessageCreate(in, true, &discordgo.WebhookParams{
 		Content:         rd.content,
 		Components:      rd.components,
-		AllowedMentions: noMentions(),
+		AllowedMentions: rd.allowed,
 		Flags:           discordgo.MessageFlagsEphemeral,
 	}, callOpts(ctx)...)
 	return wrap("POST /webhooks/{id}/{token}", err)

@@ -1,6 +1,7 @@
 package discord
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -29,6 +30,8 @@ const (
 type rendered struct {
 	content    string
 	components []discordgo.MessageComponent // nil without buttons
+	// allowed is who the message may notify: its Mentions, nobody else.
+	allowed *discordgo.MessageAllowedMentions
 }
 
 // renderOut turns out into Discord Markdown and action rows. Over-long
@@ -37,7 +40,8 @@ type rendered struct {
 // Everything Discord would refuse is refused here, before a call that
 // would cost rate-limit budget.
 func renderOut(out bot.Out) (rendered, error) {
-	r := rendered{content: renderText(out)}
+	r := rendered{allowed: noMentions()}
+	r.content = withMentions(out, renderText(out), r.allowed)
 	if n := format.UTF16Len(r.content); n > maxLen {
 		return rendered{}, fmt.Errorf("discord message of %d characters exceeds the %d Discord allows", n, maxLen)
 	}
@@ -68,6 +72,26 @@ func renderText(out bot.Out) string {
 	return format.Discord(out.Text)
 }
 
+// withMentions puts out's Mentions before the rendered text, adding each
+// to allowed, so the message notifies them and nobody else: <@ID> for a
+// snowflake ID; anyone else as @Name, which is text to Discord. (The 100
+// ids allowed_mentions takes at most need more than the content's 2,000
+// characters, so the length check covers that limit.)
+func withMentions(out bot.Out, text string, allowed *discordgo.MessageAllowedMentions) string {
+	return out.WithMentions(text, func(u bot.User) string {
+		if !snowflake(u.ID) {
+			return format.NeutralizeMentions("@" + cmp.Or(u.Name, u.ID))
+		}
+		allowed.Users = append(allowed.Users, u.ID)
+		return "<@" + u.ID + ">"
+	})
+}
+
+// snowflake reports whether id is a Discord id: digits, which <@…> needs.
+func snowflake(id string) bool {
+	return id != "" && !strings.ContainsFunc(id, func(c rune) bool { return c < '0' || c > '9' })
+}
+
 // renderButton makes the i-th button. Its custom_id is the payload the
 // click brings back, so one Discord would refuse is an error; a label too
 // long is only decoration and is shortened.
@@ -94,7 +118,8 @@ func renderButton(i int, b bot.Button) (discordgo.Button, error) {
 
 // noMentions lets a message notify nobody: not @everyone / @here, roles,
 // users, nor the author of the message it replies to. Model text is
-// untrusted; the bot addresses people by name, never by ping.
+// untrusted; the bot addresses people by name, and pings only the
+// Mentions of a message (withMentions adds them).
 func noMentions() *discordgo.MessageAllowedMentions {
 	return &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}}
 }

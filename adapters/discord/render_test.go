@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/format"
 )
 
 func TestRenderOut(t *testing.T) {
@@ -88,6 +89,28 @@ func TestNoMentionsOnTheWire(t *testing.T) {
 	}
 	if got, want := string(b), `{"parse":[],"replied_user":false}`; got != want {
 		t.Errorf("allowed_mentions = %s, want %s", got, want)
+	}
+}
+
+// TestNoMentionsRenderAsBefore: without Mentions (nil or empty) the
+// content is what it was before they existed, and pings nobody.
+func TestNoMentionsRenderAsBefore(t *testing.T) {
+	for _, md := range []string{"", "**done** with `make`", "<@1> <@!2> <@&3> @here & more", "> quote\n- item"} {
+		for _, plain := range []bool{false, true} {
+			want := format.Discord(md)
+			if plain {
+				want = format.NeutralizeMentions(format.Plain(md))
+			}
+			for _, mentions := range [][]bot.User{nil, {}} {
+				r, err := renderOut(bot.Out{Text: md, Plain: plain, Mentions: mentions})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.content != want || !cmp.Equal(r.allowed, noMentions()) {
+					t.Errorf("renderOut(%q, plain %v, mentions %v) = %q allowing %+v, want %q allowing nobody", md, plain, mentions, r.content, r.allowed, want)
+				}
+			}
+		}
 	}
 }
 

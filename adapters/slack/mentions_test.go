@@ -36,8 +36,8 @@ func TestMentionsPingOnlyThem(t *testing.T) {
 			"&lt;@UBO&gt; &lt;!here&gt;", nil},
 		{"mention syntax beside a mention", bot.Out{Text: "<@UBO> too", Mentions: []bot.User{ana}},
 			"<@UANA> &lt;@UBO&gt; too", []string{"UANA"}},
-		{"an id Slack cannot name", bot.Out{Text: "hi", Mentions: []bot.User{{ID: "UANA><!channel", Name: "<Ana>"}, {Name: "everyone"}}},
-			"@&lt;Ana&gt; @\u200deveryone hi", nil},
+		{"an id Slack cannot name", bot.Out{Text: "hi", Mentions: []bot.User{{ID: "UANA><!channel", Name: "<Ana>"}, {Name: "everyone"}, {ID: "u1"}}},
+			"@&lt;Ana&gt; @\u200deveryone @u1 hi", nil},
 	}
 	srv := slacktest.NewServer(slacktest.WithoutRateLimits())
 	t.Cleanup(srv.Close)

@@ -1,6 +1,7 @@
 package slack
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -109,34 +110,19 @@ func escapeText(text string) string {
 // ID Slack would not read as a user id is shown as @Name, escaped, which
 // notifies nobody (Parley never asks Slack to parse names).
 func withMentions(out bot.Out, text string) string {
-	var b strings.Builder
-	for _, u := range out.UniqueMentions() {
+	return out.WithMentions(text, func(u bot.User) string {
 		if slackUserID(u.ID) {
-			b.WriteString("<@" + u.ID + ">")
-		} else {
-			b.WriteString(escapeText("@" + u.Name))
+			return "<@" + u.ID + ">"
 		}
-		b.WriteByte(' ')
-	}
-	if text == "" {
-		return strings.TrimSuffix(b.String(), " ")
-	}
-	return b.String() + text
+		return escapeText("@" + cmp.Or(u.Name, u.ID))
+	})
 }
 
 // slackUserID reports whether id can stand in <@…>: Slack's ids are
 // capital letters and digits (U…, W…), and anything else could close the
 // mention early and smuggle in <!channel>.
 func slackUserID(id string) bool {
-	if id == "" {
-		return false
-	}
-	for _, c := range id {
-		if (c < 'A' || c > 'Z') && (c < '0' || c > '9') {
-			return false
-		}
-	}
-	return true
+	return id != "" && !strings.ContainsFunc(id, func(c rune) bool { return (c < 'A' || c > 'Z') && (c < '0' || c > '9') })
 }
 
 // renderButton makes the i-th button. Its value is the payload the click

@@ -18,7 +18,10 @@ import (
 type rendered struct {
 	text      string
 	parseMode string
-	keyboard  *tgbotapi.InlineKeyboardMarkup
+	// entities format plain text (no parseMode): the text mentions of its
+	// Mentions.
+	entities []tgbotapi.MessageEntity
+	keyboard *tgbotapi.InlineKeyboardMarkup
 }
 
 // render turns out into HTML (or plain text when out.Plain: Telegram
@@ -26,10 +29,10 @@ type rendered struct {
 // (the core splits; adapters never truncate) and button payloads outside
 // callback_data's 1–64 bytes.
 func render(out bot.Out) (rendered, error) {
-	r := rendered{text: format.TelegramHTML(out.Text), parseMode: "HTML"}
+	r := rendered{text: htmlMentions(out, format.TelegramHTML(out.Text)), parseMode: "HTML"}
 	n := format.TelegramVisibleLen(r.text)
 	if out.Plain {
-		r = rendered{text: format.Plain(out.Text)}
+		r = plainMentions(out, format.Plain(out.Text))
 		n = format.UTF16Len(r.text)
 	}
 	if strings.TrimSpace(r.text) == "" {
@@ -58,6 +61,11 @@ func render(out bot.Out) (rendered, error) {
 func (r rendered) params(p tgbotapi.Params) error {
 	p["text"] = r.text
 	p.AddNonEmpty("parse_mode", r.parseMode)
+	if len(r.entities) > 0 {
+		if err := p.AddInterface("entities", r.entities); err != nil {
+			return err
+		}
+	}
 	if err := p.AddInterface("link_preview_options", map[string]bool{"is_disabled": true}); err != nil {
 		return err
 	}

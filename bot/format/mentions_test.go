@@ -45,6 +45,22 @@ func TestMassMentionsNeverPing(t *testing.T) {
 	}
 }
 
+// TestTelegramUserLinks: a tg://user link would notify that person, so
+// Markdown never becomes one, in whatever spelling; other tg links stay.
+func TestTelegramUserLinks(t *testing.T) {
+	for _, md := range []string{
+		"[Ana](tg://user?id=101)", "<tg://user?id=101>", "![Ana](tg://user?id=101)", "[Ana](TG://USER?ID=101)",
+		"[Ana](tg:user?id=101)", "[Ana](tg:///user?id=101)", "[Ana](tg://%75ser?id=101)", "[Ana](tg://user/?id=101)",
+	} {
+		if got := TelegramHTML(md); strings.Contains(strings.ToLower(got), "<a href") {
+			t.Errorf("TelegramHTML(%q) = %q, a link that mentions", md, got)
+		}
+	}
+	if got, want := TelegramHTML("[join](tg://join?invite=x)"), `<a href="tg://join?invite=x">join</a>`; got != want {
+		t.Errorf("TelegramHTML(tg://join) = %q, want %q", got, want)
+	}
+}
+
 // TestParserConcurrent renders from many goroutines at once: with -race it
 // checks that sharing the package-level goldmark parser is safe.
 func TestParserConcurrent(t *testing.T) {

@@ -1,6 +1,9 @@
 package format
 
-import "strings"
+import (
+	"net/url"
+	"strings"
+)
 
 // TelegramHTML renders Markdown for Telegram's HTML parse mode.
 //
@@ -14,7 +17,8 @@ import "strings"
 //
 // Lists become "• " / "1. " lines, headings bold lines, tables an aligned
 // <pre> block, images links. Only http, https, tg and mailto links become
-// anchors; any other link is written as text. Raw HTML written by the model
+// anchors, tg://user (a mention that notifies) excepted; any other link is
+// written as text. Raw HTML written by the model
 // is shown as text. Telegram has no mass mentions, so @everyone is left
 // alone.
 func TelegramHTML(md string) string { return renderMarkdown(md, telegramDialect{}) }
@@ -49,10 +53,26 @@ func (telegramDialect) codeSpan(w *strings.Builder, code string, c *inlineCtx) {
 
 func telegramLinkable(u string) bool {
 	switch urlScheme(u) {
-	case "http", "https", "tg", "mailto":
+	case "http", "https", "mailto":
 		return true
+	case "tg":
+		return !tgUserLink(u)
 	}
 	return false
+}
+
+// tgUserLink reports whether u is a tg://user link, which Telegram turns
+// into a mention that notifies the person: only a message's own Mentions
+// may do that (bot.Out), never its text, whoever wrote it.
+func tgUserLink(u string) bool {
+	host := strings.TrimLeft(u[len("tg:"):], "/")
+	if i := strings.IndexAny(host, "?#/"); i >= 0 {
+		host = host[:i]
+	}
+	if h, err := url.PathUnescape(host); err == nil {
+		host = h
+	}
+	return strings.EqualFold(host, "user")
 }
 
 // anchor writes <a href="url">label</a>; label is already HTML.

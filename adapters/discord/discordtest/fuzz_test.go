@@ -19,7 +19,7 @@ func FuzzComputePings(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, content, parse string, replied bool) {
 		known := func(string) bool { return true }
-		am := &allowedMentions{Parse: strings.Split(parse, ","), RepliedUser: replied}
+		am := &AllowedMentions{Parse: strings.Split(parse, ","), RepliedUser: replied}
 		for _, r := range []pingResult{
 			computePings(content, nil, "author", "replied", known),
 			computePings(content, am, "author", "replied", known),
@@ -39,7 +39,7 @@ func FuzzComputePings(f *testing.F) {
 				}
 			}
 		}
-		if r := computePings(content, &allowedMentions{}, "author", "replied", known); len(r.pings) != 0 {
+		if r := computePings(content, &AllowedMentions{}, "author", "replied", known); len(r.pings) != 0 {
 			t.Fatalf("empty allowed_mentions pinged %v", r.pings)
 		}
 	})

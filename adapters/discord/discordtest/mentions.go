@@ -5,8 +5,9 @@ import (
 	"strings"
 )
 
-// allowedMentions is the allowed_mentions object of a message create/edit.
-type allowedMentions struct {
+// AllowedMentions is the allowed_mentions object of a message create/edit:
+// who the message may notify.
+type AllowedMentions struct {
 	Parse       []string `json:"parse"`
 	Users       []string `json:"users"`
 	Roles       []string `json:"roles"`
@@ -14,7 +15,7 @@ type allowedMentions struct {
 }
 
 // validate reports the Invalid Form Body errors Discord gives for this object.
-func (a *allowedMentions) validate() formErrors {
+func (a *AllowedMentions) validate() formErrors {
 	if a == nil {
 		return nil
 	}
@@ -37,6 +38,15 @@ func (a *allowedMentions) validate() formErrors {
 		errs.add("allowed_mentions.roles", "BASE_TYPE_MAX_LENGTH", "Must be 100 or fewer in length.")
 	}
 	return errs
+}
+
+// clone is a deep copy of a, which a Message hands out without sharing.
+func (a *AllowedMentions) clone() *AllowedMentions {
+	if a == nil {
+		return nil
+	}
+	return &AllowedMentions{Parse: slices.Clone(a.Parse), Users: slices.Clone(a.Users),
+		Roles: slices.Clone(a.Roles), RepliedUser: a.RepliedUser}
 }
 
 // mention is one mention token found in content.
@@ -99,7 +109,7 @@ type pingResult struct {
 // it, only what parse lists plus the listed ids, and the replied-to author
 // only with replied_user. known filters user ids to existing users; the
 // author never pings themself.
-func computePings(content string, am *allowedMentions, author, repliedAuthor string, known func(string) bool) pingResult {
+func computePings(content string, am *AllowedMentions, author, repliedAuthor string, known func(string) bool) pingResult {
 	allow := func(kind, id string) bool {
 		if am == nil {
 			return true

@@ -19,7 +19,7 @@ type messageBody struct {
 	Components       json.RawMessage   `json:"components"`
 	Embeds           []json.RawMessage `json:"embeds"`
 	StickerIDs       []string          `json:"sticker_ids"`
-	AllowedMentions  *allowedMentions  `json:"allowed_mentions"`
+	AllowedMentions  *AllowedMentions  `json:"allowed_mentions"`
 	MessageReference *struct {
 		MessageID       string `json:"message_id"`
 		FailIfNotExists *bool  `json:"fail_if_not_exists"`
@@ -117,7 +117,8 @@ func normalizedComponents(raw json.RawMessage) json.RawMessage {
 
 // applyPings evaluates the message's content under am and records who it
 // notified; Pings accumulate over edits.
-func (s *Server) applyPings(m *message, am *allowedMentions, repliedAuthor string) {
+func (s *Server) applyPings(m *message, am *AllowedMentions, repliedAuthor string) {
+	m.allowed = am.clone()
 	r := computePings(m.content, am, m.authorID, repliedAuthor, s.w.known)
 	m.pings = mergePings(m.pings, r.pings)
 	m.mentions, m.mentionRoles, m.mentionEveryone = r.users, r.roles, r.everyone

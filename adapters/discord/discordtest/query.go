@@ -3,6 +3,7 @@ package discordtest
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 )
 
 // Message is a message as the fake holds it now (edits applied).
@@ -17,7 +18,25 @@ type Message struct {
 	// rules under its allowed_mentions: "everyone", "here", "user:<id>",
 	// "role:<id>". It accumulates over edits: a notification cannot be undone.
 	Pings []string
-	Edits int
+	// AllowedMentions is the allowed_mentions of the call that last set
+	// the content (the create, or an edit with content); nil when that
+	// call had none, which lets Discord ping everything the content names.
+	AllowedMentions *AllowedMentions
+	Edits           int
+}
+
+// PingedUsers returns the ids of the people the message notified, in
+// order, by Discord's rules (Pings): a <@id> or <@!id> in the content that
+// allowed_mentions let through (parse ["users"], or the id in users), or
+// the author of the message it replies to with replied_user.
+func (m Message) PingedUsers() []string {
+	var ids []string
+	for _, p := range m.Pings {
+		if id, ok := strings.CutPrefix(p, "user:"); ok {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }
 
 func (m *message) public() Message {
@@ -30,7 +49,7 @@ func (m *message) public() Message {
 	}
 	return Message{ID: m.id, ChannelID: m.channelID, GuildID: m.guildID, AuthorID: m.authorID, Bot: m.bot,
 		Content: m.content, Buttons: rows, Reference: m.reference, Flags: m.flags,
-		Pings: slices.Clone(m.pings), Edits: m.edits}
+		Pings: slices.Clone(m.pings), AllowedMentions: m.allowed.clone(), Edits: m.edits}
 }
 
 // Messages returns every non-deleted message of a channel, oldest first,

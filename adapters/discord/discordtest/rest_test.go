@@ -109,14 +109,31 @@ func TestAllowedMentionsPings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []string
+			var got discordtest.Message
 			for _, bm := range srv.BotMessages(general) {
 				if bm.ID == m.ID {
-					got = bm.Pings
+					got = bm
 				}
 			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
+			if diff := cmp.Diff(tt.want, got.Pings); diff != "" {
 				t.Errorf("Pings (-want +got):\n%s", diff)
+			}
+			var users []string
+			for _, p := range tt.want {
+				if id, ok := strings.CutPrefix(p, "user:"); ok {
+					users = append(users, id)
+				}
+			}
+			if diff := cmp.Diff(users, got.PingedUsers()); diff != "" {
+				t.Errorf("PingedUsers (-want +got):\n%s", diff)
+			}
+			// What the fake recorded is what discordgo sent.
+			var sent *discordtest.AllowedMentions
+			if b, _ := json.Marshal(tt.send.AllowedMentions); json.Unmarshal(b, &sent) != nil {
+				t.Fatalf("allowed_mentions %s", b)
+			}
+			if diff := cmp.Diff(sent, got.AllowedMentions); diff != "" {
+				t.Errorf("AllowedMentions (-sent +recorded):\n%s", diff)
 			}
 		})
 	}

@@ -52,7 +52,8 @@ type message struct {
 	reference                        string
 	flags                            int
 	pings                            []string
-	mentions                         []string // user ids
+	allowed                          *AllowedMentions // of the call that last set content
+	mentions                         []string         // user ids
 	mentionRoles                     []string
 	mentionEveryone                  bool
 	edits                            int

@@ -3,6 +3,7 @@ package telegramtest
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -26,7 +27,7 @@ func (e *ParseError) Error() string { return "can't parse entities: " + e.Reason
 // ParseHTML parses text in Telegram's HTML parse mode: the tags b strong i
 // em u ins s strike del span(class="tg-spoiler") tg-spoiler a(href) code pre
 // blockquote(expandable) tg-emoji, the entities &lt; &gt; &amp; &quot; and
-// numeric ones. A "&" that does not start an entity is literal, as Telegram
+// numeric ones. <a href="tg://user?id=N"> is a text_mention of user N. A "&" that does not start an entity is literal, as Telegram
 // treats it; an unknown entity such as "&foo;" is an error.
 func ParseHTML(src string) (Parsed, error) {
 	p := htmlParser{src: src, depth: map[string]int{}}
@@ -49,9 +50,10 @@ type openTag struct {
 	url     string
 	lang    string
 	emojiID string
-	at      int // byte offset of the tag in the source
-	start   int // byte offset in the visible text
-	start16 int // UTF-16 offset in the visible text
+	user    int64 // the person a text_mention names
+	at      int   // byte offset of the tag in the source
+	start   int   // byte offset in the visible text
+	start16 int   // UTF-16 offset in the visible text
 }
 
 type htmlParser struct {
@@ -213,7 +215,9 @@ func (p *htmlParser) open(name string, attrs map[string]string, at int) error {
 		}
 		t.typ = "spoiler"
 	case "a":
-		if href := attrs["href"]; href != "" {
+		if id, ok := userLink(attrs["href"]); ok {
+			t.typ, t.user = "text_mention", id
+		} else if href := attrs["href"]; href != "" {
 			t.typ, t.url = "text_link", href
 		}
 	case "code":
@@ -262,7 +266,7 @@ func (p *htmlParser) close(name string, at int) error {
 	if t.typ != "" && length > 0 {
 		p.res.Entities = append(p.res.Entities, Entity{
 			Type: t.typ, Offset: t.start16, Length: length,
-			URL: t.url, Language: t.lang, CustomEmojiID: t.emojiID,
+			URL: t.url, Language: t.lang, CustomEmojiID: t.emojiID, User: EntityUser{ID: t.user},
 		})
 	}
 	if text == "" {
@@ -275,6 +279,17 @@ func (p *htmlParser) close(name string, at int) error {
 		p.res.Code = append(p.res.Code, text)
 	}
 	return nil
+}
+
+// userLink reports whether href is tg://user?id=<id>, the link Telegram
+// turns into a text_mention of that person, which notifies them.
+func userLink(href string) (int64, bool) {
+	rest, ok := strings.CutPrefix(strings.ToLower(href), "tg://user?id=")
+	if !ok {
+		return 0, false
+	}
+	id, err := strconv.ParseInt(rest, 10, 64)
+	return id, err == nil && id > 0
 }
 
 func supportedTag(name string) bool {

@@ -67,7 +67,7 @@ func TestHTMLThroughSendMessage(t *testing.T) {
 			msgs := srv.BotMessages(alice)
 			got := msgs[len(msgs)-1]
 			want := telegramtest.Message{Text: tt.html, Visible: tt.visible, Bold: tt.bold, Code: tt.code}
-			if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(telegramtest.Message{}, "ID", "Chat", "From", "FromBot", "ParseMode")); diff != "" {
+			if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(telegramtest.Message{}, "ID", "Chat", "From", "FromBot", "ParseMode", "Entities")); diff != "" {
 				t.Errorf("recorded (-want +got):\n%s", diff)
 			}
 		})
@@ -131,4 +131,46 @@ func utf16Units(s string) int {
 		}
 	}
 	return n
+}
+
+// TestTextMentions: an HTML tg://user link and a plain text's text_mention
+// entity both mention the person by id, as Telegram returns them; a link
+// elsewhere, a mention written as text and a tg://user link without an id
+// mention nobody.
+func TestTextMentions(t *testing.T) {
+	srv, bot := newServer(t, telegramtest.WithoutRateLimits())
+	tests := []struct {
+		name string
+		msg  tgbotapi.MessageConfig
+		ids  []int64
+	}{
+		{"html link", tgbotapi.MessageConfig{Text: `<a href="tg://user?id=43">Bob</a> and <a href="TG://USER?ID=42">Alice</a>, twice <a href="tg://user?id=43">Bob</a>`,
+			ParseMode: tgbotapi.ModeHTML}, []int64{43, 42}},
+		{"plain entity", tgbotapi.MessageConfig{Text: "Bob, standup", Entities: []tgbotapi.MessageEntity{
+			{Type: "text_mention", Offset: 0, Length: 3, User: &tgbotapi.User{ID: 43}}}}, []int64{43}},
+		{"no mention", tgbotapi.MessageConfig{Text: `<a href="https://t.me/bob">Bob</a> @bob <a href="tg://user?id=x">x</a> &lt;@43&gt;`,
+			ParseMode: tgbotapi.ModeHTML}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.msg.ChatID = group
+			sent, err := bot.Send(tt.msg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var returned []int64
+			for _, e := range sent.Entities {
+				if e.Type == "text_mention" && e.User != nil {
+					returned = append(returned, e.User.ID)
+				}
+			}
+			msgs := srv.BotMessages(group)
+			if got := msgs[len(msgs)-1].MentionedIDs(); !cmp.Equal(got, tt.ids) {
+				t.Errorf("MentionedIDs = %v, want %v", got, tt.ids)
+			}
+			if len(tt.ids) > 0 && (len(returned) == 0 || returned[0] != tt.ids[0]) {
+				t.Errorf("the message Telegram returned has text mentions of %v, want %v", returned, tt.ids)
+			}
+		})
+	}
 }

@@ -19,6 +19,7 @@ type Message struct {
 	Text      string // as sent or last edited: HTML source when ParseMode is HTML
 	ParseMode string
 	Visible   string   // what a person reads: tags gone, entities decoded
+	Entities  []Entity // the entities of Visible, parsed or as sent
 	Bold      []string // runs shown bold, in order
 	Code      []string // runs shown as code, in order
 	ReplyTo   int      // the explicit reply target (0 none)
@@ -37,6 +38,7 @@ func (m *message) export() Message {
 		Text:      m.text,
 		ParseMode: m.parseMode,
 		Visible:   m.parsed.Visible,
+		Entities:  slices.Clone(m.parsed.Entities),
 		Bold:      slices.Clone(m.parsed.Bold),
 		Code:      slices.Clone(m.parsed.Code),
 		ReplyTo:   m.replyTo,
@@ -60,6 +62,21 @@ func (m *message) export() Message {
 		}
 	}
 	return out
+}
+
+// MentionedIDs returns the ids of the people the message mentions by id,
+// in order, each once: its text_mention entities, which an HTML
+// <a href="tg://user?id=…"> becomes, or a plain text's entities name.
+// Telegram notifies them. (An @username in the text notifies its owner
+// too; the fake does not resolve usernames.)
+func (m Message) MentionedIDs() []int64 {
+	var ids []int64
+	for _, e := range m.Entities {
+		if e.Type == "text_mention" && e.User.ID != 0 && !slices.Contains(ids, e.User.ID) {
+			ids = append(ids, e.User.ID)
+		}
+	}
+	return ids
 }
 
 // messages lists the live messages of a chat that keep returns true for.

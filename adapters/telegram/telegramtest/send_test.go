@@ -40,7 +40,8 @@ func TestSendInTopicWithReplyParameters(t *testing.T) {
 		t.Fatalf("topic messages = %+v", got)
 	}
 	want := telegramtest.Message{ID: m.MessageID, Chat: forum, Topic: topic, From: srv.BotID(), FromBot: true,
-		Text: "<b>Plan</b> ready", ParseMode: "HTML", Visible: "Plan ready", Bold: []string{"Plan"}, ReplyTo: asked.MessageID}
+		Text: "<b>Plan</b> ready", ParseMode: "HTML", Visible: "Plan ready", Bold: []string{"Plan"}, ReplyTo: asked.MessageID,
+		Entities: []telegramtest.Entity{{Type: "bold", Offset: 0, Length: 4}}}
 	if diff := cmp.Diff(want, got[2]); diff != "" {
 		t.Errorf("recorded message (-want +got):\n%s", diff)
 	}

@@ -28,6 +28,16 @@ type Entity struct {
 	URL           string `json:"url,omitempty"`
 	Language      string `json:"language,omitempty"`
 	CustomEmojiID string `json:"custom_emoji_id,omitempty"`
+	// User is the person a text_mention names (and notifies).
+	User EntityUser `json:"user,omitzero"`
+}
+
+// EntityUser is the user of a text_mention entity; a value, so Entities
+// compare with ==.
+type EntityUser struct {
+	ID        int64  `json:"id"`
+	IsBot     bool   `json:"is_bot"`
+	FirstName string `json:"first_name"`
 }
 
 type wireTopicCreated struct {
