@@ -105,6 +105,7 @@ func checks(cfg *config.Config) []check {
 			return cfg.DBPath(), db.Close()
 		}},
 		{"kb", func(ctx context.Context) (string, error) { return kbCheck(ctx, cfg) }},
+		{"reminders", func(ctx context.Context) (string, error) { return remindersCheck(ctx, cfg, time.Now()) }},
 		{"model", func(context.Context) (string, error) {
 			if err := cfg.RequireLLM(); err != nil {
 				return "", err

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/parleybot/parley/agent/remind"
+	"github.com/parleybot/parley/store"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/parleybot/parley/adapters/discord/discordtest"
 	"github.com/parleybot/parley/agent/llm/llmtest"
@@ -347,5 +350,50 @@ func TestDoctorKB(t *testing.T) {
 				t.Errorf("doctor output lacks %q:\n%s", tt.want, out.String())
 			}
 		})
+	}
+}
+
+// TestDoctorReminders: doctor counts what waits, names the next due and
+// what is overdue (Parley was not running to deliver it).
+func TestDoctorReminders(t *testing.T) {
+	llm := llmtest.NewServer(llmtest.WithAPIKey(goodOpenAI))
+	defer llm.Close()
+	data := filepath.Join(t.TempDir(), "data")
+	env := map[string]string{
+		"PARLEY_DATA_DIR":            data,
+		"XDG_CONFIG_HOME":            t.TempDir(),
+		"PARLEY_LLM_OPENAI_API_KEY":  goodOpenAI,
+		"PARLEY_LLM_OPENAI_BASE_URL": llm.OpenAIBaseURL(),
+	}
+	if err := os.MkdirAll(data, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Open(t.Context(), filepath.Join(data, "parley.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := time.Date(2099, 1, 2, 9, 0, 0, 0, time.UTC)
+	for _, at := range []time.Time{next, time.Now().Add(-time.Hour)} {
+		if _, err := db.AddItem(t.Context(), remind.Item{Kind: remind.KindReminder, Scope: "space:slack:T1", Owner: "slack:U1",
+			Place: remind.Place{Platform: "slack", Chat: "C1"}, Text: "x", Zone: "UTC", Next: at}, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	run := func(extra map[string]string) string {
+		t.Helper()
+		e2 := maps.Clone(env)
+		maps.Copy(e2, extra)
+		var out bytes.Buffer
+		e := &environment{stdin: strings.NewReader(""), stdout: &out, stderr: &out,
+			lookupEnv: func(k string) (string, bool) { v, ok := e2[k]; return v, ok }}
+		execute(t.Context(), e, []string{"doctor"})
+		return out.String()
+	}
+	if got := run(nil); !strings.Contains(got, "OK    reminders  2 active, 0 paused; next due ") || !strings.Contains(got, "; 1 overdue") {
+		t.Errorf("doctor:\n%s", got)
+	}
+	if got := run(map[string]string{"PARLEY_REMINDERS_ENABLED": "false"}); !strings.Contains(got, "OK    reminders  off") {
+		t.Errorf("doctor, reminders off:\n%s", got)
 	}
 }

@@ -1,11 +1,16 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/parleybot/parley/agent/remind"
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/cmd/parley/internal/config"
+	"github.com/parleybot/parley/store"
 )
 
 // withReminders adds reminders and scheduled runs (docs/reminders.md) to
@@ -27,4 +32,36 @@ func withReminders(cc *bot.CoreConfig, a *app, adapters []bot.Adapter, logger *s
 	a.runner.Tools = append(a.runner.Tools, tools...)
 	cc.Reminders, cc.ReminderLoop, cc.Zones = a.db, loop, zones
 	return nil
+}
+
+// remindersCheck is parley doctor's line on reminders and schedules: how
+// many wait, the next one due, and anything overdue or not yet delivered
+// (the loop runs only while Parley does).
+func remindersCheck(ctx context.Context, cfg *config.Config, now time.Time) (string, error) {
+	if !cfg.Reminders.Enabled {
+		return "off (reminders.enabled: false)", nil
+	}
+	if _, err := bot.LoadZone(cfg.Reminders.DefaultZone); err != nil {
+		return "", fmt.Errorf("reminders.default_zone: %w", err)
+	}
+	db, err := store.Open(ctx, cfg.DBPath())
+	if err != nil {
+		return "", err
+	}
+	defer db.Close()
+	s, err := db.ReminderStats(ctx, now)
+	if err != nil {
+		return "", err
+	}
+	parts := []string{fmt.Sprintf("%d active, %d paused", s.Active, s.Paused)}
+	if !s.Next.IsZero() {
+		parts = append(parts, "next due "+s.Next.UTC().Format("2006-01-02 15:04 MST"))
+	}
+	if s.Overdue > 0 {
+		parts = append(parts, fmt.Sprintf("%d overdue (delivered when Parley runs, late or reported missed)", s.Overdue))
+	}
+	if s.Undelivered > 0 {
+		parts = append(parts, fmt.Sprintf("%d claimed, not yet delivered", s.Undelivered))
+	}
+	return strings.Join(parts, "; "), nil
 }
