@@ -25,8 +25,12 @@ const (
 	// EventCompaction: the history was compacted; see Compaction.
 	EventCompaction
 	// EventDone ends a successful run: Text is the final answer of the last
-	// step, Usage the tokens of the whole run.
+	// step, Usage the tokens of the whole run; Paused when a task paused
+	// (its budget spent, or asked to) rather than finished.
 	EventDone
+	// EventCheck: a task's answer (Text) goes to the check step before it
+	// is final (agent/plan.go).
+	EventCheck
 )
 
 // Event is one item of a run's stream.
@@ -42,6 +46,8 @@ type Event struct {
 	Retry      *RetryInfo
 	Compaction *CompactionInfo
 	Usage      llm.Usage
+	// Paused: the task paused (EventDone).
+	Paused bool
 }
 
 // RetryInfo describes one retry of a model call.

@@ -5,6 +5,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -41,7 +42,15 @@ type Runner struct {
 	MemoryLimits MemoryLimits
 	MaxTokens    int
 	MaxSteps     int // model calls per turn; default 25
-	Retry        RetryPolicy
+	// Plans tell the runner a session's task plan (plan.go); nil: no
+	// turn is a task.
+	Plans Plans
+	// TaskSteps are the model calls of a turn with a plan before it
+	// pauses (default DefaultTaskSteps); MaxChecks the check steps per
+	// turn (default DefaultMaxChecks).
+	TaskSteps int
+	MaxChecks int
+	Retry     RetryPolicy
 	// Policies overrides tools' approval policies by tool name.
 	Policies map[string]Policy
 	// MaxResultChars caps a tool result; default 16,000.
@@ -80,6 +89,9 @@ type Turn struct {
 	// results for messages that arrived meanwhile in the same conversation:
 	// they join the history, so a person can steer a running task.
 	Steer func() []Steered
+	// Pause, when set, is asked before each step after the first: true
+	// pauses the turn there (/pause), as a spent budget does.
+	Pause func() bool
 }
 
 // Steered is a message folded into a running turn.
@@ -192,12 +204,26 @@ func (x *run) loop(ctx context.Context) error {
 		Tools:     toolSpecs(r.Tools),
 		MaxTokens: r.MaxTokens,
 	}
+	base := req.System
 	maxSteps := r.MaxSteps
 	if maxSteps <= 0 {
 		maxSteps = 25
 	}
-	overflowed := false
-	for step := 0; step < maxSteps; step++ {
+	overflowed, checks := false, 0
+	var view PlanView
+	for step := 0; ; step++ {
+		view = x.plan(ctx)
+		limit := maxSteps
+		if view.Total > 0 {
+			limit = cmp.Or(r.TaskSteps, DefaultTaskSteps)
+		}
+		if step >= limit && view.Total == 0 {
+			return fmt.Errorf("stopped after %d model calls without a final answer", maxSteps)
+		}
+		if step >= limit || step > 0 && x.t.Pause != nil && x.t.Pause() {
+			return x.pause(ctx, step, view, step < limit)
+		}
+		req.System = withPlan(base, view)
 		if history, err = x.compact(ctx, req, history, false); err != nil {
 			return err
 		}
@@ -232,6 +258,21 @@ func (x *run) loop(ctx context.Context) error {
 		}
 		history = append(history, answer)
 		if len(resp.ToolCalls) == 0 {
+			if v := x.plan(ctx); v.Done > 0 && checks < cmp.Or(r.MaxChecks, DefaultMaxChecks) && !x.checkedLast(history) {
+				// The check step: before the final answer, verify what
+				// was marked done; a failed check reopens an item and
+				// the task goes on.
+				checks++
+				check := llm.Message{Role: llm.RoleUser, Text: CheckPrompt}
+				if err := r.Sessions.AppendMessages(context.WithoutCancel(ctx), x.t.SessionID, check); err != nil {
+					return fmt.Errorf("save the check: %w", err)
+				}
+				history = append(history, check)
+				if !x.emit(Event{Kind: EventCheck, Text: resp.Text}) {
+					return errStopped
+				}
+				continue
+			}
 			x.emit(Event{Kind: EventDone, Text: resp.Text, Usage: x.usage})
 			return nil
 		}
@@ -242,7 +283,26 @@ func (x *run) loop(ctx context.Context) error {
 			return err
 		}
 	}
-	return fmt.Errorf("stopped after %d model calls without a final answer", maxSteps)
+}
+
+// checkedLast reports whether the model answered a check just now: its
+// answer after a check is final.
+func (x *run) checkedLast(history []llm.Message) bool {
+	n := len(history)
+	return n >= 2 && history[n-2].Role == llm.RoleUser && history[n-2].Text == CheckPrompt
+}
+
+// pause ends a task's turn at step, its state kept: the plan, the
+// transcript, every tool result. The answer says so, and is kept in the
+// transcript so the next turn knows where it stands.
+func (x *run) pause(ctx context.Context, step int, v PlanView, asked bool) error {
+	note := pauseNote(step, v, asked)
+	msg := llm.Message{Role: llm.RoleAssistant, Text: note}
+	if err := x.r.Sessions.AppendMessages(context.WithoutCancel(ctx), x.t.SessionID, msg); err != nil {
+		return fmt.Errorf("save the pause: %w", err)
+	}
+	x.emit(Event{Kind: EventDone, Text: note, Usage: x.usage, Paused: true})
+	return nil
 }
 
 // steer appends the messages that arrived while tools ran. They come after

@@ -1,0 +1,69 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+)
+
+// Long tasks (docs/tasks.md): a turn whose session has a plan — the to-do
+// list the model keeps with the todo tool (agent/task) — is a task. The
+// runner gives the plan to the model at every step (it is never compacted
+// away), may take more steps (TaskSteps), checks the items marked done
+// before the final answer (the check step), and pauses rather than fails
+// when its budget is spent or someone asks it to pause.
+
+// Plans tell the runner the plan of a session (agent/task implements it).
+type Plans interface {
+	Plan(ctx context.Context, sessionID string) (PlanView, error)
+}
+
+// PlanView is a session's plan as the runner needs it.
+type PlanView struct {
+	// Text is the plan as the model reads it; "" when there is none.
+	Text string
+	// Done and Total count its items; Open those neither done nor failed.
+	Done, Total, Open int
+}
+
+// Defaults of a task's budgets.
+const (
+	DefaultTaskSteps = 60
+	DefaultMaxChecks = 2
+)
+
+// CheckPrompt asks the model, before a task's final answer, to verify what
+// it marked done. It is stored as a user message (the work log shows it).
+const CheckPrompt = "[check] Before your final answer: verify each item you marked done against what the tools actually returned. " +
+	"If one is not done, reopen it with todo (status pending, with a note saying why) and go on; if all hold, give your final answer."
+
+// pauseNote is a paused task's answer.
+func pauseNote(steps int, v PlanView, asked bool) string {
+	why := fmt.Sprintf("after %d steps", steps)
+	if asked {
+		why = "as asked"
+	}
+	return fmt.Sprintf("⏸ Paused %s: %d of %d done — reply *continue* or use /resume.", why, v.Done, v.Total)
+}
+
+// plan is the session's plan now; a failure to read it costs the step
+// its plan, not its answer.
+func (x *run) plan(ctx context.Context) PlanView {
+	if x.r.Plans == nil {
+		return PlanView{}
+	}
+	v, err := x.r.Plans.Plan(ctx, x.t.SessionID)
+	if err != nil {
+		x.r.logger().Warn("read the plan", "session", x.t.SessionID, "err", err)
+		return PlanView{}
+	}
+	return v
+}
+
+// withPlan is the system prompt of a step: base, and the plan when there
+// is one.
+func withPlan(base string, v PlanView) string {
+	if v.Text == "" {
+		return base
+	}
+	return base + "\n\n## Your plan for this task (keep it current with the todo tool)\n" + v.Text
+}
