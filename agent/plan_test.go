@@ -119,7 +119,7 @@ func TestCheckStep(t *testing.T) {
 	withTasks(t, h)
 	h.srv.Enqueue(
 		todoCall("p1", "deploy:done", "notify:done"),
-		llmtest.Text("All done."),                        // → the check
+		llmtest.Text("All done."),                       // → the check
 		todoCall("p2", "deploy:done", "notify:pending"), // the check fails: reopened
 		todoCall("p3", "deploy:done", "notify:done"),
 		llmtest.Text("Notified; all done."), // → the second check
