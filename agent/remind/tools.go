@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -53,7 +54,7 @@ type RemindArgs struct {
 	At   string   `json:"at,omitempty" jsonschema:"when, in the person's time zone: 'tomorrow 09:00', 'monday 10:00', '17:30', '2026-12-01 09:00'"`
 	In   string   `json:"in,omitempty" jsonschema:"or a delay from now: '20m', '2h', '1d'"`
 	Cron string   `json:"cron,omitempty" jsonschema:"or a recurrence: a 5-field cron expression in the person's time zone, e.g. '0 10 * * MON' (every Monday at 10)"`
-	Who  []string `json:"who,omitempty" jsonschema:"who to remind: 'me' (the default), or people as they are mentioned in this conversation (<@U123>, @carol); others only in a shared channel"`
+	Who  []string `json:"who,omitempty" jsonschema:"who to remind: 'me' (the default), people as they are mentioned in this conversation (<@U123>, @carol), or 'channel' (posted here, pinging no one); others only in a shared channel"`
 }
 
 // ScheduleArgs is the schedule tool's argument contract.
@@ -172,7 +173,10 @@ func confirmation(it Item, loc *time.Location) string {
 		return fmt.Sprintf("Scheduled: %q runs %s. Tell the person, with that time; /schedules lists and cancels.", it.Text, when)
 	}
 	who := "you"
-	if len(it.Targets) > 1 || len(it.Targets) == 1 && it.Targets[0] != it.Owner {
+	switch {
+	case len(it.Targets) == 0:
+		who = "this conversation (pinging no one)"
+	case len(it.Targets) > 1 || it.Targets[0] != it.Owner:
 		who = strings.Join(it.Targets, ", ")
 	}
 	return fmt.Sprintf("Reminder set: I'll remind %s %s: %q. Tell the person, with that time; /remind lists and cancels.", who, when, it.Text)
@@ -195,11 +199,16 @@ func resolveTargets(caller agent.Caller, who []string) ([]string, error) {
 		}
 		out = append(out, key)
 	}
+	channel := false
 	for _, w := range who {
 		w = strings.TrimSpace(w)
 		switch {
 		case w == "" || strings.EqualFold(w, "me") || strings.EqualFold(w, "myself"):
 			add(caller.UserKey)
+		case slices.Contains([]string{"channel", "here", "everyone", "all", "@channel", "@here", "@everyone"}, strings.ToLower(w)):
+			// The whole conversation: posted there, pinging no one —
+			// Parley never pings a channel.
+			channel = true
 		case mentionForm.MatchString(w):
 			add(o.Platform + ":" + mentionForm.FindStringSubmatch(w)[1])
 		case strings.HasPrefix(w, "@") && o.Platform == "telegram" && len(w) > 1:
@@ -209,7 +218,7 @@ func resolveTargets(caller agent.Caller, who []string) ([]string, error) {
 			return nil, fmt.Errorf("who %q: mention the person as this conversation does (e.g. <@U123>), or say me", w)
 		}
 	}
-	if len(out) == 0 {
+	if len(out) == 0 && !channel {
 		add(caller.UserKey)
 	}
 	if o.Direct {
