@@ -209,10 +209,10 @@ type job struct {
 
 // prepare finds or creates the helper of each item asked for
 // (docs/tasks-helpers.md, "Delegating again"): a helper whose result the
-// model never read reports it; one that did not finish continues its
-// sub-session; one that timed out and was reported continues with the
-// new instruction; otherwise (none yet, a plan rewritten, a redo) a new
-// helper starts. Every helper that runs is marked this call's before any
+// model never read reports it; one cut off (a crash, a stop) resumes its
+// sub-session; one paused, or timed out and reported, continues it with
+// the new instruction; otherwise (none yet, a plan rewritten, a redo) a
+// new helper starts. Every helper that runs is marked this call's before any
 // starts, so a crash from here on leaves them to the next call.
 func (dl *delegator) prepare(ctx context.Context, c agent.Caller, p Plan, a DelegateArgs) ([]*job, error) {
 	kept, err := dl.Helpers.Helpers(ctx, c.SessionID)
@@ -231,14 +231,18 @@ func (dl *delegator) prepare(ctx context.Context, c agent.Caller, p Plan, a Dele
 	for _, arg := range a.Helpers {
 		text := p.Items[arg.Item-1].Text
 		h, ok := latest[arg.Item]
+		same := ok && h.ItemText == text
 		switch {
-		case ok && h.ItemText == text && !h.Status.finished():
-			h.Status = HelperPending
-		case ok && h.ItemText == text && !read(h):
+		case same && (h.Status == HelperPaused || h.Status == HelperTimeout && read(h)):
+			// A new message continues its sub-session: a paused one's
+			// ends in the pause's note, an answer of sorts; a timed-out
+			// one's end the model has read.
+			h.Instruction, h.Status, h.Key = arg.Instruction, HelperPending, turnKey(c)
+		case same && !h.Status.finished():
+			h.Status = HelperPending // resumed where it was
+		case same && !read(h):
 			jobs = append(jobs, &job{h: h, kept: true})
 			continue
-		case ok && h.ItemText == text && h.Status == HelperTimeout:
-			h.Instruction, h.Status, h.Key = arg.Instruction, HelperPending, turnKey(c)
 		default:
 			h = Helper{Parent: c.SessionID, Item: arg.Item, ItemText: text, Instruction: arg.Instruction,
 				Status: HelperPending, Key: turnKey(c)}

@@ -27,9 +27,13 @@ const (
 	HelperFailed HelperStatus = "failed"
 	// HelperTimeout: it ran out of time (tasks.helper_timeout_minutes).
 	HelperTimeout HelperStatus = "timeout"
-	// HelperStopped: its parent was stopped, paused or shut down while it
-	// ran; its sub-session continues when the item is delegated again.
+	// HelperStopped: its parent was stopped or shut down while it ran;
+	// its sub-session continues when the item is delegated again.
 	HelperStopped HelperStatus = "stopped"
+	// HelperPaused: its parent was paused (/pause) while it ran; it
+	// continues, with the instruction then given, when the item is
+	// delegated again.
+	HelperPaused HelperStatus = "paused"
 )
 
 // finished reports whether the helper has a result of its own; the other

@@ -45,7 +45,8 @@ func (dl *delegator) work(ctx context.Context, c agent.Caller, depth int, j *job
 	case err != nil:
 		dl.finish(ctx, h, HelperFailed, err.Error())
 	case paused:
-		dl.finish(ctx, h, HelperStopped, "paused: "+answer)
+		// Not its answer: the pause's note, which says so to people.
+		dl.finish(ctx, h, HelperPaused, "paused with the task")
 	default:
 		dl.finish(ctx, h, HelperDone, answer)
 	}
@@ -146,7 +147,7 @@ func fold(jobs []*job, lim Limits) string {
 		counts[j.h.Status]++
 	}
 	var parts []string
-	for _, s := range []HelperStatus{HelperDone, HelperFailed, HelperTimeout, HelperStopped} {
+	for _, s := range []HelperStatus{HelperDone, HelperFailed, HelperTimeout, HelperStopped, HelperPaused} {
 		if counts[s] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
 		}
@@ -163,7 +164,7 @@ func fold(jobs []*job, lim Limits) string {
 		switch h.Status {
 		case HelperTimeout:
 			fmt.Fprintf(&b, "\nIts work so far is kept: delegate item %d again to let it go on for another %s.", h.Item, lim.Timeout)
-		case HelperStopped:
+		case HelperStopped, HelperPaused:
 			fmt.Fprintf(&b, "\nIts work so far is kept: delegate item %d again to continue it.", h.Item)
 		}
 	}

@@ -11,7 +11,7 @@ CREATE TABLE task_helpers (
     item           INTEGER NOT NULL CHECK (item >= 1),
     item_text      TEXT    NOT NULL,
     instruction    TEXT    NOT NULL,
-    status         TEXT    NOT NULL CHECK (status IN ('pending', 'running', 'done', 'failed', 'timeout', 'stopped')),
+    status         TEXT    NOT NULL CHECK (status IN ('pending', 'running', 'done', 'failed', 'timeout', 'stopped', 'paused')),
     result         TEXT    NOT NULL DEFAULT '',
     call_id        TEXT    NOT NULL DEFAULT '',
     turn_key       TEXT    NOT NULL DEFAULT '',
