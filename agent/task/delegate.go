@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -148,27 +147,7 @@ func (dl *delegator) delegate(ctx context.Context, c agent.Caller, depth int, a 
 	if err != nil {
 		return "", err
 	}
-	if err := dl.Tasks.Store.SetState(ctx, c.SessionID, WaitingHelpers); err != nil {
-		dl.logger().Warn("task state", "session", c.SessionID, "err", err)
-	}
-	defer func() {
-		// The turn goes on (or ends, and the chat core says how).
-		if err := dl.Tasks.Store.SetState(context.WithoutCancel(ctx), c.SessionID, Running); err != nil {
-			dl.logger().Warn("task state", "session", c.SessionID, "err", err)
-		}
-	}()
-	release := holdOff(ctx)
-	var wg sync.WaitGroup
-	for _, j := range jobs {
-		if j.run {
-			wg.Go(func() { dl.work(ctx, c, depth+1, j) })
-		}
-	}
-	wg.Wait()
-	if err := release(); err != nil {
-		return "", err
-	}
-	if err := ctx.Err(); err != nil {
+	if err := dl.runAll(ctx, c, depth, jobs); err != nil {
 		return "", err
 	}
 	return fold(jobs, dl.lim), nil

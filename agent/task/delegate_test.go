@@ -307,35 +307,42 @@ func TestDelegateLimits(t *testing.T) {
 }
 
 // Nesting is off by default; with tasks.helper_depth 2 a helper gets todo
-// and delegate for a plan of its own, and its own helpers do not.
+// and delegate for a plan of its own, and its own helpers do not. A helper
+// waiting for its helpers gives its slot up: with one slot, nesting does
+// not deadlock.
 func TestHelperDepth(t *testing.T) {
-	m := newModel()
-	r := newRig(t, "", m, func(d *task.Delegation) { d.Limits.Depth = 2 })
-	r.plan(t, "survey the fleet")
-	m.on(taskText, delegateCall("d1", 1), say(0, "surveyed"))
-	m.on(helperKey(1),
-		call(0, "p1", "todo", task.TodoArgs{Items: []task.Item{{Text: "east", Status: task.Pending}}}),
-		delegateCall("d2", 1),
-		say(0, "east is fine"))
-	// The nested helper's first message names item 1 too: both scripts
-	// match it, so route on its instruction instead.
-	m.on("east", say(0, "east: fine"))
-	if _, err := r.runner.RunSync(t.Context(), r.turn()); err != nil {
-		t.Fatal(err)
-	}
-	names := func(key string, i int) []string {
-		var out []string
-		for _, s := range m.requests(key)[i].Tools {
-			out = append(out, s.Name)
+	synctest.Test(t, func(t *testing.T) {
+		m := newModel()
+		r := newRig(t, "", m, func(d *task.Delegation) { d.Limits.Depth, d.Slots = 2, task.NewSlots(1) })
+		r.plan(t, "survey the fleet")
+		m.on(taskText, delegateCall("d1", 1), say(0, "surveyed"))
+		m.on(helperKey(1),
+			call(0, "p1", "todo", task.TodoArgs{Items: []task.Item{{Text: "east", Status: task.Pending}}}),
+			delegateCall("d2", 1),
+			say(0, "east is fine"))
+		// The nested helper's first message names item 1 too: "east",
+		// scripted last, routes it.
+		m.on("east", say(time.Second, "east: fine"))
+		if _, err := r.runner.RunSync(t.Context(), r.turn()); err != nil {
+			t.Fatal(err)
 		}
-		return out
-	}
-	if got := names(helperKey(1), 0); !slices.Contains(got, "delegate") || !slices.Contains(got, "todo") {
-		t.Errorf("a helper at depth 1 of 2: %v, want todo and delegate", got)
-	}
-	if got := names("east", 0); slices.Contains(got, "delegate") || slices.Contains(got, "todo") {
-		t.Errorf("a helper at depth 2 of 2: %v, want neither todo nor delegate", got)
-	}
+		names := func(key string, i int) []string {
+			var out []string
+			for _, s := range m.requests(key)[i].Tools {
+				out = append(out, s.Name)
+			}
+			return out
+		}
+		if got := names(helperKey(1), 0); !slices.Contains(got, "delegate") || !slices.Contains(got, "todo") {
+			t.Errorf("a helper at depth 1 of 2: %v, want todo and delegate", got)
+		}
+		if got := names("east", 0); slices.Contains(got, "delegate") || slices.Contains(got, "todo") {
+			t.Errorf("a helper at depth 2 of 2: %v, want neither todo nor delegate", got)
+		}
+		if got := toolResult(m.requests(helperKey(1))[2], "d2"); !strings.Contains(got, "## Item 1: done\neast: fine") {
+			t.Errorf("the nested result: %q", got)
+		}
+	})
 }
 
 func hargs(item int, instruction string) task.HelperArgs {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/parleybot/parley/agent"
@@ -14,6 +16,38 @@ import (
 // errHelperTimeout is the cause of a helper's context when its time ran
 // out, telling a timeout from its parent's stop.
 var errHelperTimeout = errors.New("helper timed out")
+
+// runAll runs the jobs that need to, at once, and waits for them all:
+// meanwhile the task waits for its helpers, and a helper that delegated
+// gives its own slot up.
+func (dl *delegator) runAll(ctx context.Context, c agent.Caller, depth int, jobs []*job) error {
+	if !slices.ContainsFunc(jobs, func(j *job) bool { return j.run }) {
+		return nil
+	}
+	dl.setState(ctx, c.SessionID, WaitingHelpers)
+	// The turn goes on (or ends, and the chat core says how).
+	defer dl.setState(context.WithoutCancel(ctx), c.SessionID, Running)
+	reacquire := yieldSlot(ctx)
+	var wg sync.WaitGroup
+	for _, j := range jobs {
+		if j.run {
+			wg.Go(func() { dl.work(ctx, c, depth+1, j) })
+		}
+	}
+	wg.Wait()
+	if err := reacquire(); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// setState records the task's state; a failure costs people the state
+// shown, not the task its helpers.
+func (dl *delegator) setState(ctx context.Context, sessionID string, s State) {
+	if err := dl.Tasks.Store.SetState(ctx, sessionID, s); err != nil {
+		dl.logger().Warn("task state", "session", sessionID, "err", err)
+	}
+}
 
 // work runs one helper to its end and stores its result the moment it
 // exists. ctx is the delegate call's: when it ends (a stop, a shutdown)
@@ -207,9 +241,9 @@ func (s *heldSlot) release() {
 	}
 }
 
-// holdOff gives up the slot of the helper ctx runs in, if any, and returns
-// what takes it back.
-func holdOff(ctx context.Context) (reacquire func() error) {
+// yieldSlot gives up the slot of the helper ctx runs in, if any, and
+// returns what takes it back.
+func yieldSlot(ctx context.Context) (reacquire func() error) {
 	s, _ := ctx.Value(slotKey{}).(*heldSlot)
 	if s == nil || !s.held {
 		return func() error { return nil }
