@@ -240,14 +240,16 @@ func TestStopCascadesToHelpers(t *testing.T) {
 
 // A helper's approval is asked on behalf of the parent's author, from the
 // helper's sub-session, whose conversation is the parent's thread: the chat
-// core posts it there.
+// core posts it there. A helper of a tainted task is tainted too.
 func TestHelperApprovalForAuthor(t *testing.T) {
 	m := newModel()
 	r := newRig(t, "", m, nil)
 	r.plan(t, "restart the service")
 	m.on(taskText, delegateCall("d1", 1), say(0, "restarted"))
 	m.on(helperKey(1), call(0, "x1", "risky", nil), say(0, "service restarted"))
-	if _, err := r.runner.RunSync(t.Context(), r.turn()); err != nil {
+	tainted := r.turn()
+	tainted.Caller.Tainted = true // the task had read a web page
+	if _, err := r.runner.RunSync(t.Context(), tainted); err != nil {
 		t.Fatal(err)
 	}
 	h := r.helpers(t)[1]
@@ -264,7 +266,7 @@ func TestHelperApprovalForAuthor(t *testing.T) {
 		t.Errorf("the approval's session is in %+v (%v), want the parent's thread", info.Thread, err)
 	}
 	risky := r.runner.Tools[3].(*riskyTool)
-	if len(risky.ran) != 1 || risky.ran[0].UserKey != author.UserKey || risky.ran[0].SessionID != h.Session {
+	if len(risky.ran) != 1 || risky.ran[0].UserKey != author.UserKey || risky.ran[0].SessionID != h.Session || !risky.ran[0].Tainted {
 		t.Errorf("the tool ran for %+v", risky.ran)
 	}
 }
