@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 )
@@ -23,6 +24,9 @@ type PlanView struct {
 	Text string
 	// Done and Total count its items; Open those neither done nor failed.
 	Done, Total, Open int
+	// Heading is the line above the plan in the prompt; "" is a task's
+	// own. A helper reads its parent's plan under another (agent/task).
+	Heading string
 }
 
 // Defaults of a task's budgets.
@@ -48,10 +52,14 @@ func pauseNote(steps int, v PlanView, asked bool) string {
 // plan is the session's plan now; a failure to read it costs the step
 // its plan, not its answer.
 func (x *run) plan(ctx context.Context) PlanView {
-	if x.r.Plans == nil {
+	plans := x.r.Plans
+	if x.t.Sub != nil {
+		plans = x.t.Sub.Plans
+	}
+	if plans == nil {
 		return PlanView{}
 	}
-	v, err := x.r.Plans.Plan(ctx, x.t.SessionID)
+	v, err := plans.Plan(ctx, x.t.SessionID)
 	if err != nil {
 		x.r.logger().Warn("read the plan", "session", x.t.SessionID, "err", err)
 		return PlanView{}
@@ -65,5 +73,8 @@ func withPlan(base string, v PlanView) string {
 	if v.Text == "" {
 		return base
 	}
-	return base + "\n\n## Your plan for this task (keep it current with the todo tool)\n" + v.Text
+	return base + "\n\n" + cmp.Or(v.Heading, planHeading) + "\n" + v.Text
 }
+
+// planHeading introduces a task's own plan in the prompt.
+const planHeading = "## Your plan for this task (keep it current with the todo tool)"

@@ -92,6 +92,23 @@ type Turn struct {
 	// Pause, when set, is asked before each step after the first: true
 	// pauses the turn there (/pause), as a spent budget does.
 	Pause func() bool
+	// Sub, when set, runs the turn on a helper's sub-session (agent/task's
+	// delegate) with what Sub says instead of the runner's.
+	Sub *Sub
+}
+
+// Sub is what a helper's turn runs with instead of its runner's: a helper
+// shares the runner (provider, stores, approvals) but not its tools, its
+// budget or its plan.
+type Sub struct {
+	// Tools replace the runner's Tools.
+	Tools []Tool
+	// Steps are the turn's model calls, plan or not (0: the runner's
+	// budgets). A helper without a plan of its own fails past them; one
+	// with a plan pauses, as a task does.
+	Steps int
+	// Plans replace the runner's Plans: a helper sees its parent's plan.
+	Plans Plans
 }
 
 // Steered is a message folded into a running turn.
@@ -127,7 +144,9 @@ func (r *Runner) Run(ctx context.Context, t Turn) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		run := &run{r: r, t: t, yield: yield}
+		// A turn may start tainted: a helper of a task that had read
+		// untrusted content was instructed by it.
+		run := &run{r: r, t: t, yield: yield, tainted: t.Caller.Tainted}
 		if err := run.loop(ctx); err != nil && !run.stopped {
 			yield(Event{}, err)
 		}
@@ -181,7 +200,7 @@ func (x *run) loop(ctx context.Context) error {
 		history = append(history, user)
 	}
 
-	tools := r.toolIndex()
+	tools := toolIndex(x.tools())
 	x.tainted = x.tainted || taintedHistory(history, tools, x.t.Caller.UserName)
 	if len(pending) > 0 {
 		if history, err = x.resumePending(ctx, tools, history, pending); err != nil {
@@ -199,9 +218,9 @@ func (x *run) loop(ctx context.Context) error {
 	req := llm.Request{
 		System: SystemPrompt(PromptInput{
 			Persona: r.Persona, Place: x.t.Place, User: x.t.Caller, Memory: mem,
-			Limits: r.MemoryLimits, Now: r.now(), Tools: toolNames(r.Tools), Skills: skills,
+			Limits: r.MemoryLimits, Now: r.now(), Tools: toolNames(x.tools()), Skills: skills,
 		}),
-		Tools:     toolSpecs(r.Tools),
+		Tools:     toolSpecs(x.tools()),
 		MaxTokens: r.MaxTokens,
 	}
 	base := req.System
@@ -217,8 +236,11 @@ func (x *run) loop(ctx context.Context) error {
 		if view.Total > 0 {
 			limit = cmp.Or(r.TaskSteps, DefaultTaskSteps)
 		}
+		if x.t.Sub != nil && x.t.Sub.Steps > 0 {
+			limit = x.t.Sub.Steps
+		}
 		if step >= limit && view.Total == 0 {
-			return fmt.Errorf("stopped after %d model calls without a final answer", maxSteps)
+			return fmt.Errorf("stopped after %d model calls without a final answer", limit)
 		}
 		if step >= limit || step > 0 && x.t.Pause != nil && x.t.Pause() {
 			return x.pause(ctx, step, view, step < limit)

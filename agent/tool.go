@@ -31,6 +31,10 @@ type Caller struct {
 	Confirm MemoryConfirmer
 	// Origin is where the turn runs, for tools that act there later.
 	Origin Origin
+	// CallID is the id of the tool call being run, for tools that keep
+	// work across calls (delegate) and must tell a call a crash cut off
+	// from one whose result the model read.
+	CallID string
 }
 
 // Origin is where a turn runs, as the chat core addresses it (bot.Thread

@@ -10,9 +10,17 @@ import (
 	"github.com/parleybot/parley/agent/llm"
 )
 
-func (r *Runner) toolIndex() map[string]Tool {
-	idx := make(map[string]Tool, len(r.Tools))
-	for _, t := range r.Tools {
+// tools are the tools of the run: its helper's, or the runner's.
+func (x *run) tools() []Tool {
+	if x.t.Sub != nil {
+		return x.t.Sub.Tools
+	}
+	return x.r.Tools
+}
+
+func toolIndex(tools []Tool) map[string]Tool {
+	idx := make(map[string]Tool, len(tools))
+	for _, t := range tools {
 		idx[t.Spec().Name] = t
 	}
 	return idx
@@ -87,6 +95,7 @@ func (x *run) runTool(ctx context.Context, tools map[string]Tool, call llm.ToolC
 	}
 	caller := x.t.Caller
 	caller.SessionID = x.t.SessionID
+	caller.CallID = call.ID
 	caller.Tainted = x.tainted
 	caller.Confirm = x.r.Confirmer
 	if x.r.policy(tool) == PolicyAlways {
