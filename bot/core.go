@@ -53,6 +53,9 @@ type CoreConfig struct {
 	Runs RunRecorder
 	// Learning serves /skills and /reflect; nil: off.
 	Learning Learning
+	// Helpers tell a task's helper sessions (agent/task delegate); nil:
+	// there are none.
+	Helpers HelperSessions
 	// Reminders keeps reminders and schedules (agent/remind); nil: off.
 	Reminders remind.ItemStore
 	// ReminderLoop claims due items: the core sets its Deliver and runs
@@ -113,7 +116,7 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 		Commands: New(cfg.Store, cfg.Runner.Memory, cfg.MemoryLimits),
 		Access:   cfg.Access, Outbound: out, Approvals: approvals,
 		MaxConcurrent: cfg.MaxConcurrent, Model: cfg.Model, Limits: cfg.Limits, ResumeWithin: cfg.ResumeWithin,
-		Knowledge: cfg.Knowledge, Runs: cfg.Runs, Learning: cfg.Learning,
+		Knowledge: cfg.Knowledge, Runs: cfg.Runs, Learning: cfg.Learning, Helpers: cfg.Helpers,
 		Now: cfg.Now, Logger: cfg.Logger,
 	}, cfg.Adapters...)
 	if err != nil {

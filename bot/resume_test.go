@@ -3,6 +3,7 @@ package bot_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/parleybot/parley/agent/task"
 	"log/slog"
 	"strings"
 	"testing"
@@ -352,5 +353,39 @@ func TestApprovalResumeSurvivesCrash(t *testing.T) {
 	}
 	if left, _ := w.db.Unfinished(t.Context()); len(left) != 0 {
 		t.Fatalf("unfinished: %+v", left)
+	}
+}
+
+// TestHelperApprovalResumesNoTurn: an approval decided for a task's helper
+// after the helper stopped waiting resumes nothing in the thread — the
+// helper's sub-session is no conversation of its own — and the decision
+// stays in its record for the helper to find.
+func TestHelperApprovalResumesNoTurn(t *testing.T) {
+	w := newWorld(t, "slack", bot.Access{})
+	m := msg("slack", "C1", "1.1", "U1", "k1", "deploy please")
+	parent, _ := w.db.SessionFor(t.Context(), m.Thread)
+	h, err := w.db.AddHelper(t.Context(), task.Helper{Parent: parent, Item: 1, ItemText: "deploy", Instruction: "deploy", Status: task.HelperRunning})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.db.AppendMessages(t.Context(), h.Session,
+		llm.Message{Role: llm.RoleUser, Text: "deploy", Key: "h1"},
+		llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "d1", Name: "deploy", Arguments: json.RawMessage(`{}`)}}})
+	rec := bot.ApprovalRecord{ID: "ap1", SessionID: h.Session, ToolCallID: "d1", Requester: m.User.Key(), RequesterName: m.User.Name,
+		Status: bot.ApprovalApproved, DecidedBy: m.User.Key(), DecidedByName: "U1"}
+	for _, helpers := range []bot.HelperSessions{w.db, nil} {
+		w.router = newRouter(t, bot.RouterConfig{Sessions: w.db, Inbox: w.db, KV: w.db, Runner: w.runner,
+			Commands: bot.New(w.db, w.db, agent.MemoryLimits{}), Reply: w.replies.factory, Logger: slog.New(slog.DiscardHandler),
+			Helpers: helpers}, w.fake)
+		if err := w.router.ResumeApproval(t.Context(), rec); err != nil {
+			t.Fatal(err)
+		}
+		left, _ := w.db.Unfinished(t.Context())
+		if helpers != nil && len(left) != 0 {
+			t.Fatalf("a helper's decision queued a turn in the thread: %+v", left)
+		}
+		if helpers == nil && len(left) != 1 {
+			t.Fatalf("without telling helpers apart the decision queues a turn (the bug this guards): %+v", left)
+		}
 	}
 }

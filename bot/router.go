@@ -56,12 +56,21 @@ type RouterConfig struct {
 	Runs RunRecorder
 	// Learning serves /skills and /reflect; nil: off.
 	Learning Learning
+	// Helpers tell a task's helper sessions from the thread's own
+	// (agent/task delegate), whose approvals resume no turn here; nil:
+	// there are none.
+	Helpers HelperSessions
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 	// ResumeWithin bounds crash recovery: a message older than this is not
 	// answered after a restart (the conversation has moved on); it is
 	// logged and closed. Default 24 h.
 	ResumeWithin time.Duration
+}
+
+// HelperSessions tell a task's helper sessions (store.DB).
+type HelperSessions interface {
+	HelperParent(ctx context.Context, sessionID string) (parent string, ok bool, err error)
 }
 
 // Router is the inbound half of the chat core: every adapter's events go

@@ -166,6 +166,14 @@ func (r *Router) ResumeApproval(ctx context.Context, rec ApprovalRecord) error {
 		// answer twice.
 		return nil
 	}
+	if r.cfg.Helpers != nil {
+		// A task's helper (agent/task delegate) has no turn of its own
+		// in the thread: its decision stays in the record, and the
+		// helper finds it when its task delegates to it again.
+		if _, helper, err := r.cfg.Helpers.HelperParent(ctx, rec.SessionID); err != nil || helper {
+			return err
+		}
+	}
 	open, err := r.cfg.Runner.CallOpen(ctx, rec.SessionID, rec.ToolCallID)
 	if err != nil || !open {
 		return err // settled already (stopped, or resumed before)
