@@ -113,20 +113,17 @@ func (c *checklists) run(sid string, cl *checklist) {
 }
 
 // update shows sid's task once, through the one outbound path (paced,
-// plain-text fallback). settled reports that the task is idle or paused.
-// A failed call is logged: the next change, or the next turn, tries again.
+// plain-text fallback), as the store has it when the chat's budget allows
+// the call. settled reports that the task is idle or paused. A failed
+// call is logged: the next change, or the next turn, tries again.
 func (c *checklists) update(sid string, cl *checklist, t Thread, replyTo string) (settled bool) {
 	ctx := c.ctx
 	k, ok, err := c.tasks.Task(ctx, sid)
-	if err != nil || !ok {
+	if err != nil || !ok || len(k.Plan.Items) == 0 {
 		if err != nil && ctx.Err() == nil {
 			c.log.Warn("checklist: read the task", "session", sid, "err", err)
 		}
-		return true
-	}
-	settled = k.State == task.Idle || k.State == task.Paused
-	if len(k.Plan.Items) == 0 {
-		return settled
+		return !ok || settledTask(k)
 	}
 	ref, posted := decodeChecklistRef(k.Checklist)
 	if posted {
@@ -136,12 +133,21 @@ func (c *checklists) update(sid string, cl *checklist, t Thread, replyTo string)
 	if !ok {
 		return true // its platform is not enabled now
 	}
-	text := checklistText(k, a.Capabilities())
+	caps := a.Capabilities()
+	text := checklistText(k, caps)
 	if posted && text == cl.shown {
-		return settled
+		return settledTask(k)
 	}
+	latest := func() Out {
+		// What changed while the call waited for its turn goes with it.
+		if now, ok, err := c.tasks.Task(ctx, sid); err == nil && ok {
+			k, text = now, checklistText(now, caps)
+		}
+		return Out{Text: text, ReplyTo: replyTo}
+	}
+	settled = settledTask(k)
 	if !posted {
-		ref, err = c.out.Post(ctx, t, Out{Text: text, ReplyTo: replyTo})
+		ref, err = c.out.PostLatest(ctx, t, latest)
 		if err != nil {
 			c.warn("post", sid, err)
 			return settled
@@ -151,14 +157,18 @@ func (c *checklists) update(sid string, cl *checklist, t Thread, replyTo string)
 		if err := c.tasks.SetChecklist(context.WithoutCancel(ctx), sid, encodeChecklistRef(ref)); err != nil {
 			c.log.Error("checklist: save its message", "session", sid, "err", err)
 		}
-	} else if err := c.out.Edit(ctx, ref, Out{Text: text}); err != nil {
+	} else if err := c.out.EditLatest(ctx, ref, latest); err != nil {
 		cl.shown = "" // the edit may or may not have taken
 		c.warn("edit", sid, err)
 		return settled
 	}
 	cl.shown = text
-	return settled
+	return settledTask(k)
 }
+
+// settledTask reports a task no turn works on now: its checklist's
+// updater may forget it.
+func settledTask(k task.Task) bool { return k.State == task.Idle || k.State == task.Paused }
 
 func (c *checklists) warn(what, sid string, err error) {
 	if c.ctx.Err() == nil {
@@ -195,6 +205,9 @@ func checklistText(k task.Task, caps Capabilities) string {
 	text = head + "\n" + strings.Join(lines, "\n")
 	for n := len(lines) - 1; n > 0 && measure(caps, text) > limit; n-- {
 		text = head + "\n" + strings.Join(lines[:n], "\n") + fmt.Sprintf("\n… and %d more (/status)", len(lines)-n)
+	}
+	if m := func(s string) int { return measure(caps, s) }; m(text) > limit {
+		text = text[:fitPrefix(text, limit, m)] // a platform of tiny messages: what fits
 	}
 	return text
 }
