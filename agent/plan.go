@@ -62,8 +62,14 @@ func (x *run) plan(ctx context.Context) PlanView {
 // withPlan is the system prompt of a step: base, and the plan when there
 // is one.
 func withPlan(base string, v PlanView) string {
+	return base + PlanSection(v)
+}
+
+// PlanSection is what a plan adds to each step's system prompt; "" when
+// there is none. Exported so its cost per step can be measured.
+func PlanSection(v PlanView) string {
 	if v.Text == "" {
-		return base
+		return ""
 	}
-	return base + "\n\n## Your plan for this task (keep it current with the todo tool)\n" + v.Text
+	return "\n\n## Your plan for this task (keep it current with the todo tool)\n" + v.Text
 }
