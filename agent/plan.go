@@ -36,13 +36,17 @@ const (
 const CheckPrompt = "[check] Before your final answer: verify each item you marked done against what the tools actually returned. " +
 	"If one is not done, reopen it with todo (status pending, with a note saying why) and go on; if all hold, give your final answer."
 
+// PauseMark begins a paused task's answer: the chat core tells a pause
+// from a final answer by it when a crash kept it from seeing the event.
+const PauseMark = "⏸ Paused "
+
 // pauseNote is a paused task's answer.
 func pauseNote(steps int, v PlanView, asked bool) string {
 	why := fmt.Sprintf("after %d steps", steps)
 	if asked {
 		why = "as asked"
 	}
-	return fmt.Sprintf("⏸ Paused %s: %d of %d done — reply *continue* or use /resume.", why, v.Done, v.Total)
+	return fmt.Sprintf("%s%s: %d of %d done — reply *continue* or use /resume.", PauseMark, why, v.Done, v.Total)
 }
 
 // plan is the session's plan now; a failure to read it costs the step

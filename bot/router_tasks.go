@@ -40,9 +40,17 @@ type taskTurn struct {
 }
 
 // beginTask starts following sid's turn for m: a task's state becomes
-// running, and its checklist is brought up to date where the last turn
-// left it otherwise (paused, waiting, or cut off by a crash).
+// running.
 func (r *Router) beginTask(ctx context.Context, sid string, m Message) *taskTurn {
+	tt := r.followTask(ctx, sid, m)
+	tt.set(ctx, task.Running, m.User.Name+"'s turn")
+	return tt
+}
+
+// followTask is what follows a turn of sid for m; nil when tasks are off.
+// A task still running when its turn begins is one a crash cut off: its
+// checklist may lag its plan, and the same message is edited now.
+func (r *Router) followTask(ctx context.Context, sid string, m Message) *taskTurn {
 	if r.cfg.Tasks == nil {
 		return nil
 	}
@@ -52,16 +60,12 @@ func (r *Router) beginTask(ctx context.Context, sid string, m Message) *taskTurn
 		r.log.Warn("task: read", "session", sid, "err", err)
 		return tt
 	}
-	if !ok {
-		return tt
+	if ok {
+		tt.active, tt.state = true, k.State
+		if k.State == task.Running {
+			r.checklist.show(sid, m.Thread, m.ID)
+		}
 	}
-	tt.active, tt.state = true, k.State
-	if k.State == task.Running {
-		// A turn a crash cut off: its checklist may lag its plan. The
-		// same message is edited.
-		r.checklist.show(sid, m.Thread, m.ID)
-	}
-	tt.set(ctx, task.Running, m.User.Name+"'s turn")
 	return tt
 }
 
@@ -90,6 +94,13 @@ func (tt *taskTurn) observe(ctx context.Context, ev agent.Event) {
 			tt.set(ctx, task.Idle, "finished")
 		}
 	}
+}
+
+// taskRedelivered settles the task of a turn whose answer a crash kept
+// from being shown: the model had finished (or paused), the router never
+// saw it. The checklist catches up with the plan.
+func (r *Router) taskRedelivered(ctx context.Context, sid string, m Message, answer string) {
+	r.followTask(ctx, sid, m).observe(ctx, agent.Event{Kind: agent.EventDone, Text: answer, Paused: strings.HasPrefix(answer, agent.PauseMark)})
 }
 
 // ended records a turn that failed or was stopped: the task waits for
@@ -123,7 +134,7 @@ func (tt *taskTurn) planChanged(ctx context.Context) {
 
 // set records state s, and why, when it is a change.
 func (tt *taskTurn) set(ctx context.Context, s task.State, why string) {
-	if !tt.active || s == tt.state {
+	if tt == nil || !tt.active || s == tt.state {
 		return
 	}
 	ctx = context.WithoutCancel(ctx) // a stop is a state worth keeping

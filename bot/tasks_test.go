@@ -453,3 +453,54 @@ func TestTaskCommandsWithoutTask(t *testing.T) {
 		}
 	})
 }
+
+// TestTaskSettledOnRedelivery: the process dies after a task's turn had
+// its answer (final, or a pause) but before the router saw it, the task
+// still running. After the restart the answer is only delivered, and the
+// task is settled by what the answer was, without asking the model.
+func TestTaskSettledOnRedelivery(t *testing.T) {
+	for _, tt := range []struct {
+		name, answer string
+		want         task.State
+	}{
+		{"finished", "Did the one thing.", task.Idle},
+		{"paused", "⏸ Paused after 2 steps: 0 of 1 done — reply *continue* or use /resume.", task.Paused},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				w := newTaskWorld(t, &workTool{hold: make(chan struct{})}, 0)
+				w.start(t, step(todo("p0", "one:in_progress")), step(doWork("w1")))
+				inject(t, w, coreMention("k1", "ana", "do the one thing"))
+				settle()
+				sid := sessionOf(t, w, coreThread)
+				w.stop(t)
+				// The model's answer made it into the transcript; nothing
+				// after it happened.
+				db, err := store.Open(t.Context(), w.path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := db.AppendMessages(t.Context(), sid, llm.Message{Role: llm.RoleAssistant, Text: tt.answer}); err != nil {
+					t.Fatal(err)
+				}
+				db.Close()
+
+				w.start(t, text("unused"))
+				defer w.stop(t)
+				settle()
+				if n := w.model.calls.Load(); n != 0 {
+					t.Errorf("the model was asked %d times", n)
+				}
+				if n := countText(w, tt.answer); n != 1 {
+					t.Errorf("the answer is shown %d times, want once", n)
+				}
+				if s := stateOf(t, w, sid); s != tt.want {
+					t.Errorf("state %s, want %s", s, tt.want)
+				}
+				if n := len(checklists(w, coreThread)); n != 1 {
+					t.Errorf("%d checklists, want 1", n)
+				}
+			})
+		})
+	}
+}
