@@ -504,3 +504,47 @@ func TestTaskSettledOnRedelivery(t *testing.T) {
 		})
 	}
 }
+
+// TestTaskWaitsForApproval: while a task's step waits for an approval its
+// state and checklist say so; the decision sets it running again, and the
+// work log keeps both.
+func TestTaskWaitsForApproval(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := newTaskWorld(t, &workTool{}, 0)
+		deploy := llm.ToolCall{ID: "d1", Name: "deploy", Arguments: json.RawMessage(`{}`)}
+		w.start(t, step(todo("p0", "deploy:in_progress")), step(deploy),
+			step(todo("p1", "deploy:done")), text("Deployed."), text("Checked: deployed."))
+		defer w.stop(t)
+		inject(t, w, coreMention("k1", "ana", "deploy"))
+		settle()
+		sid := sessionOf(t, w, coreThread)
+		if s := stateOf(t, w, sid); s != task.WaitingApproval {
+			t.Fatalf("state %s while the approval waits", s)
+		}
+		if lists := checklists(w, coreThread); len(lists) != 1 || !strings.HasPrefix(lists[0].Text, "📋 Plan — 0 of 1 done · waiting for approval\n") {
+			t.Fatalf("the checklist while the approval waits: %+v", lists)
+		}
+		prompt := w.approvalPrompt(t, coreThread)
+		click := bot.Action{Key: "click1", Thread: coreThread, User: bot.User{Platform: "slack", ID: "ana", Name: "ana"},
+			Data: prompt.Buttons[0].Data, Message: prompt.Ref}
+		if err := w.fake.InjectAction(t.Context(), click); err != nil {
+			t.Fatal(err)
+		}
+		settle()
+		if lists := checklists(w, coreThread); len(lists) != 1 || lists[0].Text != "📋 Plan — 1 of 1 done\n☑ 1. deploy" {
+			t.Fatalf("the checklist after the decision: %+v", lists)
+		}
+		if s := stateOf(t, w, sid); s != task.Idle {
+			t.Errorf("state %s after the answer", s)
+		}
+		log := workLog(t, w, sid)
+		for _, line := range []string{"state: waiting_approval: waiting for approval of deploy", "state: running: approved by ana", "tool: deploy {} → deployed"} {
+			if !strings.Contains(log, line) {
+				t.Errorf("the work log lacks %q:\n%s", line, log)
+			}
+		}
+		if n := w.fake.RateLimited(); n != 0 {
+			t.Errorf("the platform answered 429 %d times", n)
+		}
+	})
+}
