@@ -40,13 +40,17 @@ const (
 const CheckPrompt = "[check] Before your final answer: verify each item you marked done against what the tools actually returned. " +
 	"If one is not done, reopen it with todo (status pending, with a note saying why) and go on; if all hold, give your final answer."
 
+// PauseMark begins a paused task's answer: the chat core tells a pause
+// from a final answer by it when a crash kept it from seeing the event.
+const PauseMark = "⏸ Paused "
+
 // pauseNote is a paused task's answer.
 func pauseNote(steps int, v PlanView, asked bool) string {
 	why := fmt.Sprintf("after %d steps", steps)
 	if asked {
 		why = "as asked"
 	}
-	return fmt.Sprintf("⏸ Paused %s: %d of %d done — reply *continue* or use /resume.", why, v.Done, v.Total)
+	return fmt.Sprintf("%s%s: %d of %d done — reply *continue* or use /resume.", PauseMark, why, v.Done, v.Total)
 }
 
 // plan is the session's plan now; a failure to read it costs the step
@@ -70,10 +74,16 @@ func (x *run) plan(ctx context.Context) PlanView {
 // withPlan is the system prompt of a step: base, and the plan when there
 // is one.
 func withPlan(base string, v PlanView) string {
+	return base + PlanSection(v)
+}
+
+// PlanSection is what a plan adds to each step's system prompt; "" when
+// there is none. Exported so its cost per step can be measured.
+func PlanSection(v PlanView) string {
 	if v.Text == "" {
-		return base
+		return ""
 	}
-	return base + "\n\n" + cmp.Or(v.Heading, planHeading) + "\n" + v.Text
+	return "\n\n" + cmp.Or(v.Heading, planHeading) + "\n" + v.Text
 }
 
 // planHeading introduces a task's own plan in the prompt.

@@ -247,7 +247,10 @@ func plainText(s string) string {
 
 // oneLine collapses whitespace and drops controls and invisible format
 // characters, keeping at most maxNameLen runes.
-func oneLine(s string) string {
+func oneLine(s string) string { return squash(s, maxNameLen) }
+
+// squash is oneLine keeping at most max runes, then "…".
+func squash(s string, max int) string {
 	var b strings.Builder
 	n, space := 0, false
 	for _, r := range s {
@@ -258,7 +261,7 @@ func oneLine(s string) string {
 		if isHiddenFormat(r) {
 			continue
 		}
-		if n == maxNameLen {
+		if n == max {
 			b.WriteString("…")
 			break
 		}

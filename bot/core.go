@@ -9,6 +9,7 @@ import (
 
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/remind"
+	"github.com/parleybot/parley/agent/task"
 	"github.com/parleybot/parley/internal/clock"
 )
 
@@ -63,6 +64,11 @@ type CoreConfig struct {
 	ReminderLoop *remind.Loop
 	// Zones tell each person's time zone, for /tz and /remind.
 	Zones Zones
+	// Tasks keeps long tasks (agent/task): the core shows their
+	// checklists, keeps their state and work log, and serves /pause,
+	// /resume and /worklog. nil: off. The runner's Plans and todo tool
+	// are set apart (cmd/parley).
+	Tasks task.Store
 	// ResumeWithin bounds crash recovery (default 24 h).
 	ResumeWithin time.Duration
 	// Now and Sleep are the clock of everything in the core (defaults:
@@ -116,7 +122,7 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 		Commands: New(cfg.Store, cfg.Runner.Memory, cfg.MemoryLimits),
 		Access:   cfg.Access, Outbound: out, Approvals: approvals,
 		MaxConcurrent: cfg.MaxConcurrent, Model: cfg.Model, Limits: cfg.Limits, ResumeWithin: cfg.ResumeWithin,
-		Knowledge: cfg.Knowledge, Runs: cfg.Runs, Learning: cfg.Learning, Helpers: cfg.Helpers,
+		Knowledge: cfg.Knowledge, Runs: cfg.Runs, Learning: cfg.Learning, Tasks: cfg.Tasks, Helpers: cfg.Helpers,
 		Now: cfg.Now, Logger: cfg.Logger,
 	}, cfg.Adapters...)
 	if err != nil {

@@ -58,9 +58,11 @@ type coreWorld struct {
 	provider llm.Provider
 	// reminders turns on reminders and schedules (timekeeper_test.go).
 	reminders bool
-	db        *store.DB
-	cancel    context.CancelFunc
-	done      chan error
+	// setup changes the core's config before each start (tasks_test.go).
+	setup  func(cfg *bot.CoreConfig, db *store.DB)
+	db     *store.DB
+	cancel context.CancelFunc
+	done   chan error
 }
 
 func newCoreWorld(t *testing.T, fake *bottest.Adapter) *coreWorld {
@@ -93,6 +95,9 @@ func (w *coreWorld) start(t *testing.T, script ...llm.Response) {
 		Access: w.access, Limits: w.limits, Logger: slog.New(slog.DiscardHandler)}
 	if w.reminders {
 		withReminders(t, &cfg, db)
+	}
+	if w.setup != nil {
+		w.setup(&cfg, db)
 	}
 	core, err := bot.NewCore(cfg)
 	if err != nil {

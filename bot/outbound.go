@@ -116,12 +116,19 @@ const (
 // Post sends out as a new message in t, paced on t's budget for new
 // messages.
 func (o *Outbound) Post(ctx context.Context, t Thread, out Out) (MessageRef, error) {
+	return o.PostLatest(ctx, t, func() Out { return out })
+}
+
+// PostLatest is Post of what latest returns when the budget allows the
+// call: a message whose content changes while it waits (a task's
+// checklist) goes out as it is then, not as it was.
+func (o *Outbound) PostLatest(ctx context.Context, t Thread, latest func() Out) (MessageRef, error) {
 	ol, err := o.outlet(t.Platform)
 	if err != nil {
 		return MessageRef{}, err
 	}
 	var ref MessageRef
-	err = o.call(ctx, ol, ol.pacer.PostKey(t), out, func(out Out) (err error) {
+	err = o.callLatest(ctx, ol, ol.pacer.PostKey(t), latest, func(out Out) (err error) {
 		ref, err = ol.adapter.Send(ctx, t, out)
 		return err
 	})
@@ -130,11 +137,17 @@ func (o *Outbound) Post(ctx context.Context, t Thread, out Out) (MessageRef, err
 
 // Edit replaces what the message ref shows, paced on its chat's budget.
 func (o *Outbound) Edit(ctx context.Context, ref MessageRef, out Out) error {
+	return o.EditLatest(ctx, ref, func() Out { return out })
+}
+
+// EditLatest is Edit of what latest returns when the budget allows the
+// call (PostLatest).
+func (o *Outbound) EditLatest(ctx context.Context, ref MessageRef, latest func() Out) error {
 	ol, err := o.outlet(ref.Thread.Platform)
 	if err != nil {
 		return err
 	}
-	return o.call(ctx, ol, ol.pacer.Key(ref.Thread), out, func(out Out) error {
+	return o.callLatest(ctx, ol, ol.pacer.Key(ref.Thread), latest, func(out Out) error {
 		return ol.adapter.Edit(ctx, ref, out)
 	})
 }
@@ -204,7 +217,13 @@ func (o *Outbound) Tell(ctx context.Context, a Action, text string) error {
 // within reason; a formatting refusal is repeated as plain text; any other
 // error is returned at once, since the call may have taken effect.
 func (o *Outbound) call(ctx context.Context, ol *outlet, key PaceKey, out Out, send func(Out) error) error {
+	return o.callLatest(ctx, ol, key, func() Out { return out }, send)
+}
+
+// callLatest is call of what latest returns after each wait.
+func (o *Outbound) callLatest(ctx context.Context, ol *outlet, key PaceKey, latest func() Out, send func(Out) error) error {
 	var err error
+	plain := false // the platform refused the formatting once: stay plain
 	for attempt := 1; ; attempt++ {
 		if werr := ol.pacer.Wait(ctx, key); werr != nil {
 			if err == nil {
@@ -212,9 +231,11 @@ func (o *Outbound) call(ctx context.Context, ol *outlet, key PaceKey, out Out, s
 			}
 			return fmt.Errorf("%w (while waiting out: %w)", werr, err)
 		}
+		out := latest()
+		out.Plain = out.Plain || plain
 		err = send(out)
 		if errors.Is(err, ErrFormatRejected) && !out.Plain {
-			out.Plain = true
+			out.Plain, plain = true, true
 			err = send(out)
 		}
 		wait, limited := RetryAfter(err)

@@ -158,8 +158,20 @@ func commandTable() []commandEntry {
 			Usage: []Usage{{"/stop", "stop the answer being written here"}},
 		}, run: controlled((*Router).cmdStop)},
 		{CommandSpec: CommandSpec{
-			Name: "status", Description: "Model, context use and session size",
-			Usage: []Usage{{"/status", "model, context use and session size"}},
+			Name: "pause", Description: "Pause the task running here after its current step",
+			Usage: []Usage{{"/pause", "pause the task running here after its current step"}},
+		}, run: (*Router).cmdPause},
+		{CommandSpec: CommandSpec{
+			Name: "resume", Description: "Continue the paused task here",
+			Usage: []Usage{{"/resume", "continue the task here (its author, the conversation's starter or an admin)"}},
+		}, run: (*Router).cmdResume},
+		{CommandSpec: CommandSpec{
+			Name: "worklog", Description: "The work log of the task here (only you see it)",
+			Usage: []Usage{{"/worklog", "the task's steps, checks and state changes (only you see it)"}},
+		}, run: (*Router).cmdWorklog},
+		{CommandSpec: CommandSpec{
+			Name: "status", Description: "Model, context use, session size and the task's plan",
+			Usage: []Usage{{"/status", "model, context use, session size; the task's plan and last steps"}},
 		}, run: (*Router).cmdStatus},
 		{CommandSpec: CommandSpec{
 			Name: "help", Description: "What I can do and the commands I know",

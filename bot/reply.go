@@ -40,6 +40,13 @@ func show(ctx context.Context, r Reply, ev agent.Event) error {
 		if ev.IsError {
 			return r.Progress(ctx, ev.Tool.Name+" failed: "+firstLine(ev.Result))
 		}
+	case agent.EventCheck:
+		// The answer streamed so far is not final: the model checks its
+		// plan first (agent/plan.go), then answers again.
+		if err := r.Reset(ctx); err != nil {
+			return err
+		}
+		return r.Progress(ctx, "checking the plan…")
 	case agent.EventCompaction:
 		return r.Progress(ctx, fmt.Sprintf("conversation compacted (%d → %d tokens)", ev.Compaction.Before, ev.Compaction.After))
 	case agent.EventDone:

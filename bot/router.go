@@ -10,6 +10,7 @@ import (
 
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/evolve"
+	"github.com/parleybot/parley/agent/task"
 )
 
 // KV is the small durable key/value store the router keeps flags in, and
@@ -60,6 +61,9 @@ type RouterConfig struct {
 	// (agent/task delegate), whose approvals resume no turn here; nil:
 	// there are none.
 	Helpers HelperSessions
+	// Tasks keeps long tasks' state, work log and checklist message
+	// (router_tasks.go); nil: off.
+	Tasks task.Store
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 	// ResumeWithin bounds crash recovery: a message older than this is not
@@ -89,6 +93,8 @@ type Router struct {
 
 	// due delivers due reminders and schedules; nil: none.
 	due *timekeeper
+	// checklist shows tasks' plans (checklist.go); set with Tasks.
+	checklist *checklists
 
 	mu       sync.Mutex
 	sessions map[string]*sessionState
@@ -113,6 +119,7 @@ type sessionState struct {
 	cancel     context.CancelFunc // the running turn's, for /stop
 	author     string             // the running turn's author (User.Key)
 	stopped    bool               // the running turn was stopped by /stop
+	pause      bool               // /pause: the turn pauses after its step
 }
 
 var _ Handler = (*Router)(nil)
@@ -152,6 +159,9 @@ func NewRouter(cfg RouterConfig, adapters ...Adapter) (*Router, error) {
 		sessions: map[string]*sessionState{},
 	}
 	r.base, r.shutdown = context.WithCancel(context.Background())
+	if cfg.Tasks != nil {
+		r.checklist = newChecklists(r.base, cfg.Tasks, cfg.Outbound, cfg.Logger.With("part", "checklist"), r.wg.Go)
+	}
 	for _, a := range adapters {
 		r.adapters[a.Platform()] = a
 	}
@@ -373,6 +383,9 @@ func (r *Router) turn(ctx context.Context, sid string, batch []Message, base age
 	// How the turn ended, for a scheduled run's record.
 	answer, runErr := "", error(errTurnNotRun)
 	defer func() {
+		r.mu.Lock()
+		r.session(sid).pause = false // a /pause is this turn's, or the next one's
+		r.mu.Unlock()
 		if ctx.Err() != nil {
 			// Shutdown interrupted the turn: its inbox items stay
 			// unfinished and its reply stays open, so the restart
@@ -441,9 +454,11 @@ func (r *Router) turn(ctx context.Context, sid string, batch []Message, base age
 		st.queue = rest
 		return out
 	}
+	t.Pause = r.pauseAsked(sid)
 	if !t.Resume {
 		r.noteCorrection(ctx, sid, m.User, t.Text)
 	}
+	tk := r.beginTask(ctx, sid, m)
 	var obs evolve.Observer
 	var shown string
 	for ev, err := range r.cfg.Runner.Run(turnCtx, t) {
@@ -461,17 +476,19 @@ func (r *Router) turn(ctx context.Context, sid string, batch []Message, base age
 				}
 			}
 			release()
+			tk.ended(ctx, err, stopped)
 			answer, runErr = shown, err
 			r.recordRun(ctx, sid, m, obs.End(err, stopped), t.Text+"\n"+obs.About())
 			r.finishFailed(ctx, reply, shown, err, stopped)
 			return
 		}
 		obs.Observe(ev)
+		tk.observe(ctx, ev)
 		if ev.Kind == agent.EventText {
 			shown += ev.Text
 		}
-		if ev.Kind == agent.EventRetry && ev.Retry.Reset {
-			shown = ""
+		if ev.Kind == agent.EventRetry && ev.Retry.Reset || ev.Kind == agent.EventCheck {
+			shown = "" // streamed again, or checked before it is final
 		}
 		if ev.Kind == agent.EventDone {
 			release()

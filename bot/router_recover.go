@@ -218,6 +218,7 @@ func (r *Router) redeliver(ctx context.Context, sid string, m Message, answer st
 		}
 		r.answered(m.Thread.Platform, m.Key)
 	}()
+	r.taskRedelivered(ctx, sid, m, answer)
 	reply, err := r.cfg.Reply(ctx, r.adapters[m.Thread.Platform], m.Key, sid, m.Thread, m.User, m.ID)
 	if err != nil {
 		r.log.Error("resume reply", "key", m.Key, "err", err)

@@ -58,6 +58,11 @@ func (r *Router) status(ctx context.Context, c Command) (string, error) {
 		}
 		fmt.Fprintf(&b, "Waiting for approval: %d\n", n)
 	}
+	if t, err := r.taskStatus(ctx, sid, c.User); err != nil {
+		return "", err
+	} else if t != "" {
+		b.WriteString(t + "\n")
+	}
 	if next := r.nextReminder(ctx, c); next != "" {
 		b.WriteString(next + "\n")
 	}

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/llm"
+	"github.com/parleybot/parley/agent/task"
 	"github.com/parleybot/parley/store"
 )
 
@@ -145,6 +147,57 @@ func BenchmarkAccept(b *testing.B) {
 		i++
 		if _, err := db.Accept(b.Context(), fmt.Sprint("T01:C01:", i), "slack", nil); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// taskSession is a session on a fresh SQLite file, with a plan of n
+// items ("step i of the release", each with note).
+func taskSession(b *testing.B, n int, note string) (*store.DB, string, task.Plan) {
+	db := newDB(b)
+	id, err := db.SessionFor(b.Context(), slackThread)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var p task.Plan
+	for i := range n {
+		p.Items = append(p.Items, task.Item{Text: fmt.Sprintf("step %d of the release", i+1), Status: task.Pending, Note: note})
+	}
+	return db, id, p
+}
+
+// BenchmarkTaskStep is the store's share of a task's step: the todo
+// tool's SavePlan (a 5-item plan and its one log line, in a transaction)
+// and the router's AppendLog of the step's tool call, on a SQLite file.
+// docs/tasks.md quotes the figure.
+func BenchmarkTaskStep(b *testing.B) {
+	db, id, p := taskSession(b, 5, "")
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		p.Items[i%5].Status = task.Done
+		if _, err := db.SavePlan(b.Context(), id, "slack:U1", p, []task.Entry{{At: now, Kind: "plan", Text: "item done"}}); err != nil {
+			b.Fatal(err)
+		}
+		if err := db.AppendLog(b.Context(), id, task.Entry{At: now, Kind: "tool", Text: `shell {"command":"make test"} → ok: 42 passed`}); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
+// BenchmarkTaskRead is the runner's read of the plan before each step
+// (agent.Plans through task.Tasks): a 20-item plan.
+func BenchmarkTaskRead(b *testing.B) {
+	db, id, p := taskSession(b, 20, "a short note")
+	if _, err := db.SavePlan(b.Context(), id, "slack:U1", p, nil); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if k, ok, err := db.Task(b.Context(), id); err != nil || !ok || len(k.Plan.Items) != 20 {
+			b.Fatalf("%v %v %+v", ok, err, k)
 		}
 	}
 }

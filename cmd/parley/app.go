@@ -89,6 +89,12 @@ func openApp(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app
 		CompactAt:     float64(cfg.LLM.CompactAtPercent) / 100,
 		Logger:        logger,
 	}
+	if cfg.Tasks.Enabled {
+		if err := withTasks(runner, db, cfg.Tasks); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
 	if cfg.Evolution.Enabled {
 		runner.Skills = evolve.Index{Files: skillFiles(cfg), Impressions: db, Memos: db, BudgetTokens: cfg.Evolution.IndexTokens}
 	}

@@ -85,6 +85,9 @@ func coreConfig(a *app, adapters []bot.Adapter, acc bot.Access, approvers []stri
 		Learning:       learn,
 		Logger:         logger,
 	}
+	if a.cfg.Tasks.Enabled {
+		cc.Tasks = a.db
+	}
 	if a.cfg.Reminders.Enabled {
 		if err := withReminders(&cc, a, adapters, logger); err != nil {
 			return cc, err

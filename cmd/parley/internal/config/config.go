@@ -65,6 +65,7 @@ type Config struct {
 	KB        KB        `mapstructure:"kb"`
 	Evolution Evolution `mapstructure:"evolution"`
 	Reminders Reminders `mapstructure:"reminders"`
+	Tasks     Tasks     `mapstructure:"tasks"`
 	HTTP      HTTP      `mapstructure:"http"`
 
 	// File is the configuration file that was read, or "" if none was
@@ -302,6 +303,7 @@ func Default() Config {
 			KeywordWeight: 1, VectorWeight: 1.5, RRFK: 60},
 		Evolution: defaultEvolution(),
 		Reminders: defaultReminders(),
+		Tasks:     defaultTasks(),
 		HTTP:      HTTP{Listen: "127.0.0.1:8080"},
 	}
 }

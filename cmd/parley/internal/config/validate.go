@@ -123,6 +123,7 @@ func (c *Config) validate() []string {
 	p = append(p, c.KB.validate()...)
 	p = append(p, c.Evolution.validate()...)
 	p = append(p, c.Reminders.validate()...)
+	p = append(p, c.Tasks.validate()...)
 	for _, name := range c.Tools.Approval.Never {
 		if name == "shell" {
 			add("tools.approval.never: shell always needs approval; remove it from the list")

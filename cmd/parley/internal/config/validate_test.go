@@ -60,6 +60,15 @@ func TestValidation(t *testing.T) {
 			},
 		},
 		{
+			name: "tasks out of range",
+			yaml: "tasks:\n  max_steps: 0\n",
+			env:  map[string]string{"PARLEY_TASKS_MAX_CHECKS": "11"},
+			want: []string{
+				"tasks.max_steps: 0 is out of range; want 1 to 1000",
+				"tasks.max_checks: 11 is out of range; want 0 to 10",
+			},
+		},
+		{
 			name: "kb weight from the environment",
 			env:  map[string]string{"PARLEY_KB_VECTOR_WEIGHT": "many"},
 			want: []string{`kb.vector_weight: "many" is not a number (from PARLEY_KB_VECTOR_WEIGHT)`},

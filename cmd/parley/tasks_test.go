@@ -1,0 +1,37 @@
+package main
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/cmd/parley/internal/config"
+	"github.com/parleybot/parley/store"
+)
+
+// TestWithTasks: tasks.* reach the runner — the todo tool, the plans, the
+// step budget, and max_checks 0 meaning no check step (the runner reads
+// its own 0 as the default).
+func TestWithTasks(t *testing.T) {
+	db, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "parley.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, tt := range []struct {
+		cfg        config.Tasks
+		wantChecks int
+	}{
+		{config.Tasks{Enabled: true, MaxSteps: 60, MaxChecks: 2}, 2},
+		{config.Tasks{Enabled: true, MaxSteps: 7, MaxChecks: 0}, -1},
+	} {
+		r := &agent.Runner{}
+		if err := withTasks(r, db, tt.cfg); err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Tools) != 1 || r.Tools[0].Spec().Name != "todo" || r.Plans == nil ||
+			r.TaskSteps != tt.cfg.MaxSteps || r.MaxChecks != tt.wantChecks {
+			t.Errorf("%+v: tools %d, plans %v, steps %d, checks %d", tt.cfg, len(r.Tools), r.Plans != nil, r.TaskSteps, r.MaxChecks)
+		}
+	}
+}
