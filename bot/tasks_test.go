@@ -169,14 +169,16 @@ func command(t *testing.T, w *coreWorld, key, user, name string, args ...string)
 }
 
 // TestChecklistEditedInPlace: a plan of five items, changed six times in
-// a second and a half, is shown in one checklist message, apart from the
+// three and a half seconds, is shown in one checklist message, apart from the
 // answer, edited in place to its last state with fewer edits than
 // changes, and with no 429 from a platform allowing one call a second.
 // The task's state and work log follow it; a turn without a plan leaves
 // neither.
 func TestChecklistEditedInPlace(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		w := newTaskWorld(t, &workTool{took: 300 * time.Millisecond}, 0)
+		// Steps slow enough that the checklist is posted while the plan
+		// still changes, whichever call the pacer serves first.
+		w := newTaskWorld(t, &workTool{took: 700 * time.Millisecond}, 0)
 		items := []string{"fetch", "parse", "check", "write", "send"}
 		script := []llm.Response{step(doWork("plain")), text("Hi."), step(todo("p0", progress(items, 0)...))}
 		for i := range items {
