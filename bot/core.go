@@ -78,6 +78,9 @@ type CoreConfig struct {
 	Logger *slog.Logger
 }
 
+// PauseAsked reports whether someone asked session sid's task to pause.
+func (c *Core) PauseAsked(sid string) bool { return c.router.PauseAsked(sid) }
+
 // expirySweep is how often undecided approvals are checked for expiry.
 const expirySweep = 30 * time.Second
 

@@ -62,7 +62,7 @@ func (r *Router) followTask(ctx context.Context, sid string, m Message) *taskTur
 	}
 	if ok {
 		tt.active, tt.state = true, k.State
-		if k.State == task.Running {
+		if k.State == task.Running || k.State == task.WaitingHelpers {
 			r.checklist.show(sid, m.Thread, m.ID)
 		}
 	}
@@ -197,6 +197,10 @@ func decisionWords(d agent.Decision) string {
 // taskAuthorKey is where the router keeps the name of a session's task's
 // author, for a /resume by someone else.
 func taskAuthorKey(sid string) string { return "task-author:" + sid }
+
+// PauseAsked reports whether someone asked session sid's task to pause
+// (/pause): its helpers (agent/task delegate) pause too.
+func (r *Router) PauseAsked(sid string) bool { return r.pauseAsked(sid)() }
 
 // pauseAsked is the running turn's Turn.Pause: /pause sets the flag.
 func (r *Router) pauseAsked(sid string) func() bool {

@@ -33,6 +33,9 @@ type app struct {
 	bridge *mcp.Bridge
 	kb     *kb.Base
 	judge  *guard.Judge
+	// pauses tell the delegate tool's helpers their task was asked to
+	// pause, once the core runs.
+	pauses *pauseRelay
 }
 
 // openApp wires Parley from cfg. The caller closes it.
@@ -89,8 +92,9 @@ func openApp(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app
 		CompactAt:     float64(cfg.LLM.CompactAtPercent) / 100,
 		Logger:        logger,
 	}
+	pauses := &pauseRelay{}
 	if cfg.Tasks.Enabled {
-		if err := withTasks(runner, db, cfg.Tasks); err != nil {
+		if err := withTasks(runner, db, cfg.Tasks, pauses); err != nil {
 			db.Close()
 			return nil, err
 		}
@@ -98,7 +102,7 @@ func openApp(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app
 	if cfg.Evolution.Enabled {
 		runner.Skills = evolve.Index{Files: skillFiles(cfg), Impressions: db, Memos: db, BudgetTokens: cfg.Evolution.IndexTokens}
 	}
-	return &app{cfg: cfg, db: db, runner: runner, limits: limits, bridge: bridge, kb: base, judge: judge}, nil
+	return &app{cfg: cfg, db: db, runner: runner, limits: limits, bridge: bridge, kb: base, judge: judge, pauses: pauses}, nil
 }
 
 // memoryJudge is the model call that judges memory writes

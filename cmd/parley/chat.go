@@ -64,6 +64,7 @@ func runChat(ctx context.Context, e *environment, cfg *config.Config) error {
 	if err != nil {
 		return err
 	}
+	a.pauses.set(core.PauseAsked)
 	defer a.background(ctx, logger)()
 	if err := core.Run(ctx); err != nil {
 		return err

@@ -31,6 +31,7 @@ func runPlatforms(ctx context.Context, a *app, adapters []bot.Adapter, web *inbo
 	if err != nil {
 		return err
 	}
+	a.pauses.set(core.PauseAsked)
 	logger.Info("parley is running", "platforms", strings.Join(cfg.EnabledPlatforms(), ","), "model", cfg.LLM.Model)
 	defer a.background(ctx, logger)()
 	if web == nil {
@@ -86,7 +87,7 @@ func coreConfig(a *app, adapters []bot.Adapter, acc bot.Access, approvers []stri
 		Logger:         logger,
 	}
 	if a.cfg.Tasks.Enabled {
-		cc.Tasks = a.db
+		cc.Tasks, cc.Helpers = a.db, a.db
 	}
 	if a.cfg.Reminders.Enabled {
 		if err := withReminders(&cc, a, adapters, logger); err != nil {

@@ -22,14 +22,22 @@ func TestWithTasks(t *testing.T) {
 		cfg        config.Tasks
 		wantChecks int
 	}{
-		{config.Tasks{Enabled: true, MaxSteps: 60, MaxChecks: 2}, 2},
-		{config.Tasks{Enabled: true, MaxSteps: 7, MaxChecks: 0}, -1},
+		{config.Tasks{Enabled: true, MaxSteps: 60, MaxChecks: 2, MaxConcurrentHelpers: 4}, 2},
+		{config.Tasks{Enabled: true, MaxSteps: 7, MaxChecks: 0, MaxConcurrentHelpers: 1}, -1},
 	} {
 		r := &agent.Runner{}
-		if err := withTasks(r, db, tt.cfg); err != nil {
+		pauses := &pauseRelay{}
+		if err := withTasks(r, db, tt.cfg, pauses); err != nil {
 			t.Fatal(err)
 		}
-		if len(r.Tools) != 1 || r.Tools[0].Spec().Name != "todo" || r.Plans == nil ||
+		if pauses.asked("s1") {
+			t.Error("a task pauses before the core runs")
+		}
+		pauses.set(func(sid string) bool { return sid == "s1" })
+		if !pauses.asked("s1") || pauses.asked("s2") {
+			t.Error("the relay does not ask the core")
+		}
+		if len(r.Tools) != 2 || r.Tools[0].Spec().Name != "todo" || r.Tools[1].Spec().Name != "delegate" || r.Plans == nil ||
 			r.TaskSteps != tt.cfg.MaxSteps || r.MaxChecks != tt.wantChecks {
 			t.Errorf("%+v: tools %d, plans %v, steps %d, checks %d", tt.cfg, len(r.Tools), r.Plans != nil, r.TaskSteps, r.MaxChecks)
 		}
