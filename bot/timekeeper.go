@@ -75,10 +75,17 @@ func (k *timekeeper) Deliver(ctx context.Context, c remind.Claim) error {
 	}
 	var targets []User
 	for _, key := range it.Targets {
-		targets = append(targets, userOf(key))
+		u := userOf(key)
+		if key == it.Owner {
+			u = ownerOf(it) // by name too: Telegram shows a text mention as the name
+		}
+		targets = append(targets, u)
 	}
 	return k.post(ctx, c.Key(), it, text, targets)
 }
+
+// postTimeout bounds a reminder's post, which a shutdown does not cancel.
+const postTimeout = 30 * time.Second
 
 // post shows text in it's place once under key: a record already
 // delivered is not posted again.
@@ -95,7 +102,15 @@ func (k *timekeeper) post(ctx context.Context, key string, it remind.Item, text 
 	if err != nil {
 		return err
 	}
-	ref, err := k.out.Post(ctx, t, Out{Text: text, Mentions: mentions})
+	if err := ctx.Err(); err != nil {
+		return err // stopping: not begun, so not half done
+	}
+	// Not cancelled with ctx, like a reply's calls (ReplyWriter.callCtx):
+	// a post abandoned half way at shutdown can be shown without the
+	// outbox knowing it, and would be shown again after the restart.
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), postTimeout)
+	defer cancel()
+	ref, err := k.out.Post(pctx, t, Out{Text: text, Mentions: mentions})
 	if err != nil {
 		return fmt.Errorf("post %s: %w", key, err)
 	}

@@ -98,7 +98,7 @@ func TestReminderAcrossRestarts(t *testing.T) {
 		}
 		r := got[0]
 		if r.Thread != coreThread || !strings.Contains(r.Out.Text, "late by 10m") ||
-			!slices.Equal(r.Out.Mentions, []bot.User{{Platform: "slack", ID: "ana"}}) {
+			!slices.Equal(r.Out.Mentions, []bot.User{{Platform: "slack", ID: "ana", Name: "ana"}}) {
 			t.Fatalf("the reminder: %+v", r)
 		}
 		if n := w.model.calls.Load(); n != 0 {

@@ -211,7 +211,15 @@ func (a *Adapter) Send(ctx context.Context, t bot.Thread, out bot.Out) (bot.Mess
 // seen, at once rather than when the gateway echoes it: a thread the bot
 // just opened is then recovered after a restart even if Parley stopped
 // before the echo came, and the echo itself changes nothing.
+//
+// A channel seen before is left to the echo. Moved here, before a new
+// process's first READY (a reminder that fell due while Parley was
+// stopped is posted as it starts), its cursor would pass what people
+// wrote in it meanwhile, which the restart's recovery would then miss.
 func (a *Adapter) sentIn(ctx context.Context, channel, guild, id string) {
+	if _, known := a.active.Get(channel); known {
+		return
+	}
 	a.noteSeen(&discordgo.Message{ID: id, ChannelID: channel, GuildID: guild})
 	a.beginSeen(channel, id)
 	a.endSeen(ctx, channel, guild, id)
