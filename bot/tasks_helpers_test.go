@@ -35,7 +35,7 @@ func TestHelperApprovalInTheThread(t *testing.T) {
 			step(todo("p1", "deploy:in_progress")),
 			step(llm.ToolCall{ID: "g1", Name: "delegate", Arguments: deleg}),
 			step(llm.ToolCall{ID: "h1", Name: "deploy", Arguments: json.RawMessage(`{}`)}), // the helper
-			text("Deployed the service."), // the helper's result
+			text("Deployed the service."),                                                  // the helper's result
 			step(todo("p2", "deploy:done")),
 			text("Deployed."),
 			text("Checked: deployed."),

@@ -34,29 +34,8 @@ func TestApprovalPendingAtKill9(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			ctx := waitCtx(t)
-			tg := telegramtest.NewServer()
-			t.Cleanup(tg.Close)
-			tg.AddUser(tgAna, "Ana", "ana")
-			tg.AddGroup(tgGroup, "team")
-			model := llmtest.NewServer()
-			t.Cleanup(model.Close)
-			sb := newSandbox(t,
-				"PARLEY_TELEGRAM_ENABLED=true",
-				"PARLEY_TELEGRAM_TOKEN="+tg.Token(),
-				"PARLEY_TELEGRAM_API_URL="+tg.URL,
-				fmt.Sprintf("PARLEY_ACCESS_TELEGRAM_ALLOW_USERS=%d", tgAna),
-				fmt.Sprintf("PARLEY_ACCESS_ADMINS=telegram:%d", tgAna),
-				"PARLEY_TOOLS_SHELL_ENABLED=true",
-			).withLLM(model)
-			var logs syncbuf.Buffer
-			start := func() *exec.Cmd {
-				cmd := sb.command(ctx, "run")
-				cmd.Stdout, cmd.Stderr = &logs, &logs
-				if err := cmd.Start(); err != nil {
-					t.Fatal(err)
-				}
-				return cmd
-			}
+			bin := binaryOnTelegram(t, ctx, fmt.Sprintf("PARLEY_ACCESS_ADMINS=telegram:%d", tgAna), "PARLEY_TOOLS_SHELL_ENABLED=true")
+			tg, model, sb, start, logs := bin.tg, bin.model, bin.sb, bin.start, bin.logs
 
 			model.Enqueue(llmtest.ToolCall("c1", "shell", `{"command":"echo crash-approved"}`))
 			first := start()
@@ -155,4 +134,40 @@ func waitForApprovalMessage(t *testing.T, ctx context.Context, path string, id i
 			t.Fatalf("the approval never recorded message %d: %+v", id, recs)
 		}
 	}
+}
+
+// binaryRig is the real binary on a fresh fake Telegram (Ana, in a group)
+// and a scripted model, started as many times as a test kills it.
+type binaryRig struct {
+	tg    *telegramtest.Server
+	model *llmtest.Server
+	sb    *sandbox
+	logs  *syncbuf.Buffer
+	// start starts `parley run`; the caller kills it.
+	start func() *exec.Cmd
+}
+
+func binaryOnTelegram(t *testing.T, ctx context.Context, env ...string) binaryRig {
+	t.Helper()
+	tg := telegramtest.NewServer()
+	t.Cleanup(tg.Close)
+	tg.AddUser(tgAna, "Ana", "ana")
+	tg.AddGroup(tgGroup, "team")
+	model := llmtest.NewServer()
+	t.Cleanup(model.Close)
+	sb := newSandbox(t, append([]string{
+		"PARLEY_TELEGRAM_ENABLED=true",
+		"PARLEY_TELEGRAM_TOKEN=" + tg.Token(),
+		"PARLEY_TELEGRAM_API_URL=" + tg.URL,
+		fmt.Sprintf("PARLEY_ACCESS_TELEGRAM_ALLOW_USERS=%d", tgAna),
+	}, env...)...).withLLM(model)
+	logs := &syncbuf.Buffer{}
+	return binaryRig{tg: tg, model: model, sb: sb, logs: logs, start: func() *exec.Cmd {
+		cmd := sb.command(ctx, "run")
+		cmd.Stdout, cmd.Stderr = logs, logs
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return cmd
+	}}
 }

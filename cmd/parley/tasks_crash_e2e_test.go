@@ -8,8 +8,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"fmt"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,32 +16,12 @@ import (
 	"github.com/parleybot/parley/adapters/telegram/telegramtest"
 	"github.com/parleybot/parley/agent/llm/llmtest"
 	"github.com/parleybot/parley/agent/task"
-	"github.com/parleybot/parley/internal/syncbuf"
 )
 
 func TestTaskSurvivesKill9(t *testing.T) {
 	ctx := waitCtx(t)
-	tg := telegramtest.NewServer()
-	t.Cleanup(tg.Close)
-	tg.AddUser(tgAna, "Ana", "ana")
-	tg.AddGroup(tgGroup, "team")
-	model := llmtest.NewServer()
-	t.Cleanup(model.Close)
-	sb := newSandbox(t,
-		"PARLEY_TELEGRAM_ENABLED=true",
-		"PARLEY_TELEGRAM_TOKEN="+tg.Token(),
-		"PARLEY_TELEGRAM_API_URL="+tg.URL,
-		fmt.Sprintf("PARLEY_ACCESS_TELEGRAM_ALLOW_USERS=%d", tgAna),
-	).withLLM(model)
-	var logs syncbuf.Buffer
-	start := func() *exec.Cmd {
-		cmd := sb.command(ctx, "run")
-		cmd.Stdout, cmd.Stderr = &logs, &logs
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		return cmd
-	}
+	bin := binaryOnTelegram(t, ctx)
+	tg, model, sb, start, logs := bin.tg, bin.model, bin.sb, bin.start, bin.logs
 	plan := func(id string, statuses ...task.Status) llmtest.Reply {
 		var items []task.Item
 		for i, s := range statuses {
