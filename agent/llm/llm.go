@@ -20,8 +20,9 @@ const (
 )
 
 // Message is one entry of a transcript. Exactly one shape applies per role:
-// user → Text (and Author in multi-person conversations); assistant → Text
-// and/or ToolCalls; tool → ToolCallID, Text (the result) and IsError.
+// user → Text and Images (and Author in multi-person conversations);
+// assistant → Text and/or ToolCalls; tool → ToolCallID, Text (the result),
+// IsError and Images (what the tool returned; see Image).
 //
 // Providers ignore Author (the agent writes names into the text when more
 // than one person speaks), and only Anthropic has a wire field for IsError.
@@ -33,6 +34,8 @@ type Message struct {
 	ToolCallID string     `json:"tool_call_id,omitempty"`
 	ToolName   string     `json:"tool_name,omitempty"`
 	IsError    bool       `json:"is_error,omitempty"`
+	// Images follow Text, in the order they were attached.
+	Images []Image `json:"images,omitempty"`
 	// Key is the durable key of the inbound event a user message came from,
 	// so a restarted chat layer can tell whether it already reached the
 	// session. Providers ignore it.

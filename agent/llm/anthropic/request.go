@@ -53,7 +53,7 @@ func messages(in []llm.Message) ([]sdk.MessageParam, error) {
 	for _, m := range in {
 		switch m.Role {
 		case llm.RoleUser:
-			out = append(out, sdk.NewUserMessage(sdk.NewTextBlock(m.Text)))
+			out = append(out, sdk.NewUserMessage(userBlocks(m)...))
 		case llm.RoleAssistant:
 			blocks := make([]sdk.ContentBlockParamUnion, 0, 1+len(m.ToolCalls))
 			if m.Text != "" {

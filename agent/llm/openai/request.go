@@ -33,7 +33,7 @@ func newParams(req llm.Request) (sdk.ChatCompletionNewParams, error) {
 	for _, m := range req.Messages {
 		switch m.Role {
 		case llm.RoleUser:
-			p.Messages = append(p.Messages, sdk.UserMessage(m.Text))
+			p.Messages = append(p.Messages, userMessage(m))
 		case llm.RoleAssistant:
 			p.Messages = append(p.Messages, assistantMessage(m))
 		case llm.RoleTool:
