@@ -82,6 +82,11 @@ func (c compactor) compact(ctx context.Context, req llm.Request, history []llm.M
 		return history, nil
 	}
 	summary, method := c.summarize(ctx, out[:cut])
+	if gone := imageLines(out[:cut], whyCompacted); gone != "" {
+		// A picture folded away leaves its line, so "the second
+		// screenshot" can still be told apart from one never sent.
+		summary += "\n" + gone
+	}
 	folded := append([]llm.Message{
 		{Role: llm.RoleUser, Text: SummaryPrefix + summary},
 		{Role: llm.RoleAssistant, Text: "Understood. I will continue from this summary."},
@@ -122,13 +127,18 @@ func tailStart(history []llm.Message, budget int) int {
 	return cut
 }
 
-// snip shortens long tool results before index end, keeping head and tail:
-// old tool output is the bulkiest and least valuable part of a history.
+// snip shortens long tool results before index end, keeping head and tail,
+// and leaves only placeholders of their pictures: old tool output is the
+// bulkiest and least valuable part of a history.
 func snip(history []llm.Message, end int) ([]llm.Message, bool) {
 	out := slices.Clone(history)
 	changed := false
 	for i := range out[:max(end, 0)] {
 		m := &out[i]
+		if m.Role == llm.RoleTool && len(m.Images) > 0 {
+			*m = dropImages(*m, whyCompacted)
+			changed = true
+		}
 		if m.Role != llm.RoleTool || utf8.RuneCountInString(m.Text) <= snipOver {
 			continue
 		}
@@ -183,6 +193,9 @@ func renderTranscript(msgs []llm.Message) string {
 		switch m.Role {
 		case llm.RoleUser:
 			fmt.Fprintf(&b, "User%s: %s\n", authorSuffix(m.Author), m.Text)
+			for _, img := range m.Images {
+				fmt.Fprintf(&b, "%s\n", img.Placeholder("attached by the user"))
+			}
 		case llm.RoleAssistant:
 			if m.Text != "" {
 				fmt.Fprintf(&b, "Assistant: %s\n", m.Text)
@@ -196,6 +209,9 @@ func renderTranscript(msgs []llm.Message) string {
 				status = "error"
 			}
 			fmt.Fprintf(&b, "Tool %s %s: %s\n", m.ToolName, status, m.Text)
+			for _, img := range m.Images {
+				fmt.Fprintf(&b, "%s\n", img.Placeholder("returned by the tool"))
+			}
 		}
 	}
 	return b.String()

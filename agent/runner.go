@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/parleybot/parley/agent/llm"
+	"github.com/parleybot/parley/agent/media"
 	"github.com/parleybot/parley/internal/clock"
 )
 
@@ -60,6 +61,12 @@ type Runner struct {
 	// CompactAt is the fraction of the window that triggers compaction;
 	// default 0.6.
 	CompactAt float64
+	// Blind says the model cannot see images (llm.vision): pictures stay
+	// in the transcript, but each is sent as a one-line note (images.go).
+	Blind bool
+	// ImageLimits bound the pictures tools return (agent/media); zero
+	// fields take media's defaults.
+	ImageLimits media.Limits
 
 	cal Calibration // estimate ÷ provider-counted tokens, learned per runner
 
@@ -83,6 +90,9 @@ type Turn struct {
 	// Decisions are approvals already decided, by tool call id; a call
 	// with a decision here is not asked about again.
 	Decisions map[string]Decision
+	// Images are the pictures attached to the message, prepared
+	// (agent/media), in order; stored on the user message with Text.
+	Images []llm.Image
 	// Key is the inbound event's durable key, stored on the user message.
 	Key string
 	// Steer, when set, is asked before each model call that follows tool
@@ -116,6 +126,7 @@ type Steered struct {
 	Text   string
 	Author string
 	Key    string
+	Images []llm.Image // as Turn.Images
 }
 
 // Result is what a run produced, for callers that do not stream.
@@ -193,7 +204,7 @@ func (x *run) loop(ctx context.Context) error {
 		return fmt.Errorf("load memory: %w", err)
 	}
 	if !x.t.Resume {
-		user := llm.Message{Role: llm.RoleUser, Text: x.t.Text, Author: x.t.Caller.UserName, Key: x.t.Key}
+		user := llm.Message{Role: llm.RoleUser, Text: x.t.Text, Author: x.t.Caller.UserName, Key: x.t.Key, Images: x.t.Images}
 		if err := r.Sessions.AppendMessages(ctx, x.t.SessionID, user); err != nil {
 			return fmt.Errorf("save message: %w", err)
 		}
@@ -249,7 +260,7 @@ func (x *run) loop(ctx context.Context) error {
 		if history, err = x.compact(ctx, req, history, false); err != nil {
 			return err
 		}
-		req.Messages = withAuthors(history)
+		req.Messages = r.forModel(withAuthors(history))
 		estimate := EstimateRequest(req)
 		resp, partial, err := x.call(ctx, req)
 		if le, ok := llm.AsError(err); ok && le.Kind == llm.KindContextOverflow && !overflowed {
@@ -335,7 +346,7 @@ func (x *run) steer(ctx context.Context, history []llm.Message) ([]llm.Message, 
 	}
 	var msgs []llm.Message
 	for _, s := range x.t.Steer() {
-		msgs = append(msgs, llm.Message{Role: llm.RoleUser, Text: s.Text, Author: s.Author, Key: s.Key})
+		msgs = append(msgs, llm.Message{Role: llm.RoleUser, Text: s.Text, Author: s.Author, Key: s.Key, Images: s.Images})
 	}
 	if len(msgs) == 0 {
 		return history, nil

@@ -74,6 +74,9 @@ func EstimateMessage(m llm.Message) int {
 	for _, c := range m.ToolCalls {
 		n += perMessage + EstimateTokens(c.Name) + EstimateTokens(string(c.Arguments))
 	}
+	for _, img := range m.Images {
+		n += imageTokens(img)
+	}
 	return n
 }
 

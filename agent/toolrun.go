@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime/debug"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/parleybot/parley/agent/llm"
@@ -111,14 +112,19 @@ func (x *run) runTool(ctx context.Context, tools map[string]Tool, call llm.ToolC
 		return fail(InterruptedResult)
 	}
 	start := x.r.now()
-	out, err := x.execute(ctx, tool, caller, call.Arguments)
+	out, imgs, err := x.execute(ctx, tool, caller, call.Arguments)
 	if ctx.Err() != nil {
-		out, err = "", fmt.Errorf("%s", InterruptedResult)
+		out, imgs, err = "", nil, fmt.Errorf("%s", InterruptedResult)
 	}
 	if err != nil {
 		result.Text, result.IsError = err.Error(), true
 	} else {
 		result.Text = truncate(out, x.r.maxResultChars())
+		if len(imgs) > 0 {
+			var note string
+			result.Images, note = x.r.toolImages(call.Name, imgs)
+			result.Text = strings.TrimSpace(result.Text + "\n" + note)
+		}
 	}
 	x.emit(Event{Kind: EventToolEnd, Tool: &call, Result: result.Text, IsError: result.IsError, Duration: x.r.now().Sub(start)})
 	if untrusted(tool) {
@@ -203,7 +209,7 @@ func verdict(d Decision) (string, approvalVerdict) {
 	return "", approvalGranted
 }
 
-func (x *run) execute(ctx context.Context, t Tool, c Caller, args json.RawMessage) (out string, err error) {
+func (x *run) execute(ctx context.Context, t Tool, c Caller, args json.RawMessage) (out string, imgs []llm.Image, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("tool %s crashed: %v", t.Spec().Name, p)
@@ -211,7 +217,11 @@ func (x *run) execute(ctx context.Context, t Tool, c Caller, args json.RawMessag
 			x.r.logger().Error("tool panicked", "tool", t.Spec().Name, "panic", p, "stack", string(debug.Stack()))
 		}
 	}()
-	return t.Execute(ctx, c, args)
+	if it, ok := t.(ImageResults); ok {
+		return it.ExecuteImages(ctx, c, args)
+	}
+	out, err = t.Execute(ctx, c, args)
+	return out, nil, err
 }
 
 func (r *Runner) maxResultChars() int {

@@ -50,6 +50,9 @@ func (db *DB) Messages(ctx context.Context, sessionID string) ([]llm.Message, er
 	if !found {
 		return nil, fmt.Errorf("store: session %q: %w", sessionID, ErrNotFound)
 	}
+	if err := loadImages(ctx, db.r, sessionID, msgs); err != nil {
+		return nil, fmt.Errorf("store: images of session %q: %w", sessionID, err)
+	}
 	return msgs, nil
 }
 
@@ -80,7 +83,10 @@ func (db *DB) ReplaceMessages(ctx context.Context, sessionID string, msgs []llm.
 func (db *DB) writeMessages(ctx context.Context, sessionID string, replace bool, msgs []llm.Message) error {
 	// Encode before taking the write lock.
 	bodies := make([][]byte, len(msgs))
+	var imgs []llm.Image
 	for i, m := range msgs {
+		m, keep := withoutImageData(m)
+		imgs = append(imgs, keep...)
 		b, err := encodeMessage(m)
 		if err != nil {
 			return fmt.Errorf("message %d: %w", i, err)
@@ -115,6 +121,12 @@ func (db *DB) writeMessages(ctx context.Context, sessionID string, replace bool,
 			if _, err := stmt.ExecContext(ctx, sessionID, string(m.Role), string(bodies[i]), now); err != nil {
 				return err
 			}
+		}
+		if err := saveImages(ctx, tx, sessionID, imgs, now); err != nil {
+			return err
+		}
+		if replace {
+			return dropUnusedImages(ctx, tx, sessionID)
 		}
 		return nil
 	})
