@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/parleybot/parley/agent/llm"
 )
 
 // resultText is what the model reads of a successful call. Structured
@@ -75,6 +77,26 @@ func describe(c sdk.Content) string {
 		return ""
 	}
 	return "[unsupported content]"
+}
+
+// images are the pictures in content: image content, and embedded
+// resources whose blob is declared an image. What the bytes really are is
+// for the runner to check (agent/media), not for the server to claim.
+func images(tool string, content []sdk.Content) []llm.Image {
+	var out []llm.Image
+	for _, c := range content {
+		switch c := c.(type) {
+		case *sdk.ImageContent:
+			if len(c.Data) > 0 {
+				out = append(out, llm.Image{MIME: c.MIMEType, Data: c.Data, Name: fmt.Sprintf("%s image %d", tool, len(out)+1)})
+			}
+		case *sdk.EmbeddedResource:
+			if r := c.Resource; r != nil && len(r.Blob) > 0 && strings.HasPrefix(r.MIMEType, "image/") {
+				out = append(out, llm.Image{MIME: r.MIMEType, Data: r.Blob, Name: r.URI})
+			}
+		}
+	}
+	return out
 }
 
 func orDefault(s, def string) string {

@@ -136,34 +136,62 @@ func oneLine(s string) string {
 // failure and a tool's own failure (IsError) both come back as errors, the
 // latter carrying the server's text for the model to read.
 func (t *tool) Execute(ctx context.Context, _ agent.Caller, args json.RawMessage) (string, error) {
+	res, err := t.call(ctx, args)
+	if err != nil {
+		return "", err
+	}
+	return resultText(res)
+}
+
+var _ agent.ImageResults = (*tool)(nil)
+
+// ExecuteImages is Execute with the result's pictures returned beside its
+// text (agent.ImageResults): the runner shows them to the model after the
+// tool results. The text still names each picture, so the model knows
+// which result it came with.
+func (t *tool) ExecuteImages(ctx context.Context, _ agent.Caller, args json.RawMessage) (string, []llm.Image, error) {
+	res, err := t.call(ctx, args)
+	if err != nil {
+		return "", nil, err
+	}
+	text, err := resultText(res)
+	if err != nil {
+		return "", nil, err
+	}
+	return text, images(t.server.name+"__"+t.name, res.Content), nil
+}
+
+// call checks the arguments and calls the tool; a tool's own failure is
+// an error with its text.
+func (t *tool) call(ctx context.Context, args json.RawMessage) (*sdk.CallToolResult, error) {
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = json.RawMessage("{}")
 	}
 	var instance any
 	if err := json.Unmarshal(args, &instance); err != nil {
-		return "", fmt.Errorf("arguments are not valid JSON: %w", err)
+		return nil, fmt.Errorf("arguments are not valid JSON: %w", err)
 	}
 	switch instance.(type) {
 	case map[string]any:
 	case nil: // some models send null for a tool without parameters
 		args, instance = json.RawMessage("{}"), map[string]any{}
 	default:
-		return "", errors.New("arguments must be a JSON object")
+		return nil, errors.New("arguments must be a JSON object")
 	}
 	if t.validator != nil {
 		if err := t.validator.Validate(instance); err != nil {
-			return "", fmt.Errorf("invalid arguments: %w", err)
+			return nil, fmt.Errorf("invalid arguments: %w", err)
 		}
 	}
 	res, err := t.server.session.CallTool(ctx, &sdk.CallToolParams{Name: t.name, Arguments: args})
 	if ctx.Err() != nil {
-		return "", fmt.Errorf("mcp server %s: %s: %w", t.server.name, t.name, ctx.Err())
+		return nil, fmt.Errorf("mcp server %s: %s: %w", t.server.name, t.name, ctx.Err())
 	}
 	if err != nil {
-		return "", fmt.Errorf("mcp server %s: %s: %w", t.server.name, t.name, err)
+		return nil, fmt.Errorf("mcp server %s: %s: %w", t.server.name, t.name, err)
 	}
 	if res.IsError {
-		return "", errors.New(errorText(res))
+		return nil, errors.New(errorText(res))
 	}
-	return resultText(res)
+	return res, nil
 }
