@@ -49,6 +49,8 @@ type CoreConfig struct {
 	Limits Limits
 	// Knowledge is the knowledge base /kb manages; nil: none.
 	Knowledge Knowledge
+	// Attachments bound what is read of the files people attach.
+	Attachments Attachments
 	// Runs keeps what each run told about itself (agent/evolve); nil:
 	// nothing is kept (evolution.enabled: false).
 	Runs RunRecorder
@@ -125,7 +127,7 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 		Commands: New(cfg.Store, cfg.Runner.Memory, cfg.MemoryLimits),
 		Access:   cfg.Access, Outbound: out, Approvals: approvals,
 		MaxConcurrent: cfg.MaxConcurrent, Model: cfg.Model, Limits: cfg.Limits, ResumeWithin: cfg.ResumeWithin,
-		Knowledge: cfg.Knowledge, Runs: cfg.Runs, Learning: cfg.Learning, Tasks: cfg.Tasks, Helpers: cfg.Helpers,
+		Knowledge: cfg.Knowledge, Attachments: cfg.Attachments, Runs: cfg.Runs, Learning: cfg.Learning, Tasks: cfg.Tasks, Helpers: cfg.Helpers,
 		Now: cfg.Now, Logger: cfg.Logger,
 	}, cfg.Adapters...)
 	if err != nil {

@@ -52,6 +52,9 @@ type RouterConfig struct {
 	Limits Limits
 	// Knowledge is the knowledge base /kb manages; nil: none.
 	Knowledge Knowledge
+	// Attachments bound what is read of the files attached to messages
+	// (attachments.go).
+	Attachments Attachments
 	// Runs keeps what each run told about itself, for learning from use
 	// (agent/evolve); nil: nothing is kept.
 	Runs RunRecorder
@@ -90,6 +93,8 @@ type Router struct {
 	slots    *fairSlots
 	quota    *quotas
 	log      *slog.Logger
+	// decode holds a token while a picture is decoded (attachments.go).
+	decode chan struct{}
 
 	// due delivers due reminders and schedules; nil: none.
 	due *timekeeper
@@ -156,6 +161,7 @@ func NewRouter(cfg RouterConfig, adapters ...Adapter) (*Router, error) {
 		slots:    newFairSlots(cfg.MaxConcurrent),
 		quota:    newQuotas(cfg.Limits, cfg.Access, cfg.KV, cfg.Now),
 		log:      cfg.Logger,
+		decode:   make(chan struct{}, decodeSlots),
 		sessions: map[string]*sessionState{},
 	}
 	r.base, r.shutdown = context.WithCancel(context.Background())
@@ -409,6 +415,13 @@ func (r *Router) turn(ctx context.Context, sid string, batch []Message, base age
 		r.log.Error("no adapter for message", "platform", m.Thread.Platform, "key", m.Key)
 		return
 	}
+	var files attached
+	if !base.Resume {
+		var err error
+		if files, err = r.readTurn(ctx, batch); err != nil || files.empty() {
+			return // shutdown, or nothing to answer: the person was told why
+		}
+	}
 	reply, err := r.cfg.Reply(ctx, a, m.Key, sid, m.Thread, m.User, m.ID)
 	if err != nil {
 		r.log.Error("open reply", "key", m.Key, "err", err)
@@ -431,32 +444,43 @@ func (r *Router) turn(ctx context.Context, sid string, batch []Message, base age
 		Origin: agent.Origin{Platform: m.Thread.Platform, Space: m.Thread.Space, Chat: m.Thread.Chat, Thread: m.Thread.ID,
 			Direct: m.Direct, Home: where.Home().Key()}}
 	t.Place = agent.Place{Platform: m.Thread.Platform, ChatName: m.Place.ChatName, ChatKind: m.Place.ChatKind, Thread: m.Place.Thread}
+	asked := t.Text // what was written, without the files' contents
 	if !t.Resume {
-		t.Text = joinTexts(batch)
+		asked = joinTexts(batch)
+		t.Text, t.Images = files.text, files.images
 	}
 	t.Steer = func() []agent.Steered {
 		// Only the turn's author steers it: a message from anyone else
 		// waits for a turn of its own, with that person's memory and name
 		// (docs/architecture.md, Who acts).
 		r.mu.Lock()
-		defer r.mu.Unlock()
 		st := r.session(sid)
-		var out []agent.Steered
+		var took []Message
 		rest := st.queue[:0]
 		for _, q := range st.queue {
 			if q.User.Key() != m.User.Key() {
 				rest = append(rest, q)
 				continue
 			}
-			out = append(out, agent.Steered{Text: q.Text, Author: q.User.Name, Key: q.Key})
+			took = append(took, q)
 			keys = append(keys, q.Key)
 		}
 		st.queue = rest
+		r.mu.Unlock()
+		// Their files are read outside the lock: downloads take a while.
+		var out []agent.Steered
+		for _, q := range took {
+			a, err := r.readTurn(ctx, []Message{q})
+			if err != nil || a.empty() {
+				continue
+			}
+			out = append(out, agent.Steered{Text: a.text, Author: q.User.Name, Key: q.Key, Images: a.images})
+		}
 		return out
 	}
 	t.Pause = r.pauseAsked(sid)
 	if !t.Resume {
-		r.noteCorrection(ctx, sid, m.User, t.Text)
+		r.noteCorrection(ctx, sid, m.User, asked)
 	}
 	tk := r.beginTask(ctx, sid, m)
 	var obs evolve.Observer
@@ -478,7 +502,7 @@ func (r *Router) turn(ctx context.Context, sid string, batch []Message, base age
 			release()
 			tk.ended(ctx, err, stopped)
 			answer, runErr = shown, err
-			r.recordRun(ctx, sid, m, obs.End(err, stopped), t.Text+"\n"+obs.About())
+			r.recordRun(ctx, sid, m, obs.End(err, stopped), asked+"\n"+obs.About())
 			r.finishFailed(ctx, reply, shown, err, stopped)
 			return
 		}
@@ -493,7 +517,7 @@ func (r *Router) turn(ctx context.Context, sid string, batch []Message, base age
 		if ev.Kind == agent.EventDone {
 			release()
 			answer, runErr = ev.Text, nil
-			r.recordRun(ctx, sid, m, obs.End(nil, false), t.Text+"\n"+obs.About())
+			r.recordRun(ctx, sid, m, obs.End(nil, false), asked+"\n"+obs.About())
 			if err := r.quota.spend(ctx, m.User, ev.Usage.InputTokens+ev.Usage.OutputTokens); err != nil {
 				r.log.Error("count tokens", "user", m.User.Key(), "err", err)
 			}

@@ -67,8 +67,10 @@ func decodeUpdate(raw []byte) (update, error) {
 }
 
 // normalizeMessage turns a message into a bot.Message; ok is false for one
-// the bot is not to see: no text, no author, or a command addressed to
-// another bot. Errors are the State's: the message is then retried.
+// the bot is not to see: neither text nor a file, no author, or a command
+// addressed to another bot. A photo or document without a caption is
+// seen: the picture is the message. Errors are the State's: the message
+// is then retried.
 func (a *Adapter) normalizeMessage(ctx context.Context, m *tgbotapi.Message, x *extMessage, me tgbotapi.User) (bot.Message, bool, error) {
 	if m == nil || m.Chat == nil {
 		return bot.Message{}, false, nil
@@ -83,7 +85,8 @@ func (a *Adapter) normalizeMessage(ctx context.Context, m *tgbotapi.Message, x *
 		text, entities = m.Caption, m.CaptionEntities
 	}
 	user, ok := author(m)
-	if text == "" || !ok {
+	files := filesOf(m)
+	if text == "" && len(files) == 0 || !ok {
 		return bot.Message{}, false, nil
 	}
 	text, mentioned, forOther := address(text, entities, me)
@@ -120,7 +123,7 @@ func (a *Adapter) normalizeMessage(ctx context.Context, m *tgbotapi.Message, x *
 		// An anonymous admin posts as the group with a placeholder bot as
 		// from: a person all the same.
 		FromBot: m.From != nil && m.From.IsBot && m.SenderChat == nil,
-		Files:   filesOf(m),
+		Files:   files,
 	}, true, nil
 }
 

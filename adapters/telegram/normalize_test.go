@@ -170,10 +170,17 @@ func TestNormalizeMessage(t *testing.T) {
 			Text: "/kb add", Place: bot.Place{ChatName: "Alice Smith", ChatKind: "direct"}, Direct: true, Mentioned: true,
 			Files: []bot.File{{ID: "d", Name: "document"}}},
 	}, {
-		// As before files were kept: a message with nothing to read starts
-		// nothing (the core decides elsewhere what a bare file means).
-		name:   "a document without a caption is dropped",
+		// The file is the message: the core reads it (a picture, a text).
+		name:   "a document without a caption is seen",
 		update: `{"message":{"message_id":23,"from":` + alice + `,"chat":` + dmChat + `,"date":1,"document":{"file_id":"d","file_unique_id":"u"}}}`,
+		want: &bot.Message{Key: "telegram:11:23", ID: "23", Thread: bot.Thread{Platform: "telegram", Chat: "11"}, User: aliceU,
+			Place: bot.Place{ChatName: "Alice Smith", ChatKind: "direct"}, Direct: true, Files: []bot.File{{ID: "d", Name: "document"}}},
+	}, {
+		name: "a photo without a caption is seen",
+		update: `{"message":{"message_id":24,"from":` + alice + `,"chat":` + group + `,"date":1,
+			"photo":[{"file_id":"p","file_unique_id":"u","width":800,"height":600,"file_size":50000}]}}`,
+		want: &bot.Message{Key: "telegram:-100500:24", ID: "24", Thread: inGroup("24"), User: aliceU, Place: teamPlace,
+			Files: []bot.File{{ID: "p", Name: "photo.jpg", MIME: "image/jpeg", Size: 50000}}},
 	}, {
 		name:   "service message without text is dropped",
 		update: `{"message":{"message_id":18,"from":` + alice + `,"chat":` + group + `,"date":1,"new_chat_members":[` + alice + `]}}`,
