@@ -69,16 +69,17 @@ const decodeSlots = 2
 type attached struct {
 	text   string // the messages' texts, each followed by its files'
 	images []llm.Image
+	// read counts what there is to answer: messages with words, files
+	// read. Lines about files that failed do not count.
+	read int
 	// problems are what the person is told: files not read or read in
 	// part, one line each.
 	problems []string
 }
 
-// empty reports whether there is nothing for the model: no text, no
-// picture (every file failed, and the message had no words).
-func (a attached) empty() bool {
-	return strings.TrimSpace(a.text) == "" && len(a.images) == 0
-}
+// empty reports whether there is nothing for the model: no words, no
+// file read (every file failed, and the message had no text).
+func (a attached) empty() bool { return a.read == 0 }
 
 // readTurn reads the files of msgs, joining their texts as joinTexts
 // does, and tells the person what could not be read. An error means the
@@ -92,6 +93,7 @@ func (r *Router) readTurn(ctx context.Context, msgs []Message) (attached, error)
 			return attached{}, err
 		}
 		texts = append(texts, a.text)
+		out.read += a.read
 		out.images = append(out.images, a.images...)
 		out.problems = append(out.problems, a.problems...)
 	}
@@ -109,6 +111,9 @@ func (r *Router) readTurn(ctx context.Context, msgs []Message) (attached, error)
 // earlier messages of the turn had.
 func (r *Router) readFiles(ctx context.Context, m Message, after int) (attached, error) {
 	out := attached{text: m.Text}
+	if strings.TrimSpace(m.Text) != "" {
+		out.read++
+	}
 	if len(m.Files) == 0 {
 		return out, nil
 	}
@@ -153,11 +158,15 @@ func (r *Router) readFiles(ctx context.Context, m Message, after int) (attached,
 				continue
 			}
 			out.images = append(out.images, img)
+			out.read++
 			parts = append(parts, fmt.Sprintf("[image %d: %s]", after+len(out.images), name))
 			continue
 		}
-		text, problem := r.readText(ctx, f, name, data, lim.FileChars)
+		text, ok, problem := r.readText(ctx, f, name, data, lim.FileChars)
 		parts = append(parts, text)
+		if ok {
+			out.read++
+		}
 		if problem != "" {
 			out.problems = append(out.problems, problem)
 		}
@@ -178,21 +187,22 @@ func (r *Router) prepareImage(ctx context.Context, data []byte, name string, lim
 }
 
 // readText is a file's text as the model reads it, at most limit
-// characters, and what the person is told ("" when it was read whole).
-func (r *Router) readText(ctx context.Context, f File, name string, data []byte, limit int) (text, problem string) {
+// characters, whether any was read, and what the person is told ("" when
+// it was read whole).
+func (r *Router) readText(ctx context.Context, f File, name string, data []byte, limit int) (text string, ok bool, problem string) {
 	ex, err := kb.Extract(ctx, f.Name, f.MIME, data)
 	switch {
 	case errors.Is(err, kb.ErrEmpty):
-		return fmt.Sprintf("[file %s was attached but has no text to read]", name),
+		return fmt.Sprintf("[file %s was attached but has no text to read]", name), false,
 			fmt.Sprintf("%s has no text I can read (a scanned PDF has none: send its pages as pictures).", name)
 	case err != nil:
-		return fmt.Sprintf("[file %s was attached but could not be read: %v]", name, err),
+		return fmt.Sprintf("[file %s was attached but could not be read: %v]", name, err), false,
 			fmt.Sprintf("%s: I could not read it: %v. I read pictures (PNG, JPEG, GIF, WebP), text, Markdown, code, CSV, JSON, HTML and PDF.", name, err)
 	}
 	body, n := ex.Text, utf8.RuneCountInString(ex.Text)
 	head := fmt.Sprintf("[file %s (%s), %d characters]", name, ex.Kind, n)
 	if n <= limit {
-		return head + "\n" + body + "\n[end of " + name + "]", ""
+		return head + "\n" + strings.TrimRight(body, "\r\n") + "\n[end of " + name + "]", true, ""
 	}
 	cut := 0
 	for i := range body {
@@ -203,7 +213,7 @@ func (r *Router) readText(ctx context.Context, f File, name string, data []byte,
 		cut++
 	}
 	return fmt.Sprintf("%s\n%s\n[… %s continues for %d more characters, not read: at most %d are read of one file]", head, body, name, n-limit, limit),
-		fmt.Sprintf("%s is long: I read its first %d of %d characters.", name, limit, n)
+		true, fmt.Sprintf("%s is long: I read its first %d of %d characters.", name, limit, n)
 }
 
 // fileName is how a file is called to people and the model: its name,
