@@ -90,6 +90,8 @@ func openApp(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app
 		MaxTokens:     cfg.LLM.MaxTokens,
 		ContextWindow: cfg.LLM.ContextWindow,
 		CompactAt:     float64(cfg.LLM.CompactAtPercent) / 100,
+		Blind:         blindModel(cfg, logger),
+		ImageLimits:   imageLimits(cfg.Attachments),
 		Logger:        logger,
 	}
 	pauses := &pauseRelay{}

@@ -82,6 +82,7 @@ func coreConfig(a *app, adapters []bot.Adapter, acc bot.Access, approvers []stri
 		Model:          a.cfg.LLM.Model,
 		Limits:         bot.Limits(a.cfg.Limits),
 		Knowledge:      a.kb,
+		Attachments:    attachmentLimits(a.cfg.Attachments),
 		Runs:           runs,
 		Learning:       learn,
 		Logger:         logger,

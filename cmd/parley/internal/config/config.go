@@ -54,19 +54,21 @@ type Config struct {
 	// DataDir holds the SQLite database and any other state.
 	DataDir string `mapstructure:"data_dir"`
 
-	LLM       LLM       `mapstructure:"llm"`
-	Slack     Slack     `mapstructure:"slack"`
-	Telegram  Telegram  `mapstructure:"telegram"`
-	Discord   Discord   `mapstructure:"discord"`
-	Access    Access    `mapstructure:"access"`
-	Tools     Tools     `mapstructure:"tools"`
-	Memory    Memory    `mapstructure:"memory"`
-	Limits    Limits    `mapstructure:"limits"`
-	KB        KB        `mapstructure:"kb"`
-	Evolution Evolution `mapstructure:"evolution"`
-	Reminders Reminders `mapstructure:"reminders"`
-	Tasks     Tasks     `mapstructure:"tasks"`
-	HTTP      HTTP      `mapstructure:"http"`
+	LLM      LLM      `mapstructure:"llm"`
+	Slack    Slack    `mapstructure:"slack"`
+	Telegram Telegram `mapstructure:"telegram"`
+	Discord  Discord  `mapstructure:"discord"`
+	Access   Access   `mapstructure:"access"`
+	Tools    Tools    `mapstructure:"tools"`
+	Memory   Memory   `mapstructure:"memory"`
+	Limits   Limits   `mapstructure:"limits"`
+	KB       KB       `mapstructure:"kb"`
+	// Attachments bounds what is read of the files people attach.
+	Attachments Attachments `mapstructure:"attachments"`
+	Evolution   Evolution   `mapstructure:"evolution"`
+	Reminders   Reminders   `mapstructure:"reminders"`
+	Tasks       Tasks       `mapstructure:"tasks"`
+	HTTP        HTTP        `mapstructure:"http"`
 
 	// File is the configuration file that was read, or "" if none was
 	// found. It is not a key: it records where the values came from.
@@ -92,6 +94,9 @@ type LLM struct {
 	// CompactAtPercent is how full the context window may get (in percent)
 	// before older history is compacted.
 	CompactAtPercent int `mapstructure:"compact_at_percent"`
+	// Vision says whether the model sees images: auto (from a table of
+	// known models), on or off. A blind model gets a note per picture.
+	Vision string `mapstructure:"vision"`
 
 	OpenAI    Provider `mapstructure:"openai"`
 	Anthropic Provider `mapstructure:"anthropic"`
@@ -292,6 +297,7 @@ func Default() Config {
 			MaxTokens:        4096,
 			CompactAtPercent: 60,
 			MaxConcurrent:    8,
+			Vision:           VisionAuto,
 		},
 		Slack:    Slack{Mode: SlackModeSocket, APIURL: "https://slack.com/api/"},
 		Telegram: Telegram{Mode: TelegramModePolling, APIURL: "https://api.telegram.org"},
@@ -301,10 +307,11 @@ func Default() Config {
 		Limits:   Limits{TurnsPerMinute: 10, DailyTokens: 1_000_000, QueueMessages: 20, QueueBytes: 64 << 10, MessageChars: 16000},
 		KB: KB{ChunkLines: 40, ChunkOverlap: 5, ChunkChars: 4000, MaxFileMB: 20, MaxScopeMB: 200, TopK: 5,
 			KeywordWeight: 1, VectorWeight: 1.5, RRFK: 60},
-		Evolution: defaultEvolution(),
-		Reminders: defaultReminders(),
-		Tasks:     defaultTasks(),
-		HTTP:      HTTP{Listen: "127.0.0.1:8080"},
+		Evolution:   defaultEvolution(),
+		Reminders:   defaultReminders(),
+		Tasks:       defaultTasks(),
+		Attachments: defaultAttachments(),
+		HTTP:        HTTP{Listen: "127.0.0.1:8080"},
 	}
 }
 

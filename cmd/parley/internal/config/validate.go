@@ -124,6 +124,7 @@ func (c *Config) validate() []string {
 	p = append(p, c.Evolution.validate()...)
 	p = append(p, c.Reminders.validate()...)
 	p = append(p, c.Tasks.validate()...)
+	p = append(p, c.Attachments.validate(c.LLM.Vision)...)
 	for _, name := range c.Tools.Approval.Never {
 		if name == "shell" {
 			add("tools.approval.never: shell always needs approval; remove it from the list")
