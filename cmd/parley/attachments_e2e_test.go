@@ -38,6 +38,18 @@ func sentImages(t *testing.T, model *llmtest.Server, i int, want ...[]byte) []ll
 	return imgs
 }
 
+// tgShows reports whether the bot shows a message holding part in chat.
+func tgShows(tg *telegramtest.Server, chat int64, part string) func() bool {
+	return func() bool {
+		for _, m := range tg.BotMessages(chat) {
+			if strings.Contains(m.Visible, part) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
 // TestSlackScreenshotInThread: a screenshot shared with a mention reaches
 // the model as an image, downloaded with the bot token; a follow-up in
 // the thread, without a mention, still sends it.
@@ -116,15 +128,7 @@ func TestTelegramBadPictureIsAnswered(t *testing.T) {
 	ctx := waitCtx(t)
 	jpeg := mediatest.JPEG(640, 480)
 	w.tg.Post(telegramtest.Incoming{Chat: tgAna, From: tgAna, Document: &telegramtest.Attachment{Name: "cut.jpg", MIME: "image/jpeg", Data: jpeg[:len(jpeg)/3]}})
-	err := w.tg.WaitFor(ctx, func() bool {
-		for _, m := range w.tg.BotMessages(tgAna) {
-			if strings.Contains(m.Visible, "cut.jpg: I could not read this picture: the image is damaged") {
-				return true
-			}
-		}
-		return false
-	})
-	if err != nil {
+	if err := w.tg.WaitFor(ctx, tgShows(w.tg, tgAna, "cut.jpg: I could not read this picture: the image is damaged")); err != nil {
 		t.Fatalf("no answer about the damaged picture: %v; the bot shows %+v", err, w.tg.BotMessages(tgAna))
 	}
 	if n := len(w.model.Requests()); n != 0 {
@@ -165,17 +169,7 @@ func TestBinaryPhotoAfterKill9(t *testing.T) {
 	bin.model.Enqueue(llmtest.Text("A cat on a sofa."))
 	first := bin.start()
 	bin.tg.Post(telegramtest.Incoming{Chat: tgAna, From: tgAna, Text: "what is this?", Photo: &telegramtest.Attachment{Data: photo}})
-	said := func(text string) func() bool {
-		return func() bool {
-			for _, m := range bin.tg.BotMessages(tgAna) {
-				if m.Visible == text {
-					return true
-				}
-			}
-			return false
-		}
-	}
-	if err := bin.tg.WaitFor(ctx, said("A cat on a sofa.")); err != nil {
+	if err := bin.tg.WaitFor(ctx, tgShows(bin.tg, tgAna, "A cat on a sofa.")); err != nil {
 		t.Fatalf("no answer to the photo: %v\n%s", err, bin.logs.String())
 	}
 	sentImages(t, bin.model, 0, photo)
@@ -188,7 +182,7 @@ func TestBinaryPhotoAfterKill9(t *testing.T) {
 	second := bin.start()
 	t.Cleanup(func() { second.Process.Kill(); second.Wait() })
 	bin.tg.Post(telegramtest.Incoming{Chat: tgAna, From: tgAna, Text: "is it asleep?"})
-	if err := bin.tg.WaitFor(ctx, said("It is asleep.")); err != nil {
+	if err := bin.tg.WaitFor(ctx, tgShows(bin.tg, tgAna, "It is asleep.")); err != nil {
 		t.Fatalf("no answer to the follow-up: %v\n%s", err, bin.logs.String())
 	}
 	reqs := bin.model.Requests()
