@@ -53,9 +53,9 @@ func newAttachWorld(t *testing.T, lim bot.Attachments) *attachWorld {
 	return w
 }
 
-// send is Ana's message in the DM with files attached; it returns its key
-// once the turn it started has ended.
-func (w *attachWorld) send(t *testing.T, text string, files ...bot.File) string {
+// post is Alice's message in the DM with files attached; it returns its
+// key.
+func (w *attachWorld) post(t *testing.T, text string, files ...bot.File) string {
 	t.Helper()
 	w.keys++
 	key := fmt.Sprintf("k%d", w.keys)
@@ -64,6 +64,13 @@ func (w *attachWorld) send(t *testing.T, text string, files ...bot.File) string 
 	if err := w.router.HandleMessage(t.Context(), m); err != nil {
 		t.Fatal(err)
 	}
+	return key
+}
+
+// send is post, returning once the turn it started has ended.
+func (w *attachWorld) send(t *testing.T, text string, files ...bot.File) string {
+	t.Helper()
+	key := w.post(t, text, files...)
 	w.router.Wait()
 	return key
 }
@@ -265,5 +272,24 @@ func TestBlindModelToldOnce(t *testing.T) {
 	}
 	if text := req.LastUserText(); !strings.Contains(text, "and this\n[image 1: b.png]\n[image b.png, 40×30: this model cannot see images") {
 		t.Errorf("the model read %q", text)
+	}
+}
+
+// TestPictureSteersARunningTurn: a picture sent while the turn runs a
+// tool joins the turn's next model call, as its author's words do.
+func TestPictureSteersARunningTurn(t *testing.T) {
+	w := newAttachWorld(t, bot.Attachments{})
+	gate := &gateTool{entered: make(chan struct{}), release: make(chan struct{})}
+	w.runner.Tools = []agent.Tool{gate}
+	shot := mediatest.PNG(320, 200)
+	w.model.Enqueue(llmtest.ToolCall("b1", "build", `{}`), llmtest.Text("Built; the screenshot shows the warning."))
+	w.post(t, "build it")
+	<-gate.entered
+	w.post(t, "this warning too", w.slack.attach("warning.png", "image/png", shot))
+	close(gate.release)
+	w.router.Wait()
+	imgs := w.lastRequest(t).Images()
+	if len(imgs) != 1 || !bytes.Equal(imgs[0].Data, shot) || !strings.HasSuffix(imgs[0].Before, "this warning too\n[image 1: warning.png]") {
+		t.Fatalf("the running turn's next call got images %+v", imgs)
 	}
 }
