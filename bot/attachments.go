@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"unicode/utf8"
 
@@ -152,6 +153,9 @@ func (r *Router) readFiles(ctx context.Context, m Message, after int) (attached,
 		}
 		if media.Sniff(f.Name, data) != "" {
 			img, err := r.prepareImage(ctx, data, name, lim.Images)
+			if ctx.Err() != nil {
+				return attached{}, ctx.Err()
+			}
 			if err != nil {
 				parts = append(parts, fmt.Sprintf("[image %s was attached but could not be read: %v]", name, err))
 				out.problems = append(out.problems, fmt.Sprintf("%s: I could not read this picture: %v.", name, err))
@@ -162,7 +166,10 @@ func (r *Router) readFiles(ctx context.Context, m Message, after int) (attached,
 			parts = append(parts, fmt.Sprintf("[image %d: %s]", after+len(out.images), name))
 			continue
 		}
-		text, ok, problem := r.readText(ctx, f, name, data, lim.FileChars)
+		text, ok, problem := readText(ctx, f, name, data, lim.FileChars)
+		if ctx.Err() != nil {
+			return attached{}, ctx.Err()
+		}
 		parts = append(parts, text)
 		if ok {
 			out.read++
@@ -189,15 +196,23 @@ func (r *Router) prepareImage(ctx context.Context, data []byte, name string, lim
 // readText is a file's text as the model reads it, at most limit
 // characters, whether any was read, and what the person is told ("" when
 // it was read whole).
-func (r *Router) readText(ctx context.Context, f File, name string, data []byte, limit int) (text string, ok bool, problem string) {
+func readText(ctx context.Context, f File, name string, data []byte, limit int) (text string, ok bool, problem string) {
 	ex, err := kb.Extract(ctx, f.Name, f.MIME, data)
 	switch {
 	case errors.Is(err, kb.ErrEmpty):
 		return fmt.Sprintf("[file %s was attached but has no text to read]", name), false,
 			fmt.Sprintf("%s has no text I can read (a scanned PDF has none: send its pages as pictures).", name)
+	case errors.Is(err, kb.ErrUnsupported) && !strings.HasPrefix(http.DetectContentType(data), "text/"):
+		// Binary: say its type by content (what was declared may lie).
+		// A text in an unknown encoding falls to the case below, whose
+		// error says to save it as UTF-8.
+		typ, _, _ := strings.Cut(http.DetectContentType(data), ";")
+		return fmt.Sprintf("[file %s was attached but could not be read: its type, %s, is not one I read]", name, typ), false,
+			fmt.Sprintf("%s: I cannot read this kind of file (%s). I read pictures (PNG, JPEG, GIF, WebP, BMP, TIFF) "+
+				"and text: plain, Markdown, code, CSV, JSON, HTML and PDF.", name, typ)
 	case err != nil:
 		return fmt.Sprintf("[file %s was attached but could not be read: %v]", name, err), false,
-			fmt.Sprintf("%s: I could not read it: %v. I read pictures (PNG, JPEG, GIF, WebP), text, Markdown, code, CSV, JSON, HTML and PDF.", name, err)
+			fmt.Sprintf("%s: I could not read it: %v.", name, err)
 	}
 	body, n := ex.Text, utf8.RuneCountInString(ex.Text)
 	head := fmt.Sprintf("[file %s (%s), %d characters]", name, ex.Kind, n)

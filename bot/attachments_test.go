@@ -205,7 +205,7 @@ func TestBadAttachmentsAreAnswered(t *testing.T) {
 		"huge.png: not read, it is larger than the 1.0 MiB I download.",
 		"cut.png: I could not read this picture: the image is damaged",
 		"IMG_0042.HEIC: I could not read this picture: unsupported image format: HEIC photos cannot be read",
-		"bundle.zip: I could not read it: unsupported document type",
+		"bundle.zip: I cannot read this kind of file (application/zip). I read pictures",
 		"gone.png: not read, the download failed.",
 		"You attached 7 files; I read the first 6.",
 	} {
@@ -220,7 +220,7 @@ func TestBadAttachmentsAreAnswered(t *testing.T) {
 	text := req.LastUserText()
 	for _, want := range []string{
 		"[file huge.png was attached but not read:", "[image cut.png was attached but could not be read:",
-		"[image IMG_0042.HEIC was attached but could not be read:", "[file bundle.zip was attached but could not be read:",
+		"[image IMG_0042.HEIC was attached but could not be read:", "[file bundle.zip was attached but could not be read: its type, application/zip, is not one I read]",
 		"[file gone.png was attached but not read: the download failed]", "[image 1: ok.png]",
 		"[1 more files were attached but not read: at most 6 per message]",
 	} {
@@ -291,5 +291,16 @@ func TestPictureSteersARunningTurn(t *testing.T) {
 	imgs := w.lastRequest(t).Images()
 	if len(imgs) != 1 || !bytes.Equal(imgs[0].Data, shot) || !strings.HasSuffix(imgs[0].Before, "this warning too\n[image 1: warning.png]") {
 		t.Fatalf("the running turn's next call got images %+v", imgs)
+	}
+}
+
+// TestTextInAnotherEncodingIsExplained: a text file that is not UTF-8 is
+// refused with the extractor's advice, not as a binary type.
+func TestTextInAnotherEncodingIsExplained(t *testing.T) {
+	w := newAttachWorld(t, bot.Attachments{})
+	latin1 := bytes.Repeat([]byte("caf\xe9 cr\xe8me br\xfbl\xe9e\n"), 20)
+	w.send(t, "", w.slack.attach("menu.txt", "text/plain", latin1))
+	if n := w.notices(); len(n) != 1 || !strings.Contains(n[0], "menu.txt: I could not read it:") || !strings.Contains(n[0], "UTF-8") {
+		t.Errorf("notices %q", n)
 	}
 }
