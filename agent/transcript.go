@@ -11,6 +11,22 @@ import (
 // The questions the chat core asks about a session, answered here so that
 // only the agent knows how a transcript is laid out.
 
+// ImagelessReader is implemented by session stores that can read a
+// transcript without its pictures' bytes (store.DB): the questions below
+// need the messages, and pictures only by their size.
+type ImagelessReader interface {
+	MessagesWithoutImageData(ctx context.Context, sessionID string) ([]llm.Message, error)
+}
+
+// transcript is the session's transcript for the questions below: without
+// its pictures' bytes where the store can leave them out.
+func (r *Runner) transcript(ctx context.Context, sessionID string) ([]llm.Message, error) {
+	if ir, ok := r.Sessions.(ImagelessReader); ok {
+		return ir.MessagesWithoutImageData(ctx, sessionID)
+	}
+	return r.Sessions.Messages(ctx, sessionID)
+}
+
 // Phase is how far a turn got, as its session's transcript records it.
 type Phase int
 
@@ -45,7 +61,7 @@ type Progress struct {
 // in the session: the core asks after a crash, to start, continue or only
 // re-deliver it.
 func (r *Runner) Progress(ctx context.Context, sessionID, key string) (Progress, error) {
-	msgs, err := r.Sessions.Messages(ctx, sessionID)
+	msgs, err := r.transcript(ctx, sessionID)
 	if err != nil {
 		return Progress{}, fmt.Errorf("load session: %w", err)
 	}
@@ -67,7 +83,7 @@ func (r *Runner) Progress(ctx context.Context, sessionID, key string) (Progress,
 // when the model finished after it. The core asks when it continues a
 // session from a decided approval.
 func (r *Runner) AfterCall(ctx context.Context, sessionID, callID string) (Progress, error) {
-	msgs, err := r.Sessions.Messages(ctx, sessionID)
+	msgs, err := r.transcript(ctx, sessionID)
 	if err != nil {
 		return Progress{}, fmt.Errorf("load session: %w", err)
 	}
@@ -96,7 +112,7 @@ func progressAfter(after []llm.Message) Progress {
 // CallOpen reports whether the tool call callID of the session still has
 // no result: a decision that arrives for it may continue the session.
 func (r *Runner) CallOpen(ctx context.Context, sessionID, callID string) (bool, error) {
-	msgs, err := r.Sessions.Messages(ctx, sessionID)
+	msgs, err := r.transcript(ctx, sessionID)
 	if err != nil {
 		return false, fmt.Errorf("load session: %w", err)
 	}
@@ -116,7 +132,7 @@ func (r *Runner) CallOpen(ctx context.Context, sessionID, callID string) (bool, 
 // has no result an interrupted one. A stopped turn means stop: a late click
 // on an approval that was pending then does not restart the task.
 func (r *Runner) CloseOpenCalls(ctx context.Context, sessionID string) error {
-	msgs, err := r.Sessions.Messages(ctx, sessionID)
+	msgs, err := r.transcript(ctx, sessionID)
 	if err != nil {
 		return fmt.Errorf("load session: %w", err)
 	}
@@ -160,7 +176,7 @@ type SessionSize struct {
 
 // Measure measures the session, for /status.
 func (r *Runner) Measure(ctx context.Context, sessionID string) (SessionSize, error) {
-	msgs, err := r.Sessions.Messages(ctx, sessionID)
+	msgs, err := r.transcript(ctx, sessionID)
 	if err != nil {
 		return SessionSize{}, fmt.Errorf("load session: %w", err)
 	}

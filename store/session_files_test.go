@@ -63,6 +63,13 @@ func TestImagesStoredOnce(t *testing.T) {
 			t.Errorf("transcript with images changed in storage (-stored +loaded):\n%s", diff)
 		}
 	}
+	light, err := db.MessagesWithoutImageData(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img := light[0].Images[0]; img.Data != nil || img.SHA256 != shot.SHA256 || img.Width != 800 {
+		t.Errorf("without data: %+v, want the shot's hash and size and no bytes", img)
+	}
 	var longest int
 	raw, err := sql.Open("sqlite3", "file:"+path+"?mode=ro")
 	if err != nil {

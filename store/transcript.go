@@ -13,9 +13,26 @@ import (
 
 var _ agent.SessionStore = (*DB)(nil)
 
-// Messages returns the transcript of session sessionID in order. A session
-// without messages has an empty transcript; an unknown one is ErrNotFound.
+// Messages returns the transcript of session sessionID in order, its
+// pictures' bytes included. A session without messages has an empty
+// transcript; an unknown one is ErrNotFound.
 func (db *DB) Messages(ctx context.Context, sessionID string) ([]llm.Message, error) {
+	msgs, err := db.MessagesWithoutImageData(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	if err := loadImages(ctx, db.r, sessionID, msgs); err != nil {
+		return nil, fmt.Errorf("store: images of session %q: %w", sessionID, err)
+	}
+	return msgs, nil
+}
+
+var _ agent.ImagelessReader = (*DB)(nil)
+
+// MessagesWithoutImageData is Messages with every picture's Data nil (its
+// hash, type and size kept): for the questions about a session that need
+// no pixels (/status, crash recovery).
+func (db *DB) MessagesWithoutImageData(ctx context.Context, sessionID string) ([]llm.Message, error) {
 	// The LEFT JOIN tells an empty session (one row, NULL body) from an
 	// unknown one (no row) in a single query.
 	rows, err := db.r.QueryContext(ctx, `
@@ -49,9 +66,6 @@ func (db *DB) Messages(ctx context.Context, sessionID string) ([]llm.Message, er
 	}
 	if !found {
 		return nil, fmt.Errorf("store: session %q: %w", sessionID, ErrNotFound)
-	}
-	if err := loadImages(ctx, db.r, sessionID, msgs); err != nil {
-		return nil, fmt.Errorf("store: images of session %q: %w", sessionID, err)
 	}
 	return msgs, nil
 }
