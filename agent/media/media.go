@@ -100,8 +100,11 @@ func Prepare(data []byte, name string, lim Limits) (llm.Image, error) {
 		return llm.Image{}, fmt.Errorf("%w: %s", ErrUnsupported, advice(f))
 	}
 	cfg, err := c.config(bytes.NewReader(data))
-	if err != nil || cfg.Width <= 0 || cfg.Height <= 0 {
-		return llm.Image{}, fmt.Errorf("%w: its %s header does not read: %v", ErrCorrupt, f, err)
+	if err != nil {
+		return llm.Image{}, fmt.Errorf("%w: its %s header does not read: %w", ErrCorrupt, f, err)
+	}
+	if cfg.Width <= 0 || cfg.Height <= 0 {
+		return llm.Image{}, fmt.Errorf("%w: its %s header says %d×%d", ErrCorrupt, f, cfg.Width, cfg.Height)
 	}
 	// Width × Height in int64: a forged header may claim 2³¹ on each side.
 	if px := int64(cfg.Width) * int64(cfg.Height); px > int64(lim.MaxPixels) {
@@ -112,7 +115,7 @@ func Prepare(data []byte, name string, lim Limits) (llm.Image, error) {
 	// here, with a reason, not by the provider in the middle of a turn.
 	src, err := c.decode(bytes.NewReader(data))
 	if err != nil {
-		return llm.Image{}, fmt.Errorf("%w: %v", ErrCorrupt, err)
+		return llm.Image{}, fmt.Errorf("%w: %w", ErrCorrupt, err)
 	}
 	b := src.Bounds()
 	img := llm.Image{Name: name, Width: b.Dx(), Height: b.Dy()}
