@@ -162,8 +162,8 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 // a recovered turn that was waiting for an approval asks for it again and
 // finds the decision, so it continues in its own reply, once.
 func (c *Core) Run(ctx context.Context) error {
-	if err := c.router.Recover(ctx); err != nil {
-		return err
+	if err := c.router.Recover(ctx); err != nil && ctx.Err() == nil {
+		return err // a shutdown during recovery is no failure: serve below stops and waits
 	}
 	if err := c.approvals.ExpireDue(ctx); err != nil {
 		c.cfg.Logger.Warn("expire approvals", "err", err)

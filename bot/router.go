@@ -177,7 +177,9 @@ func NewRouter(cfg RouterConfig, adapters ...Adapter) (*Router, error) {
 // Run resumes what a crash interrupted, then runs every adapter until ctx
 // ends, and waits for running turns to wind down.
 func (r *Router) Run(ctx context.Context) error {
-	if err := r.Recover(ctx); err != nil {
+	// A shutdown during recovery is no failure: serve still stops the
+	// adapters and waits for the turns already running.
+	if err := r.Recover(ctx); err != nil && ctx.Err() == nil {
 		return err
 	}
 	return r.serve(ctx)
