@@ -23,6 +23,9 @@ func decodeJSON(t *testing.T, s string) any {
 	return v
 }
 
+// sig1 is the fake's signature of a thinking block claude-test wrote.
+var sig1 = llmtest.Signature("claude-test", "use the tool")
+
 // TestRequestBody checks the whole request body the server received.
 func TestRequestBody(t *testing.T) {
 	tests := []struct {
@@ -106,7 +109,7 @@ func TestRequestBody(t *testing.T) {
 				Model: "claude-test", System: "S", MaxTokens: 256, Reasoning: llm.Reasoning{Budget: 2048, Effort: "low"},
 				Messages: []llm.Message{
 					{Role: llm.RoleUser, Preamble: "[Sent Monday 14:03]", Text: "weather?"},
-					{Role: llm.RoleAssistant, Thinking: []llm.Thinking{{Text: "use the tool", Signature: "sig1"}, {Redacted: "enc"}},
+					{Role: llm.RoleAssistant, Thinking: []llm.Thinking{{Text: "use the tool", Signature: sig1}, {Redacted: "enc"}},
 						ToolCalls: []llm.ToolCall{call("t1", "get_weather", `{}`)}},
 					{Role: llm.RoleTool, ToolCallID: "t1", Text: "18°C"},
 				},
@@ -119,7 +122,7 @@ func TestRequestBody(t *testing.T) {
 				"messages": [
 					{"role": "user", "content": [{"type": "text", "text": "[Sent Monday 14:03]\n\nweather?"}]},
 					{"role": "assistant", "content": [
-						{"type": "thinking", "thinking": "use the tool", "signature": "sig1"},
+						{"type": "thinking", "thinking": "use the tool", "signature": "` + sig1 + `"},
 						{"type": "redacted_thinking", "data": "enc"},
 						{"type": "tool_use", "id": "t1", "name": "get_weather", "input": {}}
 					]},

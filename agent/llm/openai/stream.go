@@ -93,8 +93,8 @@ func (c *chatCall) Done() (*llm.Response, bool) {
 // reasoning is the reasoning text of a delta from a server that shows it.
 func reasoning(extra map[string]respjson.Field) string {
 	for _, name := range []string{"reasoning_content", "reasoning"} {
-		f, ok := extra[name]
-		if !ok || !f.Valid() {
+		f, ok := extra[name] // extra fields never count as Valid
+		if !ok {
 			continue
 		}
 		var s string
