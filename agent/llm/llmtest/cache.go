@@ -19,7 +19,10 @@ import (
 //     part of what is compared: moving a mark invalidates nothing.
 //   - OpenAI caches every prompt of at least CacheMinTokens tokens; a
 //     request reads the longest prefix it shares with an earlier request
-//     to the same model, rounded down to whole blocks of CacheMinTokens.
+//     to the same model, rounded down to whole blocks of CacheMinTokens
+//     (OpenAI itself counts past the first 1,024 in steps of 128, so the
+//     fake errs low). The prompt is read as OpenAI renders it: the
+//     leading system (or developer) messages, the tools, the rest.
 //
 // Tokens are counted as everywhere in the fake: one per 4 bytes of JSON.
 // Scripted usage (Reply.Usage) is reported as scripted, but the prompt
@@ -140,9 +143,19 @@ func (c *promptCache) openAIAccount(req Request) int {
 	if c.openAI == nil {
 		c.openAI = map[string][][]byte{}
 	}
+	msgs, _ := req.JSON["messages"].([]any)
+	lead := 0
+	for lead < len(msgs) {
+		m, _ := msgs[lead].(map[string]any)
+		if m["role"] != "system" && m["role"] != "developer" {
+			break
+		}
+		lead++
+	}
+	system, _ := json.Marshal(msgs[:lead])
 	tools, _ := json.Marshal(req.JSON["tools"])
-	msgs, _ := json.Marshal(req.JSON["messages"])
-	prompt := append(tools, msgs...)
+	rest, _ := json.Marshal(msgs[lead:])
+	prompt := append(append(system, tools...), rest...)
 	longest := 0
 	for _, earlier := range c.openAI[req.Model()] {
 		n := 0
