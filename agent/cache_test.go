@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,9 +13,6 @@ import (
 	"github.com/parleybot/parley/agent/llm/anthropic"
 	"github.com/parleybot/parley/agent/llm/llmtest"
 	"github.com/parleybot/parley/agent/llm/openai"
-	"github.com/parleybot/parley/agent/tools"
-	"github.com/parleybot/parley/bot"
-	"github.com/parleybot/parley/store"
 )
 
 // specTool is a tool the model is offered and never calls: it gives the
@@ -40,49 +35,28 @@ func toolSet() []agent.Tool {
 	return out
 }
 
-// cacheRig is a runner on one provider of the fake, through a Registry
-// (as Parley builds it), with a clock that moves a few minutes per turn.
+// cacheRig is the harness's runner on one provider of the fake, through a
+// Registry (as Parley builds it), offered a realistic tool set, with a
+// clock that moves a few minutes per turn.
 type cacheRig struct {
-	srv    *llmtest.Server
-	runner *agent.Runner
-	sid    string
-	now    time.Time
+	*harness
+	sid string
+	now time.Time
 }
 
 func newCacheRig(t *testing.T, model string) *cacheRig {
 	t.Helper()
-	srv := llmtest.NewServer(llmtest.WithResponder(func(r llmtest.Request) llmtest.Reply {
-		// Answers of a few hundred characters, like a chat's.
-		return llmtest.Text("Here is what I found about that: ", strings.Repeat("a detail worth knowing, ", 12), "done.")
-	}))
-	t.Cleanup(srv.Close)
-	db, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "parley.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	mem, err := tools.Memory(db, agent.MemoryLimits{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := newHarness(t, toolSet()...)
 	reg := llm.NewRegistry()
-	reg.Register(llm.OpenAI, openai.New(openai.Config{APIKey: "k", BaseURL: srv.OpenAIBaseURL()}))
-	reg.Register(llm.Anthropic, anthropic.New(anthropic.Config{APIKey: "k", BaseURL: srv.AnthropicBaseURL()}))
+	reg.Register(llm.OpenAI, openai.New(openai.Config{APIKey: "k", BaseURL: h.srv.OpenAIBaseURL()}))
+	reg.Register(llm.Anthropic, anthropic.New(anthropic.Config{APIKey: "k", BaseURL: h.srv.AnthropicBaseURL()}))
 	p, err := reg.Resolve(model)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sid, err := db.SessionFor(t.Context(), bot.Thread{Platform: "slack", Chat: "C1", ID: "1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rig := &cacheRig{srv: srv, sid: sid, now: time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)}
-	rig.runner = &agent.Runner{
-		Provider: p, Sessions: db, Memory: db,
-		Tools:  append([]agent.Tool{mem}, toolSet()...),
-		Logger: slog.New(slog.DiscardHandler),
-		Now:    func() time.Time { return rig.now },
-	}
+	rig := &cacheRig{harness: h, sid: h.session(t, "C1"), now: time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)}
+	h.runner.Provider = p
+	h.runner.Now = func() time.Time { return rig.now }
 	return rig
 }
 
@@ -90,6 +64,9 @@ func newCacheRig(t *testing.T, model string) *cacheRig {
 func (r *cacheRig) turn(t *testing.T, text string) llm.Usage {
 	t.Helper()
 	r.now = r.now.Add(3 * time.Minute)
+	if r.srv.Pending() == 0 { // an answer of a few hundred characters, like a chat's
+		r.srv.Enqueue(llmtest.Text("Here is what I found about that: ", strings.Repeat("a detail worth knowing, ", 12), "done."))
+	}
 	res, err := r.runner.RunSync(t.Context(), agent.Turn{
 		SessionID: r.sid, Text: text,
 		Caller: agent.Caller{UserKey: "slack:U1", UserName: "ana"},
@@ -202,7 +179,11 @@ func TestPromptCacheTwentyTurns(t *testing.T) {
 	for _, tc := range []struct {
 		model    string
 		minShare float64 // of all input tokens, read from the cache
-	}{{"claude-sonnet-4-5", 0.8}, {"gpt-4.1-mini", 0.6}} {
+		// The provider's price of a token read from / written to the
+		// cache, in input tokens: Anthropic a tenth / a quarter more,
+		// OpenAI's gpt-4.1 family a quarter / nothing more.
+		read, write float64
+	}{{"claude-sonnet-4-5", 0.8, 0.1, 1.25}, {"gpt-4.1-mini", 0.6, 0.25, 1}} {
 		t.Run(tc.model, func(t *testing.T) {
 			var stable, volatile llm.Usage
 			for _, moving := range []bool{false, true} {
@@ -221,11 +202,10 @@ func TestPromptCacheTwentyTurns(t *testing.T) {
 				}
 			}
 			share := float64(stable.CachedTokens) / float64(stable.InputTokens)
-			// At Anthropic's prices a read costs a tenth of an input token
-			// and a write a quarter more: the bill in input tokens.
-			billed := stable.InputTokens - stable.CachedTokens - stable.CacheWriteTokens + stable.CachedTokens/10 + stable.CacheWriteTokens*5/4
+			billed := float64(stable.InputTokens-stable.CachedTokens-stable.CacheWriteTokens) +
+				tc.read*float64(stable.CachedTokens) + tc.write*float64(stable.CacheWriteTokens)
 			t.Logf("%s, 20 turns: %d input tokens, %d read from the cache (%.0f%%), %d written "+
-				"(billed like %d at Anthropic's cache prices); a system prompt that changes every turn: %d input, %d cached",
+				"(billed like %.0f input tokens); a system prompt that changes every turn: %d input, %d cached",
 				tc.model, stable.InputTokens, stable.CachedTokens, 100*share, stable.CacheWriteTokens,
 				billed, volatile.InputTokens, volatile.CachedTokens)
 			if share < tc.minShare || volatile.CachedTokens != 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/parleybot/parley/agent/llm"
 )
@@ -19,7 +20,7 @@ func (x *run) call(ctx context.Context, req llm.Request) (*llm.Response, string,
 	policy := x.r.Retry.withDefaults()
 	fellBack := false
 	for attempt := 1; ; attempt++ {
-		var partial strings.Builder
+		var partial, thought strings.Builder
 		var resp *llm.Response
 		var err error
 		for ev, serr := range x.r.Provider.Stream(ctx, req) {
@@ -34,11 +35,16 @@ func (x *run) call(ctx context.Context, req llm.Request) (*llm.Response, string,
 					return nil, partial.String(), errStopped
 				}
 			case llm.EventThinkingDelta:
-				if x.r.ShowThinking && !x.emit(Event{Kind: EventThinking, Text: ev.Text}) {
+				if !x.r.ShowThinking {
+					continue
+				}
+				thought.WriteString(ev.Text)
+				if !x.emit(Event{Kind: EventThinking, Text: tail(thought.String(), thinkingPreview)}) {
 					return nil, partial.String(), errStopped
 				}
 			case llm.EventFallback:
 				fellBack = true
+				thought.Reset()
 				info := &RetryInfo{Attempt: attempt, Err: ev.Err, Reset: partial.Len() > 0, Model: ev.Text}
 				partial.Reset()
 				if !x.emit(Event{Kind: EventRetry, Retry: info}) {
@@ -76,4 +82,21 @@ func (x *run) call(ctx context.Context, req llm.Request) (*llm.Response, string,
 			return nil, "", err
 		}
 	}
+}
+
+// thinkingPreview is how much of the reasoning so far an EventThinking
+// carries, in bytes: a preview to show while the model thinks, not a
+// transcript, and cheap however long the thinking runs.
+const thinkingPreview = 600
+
+// tail is the end of s, at most n bytes, starting at a whole character.
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := len(s) - n
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
+	}
+	return s[i:]
 }

@@ -31,8 +31,9 @@ const (
 	// EventCheck: a task's answer (Text) goes to the check step before it
 	// is final (agent/plan.go).
 	EventCheck
-	// EventThinking: Text is the next piece of the model's reasoning. Only
-	// a Runner with ShowThinking emits it.
+	// EventThinking: Text is the end of the model's reasoning so far in
+	// this step (a preview of a few hundred bytes, replaced by the next
+	// one). Only a Runner with ShowThinking emits it.
 	EventThinking
 )
 
