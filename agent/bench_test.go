@@ -51,7 +51,6 @@ func benchPrompt() PromptInput {
 		Place:  Place{Platform: "slack", ChatName: "#eng", ChatKind: "channel", Thread: "1700000000.0001", Others: []string{"bo", "cy"}},
 		User:   Caller{UserName: "ana"},
 		Memory: Memory{Profile: []string{"prefers Go", "works in Berlin", "likes short answers"}, Facts: []string{"deploys happen on Tuesdays", "the staging DB is read-only on Fridays", "use table tests"}},
-		Now:    time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC),
 		Tools:  []string{"memory", "web_fetch", "shell"},
 	}
 }

@@ -82,6 +82,8 @@ func (c compactor) compact(ctx context.Context, req llm.Request, history []llm.M
 		return history, nil
 	}
 	summary, method := c.summarize(ctx, out[:cut])
+	// The folded answers' usage stays in the session's accounting (the
+	// /status cache line), carried by the summary's acknowledgement.
 	if gone := imageLines(out[:cut], whyCompacted); gone != "" {
 		// A picture folded away leaves its line, so "the second
 		// screenshot" can still be told apart from one never sent.
@@ -89,7 +91,7 @@ func (c compactor) compact(ctx context.Context, req llm.Request, history []llm.M
 	}
 	folded := append([]llm.Message{
 		{Role: llm.RoleUser, Text: SummaryPrefix + summary},
-		{Role: llm.RoleAssistant, Text: "Understood. I will continue from this summary."},
+		{Role: llm.RoleAssistant, Text: "Understood. I will continue from this summary.", Usage: usageOf(out[:cut])},
 	}, out[cut:]...)
 	if size := c.estimate(req, folded); size >= after {
 		// A summary longer than what it replaces (a short head) helps no one.
@@ -307,6 +309,21 @@ func clip(s string, n int) string {
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
+}
+
+// usageOf is what the answers among msgs cost together, nil if nothing
+// was recorded.
+func usageOf(msgs []llm.Message) *llm.Usage {
+	var sum llm.Usage
+	for _, m := range msgs {
+		if m.Usage != nil {
+			sum = sum.Add(*m.Usage)
+		}
+	}
+	if sum == (llm.Usage{}) {
+		return nil
+	}
+	return &sum
 }
 
 // lastAssistant is the index of the last assistant message, 0 if none:

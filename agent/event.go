@@ -31,6 +31,10 @@ const (
 	// EventCheck: a task's answer (Text) goes to the check step before it
 	// is final (agent/plan.go).
 	EventCheck
+	// EventThinking: Text is the end of the model's reasoning so far in
+	// this step (a preview of a few hundred bytes, replaced by the next
+	// one). Only a Runner with ShowThinking emits it.
+	EventThinking
 )
 
 // Event is one item of a run's stream.
@@ -45,7 +49,12 @@ type Event struct {
 	Decision   *Decision
 	Retry      *RetryInfo
 	Compaction *CompactionInfo
-	Usage      llm.Usage
+	// Usage is what the run's model calls cost (EventDone), cached input
+	// tokens included.
+	Usage llm.Usage
+	// Model is the "provider/model" that wrote the final answer
+	// (EventDone): the fallback model when the primary failed.
+	Model string
 	// Paused: the task paused (EventDone).
 	Paused bool
 }
@@ -59,4 +68,7 @@ type RetryInfo struct {
 	// consumer must discard the text of the current step, because the next
 	// attempt streams it again from the start.
 	Reset bool
+	// Model, when set, is the model the call continues on at once (Wait is
+	// zero): the failed model's breaker is open (llm.Fallback).
+	Model string
 }

@@ -44,7 +44,7 @@ func TestImagesReachTheModelAndStay(t *testing.T) {
 		if len(imgs) != 2 || !bytes.Equal(imgs[0].Data, first.Data) || !bytes.Equal(imgs[1].Data, second.Data) {
 			t.Fatalf("request %d: images %d, want both, in order", i+1, len(imgs))
 		}
-		if imgs[0].Before != "what are these?" || imgs[0].MIME != "image/png" {
+		if !strings.HasSuffix(imgs[0].Before, "\n\nwhat are these?") || imgs[0].MIME != "image/png" { // after the time's preamble
 			t.Errorf("request %d: image %+v, want it after the question's text", i+1, imgs[0])
 		}
 	}

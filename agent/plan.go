@@ -71,14 +71,10 @@ func (x *run) plan(ctx context.Context) PlanView {
 	return v
 }
 
-// withPlan is the system prompt of a step: base, and the plan when there
-// is one.
-func withPlan(base string, v PlanView) string {
-	return base + PlanSection(v)
-}
-
-// PlanSection is what a plan adds to each step's system prompt; "" when
-// there is none. Exported so its cost per step can be measured.
+// PlanSection is what a plan adds to each step, after the conversation
+// (see TurnContext: the plan changes from step to step, so it stays out of
+// the cached prefix); "" when there is none. Exported so its cost per step
+// can be measured.
 func PlanSection(v PlanView) string {
 	if v.Text == "" {
 		return ""

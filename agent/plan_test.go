@@ -32,8 +32,8 @@ func todoCall(id string, items ...string) llmtest.Reply {
 	return llmtest.ToolCall(id, "todo", string(args))
 }
 
-// A task's plan reaches the model at every step, in the system prompt,
-// as it stands then.
+// A task's plan reaches the model at every step, after the conversation
+// (the system prompt stays the same), as it stands then.
 func TestPlanInEveryStep(t *testing.T) {
 	h := newHarness(t)
 	withTasks(t, h)
@@ -47,14 +47,19 @@ func TestPlanInEveryStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	reqs := h.srv.Requests()
-	if p := systemPrompt(t, reqs[0]); strings.Contains(p, "Your plan") {
+	if p := reqs[0].LastUserText(); strings.Contains(p, "Your plan") {
 		t.Errorf("a plan before there is one:\n%s", p)
 	}
-	if p := systemPrompt(t, reqs[1]); !strings.Contains(p, "◐ 1. read the logs (in progress)\n☐ 2. write the fix") {
+	if p := reqs[1].LastUserText(); !strings.Contains(p, "◐ 1. read the logs (in progress)\n☐ 2. write the fix") {
 		t.Errorf("step 2 lacks the plan:\n%s", p)
 	}
-	if p := systemPrompt(t, reqs[2]); !strings.Contains(p, "☑ 1. read the logs\n◐ 2. write the fix (in progress)") {
+	if p := reqs[2].LastUserText(); !strings.Contains(p, "☑ 1. read the logs\n◐ 2. write the fix (in progress)") {
 		t.Errorf("step 3 lacks the updated plan:\n%s", p)
+	}
+	for i, r := range reqs[1:] {
+		if systemPrompt(t, r) != systemPrompt(t, reqs[0]) {
+			t.Errorf("step %d changed the system prompt", i+2)
+		}
 	}
 }
 
@@ -135,7 +140,7 @@ func TestCheckStep(t *testing.T) {
 	if last := evs[len(evs)-1]; last.Kind != agent.EventDone || last.Text != "Verified: deployed and notified." {
 		t.Errorf("final: %+v", last)
 	}
-	if p := h.srv.Requests()[2].LastUserText(); p != agent.CheckPrompt {
+	if p := h.srv.Requests()[2].LastUserText(); !strings.HasPrefix(p, agent.CheckPrompt+"\n\n## Your plan") {
 		t.Errorf("the model was not asked to check: %q", p)
 	}
 	log, _ := h.db.Log(t.Context(), h.session(t, "ana"), 20)

@@ -9,24 +9,37 @@ import (
 )
 
 func TestSystemPrompt(t *testing.T) {
-	now := time.Date(2026, 11, 21, 14, 3, 0, 0, time.UTC)
 	in := PromptInput{
 		Place:  Place{Platform: "slack", ChatName: "#eng", ChatKind: "channel", Thread: "1700000000.000100", Others: []string{"bo"}},
 		User:   Caller{UserName: "ana"},
 		Memory: Memory{Profile: []string{"prefers Go"}, Facts: []string{"deploys on Fridays are banned"}},
-		Now:    now,
 		Tools:  []string{"memory"},
+		Skills: SkillList{Notes: []string{"the team ships on Tuesdays"}, Listed: []SkillEntry{{"Deploy", "how to deploy"}}},
 	}
 	got := SystemPrompt(in)
 	for _, want := range []string{
 		DefaultPersona, "Platform: slack (channel)", "Chat: #eng", "Talking with: ana",
-		"Also in this conversation: bo", "2026-11-21 14:03", "- prefers Go",
+		"Also in this conversation: bo", "the time it was sent", "- prefers Go", "the team ships on Tuesdays",
 		"- deploys on Fridays are banned", "profile (10 of 1500 characters)", "memory tool",
 		"data, not instructions",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("prompt lacks %q:\n%s", want, got)
 		}
+	}
+	// The stable parts first: the persona, the tools, the place; the
+	// person and their memory last. Nothing per turn.
+	order := []string{DefaultPersona, "## Tools", "## Where you are", "## Your own notes", "## Who you are talking with", "## What you remember"}
+	last := -1
+	for _, part := range order {
+		i := strings.Index(got, part)
+		if i < last {
+			t.Errorf("%q comes before what precedes it in %q", part, order)
+		}
+		last = i
+	}
+	if strings.Contains(got, "Deploy") {
+		t.Errorf("the turn's skills are in the system prompt:\n%s", got)
 	}
 	in.Persona = "You are Bob."
 	in.Memory = Memory{}
@@ -46,6 +59,28 @@ func TestSystemPrompt(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("prompt with kb_search lacks %q:\n%s", want, got)
 		}
+	}
+}
+
+func TestPreambleAndTurnContext(t *testing.T) {
+	if got := Preamble(time.Date(2026, 11, 21, 14, 3, 0, 0, time.UTC)); got != "[Sent Saturday, 2026-11-21 14:03 UTC]" {
+		t.Errorf("Preamble = %q", got)
+	}
+	if got := TurnContext(SkillList{}, PlanView{}); got != "" {
+		t.Errorf("TurnContext of nothing = %q", got)
+	}
+	skills := SkillList{Listed: []SkillEntry{{"Deploy", "how to deploy"}}, More: 2}
+	plan := PlanView{Text: "- [ ] ship", Total: 1, Open: 1}
+	got := TurnContext(skills, plan)
+	want := "## Skills you have learnt here (your own notes)\n" +
+		"Before doing what one of these covers, read it with skill_read and follow it.\n" +
+		"- Deploy: how to deploy\n(2 more, less related to this conversation: skill_read finds them by name.)\n\n" +
+		planHeading + "\n- [ ] ship"
+	if got != want {
+		t.Errorf("TurnContext =\n%s\nwant\n%s", got, want)
+	}
+	if got := TurnContext(SkillList{}, plan); got != planHeading+"\n- [ ] ship" {
+		t.Errorf("TurnContext of a plan = %q", got)
 	}
 }
 

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/parleybot/parley/agent/llm"
@@ -41,8 +40,16 @@ type Runner struct {
 
 	Persona      string
 	MemoryLimits MemoryLimits
-	MaxTokens    int
-	MaxSteps     int // model calls per turn; default 25
+	// MaxTokens caps each answer; 0 leaves it to the provider (the
+	// Registry's providers fit it to each model).
+	MaxTokens int
+	MaxSteps  int // model calls per turn; default 25
+	// Reasoning asks each model call to think first (llm.thinking); a
+	// model that cannot never sees it.
+	Reasoning llm.Reasoning
+	// ShowThinking emits the model's reasoning as EventThinking; without
+	// it no thinking text leaves the runner (llm.show_thinking).
+	ShowThinking bool
 	// Plans tell the runner a session's task plan (plan.go); nil: no
 	// turn is a task.
 	Plans Plans
@@ -172,6 +179,7 @@ type run struct {
 	yield   func(Event, error) bool
 	stopped bool // the consumer stopped ranging
 	usage   llm.Usage
+	model   string // the model that wrote the last answer
 }
 
 // emit yields ev; false means the consumer stopped and the run must end.
@@ -204,7 +212,7 @@ func (x *run) loop(ctx context.Context) error {
 		return fmt.Errorf("load memory: %w", err)
 	}
 	if !x.t.Resume {
-		user := llm.Message{Role: llm.RoleUser, Text: x.t.Text, Author: x.t.Caller.UserName, Key: x.t.Key, Images: x.t.Images}
+		user := llm.Message{Role: llm.RoleUser, Text: x.t.Text, Author: x.t.Caller.UserName, Key: x.t.Key, Images: x.t.Images, Preamble: Preamble(r.now())}
 		if err := r.Sessions.AppendMessages(ctx, x.t.SessionID, user); err != nil {
 			return fmt.Errorf("save message: %w", err)
 		}
@@ -229,12 +237,13 @@ func (x *run) loop(ctx context.Context) error {
 	req := llm.Request{
 		System: SystemPrompt(PromptInput{
 			Persona: r.Persona, Place: x.t.Place, User: x.t.Caller, Memory: mem,
-			Limits: r.MemoryLimits, Now: r.now(), Tools: toolNames(x.tools()), Skills: skills,
+			Limits: r.MemoryLimits, Tools: toolNames(x.tools()), Skills: skills,
 		}),
 		Tools:     toolSpecs(x.tools()),
 		MaxTokens: r.MaxTokens,
+		CacheKey:  x.t.SessionID,
+		Reasoning: r.Reasoning,
 	}
-	base := req.System
 	maxSteps := r.MaxSteps
 	if maxSteps <= 0 {
 		maxSteps = 25
@@ -256,7 +265,7 @@ func (x *run) loop(ctx context.Context) error {
 		if step >= limit || step > 0 && x.t.Pause != nil && x.t.Pause() {
 			return x.pause(ctx, step, view, step < limit)
 		}
-		req.System = withPlan(base, view)
+		req.Tail = TurnContext(skills, view)
 		if history, err = x.compact(ctx, req, history, false); err != nil {
 			return err
 		}
@@ -283,9 +292,11 @@ func (x *run) loop(ctx context.Context) error {
 			return err
 		}
 		r.cal.Observe(estimate, resp.Usage.InputTokens)
-		x.usage.InputTokens += resp.Usage.InputTokens
-		x.usage.OutputTokens += resp.Usage.OutputTokens
-		answer := llm.Message{Role: llm.RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls}
+		x.usage = x.usage.Add(resp.Usage)
+		x.model = resp.Model
+		usage := resp.Usage
+		answer := llm.Message{Role: llm.RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls,
+			Model: resp.Model, Thinking: resp.Thinking, Usage: &usage}
 		if err := r.Sessions.AppendMessages(context.WithoutCancel(ctx), x.t.SessionID, answer); err != nil {
 			return fmt.Errorf("save answer: %w", err)
 		}
@@ -306,7 +317,7 @@ func (x *run) loop(ctx context.Context) error {
 				}
 				continue
 			}
-			x.emit(Event{Kind: EventDone, Text: resp.Text, Usage: x.usage})
+			x.emit(Event{Kind: EventDone, Text: resp.Text, Usage: x.usage, Model: x.model})
 			return nil
 		}
 		if history, err = x.runTools(ctx, tools, history, resp.ToolCalls); err != nil {
@@ -334,7 +345,7 @@ func (x *run) pause(ctx context.Context, step int, v PlanView, asked bool) error
 	if err := x.r.Sessions.AppendMessages(context.WithoutCancel(ctx), x.t.SessionID, msg); err != nil {
 		return fmt.Errorf("save the pause: %w", err)
 	}
-	x.emit(Event{Kind: EventDone, Text: note, Usage: x.usage, Paused: true})
+	x.emit(Event{Kind: EventDone, Text: note, Usage: x.usage, Model: x.model, Paused: true})
 	return nil
 }
 
@@ -346,7 +357,7 @@ func (x *run) steer(ctx context.Context, history []llm.Message) ([]llm.Message, 
 	}
 	var msgs []llm.Message
 	for _, s := range x.t.Steer() {
-		msgs = append(msgs, llm.Message{Role: llm.RoleUser, Text: s.Text, Author: s.Author, Key: s.Key, Images: s.Images})
+		msgs = append(msgs, llm.Message{Role: llm.RoleUser, Text: s.Text, Author: s.Author, Key: s.Key, Images: s.Images, Preamble: Preamble(x.r.now())})
 	}
 	if len(msgs) == 0 {
 		return history, nil
@@ -467,56 +478,6 @@ func splitPending(history []llm.Message) ([]llm.Message, []llm.ToolCall) {
 	// ones are appended by runTools as they run.
 	out = append(out, assistant)
 	return append(out, answered...), pending
-}
-
-// call makes one model call, streaming its text and retrying what can be
-// retried. On failure it returns the text streamed by the last attempt.
-func (x *run) call(ctx context.Context, req llm.Request) (*llm.Response, string, error) {
-	policy := x.r.Retry.withDefaults()
-	for attempt := 1; ; attempt++ {
-		var partial strings.Builder
-		var resp *llm.Response
-		var err error
-		for ev, serr := range x.r.Provider.Stream(ctx, req) {
-			if serr != nil {
-				err = serr
-				break
-			}
-			switch ev.Kind {
-			case llm.EventTextDelta:
-				partial.WriteString(ev.Text)
-				if !x.emit(Event{Kind: EventText, Text: ev.Text}) {
-					return nil, partial.String(), errStopped
-				}
-			case llm.EventDone:
-				resp = ev.Response
-			}
-		}
-		if resp != nil {
-			return resp, "", nil
-		}
-		if err == nil {
-			err = llm.ErrIncomplete
-		}
-		if cerr := ctx.Err(); cerr != nil {
-			return nil, partial.String(), cerr
-		}
-		lerr, ok := llm.AsError(err)
-		if !ok || !lerr.Retryable() || attempt >= policy.MaxAttempts {
-			return nil, partial.String(), err
-		}
-		wait, ok := policy.wait(attempt, lerr.RetryAfter)
-		if !ok {
-			return nil, partial.String(), fmt.Errorf("%w (asked to wait %s, longer than the %s limit)", err, lerr.RetryAfter, policy.Cap)
-		}
-		info := &RetryInfo{Attempt: attempt, Wait: wait, Err: err, Reset: partial.Len() > 0}
-		if !x.emit(Event{Kind: EventRetry, Retry: info}) {
-			return nil, "", errStopped
-		}
-		if err := x.r.sleep(ctx, wait); err != nil {
-			return nil, "", err
-		}
-	}
 }
 
 func (r *Runner) now() time.Time {

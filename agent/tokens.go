@@ -68,9 +68,10 @@ func EstimateMessages(msgs []llm.Message) int {
 	return n
 }
 
-// EstimateMessage estimates the tokens of one message.
+// EstimateMessage estimates the tokens of one message. Thinking blocks
+// are not counted: providers drop those of earlier turns from the prompt.
 func EstimateMessage(m llm.Message) int {
-	n := perMessage + EstimateTokens(m.Text)
+	n := perMessage + EstimateTokens(m.Text) + EstimateTokens(m.Preamble)
 	for _, c := range m.ToolCalls {
 		n += perMessage + EstimateTokens(c.Name) + EstimateTokens(string(c.Arguments))
 	}

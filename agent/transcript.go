@@ -172,6 +172,11 @@ type SessionSize struct {
 	Tokens   int
 	// Window is the model's context window in tokens; 0 when not known.
 	Window int
+	// Usage is what the session's model calls cost, as the providers
+	// counted (cached input tokens included); compacted answers count too.
+	Usage llm.Usage
+	// Model is the model that wrote the last answer, "" if none is known.
+	Model string
 }
 
 // Measure measures the session, for /status.
@@ -180,5 +185,14 @@ func (r *Runner) Measure(ctx context.Context, sessionID string) (SessionSize, er
 	if err != nil {
 		return SessionSize{}, fmt.Errorf("load session: %w", err)
 	}
-	return SessionSize{Messages: len(msgs), Tokens: EstimateMessages(msgs), Window: r.ContextWindow}, nil
+	size := SessionSize{Messages: len(msgs), Tokens: EstimateMessages(msgs), Window: r.ContextWindow}
+	if u := usageOf(msgs); u != nil {
+		size.Usage = *u
+	}
+	for _, m := range msgs {
+		if m.Role == llm.RoleAssistant && m.Model != "" {
+			size.Model = m.Model
+		}
+	}
+	return size, nil
 }

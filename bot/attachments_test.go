@@ -107,7 +107,7 @@ func TestScreenshotReachesTheModelAndStays(t *testing.T) {
 	if len(imgs) != 1 || !bytes.Equal(imgs[0].Data, shot) {
 		t.Fatalf("images %d, want the screenshot as it was sent", len(imgs))
 	}
-	if imgs[0].Before != "what is wrong here?\n[image 1: build.png]" {
+	if !strings.HasSuffix(imgs[0].Before, "\n\nwhat is wrong here?\n[image 1: build.png]") { // after the time's preamble
 		t.Errorf("text before the image: %q", imgs[0].Before)
 	}
 	w.send(t, "and the second screenshot?")
@@ -130,7 +130,7 @@ func TestPictureSentAsFileIsAnImage(t *testing.T) {
 	if len(imgs) != 1 || imgs[0].MIME != "image/jpeg" {
 		t.Fatalf("images %+v", imgs)
 	}
-	if got := w.lastRequest(t).LastUserText(); got != "[image 1: scan.dat]" {
+	if got := w.lastRequest(t).LastUserText(); !strings.HasSuffix(got, "\n\n[image 1: scan.dat]") {
 		t.Errorf("user text %q", got)
 	}
 }

@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/parleybot/parley/agent"
@@ -33,7 +34,14 @@ func show(ctx context.Context, r Reply, ev agent.Event) error {
 				return err
 			}
 		}
+		if ev.Retry.Model != "" {
+			return r.Progress(ctx, fmt.Sprintf("model call failed (%v); continuing on %s", ev.Retry.Err, ev.Retry.Model))
+		}
 		return r.Progress(ctx, fmt.Sprintf("model call failed (%v); retrying in %s", ev.Retry.Err, ev.Retry.Wait.Round(100*time.Millisecond)))
+	case agent.EventThinking:
+		// Only a runner told to show thinking (llm.show_thinking) sends
+		// it: its latest words, on the status line.
+		return r.Progress(ctx, "💭 …"+lastWords(ev.Text, maxStatusRunes-3))
 	case agent.EventToolStart:
 		return r.Progress(ctx, "running "+ev.Tool.Name+"…")
 	case agent.EventToolEnd:
@@ -53,6 +61,12 @@ func show(ctx context.Context, r Reply, ev agent.Event) error {
 		return r.Finish(ctx, ev.Text)
 	}
 	return nil
+}
+
+// lastWords is the end of s on one line, at most n characters.
+func lastWords(s string, n int) string {
+	r := []rune(strings.Join(strings.Fields(s), " "))
+	return string(r[max(len(r)-n, 0):])
 }
 
 func firstLine(s string) string {

@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -36,10 +37,18 @@ func (r *Router) status(ctx context.Context, c Command) (string, error) {
 	if r.cfg.Model != "" {
 		fmt.Fprintf(&b, "Model: %s\n", r.cfg.Model)
 	}
+	if size.Model != "" && size.Model != r.cfg.Model {
+		// The primary failed and a fallback model answered (llm.fallback);
+		// the next turn tries the primary again once it recovers.
+		fmt.Fprintf(&b, "Last answer by: %s (fallback)\n", size.Model)
+	}
 	if window := size.Window; window > 0 {
 		fmt.Fprintf(&b, "Context: about %d of %d tokens (%d%%)\n", used, window, used*100/window)
 	} else {
 		fmt.Fprintf(&b, "Context: about %d tokens\n", used)
+	}
+	if u := size.Usage; u.InputTokens > 0 {
+		fmt.Fprintf(&b, "Cache: %s of %s input tokens cached this session\n", thousands(u.CachedTokens), thousands(u.InputTokens))
 	}
 	fmt.Fprintf(&b, "Session %s: %d messages", shortID(sid), size.Messages)
 	if info, err := r.cfg.Sessions.Session(ctx, sid); err == nil && !info.CreatedAt.IsZero() {
@@ -88,6 +97,18 @@ func (r *Router) nextReminder(ctx context.Context, c Command) string {
 		}
 	}
 	return ""
+}
+
+// thousands writes n with thousands separators: 12,345.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	if n < 0 {
+		return "-" + thousands(-n)
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 func shortID(id string) string {

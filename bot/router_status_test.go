@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/agent/llm/llmtest"
 	"github.com/parleybot/parley/bot"
 )
@@ -86,6 +87,11 @@ func TestStatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// An answer a fallback model wrote, with what its call cost.
+	if err := w.db.AppendMessages(t.Context(), sid, llm.Message{Role: llm.RoleAssistant, Text: "later", Model: "anthropic/claude-haiku-4-5",
+		Usage: &llm.Usage{InputTokens: 20000, CachedTokens: 12345}}); err != nil {
+		t.Fatal(err)
+	}
 	w.runner.ContextWindow = 1000
 	r := newRouter(t, bot.RouterConfig{
 		Sessions: w.db, Inbox: w.db, KV: w.db, Runner: w.runner, Commands: bot.New(w.db, w.db, agent.MemoryLimits{}),
@@ -96,7 +102,8 @@ func TestStatus(t *testing.T) {
 	}
 	_, private := w.fake.snapshot()
 	got := private[len(private)-1]
-	for _, want := range []string{"Model: openai/gpt-test", "of 1000 tokens (", "2 messages", "started 1h30m0s ago", "Now: idle", "Waiting for approval: 2"} {
+	for _, want := range []string{"Model: openai/gpt-test", "Last answer by: anthropic/claude-haiku-4-5 (fallback)", "of 1000 tokens (",
+		"Cache: 12,345 of 20,", " input tokens cached this session", "3 messages", "started 1h30m0s ago", "Now: idle", "Waiting for approval: 2"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("status lacks %q:\n%s", want, got)
 		}

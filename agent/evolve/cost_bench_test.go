@@ -107,8 +107,8 @@ func BenchmarkReflectionCycle50Conversations(b *testing.B) {
 	b.ReportMetric(float64(packet), "packet-tokens")
 }
 
-// BenchmarkSkillIndex: the tokens the skill index adds to each turn's
-// system prompt, and the time to build it, with 10, 50 and 200 skills in
+// BenchmarkSkillIndex: the tokens the skill index adds to each model
+// call (after the conversation: agent.TurnContext), and the time to build it, with 10, 50 and 200 skills in
 // the scope (the index's budget is 3,000 tokens).
 func BenchmarkSkillIndex(b *testing.B) {
 	for _, n := range []int{10, 50, 200} {
@@ -123,14 +123,13 @@ func BenchmarkSkillIndex(b *testing.B) {
 			}
 			x := evolve.Index{Files: files}
 			caller := agent.Caller{Scopes: []string{"operator", scope}}
-			base := agent.EstimateTokens(agent.SystemPrompt(agent.PromptInput{}))
 			var added, listed int
 			for b.Loop() {
 				list, err := x.SkillIndex(b.Context(), caller, "the service-7 deploy failed, what now?")
 				if err != nil {
 					b.Fatal(err)
 				}
-				added = agent.EstimateTokens(agent.SystemPrompt(agent.PromptInput{Skills: list})) - base
+				added = agent.EstimateTokens(agent.TurnContext(list, agent.PlanView{}))
 				listed = len(list.Listed)
 			}
 			b.ReportMetric(float64(added), "prompt-tokens/turn")

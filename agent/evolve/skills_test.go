@@ -147,7 +147,7 @@ func TestSkillIndexBudget(t *testing.T) {
 	if counter.n != len(list.Listed) {
 		t.Fatalf("%d impressions for %d listed", counter.n, len(list.Listed))
 	}
-	prompt := agent.SystemPrompt(agent.PromptInput{Skills: list, Tools: []string{"skill_read"}})
+	prompt := agent.TurnContext(list, agent.PlanView{})
 	if !strings.Contains(prompt, "Rotate the signing key: when the signing key expires") || !strings.Contains(prompt, fmt.Sprintf("(%d more", list.More)) {
 		t.Fatalf("prompt:\n%s", prompt)
 	}

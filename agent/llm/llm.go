@@ -20,9 +20,11 @@ const (
 )
 
 // Message is one entry of a transcript. Exactly one shape applies per role:
-// user → Text and Images (and Author in multi-person conversations);
-// assistant → Text and/or ToolCalls; tool → ToolCallID, Text (the result),
-// IsError and Images (what the tool returned; see Image).
+// user → Text and Images (and Author in multi-person conversations,
+// Preamble when the agent added one); assistant → Text and/or ToolCalls,
+// with Model, Thinking and Usage as the call produced them; tool →
+// ToolCallID, Text (the result), IsError and Images (what the tool
+// returned; see Image).
 //
 // Providers ignore Author (the agent writes names into the text when more
 // than one person speaks), and only Anthropic has a wire field for IsError.
@@ -40,6 +42,38 @@ type Message struct {
 	// so a restarted chat layer can tell whether it already reached the
 	// session. Providers ignore it.
 	Key string `json:"key,omitempty"`
+	// Preamble is what the agent tells the model along with a user message
+	// (the time it was sent): providers send it before Text, so Text stays
+	// what the person wrote. It is stored with the message, so every later
+	// request repeats the same bytes and the prompt cache keeps hitting.
+	Preamble string `json:"preamble,omitempty"`
+	// Model is the "provider/model" that wrote an assistant message.
+	Model string `json:"model,omitempty"`
+	// Thinking are the reasoning blocks that came with an assistant
+	// message, in order. They go back verbatim to the model that wrote them
+	// (Anthropic checks their signatures) and to no other model.
+	Thinking []Thinking `json:"thinking,omitempty"`
+	// Usage is what the call that wrote an assistant message cost.
+	Usage *Usage `json:"usage,omitempty"`
+}
+
+// Thinking is one reasoning block of an answer. Text is the reasoning as
+// the provider showed it; Signature is Anthropic's proof that the block is
+// the model's own; Redacted holds the encrypted content of a block the
+// provider would not show (Text is then empty).
+type Thinking struct {
+	Text      string `json:"text,omitempty"`
+	Signature string `json:"signature,omitempty"`
+	Redacted  string `json:"redacted,omitempty"`
+}
+
+// UserText is the text a provider sends for a user message: the preamble,
+// then what the person wrote.
+func UserText(m Message) string {
+	if m.Preamble == "" {
+		return m.Text
+	}
+	return m.Preamble + "\n\n" + m.Text
 }
 
 // ToolCall is a model's request to run a tool. Arguments is the raw JSON the
@@ -64,6 +98,18 @@ type Request struct {
 	Messages  []Message
 	Tools     []ToolSpec
 	MaxTokens int // 0 = provider default
+	// Tail is context the model reads after the whole conversation (a
+	// task's plan, the skills related to this turn): it changes from call
+	// to call, so it belongs to no stored message and comes after the
+	// prompt cache's last breakpoint.
+	Tail string
+	// CacheKey names the conversation, so a provider that routes by it
+	// (OpenAI's prompt_cache_key) sends its calls where its prefix is
+	// cached. Empty: none.
+	CacheKey string
+	// Reasoning asks for thinking before the answer; zero asks for none.
+	// A model that cannot reason never sees it (see Registry).
+	Reasoning Reasoning
 }
 
 // EventKind tells which fields of an Event are set.
@@ -81,6 +127,13 @@ const (
 	EventToolCallDelta
 	// EventDone ends every successful stream and carries Response.
 	EventDone
+	// EventThinkingDelta carries Text: the next piece of the model's
+	// reasoning, before its answer.
+	EventThinkingDelta
+	// EventFallback says the call failed on one model and continues on
+	// another (see Fallback): Text names the model it continues on, Err is
+	// why; text streamed so far is void, as the answer starts again.
+	EventFallback
 )
 
 // Event is one item of a provider stream.
@@ -90,6 +143,7 @@ type Event struct {
 	Index    int
 	ToolCall *ToolCall
 	Response *Response
+	Err      error // EventFallback
 }
 
 // StopReason says why the model stopped.
@@ -103,10 +157,25 @@ const (
 )
 
 // Usage counts tokens of one model call. InputTokens is the whole prompt,
-// cached tokens included.
+// cached tokens included: CachedTokens of it were read from the provider's
+// prompt cache (billed at a fraction), CacheWriteTokens written to it
+// (Anthropic bills those above the base price; OpenAI writes for free and
+// does not report them).
 type Usage struct {
-	InputTokens  int `json:"input_tokens"`
-	OutputTokens int `json:"output_tokens"`
+	InputTokens      int `json:"input_tokens"`
+	OutputTokens     int `json:"output_tokens"`
+	CachedTokens     int `json:"cached_tokens,omitempty"`
+	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
+}
+
+// Add returns the sum of u and v.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{
+		InputTokens:      u.InputTokens + v.InputTokens,
+		OutputTokens:     u.OutputTokens + v.OutputTokens,
+		CachedTokens:     u.CachedTokens + v.CachedTokens,
+		CacheWriteTokens: u.CacheWriteTokens + v.CacheWriteTokens,
+	}
 }
 
 // Response is the complete result of one model call, assembled by the
@@ -114,8 +183,12 @@ type Usage struct {
 type Response struct {
 	Text       string
 	ToolCalls  []ToolCall
+	Thinking   []Thinking
 	Usage      Usage
 	StopReason StopReason
+	// Model is the "provider/model" that answered, set by the Registry's
+	// providers; "" from a bare provider.
+	Model string
 }
 
 // Provider streams model calls. Leaving the range early cancels the

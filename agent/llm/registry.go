@@ -8,10 +8,25 @@ import (
 	"strings"
 )
 
-// Registry routes "provider/model" names to registered providers. It is
-// filled once at start-up and read-only afterwards.
+// Registry routes model names to registered providers, and fits each call
+// to its model (see Resolve). It is filled once at start-up and read-only
+// afterwards.
 type Registry struct {
 	providers map[string]Provider
+	models    Models
+}
+
+// UseModels sets the table of models Resolve consults; without it, the
+// built-in table alone.
+func (r *Registry) UseModels(m Models) { r.models = m }
+
+// Info returns what the registry knows of a model, by any name Resolve
+// takes.
+func (r *Registry) Info(name string) ModelInfo {
+	if c, err := Canonical(name); err == nil {
+		name = c
+	}
+	return r.models.Info(name)
 }
 
 // NewRegistry returns an empty registry.
@@ -44,26 +59,66 @@ func SplitModel(name string) (provider, model string, err error) {
 	return provider, model, nil
 }
 
-// Resolve returns a Provider bound to the model named "provider/model".
+// Resolve returns a Provider bound to the model named "provider/model",
+// or by a bare name (see Canonical). Each call it makes is fitted to the
+// model: its answer size and thinking budget within the model's limits
+// (ModelInfo), thinking not asked of a model that cannot, thinking blocks
+// of other models left out; and its Response names the model.
 func (r *Registry) Resolve(name string) (Provider, error) {
-	prov, model, err := SplitModel(name)
+	full, err := Canonical(name)
 	if err != nil {
 		return nil, err
 	}
+	prov, model, _ := SplitModel(full)
 	p, ok := r.providers[prov]
 	if !ok {
 		return nil, fmt.Errorf("model %q: provider %q is not configured (configured: %s)", name, prov, strings.Join(r.Names(), ", "))
 	}
-	return bound{p: p, model: model}, nil
+	return bound{p: p, name: full, model: model, info: r.models.Info(full)}, nil
 }
 
-// bound fixes the model name of every request.
+// bound fits every request to one model.
 type bound struct {
 	p     Provider
+	name  string // provider/model
 	model string
+	info  ModelInfo
 }
 
 func (b bound) Stream(ctx context.Context, req Request) iter.Seq2[Event, error] {
+	req = b.info.budget(req)
 	req.Model = b.model
-	return b.p.Stream(ctx, req)
+	req.Messages = ForModel(req.Messages, b.name)
+	return func(yield func(Event, error) bool) {
+		for ev, err := range b.p.Stream(ctx, req) {
+			if ev.Kind == EventDone && ev.Response != nil && ev.Response.Model == "" {
+				ev.Response.Model = b.name
+			}
+			if !yield(ev, err) {
+				return
+			}
+		}
+	}
+}
+
+// ForModel returns msgs as model ("provider/model") may see them: the
+// thinking blocks of answers another model wrote are left out. Their
+// signatures prove them to the model that wrote them only, and no provider
+// takes another's reasoning; the answers themselves stay. msgs is not
+// modified.
+func ForModel(msgs []Message, model string) []Message {
+	var out []Message
+	for i, m := range msgs {
+		if len(m.Thinking) == 0 || m.Model == model {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(msgs)
+		}
+		out[i].Thinking = nil
+	}
+	if out == nil {
+		return msgs
+	}
+	return out
 }

@@ -31,8 +31,8 @@ func benchPlan(n int) task.Plan {
 }
 
 // BenchmarkPlanOverhead measures what a plan costs each step: the tokens
-// (agent.EstimateTokens) of the section the plan adds to every step's
-// system prompt, and those a todo call leaves in the history (its
+// (agent.EstimateTokens) of the section the plan adds to every step, after
+// the conversation, and those a todo call leaves in the history (its
 // arguments and its result), with the time to render the section.
 // docs/tasks.md quotes the figures.
 func BenchmarkPlanOverhead(b *testing.B) {

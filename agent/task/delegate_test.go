@@ -186,8 +186,8 @@ func TestHelperOwnItemOnly(t *testing.T) {
 	if slices.Contains(names, "todo") || slices.Contains(names, "delegate") || !slices.Contains(names, "todo_item") || !slices.Contains(names, "work") {
 		t.Errorf("a helper's tools: %v; want the others and todo_item, not todo or delegate", names)
 	}
-	if !strings.Contains(last.System, "## The task's plan (read-only: you are a helper on item 2; report on it with todo_item)\n☐ 1. read the logs\n✗ 2. fix the config (failed) — no write access") {
-		t.Errorf("the helper's prompt lacks the plan as it stands:\n%s", last.System)
+	if !strings.Contains(last.Tail, "## The task's plan (read-only: you are a helper on item 2; report on it with todo_item)\n☐ 1. read the logs\n✗ 2. fix the config (failed) — no write access") {
+		t.Errorf("the helper's prompt lacks the plan as it stands:\n%s", last.Tail)
 	}
 	k, _, err := r.db.Task(t.Context(), r.parent)
 	if err != nil {

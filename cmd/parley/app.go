@@ -43,7 +43,8 @@ func openApp(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app
 	if err := cfg.RequireLLM(); err != nil {
 		return nil, err
 	}
-	provider, err := providers(cfg, nil).Resolve(cfg.LLM.Model)
+	reg := providers(cfg, nil)
+	provider, err := chatModel(reg, cfg, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -80,18 +81,23 @@ func openApp(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app
 		tools = append(tools, read)
 	}
 	runner := &agent.Runner{
-		Provider:      provider,
-		Sessions:      db,
-		Memory:        db,
-		Tools:         tools,
-		Policies:      policies(cfg.Tools.Approval),
-		Persona:       cfg.LLM.Persona,
-		MemoryLimits:  limits,
-		MaxTokens:     cfg.LLM.MaxTokens,
-		ContextWindow: cfg.LLM.ContextWindow,
+		Provider:     provider,
+		Sessions:     db,
+		Memory:       db,
+		Tools:        tools,
+		Policies:     policies(cfg.Tools.Approval),
+		Persona:      cfg.LLM.Persona,
+		MemoryLimits: limits,
+		// Answers are sized per model by the registry (llm.models,
+		// llm.max_tokens, the table); compaction keeps to the primary's
+		// window, and a smaller fallback window is met by compacting
+		// when that model says the prompt is too long.
+		ContextWindow: reg.Info(cfg.LLM.Model).ContextWindow,
 		CompactAt:     float64(cfg.LLM.CompactAtPercent) / 100,
 		Blind:         blindModel(cfg, logger),
 		ImageLimits:   imageLimits(cfg.Attachments),
+		Reasoning:     cfg.LLM.Reasoning(),
+		ShowThinking:  cfg.LLM.ShowThinking,
 		Logger:        logger,
 	}
 	pauses := &pauseRelay{}
@@ -105,6 +111,15 @@ func openApp(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app
 		runner.Skills = evolve.Index{Files: skillFiles(cfg), Impressions: db, Memos: db, BudgetTokens: cfg.Evolution.IndexTokens}
 	}
 	return &app{cfg: cfg, db: db, runner: runner, limits: limits, bridge: bridge, kb: base, judge: judge, pauses: pauses}, nil
+}
+
+// chatModel is the provider the runner talks to: llm.model, or with
+// llm.fallback the chain of models behind their circuit breakers.
+func chatModel(reg *llm.Registry, cfg *config.Config, logger *slog.Logger) (llm.Provider, error) {
+	if len(cfg.LLM.Fallback) == 0 {
+		return reg.Resolve(cfg.LLM.Model)
+	}
+	return reg.Fallback(cfg.LLM.Chain(), llm.FallbackOptions{Cooldown: cfg.LLM.FallbackCooldown(), Logger: logger})
 }
 
 // memoryJudge is the model call that judges memory writes
@@ -242,9 +257,11 @@ func (a *app) Close() error {
 	return nil
 }
 
-// providers registers every configured LLM provider. hc may be nil.
+// providers registers every configured LLM provider, with the table of
+// models that sizes each call. hc may be nil.
 func providers(cfg *config.Config, hc *http.Client) *llm.Registry {
 	reg := llm.NewRegistry()
+	reg.UseModels(cfg.LLM.ModelTable())
 	if cfg.LLM.Configured(config.ProviderOpenAI) {
 		reg.Register(config.ProviderOpenAI, openAIProvider(cfg, hc))
 	}

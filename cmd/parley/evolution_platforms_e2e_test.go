@@ -127,8 +127,10 @@ func TestLearnFromACorrectionOnTelegram(t *testing.T) {
 	if len(reqs) != 2 {
 		t.Fatalf("%d model calls for Ana's turn, want 2 (skill_read, then the answer)", len(reqs))
 	}
-	if system := reqs[0].LastText("system"); !strings.Contains(system, deployIndex) {
-		t.Fatalf("Ana's prompt does not list the skill:\n%s", system)
+	// The skills related to a turn come after the conversation, where they
+	// do not disturb the cached prefix (docs/models.md).
+	if turn := reqs[0].LastUserText(); !strings.Contains(turn, deployIndex) {
+		t.Fatalf("Ana's prompt does not list the skill:\n%s", turn)
 	}
 	if result := reqs[1].LastText("tool"); !strings.Contains(result, deployStep) {
 		t.Fatalf("skill_read did not give Ana's turn the steps: %q", result)
@@ -146,8 +148,8 @@ func TestLearnFromACorrectionOnTelegram(t *testing.T) {
 	if len(reqs) != 2 {
 		t.Fatalf("%d model calls for Bo's turn, want 2", len(reqs))
 	}
-	if system := reqs[0].LastText("system"); system == "" || strings.Contains(system, "Deploy") {
-		t.Fatalf("the group's prompt lists Ana's skill (or has none):\n%s", system)
+	if system, turn := reqs[0].LastText("system"), reqs[0].LastUserText(); system == "" || strings.Contains(system+turn, "Deploy:") {
+		t.Fatalf("the group's prompt lists Ana's skill (or has none):\n%s\n%s", system, turn)
 	}
 	if result := reqs[1].LastText("tool"); !strings.Contains(result, "no such skill") || strings.Contains(result, deployStep) {
 		t.Fatalf("skill_read in the group gave %q, want an error without the steps", result)
@@ -254,8 +256,8 @@ func TestLearnFromACorrectionOnSlack(t *testing.T) {
 	if len(reqs) != 2 {
 		t.Fatalf("%d model calls for Bo's turn, want 2 (skill_read, then the answer)", len(reqs))
 	}
-	if system := reqs[0].LastText("system"); !strings.Contains(system, deployIndex) {
-		t.Fatalf("the workspace's skill is not in Bo's prompt:\n%s", system)
+	if turn := reqs[0].LastUserText(); !strings.Contains(turn, deployIndex) {
+		t.Fatalf("the workspace's skill is not in Bo's prompt:\n%s", turn)
 	}
 	if body := string(reqs[0].Body); strings.Contains(body, "Deployed to prod.") || strings.Contains(body, correction) {
 		t.Fatal("the new thread carried the old thread's conversation: the skill proves nothing")

@@ -14,8 +14,8 @@ import (
 // is rejected by the API, so a message of images alone has none.
 func userBlocks(m llm.Message) []sdk.ContentBlockParamUnion {
 	blocks := make([]sdk.ContentBlockParamUnion, 0, 1+len(m.Images))
-	if m.Text != "" || len(m.Images) == 0 {
-		blocks = append(blocks, sdk.NewTextBlock(m.Text))
+	if text := llm.UserText(m); text != "" || len(m.Images) == 0 {
+		blocks = append(blocks, sdk.NewTextBlock(text))
 	}
 	for _, img := range m.Images {
 		if len(img.Data) == 0 {

@@ -14,6 +14,13 @@ import (
 )
 
 // newParams maps a neutral request to Messages API parameters.
+//
+// Prompt caching: the API caches a prompt's prefix up to each block marked
+// with cache_control. Two marks suffice: the end of the system prompt,
+// which covers the tools and the system prompt (the API puts tools first),
+// and the last block of the conversation, before the request's Tail — the
+// next call repeats the same prefix and reads it from the cache, and the
+// API looks back from a mark for the longest prefix written before.
 func newParams(req llm.Request) (sdk.MessageNewParams, error) {
 	p := sdk.MessageNewParams{
 		Model:     req.Model,
@@ -23,13 +30,19 @@ func newParams(req llm.Request) (sdk.MessageNewParams, error) {
 		p.MaxTokens = int64(req.MaxTokens)
 	}
 	if req.System != "" {
-		p.System = []sdk.TextBlockParam{{Text: req.System}}
+		p.System = []sdk.TextBlockParam{{Text: req.System, CacheControl: sdk.NewCacheControlEphemeralParam()}}
 	}
 	msgs, err := messages(req.Messages)
 	if err != nil {
 		return p, err
 	}
-	p.Messages = msgs
+	markTail(msgs)
+	p.Messages = withTail(msgs, req.Tail)
+	if b := req.Reasoning.Budget; b >= llm.MinReasoningBudget && thinkingAllowed(req.Messages) {
+		// max_tokens counts thinking and answer together.
+		p.Thinking = sdk.ThinkingConfigParamOfEnabled(int64(b))
+		p.MaxTokens += int64(b)
+	}
 	for _, t := range req.Tools {
 		schema, err := inputSchema(t.Schema)
 		if err != nil {
@@ -41,7 +54,64 @@ func newParams(req llm.Request) (sdk.MessageNewParams, error) {
 		}
 		p.Tools = append(p.Tools, sdk.ToolUnionParam{OfTool: tool})
 	}
+	if req.System == "" && len(p.Tools) > 0 {
+		p.Tools[len(p.Tools)-1].OfTool.CacheControl = sdk.NewCacheControlEphemeralParam()
+	}
 	return p, nil
+}
+
+// markTail marks the conversation's last block as a cache breakpoint.
+func markTail(msgs []sdk.MessageParam) {
+	if len(msgs) == 0 {
+		return
+	}
+	var content []sdk.ContentBlockParamUnion
+	switch last := msgs[len(msgs)-1]; {
+	case last.OfUser != nil:
+		content = last.OfUser.Content
+	case last.OfAssistant != nil:
+		content = last.OfAssistant.Content
+	}
+	if len(content) == 0 {
+		return
+	}
+	if cc := content[len(content)-1].GetCacheControl(); cc != nil {
+		*cc = sdk.NewCacheControlEphemeralParam()
+	}
+}
+
+// withTail adds the request's Tail after the conversation: to the last
+// message when it is the user's (tool results included), else as a user
+// message of its own.
+func withTail(msgs []sdk.MessageParam, tail string) []sdk.MessageParam {
+	if tail == "" {
+		return msgs
+	}
+	block := sdk.NewTextBlock(tail)
+	if n := len(msgs); n > 0 && msgs[n-1].OfUser != nil {
+		last := msgs[n-1].OfUser
+		last.Content = append(last.Content, block)
+		return msgs
+	}
+	return append(msgs, sdk.NewUserMessage(block))
+}
+
+// thinkingAllowed reports whether a call may think. The API wants the
+// assistant message that a call continues (its tool results are the last
+// messages) to begin with its thinking, and refuses thinking otherwise: a
+// tool loop begun without thinking, or on another model (whose thinking
+// ForModel left out), finishes without.
+func thinkingAllowed(msgs []llm.Message) bool {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		switch msgs[i].Role {
+		case llm.RoleTool:
+			continue
+		case llm.RoleAssistant:
+			return i == len(msgs)-1 || len(msgs[i].Thinking) > 0
+		}
+		return true
+	}
+	return true
 }
 
 // messages maps the transcript. Tool results become tool_result blocks of
@@ -55,7 +125,15 @@ func messages(in []llm.Message) ([]sdk.MessageParam, error) {
 		case llm.RoleUser:
 			out = append(out, sdk.NewUserMessage(userBlocks(m)...))
 		case llm.RoleAssistant:
-			blocks := make([]sdk.ContentBlockParamUnion, 0, 1+len(m.ToolCalls))
+			blocks := make([]sdk.ContentBlockParamUnion, 0, len(m.Thinking)+1+len(m.ToolCalls))
+			// Thinking first, verbatim and in order, as the API wrote it.
+			for _, t := range m.Thinking {
+				if t.Redacted != "" {
+					blocks = append(blocks, sdk.NewRedactedThinkingBlock(t.Redacted))
+				} else {
+					blocks = append(blocks, sdk.NewThinkingBlock(t.Signature, t.Text))
+				}
+			}
 			if m.Text != "" {
 				blocks = append(blocks, sdk.NewTextBlock(m.Text))
 			}

@@ -23,6 +23,9 @@ func decodeJSON(t *testing.T, s string) any {
 	return v
 }
 
+// sig1 is the fake's signature of a thinking block claude-test wrote.
+var sig1 = llmtest.Signature("claude-test", "use the tool")
+
 // TestRequestBody checks the whole request body the server received.
 func TestRequestBody(t *testing.T) {
 	tests := []struct {
@@ -60,7 +63,7 @@ func TestRequestBody(t *testing.T) {
 				"model": "claude-test",
 				"max_tokens": 256,
 				"stream": true,
-				"system": [{"type": "text", "text": "You are Parley."}],
+				"system": [{"type": "text", "text": "You are Parley.", "cache_control": {"type": "ephemeral"}}],
 				"messages": [
 					{"role": "user", "content": [{"type": "text", "text": "Weather in Paris, time in Berlin?"}]},
 					{"role": "assistant", "content": [
@@ -78,7 +81,7 @@ func TestRequestBody(t *testing.T) {
 					{"role": "user", "content": [
 						{"type": "tool_result", "tool_use_id": "call_c", "is_error": false}
 					]},
-					{"role": "user", "content": [{"type": "text", "text": "Thanks!"}]}
+					{"role": "user", "content": [{"type": "text", "text": "Thanks!", "cache_control": {"type": "ephemeral"}}]}
 				],
 				"tools": [
 					{"name": "get_weather", "description": "Current weather",
@@ -94,7 +97,83 @@ func TestRequestBody(t *testing.T) {
 				"model": "claude-test",
 				"max_tokens": 4096,
 				"stream": true,
-				"messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]
+				"messages": [{"role": "user", "content": [{"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}}]}]
+			}`,
+		},
+		{
+			// The preamble before the person's text; the answer's thinking
+			// back first and verbatim; the tail after the cache breakpoint;
+			// max_tokens holds the thinking budget and the answer.
+			name: "thinking, preamble and tail",
+			req: llm.Request{
+				Model: "claude-test", System: "S", MaxTokens: 256, Reasoning: llm.Reasoning{Budget: 2048, Effort: "low"},
+				Messages: []llm.Message{
+					{Role: llm.RoleUser, Preamble: "[Sent Monday 14:03]", Text: "weather?"},
+					{Role: llm.RoleAssistant, Thinking: []llm.Thinking{{Text: "use the tool", Signature: sig1}, {Redacted: "enc"}},
+						ToolCalls: []llm.ToolCall{call("t1", "get_weather", `{}`)}},
+					{Role: llm.RoleTool, ToolCallID: "t1", Text: "18°C"},
+				},
+				Tail: "Your plan: 1. answer",
+			},
+			want: `{
+				"model": "claude-test", "max_tokens": 2304, "stream": true,
+				"thinking": {"type": "enabled", "budget_tokens": 2048},
+				"system": [{"type": "text", "text": "S", "cache_control": {"type": "ephemeral"}}],
+				"messages": [
+					{"role": "user", "content": [{"type": "text", "text": "[Sent Monday 14:03]\n\nweather?"}]},
+					{"role": "assistant", "content": [
+						{"type": "thinking", "thinking": "use the tool", "signature": "` + sig1 + `"},
+						{"type": "redacted_thinking", "data": "enc"},
+						{"type": "tool_use", "id": "t1", "name": "get_weather", "input": {}}
+					]},
+					{"role": "user", "content": [
+						{"type": "tool_result", "tool_use_id": "t1", "is_error": false, "content": [{"type": "text", "text": "18°C"}],
+							"cache_control": {"type": "ephemeral"}},
+						{"type": "text", "text": "Your plan: 1. answer"}
+					]}
+				]
+			}`,
+		},
+		{
+			// The API refuses thinking in a tool loop whose assistant
+			// message began without it (another model wrote it).
+			name: "no thinking to continue a tool loop begun without",
+			req: llm.Request{
+				Model: "claude-test", MaxTokens: 256, Reasoning: llm.Reasoning{Budget: 2048},
+				Messages: []llm.Message{
+					{Role: llm.RoleUser, Text: "weather?"},
+					{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{call("t1", "get_weather", `{}`)}},
+					{Role: llm.RoleTool, ToolCallID: "t1"},
+				},
+			},
+			want: `{
+				"model": "claude-test", "max_tokens": 256, "stream": true,
+				"messages": [
+					{"role": "user", "content": [{"type": "text", "text": "weather?"}]},
+					{"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "get_weather", "input": {}}]},
+					{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "is_error": false, "cache_control": {"type": "ephemeral"}}]}
+				]
+			}`,
+		},
+		{
+			name: "without a system prompt the last tool is the breakpoint; a tail after an answer",
+			req: llm.Request{
+				Model: "claude-test", MaxTokens: 10,
+				Messages: []llm.Message{{Role: llm.RoleUser, Text: "a"}, {Role: llm.RoleAssistant, Text: "b"}},
+				Tools:    []llm.ToolSpec{{Name: "f"}, {Name: "g"}},
+				Tail:     "t",
+			},
+			want: `{
+				"model": "claude-test", "max_tokens": 10, "stream": true,
+				"messages": [
+					{"role": "user", "content": [{"type": "text", "text": "a"}]},
+					{"role": "assistant", "content": [{"type": "text", "text": "b", "cache_control": {"type": "ephemeral"}}]},
+					{"role": "user", "content": [{"type": "text", "text": "t"}]}
+				],
+				"tools": [
+					{"name": "f", "input_schema": {"type":"object","properties":{}}},
+					{"name": "g", "input_schema": {"type":"object","properties":{}}, "cache_control": {"type": "ephemeral"}}
+				]
 			}`,
 		},
 	}

@@ -61,8 +61,10 @@ func (c *messagesCall) Decode(ev sdk.MessageStreamEventUnion, yield func(llm.Eve
 			out = llm.Event{Kind: llm.EventTextDelta, Text: d.Text}
 		case d.Type == "input_json_delta" && d.PartialJSON != "" && c.callIndex[ev.Index] >= 0:
 			out = llm.Event{Kind: llm.EventToolCallDelta, Index: c.callIndex[ev.Index], Text: d.PartialJSON}
+		case d.Type == "thinking_delta" && d.Thinking != "":
+			out = llm.Event{Kind: llm.EventThinkingDelta, Text: d.Thinking}
 		default:
-			return true, nil // thinking, signatures, citations: not in the neutral stream
+			return true, nil // signatures, citations: only in the final message
 		}
 		return yield(out), nil
 	case "message_stop":
@@ -96,8 +98,10 @@ func response(msg *sdk.Message) *llm.Response {
 		Usage: llm.Usage{
 			// input_tokens excludes what was read from or written to the
 			// prompt cache; the prompt's size is the sum.
-			InputTokens:  int(u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens),
-			OutputTokens: int(u.OutputTokens),
+			InputTokens:      int(u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens),
+			OutputTokens:     int(u.OutputTokens),
+			CachedTokens:     int(u.CacheReadInputTokens),
+			CacheWriteTokens: int(u.CacheCreationInputTokens),
 		},
 		StopReason: stopReason(msg.StopReason),
 	}
@@ -106,6 +110,10 @@ func response(msg *sdk.Message) *llm.Response {
 		switch b.Type {
 		case "text":
 			text.WriteString(b.Text)
+		case "thinking":
+			resp.Thinking = append(resp.Thinking, llm.Thinking{Text: b.Thinking, Signature: b.Signature})
+		case "redacted_thinking":
+			resp.Thinking = append(resp.Thinking, llm.Thinking{Redacted: b.Data})
 		case "tool_use":
 			args := b.Input
 			if len(args) == 0 {

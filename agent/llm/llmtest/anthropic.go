@@ -1,6 +1,8 @@
 package llmtest
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
 	"fmt"
 	"net/http"
 	"strings"
@@ -27,6 +29,8 @@ type anDelta struct {
 	Type        string  `json:"type"`
 	Text        *string `json:"text,omitempty"`
 	PartialJSON *string `json:"partial_json,omitempty"`
+	Thinking    *string `json:"thinking,omitempty"`
+	Signature   *string `json:"signature,omitempty"`
 }
 
 type anBlockStop struct {
@@ -51,11 +55,31 @@ func (anthropic) streamBody(s *sseWriter, req Request, reply Reply, seq int64) {
 			"id": fmt.Sprintf("msg_llmtest_%d", seq), "type": "message", "role": "assistant",
 			"model": req.Model(), "content": []any{},
 			"stop_reason": nil, "stop_sequence": nil,
-			"usage": map[string]any{"input_tokens": u.InputTokens, "output_tokens": 1},
+			// input_tokens leaves out what was read from or written to
+			// the cache, as the API counts.
+			"usage": map[string]any{
+				"input_tokens":                u.InputTokens - u.CachedTokens - u.CacheWriteTokens,
+				"cache_read_input_tokens":     u.CachedTokens,
+				"cache_creation_input_tokens": u.CacheWriteTokens,
+				"output_tokens":               1,
+			},
 		},
 	})
 	s.event("ping", map[string]any{"type": "ping"})
 	index := 0
+	if len(reply.Thinking) > 0 {
+		s.event("content_block_start", anBlockStart{Type: "content_block_start", Index: index,
+			ContentBlock: map[string]any{"type": "thinking", "thinking": "", "signature": ""}})
+		for _, t := range reply.Thinking {
+			s.event("content_block_delta", anBlockDelta{Type: "content_block_delta", Index: index,
+				Delta: anDelta{Type: "thinking_delta", Thinking: &t}})
+		}
+		sig := Signature(req.Model(), strings.Join(reply.Thinking, ""))
+		s.event("content_block_delta", anBlockDelta{Type: "content_block_delta", Index: index,
+			Delta: anDelta{Type: "signature_delta", Signature: &sig}})
+		s.event("content_block_stop", anBlockStop{Type: "content_block_stop", Index: index})
+		index++
+	}
 	if len(reply.Chunks) > 0 {
 		s.event("content_block_start", anBlockStart{Type: "content_block_start", Index: index,
 			ContentBlock: map[string]any{"type": "text", "text": ""}})
@@ -99,6 +123,59 @@ func (anthropic) streamEnd(s *sseWriter, req Request, reply Reply, seq int64) {
 		"usage": map[string]any{"output_tokens": reply.usageFor(req).OutputTokens},
 	})
 	s.event("message_stop", map[string]any{"type": "message_stop"})
+}
+
+// Signature is the signature the fake gives a thinking block model wrote:
+// it checks, as Anthropic does, that a block sent back is unchanged and
+// goes back to the model that wrote it.
+func Signature(model, thinking string) string {
+	sum := sha256.Sum256([]byte("llmtest\x00" + model + "\x00" + thinking))
+	return base64.StdEncoding.EncodeToString(sum[:])
+}
+
+// refuse checks the thinking blocks of a request as the API does: each
+// signed for this model and unchanged, and, with thinking on, the
+// assistant message whose tool results end the request beginning with
+// its thinking.
+func (anthropic) refuse(req Request) string {
+	msgs, _ := req.JSON["messages"].([]any)
+	for i, x := range msgs {
+		m, _ := x.(map[string]any)
+		content, _ := m["content"].([]any)
+		for j, y := range content {
+			b, _ := y.(map[string]any)
+			if b["type"] != "thinking" {
+				continue
+			}
+			text, _ := b["thinking"].(string)
+			if sig, _ := b["signature"].(string); sig != Signature(req.Model(), text) {
+				return fmt.Sprintf("messages.%d.content.%d: Invalid `signature` in `thinking` block", i, j)
+			}
+		}
+	}
+	if _, on := req.JSON["thinking"].(map[string]any); !on || len(msgs) < 2 {
+		return ""
+	}
+	last, _ := msgs[len(msgs)-1].(map[string]any)
+	prev, _ := msgs[len(msgs)-2].(map[string]any)
+	if prev["role"] != "assistant" || firstBlock(last)["type"] != "tool_result" {
+		return ""
+	}
+	if t := firstBlock(prev)["type"]; t != "thinking" && t != "redacted_thinking" {
+		return fmt.Sprintf("messages.%d.content.0.type: Expected `thinking` or `redacted_thinking`, but found `%v`. "+
+			"When `thinking` is enabled, a final `assistant` message must start with a thinking block", len(msgs)-2, t)
+	}
+	return ""
+}
+
+// firstBlock is the first content block of a message, nil if none.
+func firstBlock(m map[string]any) map[string]any {
+	content, _ := m["content"].([]any)
+	if len(content) == 0 {
+		return nil
+	}
+	b, _ := content[0].(map[string]any)
+	return b
 }
 
 func (anthropic) streamError(s *sseWriter) {

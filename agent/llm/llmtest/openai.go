@@ -30,9 +30,10 @@ type oaChoice struct {
 }
 
 type oaDelta struct {
-	Role      string       `json:"role,omitempty"`
-	Content   *string      `json:"content,omitempty"`
-	ToolCalls []oaToolCall `json:"tool_calls,omitempty"`
+	Role             string       `json:"role,omitempty"`
+	Content          *string      `json:"content,omitempty"`
+	ReasoningContent *string      `json:"reasoning_content,omitempty"`
+	ToolCalls        []oaToolCall `json:"tool_calls,omitempty"`
 }
 
 type oaToolCall struct {
@@ -48,9 +49,14 @@ type oaFunction struct {
 }
 
 type oaUsage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-	TotalTokens      int `json:"total_tokens"`
+	PromptTokens        int            `json:"prompt_tokens"`
+	CompletionTokens    int            `json:"completion_tokens"`
+	TotalTokens         int            `json:"total_tokens"`
+	PromptTokensDetails oaPromptDetail `json:"prompt_tokens_details"`
+}
+
+type oaPromptDetail struct {
+	CachedTokens int `json:"cached_tokens"`
 }
 
 func (openAI) key(h http.Header) string {
@@ -71,6 +77,9 @@ func (o openAI) streamBody(s *sseWriter, req Request, reply Reply, seq int64) {
 	id := fmt.Sprintf("chatcmpl-llmtest-%d", seq)
 	empty := ""
 	s.event("", o.chunk(req, id, oaDelta{Role: "assistant", Content: &empty}, nil))
+	for _, t := range reply.Thinking {
+		s.event("", o.chunk(req, id, oaDelta{ReasoningContent: &t}, nil))
+	}
 	for i, c := range reply.Chunks {
 		if i > 0 {
 			s.pause(reply.ChunkEvery)
@@ -109,11 +118,16 @@ func (o openAI) streamEnd(s *sseWriter, req Request, reply Reply, seq int64) {
 		u := reply.usageFor(req)
 		c := o.chunk(req, id, oaDelta{}, nil)
 		c.Choices = []oaChoice{}
-		c.Usage = &oaUsage{PromptTokens: u.InputTokens, CompletionTokens: u.OutputTokens, TotalTokens: u.InputTokens + u.OutputTokens}
+		c.Usage = &oaUsage{PromptTokens: u.InputTokens, CompletionTokens: u.OutputTokens, TotalTokens: u.InputTokens + u.OutputTokens,
+			PromptTokensDetails: oaPromptDetail{CachedTokens: u.CachedTokens}}
 		s.event("", c)
 	}
 	s.write("", []byte("[DONE]"))
 }
+
+// refuse takes every request: Chat Completions has nothing to check the
+// way Anthropic checks thinking blocks.
+func (openAI) refuse(Request) string { return "" }
 
 func (openAI) streamError(s *sseWriter) {
 	s.event("", map[string]any{"error": map[string]any{

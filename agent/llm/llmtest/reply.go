@@ -15,14 +15,20 @@ import (
 // each of ToolCalls with its arguments in the given fragments, then Fault or
 // a normal end.
 type Reply struct {
-	Chunks []string // text deltas, in order
+	// Thinking are the deltas of one thinking block streamed before the
+	// answer: Anthropic thinking_delta events and a signature the server
+	// checks when the block comes back (see Server), OpenAI-compatible
+	// reasoning_content deltas (as DeepSeek and vLLM stream them).
+	Thinking []string
+	Chunks   []string // text deltas, in order
 	// ChunkEvery is the pause between two text deltas: a model writing
 	// slowly, so a reply streams in visible steps. Zero sends them at once.
 	ChunkEvery time.Duration
 	ToolCalls  []ScriptedCall // tool calls, after the text
 	// Usage is reported at the end of the stream. When zero, the server
-	// reports an estimate (a token per 4 bytes of request, one per fragment),
-	// so callers can tell that usage was mapped.
+	// reports an estimate (a token per 4 bytes of request, one per
+	// fragment), with the cached tokens its prompt cache accounts (see
+	// Server), so callers can tell that usage was mapped.
 	Usage Usage
 	// MaxTokens ends the answer as cut off by the output limit
 	// (OpenAI finish_reason "length", Anthropic stop_reason "max_tokens").
@@ -53,10 +59,15 @@ type ScriptedCall struct {
 	Args []string
 }
 
-// Usage is the token count a Reply reports.
+// Usage is the token count a Reply reports. InputTokens is the whole
+// prompt; CachedTokens of it were read from the cache and
+// CacheWriteTokens written to it (Anthropic reports those two apart from
+// its input_tokens, OpenAI reports cached_tokens within prompt_tokens).
 type Usage struct {
-	InputTokens  int
-	OutputTokens int
+	InputTokens      int
+	OutputTokens     int
+	CachedTokens     int
+	CacheWriteTokens int
 }
 
 // Fault is a failure injected at the end of a streamed Reply, after its
@@ -151,6 +162,13 @@ func (r Reply) WithMessage(msg string) Reply {
 	return r
 }
 
+// WithThinking returns r with a thinking block streamed in these deltas
+// before its text.
+func (r Reply) WithThinking(deltas ...string) Reply {
+	r.Thinking = deltas
+	return r
+}
+
 // WithUsage returns r reporting the given token counts.
 func (r Reply) WithUsage(input, output int) Reply {
 	r.Usage = Usage{InputTokens: input, OutputTokens: output}
@@ -162,7 +180,7 @@ func (r Reply) usageFor(req Request) Usage {
 	if r.Usage != (Usage{}) {
 		return r.Usage
 	}
-	out := len(r.Chunks)
+	out := len(r.Chunks) + len(r.Thinking)
 	for _, c := range r.ToolCalls {
 		out += 1 + len(c.Args)
 	}

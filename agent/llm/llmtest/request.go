@@ -3,6 +3,7 @@ package llmtest
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 )
 
@@ -87,4 +88,86 @@ func (r Request) LastText(role string) string {
 // "echo: ": a deterministic model for end-to-end tests.
 func Echo(r Request) Reply {
 	return Text("echo: ", r.LastUserText())
+}
+
+// CacheBreakpoints lists where an Anthropic request marks its prompt with
+// cache_control, as paths: "tools[1]", "system[0]", "messages[3].content[0]".
+func (r Request) CacheBreakpoints() []string {
+	var out []string
+	marked := func(v any) bool {
+		m, _ := v.(map[string]any)
+		_, ok := m["cache_control"]
+		return ok
+	}
+	for _, section := range []string{"tools", "system"} {
+		list, _ := r.JSON[section].([]any)
+		for i, b := range list {
+			if marked(b) {
+				out = append(out, fmt.Sprintf("%s[%d]", section, i))
+			}
+		}
+	}
+	msgs, _ := r.JSON["messages"].([]any)
+	for i, x := range msgs {
+		m, _ := x.(map[string]any)
+		content, _ := m["content"].([]any)
+		for j, b := range content {
+			if marked(b) {
+				out = append(out, fmt.Sprintf("messages[%d].content[%d]", i, j))
+			}
+		}
+	}
+	return out
+}
+
+// PromptCacheKey returns an OpenAI request's prompt_cache_key.
+func (r Request) PromptCacheKey() string {
+	s, _ := r.JSON["prompt_cache_key"].(string)
+	return s
+}
+
+// ThinkingBudget returns an Anthropic request's thinking.budget_tokens, 0
+// when it asks for no thinking.
+func (r Request) ThinkingBudget() int {
+	t, _ := r.JSON["thinking"].(map[string]any)
+	n, _ := t["budget_tokens"].(json.Number)
+	b, _ := n.Int64()
+	return int(b)
+}
+
+// ReasoningEffort returns an OpenAI request's reasoning_effort.
+func (r Request) ReasoningEffort() string {
+	s, _ := r.JSON["reasoning_effort"].(string)
+	return s
+}
+
+// ThinkingBlock is a thinking block an Anthropic request sends back.
+type ThinkingBlock struct {
+	Message   int    // index in messages
+	Thinking  string // "" for a redacted block
+	Signature string
+	Redacted  bool
+}
+
+// ThinkingBlocks lists the thinking blocks of an Anthropic request's
+// assistant messages, in order.
+func (r Request) ThinkingBlocks() []ThinkingBlock {
+	var out []ThinkingBlock
+	msgs, _ := r.JSON["messages"].([]any)
+	for i, x := range msgs {
+		m, _ := x.(map[string]any)
+		content, _ := m["content"].([]any)
+		for _, y := range content {
+			b, _ := y.(map[string]any)
+			switch b["type"] {
+			case "thinking":
+				text, _ := b["thinking"].(string)
+				sig, _ := b["signature"].(string)
+				out = append(out, ThinkingBlock{Message: i, Thinking: text, Signature: sig})
+			case "redacted_thinking":
+				out = append(out, ThinkingBlock{Message: i, Redacted: true})
+			}
+		}
+	}
+	return out
 }

@@ -47,6 +47,7 @@ type Server struct {
 	closeOnce sync.Once
 
 	embed func(string) []float32
+	cache promptCache
 
 	mu         sync.Mutex
 	queue      []Reply
@@ -141,6 +142,9 @@ type protocol interface {
 	streamEnd(s *sseWriter, req Request, reply Reply, seq int64)
 	// streamError writes the in-stream error event that ends a failed answer.
 	streamError(s *sseWriter)
+	// refuse returns the provider's complaint about a request it would
+	// refuse before answering, "" when it takes the request.
+	refuse(req Request) string
 }
 
 func (s *Server) complete(w http.ResponseWriter, r *http.Request, p protocol) {
@@ -152,11 +156,16 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, p protocol) {
 		p.writeError(w, req, Status(http.StatusBadRequest).WithMessage(`llmtest: only streamed requests are supported; send "stream": true`))
 		return
 	}
+	if msg := p.refuse(req); msg != "" {
+		p.writeError(w, req, Status(http.StatusBadRequest).WithMessage(msg))
+		return
+	}
 	reply := s.next(req)
 	if reply.Status != 0 {
 		p.writeError(w, req, reply)
 		return
 	}
+	reply.Usage = s.usage(req, reply, p)
 	seq := s.seq.Add(1)
 	sse := startSSE(r.Context(), w, reply.Header)
 	p.streamBody(sse, req, reply, seq)
@@ -178,6 +187,21 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, p protocol) {
 		return
 	}
 	p.streamEnd(sse, req, reply, seq)
+}
+
+// usage is what the answer to req reports: the scripted usage, else the
+// estimate with the prompt cache's accounting. Either way the prompt
+// enters the cache.
+func (s *Server) usage(req Request, reply Reply, p protocol) Usage {
+	_, anthropicAPI := p.(anthropic)
+	read, write := s.cache.account(req, anthropicAPI)
+	if reply.Usage != (Usage{}) {
+		return reply.Usage
+	}
+	u := reply.usageFor(req)
+	u.CachedTokens = min(read, u.InputTokens)
+	u.CacheWriteTokens = min(write, u.InputTokens-u.CachedTokens)
+	return u
 }
 
 // models answers the model list both SDKs use as a cheap authenticated

@@ -14,12 +14,13 @@ import (
 // the platforms' file URLs need the bot's credentials, and the model's
 // servers must never get those).
 func userMessage(m llm.Message) sdk.ChatCompletionMessageParamUnion {
+	text := llm.UserText(m)
 	if len(m.Images) == 0 {
-		return sdk.UserMessage(m.Text)
+		return sdk.UserMessage(text)
 	}
 	parts := make([]sdk.ChatCompletionContentPartUnionParam, 0, 1+len(m.Images))
-	if m.Text != "" {
-		parts = append(parts, sdk.TextContentPart(m.Text))
+	if text != "" {
+		parts = append(parts, sdk.TextContentPart(text))
 	}
 	for _, img := range m.Images {
 		if len(img.Data) == 0 {

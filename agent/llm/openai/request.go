@@ -3,6 +3,8 @@ package openai
 import (
 	"bytes"
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +16,13 @@ import (
 )
 
 // newParams maps a neutral request to Chat Completions parameters.
+//
+// Prompt caching is automatic on OpenAI for a prompt's longest prefix seen
+// before (from 1,024 tokens on); prompt_cache_key sends the calls of one
+// conversation where that prefix is cached. Thinking blocks are never
+// sent back: Chat Completions has no field for them (reasoning models keep
+// theirs hidden, and servers that show theirs, such as DeepSeek, refuse
+// them in a request).
 func newParams(req llm.Request) (sdk.ChatCompletionNewParams, error) {
 	p := sdk.ChatCompletionNewParams{
 		Model:    req.Model,
@@ -26,6 +35,16 @@ func newParams(req llm.Request) (sdk.ChatCompletionNewParams, error) {
 		// reasoning models reject; servers that only know max_tokens
 		// ignore it, which costs a longer answer rather than a 400.
 		p.MaxCompletionTokens = sdk.Int(int64(req.MaxTokens))
+	}
+	if req.CacheKey != "" {
+		p.PromptCacheKey = sdk.String(cacheKey(req.CacheKey))
+	}
+	if r := req.Reasoning; r.Effort != "" {
+		p.ReasoningEffort = shared.ReasoningEffort(r.Effort)
+		if req.MaxTokens > 0 {
+			// Reasoning tokens count against max_completion_tokens.
+			p.MaxCompletionTokens = sdk.Int(int64(req.MaxTokens + r.Budget))
+		}
 	}
 	if req.System != "" {
 		p.Messages = append(p.Messages, sdk.SystemMessage(req.System))
@@ -44,6 +63,9 @@ func newParams(req llm.Request) (sdk.ChatCompletionNewParams, error) {
 			return p, fmt.Errorf("message role %q is not one of user, assistant, tool", m.Role)
 		}
 	}
+	if req.Tail != "" {
+		p.Messages = withTail(p.Messages, req.Tail)
+	}
 	for _, t := range req.Tools {
 		params, err := schemaParams(t.Schema)
 		if err != nil {
@@ -56,6 +78,30 @@ func newParams(req llm.Request) (sdk.ChatCompletionNewParams, error) {
 		p.Tools = append(p.Tools, sdk.ChatCompletionFunctionTool(fn))
 	}
 	return p, nil
+}
+
+// maxCacheKey is the longest prompt_cache_key OpenAI accepts.
+const maxCacheKey = 64
+
+// cacheKey turns a conversation's key into a prompt_cache_key: hashed, so
+// no session id leaves Parley, and within OpenAI's length limit (a SHA-256
+// in hex is exactly 64 characters).
+func cacheKey(key string) string {
+	sum := sha256.Sum256([]byte("parley:" + key))
+	return hex.EncodeToString(sum[:])[:maxCacheKey]
+}
+
+// withTail adds a request's Tail after the conversation: to the last
+// message when it is the user's own text, else as a user message of its
+// own. Either way the bytes before it are the same as the previous call's.
+func withTail(msgs []sdk.ChatCompletionMessageParamUnion, tail string) []sdk.ChatCompletionMessageParamUnion {
+	if n := len(msgs); n > 0 {
+		if u := msgs[n-1].OfUser; u != nil && u.Content.OfString.Valid() {
+			u.Content.OfString = sdk.String(u.Content.OfString.Value + "\n\n" + tail)
+			return msgs
+		}
+	}
+	return append(msgs, sdk.UserMessage(tail))
 }
 
 func assistantMessage(m llm.Message) sdk.ChatCompletionMessageParamUnion {

@@ -3,6 +3,7 @@ package openai
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -86,6 +87,61 @@ func TestRequestBody(t *testing.T) {
 	}`)
 	if diff := cmp.Diff(want, any(reqs[0].JSON)); diff != "" {
 		t.Errorf("request body (-want +got):\n%s", diff)
+	}
+}
+
+// TestRequestCacheAndReasoning: the conversation's hashed cache key, the
+// reasoning effort with room for the reasoning, the preamble before the
+// person's text, the tail after everything, thinking never sent back.
+func TestRequestCacheAndReasoning(t *testing.T) {
+	srv := newServer(t, llmtest.Text("ok"), llmtest.Text("ok"))
+	p := New(Config{APIKey: testKey, BaseURL: srv.OpenAIBaseURL()})
+	session := "session-" + strings.Repeat("x", 100) // longer than OpenAI takes
+	base := llm.Request{
+		Model: "o4-mini", MaxTokens: 100, CacheKey: session, Reasoning: llm.Reasoning{Budget: 2048, Effort: "low"},
+		Messages: []llm.Message{
+			{Role: llm.RoleUser, Preamble: "[Sent Monday 14:03]", Text: "hi"},
+			{Role: llm.RoleAssistant, Text: "hello", Thinking: []llm.Thinking{{Text: "greet back"}}},
+			{Role: llm.RoleUser, Text: "plan?"},
+		},
+		Tail: "Your plan: 1. answer",
+	}
+	afterTool := base
+	afterTool.Reasoning = llm.Reasoning{}
+	afterTool.Messages = []llm.Message{
+		{Role: llm.RoleUser, Text: "hi"},
+		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{call("c1", "now", `{}`)}},
+		{Role: llm.RoleTool, ToolCallID: "c1", Text: "14:03"},
+	}
+	for _, req := range []llm.Request{base, afterTool} {
+		if _, err := llm.Collect(p.Stream(t.Context(), req)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reqs := srv.Requests()
+	key := reqs[0].JSON["prompt_cache_key"].(string)
+	if len(key) != 64 || strings.Contains(key, "session") || reqs[1].JSON["prompt_cache_key"] != key {
+		t.Errorf("prompt_cache_key = %q, want the same 64-character hash on both calls", key)
+	}
+	want := decodeJSON(t, `{
+		"model": "o4-mini", "stream": true, "stream_options": {"include_usage": true},
+		"max_completion_tokens": 2148, "reasoning_effort": "low",
+		"messages": [
+			{"role": "user", "content": "[Sent Monday 14:03]\n\nhi"},
+			{"role": "assistant", "content": "hello"},
+			{"role": "user", "content": "plan?\n\nYour plan: 1. answer"}
+		]
+	}`).(map[string]any)
+	want["prompt_cache_key"] = key
+	if diff := cmp.Diff(any(want), any(reqs[0].JSON)); diff != "" {
+		t.Errorf("request body (-want +got):\n%s", diff)
+	}
+	msgs := reqs[1].JSON["messages"].([]any)
+	if last := msgs[len(msgs)-1].(map[string]any); last["role"] != "user" || last["content"] != "Your plan: 1. answer" {
+		t.Errorf("tail after tool results = %v, want a user message of its own", last)
+	}
+	if _, ok := reqs[1].JSON["reasoning_effort"]; ok {
+		t.Errorf("reasoning_effort sent without reasoning")
 	}
 }
 

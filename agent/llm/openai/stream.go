@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"iter"
+	"strings"
 
 	"github.com/parleybot/parley/agent/llm"
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/respjson"
 )
 
 // chatCall is one streamed Chat Completions call (an llm.Call).
@@ -18,6 +20,10 @@ type chatCall struct {
 	req     llm.Request
 	acc     sdk.ChatCompletionAccumulator
 	started []bool // started[i]: EventToolCallStart sent for tool call i
+	// thinking is the reasoning a compatible server streamed (DeepSeek,
+	// vLLM, OpenRouter: reasoning_content or reasoning); the accumulator
+	// keeps only the fields OpenAI defines.
+	thinking strings.Builder
 }
 
 // Stream makes one streamed Chat Completions call. Text and tool-call
@@ -39,6 +45,12 @@ func (c *chatCall) Decode(chunk sdk.ChatCompletionChunk, yield func(llm.Event) b
 	for _, choice := range chunk.Choices {
 		if choice.Index != 0 { // one choice is asked for; ignore strays
 			continue
+		}
+		if r := reasoning(choice.Delta.JSON.ExtraFields); r != "" {
+			c.thinking.WriteString(r)
+			if !yield(llm.Event{Kind: llm.EventThinkingDelta, Text: r}) {
+				return false, nil
+			}
 		}
 		if d := choice.Delta.Content; d != "" {
 			if !yield(llm.Event{Kind: llm.EventTextDelta, Text: d}) {
@@ -70,7 +82,28 @@ func (c *chatCall) Decode(chunk sdk.ChatCompletionChunk, yield func(llm.Event) b
 // Done returns the accumulated response, or false when the body ended
 // cleanly but without a finish_reason: a proxy or server that gave up
 // mid-answer.
-func (c *chatCall) Done() (*llm.Response, bool) { return response(&c.acc) }
+func (c *chatCall) Done() (*llm.Response, bool) {
+	resp, ok := response(&c.acc)
+	if ok && c.thinking.Len() > 0 {
+		resp.Thinking = []llm.Thinking{{Text: c.thinking.String()}}
+	}
+	return resp, ok
+}
+
+// reasoning is the reasoning text of a delta from a server that shows it.
+func reasoning(extra map[string]respjson.Field) string {
+	for _, name := range []string{"reasoning_content", "reasoning"} {
+		f, ok := extra[name] // extra fields never count as Valid
+		if !ok {
+			continue
+		}
+		var s string
+		if json.Unmarshal([]byte(f.Raw()), &s) == nil && s != "" {
+			return s
+		}
+	}
+	return ""
+}
 
 // Send builds the request and starts it, recording the exchange in a.
 func (c *chatCall) Send(ctx context.Context, a *llm.Attempt) (llm.SSE[sdk.ChatCompletionChunk], error) {
@@ -93,6 +126,7 @@ func response(acc *sdk.ChatCompletionAccumulator) (resp *llm.Response, ok bool) 
 		Usage: llm.Usage{
 			InputTokens:  int(acc.Usage.PromptTokens),
 			OutputTokens: int(acc.Usage.CompletionTokens),
+			CachedTokens: int(acc.Usage.PromptTokensDetails.CachedTokens),
 		},
 	}
 	for _, tc := range choice.Message.ToolCalls {

@@ -73,7 +73,7 @@ func TestJudgeModel(t *testing.T) {
 			t.Errorf("guard_model %q: judge %q, want %q", tt.set, got, tt.want)
 		}
 	}
-	if _, err := loadYAML(t, "memory:\n  guard_model: gpt-4\n", nil); err == nil || !strings.Contains(err.Error(), "memory.guard_model") {
+	if _, err := loadYAML(t, "memory:\n  guard_model: llama3\n", nil); err == nil || !strings.Contains(err.Error(), "memory.guard_model") {
 		t.Errorf("a model without provider was accepted: %v", err)
 	}
 }

@@ -80,12 +80,32 @@ type LLM struct {
 	// Model is "provider/model", e.g. "openai/gpt-4.1-mini". Everything
 	// after the first "/" is passed to the provider verbatim, so names
 	// with slashes of their own (OpenRouter's "openai/meta-llama/…") work.
+	// A bare name of a known family (gpt-…, o1/o3/o4…, claude-…) is
+	// completed with its provider when the configuration loads.
 	Model string `mapstructure:"model"`
-	// ContextWindow is the model's context size in tokens; compaction
+	// Fallback are the models a turn continues on, in order, when Model
+	// fails it (docs/models.md#fallback); names as for Model.
+	Fallback []string `mapstructure:"fallback"`
+	// FallbackCooldownSeconds is how long a model that failed is left
+	// alone before calls try it again.
+	FallbackCooldownSeconds int `mapstructure:"fallback_cooldown_seconds"`
+	// ContextWindow is the context size in tokens of every model that
+	// llm.models does not size; 0 takes it from the table of known models
+	// (llm.DefaultContextWindow for models it does not know). Compaction
 	// keeps each request below it.
 	ContextWindow int `mapstructure:"context_window"`
-	// MaxTokens caps the tokens generated per model call.
+	// MaxTokens caps the tokens of each answer, for every model llm.models
+	// does not size; 0 takes it from the table of known models.
 	MaxTokens int `mapstructure:"max_tokens"`
+	// Models sizes models by name ("provider/model" or the provider's own
+	// name), over the table of known models.
+	Models map[string]ModelLimits `mapstructure:"models"`
+	// Thinking asks models that can reason to think before answering:
+	// "off", an effort ("low", "medium", "high") or a budget in tokens.
+	Thinking string `mapstructure:"thinking"`
+	// ShowThinking shows the model's reasoning on the reply's status line
+	// while it thinks; off, no thinking text reaches a chat.
+	ShowThinking bool `mapstructure:"show_thinking"`
 	// Persona replaces the built-in persona in the system prompt; "" keeps it.
 	Persona string `mapstructure:"persona"`
 	// MaxConcurrent bounds the answers being written at once, across all
@@ -100,6 +120,12 @@ type LLM struct {
 
 	OpenAI    Provider `mapstructure:"openai"`
 	Anthropic Provider `mapstructure:"anthropic"`
+}
+
+// ModelLimits sizes one model (llm.models); 0 keeps the table's value.
+type ModelLimits struct {
+	ContextWindow int `mapstructure:"context_window" json:"context_window"`
+	MaxTokens     int `mapstructure:"max_tokens" json:"max_tokens"`
 }
 
 // Provider holds one LLM provider's endpoint and credentials.
@@ -293,11 +319,11 @@ func Default() Config {
 	return Config{
 		DataDir: "./data",
 		LLM: LLM{
-			ContextWindow:    128000,
-			MaxTokens:        4096,
-			CompactAtPercent: 60,
-			MaxConcurrent:    8,
-			Vision:           VisionAuto,
+			FallbackCooldownSeconds: 60,
+			Thinking:                "off",
+			CompactAtPercent:        60,
+			MaxConcurrent:           8,
+			Vision:                  VisionAuto,
 		},
 		Slack:    Slack{Mode: SlackModeSocket, APIURL: "https://slack.com/api/"},
 		Telegram: Telegram{Mode: TelegramModePolling, APIURL: "https://api.telegram.org"},
@@ -395,18 +421,13 @@ func (c *Config) RequireLLM() error {
 	if c.LLM.Model == "" {
 		return fmt.Errorf("no LLM configured: set %s, %s, or %s", openAIHint, anthropicHint, localHint)
 	}
-	provider, _ := c.LLM.ProviderModel()
-	switch provider {
-	case ProviderOpenAI:
-		if !c.LLM.Configured(provider) {
-			return fmt.Errorf("llm.model is %q but OpenAI is not configured: set %s, or %s", c.LLM.Model, openAIHint, localHint)
+	if err := c.LLM.requireProvider("llm.model", c.LLM.Model); err != nil {
+		return err
+	}
+	for i, m := range c.LLM.Fallback {
+		if err := c.LLM.requireProvider(fmt.Sprintf("llm.fallback[%d]", i), m); err != nil {
+			return err
 		}
-	case ProviderAnthropic:
-		if !c.LLM.Configured(provider) {
-			return fmt.Errorf("llm.model is %q but Anthropic is not configured: set %s", c.LLM.Model, anthropicHint)
-		}
-	default:
-		return fmt.Errorf("llm.model: %q must be provider/model with provider openai or anthropic, e.g. %s", c.LLM.Model, DefaultOpenAIModel)
 	}
 	return nil
 }

@@ -270,10 +270,11 @@ func decode(cfg *Config, v *viper.Viper, file map[string]any, env func(string) (
 	var problems []string
 	for _, l := range leaves() {
 		raw, from := lookup(l.key, v, env)
-		if from == "" && raw != nil && l.typ.Kind() == reflect.Slice && l.typ.Elem().Kind() == reflect.Struct {
-			// Viper lower-cases mapping keys; lists of structs carry
-			// case-sensitive maps (environment variable names, HTTP
-			// headers), so they come from the file as written.
+		if from == "" && structured(l.typ) {
+			// Viper lower-cases mapping keys and splits them at dots;
+			// lists of structs carry case-sensitive maps (environment
+			// variable names, HTTP headers), and maps are keyed by names
+			// such as "gpt-4.1-mini", so both come from the file as written.
 			if r := lookupFile(file, l.key); r != nil {
 				raw = r
 			}
@@ -341,6 +342,8 @@ func set(dst reflect.Value, raw any) error {
 			return err
 		}
 		dst.SetBool(b)
+	case reflect.Map:
+		return toStructs(dst, raw)
 	case reflect.Slice:
 		if dst.Type().Elem().Kind() == reflect.Struct {
 			return toStructs(dst, raw)
@@ -511,28 +514,39 @@ func lookupFile(m map[string]any, key string) any {
 	return cur
 }
 
-// toStructs decodes a list of mappings (YAML) or a JSON array (the only way
-// to write one in an environment variable) into dst, a slice of structs.
-// Unknown fields are errors, as unknown keys are.
+// structured reports whether values of type t are lists of structs or
+// maps, which toStructs decodes.
+func structured(t reflect.Type) bool {
+	return t.Kind() == reflect.Map || t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct
+}
+
+// toStructs decodes a list of mappings, or a mapping of names to mappings
+// (YAML), or the same in JSON (the only way to write one in an environment
+// variable) into dst, a slice of structs or a map. Unknown fields are
+// errors, as unknown keys are.
 func toStructs(dst reflect.Value, raw any) error {
+	want := "a list of mappings"
+	if dst.Kind() == reflect.Map {
+		want = "a mapping of names to mappings"
+	}
 	var data []byte
 	switch x := raw.(type) {
 	case string:
 		data = []byte(x)
-	case []any:
+	case []any, map[string]any, map[any]any:
 		b, err := json.Marshal(normalizeYAML(x))
 		if err != nil {
-			return fmt.Errorf("want a list of mappings: %w", err)
+			return fmt.Errorf("want %s: %w", want, err)
 		}
 		data = b
 	default:
-		return fmt.Errorf("want a list of mappings, got %s", describe(raw))
+		return fmt.Errorf("want %s, got %s", want, describe(raw))
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	ptr := reflect.New(dst.Type())
 	if err := dec.Decode(ptr.Interface()); err != nil {
-		return fmt.Errorf("want a list of mappings (JSON in the environment): %w", err)
+		return fmt.Errorf("want %s (JSON in the environment): %w", want, err)
 	}
 	dst.Set(ptr.Elem())
 	return nil

@@ -133,7 +133,7 @@ func TestRedacted(t *testing.T) {
 	out := cfg.Redacted()
 	for _, want := range []string{
 		`data_dir: "./data"` + "\n",
-		"llm.context_window: 128000\n",
+		"llm.context_window: 0\n",
 		"llm.openai.api_key: (not set)\n",
 		"telegram.token: …0006\n",
 		`access.admins: ["telegram:42"]` + "\n",

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/parleybot/parley/agent/llm"
 )
 
 // ValidationError lists every problem found in a configuration, so an
@@ -47,6 +49,12 @@ func (c *Config) normalize() {
 			c.LLM.Model = DefaultAnthropicModel
 		}
 	}
+	c.LLM.normalize()
+	if m := c.Memory.GuardModel; m != "" && m != GuardModelOff {
+		if canonical, err := llm.Canonical(m); err == nil {
+			c.Memory.GuardModel = canonical
+		}
+	}
 	c.Slack.Mode = strings.ToLower(c.Slack.Mode)
 	c.Telegram.Mode = strings.ToLower(c.Telegram.Mode)
 	// The Slack SDK appends method names to the base URL directly, so a
@@ -68,25 +76,7 @@ func (c *Config) validate() []string {
 			add("memory.guard_model: %q must be provider/model (openai or anthropic), or off", m)
 		}
 	}
-	if c.LLM.Model != "" {
-		provider, _ := c.LLM.ProviderModel()
-		switch provider {
-		case ProviderOpenAI, ProviderAnthropic:
-		case "":
-			add("llm.model: %q must be provider/model, e.g. openai/gpt-4o-mini", c.LLM.Model)
-		default:
-			add("llm.model: provider %q in %q is not supported; want openai or anthropic", provider, c.LLM.Model)
-		}
-	}
-	if c.LLM.ContextWindow < 1024 {
-		add("llm.context_window: %d is too small; want at least 1024 tokens", c.LLM.ContextWindow)
-	}
-	if c.LLM.MaxTokens < 1 {
-		add("llm.max_tokens: %d is too small; want at least 1", c.LLM.MaxTokens)
-	} else if c.LLM.ContextWindow >= 1024 && c.LLM.MaxTokens >= c.LLM.ContextWindow {
-		// The reply must fit in the window next to the prompt.
-		add("llm.max_tokens: %d must be less than llm.context_window (%d)", c.LLM.MaxTokens, c.LLM.ContextWindow)
-	}
+	p = append(p, c.LLM.validate()...)
 
 	if n := c.LLM.MaxConcurrent; n < 1 || n > 1000 {
 		add("llm.max_concurrent: %d is out of range; want 1 to 1000", n)

@@ -75,13 +75,13 @@ func TestValidation(t *testing.T) {
 		},
 		{
 			name: "model without provider",
-			yaml: "llm:\n  model: gpt-4o\n",
-			want: []string{`llm.model: "gpt-4o" must be provider/model, e.g. openai/gpt-4o-mini`},
+			yaml: "llm:\n  model: llama3.2\n",
+			want: []string{`llm.model: "llama3.2" must be provider/model (e.g. openai/gpt-4o-mini), or a bare name starting with gpt-, o1, o3, o4 or claude-`},
 		},
 		{
 			name: "model with empty name",
 			yaml: "llm:\n  model: openai/\n",
-			want: []string{`llm.model: "openai/" must be provider/model, e.g. openai/gpt-4o-mini`},
+			want: []string{`llm.model: "openai/" must be provider/model (e.g. openai/gpt-4o-mini), or a bare name starting with gpt-, o1, o3, o4 or claude-`},
 		},
 		{
 			name: "model with unknown provider",
@@ -91,17 +91,48 @@ func TestValidation(t *testing.T) {
 		{
 			name: "context window too small",
 			yaml: "llm:\n  context_window: 512\n  max_tokens: 100\n",
-			want: []string{`llm.context_window: 512 is too small; want at least 1024 tokens`},
+			want: []string{`llm.context_window: 512 is too small; want at least 1024 tokens, or 0 for the table of known models`},
 		},
 		{
 			name: "max tokens too small",
-			env:  map[string]string{"PARLEY_LLM_MAX_TOKENS": "0"},
-			want: []string{`llm.max_tokens: 0 is too small; want at least 1`},
+			env:  map[string]string{"PARLEY_LLM_MAX_TOKENS": "-1"},
+			want: []string{`llm.max_tokens: -1 is too small; want at least 1, or 0 for the table of known models`},
 		},
 		{
 			name: "max tokens fills the window",
-			yaml: "llm:\n  context_window: 4096\n",
+			yaml: "llm:\n  context_window: 4096\n  max_tokens: 4096\n",
 			want: []string{`llm.max_tokens: 4096 must be less than llm.context_window (4096)`},
+		},
+		{
+			name: "fallback chain",
+			yaml: "llm:\n  model: claude-sonnet-4-5\n  fallback: [anthropic/claude-sonnet-4-5, gpt-4.1-mini, mistral-large, google/gemini-2.5-pro, openai/gpt-4.1-mini]\n",
+			want: []string{
+				`llm.fallback[0]: the same model as llm.model`,
+				`llm.fallback[2]: "mistral-large" must be provider/model (e.g. openai/gpt-4o-mini), or a bare name starting with gpt-, o1, o3, o4 or claude-`,
+				`llm.fallback[3]: provider "google" in "google/gemini-2.5-pro" is not supported; want openai or anthropic`,
+				`llm.fallback[4]: the same model as llm.fallback[1]`,
+			},
+		},
+		{
+			name: "thinking and the cool-down",
+			env:  map[string]string{"PARLEY_LLM_THINKING": "500", "PARLEY_LLM_FALLBACK_COOLDOWN_SECONDS": "0"},
+			want: []string{
+				`llm.thinking: a budget of 500 tokens is too small; want at least 1024`,
+				`llm.fallback_cooldown_seconds: 0 is out of range; want 1 to 86400`,
+			},
+		},
+		{
+			name: "models table",
+			yaml: "llm:\n  models:\n    gpt-4.1-mini: {context_window: 100}\n    Qwen/Qwen2.5-7B: {context_window: 8192, max_tokens: 8192}\n",
+			want: []string{
+				`llm.models.Qwen/Qwen2.5-7B.max_tokens: 8192 must be less than llm.models.Qwen/Qwen2.5-7B.context_window (8192)`,
+				`llm.models.gpt-4.1-mini.context_window: 100 is too small; want at least 1024 tokens, or 0 for the table of known models`,
+			},
+		},
+		{
+			name: "models table of the wrong shape",
+			env:  map[string]string{"PARLEY_LLM_MODELS": `{"gpt-4o": {"window": 1}}`},
+			want: []string{`llm.models: want a mapping of names to mappings (JSON in the environment): json: unknown field "window" (from PARLEY_LLM_MODELS)`},
 		},
 		{
 			name: "URL without scheme",
