@@ -406,8 +406,8 @@ func TestPacerFinalsFirst(t *testing.T) {
 		want     map[string]time.Duration
 	}{
 		{
-			name:  "finals overtake queued frames, in their own order",
-			burst: 1,
+			name:     "finals overtake queued frames, in their own order",
+			burst:    1,
 			arrivals: []arrival{{"frame1", "frame"}, {"frame2", "frame"}, {"final1", "final"}, {"final2", "final"}},
 			want: map[string]time.Duration{
 				"final1": 1 * time.Second, "final2": 2 * time.Second,
@@ -415,8 +415,8 @@ func TestPacerFinalsFirst(t *testing.T) {
 			},
 		},
 		{
-			name:  "ordinary calls between finals and frames",
-			burst: 1,
+			name:     "ordinary calls between finals and frames",
+			burst:    1,
 			arrivals: []arrival{{"frame1", "frame"}, {"notice1", "ordinary"}, {"final1", "final"}, {"notice2", "ordinary"}, {"final2", "final"}},
 			want: map[string]time.Duration{
 				"final1": 1 * time.Second, "final2": 2 * time.Second,
