@@ -225,7 +225,11 @@ func (p *Pacer) overall() (PaceKey, bool) {
 	if o <= 0 {
 		return PaceKey{}, false
 	}
-	return PaceKey{Platform: p.cfg.Platform, Scope: overallScope, every: o, burst: max(int(time.Second/o), 1)}, true
+	burst := p.cfg.Capabilities.OverallBurst
+	if burst <= 0 {
+		burst = int(time.Second / o)
+	}
+	return PaceKey{Platform: p.cfg.Platform, Scope: overallScope, every: o, burst: max(burst, 1)}, true
 }
 
 // overallScope is the Scope of the bot-wide bucket (Capabilities.Overall).
