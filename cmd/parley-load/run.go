@@ -50,13 +50,24 @@ func run(ctx context.Context, opts options, logger *slog.Logger) (rep *report, e
 			return nil, err
 		}
 	}
-	model := llmtest.NewServer(llmtest.WithResponder(responder(opts.modelDelay)))
+	respond, added := responder(opts.modelDelay), newBotAdded()
+	if opts.botAdded {
+		respond = added.responder(respond)
+	}
+	model := llmtest.NewServer(llmtest.WithResponder(respond))
 	defer model.Close()
 	plat, err := newPlatform(opts.platform, opts.users, opts.limits)
 	if err != nil {
 		return nil, err
 	}
 	defer plat.Close()
+	if opts.botAdded {
+		plat = added.watch(plat)
+		defer func() {
+			s := added.stats()
+			logger.Info("bot-added latency (model done → answer visible)", "p50", s.P50, "p90", s.P90, "p99", s.P99, "max", s.Max)
+		}()
+	}
 
 	proc, err := startParley(bin, dir, parleyEnv(dir, opts, model, plat))
 	if err != nil {
