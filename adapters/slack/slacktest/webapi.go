@@ -53,6 +53,7 @@ var methods = map[string]handler{
 	"users.info":                            (*Server).usersInfo,
 	"conversations.info":                    (*Server).conversationsInfo,
 	"conversations.replies":                 (*Server).conversationsReplies,
+	"conversations.history":                 (*Server).conversationsHistory,
 }
 
 func (s *Server) serveWebAPI(w http.ResponseWriter, r *http.Request) {
