@@ -57,8 +57,10 @@ type Server struct {
 	faults      map[string][]injected
 	storms      map[string]storm
 	rateLimited int
-	typing      map[string]int
-	downloads   []Download
+	// nonceReturns counts creates answered by enforce_nonce with an earlier message.
+	nonceReturns int
+	typing       map[string]int
+	downloads    []Download
 }
 
 // NewServer starts a fake Discord on a loopback port.
