@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/parleybot/parley/internal/changes"
+	"github.com/parleybot/parley/internal/holdgate"
 )
 
 const apiPrefix = "/api/v9"
@@ -61,6 +62,7 @@ type Server struct {
 	nonceReturns int
 	typing       map[string]int
 	downloads    []Download
+	holds        holdgate.Gate
 }
 
 // NewServer starts a fake Discord on a loopback port.

@@ -78,6 +78,9 @@ func (s *Server) serveWebAPI(w http.ResponseWriter, r *http.Request) {
 	s.calls = append(s.calls, call)
 	s.notifyLocked()
 	s.mu.Unlock()
+	if !drop && status == http.StatusOK && body["ok"] == true {
+		s.holdAnswer(r.Context(), method)
+	}
 
 	switch {
 	case drop:
