@@ -98,6 +98,8 @@ type Adapter struct {
 	// sends the token to (its file URLs carry it in the path).
 	fileHosts adapterkit.Hosts
 
+	chains chainSends // sends into reply chains not recorded yet
+
 	mu      sync.Mutex
 	webhook *webhookRun // set while Run serves a webhook
 }
