@@ -3,7 +3,6 @@ package bottest
 import (
 	"context"
 	"log/slog"
-	"slices"
 	"sync"
 	"testing"
 
@@ -23,7 +22,7 @@ func checkShortAnswer(t *testing.T, newHarness func(*testing.T) Harness) {
 			alice := h.User("alice")
 			th := h.Thread(kind, alice)
 			c := &countCalls{Adapter: h.Adapter()}
-			d, err := bot.NewDelivery(bot.DeliveryConfig{Adapter: c, Outbox: &confOutbox{}, Logger: slog.New(slog.DiscardHandler)})
+			d, err := bot.NewDelivery(bot.DeliveryConfig{Adapter: c, Outbox: &Outbox{}, Logger: slog.New(slog.DiscardHandler)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -87,29 +86,4 @@ func (c *countCalls) counts() (sends, edits, streams int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.sends, c.edits, c.streams
-}
-
-// confOutbox is an in-memory bot.Outbox.
-type confOutbox struct {
-	mu   sync.Mutex
-	recs map[string]bot.OutboxRecord
-}
-
-func (o *confOutbox) Reply(_ context.Context, key string) (bot.OutboxRecord, bool, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	rec, ok := o.recs[key]
-	rec.Refs = slices.Clone(rec.Refs)
-	return rec, ok, nil
-}
-
-func (o *confOutbox) SaveReply(_ context.Context, rec bot.OutboxRecord) error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.recs == nil {
-		o.recs = map[string]bot.OutboxRecord{}
-	}
-	rec.Refs = slices.Clone(rec.Refs)
-	o.recs[rec.InboxKey] = rec
-	return nil
 }
