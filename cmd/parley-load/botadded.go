@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -63,4 +65,19 @@ func (b *botAdded) stats() latencyStats {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return summarise(b.lat)
+}
+
+// envFlags is -env, repeatable: extra KEY=VALUE settings for Parley, such
+// as PARLEY_LIMITS_TURNS_PER_MINUTE=0 for a run whose people write faster
+// than the per-person limit lets them.
+type envFlags []string
+
+func (e *envFlags) String() string { return strings.Join(*e, ",") }
+
+func (e *envFlags) Set(v string) error {
+	if k, _, ok := strings.Cut(v, "="); !ok || k == "" {
+		return fmt.Errorf("%q: want KEY=VALUE", v)
+	}
+	*e = append(*e, v)
+	return nil
 }

@@ -42,6 +42,7 @@ type options struct {
 	settle      time.Duration
 	grace       time.Duration
 	botAdded    bool
+	env         envFlags
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -61,6 +62,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.settle, "settle", 2*time.Second, "how long to keep watching for duplicate answers after the last one")
 	fs.DurationVar(&o.grace, "grace", 15*time.Second, "how long Parley may take to stop after SIGTERM before it is killed")
 	fs.BoolVar(&o.botAdded, "bot-added", false, "log the latency Parley adds once the model is done (model's last chunk to the answer visible)")
+	fs.Var(&o.env, "env", "extra KEY=VALUE for Parley's environment (repeatable)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/parleybot/parley/agent/llm/llmtest"
@@ -155,6 +156,10 @@ func parleyEnv(dir string, opts options, model *llmtest.Server, plat platform) m
 		env["PARLEY_LLM_MAX_CONCURRENT"] = strconv.Itoa(opts.concurrency)
 	}
 	for k, v := range plat.env() {
+		env[k] = v
+	}
+	for _, kv := range opts.env {
+		k, v, _ := strings.Cut(kv, "=")
 		env[k] = v
 	}
 	return env
