@@ -1,5 +1,7 @@
 package main
 
+// The flags measuring delivery: -bot-added and -env.
+
 import (
 	"fmt"
 	"strings"
