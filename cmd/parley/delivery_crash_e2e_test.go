@@ -31,7 +31,7 @@ type crashSide struct {
 	env     []string
 	ready   func() bool // Parley is connected and receiving
 	post    func(text string)
-	answers func(text string) int // the bot's messages reading text
+	texts   func() []string // what the bot's messages in the DM read
 	hold    func()                // hold the answer of the next create
 	held    func() int
 	release func()
@@ -49,14 +49,11 @@ func telegramCrashSide(t *testing.T) crashSide {
 			"PARLEY_ACCESS_TELEGRAM_ALLOW_USERS=" + strconv.FormatInt(tgAna, 10)},
 		ready: tg.Polling,
 		post:  func(text string) { tg.Post(telegramtest.Incoming{Chat: tgAna, From: tgAna, Text: text}) },
-		answers: func(text string) int {
-			n := 0
+		texts: func() (out []string) {
 			for _, m := range tg.BotMessages(tgAna) {
-				if m.Visible == text {
-					n++
-				}
+				out = append(out, m.Visible)
 			}
-			return n
+			return out
 		},
 		hold: func() { tg.HoldAnswerNext("sendMessage") }, held: tg.HeldAnswers, release: tg.ReleaseAnswers,
 		waitFor: tg.WaitFor,
@@ -75,14 +72,13 @@ func slackCrashSide(t *testing.T) crashSide {
 		env:   env,
 		ready: slk.Connected,
 		post:  func(text string) { slk.PostUserMessage("D1", "U1", text, "") },
-		answers: func(text string) int {
-			n := 0
+		texts: func() (out []string) {
 			for _, m := range slk.Messages("D1") {
-				if m.BotID == slk.BotID() && m.Visible() == text {
-					n++
+				if m.BotID == slk.BotID() {
+					out = append(out, m.Visible())
 				}
 			}
-			return n
+			return out
 		},
 		hold: func() { slk.HoldAnswerNext("chat.postMessage") }, held: slk.HeldAnswers, release: slk.ReleaseAnswers,
 		waitFor: slk.WaitFor,
@@ -102,14 +98,11 @@ func discordCrashSide(t *testing.T) crashSide {
 			"PARLEY_DISCORD_GUILD_ID=" + dcGuild, "PARLEY_ACCESS_DISCORD_ALLOW_USERS=" + dcAna},
 		ready: dc.Connected,
 		post:  func(text string) { dc.Post(discordtest.Incoming{Channel: dm, Author: dcAna, Content: text}) },
-		answers: func(text string) int {
-			n := 0
+		texts: func() (out []string) {
 			for _, m := range dc.BotMessages(dm) {
-				if m.Content == text {
-					n++
-				}
+				out = append(out, m.Content)
 			}
-			return n
+			return out
 		},
 		hold: func() { dc.HoldAnswerNext("POST /channels/{id}/messages") }, held: dc.HeldAnswers, release: dc.ReleaseAnswers,
 		waitFor: dc.WaitFor,
@@ -152,7 +145,7 @@ func TestKilledBetweenCreateAndRecord(t *testing.T) {
 			side.post("a short question")
 			// The create took effect and its answer is held: Parley has not
 			// learnt the message's id.
-			if err := side.waitFor(ctx, func() bool { return side.held() == 1 && side.answers(answer) == 1 }); err != nil {
+			if err := side.waitFor(ctx, func() bool { return side.held() == 1 && copies(side.texts(), answer) == 1 }); err != nil {
 				t.Fatalf("the answer was never created: %v\n%s", err, logs.String())
 			}
 			if err := first.Process.Kill(); err != nil { // SIGKILL
@@ -164,7 +157,7 @@ func TestKilledBetweenCreateAndRecord(t *testing.T) {
 			second := start()
 			t.Cleanup(func() { second.Process.Kill(); second.Wait() })
 			turnsDoneIn(t, ctx, filepath.Join(sb.dir, "data", "parley.db"))
-			if got := side.answers(answer); got != side.want {
+			if got := copies(side.texts(), answer); got != side.want {
 				t.Fatalf("the answer shows %d times after the restart, want %d\n%s", got, side.want, logs.String())
 			}
 			if n := len(model.Requests()); n != 1 {
@@ -199,4 +192,15 @@ func turnsDoneIn(t *testing.T, ctx context.Context, path string) {
 			t.Fatalf("turns still unfinished: %+v", items)
 		}
 	}
+}
+
+// copies counts the texts reading text.
+func copies(texts []string, text string) int {
+	n := 0
+	for _, s := range texts {
+		if s == text {
+			n++
+		}
+	}
+	return n
 }
