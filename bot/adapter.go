@@ -45,6 +45,18 @@ type Streamer interface {
 	StartStream(ctx context.Context, t Thread, u User) (Stream, error)
 }
 
+// SentFinder is implemented by adapters whose platform can find a message
+// by the Out.Key it was sent with (Slack: the metadata of the bot's
+// messages in the conversation's history). After a send whose outcome is
+// unknown (a crash between the call and recording its result, a timeout),
+// Delivery asks before it sends the part again. after is the platform id
+// of the message the reply answers, "" when unknown: the sent message
+// came after it. ok is false when no such message exists; an error when
+// asking failed, in which case Delivery asks again before sending.
+type SentFinder interface {
+	FindSent(ctx context.Context, t Thread, key, after string) (ref MessageRef, ok bool, err error)
+}
+
 // StatusShower is implemented by Streamers that can show a progress
 // status ("running shell…") beside a native stream: a terminal prints it
 // on a line of its own. Delivery then calls ShowStatus instead of Typing
@@ -146,6 +158,14 @@ type Out struct {
 	// Plain asks for the text without formatting (bot/format.Plain): the
 	// platform refused the formatted rendering of the same text.
 	Plain bool
+	// Key names the message for what Delivery sends as a final answer's
+	// part without a placeholder before it ("<inbox key>#<part>"), so
+	// that a create repeated after an unknown outcome or a crash does not
+	// show it twice: an adapter whose platform can make a create
+	// idempotent or findable attaches it (Discord: the nonce, with
+	// enforce_nonce; Slack: the message metadata, which FindSent looks
+	// for). Other adapters ignore it. Empty for every other message.
+	Key string
 	// Mentions are the people this message calls, so that the platform
 	// notifies them: shown at its start, before Text, in order and each
 	// once (UniqueMentions), as in "@Ana @Bo standup in 5 minutes". They
@@ -257,7 +277,12 @@ type Capabilities struct {
 	// (Telegram: about 30 messages a second across all chats): one call
 	// per Overall on average, in bursts of up to a second's worth.
 	Overall time.Duration
-	Buttons bool
+	// OverallBurst is how many calls the bot-wide budget lets through at
+	// once (default: a second's worth). Below the platform's own burst it
+	// keeps a margin: calls still in flight when the platform's bucket is
+	// full spend the platform's tokens later than ours.
+	OverallBurst int
+	Buttons      bool
 	// Ephemeral is true where SendPrivate shows the message in place; false
 	// where it goes by direct message.
 	Ephemeral bool

@@ -42,6 +42,14 @@ type DeliveryConfig struct {
 	// of the adapter's Capabilities.TypingLasts, else 5 s; negative: show
 	// it once).
 	TypingEvery time.Duration
+	// FirstFrameAfter is how long a fresh reply shows nothing but the
+	// typing indicator before its first frame (a placeholder, a draft, a
+	// native stream): an answer the model finishes sooner goes out once,
+	// as the final message, with no frame to edit and no interval of the
+	// platform's budget to wait for. Default: the interval of the reply's
+	// edit budget (Pacer.Interval), at most 1 s; negative: show the first
+	// frame at once.
+	FirstFrameAfter time.Duration
 	// NativeFallback is how long the replies of a workspace (Thread.Space)
 	// where an adapter's StartStream failed go straight to send+edit
 	// (default 10 min). Only used when the Adapter is a Streamer.
@@ -141,7 +149,7 @@ func (d *Delivery) Begin(ctx context.Context, inboxKey, sessionID string, t Thre
 		// message is edited; without a StreamCloser the edits wait for
 		// the platform to end it.
 		orphan = rec.Status == ReplyNativeStreaming && len(rec.Refs) > 0 && d.closer != nil
-		if rec.Status != ReplyDelivered && !orphan {
+		if rec.Status != ReplyDelivered && rec.Status != ReplyPosting && !orphan {
 			rec.Status = ReplyStreaming // a failed or interrupted reply is tried again
 		}
 		if rec.Thread.Platform != "" {

@@ -50,8 +50,10 @@ func (w *ReplyWriter) deliver(ctx context.Context, final, streamed string) error
 	if err := w.deliverParts(dctx, parts); err != nil {
 		return w.fail(ctx, err)
 	}
-	w.rec.Status, w.rec.Text = ReplyDelivered, joinParts(parts)
-	w.save(ctx)
+	if text := joinParts(parts); w.rec.Status != ReplyDelivered || w.rec.Text != text {
+		w.rec.Status, w.rec.Text = ReplyDelivered, text
+		w.save(ctx)
+	}
 	return nil
 }
 
@@ -63,23 +65,33 @@ func (w *ReplyWriter) deliverParts(ctx context.Context, parts []string) error {
 	}
 	for i, part := range parts {
 		if i == len(w.rec.Refs) {
+			// A new message shows its final text from the start: no
+			// placeholder to edit, one call (delivery_post.go).
 			if err := w.finalCall(ctx, w.postKey, fmt.Sprintf("post part %d/%d", i+1, len(parts)), func(ctx context.Context) error {
-				return w.post(ctx, Placeholder)
+				last := i == len(parts)-1 && !w.orphan
+				return w.postPart(ctx, i, part, joinParts(parts[:i+1]), last)
 			}); err != nil {
 				return err
 			}
 		}
-		if w.shown[i] == part {
-			continue
+		if w.shown[i] != part {
+			if err := w.finalCall(ctx, w.key, fmt.Sprintf("edit part %d/%d", i+1, len(parts)), func(ctx context.Context) error {
+				return w.edit(ctx, i, part)
+			}); err != nil {
+				return err
+			}
 		}
-		if err := w.finalCall(ctx, w.key, fmt.Sprintf("edit part %d/%d", i+1, len(parts)), func(ctx context.Context) error {
-			return w.edit(ctx, i, part)
-		}); err != nil {
-			return err
-		}
-		if i < len(parts)-1 { // the last one is saved with the status
-			w.rec.Text = joinParts(parts[:i+1])
+		// The last one is saved with the status.
+		if shows := joinParts(parts[:i+1]); i < len(parts)-1 && w.rec.Text != shows {
+			w.rec.Text = shows
 			w.save(ctx)
+		}
+	}
+	if w.unsure {
+		// A re-run's answer is shorter than the post a crash cut off:
+		// that message, if the platform can find it, is retired too.
+		if _, err := w.findSent(ctx, partKey(w.rec.InboxKey, len(w.rec.Refs))); err != nil {
+			w.log.Warn("could not look for a message an earlier post may have left", "err", err)
 		}
 	}
 	// Messages an earlier, longer version of the answer needed (a re-run

@@ -298,3 +298,29 @@ func fenceBalanced(s string) bool {
 	}
 	return n%2 == 0
 }
+
+// arrivals counts, per text, how many times it reached a message: sent
+// with it (a final part posted without a placeholder) or edited in.
+func (h *dl) arrivals() map[string]int {
+	n := map[string]int{}
+	for _, c := range h.fake.Calls() {
+		if (c.Op == bottest.OpSend || c.Op == bottest.OpEdit) && c.Applied && !c.NoOp {
+			n[c.Out.Text]++
+		}
+	}
+	return n
+}
+
+// FindSent passes the question on to a base that can answer it.
+func (a *refsFirst) FindSent(ctx context.Context, t bot.Thread, key, after string) (bot.MessageRef, bool, error) {
+	a.check("find sent")
+	f, ok := a.Adapter.(bot.SentFinder)
+	if !ok {
+		return bot.MessageRef{}, false, nil
+	}
+	ref, found, err := f.FindSent(ctx, t, key, after)
+	if found {
+		a.remember(ref.ID)
+	}
+	return ref, found, err
+}

@@ -147,7 +147,7 @@ func (w *ReplyWriter) flushNative(ctx context.Context) bool {
 				n.mode = nativeOff
 				return false
 			}
-			if err := w.d.cfg.Pacer.Wait(ctx, w.key); err != nil {
+			if err := w.d.cfg.Pacer.WaitFrame(ctx, w.key); err != nil {
 				return true
 			}
 			err := w.startStream(ctx)
@@ -171,14 +171,14 @@ func (w *ReplyWriter) flushNative(ctx context.Context) bool {
 			n.mode = nativeOff
 			return false
 		case n.broken:
-			if err := w.d.cfg.Pacer.Wait(ctx, w.key); err != nil {
+			if err := w.d.cfg.Pacer.WaitFrame(ctx, w.key); err != nil {
 				return true // Finish ends the stream, with the final answer
 			}
 			text := trimEnd(n.appended)
 			if text == "" {
 				text = Placeholder
 			}
-			err := w.finishStream(ctx, text)
+			err := w.finishStream(ctx, text, "")
 			if wait, ok := RetryAfter(err); ok {
 				w.d.cfg.Pacer.Penalize(w.key, wait)
 				continue
@@ -194,7 +194,7 @@ func (w *ReplyWriter) flushNative(ctx context.Context) bool {
 				w.announce(ctx)
 				return true
 			}
-			if err := w.d.cfg.Pacer.Wait(ctx, w.key); err != nil {
+			if err := w.d.cfg.Pacer.WaitFrame(ctx, w.key); err != nil {
 				return true
 			}
 			delta := w.nextDelta() // the newest, after the wait
@@ -313,13 +313,14 @@ func (w *ReplyWriter) announce(ctx context.Context) {
 // reply goes on by send+edit. A successful Finish is taken to leave text
 // in the message, as Stream.Finish promises ("final is the complete
 // answer").
-func (w *ReplyWriter) finishStream(ctx context.Context, text string) error {
+func (w *ReplyWriter) finishStream(ctx context.Context, text, key string) error {
 	cctx, cancel := w.callCtx(ctx)
-	ref, err := w.nat.stream.Finish(cctx, Out{Text: text})
+	ref, err := w.nat.stream.Finish(cctx, Out{Text: text, Key: key})
 	cancel()
 	if err != nil {
 		return fmt.Errorf("finish stream: %w", err)
 	}
+	w.unsure = false
 	w.nat = nativeState{mode: nativeOff}
 	w.rec.Status = ReplyStreaming // closed: nothing for a restart to close
 	switch {
@@ -366,10 +367,23 @@ func (w *ReplyWriter) streamLost(ctx context.Context, err error) {
 func (w *ReplyWriter) finishNative(ctx context.Context, parts []string) (done bool, err error) {
 	var last error
 	for failures := 0; ; {
-		if err := w.d.cfg.Pacer.Wait(ctx, w.key); err != nil {
+		if err := w.d.cfg.Pacer.WaitFirst(ctx, w.key); err != nil {
 			return false, w.gaveUp(ctx, "finish stream", last)
 		}
-		err := w.finishStream(ctx, parts[0])
+		key := ""
+		if len(w.rec.Refs) == 0 {
+			// The stream has no message of its own (a Telegram draft):
+			// ending it posts the answer, a create whose outcome a crash
+			// can leave unknown. Recorded first, as for any post
+			// (delivery_post.go).
+			key = partKey(w.rec.InboxKey, 0)
+			if w.rec.Status != ReplyPosting {
+				w.rec.Status = ReplyPosting
+				w.save(ctx)
+			}
+			w.unsure = true
+		}
+		err := w.finishStream(ctx, parts[0], key)
 		switch {
 		case err == nil:
 			if len(parts) > 1 {

@@ -75,13 +75,10 @@ func TestNativeCrashResume(t *testing.T) {
 				if len(msgs) != wantMsgs || (!tt.long && msgs[0].Text != final) {
 					t.Errorf("the thread shows\n%q\nwant the answer once, in %d messages", h.texts(), wantMsgs)
 				}
-				edits := map[string]int{}
-				for _, e := range h.fake.Edits() {
-					edits[e.Out.Text]++
-				}
+				arrived := h.arrivals()
 				for i, m := range msgs {
-					if edits[m.Text] != 1 {
-						t.Errorf("part %d was edited in %d times, want once", i+1, edits[m.Text])
+					if arrived[m.Text] != 1 {
+						t.Errorf("part %d's text reached its message %d times, want once", i+1, arrived[m.Text])
 					}
 				}
 				rec, _, _ := h.box.Reply(ctx, "k1")

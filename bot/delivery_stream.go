@@ -36,6 +36,14 @@ func (w *ReplyWriter) pump(ctx context.Context) {
 // newest text is tried again when it allows; any other error is logged and
 // left to the next delta or to Finish.
 func (w *ReplyWriter) flush(ctx context.Context, f *frameCache) {
+	if len(w.rec.Refs) == 0 && w.unsure {
+		// A part posted before a crash may exist: only the final, which
+		// looks for it first, may post (delivery_post.go).
+		return
+	}
+	if !w.holdFirst(ctx) {
+		return
+	}
 	if w.nat.mode != nativeOff && w.flushNative(ctx) {
 		return
 	}
@@ -48,7 +56,7 @@ func (w *ReplyWriter) flush(ctx context.Context, f *frameCache) {
 		if len(w.rec.Refs) == 0 {
 			key = w.postKey
 		}
-		if err := w.d.cfg.Pacer.Wait(ctx, key); err != nil {
+		if err := w.d.cfg.Pacer.WaitFrame(ctx, key); err != nil {
 			return
 		}
 		var err error
@@ -111,16 +119,7 @@ func (w *ReplyWriter) placeholder() string {
 // before anything else happens, so that a retry or a restart edits it
 // instead of posting again.
 func (w *ReplyWriter) post(ctx context.Context, text string) error {
-	out := Out{Text: text, ReplyTo: w.replyTo}
-	cctx, cancel := w.callCtx(ctx)
-	ref, err := w.d.cfg.Adapter.Send(cctx, w.thread, out)
-	cancel()
-	if errors.Is(err, ErrFormatRejected) {
-		out.Plain = true
-		cctx, cancel := w.callCtx(ctx)
-		ref, err = w.d.cfg.Adapter.Send(cctx, w.thread, out)
-		cancel()
-	}
+	ref, err := w.send(ctx, Out{Text: text, ReplyTo: w.replyTo})
 	if ref.ID == "" {
 		if err == nil {
 			err = errors.New("the adapter returned no message id")
@@ -137,6 +136,21 @@ func (w *ReplyWriter) post(ctx context.Context, text string) error {
 	w.posted.Store(true)
 	w.save(ctx)
 	return nil
+}
+
+// send makes one Send of out, repeated as plain text when the platform
+// refused its formatting.
+func (w *ReplyWriter) send(ctx context.Context, out Out) (MessageRef, error) {
+	cctx, cancel := w.callCtx(ctx)
+	ref, err := w.d.cfg.Adapter.Send(cctx, w.thread, out)
+	cancel()
+	if errors.Is(err, ErrFormatRejected) {
+		out.Plain = true
+		cctx, cancel := w.callCtx(ctx)
+		ref, err = w.d.cfg.Adapter.Send(cctx, w.thread, out)
+		cancel()
+	}
+	return ref, err
 }
 
 // streamEdit shows a streaming frame in the first message.

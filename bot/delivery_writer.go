@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // ReplyWriter is one reply being shown: it implements Reply. Delta, Reset
@@ -47,6 +48,14 @@ type ReplyWriter struct {
 	// like rec.
 	nat    nativeState
 	orphan bool
+	// unsure says message Refs[len(Refs)] may exist though its ref is
+	// not known: a post of it was recorded (ReplyPosting) and its outcome
+	// is unknown, after a crash or an error. Owned like rec.
+	unsure bool
+	// due is when the first frame may show (zero: not yet decided);
+	// framed, that the reply is past that point. Owned by the pump.
+	due    time.Time
+	framed bool
 
 	finishOnce sync.Once
 	finishErr  error
@@ -78,6 +87,7 @@ func (d *Delivery) newWriter(ctx context.Context, rec OutboxRecord, resumed, orp
 	w.rec.Refs = slices.Clone(rec.Refs)
 	w.shown = make([]string, len(w.rec.Refs)) // all unknownText
 	w.posted.Store(len(w.rec.Refs) > 0)
+	w.unsure = resumed && rec.Status == ReplyPosting
 	if resumed && rec.Status == ReplyDelivered {
 		// A crash after delivery, before the inbox was marked done: the
 		// answer is shown; a second delivery would only risk a copy.

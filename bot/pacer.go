@@ -6,8 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/time/rate"
-
 	"github.com/parleybot/parley/internal/clock"
 )
 
@@ -42,11 +40,20 @@ type PacerConfig struct {
 	IdleAfter time.Duration
 }
 
-// Pacer holds the token buckets (golang.org/x/time/rate) that pace one
-// adapter's sends and edits, keyed by PaceKey. It also holds what the
-// platform told us: after Penalize, every user of the bucket waits out the
-// retry-after, not only the caller that got the 429. Safe for concurrent
-// use.
+// Pacer holds the token buckets that pace one adapter's sends and edits,
+// keyed by PaceKey. It also holds what the platform told us: after
+// Penalize, every user of the bucket waits out the retry-after, not only
+// the caller that got the 429. Safe for concurrent use.
+//
+// Callers come in three classes (docs/architecture.md, "One reply, one
+// message"): final answers (WaitFirst), which people wait for; ordinary
+// calls (Wait: notices, prompts, command answers); and streaming frames
+// (WaitFrame: drafts, edits of a preview), which the next frame replaces
+// anyway. Each bucket serves the classes in that order and each class in
+// arrival order, so no final starves behind frames or later finals. A
+// frame yields even while it waits first in line, and takes a token only
+// when one stays for a final, so when a budget binds a busy bot streams
+// less, and never answers later.
 type Pacer struct {
 	cfg   PacerConfig
 	every time.Duration
@@ -57,62 +64,45 @@ type Pacer struct {
 	lastSweep time.Time
 }
 
-// paceBucket is one scope's budget.
+// paceClass orders a bucket's waiters: lower is served first.
+type paceClass int
+
+const (
+	classFinal paceClass = iota // WaitFirst
+	classOrdinary
+	classFrame
+)
+
+// paceBucket is one scope's budget: a token bucket of its own, rather than
+// reservations on a rate.Limiter, so that nobody holds a token before it
+// is spent. A waiter that gives up, or a frame that steps back for a
+// final, then leaves no debt behind.
 type paceBucket struct {
 	users    int       // Waits in progress; guarded by Pacer.mu
 	lastUsed time.Time // guarded by Pacer.mu
 
-	mu  sync.Mutex
-	lim *rate.Limiter
+	mu     sync.Mutex
+	every  time.Duration // 0: unpaced
+	burst  float64
+	tokens float64   // as of at
+	at     time.Time // when tokens was last brought up to date
 	// until is the end of the platform's penalty; no token is handed out
 	// before it.
 	until time.Time
-	// reservedAt is the latest time passed to the limiter. The limiter
-	// moves its notion of "last update" to whatever time it is given, even
-	// backwards, which would credit tokens twice; every call therefore
-	// uses a time at or after this one.
-	reservedAt time.Time
-	// queue holds the waiters in arrival order; only the first reserves a
-	// token. A limiter cannot take back a reservation made before later
-	// ones, so if every waiter reserved, a crowd giving up (deadlines
-	// passing under overload) would leave a debt that every later caller
-	// queues behind, and an overloaded platform would never recover.
-	queue []paceWaiter
+	// queue holds the waiters by class, then arrival; only the first one
+	// looks at the tokens.
+	queue []*paceWaiter
 }
 
 // paceWaiter is one caller in a bucket's queue.
 type paceWaiter struct {
-	turn  chan struct{} // closed when it is first in line
-	first bool          // WaitFirst: served before the ordinary waiters
-}
-
-// enqueue adds a waiter and returns the channel closed when it is first
-// in line, and leave, which removes it (handing the turn on if it had it).
-// A first waiter goes behind the other first ones but ahead of the
-// ordinary ones; never ahead of the head, which may hold a reservation.
-func (b *paceBucket) enqueue(first bool) (turn <-chan struct{}, leave func()) {
-	w := paceWaiter{turn: make(chan struct{}), first: first}
-	b.mu.Lock()
-	at := len(b.queue)
-	if first {
-		for at > 1 && !b.queue[at-1].first {
-			at--
-		}
-	}
-	b.queue = slices.Insert(b.queue, at, w)
-	if len(b.queue) == 1 {
-		close(w.turn)
-	}
-	b.mu.Unlock()
-	return w.turn, func() {
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		i := slices.IndexFunc(b.queue, func(q paceWaiter) bool { return q.turn == w.turn })
-		b.queue = slices.Delete(b.queue, i, i+1)
-		if i == 0 && len(b.queue) > 0 {
-			close(b.queue[0].turn)
-		}
-	}
+	class paceClass
+	// wake gets a value when the waiter may have become first in line;
+	// capacity 1, so a wake-up is never lost nor blocks.
+	wake chan struct{}
+	// interrupt ends the sleep of a first waiter that another overtakes;
+	// nil when it is not sleeping. Guarded by the bucket's mu.
+	interrupt context.CancelFunc
 }
 
 // NewPacer returns a Pacer for one adapter's budget.
@@ -158,6 +148,13 @@ func (p *Pacer) PostKey(t Thread) PaceKey {
 	return PaceKey{Platform: p.cfg.Platform, Scope: "post:" + t.Space + "/" + t.Chat, every: c.PostEvery, burst: max(c.PostBurst, 1)}
 }
 
+// Interval returns the time between two calls on key's budget once its
+// burst is spent (0: unpaced).
+func (p *Pacer) Interval(key PaceKey) time.Duration {
+	every, _ := p.budget(key)
+	return max(every, 0)
+}
+
 // budget returns the edit interval and burst of key's bucket.
 func (p *Pacer) budget(key PaceKey) (time.Duration, int) {
 	if key.every > 0 {
@@ -166,75 +163,217 @@ func (p *Pacer) budget(key PaceKey) (time.Duration, int) {
 	return p.every, p.burst
 }
 
-// Wait blocks until key's bucket grants one call, or ctx ends. Waiters are
-// served in the order they arrived; a penalty that arrives while the first
-// sleeps sends it to the end of the penalty. A waiter whose ctx ends
-// leaves without a trace: its reserved token goes back to the bucket.
+// Wait blocks until key's bucket grants one call, or ctx ends. Ordinary
+// waiters are served in the order they arrived, after the finals and
+// before the frames; a penalty that arrives meanwhile holds them until
+// it ends. A waiter whose ctx ends leaves without a trace.
 func (p *Pacer) Wait(ctx context.Context, key PaceKey) error {
-	return p.waitBoth(ctx, key, false)
+	return p.waitBoth(ctx, key, classOrdinary)
 }
 
-// WaitFirst is Wait ahead of the ordinary waiters (behind earlier
-// WaitFirst callers): a final answer, which people wait for, before
-// streaming frames that the next one replaces anyway.
+// WaitFirst is Wait ahead of every other class (behind earlier WaitFirst
+// callers): a final answer, which people wait for, before notices and
+// streaming frames.
 func (p *Pacer) WaitFirst(ctx context.Context, key PaceKey) error {
-	return p.waitBoth(ctx, key, true)
+	return p.waitBoth(ctx, key, classFinal)
 }
 
-func (p *Pacer) waitBoth(ctx context.Context, key PaceKey, first bool) error {
-	if err := p.wait(ctx, key, first); err != nil {
+// WaitFrame is Wait for a streaming frame: it is served after every other
+// waiter, steps back whenever one arrives, and takes a token only when the
+// bucket keeps one more for a final (where its burst allows).
+func (p *Pacer) WaitFrame(ctx context.Context, key PaceKey) error {
+	return p.waitBoth(ctx, key, classFrame)
+}
+
+// Free reports, without taking anything, whether a frame on key would be
+// granted now: nobody waits on key's bucket (nor on the bot-wide one), no
+// penalty holds it, and a token is there to spare. Delivery asks before
+// it starts showing a reply, so that a busy budget goes to answers.
+func (p *Pacer) Free(key PaceKey) bool {
+	if !p.free(key) {
+		return false
+	}
+	if o, ok := p.overall(); ok {
+		return p.free(o)
+	}
+	return true
+}
+
+func (p *Pacer) free(key PaceKey) bool {
+	b := p.acquire(key)
+	defer p.release(b)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.queue) == 0 && b.delay(p.cfg.Now(), classFrame) <= 0
+}
+
+func (p *Pacer) waitBoth(ctx context.Context, key PaceKey, class paceClass) error {
+	if err := p.wait(ctx, key, class); err != nil {
 		return err
 	}
-	if o := p.cfg.Capabilities.Overall; o > 0 {
+	if o, ok := p.overall(); ok {
 		// The scope's token is spent even if ctx ends here: a call that
 		// is abandoned this late was about to be made anyway.
-		return p.wait(ctx, PaceKey{Platform: p.cfg.Platform, Scope: overallScope, every: o, burst: max(int(time.Second/o), 1)}, first)
+		return p.wait(ctx, o, class)
 	}
 	return nil
+}
+
+// overall returns the bot-wide bucket (Capabilities.Overall), if any.
+func (p *Pacer) overall() (PaceKey, bool) {
+	o := p.cfg.Capabilities.Overall
+	if o <= 0 {
+		return PaceKey{}, false
+	}
+	burst := p.cfg.Capabilities.OverallBurst
+	if burst <= 0 {
+		burst = int(time.Second / o)
+	}
+	return PaceKey{Platform: p.cfg.Platform, Scope: overallScope, every: o, burst: max(burst, 1)}, true
 }
 
 // overallScope is the Scope of the bot-wide bucket (Capabilities.Overall).
 const overallScope = "overall"
 
-func (p *Pacer) wait(ctx context.Context, key PaceKey, first bool) error {
+func (p *Pacer) wait(ctx context.Context, key PaceKey, class paceClass) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	b := p.acquire(key)
 	defer p.release(b)
-	turn, leave := b.enqueue(first)
-	defer leave()
-	select {
-	case <-turn:
-	case <-ctx.Done():
-		return ctx.Err()
+	b.mu.Lock()
+	if len(b.queue) == 0 && b.delay(p.cfg.Now(), class) <= 0 {
+		// The common case, without queueing: nobody waits, a token is there.
+		b.take(p.cfg.Now())
+		b.mu.Unlock()
+		return nil
 	}
+	w := b.enqueue(class)
+	b.mu.Unlock()
 	for {
 		b.mu.Lock()
-		now := p.cfg.Now()
-		at := latest(now, b.until, b.reservedAt)
-		r := b.lim.ReserveN(at, 1)
-		b.reservedAt = at
-		delay := r.DelayFrom(now)
-		b.mu.Unlock()
-		if delay <= 0 {
-			return nil
-		}
-		if err := p.cfg.Sleep(ctx, delay); err != nil {
-			b.mu.Lock()
-			at := latest(p.cfg.Now(), b.reservedAt)
-			r.CancelAt(at)
-			b.reservedAt = at
+		if b.queue[0] != w {
 			b.mu.Unlock()
-			return err
+			select {
+			case <-w.wake:
+				continue
+			case <-ctx.Done():
+				b.leave(w)
+				return ctx.Err()
+			}
 		}
-		b.mu.Lock()
-		penalized := b.until.After(p.cfg.Now())
-		b.mu.Unlock()
-		if !penalized {
+		now := p.cfg.Now()
+		d := b.delay(now, class)
+		if d <= 0 {
+			b.take(now)
+			b.leaveLocked(w)
+			b.mu.Unlock()
 			return nil
 		}
-		// The platform said "wait" after this token was reserved: the
-		// token is forfeit, and this caller queues again behind the
-		// penalty.
+		sctx, interrupt := context.WithCancel(ctx)
+		w.interrupt = interrupt
+		b.mu.Unlock()
+		// Woken early when another waiter goes ahead; a penalty that
+		// arrives meanwhile is seen when the delay is computed again.
+		err := p.cfg.Sleep(sctx, d)
+		b.mu.Lock()
+		w.interrupt = nil
+		b.mu.Unlock()
+		interrupt()
+		if err != nil && ctx.Err() != nil {
+			b.leave(w)
+			return ctx.Err()
+		}
 	}
+}
+
+// enqueue adds a waiter behind those of its class and ahead of the later
+// classes. A waiter that goes first in line wakes; the one it overtakes
+// stops sleeping on its token and waits for its turn again. Callers hold
+// b.mu.
+func (b *paceBucket) enqueue(class paceClass) *paceWaiter {
+	w := &paceWaiter{class: class, wake: make(chan struct{}, 1)}
+	at := len(b.queue)
+	for at > 0 && b.queue[at-1].class > class {
+		at--
+	}
+	b.queue = slices.Insert(b.queue, at, w)
+	if at == 0 {
+		if len(b.queue) > 1 && b.queue[1].interrupt != nil {
+			b.queue[1].interrupt()
+		}
+		w.wake <- struct{}{}
+	}
+	return w
+}
+
+// leave removes w, waking whoever is first in line after it.
+func (b *paceBucket) leave(w *paceWaiter) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.leaveLocked(w)
+}
+
+func (b *paceBucket) leaveLocked(w *paceWaiter) {
+	i := slices.Index(b.queue, w)
+	if i < 0 {
+		return
+	}
+	b.queue = slices.Delete(b.queue, i, i+1)
+	if i == 0 && len(b.queue) > 0 {
+		select {
+		case b.queue[0].wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// refill brings the tokens up to now. Time never runs backwards for the
+// bucket, so a clock read late cannot credit tokens twice. Callers hold
+// b.mu.
+func (b *paceBucket) refill(now time.Time) {
+	if !now.After(b.at) {
+		return
+	}
+	if b.every > 0 {
+		b.tokens = min(b.burst, b.tokens+float64(now.Sub(b.at))/float64(b.every))
+	}
+	b.at = now
+}
+
+// need is how many tokens a waiter of class must find: a frame leaves one
+// for a final where the burst has room for both.
+func (b *paceBucket) need(class paceClass) float64 {
+	if class == classFrame && b.burst >= 2 {
+		return 2
+	}
+	return 1
+}
+
+// delay returns how long until a waiter of class may take a token (0:
+// now). Callers hold b.mu.
+func (b *paceBucket) delay(now time.Time, class paceClass) time.Duration {
+	if now.Before(b.until) {
+		return b.until.Sub(now)
+	}
+	if b.every <= 0 {
+		return 0
+	}
+	b.refill(now)
+	need := b.need(class)
+	if b.tokens >= need {
+		return 0
+	}
+	return time.Duration((need - b.tokens) * float64(b.every))
+}
+
+// take spends one token. Callers hold b.mu.
+func (b *paceBucket) take(now time.Time) {
+	if b.every <= 0 {
+		return
+	}
+	b.refill(now)
+	b.tokens--
 }
 
 // Penalize makes every user of key's bucket wait retryAfter from now: the
@@ -254,11 +393,8 @@ func (p *Pacer) Penalize(key PaceKey, retryAfter time.Duration) {
 		return // an equal or longer penalty is already in force
 	}
 	b.until = until
-	if _, burst := p.budget(key); burst > 1 {
-		at := latest(until, b.reservedAt)
-		b.lim.ReserveN(at, burst-1)
-		b.reservedAt = at
-	}
+	b.refill(until)
+	b.tokens = min(b.tokens, 1)
 }
 
 // bucketCount returns how many buckets the pacer holds.
@@ -280,7 +416,7 @@ func (p *Pacer) acquire(key PaceKey) *paceBucket {
 	b, ok := p.buckets[key]
 	if !ok {
 		every, burst := p.budget(key)
-		b = &paceBucket{lim: rate.NewLimiter(rate.Every(every), burst)}
+		b = &paceBucket{every: max(every, 0), burst: float64(burst), tokens: float64(burst), at: now}
 		p.buckets[key] = b
 	}
 	b.users++
@@ -305,21 +441,11 @@ func (p *Pacer) sweep(now time.Time) {
 			continue
 		}
 		b.mu.Lock()
-		full := !b.until.After(now) && b.lim.TokensAt(latest(now, b.reservedAt)) >= float64(b.lim.Burst())
+		b.refill(now)
+		full := !b.until.After(now) && (b.every <= 0 || b.tokens >= b.burst)
 		b.mu.Unlock()
 		if full {
 			delete(p.buckets, k)
 		}
 	}
-}
-
-// latest returns the latest of ts.
-func latest(ts ...time.Time) time.Time {
-	var l time.Time
-	for _, t := range ts {
-		if t.After(l) {
-			l = t
-		}
-	}
-	return l
 }

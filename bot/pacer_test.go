@@ -389,46 +389,119 @@ func TestPacerPostBudget(t *testing.T) {
 	})
 }
 
-// TestPacerWaitFirst: final answers (WaitFirst) are served before the
-// ordinary waiters already queued, in their own arrival order, but never
-// ahead of the waiter already first in line.
-func TestPacerWaitFirst(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		p := newPacer(time.Second, 1, bot.PacePerWorkspace)
-		key := p.Key(bot.Thread{Platform: "slack", Space: "T1", Chat: "C1"})
-		start := time.Now()
-		if err := p.Wait(t.Context(), key); err != nil { // the burst token
-			t.Fatal(err)
-		}
-		var mu sync.Mutex
-		got := map[string]time.Duration{}
-		var wg sync.WaitGroup
-		queue := func(name string, wait func(context.Context, bot.PaceKey) error) {
-			wg.Go(func() {
-				if err := wait(t.Context(), key); err != nil {
-					t.Error(err)
+// TestPacerFinalsFirst: under a saturated budget the classes are served
+// finals (WaitFirst) first, then ordinary calls (Wait), then frames
+// (WaitFrame), each class in arrival order; a frame steps back even when it
+// already waited first in line, and a frame never takes a bucket's last
+// token when its burst could keep it for a final.
+func TestPacerFinalsFirst(t *testing.T) {
+	type arrival struct {
+		name  string
+		class string // "final", "ordinary", "frame"
+	}
+	tests := []struct {
+		name     string
+		burst    int
+		arrivals []arrival // each queued after the one before
+		want     map[string]time.Duration
+	}{
+		{
+			name:     "finals overtake queued frames, in their own order",
+			burst:    1,
+			arrivals: []arrival{{"frame1", "frame"}, {"frame2", "frame"}, {"final1", "final"}, {"final2", "final"}},
+			want: map[string]time.Duration{
+				"final1": 1 * time.Second, "final2": 2 * time.Second,
+				"frame1": 3 * time.Second, "frame2": 4 * time.Second,
+			},
+		},
+		{
+			name:     "ordinary calls between finals and frames",
+			burst:    1,
+			arrivals: []arrival{{"frame1", "frame"}, {"notice1", "ordinary"}, {"final1", "final"}, {"notice2", "ordinary"}, {"final2", "final"}},
+			want: map[string]time.Duration{
+				"final1": 1 * time.Second, "final2": 2 * time.Second,
+				"notice1": 3 * time.Second, "notice2": 4 * time.Second,
+				"frame1": 5 * time.Second,
+			},
+		},
+		{
+			name:  "a frame keeps the last token for a final",
+			burst: 2,
+			// The burst's first token went at once; one is left, which a
+			// frame may not take, a final may.
+			arrivals: []arrival{{"frame1", "frame"}, {"final1", "final"}},
+			want: map[string]time.Duration{
+				"final1": 0,
+				"frame1": 2 * time.Second, // two tokens again only then
+			},
+		},
+		{
+			name:     "finals alone are served in arrival order",
+			burst:    1,
+			arrivals: []arrival{{"final1", "final"}, {"final2", "final"}, {"final3", "final"}},
+			want: map[string]time.Duration{
+				"final1": 1 * time.Second, "final2": 2 * time.Second, "final3": 3 * time.Second,
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				p := newPacer(time.Second, tt.burst, bot.PacePerWorkspace)
+				key := p.Key(bot.Thread{Platform: "slack", Space: "T1", Chat: "C1"})
+				start := time.Now()
+				if err := p.Wait(t.Context(), key); err != nil { // a burst token
+					t.Fatal(err)
 				}
-				mu.Lock()
-				got[name] = time.Since(start)
-				mu.Unlock()
+				var mu sync.Mutex
+				got := map[string]time.Duration{}
+				var wg sync.WaitGroup
+				for _, a := range tt.arrivals {
+					wait := map[string]func(context.Context, bot.PaceKey) error{
+						"final": p.WaitFirst, "ordinary": p.Wait, "frame": p.WaitFrame,
+					}[a.class]
+					wg.Go(func() {
+						if err := wait(t.Context(), key); err != nil {
+							t.Error(err)
+						}
+						mu.Lock()
+						got[a.name] = time.Since(start)
+						mu.Unlock()
+					})
+					synctest.Wait() // queued before the next one arrives
+				}
+				wg.Wait()
+				for name, at := range tt.want {
+					if got[name] != at {
+						t.Errorf("%s granted at %s, want %s (all: %v)", name, got[name], at, got)
+					}
+				}
 			})
-			synctest.Wait() // queued before the next one arrives
+		})
+	}
+}
+
+// TestPacerFree: Free says whether a frame would be granted now, taking
+// nothing: not while anyone waits, nor under a penalty, nor when the bucket
+// is down to the token kept for finals.
+func TestPacerFree(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newPacer(time.Second, 2, bot.PacePerChat)
+		key := p.Key(bot.Thread{Platform: "slack", Chat: "C1"})
+		if !p.Free(key) || !p.Free(key) {
+			t.Fatal("a fresh bucket is not free, or Free took a token")
 		}
-		queue("frame1", p.Wait)
-		queue("frame2", p.Wait)
-		queue("frame3", p.Wait)
-		queue("final1", p.WaitFirst)
-		queue("final2", p.WaitFirst)
-		wg.Wait()
-		want := map[string]time.Duration{
-			"frame1": 1 * time.Second, // first in line already: not overtaken
-			"final1": 2 * time.Second, "final2": 3 * time.Second,
-			"frame2": 4 * time.Second, "frame3": 5 * time.Second,
+		p.Wait(t.Context(), key)
+		if p.Free(key) {
+			t.Error("free with one token left, which is kept for finals")
 		}
-		for name, at := range want {
-			if got[name] != at {
-				t.Errorf("%s granted at %s, want %s (all: %v)", name, got[name], at, got)
-			}
+		time.Sleep(time.Second)
+		if !p.Free(key) {
+			t.Error("not free once refilled")
+		}
+		p.Penalize(key, time.Second)
+		if p.Free(key) {
+			t.Error("free under a penalty")
 		}
 	})
 }

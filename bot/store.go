@@ -68,6 +68,11 @@ const (
 	ReplyStreaming = "streaming" // messages exist; the answer is not final
 	ReplyDelivered = "delivered" // the final text is shown in full
 	ReplyFailed    = "failed"    // delivery gave up; the failure was logged and shown
+	// ReplyPosting: a part of the final answer is being sent as a new
+	// message, Refs[len(Refs)], with Out.Key "<inbox key>#<part>". Saved
+	// before the call, so that a restart knows the part may exist: it asks
+	// a SentFinder, or sends again with the same key (delivery_post.go).
+	ReplyPosting = "posting"
 )
 
 // OutboxRecord is one reply's delivery state.

@@ -35,6 +35,7 @@ import (
 func TestConformance(t *testing.T) {
 	bottest.RunConformance(t, newConsoleHarness,
 		bottest.Skip{Check: "send and edit", Why: "a terminal cannot change what it printed: an edit prints below"},
+		bottest.Skip{Check: "short answer", Why: "a terminal is unpaced, so its answers stream from the first word, and the suite cannot read its screen back"},
 		bottest.Skip{Check: "length limits", Why: "the check reads an edit back in place, which a terminal cannot show"},
 		bottest.Skip{Check: "mass mentions neutralized", Why: "a terminal notifies no one"},
 		bottest.Skip{Check: "buttons", Why: "the terminal has one person, whose click is the y/N answer"},

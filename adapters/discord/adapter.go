@@ -193,12 +193,12 @@ func (a *Adapter) Send(ctx context.Context, t bot.Thread, out bot.Out) (bot.Mess
 	if err != nil {
 		return bot.MessageRef{}, err
 	}
-	m, err := a.s.ChannelMessageSendComplex(dest.channel, &discordgo.MessageSend{
+	m, err := a.createMessage(ctx, dest.channel, &discordgo.MessageSend{
 		Content:         r.content,
 		Components:      r.components,
 		AllowedMentions: r.allowed,
 		Reference:       dest.reference,
-	}, callOpts(ctx)...)
+	}, out.Key)
 	if err != nil {
 		return bot.MessageRef{}, wrap("POST /channels/{id}/messages", err)
 	}

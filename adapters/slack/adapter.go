@@ -174,6 +174,7 @@ func (a *Adapter) Send(ctx context.Context, t bot.Thread, out bot.Out) (bot.Mess
 	if t.ID != "" {
 		opts = append(opts, slack.MsgOptionTS(t.ID))
 	}
+	opts = append(opts, keyMetadata(out.Key)...)
 	_, ts, err := a.api.PostMessageContext(ctx, t.Chat, opts...)
 	if err != nil {
 		return bot.MessageRef{}, wrap("chat.postMessage", err)

@@ -3,14 +3,13 @@ package slack
 import (
 	"context"
 	"errors"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/parleybot/parley/adapters/slack/slacktest"
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/bottest"
 )
 
 // streamFixture is a channel thread rooted at a person's question, with
@@ -297,31 +296,6 @@ func TestCloseStream(t *testing.T) {
 	}
 }
 
-// memOutbox is an in-memory bot.Outbox.
-type memOutbox struct {
-	mu   sync.Mutex
-	recs map[string]bot.OutboxRecord
-}
-
-func (o *memOutbox) Reply(_ context.Context, key string) (bot.OutboxRecord, bool, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	rec, ok := o.recs[key]
-	rec.Refs = slices.Clone(rec.Refs)
-	return rec, ok, nil
-}
-
-func (o *memOutbox) SaveReply(_ context.Context, rec bot.OutboxRecord) error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.recs == nil {
-		o.recs = map[string]bot.OutboxRecord{}
-	}
-	rec.Refs = slices.Clone(rec.Refs)
-	o.recs[rec.InboxKey] = rec
-	return nil
-}
-
 func TestDeliveryStreamsNatively(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -336,7 +310,7 @@ func TestDeliveryStreamsNatively(t *testing.T) {
 			f.srv.SetStreamingError(tt.streamErr)
 			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 			defer cancel()
-			d, err := bot.NewDelivery(bot.DeliveryConfig{Adapter: f.ad, Outbox: &memOutbox{}})
+			d, err := bot.NewDelivery(bot.DeliveryConfig{Adapter: f.ad, Outbox: &bottest.Outbox{}})
 			if err != nil {
 				t.Fatal(err)
 			}

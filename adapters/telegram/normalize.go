@@ -145,6 +145,12 @@ func (a *Adapter) messageThread(ctx context.Context, m *tgbotapi.Message, x *ext
 	root := m.MessageID
 	if r := m.ReplyToMessage; r != nil {
 		known, ok, err := a.chainOf(ctx, m.Chat.ID, r.MessageID)
+		if !ok && err == nil && r.From != nil && r.From.ID == a.self().ID {
+			// A reply to the bot's message that its send may not have
+			// recorded yet.
+			a.chains.wait(ctx, m.Chat.ID)
+			known, ok, err = a.chainOf(ctx, m.Chat.ID, r.MessageID)
+		}
 		if err != nil {
 			return "", err
 		}

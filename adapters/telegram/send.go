@@ -82,6 +82,9 @@ func (a *Adapter) Send(ctx context.Context, t bot.Thread, out bot.Out) (bot.Mess
 	if err != nil {
 		return bot.MessageRef{}, err
 	}
+	if w.root != 0 {
+		defer a.chains.begin(w.chat)()
+	}
 	id, err := a.sendMessage(ctx, w, out)
 	if err != nil {
 		return bot.MessageRef{}, err

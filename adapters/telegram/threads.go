@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/parleybot/parley/bot"
@@ -113,4 +114,56 @@ func (a *Adapter) joinChain(ctx context.Context, chat int64, messageID, root int
 		return fmt.Errorf("telegram: remember reply chain: %w", err)
 	}
 	return nil
+}
+
+// chainSends are the sends into reply chains still waiting for their
+// message id. An answer is often one message sent with its final text, and
+// a reply to it can arrive before the send has recorded it in its chain;
+// the reply then waits for the chat's sends (at most chainWait) rather
+// than start a new conversation.
+type chainSends struct {
+	mu   sync.Mutex
+	n    map[int64]int
+	idle map[int64]chan struct{} // closed when the chat's count drops to 0
+}
+
+// chainWait bounds how long a reply waits for the sends of its chat.
+const chainWait = 5 * time.Second
+
+// begin counts a send into chat; end, once its message is in its chain.
+func (c *chainSends) begin(chat int64) (end func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == nil {
+		c.n, c.idle = map[int64]int{}, map[int64]chan struct{}{}
+	}
+	if c.n[chat] == 0 {
+		c.idle[chat] = make(chan struct{})
+	}
+	c.n[chat]++
+	return func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.n[chat]--; c.n[chat] == 0 {
+			close(c.idle[chat])
+			delete(c.n, chat)
+			delete(c.idle, chat)
+		}
+	}
+}
+
+// wait returns once no send into chat is in flight, or after chainWait.
+func (c *chainSends) wait(ctx context.Context, chat int64) {
+	c.mu.Lock()
+	idle, busy := c.idle[chat]
+	c.mu.Unlock()
+	if !busy {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, chainWait)
+	defer cancel()
+	select {
+	case <-idle:
+	case <-ctx.Done():
+	}
 }

@@ -60,6 +60,13 @@ type Config struct {
 	// DiscardCalls keeps messages and Count, not the call log, so that a
 	// long benchmark does not measure the log's growth.
 	DiscardCalls bool
+	// KeyedSends makes a Send with the Out.Key of an earlier message
+	// return that message and create nothing (Discord's nonce with
+	// enforce_nonce); FindsSent makes FindSent find messages by their
+	// Out.Key (Slack's metadata). Without either the fake is Telegram:
+	// a repeated create is a second message, and FindSent finds nothing.
+	KeyedSends bool
+	FindsSent  bool
 }
 
 // DefaultCapabilities are Telegram-like: 4,000 characters, parts of 3,900,
@@ -97,6 +104,7 @@ type Msg struct {
 	SentAt   time.Time
 	EditedAt time.Time // zero if never edited
 	Edits    int
+	Key      string // the Out.Key it was sent with
 }
 
 // Adapter is the fake platform. Safe for concurrent use.
@@ -122,7 +130,10 @@ type Adapter struct {
 	readyOnce sync.Once
 }
 
-var _ bot.Adapter = (*Adapter)(nil)
+var (
+	_ bot.Adapter    = (*Adapter)(nil)
+	_ bot.SentFinder = (*Adapter)(nil)
+)
 
 // New returns a fake platform.
 func New(cfg Config) *Adapter {
@@ -178,10 +189,15 @@ func (a *Adapter) Send(ctx context.Context, t bot.Thread, out bot.Out) (bot.Mess
 	if err := a.refuse(ctx, &c, t, out.Text); err != nil {
 		return bot.MessageRef{}, a.record(c, err)
 	}
+	if m := a.keyed(t, out.Key); m != nil && a.cfg.KeyedSends {
+		// The platform returns the message the key created.
+		c.Ref = m.Ref
+		return c.Ref, a.record(c, nil)
+	}
 	a.nextID++
 	id := strconv.Itoa(a.nextID)
 	c.Ref = bot.MessageRef{Thread: t, ID: id}
-	a.msgs[id] = &Msg{Ref: c.Ref, Text: out.Text, Buttons: out.Buttons, ReplyTo: out.ReplyTo, SentAt: c.At}
+	a.msgs[id] = &Msg{Ref: c.Ref, Text: out.Text, Buttons: out.Buttons, ReplyTo: out.ReplyTo, SentAt: c.At, Key: out.Key}
 	a.order = append(a.order, id)
 	c.Applied = true
 	if err, keepRef := a.failAfter(OpSend); err != nil {
@@ -321,4 +337,32 @@ func (a *Adapter) limit(t bot.Thread, now time.Time) error {
 	}
 	lim.ReserveN(now, 1)
 	return nil
+}
+
+// keyed returns the message sent in t with key, or nil. Callers hold a.mu.
+func (a *Adapter) keyed(t bot.Thread, key string) *Msg {
+	if key == "" {
+		return nil
+	}
+	for _, id := range a.order {
+		if m := a.msgs[id]; m.Key == key && m.Ref.Thread == t {
+			return m
+		}
+	}
+	return nil
+}
+
+// FindSent finds the message sent in t with Out.Key key, when
+// Config.FindsSent; otherwise it finds nothing, as on a platform that
+// cannot look (after is not used: keys are unique).
+func (a *Adapter) FindSent(_ context.Context, t bot.Thread, key, _ string) (bot.MessageRef, bool, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.cfg.FindsSent {
+		return bot.MessageRef{}, false, nil
+	}
+	if m := a.keyed(t, key); m != nil {
+		return m.Ref, true, nil
+	}
+	return bot.MessageRef{}, false, nil
 }

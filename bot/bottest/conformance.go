@@ -231,6 +231,7 @@ func RunConformance(t *testing.T, newHarness func(t *testing.T) Harness, skips .
 	}{
 		{"capabilities", checkCapabilities},
 		{"send and edit", checkSendEdit},
+		{"short answer", checkShortAnswer},
 		{"length limits", checkLengths},
 		{"markdown rendered", checkMarkdown},
 		{"mass mentions neutralized", checkMassMentions},

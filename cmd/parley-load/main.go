@@ -41,6 +41,8 @@ type options struct {
 	keep        bool
 	settle      time.Duration
 	grace       time.Duration
+	botAdded    bool
+	env         envFlags
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -59,6 +61,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.keep, "keep", false, "keep the run directory (log, database) even when the run passed")
 	fs.DurationVar(&o.settle, "settle", 2*time.Second, "how long to keep watching for duplicate answers after the last one")
 	fs.DurationVar(&o.grace, "grace", 15*time.Second, "how long Parley may take to stop after SIGTERM before it is killed")
+	fs.BoolVar(&o.botAdded, "bot-added", false, "log the latency Parley adds once the model is done (model's last chunk to the answer visible)")
+	fs.Var(&o.env, "env", "extra KEY=VALUE for Parley's environment (repeatable)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}

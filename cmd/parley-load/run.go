@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/parleybot/parley/agent/llm/llmtest"
@@ -50,13 +51,24 @@ func run(ctx context.Context, opts options, logger *slog.Logger) (rep *report, e
 			return nil, err
 		}
 	}
-	model := llmtest.NewServer(llmtest.WithResponder(responder(opts.modelDelay)))
+	respond, added := responder(opts.modelDelay), newBotAdded()
+	if opts.botAdded {
+		respond = added.responder(respond)
+	}
+	model := llmtest.NewServer(llmtest.WithResponder(respond))
 	defer model.Close()
 	plat, err := newPlatform(opts.platform, opts.users, opts.limits)
 	if err != nil {
 		return nil, err
 	}
 	defer plat.Close()
+	if opts.botAdded {
+		plat = added.watch(plat)
+		defer func() {
+			s := added.stats()
+			logger.Info("bot-added latency (model done → answer visible)", "p50", s.P50, "p90", s.P90, "p99", s.P99, "max", s.Max)
+		}()
+	}
 
 	proc, err := startParley(bin, dir, parleyEnv(dir, opts, model, plat))
 	if err != nil {
@@ -144,6 +156,10 @@ func parleyEnv(dir string, opts options, model *llmtest.Server, plat platform) m
 		env["PARLEY_LLM_MAX_CONCURRENT"] = strconv.Itoa(opts.concurrency)
 	}
 	for k, v := range plat.env() {
+		env[k] = v
+	}
+	for _, kv := range opts.env {
+		k, v, _ := strings.Cut(kv, "=")
 		env[k] = v
 	}
 	return env

@@ -24,7 +24,9 @@ type messageBody struct {
 		MessageID       string `json:"message_id"`
 		FailIfNotExists *bool  `json:"fail_if_not_exists"`
 	} `json:"message_reference"`
-	Flags *int `json:"flags"`
+	Flags        *int            `json:"flags"`
+	Nonce        json.RawMessage `json:"nonce"`
+	EnforceNonce bool            `json:"enforce_nonce"`
 }
 
 func (b *messageBody) content() string {
@@ -169,9 +171,23 @@ func (s *Server) createMessage(r *request) reply {
 	if e := r.decode(&b); e != nil {
 		return fail(e)
 	}
+	nonce, e := readNonce(b.Nonce)
+	if e != nil {
+		return fail(e)
+	}
+	if b.EnforceNonce && nonce != "" {
+		if m, ok := s.enforcedNonceLocked(s.w.botID, nonce); ok {
+			s.nonceReturns++
+			return okJSON(s.w.messageJSON(m, 0))
+		}
+	}
 	m, e := s.newBotMessageLocked(c, &b, "", "")
 	if e != nil {
 		return fail(e)
+	}
+	m.nonce = nonce
+	if b.EnforceNonce && nonce != "" {
+		s.rememberNonceLocked(m, nonce)
 	}
 	return okJSON(s.w.messageJSON(m, 0))
 }

@@ -16,6 +16,7 @@ type options struct {
 	seed              int64
 	interactionWindow time.Duration // initial response deadline
 	tokenLifetime     time.Duration // follow-up / edit window
+	nonceWindow       time.Duration // enforce_nonce's memory
 }
 
 // Limit is a fixed-window bucket as Discord runs them: Requests per Window,
@@ -47,6 +48,7 @@ func defaultOptions() options {
 		seed:              1,
 		interactionWindow: 3 * time.Second,
 		tokenLifetime:     15 * time.Minute,
+		nonceWindow:       defaultNonceWindow,
 	}
 }
 

@@ -171,6 +171,9 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 	s.calls = append(s.calls, Call{Method: r.Method, Path: path, Status: rep.status, Body: string(body)})
 	s.notifyLocked()
 	s.mu.Unlock()
+	if found && methodOK && rep.status < 300 {
+		s.holdAnswer(r.Context(), normalizeRoute(rt.name))
+	}
 
 	for k, v := range headers {
 		w.Header()[k] = v

@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/parleybot/parley/internal/changes"
+	"github.com/parleybot/parley/internal/holdgate"
 )
 
 const apiPrefix = "/api/v9"
@@ -57,8 +58,11 @@ type Server struct {
 	faults      map[string][]injected
 	storms      map[string]storm
 	rateLimited int
-	typing      map[string]int
-	downloads   []Download
+	// nonceReturns counts creates answered by enforce_nonce with an earlier message.
+	nonceReturns int
+	typing       map[string]int
+	downloads    []Download
+	holds        holdgate.Gate
 }
 
 // NewServer starts a fake Discord on a loopback port.

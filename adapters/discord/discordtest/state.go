@@ -63,6 +63,7 @@ type message struct {
 	ephemeralFor                     string // not in the channel: shown to this user only
 	webhookID                        string // set on interaction responses
 	attachments                      []*attachment
+	nonce                            string // as created, "" for none
 }
 
 type world struct {
@@ -81,6 +82,7 @@ type world struct {
 	commands       map[string][]registeredCommand // guild ("" global) → as last overwritten
 	commandIDs     map[string]string              // guild/name → id, stable across overwrites
 	lastID         uint64
+	nonces         map[string]nonceEntry // author/nonce → message, for enforce_nonce
 }
 
 func newWorld(o options) *world {
@@ -97,6 +99,7 @@ func newWorld(o options) *world {
 		tokens:       map[string]*interaction{},
 		replies:      map[string][]InteractionReply{},
 		ephemeral:    map[string][]string{},
+		nonces:       map[string]nonceEntry{},
 		commands:     map[string][]registeredCommand{},
 		commandIDs:   map[string]string{},
 	}

@@ -60,6 +60,7 @@ type wireMessage struct {
 	ID                string           `json:"id"`
 	ChannelID         string           `json:"channel_id"`
 	GuildID           string           `json:"guild_id,omitempty"`
+	Nonce             string           `json:"nonce,omitempty"`
 	Author            wireUser         `json:"author"`
 	Member            *wireMember      `json:"member,omitempty"`
 	Content           string           `json:"content"`
@@ -122,7 +123,7 @@ func (w *world) channelJSON(c *channel) wireChannel {
 // one level, as Discord does.
 func (w *world) messageJSON(m *message, depth int) wireMessage {
 	out := wireMessage{
-		ID: m.id, ChannelID: m.channelID, GuildID: m.guildID,
+		ID: m.id, ChannelID: m.channelID, GuildID: m.guildID, Nonce: m.nonce,
 		Author:          w.userJSON(m.authorID),
 		Content:         m.content,
 		Timestamp:       timestamp(m.created),

@@ -95,12 +95,16 @@ func (s *Server) chatPostMessage(r apiRequest) result {
 	if c.text == "" && c.markdown == "" && !c.hasBlocks {
 		return errResult("no_text")
 	}
+	md, errCode := readMetadata(r)
+	if errCode != "" {
+		return errResult(errCode)
+	}
 	if utf8.RuneCountInString(c.text) > maxPostText {
 		c.text = string([]rune(c.text)[:maxPostText])
 	}
 	m := &Message{
 		Channel: ch.ID, TS: s.st.nextTS(), User: s.opts.botUserID, BotID: s.opts.botID,
-		Text: c.text, MarkdownText: c.markdown, Blocks: c.blocks,
+		Text: c.text, MarkdownText: c.markdown, Blocks: c.blocks, Metadata: md,
 	}
 	m.ThreadTS = s.st.threadRoot(ch.ID, r.params.Get("thread_ts"))
 	s.st.addMessage(m)

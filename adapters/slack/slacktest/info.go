@@ -45,12 +45,11 @@ func (s *Server) conversationsReplies(r apiRequest) result {
 	if root == nil {
 		return errResult("thread_not_found")
 	}
-	msgs := []map[string]any{}
-	for _, m := range s.threadLocked(channel, ts) {
-		msgs = append(msgs, s.messageJSON(&m))
-	}
-	return result{"messages": msgs, "has_more": false,
-		"response_metadata": map[string]any{"next_cursor": ""}}
+	// The root comes first whatever the bounds, as on Slack.
+	msgs := s.threadLocked(channel, ts)
+	res := s.listing(r, msgs[1:], false)
+	res["messages"] = append([]map[string]any{s.messageJSON(&msgs[0])}, res["messages"].([]map[string]any)...)
+	return res
 }
 
 // assistantThread validates the channel_id/thread_ts pair of assistant.threads.*.

@@ -45,6 +45,7 @@ func defaultLimits() map[string]Limit {
 		"users.info":                            tier4,
 		"conversations.info":                    tier3,
 		"conversations.replies":                 tier3,
+		"conversations.history":                 tier3,
 		"auth.test":                             tier4,
 	}
 }

@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/parleybot/parley/internal/changes"
+	"github.com/parleybot/parley/internal/holdgate"
 )
 
 // Server is a fake Slack workspace. Create it with NewServer and Close it
@@ -56,6 +57,7 @@ type Server struct {
 	sock      *socketState
 	files     map[string]*storedFile // by file id (files.go)
 	downloads []Download
+	holds     holdgate.Gate
 }
 
 // NewServer starts a fake Slack listening on a loopback port.

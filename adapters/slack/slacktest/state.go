@@ -60,6 +60,7 @@ type Message struct {
 	// concatenation of every markdown_text chunk of a chat.*Stream message.
 	MarkdownText string
 	Blocks       json.RawMessage // the blocks JSON as sent, nil if none
+	Metadata     json.RawMessage // chat.postMessage's metadata as sent, nil if none
 	Edited       bool
 	Deleted      bool
 	Streaming    bool // between chat.startStream and chat.stopStream

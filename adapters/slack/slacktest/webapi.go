@@ -53,6 +53,7 @@ var methods = map[string]handler{
 	"users.info":                            (*Server).usersInfo,
 	"conversations.info":                    (*Server).conversationsInfo,
 	"conversations.replies":                 (*Server).conversationsReplies,
+	"conversations.history":                 (*Server).conversationsHistory,
 }
 
 func (s *Server) serveWebAPI(w http.ResponseWriter, r *http.Request) {
@@ -77,6 +78,9 @@ func (s *Server) serveWebAPI(w http.ResponseWriter, r *http.Request) {
 	s.calls = append(s.calls, call)
 	s.notifyLocked()
 	s.mu.Unlock()
+	if !drop && status == http.StatusOK && body["ok"] == true {
+		s.holdAnswer(r.Context(), method)
+	}
 
 	switch {
 	case drop:

@@ -84,6 +84,9 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		dropConnection(w)
 		return
 	}
+	if err == nil {
+		s.holdAnswer(r.Context(), method)
+	}
 	writeAnswer(w, res, err)
 }
 

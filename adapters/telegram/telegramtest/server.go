@@ -21,6 +21,7 @@ package telegramtest
 import (
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 	"github.com/parleybot/parley/internal/changes"
+	"github.com/parleybot/parley/internal/holdgate"
 
 	"context"
 	"math/rand/v2"
@@ -61,6 +62,7 @@ type Server struct {
 	rateLimited int
 	faults      map[string][]Fault
 	drops       map[string]int
+	holds       holdgate.Gate
 	storm       storm
 	rng         *rand.Rand
 	files       map[string]*storedFile // by file_id (files.go)

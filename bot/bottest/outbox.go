@@ -1,0 +1,37 @@
+package bottest
+
+import (
+	"context"
+	"slices"
+	"sync"
+
+	"github.com/parleybot/parley/bot"
+)
+
+// Outbox is an in-memory bot.Outbox, for tests that drive a Delivery
+// without a database. The zero value is empty and ready.
+type Outbox struct {
+	mu   sync.Mutex
+	recs map[string]bot.OutboxRecord
+}
+
+var _ bot.Outbox = (*Outbox)(nil)
+
+func (o *Outbox) Reply(_ context.Context, key string) (bot.OutboxRecord, bool, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	rec, ok := o.recs[key]
+	rec.Refs = slices.Clone(rec.Refs)
+	return rec, ok, nil
+}
+
+func (o *Outbox) SaveReply(_ context.Context, rec bot.OutboxRecord) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.recs == nil {
+		o.recs = map[string]bot.OutboxRecord{}
+	}
+	rec.Refs = slices.Clone(rec.Refs)
+	o.recs[rec.InboxKey] = rec
+	return nil
+}
