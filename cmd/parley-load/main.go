@@ -41,6 +41,7 @@ type options struct {
 	keep        bool
 	settle      time.Duration
 	grace       time.Duration
+	foot        footprint // footprint.go
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -59,6 +60,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.keep, "keep", false, "keep the run directory (log, database) even when the run passed")
 	fs.DurationVar(&o.settle, "settle", 2*time.Second, "how long to keep watching for duplicate answers after the last one")
 	fs.DurationVar(&o.grace, "grace", 15*time.Second, "how long Parley may take to stop after SIGTERM before it is killed")
+	o.foot.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -74,6 +76,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("-timeout must be positive")
 	case o.concurrency < 0 || o.modelDelay < 0 || o.settle < 0 || o.grace <= 0:
 		return o, errors.New("-concurrency, -model-delay and -settle cannot be negative, -grace must be positive")
+	}
+	if err := o.foot.validate(); err != nil {
+		return o, err
 	}
 	return o, nil
 }
