@@ -10,24 +10,23 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"runtime/pprof"
-	"strconv"
 	"strings"
 	"syscall"
 )
 
-// A development build (-tags parleypprof) writes heap profiles for the
-// footprint work (docs/footprint.md): with PARLEY_PPROF=<prefix> set, each
-// SIGUSR1 writes <prefix>.<n>.heap after a GC. It is a build tag, not an
-// endpoint or a flag, so the shipped binary neither carries runtime/pprof
-// nor offers anyone a profile. PARLEY_PPROF_RATE sets
-// runtime.MemProfileRate (1 records every allocation, start-up included).
+// A development build (-tags parleypprof) shows where memory goes, for the
+// footprint work (docs/footprint.md). With PARLEY_PPROF=<prefix> set, each
+// SIGUSR1 writes <prefix>.<n>.heap and <prefix>.<n>.goroutines after a GC
+// and logs the runtime's memory classes and SQLite's malloc use; SIGUSR2
+// returns every free page to the OS (debug.FreeOSMemory), to tell live
+// memory from garbage not yet scavenged. GODEBUG=memprofilerate=1 records
+// every allocation, package initialisation included. It is a build tag,
+// not an endpoint or a flag: the shipped binary neither carries
+// runtime/pprof nor offers anyone a profile.
 func init() {
 	prefix := os.Getenv("PARLEY_PPROF")
 	if prefix == "" {
 		return
-	}
-	if r, err := strconv.Atoi(os.Getenv("PARLEY_PPROF_RATE")); err == nil {
-		runtime.MemProfileRate = r
 	}
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGUSR1)
@@ -61,6 +60,7 @@ func init() {
 				g.Close()
 			}
 			writeMemClasses()
+			writeSQLiteMemory()
 		}
 	}()
 }
