@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"embed"
@@ -38,11 +39,10 @@ func migrations() fs.FS {
 // none of its parsing: the Up section is executed as one script.
 const versionTable = "goose_db_version"
 
-// migration is one schema step.
+// migration is one schema step, named NNNNN_name.sql.
 type migration struct {
 	version int64
 	name    string
-	up      string
 }
 
 // migrate brings the schema of db up to the newest migration in fsys, each
@@ -87,13 +87,14 @@ func migrate(ctx context.Context, db *sql.DB, fsys fs.FS) error {
 	if len(pending) == 0 {
 		return nil
 	}
-	if err := apply(ctx, db, pending); err != nil {
+	if err := apply(ctx, db, fsys, pending); err != nil {
 		return fmt.Errorf("apply migrations: %w", err)
 	}
 	return nil
 }
 
-// readMigrations reads and orders the migrations of fsys's root.
+// readMigrations lists and orders the migrations of fsys's root. Only the
+// names are read: a database that is up to date reads no SQL.
 func readMigrations(fsys fs.FS) ([]migration, error) {
 	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
@@ -110,17 +111,9 @@ func readMigrations(fsys fs.FS) ([]migration, error) {
 		if !ok || err != nil || v < 1 {
 			return nil, fmt.Errorf("%s: the name must start with a positive version and '_'", name)
 		}
-		data, err := fs.ReadFile(fsys, name)
-		if err != nil {
-			return nil, err
-		}
-		up, err := upSection(string(data))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		out = append(out, migration{version: v, name: name, up: up})
+		out = append(out, migration{version: v, name: name})
 	}
-	slices.SortFunc(out, func(a, b migration) int { return int(a.version - b.version) })
+	slices.SortFunc(out, func(a, b migration) int { return cmp.Compare(a.version, b.version) })
 	for i := 1; i < len(out); i++ {
 		if out[i].version == out[i-1].version {
 			return nil, fmt.Errorf("%s and %s have the same version", out[i-1].name, out[i].name)
@@ -225,14 +218,22 @@ func appliedVersions(ctx context.Context, db *sql.DB) ([]int64, error) {
 // a failing step leaves the database as it was, at a version some build
 // knows, and a new database is created in one commit rather than one per
 // step (4 ms of the first start).
-func apply(ctx context.Context, db *sql.DB, pending []migration) error {
+func apply(ctx context.Context, db *sql.DB, fsys fs.FS, pending []migration) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
 	for _, m := range pending {
-		if _, err := tx.ExecContext(ctx, m.up); err != nil {
+		data, err := fs.ReadFile(fsys, m.name)
+		if err != nil {
+			return err
+		}
+		up, err := upSection(string(data))
+		if err != nil {
+			return fmt.Errorf("%s: %w", m.name, err)
+		}
+		if _, err := tx.ExecContext(ctx, up); err != nil {
 			return fmt.Errorf("%s: %w", m.name, err)
 		}
 		if _, err := tx.ExecContext(ctx,
