@@ -3,12 +3,12 @@ package agent
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/parleybot/parley/agent/llm"
+	"github.com/parleybot/parley/internal/lazyre"
 )
 
 // Compaction defaults.
@@ -227,9 +227,9 @@ func authorSuffix(a string) string {
 }
 
 var (
-	urlPattern      = regexp.MustCompile(`https?://[^\s<>()"'\x60]+`)
-	pathPattern     = regexp.MustCompile(`(?:^|[\s(\x60"'])((?:\.{1,2}/|~/|/)?(?:[\w.-]+/)+[\w.-]+\.[A-Za-z0-9]{1,8})\b`)
-	decisionPattern = regexp.MustCompile(`(?i)\b(decided|decision|agreed|we will|we'll|let's go with|conclusion)\b|决定|结论|決定|結論`)
+	urlPattern      = lazyre.MustCompile(`https?://[^\s<>()"'\x60]+`)
+	pathPattern     = lazyre.MustCompile(`(?:^|[\s(\x60"'])((?:\.{1,2}/|~/|/)?(?:[\w.-]+/)+[\w.-]+\.[A-Za-z0-9]{1,8})\b`)
+	decisionPattern = lazyre.MustCompile(`(?i)\b(decided|decision|agreed|we will|we'll|let's go with|conclusion)\b|决定|结论|決定|結論`)
 )
 
 // ExtractiveSummary keeps what matters most from msgs without a model:
@@ -249,10 +249,10 @@ func ExtractiveSummary(msgs []llm.Message) string {
 		for _, c := range m.ToolCalls {
 			text += "\n" + string(c.Arguments)
 		}
-		for _, u := range urlPattern.FindAllString(text, -1) {
+		for _, u := range urlPattern().FindAllString(text, -1) {
 			add(&urls, strings.TrimRight(u, ".,;:!?"))
 		}
-		for _, p := range pathPattern.FindAllStringSubmatch(text, -1) {
+		for _, p := range pathPattern().FindAllStringSubmatch(text, -1) {
 			if !strings.Contains(p[1], "://") {
 				add(&paths, p[1])
 			}
@@ -274,7 +274,7 @@ func ExtractiveSummary(msgs []llm.Message) string {
 		}
 		if m.Role != llm.RoleTool {
 			for _, line := range strings.Split(m.Text, "\n") {
-				if decisionPattern.MatchString(line) {
+				if decisionPattern().MatchString(line) {
 					add(&decisions, clip(line, 200))
 				}
 			}

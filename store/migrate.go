@@ -1,13 +1,16 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
-
-	"github.com/pressly/goose/v3"
+	"slices"
+	"strconv"
+	"strings"
 )
 
 // embedded holds the schema migrations. They are SQL only and run in order,
@@ -16,8 +19,7 @@ import (
 //go:embed migrations/*.sql
 var embedded embed.FS
 
-// migrations returns the embedded migrations rooted where goose looks for
-// them: goose reads the root of its fs.FS, not a "migrations" folder.
+// migrations returns the embedded migrations rooted at their folder.
 func migrations() fs.FS {
 	sub, err := fs.Sub(embedded, "migrations")
 	if err != nil {
@@ -27,29 +29,217 @@ func migrations() fs.FS {
 	return sub
 }
 
-// migrate brings the schema of db up to the newest migration in fsys. It
-// uses a goose Provider, not goose's package-level functions, so nothing
-// global is configured or shared between databases.
+// The migrations are goose files (NNNNN_name.sql, "-- +goose Up" and
+// "-- +goose Down" sections) and the applied versions live in goose's
+// table, so databases made by earlier builds, which ran goose, open as
+// they are, and those made now open with them. Goose itself is no longer
+// linked: its SQL parser takes four 4 MiB scan buffers on every first
+// start, which set the garbage collector's goal past 30 MiB for the
+// process's first minutes (docs/footprint.md). Parley's migrations need
+// none of its parsing: the Up section is executed as one script.
+const versionTable = "goose_db_version"
+
+// migration is one schema step, named NNNNN_name.sql.
+type migration struct {
+	version int64
+	name    string
+}
+
+// migrate brings the schema of db up to the newest migration in fsys, each
+// pending migration in its own transaction together with its version row.
 func migrate(ctx context.Context, db *sql.DB, fsys fs.FS) error {
-	p, err := goose.NewProvider(goose.DialectSQLite3, db, fsys,
-		// Go migrations registered globally by some other package must
-		// never run against Parley's database.
-		goose.WithDisableGlobalRegistry(true),
-	)
+	steps, err := readMigrations(fsys)
 	if err != nil {
 		return fmt.Errorf("load migrations: %w", err)
 	}
-	// A database migrated by a newer Parley has a schema this build does
-	// not know; writing to it could break what the newer one relies on.
-	current, known, err := p.GetVersions(ctx)
+	if err := ensureVersionTable(ctx, db); err != nil {
+		return fmt.Errorf("create version table: %w", err)
+	}
+	applied, err := appliedVersions(ctx, db)
 	if err != nil {
 		return fmt.Errorf("read schema version: %w", err)
 	}
+	current := int64(0)
+	if len(applied) > 0 {
+		current = slices.Max(applied)
+	}
+	known := int64(0)
+	if len(steps) > 0 {
+		known = steps[len(steps)-1].version
+	}
+	// A database migrated by a newer Parley has a schema this build does
+	// not know; writing to it could break what the newer one relies on.
 	if current > known {
 		return fmt.Errorf("schema version %d, this build knows up to %d: %w", current, known, ErrTooNew)
 	}
-	if _, err := p.Up(ctx); err != nil {
+	var pending []migration
+	for _, m := range steps {
+		if slices.Contains(applied, m.version) {
+			continue
+		}
+		if m.version < current {
+			// Goose refused these too: a step older than the schema was
+			// written against a schema this database never had.
+			return fmt.Errorf("migration %s is older than the schema (version %d) but was never applied", m.name, current)
+		}
+		pending = append(pending, m)
+	}
+	if len(pending) == 0 {
+		return nil
+	}
+	if err := apply(ctx, db, fsys, pending); err != nil {
 		return fmt.Errorf("apply migrations: %w", err)
 	}
 	return nil
+}
+
+// readMigrations lists and orders the migrations of fsys's root. Only the
+// names are read: a database that is up to date reads no SQL.
+func readMigrations(fsys fs.FS) ([]migration, error) {
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return nil, err
+	}
+	var out []migration
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".sql") {
+			continue
+		}
+		num, _, ok := strings.Cut(name, "_")
+		v, err := strconv.ParseInt(num, 10, 64)
+		if !ok || err != nil || v < 1 {
+			return nil, fmt.Errorf("%s: the name must start with a positive version and '_'", name)
+		}
+		out = append(out, migration{version: v, name: name})
+	}
+	slices.SortFunc(out, func(a, b migration) int { return cmp.Compare(a.version, b.version) })
+	for i := 1; i < len(out); i++ {
+		if out[i].version == out[i-1].version {
+			return nil, fmt.Errorf("%s and %s have the same version", out[i-1].name, out[i].name)
+		}
+	}
+	return out, nil
+}
+
+// upSection is the text between "-- +goose Up" and "-- +goose Down" (or
+// the end). The annotations are SQL comments, so the section runs as it
+// is; those that would change how goose ran it (no transaction,
+// environment substitution) are refused rather than ignored.
+func upSection(src string) (string, error) {
+	var up strings.Builder
+	in := false
+	seen := false
+	for line := range strings.Lines(src) {
+		ann, ok := strings.CutPrefix(strings.TrimSpace(line), "-- +goose ")
+		if !ok {
+			if in {
+				up.WriteString(line)
+			}
+			continue
+		}
+		switch strings.TrimSpace(ann) {
+		case "Up":
+			in, seen = true, true
+		case "Down":
+			in = false
+		case "StatementBegin", "StatementEnd":
+			// SQLite finds the end of a trigger body itself.
+		default:
+			return "", fmt.Errorf("unsupported annotation %q", strings.TrimSpace(line))
+		}
+	}
+	if !seen {
+		return "", errors.New(`no "-- +goose Up" section`)
+	}
+	return up.String(), nil
+}
+
+// ensureVersionTable creates goose's version table as goose does, with its
+// version 0 row, when it is missing.
+func ensureVersionTable(ctx context.Context, db *sql.DB) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx,
+		`SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?`, versionTable).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE `+versionTable+` (
+		id INTEGER PRIMARY KEY AUTOINCREMENT,
+		version_id INTEGER NOT NULL,
+		is_applied INTEGER NOT NULL,
+		tstamp TIMESTAMP DEFAULT (datetime('now'))
+	)`); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO `+versionTable+` (version_id, is_applied) VALUES (0, 1)`); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// appliedVersions lists the applied versions above 0. A version goose
+// rolled back has is_applied = 0 in its newest row.
+func appliedVersions(ctx context.Context, db *sql.DB) ([]int64, error) {
+	rows, err := db.QueryContext(ctx, `SELECT version_id, is_applied FROM `+versionTable+` ORDER BY id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	state := map[int64]bool{}
+	for rows.Next() {
+		var v int64
+		var ok bool
+		if err := rows.Scan(&v, &ok); err != nil {
+			return nil, err
+		}
+		state[v] = ok
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var out []int64
+	for v, ok := range state {
+		if ok && v > 0 {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+// apply runs the pending migrations and records them in one transaction:
+// a failing step leaves the database as it was, at a version some build
+// knows, and a new database is created in one commit rather than one per
+// step (4 ms of the first start).
+func apply(ctx context.Context, db *sql.DB, fsys fs.FS, pending []migration) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, m := range pending {
+		data, err := fs.ReadFile(fsys, m.name)
+		if err != nil {
+			return err
+		}
+		up, err := upSection(string(data))
+		if err != nil {
+			return fmt.Errorf("%s: %w", m.name, err)
+		}
+		if _, err := tx.ExecContext(ctx, up); err != nil {
+			return fmt.Errorf("%s: %w", m.name, err)
+		}
+		if _, err := tx.ExecContext(ctx,
+			`INSERT INTO `+versionTable+` (version_id, is_applied) VALUES (?, 1)`, m.version); err != nil {
+			return fmt.Errorf("%s: %w", m.name, err)
+		}
+	}
+	return tx.Commit()
 }

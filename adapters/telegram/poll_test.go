@@ -150,7 +150,10 @@ func TestRunStartup(t *testing.T) {
 		s := newStub(t)
 		a, _ := newTestAdapter(t, s, newMemState())
 		running(t, a, newRecorder())
-		s.waitFor(t, "a poll", func() bool { return len(s.callsTo("getUpdates")) > 0 })
+		// The menu is registered beside polling, not before it.
+		s.waitFor(t, "a poll and the menu", func() bool {
+			return len(s.callsTo("getUpdates")) > 0 && len(s.callsTo("setMyCommands")) > 0
+		})
 		cmds := s.callsTo("setMyCommands")
 		if len(cmds) != 1 || !strings.Contains(cmds[0].Params.Get("commands"), `"command":"memory"`) {
 			t.Errorf("setMyCommands calls %v", cmds)

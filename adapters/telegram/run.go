@@ -28,8 +28,8 @@ const (
 
 // Run receives updates until ctx ends, then returns nil. It first asks
 // getMe who the bot is (retrying while Telegram is unreachable; a refused
-// token is returned at once), registers the command menu, then polls or
-// serves the webhook (Config.Mode).
+// token is returned at once), then polls or serves the webhook
+// (Config.Mode) while it registers the command menu.
 func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
 	me, err := a.me.Fetch(ctx, a.whoAmI)
 	if err != nil {
@@ -39,12 +39,14 @@ func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
 		return err
 	}
 	a.log.Info("connected to Telegram", "bot", "@"+me.UserName, "id", me.ID, "mode", a.cfg.Mode)
-	a.setCommands(ctx)
-	// The sweep runs beside receiving, and ends with it.
+	// The sweep and the command menu run beside receiving, and end with
+	// it: nothing received needs the menu, so the first getUpdates does
+	// not wait a round trip to Telegram for it.
 	var background adapterkit.Group
 	defer background.Stop()
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()
+	background.Go(sctx, func() { a.setCommands(sctx) })
 	background.Go(sctx, func() { a.sweepChains(sctx) })
 	if a.cfg.Mode == ModeWebhook {
 		return a.serveWebhook(ctx, h)

@@ -123,7 +123,7 @@ func TestWebhookRandomSecret(t *testing.T) {
 	running(t, a, rec)
 	s.waitFor(t, "setWebhook", func() bool { return len(s.callsTo("setWebhook")) == 1 })
 	secret := s.callsTo("setWebhook")[0].Params.Get("secret_token")
-	if !validSecret.MatchString(secret) || len(secret) < 20 {
+	if !validSecret(secret) || len(secret) < 20 {
 		t.Fatalf("generated secret %q", secret)
 	}
 	if got := post(""); got != http.StatusUnauthorized {
@@ -228,5 +228,16 @@ func TestClickAnsweredOnce(t *testing.T) {
 				t.Errorf("answer %v, want text %q alert %v", p, tt.wantText, tt.wantAlert)
 			}
 		})
+	}
+}
+
+func TestValidSecret(t *testing.T) {
+	for s, want := range map[string]bool{
+		"a": true, "Az09_-": true, strings.Repeat("z", 256): true,
+		"": false, strings.Repeat("z", 257): false, "no spaces": false, "ä": false, "a=b": false,
+	} {
+		if got := validSecret(s); got != want {
+			t.Errorf("validSecret(%q) = %v, want %v", s, got, want)
+		}
 	}
 }

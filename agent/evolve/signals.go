@@ -8,12 +8,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/llm"
+	"github.com/parleybot/parley/internal/lazyre"
 )
 
 // Signals are what one run tells about itself, counted from its events.
@@ -124,41 +124,41 @@ func transientEnd(err error) bool {
 
 // transient matches the wording of failures the environment causes, in
 // the tools' results and errors' texts.
-var transient = regexp.MustCompile(`(?i)\b(429|5\d\d)\b|rate.?limit|too many requests|timed? ?out|timeout|deadline exceeded|` +
+var transient = lazyre.MustCompile(`(?i)\b(429|5\d\d)\b|rate.?limit|too many requests|timed? ?out|timeout|deadline exceeded|` +
 	`connection (reset|refused|closed|aborted)|broken pipe|\beof\b|temporar(il)?y unavailable|service unavailable|` +
 	`bad gateway|gateway time|overloaded|no such host|network is unreachable|i/o timeout|try again later`)
 
 // IsTransient reports whether an error text reads as a failure of the
 // environment rather than of what was asked.
-func IsTransient(text string) bool { return transient.MatchString(text) }
+func IsTransient(text string) bool { return transient().MatchString(text) }
 
 // corrections are how people tell Parley it got something wrong, by
 // language. Short, unambiguous forms only: a false "correction" sends a
 // good run to reflection, a missed one loses a lesson; both are cheap.
-var corrections = []*regexp.Regexp{
-	regexp.MustCompile(`(?i)^\s*(no|nope|wrong)\b[,.!]?`),
-	regexp.MustCompile(`(?i)\b(that'?s|this is|it'?s|you'?re|you are) (not right|wrong|incorrect|not what i (asked|meant|wanted))\b`),
-	regexp.MustCompile(`(?i)\b(that'?s not|not what i (asked|meant|wanted))\b`),
-	regexp.MustCompile(`(?i)^\s*actually\b`),
-	regexp.MustCompile(`(?i)\b(i said|i asked for|i meant|use .+ instead|instead of)\b`),
-	regexp.MustCompile(`(?i)\b(you (got|did) it wrong|try again|should have been)\b`),
-	regexp.MustCompile(`(?i)\b(falsch|stimmt nicht|das ist nicht)\b|\b(c'est faux|pas ça|ce n'est pas)\b|\b(incorrecto|no es así)\b`),
-	regexp.MustCompile(`不对|不是这样|应该是|重新|错了|搞错|不正确|不是我要的`),
-	regexp.MustCompile(`違う|ちがう|そうじゃな|間違|じゃなくて`),
-	regexp.MustCompile(`틀렸|아니야|아니에요|그게 아니`),
-}
+var corrections = lazyre.MustCompileAll(
+	`(?i)^\s*(no|nope|wrong)\b[,.!]?`,
+	`(?i)\b(that'?s|this is|it'?s|you'?re|you are) (not right|wrong|incorrect|not what i (asked|meant|wanted))\b`,
+	`(?i)\b(that'?s not|not what i (asked|meant|wanted))\b`,
+	`(?i)^\s*actually\b`,
+	`(?i)\b(i said|i asked for|i meant|use .+ instead|instead of)\b`,
+	`(?i)\b(you (got|did) it wrong|try again|should have been)\b`,
+	`(?i)\b(falsch|stimmt nicht|das ist nicht)\b|\b(c'est faux|pas ça|ce n'est pas)\b|\b(incorrecto|no es así)\b`,
+	`不对|不是这样|应该是|重新|错了|搞错|不正确|不是我要的`,
+	`違う|ちがう|そうじゃな|間違|じゃなくて`,
+	`틀렸|아니야|아니에요|그게 아니`,
+)
 
 // notCorrections start like a correction and are not one.
-var notCorrections = regexp.MustCompile(`(?i)^\s*no\s+(problem|worries|thanks|thank you|need|rush|hurry)\b`)
+var notCorrections = lazyre.MustCompile(`(?i)^\s*no\s+(problem|worries|thanks|thank you|need|rush|hurry)\b`)
 
 // IsCorrection reports whether text, the person's next message after a
 // run, reads as correcting it.
 func IsCorrection(text string) bool {
 	text = strings.TrimSpace(text)
-	if notCorrections.MatchString(text) {
+	if notCorrections().MatchString(text) {
 		return false
 	}
-	for _, re := range corrections {
+	for _, re := range corrections() {
 		if re.MatchString(text) {
 			return true
 		}

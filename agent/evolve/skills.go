@@ -8,12 +8,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/parleybot/parley/internal/lazyre"
 )
 
 // Skills are what reflection distils: short procedures with a concrete
@@ -284,12 +285,12 @@ func (f SkillFiles) freeSlug(scope, slug string) string {
 	}
 }
 
-var nonSlug = regexp.MustCompile(`[^\p{L}\p{N}]+`)
+var nonSlug = lazyre.MustCompile(`[^\p{L}\p{N}]+`)
 
 // slugOf is a file name for a skill's name: letters and digits joined by
 // '-', lowercased, at most 60 characters.
 func slugOf(name string) string {
-	s := strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(name), "-"), "-")
+	s := strings.Trim(nonSlug().ReplaceAllString(strings.ToLower(name), "-"), "-")
 	if r := []rune(s); len(r) > 60 {
 		s = strings.Trim(string(r[:60]), "-")
 	}

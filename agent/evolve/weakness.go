@@ -2,8 +2,9 @@ package evolve
 
 import (
 	"context"
-	"regexp"
 	"strings"
+
+	"github.com/parleybot/parley/internal/lazyre"
 )
 
 // A weakness is a line of the self-memo's "self" note that names where
@@ -15,12 +16,12 @@ import (
 
 // weaknessLine finds the weakness lines: "Weakness:" or "Trips up:", after
 // an optional list marker, in any case; also 弱点 / 苦手.
-var weaknessLine = regexp.MustCompile(`(?im)^[ \t]*(?:[-*•][ \t]*)?(?:weakness|trips? up|弱点|苦手)[ \t]*[:：][ \t]*(.+)$`)
+var weaknessLine = lazyre.MustCompile(`(?im)^[ \t]*(?:[-*•][ \t]*)?(?:weakness|trips? up|弱点|苦手)[ \t]*[:：][ \t]*(.+)$`)
 
 // Weaknesses are the weaknesses a self note names.
 func Weaknesses(self string) []string {
 	var out []string
-	for _, m := range weaknessLine.FindAllStringSubmatch(self, -1) {
+	for _, m := range weaknessLine().FindAllStringSubmatch(self, -1) {
 		if w := strings.TrimSpace(m[1]); w != "" {
 			out = append(out, w)
 		}

@@ -5,13 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
 
 	"github.com/ledongthuc/pdf"
+
+	"github.com/parleybot/parley/internal/lazyre"
 )
 
 // MaxPDFPages is the most pages read from one PDF. A longer one is
@@ -345,10 +346,10 @@ func normalizePDF(data []byte) []byte {
 // /Columns, an object stream's /N (a loop count). A crafted file could ask
 // for terabytes; out-of-memory is fatal, not a panic to recover from.
 var (
-	pdfSizeRe    = regexp.MustCompile(`/(Size|N)\s*(\d+)`)
-	pdfXrefRe    = regexp.MustCompile(`(\d+)\s+(\d+)\s+\d+\s+\d+\s+[fn]\b`)
-	pdfWRe       = regexp.MustCompile(`/W\s*\[\s*(\d+)\s+(\d+)\s+(\d+)`)
-	pdfColumnsRe = regexp.MustCompile(`/Columns\s*(\d+)`)
+	pdfSizeRe    = lazyre.MustCompile(`/(Size|N)\s*(\d+)`)
+	pdfXrefRe    = lazyre.MustCompile(`(\d+)\s+(\d+)\s+\d+\s+\d+\s+[fn]\b`)
+	pdfWRe       = lazyre.MustCompile(`/W\s*\[\s*(\d+)\s+(\d+)\s+(\d+)`)
+	pdfColumnsRe = lazyre.MustCompile(`/Columns\s*(\d+)`)
 )
 
 // checkPDFNumbers refuses a file whose tables claim more objects than it
@@ -363,24 +364,24 @@ func checkPDFNumbers(data []byte) error {
 		}
 		return n
 	}
-	for _, m := range pdfSizeRe.FindAllSubmatch(data, -1) {
+	for _, m := range pdfSizeRe().FindAllSubmatch(data, -1) {
 		if n := num(m[2]); n > limit {
 			return fmt.Errorf("malformed PDF: /%s %d is implausible for a file of %d bytes", m[1], n, len(data))
 		}
 	}
-	for _, m := range pdfXrefRe.FindAllSubmatch(data, -1) {
+	for _, m := range pdfXrefRe().FindAllSubmatch(data, -1) {
 		if start, count := num(m[1]), num(m[2]); start > limit || count > limit {
 			return fmt.Errorf("malformed PDF: cross-reference section %d %d is implausible for a file of %d bytes", start, count, len(data))
 		}
 	}
-	for _, m := range pdfWRe.FindAllSubmatch(data, -1) {
+	for _, m := range pdfWRe().FindAllSubmatch(data, -1) {
 		for _, w := range m[1:] {
 			if num(w) > 16 {
 				return fmt.Errorf("malformed PDF: cross-reference field width %s", w)
 			}
 		}
 	}
-	for _, m := range pdfColumnsRe.FindAllSubmatch(data, -1) {
+	for _, m := range pdfColumnsRe().FindAllSubmatch(data, -1) {
 		if num(m[1]) > 1<<20 {
 			return fmt.Errorf("malformed PDF: /Columns %s", m[1])
 		}

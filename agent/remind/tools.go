@@ -5,13 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/internal/lazyre"
 )
 
 // The tools people reach reminders and schedules through: the model calls
@@ -184,7 +184,7 @@ func confirmation(it Item, loc *time.Location) string {
 
 // mentionForms are how platforms write a mention in a message's text:
 // Slack <@U123> or <@U123|name>, Discord <@123> or <@!123>.
-var mentionForm = regexp.MustCompile(`^<@!?([A-Za-z0-9]+)(?:\|[^>]*)?>$`)
+var mentionForm = lazyre.MustCompile(`^<@!?([A-Za-z0-9]+)(?:\|[^>]*)?>$`)
 
 // resolveTargets reads who: the person asking by default; others only as
 // they are mentioned here, and only in a shared conversation.
@@ -209,8 +209,8 @@ func resolveTargets(caller agent.Caller, who []string) ([]string, error) {
 			// The whole conversation: posted there, pinging no one —
 			// Parley never pings a channel.
 			channel = true
-		case mentionForm.MatchString(w):
-			add(o.Platform + ":" + mentionForm.FindStringSubmatch(w)[1])
+		case mentionForm().MatchString(w):
+			add(o.Platform + ":" + mentionForm().FindStringSubmatch(w)[1])
 		case strings.HasPrefix(w, "@") && o.Platform == "telegram" && len(w) > 1:
 			// Telegram pings @username mentions itself: kept as the name.
 			add(o.Platform + ":@" + strings.TrimPrefix(w, "@"))

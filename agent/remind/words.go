@@ -2,10 +2,11 @@ package remind
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/parleybot/parley/internal/lazyre"
 )
 
 // People say "tomorrow at 9" more often than "2026-11-27 09:00", and a
@@ -15,7 +16,7 @@ import (
 // "monday 10:00" (the next Monday; today when it is Monday and the time is
 // still ahead), or a bare "17:30" (today if still ahead, else tomorrow).
 
-var dayWords = regexp.MustCompile(`^(?i)(?:(today|tomorrow|mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?\s+)?(?:at\s+)?(\d{1,2})(?::(\d{2}))?\s*(am|pm)?$`)
+var dayWords = lazyre.MustCompile(`^(?i)(?:(today|tomorrow|mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?\s+)?(?:at\s+)?(\d{1,2})(?::(\d{2}))?\s*(am|pm)?$`)
 
 var weekdays = map[string]time.Weekday{"sun": time.Sunday, "mon": time.Monday, "tue": time.Tuesday, "wed": time.Wednesday,
 	"thu": time.Thursday, "fri": time.Friday, "sat": time.Saturday}
@@ -23,7 +24,7 @@ var weekdays = map[string]time.Weekday{"sun": time.Sunday, "mon": time.Monday, "
 // parseDayWords reads the day-word forms in loc at now; ok is false when s
 // is not one of them.
 func parseDayWords(s string, loc *time.Location, now time.Time) (t time.Time, ok bool, err error) {
-	m := dayWords.FindStringSubmatch(strings.TrimSpace(s))
+	m := dayWords().FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil || (m[3] == "" && m[4] == "") {
 		return time.Time{}, false, nil // "9" alone is not a time; "9am" is
 	}

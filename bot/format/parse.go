@@ -2,6 +2,7 @@ package format
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -17,14 +18,16 @@ import (
 // the block and inline parsers, GFM's table/strikethrough/linkify/tasklist
 // parsers and the CJK option keep no per-call fields). TestParserConcurrent
 // exercises this under -race. We never use goldmark's HTML renderer, so only
-// the parser is kept.
-var mdParser parser.Parser = goldmark.New(goldmark.WithExtensions(
-	extension.GFM,
-	// WithEscapedSpace makes `\ ` (inserted by the CJK pre-pass) count as
-	// whitespace for emphasis flanking without triggering other parsers; the
-	// dialects then drop it from the output.
-	extension.NewCJK(extension.WithEscapedSpace()),
-)).Parser()
+// the parser is kept. It is built on first use, not at start.
+var mdParser = sync.OnceValue(func() parser.Parser {
+	return goldmark.New(goldmark.WithExtensions(
+		extension.GFM,
+		// WithEscapedSpace makes `\ ` (inserted by the CJK pre-pass) count as
+		// whitespace for emphasis flanking without triggering other parsers; the
+		// dialects then drop it from the output.
+		extension.NewCJK(extension.WithEscapedSpace()),
+	)).Parser()
+})
 
 // document is one parsed Markdown source. src is the (sanitized, CJK
 // pre-processed) text that every segment in root points into.
@@ -49,7 +52,7 @@ func sanitize(md string) string {
 
 // parseRaw parses src as is.
 func parseRaw(src []byte) ast.Node {
-	return mdParser.Parse(text.NewReader(src))
+	return mdParser().Parse(text.NewReader(src))
 }
 
 // parse sanitizes md, applies the CJK emphasis pre-pass and parses it.

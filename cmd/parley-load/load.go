@@ -80,17 +80,28 @@ func newLoad(p platform, messages int, timeout time.Duration) *load {
 // run lets every person chat at once and returns when each has sent all
 // their messages and got (or given up on) every answer, or ctx ends.
 func (l *load) run(ctx context.Context, people int) outcome {
+	return l.runRounds(ctx, people, 1, nil)
+}
+
+// runRounds runs the load rounds times, round r with people r*users up to
+// (r+1)*users, and calls after (if set) as each round ends.
+func (l *load) runRounds(ctx context.Context, users, rounds int, after func(round int)) outcome {
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	go l.watch(watchCtx)
 
-	out := outcome{people: make([]personResult, people)}
-	var wg sync.WaitGroup
+	out := outcome{people: make([]personResult, users*rounds)}
 	start := time.Now()
-	for i := range people {
-		wg.Go(func() { out.people[i] = l.person(ctx, i) })
+	for r := 0; r < rounds && ctx.Err() == nil; r++ {
+		var wg sync.WaitGroup
+		for i := r * users; i < (r+1)*users; i++ {
+			wg.Go(func() { out.people[i] = l.person(ctx, i) })
+		}
+		wg.Wait()
+		if after != nil {
+			after(r)
+		}
 	}
-	wg.Wait()
 	out.wall = time.Since(start)
 	for _, r := range out.people {
 		out.sent += r.sent

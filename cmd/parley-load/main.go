@@ -43,6 +43,7 @@ type options struct {
 	grace       time.Duration
 	botAdded    bool
 	env         envFlags
+	foot        footprint // footprint.go
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -63,6 +64,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.grace, "grace", 15*time.Second, "how long Parley may take to stop after SIGTERM before it is killed")
 	fs.BoolVar(&o.botAdded, "bot-added", false, "log the latency Parley adds once the model is done (model's last chunk to the answer visible)")
 	fs.Var(&o.env, "env", "extra KEY=VALUE for Parley's environment (repeatable)")
+	o.foot.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -78,6 +80,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("-timeout must be positive")
 	case o.concurrency < 0 || o.modelDelay < 0 || o.settle < 0 || o.grace <= 0:
 		return o, errors.New("-concurrency, -model-delay and -settle cannot be negative, -grace must be positive")
+	}
+	if err := o.foot.validate(); err != nil {
+		return o, err
 	}
 	return o, nil
 }

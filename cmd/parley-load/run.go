@@ -57,7 +57,8 @@ func run(ctx context.Context, opts options, logger *slog.Logger) (rep *report, e
 	}
 	model := llmtest.NewServer(llmtest.WithResponder(respond))
 	defer model.Close()
-	plat, err := newPlatform(opts.platform, opts.users, opts.limits)
+	people := opts.users * opts.foot.rounds
+	plat, err := newPlatform(opts.platform, people, opts.limits)
 	if err != nil {
 		return nil, err
 	}
@@ -70,6 +71,7 @@ func run(ctx context.Context, opts options, logger *slog.Logger) (rep *report, e
 		}()
 	}
 
+	execAt := time.Now()
 	proc, err := startParley(bin, dir, parleyEnv(dir, opts, model, plat))
 	if err != nil {
 		return nil, err
@@ -99,9 +101,14 @@ func run(ctx context.Context, opts options, logger *slog.Logger) (rep *report, e
 	if err != nil {
 		return nil, fmt.Errorf("parley did not connect to the fake %s (see %s): %w", opts.platform, proc.logPath, context.Cause(readyCtx))
 	}
+	logger.Info("parley connected", "since_exec", time.Since(execAt).Round(10*time.Microsecond))
+	opts.foot.logIdle(runCtx, proc.pid(), logger)
 
 	logger.Info("load started", "platform", opts.platform, "users", opts.users, "messages", opts.messages)
-	out := newLoad(plat, opts.messages, opts.timeout).run(runCtx, opts.users)
+	loadStart := time.Now()
+	out := newLoad(plat, opts.messages, opts.timeout).runRounds(runCtx, opts.users, opts.foot.rounds, func(r int) {
+		opts.foot.afterRound(proc.pid(), r, (r+1)*opts.users*opts.messages, loadStart, logger)
+	})
 	logger.Info("load done; watching for late duplicates", "wall", out.wall.Round(time.Millisecond), "settle", opts.settle)
 	select {
 	case <-time.After(opts.settle):
@@ -109,7 +116,7 @@ func run(ctx context.Context, opts options, logger *slog.Logger) (rep *report, e
 	}
 
 	rep = &report{
-		Platform: opts.platform, Users: opts.users, MessagesPerUser: opts.messages,
+		Platform: opts.platform, Users: people, MessagesPerUser: opts.messages,
 		ModelDelay: millis(opts.modelDelay), MaxConcurrent: opts.concurrency, RateLimits: opts.limits,
 		Sent: out.sent, Answered: len(out.latencies), Lost: out.lost,
 		Wall: millis(out.wall), Latency: summarise(out.latencies),

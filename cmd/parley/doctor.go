@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"regexp"
 	"strings"
 	"time"
 
@@ -20,6 +19,7 @@ import (
 	"github.com/parleybot/parley/agent/llm/openai"
 	"github.com/parleybot/parley/agent/tools/shell"
 	"github.com/parleybot/parley/cmd/parley/internal/config"
+	"github.com/parleybot/parley/internal/lazyre"
 	"github.com/parleybot/parley/store"
 )
 
@@ -71,7 +71,7 @@ func doctor(ctx context.Context, w io.Writer, cfg *config.Config) (failed int) {
 }
 
 // urlInText finds URLs in a line, to print them redacted.
-var urlInText = regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"'<>]+`)
+var urlInText = lazyre.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"'<>]+`)
 
 // scrub makes a line safe to print: every configured secret is replaced,
 // and URLs lose their credentials. A library's error may quote the URL it
@@ -82,7 +82,7 @@ func scrub(cfg *config.Config, line string) string {
 			line = strings.ReplaceAll(line, s, "[redacted]")
 		}
 	}
-	return urlInText.ReplaceAllStringFunc(line, config.RedactURL)
+	return urlInText().ReplaceAllStringFunc(line, config.RedactURL)
 }
 
 func report(w io.Writer, name string, err error) {

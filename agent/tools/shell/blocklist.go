@@ -3,9 +3,10 @@ package shell
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/parleybot/parley/internal/lazyre"
 )
 
 // Blocklist rule names, as they appear in BlockedError.Rule.
@@ -54,13 +55,13 @@ func (b *blocklist) check(command string) error {
 		return &BlockedError{RuleForkBomb, fmt.Sprintf("function %s runs two copies of itself", name)}
 	}
 	text := pathText(norm)
-	if procEnviron.MatchString(text) && environWord.MatchString(text) {
+	if procEnviron().MatchString(text) && environWord().MatchString(text) {
 		return &BlockedError{RuleEnviron, "reads a process environment under /proc"}
 	}
 	if ref, ok := b.protected.referenced(text); ok {
 		return &BlockedError{RuleProtected, fmt.Sprintf("names %s, which belongs to Parley", ref)}
 	}
-	for _, m := range diskRedirect.FindAllStringSubmatch(norm, -1) {
+	for _, m := range diskRedirect().FindAllStringSubmatch(norm, -1) {
 		if rawDisk(m[1]) {
 			return &BlockedError{RuleRawDisk, "redirects output to " + m[1]}
 		}
@@ -74,16 +75,16 @@ func (b *blocklist) check(command string) error {
 }
 
 var (
-	procEnviron  = regexp.MustCompile(`/proc\b`)
-	environWord  = regexp.MustCompile(`environ\b`)
-	diskRedirect = regexp.MustCompile(`>[>|&]?\s*(/dev/[^\s;&|()<>]+)`)
-	rawDiskName  = regexp.MustCompile(`^/dev/([shv]d[a-z]|xvd[a-z]|nvme[0-9]|mmcblk[0-9]|md[0-9]|dm-[0-9]|r?disk|loop[0-9]|sr[0-9]|mapper/|block/|root$)`)
+	procEnviron  = lazyre.MustCompile(`/proc\b`)
+	environWord  = lazyre.MustCompile(`environ\b`)
+	diskRedirect = lazyre.MustCompile(`>[>|&]?\s*(/dev/[^\s;&|()<>]+)`)
+	rawDiskName  = lazyre.MustCompile(`^/dev/([shv]d[a-z]|xvd[a-z]|nvme[0-9]|mmcblk[0-9]|md[0-9]|dm-[0-9]|r?disk|loop[0-9]|sr[0-9]|mapper/|block/|root$)`)
 )
 
 // rawDisk reports whether p names a block device: writing to one destroys
 // the filesystem on it.
 func rawDisk(p string) bool {
-	return rawDiskName.MatchString(path.Clean(p))
+	return rawDiskName().MatchString(path.Clean(p))
 }
 
 // checkWords applies the per-command rules to one simple command. Rules
@@ -295,13 +296,13 @@ func forkBomb(norm string) (string, bool) {
 	return "", false
 }
 
-var functionKeyword = regexp.MustCompile(`\bfunction\s+([^\s;&|(){}<>]+)`)
+var functionKeyword = lazyre.MustCompile(`\bfunction\s+([^\s;&|(){}<>]+)`)
 
 // definedFunctions collects the names declared as `name()` or
 // `function name`.
 func definedFunctions(norm string) map[string]bool {
 	names := map[string]bool{}
-	for _, m := range functionKeyword.FindAllStringSubmatch(norm, -1) {
+	for _, m := range functionKeyword().FindAllStringSubmatch(norm, -1) {
 		names[m[1]] = true
 	}
 	for i := 0; i < len(norm); i++ {

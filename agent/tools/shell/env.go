@@ -3,8 +3,9 @@ package shell
 import (
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/parleybot/parley/internal/lazyre"
 )
 
 // safePath is the PATH every command gets. It is fixed rather than
@@ -26,11 +27,11 @@ var secretWords = []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASS", "CREDEN
 // and the provider SDKs' settings: never passed, whatever they are called.
 var forbiddenPrefixes = []string{"PARLEY_", "OPENAI_", "ANTHROPIC_"}
 
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envName = lazyre.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // passable reports whether an allowlisted variable may reach a command.
 func passable(name string) bool {
-	if !envName.MatchString(name) || fixedNames[name] {
+	if !envName().MatchString(name) || fixedNames[name] {
 		return false
 	}
 	upper := strings.ToUpper(name)

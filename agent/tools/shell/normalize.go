@@ -2,8 +2,9 @@ package shell
 
 import (
 	"path"
-	"regexp"
 	"strings"
+
+	"github.com/parleybot/parley/internal/lazyre"
 )
 
 // The blocklist does not parse shell; it normalizes the command line into
@@ -28,9 +29,9 @@ var (
 		"\"", "",
 		"\\", "",
 	)
-	homeVar    = regexp.MustCompile(`\$(\{HOME\}|HOME\b)`)
-	blankRun   = regexp.MustCompile(`[ \t\r\v\f]+`)
-	slashRun   = regexp.MustCompile(`/{2,}`)
+	homeVar    = lazyre.MustCompile(`\$(\{HOME\}|HOME\b)`)
+	blankRun   = lazyre.MustCompile(`[ \t\r\v\f]+`)
+	slashRun   = lazyre.MustCompile(`/{2,}`)
 	separators = "\n;&|(){}`"
 )
 
@@ -38,8 +39,8 @@ var (
 // breaks are kept: they separate commands.
 func normalize(cmd string) string {
 	s := unquote.Replace(cmd)
-	s = homeVar.ReplaceAllString(s, "~")
-	s = blankRun.ReplaceAllString(s, " ")
+	s = homeVar().ReplaceAllString(s, "~")
+	s = blankRun().ReplaceAllString(s, " ")
 	return strings.TrimSpace(s)
 }
 
@@ -48,7 +49,7 @@ func normalize(cmd string) string {
 // point) and with `//` and `/./` spelled the plain way.
 func pathText(norm string) string {
 	s := strings.ToLower(norm)
-	s = slashRun.ReplaceAllString(s, "/")
+	s = slashRun().ReplaceAllString(s, "/")
 	for strings.Contains(s, "/./") {
 		s = strings.ReplaceAll(s, "/./", "/")
 	}
@@ -163,7 +164,7 @@ func skipWrappers(words []string, i int) int {
 
 func isAssignment(w string) bool {
 	eq := strings.IndexByte(w, '=')
-	return eq > 0 && envName.MatchString(w[:eq])
+	return eq > 0 && envName().MatchString(w[:eq])
 }
 
 // commandName is the program a word names: /usr/sbin/reboot is reboot.

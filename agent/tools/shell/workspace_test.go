@@ -79,3 +79,14 @@ func TestWorkspaceSymlinkRefused(t *testing.T) {
 		t.Errorf("err = %v, want a refusal to follow the symlink", err)
 	}
 }
+
+func TestValidSessionID(t *testing.T) {
+	for id, want := range map[string]bool{
+		"a": true, "Az09_-": true, strings.Repeat("z", 128): true,
+		"": false, strings.Repeat("z", 129): false, "a.b": false, "ä": false, "a b": false,
+	} {
+		if got := validSessionID(id); got != want {
+			t.Errorf("validSessionID(%q) = %v, want %v", id, got, want)
+		}
+	}
+}

@@ -2,8 +2,9 @@ package config
 
 import (
 	"net/url"
-	"regexp"
 	"strings"
+
+	"github.com/parleybot/parley/internal/lazyre"
 )
 
 // What Parley prints about configuration values, in errors and in `parley
@@ -16,9 +17,9 @@ const hiddenValue = "(a value that looks like a secret; not shown)"
 
 var (
 	secretPrefixes = []string{"sk-", "xoxb-", "xoxp-", "xoxa-", "xoxe-", "xapp-", "ghp_", "gho_", "ghs_", "github_pat_", "glpat-", "AKIA", "AIza", "Bearer "}
-	telegramToken  = regexp.MustCompile(`^\d{5,15}:[A-Za-z0-9_-]{30,}$`)
-	tokenish       = regexp.MustCompile(`^[A-Za-z0-9_\-+/=.~]{24,}$`)
-	secretParam    = regexp.MustCompile(`(?i)key|token|secret|pass|auth|sig|credential`)
+	telegramToken  = lazyre.MustCompile(`^\d{5,15}:[A-Za-z0-9_-]{30,}$`)
+	tokenish       = lazyre.MustCompile(`^[A-Za-z0-9_\-+/=.~]{24,}$`)
+	secretParam    = lazyre.MustCompile(`(?i)key|token|secret|pass|auth|sig|credential`)
 )
 
 // looksSecret reports whether s looks like a credential: a known token
@@ -30,10 +31,10 @@ func looksSecret(s string) bool {
 			return true
 		}
 	}
-	if telegramToken.MatchString(s) {
+	if telegramToken().MatchString(s) {
 		return true
 	}
-	if !tokenish.MatchString(s) {
+	if !tokenish().MatchString(s) {
 		return false
 	}
 	letters := strings.IndexFunc(s, func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }) >= 0
@@ -55,7 +56,7 @@ func RedactURL(s string) string {
 	if u.RawQuery != "" {
 		q := u.Query()
 		for k := range q {
-			if secretParam.MatchString(k) {
+			if secretParam().MatchString(k) {
 				q.Set(k, "redacted")
 			}
 		}

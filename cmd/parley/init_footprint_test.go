@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// initProbeEnv makes this test binary, run again by TestInitFootprint,
+// report what package initialisation allocated and exit.
+const initProbeEnv = "PARLEY_INIT_PROBE"
+
+// initBudget bounds what Parley's own packages may allocate while the
+// program initialises (17 KiB when this was written, from 2.7 MiB for all
+// packages; docs/footprint.md). What a package needs only when a feature
+// is used is built on first use (internal/lazyre, sync.OnceValue).
+const initBudget = 32 << 10
+
+// TestInitFootprint runs this test binary again with every allocation
+// recorded (GODEBUG=memprofilerate=1) and checks that Parley's own package
+// initialisation compiles no regular expression and stays within
+// initBudget. Third-party packages and test helpers are not counted.
+func TestInitFootprint(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), initProbeEnv+"=1", "GODEBUG=memprofilerate=1")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("probe: %v\n%s", err, out)
+	}
+	total := 0
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		kind, rest, _ := strings.Cut(sc.Text(), " ")
+		pkg, n, _ := strings.Cut(rest, " ")
+		size, _ := strconv.Atoi(n)
+		switch kind {
+		case "regexp":
+			t.Errorf("package %s compiles a regular expression at init (%d bytes); compile it on first use (internal/lazyre)", pkg, size)
+		case "alloc":
+			t.Logf("%s: %d bytes at init", pkg, size)
+			total += size
+		}
+	}
+	if total == 0 {
+		t.Fatalf("the probe saw no allocation at all:\n%s", out)
+	}
+	if total > initBudget {
+		t.Errorf("Parley's packages allocate %d bytes at init, more than the budget of %d", total, initBudget)
+	}
+}
+
+// probeInit writes, for each of Parley's packages, what its
+// initialisation allocated ("alloc <pkg> <bytes>") and what of it was
+// compiling regular expressions ("regexp <pkg> <bytes>").
+func probeInit() {
+	// A record shows in the profile once a collection has finished after
+	// it.
+	runtime.GC()
+	runtime.GC()
+	n, _ := runtime.MemProfile(nil, true)
+	records := make([]runtime.MemProfileRecord, n+64)
+	n, _ = runtime.MemProfile(records, true)
+	alloc, re := map[string]int64{}, map[string]int64{}
+	for _, r := range records[:n] {
+		pkg, compiles := initSite(r.Stack())
+		if pkg == "" {
+			continue
+		}
+		alloc[pkg] += r.AllocBytes
+		if compiles {
+			re[pkg] += r.AllocBytes
+		}
+	}
+	for pkg, b := range alloc {
+		fmt.Printf("alloc %s %d\n", pkg, b)
+	}
+	for pkg, b := range re {
+		fmt.Printf("regexp %s %d\n", pkg, b)
+	}
+}
+
+// initSite finds the package of Parley's whose initialisation made an
+// allocation with this stack, "" for none, and whether the allocation was
+// compiling a regular expression.
+func initSite(stack []uintptr) (pkg string, compiles bool) {
+	const module = "github.com/parleybot/parley/"
+	frames := runtime.CallersFrames(stack)
+	for {
+		f, more := frames.Next()
+		if strings.HasPrefix(f.Function, "regexp.") {
+			compiles = compiles || strings.Contains(f.Function, "ompile")
+		}
+		// Package initialisation is <pkg>.init, <pkg>.init.N or, for
+		// map literals, <pkg>.map.init.N.
+		if p, _, ok := strings.Cut(f.Function, ".init"); ok && strings.HasPrefix(p, module) {
+			p = strings.TrimSuffix(p, ".map")
+			if strings.HasSuffix(f.File, "_test.go") || strings.HasSuffix(p, "test") {
+				return "", false // tests and fakes are not in the binary
+			}
+			return p, compiles
+		}
+		if !more {
+			return "", false
+		}
+	}
+}

@@ -1,0 +1,46 @@
+package store
+
+import (
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// openBudget bounds the Go heap allocated by opening a database, new or
+// existing (~200 and ~30 KiB when this was written). Goose, which ran the
+// migrations before, allocated 16 MiB of scan buffers on every first
+// start (docs/footprint.md).
+const openBudget = 1 << 20
+
+func TestOpenAllocates(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "parley.db")
+	for _, name := range []string{"new", "existing"} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		db, err := Open(t.Context(), path)
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
+		got := after.TotalAlloc - before.TotalAlloc
+		t.Logf("%s database: Open allocated %d KiB", name, got>>10)
+		if got > openBudget {
+			t.Errorf("%s database: Open allocated %d KiB, more than %d KiB", name, got>>10, openBudget>>10)
+		}
+	}
+}
+
+func BenchmarkOpen(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "parley.db")
+	b.ReportAllocs()
+	for b.Loop() {
+		db, err := Open(b.Context(), path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		db.Close()
+	}
+}
