@@ -133,6 +133,12 @@ func dsn(path string, readOnly bool, busy time.Duration) string {
 	// fixed set of queries, and preparing each anew cost 15-35 % of every
 	// operation in the benchmarks.
 	q.Set("_stmt_cache_size", "32")
+	// Each connection's page cache stops at 512 KiB (SQLite's default is
+	// 2 MiB): five connections would otherwise hold up to 10 MiB of
+	// private memory as the file grows, for no speed the benchmarks can
+	// see — reads past the cache come from the OS page cache
+	// (docs/footprint.md).
+	q.Set("_cache_size", "-512")
 	if readOnly {
 		q.Set("mode", "ro")
 	} else {

@@ -70,11 +70,11 @@ func TestDSN(t *testing.T) {
 		want     string
 	}{
 		{"/var/lib/parley/parley.db", false,
-			"file:/var/lib/parley/parley.db?_busy_timeout=5000&_foreign_keys=on&_journal_mode=WAL&_stmt_cache_size=32&_txlock=immediate"},
+			"file:/var/lib/parley/parley.db?_busy_timeout=5000&_cache_size=-512&_foreign_keys=on&_journal_mode=WAL&_stmt_cache_size=32&_txlock=immediate"},
 		{"/var/lib/parley/parley.db", true,
-			"file:/var/lib/parley/parley.db?_busy_timeout=5000&_stmt_cache_size=32&mode=ro"},
+			"file:/var/lib/parley/parley.db?_busy_timeout=5000&_cache_size=-512&_stmt_cache_size=32&mode=ro"},
 		{"/tmp/a?b#c%d/parley.db", true,
-			"file:/tmp/a%3fb%23c%25d/parley.db?_busy_timeout=5000&_stmt_cache_size=32&mode=ro"},
+			"file:/tmp/a%3fb%23c%25d/parley.db?_busy_timeout=5000&_cache_size=-512&_stmt_cache_size=32&mode=ro"},
 	}
 	for _, tt := range tests {
 		if got := dsn(tt.path, tt.readOnly, 5e9); got != tt.want {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"database/sql"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -42,5 +43,24 @@ func BenchmarkOpen(b *testing.B) {
 			b.Fatal(err)
 		}
 		db.Close()
+	}
+}
+
+// TestPageCacheBounded: every connection, writer and readers, keeps at
+// most 512 KiB of pages, so private memory does not grow with the file.
+func TestPageCacheBounded(t *testing.T) {
+	db, err := Open(t.Context(), filepath.Join(t.TempDir(), "parley.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for name, pool := range map[string]*sql.DB{"writer": db.w, "reader": db.r} {
+		var size int
+		if err := pool.QueryRowContext(t.Context(), "PRAGMA cache_size").Scan(&size); err != nil {
+			t.Fatal(err)
+		}
+		if size != -512 {
+			t.Errorf("%s: cache_size %d, want -512 (KiB)", name, size)
+		}
 	}
 }
