@@ -36,6 +36,9 @@ type app struct {
 	// pauses tell the delegate tool's helpers their task was asked to
 	// pause, once the core runs.
 	pauses *pauseRelay
+	// ops serves /metrics, /healthz and /readyz; nil unless http.listen
+	// is set (ops.go).
+	ops *operator
 }
 
 // openApp wires Parley from cfg. The caller closes it.
@@ -79,8 +82,9 @@ func openApp(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app
 		}
 		tools = append(tools, read)
 	}
+	ops := newOperator(cfg)
 	runner := &agent.Runner{
-		Provider:      provider,
+		Provider:      ops.provider(provider),
 		Sessions:      db,
 		Memory:        db,
 		Tools:         tools,
@@ -102,7 +106,7 @@ func openApp(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app
 	if cfg.Evolution.Enabled {
 		runner.Skills = evolve.Index{Files: skillFiles(cfg), Impressions: db, Memos: db, BudgetTokens: cfg.Evolution.IndexTokens}
 	}
-	return &app{cfg: cfg, db: db, runner: runner, limits: limits, bridge: bridge, kb: base, judge: judge, pauses: pauses}, nil
+	return &app{cfg: cfg, db: db, runner: runner, limits: limits, bridge: bridge, kb: base, judge: judge, pauses: pauses, ops: ops}, nil
 }
 
 // memoryJudge is the model call that judges memory writes
