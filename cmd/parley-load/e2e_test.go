@@ -7,7 +7,9 @@ import (
 )
 
 // TestEndToEnd runs the whole tool, flags to exit code, against the real
-// parley binary (built once) on a small load.
+// parley binary (built once) on a small load. It is CI's load run: it
+// fails on a lost or duplicated answer, a missing figure or an unclean
+// exit, never on how fast anything was.
 func TestEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the parley binary")
@@ -28,12 +30,15 @@ func TestEndToEnd(t *testing.T) {
 		{"telegram", []string{"-platform", "telegram", "-users", "5", "-messages", "2"}, 0, 10, 0},
 		{"discord", []string{"-platform", "discord", "-users", "3", "-messages", "2"}, 0, 6, 0},
 		{"slack", []string{"-platform", "slack", "-users", "3", "-messages", "2"}, 0, 6, 0},
+		// A soak in miniature: 12 questions shared by 4 people, memory
+		// read every 5 answers.
+		{"soak", []string{"-platform", "telegram", "-users", "4", "-turns-total", "12", "-mem-every", "5"}, 0, 12, 0},
 		// Nobody waits: every answer counts as lost and the run fails.
 		{"impatient people", []string{"-users", "2", "-messages", "1", "-timeout", "1ns"}, 1, 2, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			args := append([]string{"-bin", bin, "-json", "-settle", "300ms"}, tt.args...)
+			args := append([]string{"-bin", bin, "-json", "-settle", "300ms", "-idle", "100ms"}, tt.args...)
 			var stdout, stderr bytes.Buffer
 			code := realMain(t.Context(), args, &stdout, &stderr)
 			var got struct {
@@ -47,6 +52,18 @@ func TestEndToEnd(t *testing.T) {
 				FinalRSS int64 `json:"final_rss_bytes"`
 				DBBytes  int64 `json:"db_bytes"`
 				APICalls int   `json:"api_calls"`
+				Parley   *struct {
+					Inbound int `json:"inbound_to_model_count"`
+				} `json:"parley"`
+				Memory struct {
+					Idle, Peak, Final struct {
+						Private  int64 `json:"private_bytes"`
+						Resident int64 `json:"resident_bytes"`
+					}
+					AfterTurns []struct {
+						Turns int `json:"turns"`
+					} `json:"after_turns"`
+				} `json:"memory"`
 			}
 			if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
 				t.Fatalf("exit %d, stdout not a JSON report (%v):\n%s\nstderr:\n%s", code, err, stdout.String(), stderr.String())
@@ -62,6 +79,22 @@ func TestEndToEnd(t *testing.T) {
 			}
 			if got.PeakRSS <= 0 || got.FinalRSS <= 0 || got.DBBytes <= 0 || got.APICalls <= 0 {
 				t.Fatalf("missing figures: %+v", got)
+			}
+			m := got.Memory
+			if m.Idle.Private <= 0 || m.Peak.Private < m.Idle.Private || m.Final.Private <= 0 ||
+				m.Idle.Resident <= 0 || m.Peak.Resident <= 0 || len(m.AfterTurns) == 0 {
+				t.Fatalf("missing memory figures: %+v", m)
+			}
+			if got.Parley == nil || got.Parley.Inbound < got.Answered {
+				t.Fatalf("Parley's /metrics not read, or it counted fewer model requests than answers: %+v", got.Parley)
+			}
+			if tt.name == "soak" {
+				if turns := []int{}; len(m.AfterTurns) != 3 {
+					for _, c := range m.AfterTurns {
+						turns = append(turns, c.Turns)
+					}
+					t.Fatalf("memory read after %v answers, want 5, 10 and 12", turns)
+				}
 			}
 		})
 	}

@@ -43,12 +43,24 @@ func responder(delay time.Duration) func(llmtest.Request) llmtest.Reply {
 
 // load drives the simulated people and times every answer.
 type load struct {
-	p        platform
+	p       platform
+	timeout time.Duration
+	tl      *timeline
+	// messages is what each person sends when total is 0; with total,
+	// people send until total questions are out, or until deadline (when
+	// not zero) has passed.
 	messages int
-	timeout  time.Duration
+	total    int
+	deadline time.Time
+	// onAnswer, when set, is called after every answer seen, with how
+	// many have been seen so far (memory checkpoints).
+	onAnswer func(answered int)
 
-	mu    sync.Mutex
-	waits map[int]*pending // by person: the answer they wait for
+	mu       sync.Mutex
+	waits    map[int]*pending // by person: the answer they wait for
+	claimed  int              // questions handed out under total
+	cut      string           // why people stopped before total ("duration")
+	answered int
 }
 
 // pending is an answer a person waits for.
@@ -71,10 +83,11 @@ type outcome struct {
 	latencies []time.Duration
 	sent      int
 	lost      int
+	cut       string // why the load stopped before -turns-total, if it did
 }
 
-func newLoad(p platform, messages int, timeout time.Duration) *load {
-	return &load{p: p, messages: messages, timeout: timeout, waits: map[int]*pending{}}
+func newLoad(p platform, messages int, timeout time.Duration, tl *timeline) *load {
+	return &load{p: p, messages: messages, timeout: timeout, tl: tl, waits: map[int]*pending{}}
 }
 
 // run lets every person chat at once and returns when each has sent all
@@ -97,80 +110,128 @@ func (l *load) run(ctx context.Context, people int) outcome {
 		out.lost += r.lost
 		out.latencies = append(out.latencies, r.latencies...)
 	}
+	l.mu.Lock()
+	out.cut = l.cut
+	l.mu.Unlock()
 	return out
+}
+
+// next reports whether a person may send their n-th question.
+func (l *load) next(n int) bool {
+	if l.total == 0 {
+		return n < l.messages
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case l.claimed >= l.total:
+		return false
+	case !l.deadline.IsZero() && time.Now().After(l.deadline):
+		l.cut = "duration"
+		return false
+	}
+	l.claimed++
+	return true
 }
 
 // person sends messages one after another, each once the previous one was
 // answered or given up on.
 func (l *load) person(ctx context.Context, i int) personResult {
 	var r personResult
-	for n := range l.messages {
-		if ctx.Err() != nil {
-			break
-		}
-		p := &pending{want: answer(token(i, n)), seen: make(chan time.Time, 1)}
+	for n := 0; ctx.Err() == nil && l.next(n); n++ {
+		tok := token(i, n)
+		p := &pending{want: answer(tok), seen: make(chan time.Time, 1)}
 		// Registered before posting, so no change of the fake can show
 		// the answer unnoticed.
 		l.mu.Lock()
 		l.waits[i] = p
 		l.mu.Unlock()
 		start := time.Now()
+		l.tl.posted(tok, start)
 		l.p.post(i, question(i, n))
 		r.sent++
-		if d, ok := l.await(ctx, i, p, start); ok {
-			r.latencies = append(r.latencies, d)
-		} else {
+		at, ok := l.await(ctx, i, p)
+		if !ok {
 			r.lost++
+			continue
+		}
+		r.latencies = append(r.latencies, at.Sub(start))
+		l.tl.shown(tok, at)
+		l.mu.Lock()
+		l.answered++
+		n := l.answered
+		l.mu.Unlock()
+		if l.onAnswer != nil {
+			l.onAnswer(n)
 		}
 	}
 	return r
 }
 
-func (l *load) await(ctx context.Context, i int, p *pending, start time.Time) (time.Duration, bool) {
+// await returns when p's answer became visible, or false when the person
+// gave up (timeout) or the load ended.
+func (l *load) await(ctx context.Context, i int, p *pending) (time.Time, bool) {
 	ctx, cancel := context.WithTimeout(ctx, l.timeout)
 	defer cancel()
 	select {
 	case at := <-p.seen:
-		return at.Sub(start), true
+		return at, true
 	case <-ctx.Done():
 	}
 	l.mu.Lock()
-	delete(l.waits, i)
+	if l.waits[i] == p {
+		delete(l.waits, i)
+	}
 	l.mu.Unlock()
 	// The watcher may have found it just before the wait was withdrawn.
 	select {
 	case at := <-p.seen:
-		return at.Sub(start), true
+		return at, true
 	default:
-		return 0, false
+		return time.Time{}, false
 	}
 }
 
-// watch resolves waits as answers appear. One watcher scanning every
-// pending wait per change of the fake costs far less than a WaitFor per
-// person, each woken by every change.
+// watch resolves waits as answers appear. The fake tells which chats
+// Parley's calls changed (calls.go), so only those are read, once per
+// batch of changes, however many people wait.
 func (l *load) watch(ctx context.Context) {
-	for ctx.Err() == nil {
-		if err := l.p.waitFor(ctx, l.scan); err != nil {
+	log := l.p.log()
+	for {
+		select {
+		case <-ctx.Done():
 			return
+		case <-log.wake:
+		}
+		latest := map[int]time.Time{}
+		for _, c := range log.take() {
+			if c.at.After(latest[c.person]) {
+				latest[c.person] = c.at
+			}
+		}
+		for person, at := range latest {
+			l.check(person, at)
 		}
 	}
 }
 
-// scan resolves the waits whose answer is visible and reports whether it
-// resolved any.
-func (l *load) scan() bool {
+// check resolves person's wait if its answer is visible, as of at: the
+// latest call that changed their chat. Nothing happens in a chat between
+// its final answer and the next question, which waits for this, so that
+// call is the one that showed the answer.
+func (l *load) check(person int, at time.Time) {
+	l.mu.Lock()
+	p := l.waits[person]
+	l.mu.Unlock()
+	if p == nil || !slices.Contains(l.p.botTexts(person), p.want) {
+		return
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	found := false
-	for i, p := range l.waits {
-		if slices.Contains(l.p.botTexts(i), p.want) {
-			p.seen <- time.Now()
-			delete(l.waits, i)
-			found = true
-		}
+	if l.waits[person] == p {
+		delete(l.waits, person)
+		p.seen <- at
 	}
-	return found
 }
 
 // tally counts, once the load is over, the bot messages beyond one per
@@ -198,10 +259,9 @@ func tally(p platform, people []personResult) (duplicates, unexpected int, sampl
 // tokenIsFor reports whether tok names one of the first sent questions of
 // person.
 func tokenIsFor(tok string, person, sent int) bool {
-	for n := range sent {
-		if tok == token(person, n) {
-			return true
-		}
+	var p, n int
+	if _, err := fmt.Sscanf(tok, "msg-%d-%d", &p, &n); err != nil {
+		return false
 	}
-	return false
+	return p == person && n >= 0 && n < sent && tok == token(p, n)
 }

@@ -8,10 +8,19 @@
 //
 // Every person sends their messages one after another, waiting for each
 // answer as a person would. The tool reports answer latency (post to the
-// complete answer being visible), throughput, lost and duplicated answers,
-// the 429s the fake answered, Parley's peak and final RSS and the size of
-// its SQLite database. It exits 1 when an answer was lost or duplicated or
-// Parley failed.
+// complete answer being visible), the bot's share of it (the model fake
+// done → the platform fake showing the answer), the inbound path (posted
+// → the model fake asked, and Parley's own inbound → model histogram from
+// its /metrics), throughput, lost and duplicated answers, the 429s the
+// fake answered, edits made against the budget allowed, Parley's private
+// (RssAnon) and resident memory idle, at peak, at the end and after every
+// -mem-every answers, and the size of its SQLite database. It exits 1 when
+// an answer was lost or duplicated or Parley failed — never for a timing.
+//
+// A soak keeps people asking until -turns-total questions were sent,
+// bounded by -duration:
+//
+//	go run ./cmd/parley-load -platform discord -users 500 -turns-total 100000
 package main
 
 import (
@@ -41,6 +50,10 @@ type options struct {
 	keep        bool
 	settle      time.Duration
 	grace       time.Duration
+	idle        time.Duration
+	turnsTotal  int
+	duration    time.Duration
+	memEvery    int
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -59,6 +72,10 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.keep, "keep", false, "keep the run directory (log, database) even when the run passed")
 	fs.DurationVar(&o.settle, "settle", 2*time.Second, "how long to keep watching for duplicate answers after the last one")
 	fs.DurationVar(&o.grace, "grace", 15*time.Second, "how long Parley may take to stop after SIGTERM before it is killed")
+	fs.DurationVar(&o.idle, "idle", time.Second, "how long Parley sits connected before its idle memory is read")
+	fs.IntVar(&o.turnsTotal, "turns-total", 0, "soak: people keep asking until this many questions were sent in all (-messages does not apply)")
+	fs.DurationVar(&o.duration, "duration", 30*time.Minute, "with -turns-total: no new question after this long (0: no bound)")
+	fs.IntVar(&o.memEvery, "mem-every", 10000, "with -turns-total: read Parley's memory after every this many answers")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -74,6 +91,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("-timeout must be positive")
 	case o.concurrency < 0 || o.modelDelay < 0 || o.settle < 0 || o.grace <= 0:
 		return o, errors.New("-concurrency, -model-delay and -settle cannot be negative, -grace must be positive")
+	case o.turnsTotal < 0 || o.duration < 0 || o.memEvery < 0 || o.idle < 0:
+		return o, errors.New("-turns-total, -duration, -mem-every and -idle cannot be negative")
 	}
 	return o, nil
 }

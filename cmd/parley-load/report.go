@@ -14,9 +14,14 @@ type report struct {
 	Platform        string `json:"platform"`
 	Users           int    `json:"users"`
 	MessagesPerUser int    `json:"messages_per_user"`
-	ModelDelay      millis `json:"model_delay_ms"`
-	MaxConcurrent   int    `json:"max_concurrent,omitempty"` // 0: Parley's default
-	RateLimits      bool   `json:"rate_limits"`
+	// TurnsTotal is -turns-total: people sent until that many questions
+	// were out (MessagesPerUser does not apply), unless Cut says the
+	// run's -duration ran out first.
+	TurnsTotal    int    `json:"turns_total,omitempty"`
+	Cut           string `json:"cut_short_by,omitempty"`
+	ModelDelay    millis `json:"model_delay_ms"`
+	MaxConcurrent int    `json:"max_concurrent,omitempty"` // 0: Parley's default
+	RateLimits    bool   `json:"rate_limits"`
 
 	Sent              int          `json:"sent"`
 	Answered          int          `json:"answered"`
@@ -26,10 +31,21 @@ type report struct {
 	UnexpectedSamples []string     `json:"unexpected_samples,omitempty"`
 	Wall              millis       `json:"wall_ms"`
 	AnswersPerSecond  float64      `json:"answers_per_second"`
-	Latency           latencyStats `json:"latency"`
+	Latency           latencyStats `json:"latency"` // posted → answer visible, whole
+	// BotAdded is the bot's share of the latency: from the model fake
+	// finishing an answer to the platform fake showing it whole.
+	BotAdded latencyStats `json:"bot_added_latency"`
+	// InboundToModel is from the person posting (the platform fake taking
+	// the event) to the model fake receiving its request.
+	InboundToModel latencyStats `json:"inbound_to_model"`
+	// Parley is what its own /metrics said, when it could be read.
+	Parley *parleyView `json:"parley,omitempty"`
 
 	RateLimited int `json:"rate_limited_429s"`
 	APICalls    int `json:"api_calls"`
+	Edits       int `json:"edits"` // edits, drafts and stream appends the platform accepted
+
+	Memory memReport `json:"memory"`
 
 	PeakRSS  int64      `json:"peak_rss_bytes"`
 	FinalRSS int64      `json:"final_rss_bytes"`
@@ -43,11 +59,45 @@ type report struct {
 	Dir      string     `json:"dir,omitempty"` // the run directory, when kept
 }
 
+// memReport is Parley's memory over the run: private (RssAnon, what it
+// allocated) and resident (VmRSS, private plus the mapped pages of its
+// binary and libraries, which depend on the page cache).
+type memReport struct {
+	Idle  memFigures `json:"idle"`  // connected, before the first message
+	Peak  memFigures `json:"peak"`  // private: the highest sampled; resident: VmHWM
+	Final memFigures `json:"final"` // after the last answer
+	// AfterTurns are readings after every -mem-every answers, and at the
+	// end.
+	AfterTurns []memCheckpoint `json:"after_turns,omitempty"`
+}
+
+type memFigures struct {
+	Private  int64 `json:"private_bytes"`
+	Resident int64 `json:"resident_bytes"`
+}
+
+type memCheckpoint struct {
+	Turns int `json:"turns"`
+	memFigures
+}
+
+func figures(m memory) memFigures { return memFigures{Private: m.Anon, Resident: m.Current} }
+
 // failed reports whether the run found a fault: a message lost or answered
-// twice, a load cut short, or a Parley that did not stop cleanly.
+// twice, a load cut short, or a Parley that did not stop cleanly. Never a
+// timing: those depend on the machine.
 func (r *report) failed() bool {
-	return r == nil || r.Lost > 0 || r.Duplicates > 0 || r.Error != "" || r.Exit != "ok" ||
-		r.Sent < r.Users*r.MessagesPerUser
+	if r == nil {
+		return true
+	}
+	want := r.Users * r.MessagesPerUser
+	if r.TurnsTotal > 0 {
+		want = r.TurnsTotal
+		if r.Cut != "" {
+			want = 0 // bounded by -duration: whatever was sent counts
+		}
+	}
+	return r.Lost > 0 || r.Duplicates > 0 || r.Error != "" || r.Exit != "ok" || r.Sent < want
 }
 
 // millis is a duration that reads as milliseconds in JSON.
@@ -64,6 +114,12 @@ func (l latencyStats) MarshalJSON() ([]byte, error) {
 		"p50_ms": millis(l.P50), "p90_ms": millis(l.P90), "p99_ms": millis(l.P99),
 		"max_ms": millis(l.Max), "mean_ms": millis(l.Mean),
 	})
+}
+
+// line is the figures of one latency row.
+func (l latencyStats) line() string {
+	return fmt.Sprintf("p50 %v  p90 %v  p99 %v  max %v  mean %v",
+		millis(l.P50), millis(l.P90), millis(l.P99), millis(l.Max), millis(l.Mean))
 }
 
 // roundDuration keeps three significant-ish digits: 1.234s, 56.7ms.
@@ -99,19 +155,41 @@ func (r *report) writeTable(w io.Writer) error {
 	if r.RateLimits {
 		limits = "on"
 	}
+	shape := fmt.Sprintf("%d users × %d messages", r.Users, r.MessagesPerUser)
+	if r.TurnsTotal > 0 {
+		shape = fmt.Sprintf("%d users, %d turns in all", r.Users, r.TurnsTotal)
+		if r.Cut != "" {
+			shape += " (cut short by -" + r.Cut + ")"
+		}
+	}
 	rows := [][2]string{
-		{"run", fmt.Sprintf("%s: %d users × %d messages, model delay %v, max concurrent %s, rate limits %s",
-			r.Platform, r.Users, r.MessagesPerUser, r.ModelDelay, concurrency, limits)},
+		{"run", fmt.Sprintf("%s: %s, model delay %v, max concurrent %s, rate limits %s",
+			r.Platform, shape, r.ModelDelay, concurrency, limits)},
 		{"messages", fmt.Sprintf("%d sent, %d answered, %d lost, %d duplicated, %d unexpected",
 			r.Sent, r.Answered, r.Lost, r.Duplicates, r.Unexpected)},
 		{"throughput", fmt.Sprintf("%.1f answers/s over %v", r.AnswersPerSecond, r.Wall)},
-		{"latency", fmt.Sprintf("p50 %v  p90 %v  p99 %v  max %v  mean %v",
-			millis(r.Latency.P50), millis(r.Latency.P90), millis(r.Latency.P99), millis(r.Latency.Max), millis(r.Latency.Mean))},
-		{"platform", fmt.Sprintf("%d API calls, %d answered 429", r.APICalls, r.RateLimited)},
+		{"latency", "end to end " + r.Latency.line()},
+		{"bot-added", "model done → visible " + r.BotAdded.line()},
+		{"inbound", "posted → model asked " + r.InboundToModel.line()},
+	}
+	if v := r.Parley; v != nil {
+		rows = append(rows, [2]string{"parley says", fmt.Sprintf("inbound → model p50 ≤ %v  p99 ≤ %v, %.1f%% within 5ms (%d requests); edits %d of %d allowed",
+			v.InboundP50, v.InboundP99, 100*v.Within5ms, v.Inbound, v.Edits, v.EditBudget)})
+	}
+	m := r.Memory
+	rows = append(rows, [][2]string{
+		{"platform", fmt.Sprintf("%d API calls, %d answered 429, %d edits", r.APICalls, r.RateLimited, r.Edits)},
+		{"memory", fmt.Sprintf("private idle %s, peak %s, final %s; resident idle %s, peak %s, final %s",
+			size(m.Idle.Private), size(m.Peak.Private), size(m.Final.Private), size(m.Idle.Resident), size(m.Peak.Resident), size(m.Final.Resident))},
+	}...)
+	for _, c := range m.AfterTurns {
+		rows = append(rows, [2]string{"after turns", fmt.Sprintf("%d: private %s, resident %s", c.Turns, size(c.Private), size(c.Resident))})
+	}
+	rows = append(rows, [][2]string{
 		{"parley", fmt.Sprintf("peak RSS %s, final RSS %s, CPU %v, exit %s", size(r.PeakRSS), size(r.FinalRSS), r.CPU, r.Exit)},
 		{"sqlite", fmt.Sprintf("%s (WAL %s)", size(r.DBBytes), size(r.WALBytes))},
 		{"log", fmt.Sprintf("%d errors, %d warnings  %s", r.Log.Errors, r.Log.Warnings, r.LogPath)},
-	}
+	}...)
 	if r.Error != "" {
 		rows = append(rows, [2]string{"error", r.Error})
 	}

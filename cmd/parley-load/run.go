@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/parleybot/parley/agent/llm/llmtest"
@@ -50,7 +51,12 @@ func run(ctx context.Context, opts options, logger *slog.Logger) (rep *report, e
 			return nil, err
 		}
 	}
-	model := llmtest.NewServer(llmtest.WithResponder(responder(opts.modelDelay)))
+	tl := newTimeline()
+	answer := responder(opts.modelDelay)
+	model := llmtest.NewServer(llmtest.WithAnswered(tl.answered), llmtest.WithResponder(func(req llmtest.Request) llmtest.Reply {
+		tl.asked(req)
+		return answer(req)
+	}))
 	defer model.Close()
 	plat, err := newPlatform(opts.platform, opts.users, opts.limits)
 	if err != nil {
@@ -58,7 +64,14 @@ func run(ctx context.Context, opts options, logger *slog.Logger) (rep *report, e
 	}
 	defer plat.Close()
 
-	proc, err := startParley(bin, dir, parleyEnv(dir, opts, model, plat))
+	// Parley's http.listen, for its /metrics.
+	listen, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	env := parleyEnv(dir, opts, model, plat)
+	env["PARLEY_HTTP_LISTEN"] = listen
+	proc, err := startParley(bin, dir, env)
 	if err != nil {
 		return nil, err
 	}
@@ -88,20 +101,58 @@ func run(ctx context.Context, opts options, logger *slog.Logger) (rep *report, e
 		return nil, fmt.Errorf("parley did not connect to the fake %s (see %s): %w", opts.platform, proc.logPath, context.Cause(readyCtx))
 	}
 
-	logger.Info("load started", "platform", opts.platform, "users", opts.users, "messages", opts.messages)
-	out := newLoad(plat, opts.messages, opts.timeout).run(runCtx, opts.users)
+	// Idle: connected, settled, nothing asked yet.
+	select {
+	case <-time.After(opts.idle):
+	case <-runCtx.Done():
+	}
+	idle, _ := mem.update()
+
+	l := newLoad(plat, opts.messages, opts.timeout, tl)
+	var checkpoints []memCheckpoint
+	var cpMu sync.Mutex
+	if opts.turnsTotal > 0 {
+		l.total = opts.turnsTotal
+		if opts.duration > 0 {
+			l.deadline = time.Now().Add(opts.duration)
+		}
+		l.onAnswer = func(n int) {
+			if opts.memEvery <= 0 || n%opts.memEvery != 0 {
+				return
+			}
+			if m, err := mem.update(); err == nil {
+				cpMu.Lock()
+				checkpoints = append(checkpoints, memCheckpoint{Turns: n, memFigures: figures(m)})
+				cpMu.Unlock()
+				logger.Info("turns answered", "turns", n, "private", size(m.Anon), "resident", size(m.Current))
+			}
+		}
+	}
+	logger.Info("load started", "platform", opts.platform, "users", opts.users, "messages", opts.messages, "turns_total", opts.turnsTotal)
+	out := l.run(runCtx, opts.users)
 	logger.Info("load done; watching for late duplicates", "wall", out.wall.Round(time.Millisecond), "settle", opts.settle)
 	select {
 	case <-time.After(opts.settle):
 	case <-runCtx.Done():
 	}
 
+	messages := opts.messages
+	if opts.turnsTotal > 0 {
+		messages = 0
+	}
+	botAdded, inbound := tl.spans()
 	rep = &report{
-		Platform: opts.platform, Users: opts.users, MessagesPerUser: opts.messages,
+		Platform: opts.platform, Users: opts.users, MessagesPerUser: messages, TurnsTotal: opts.turnsTotal, Cut: out.cut,
 		ModelDelay: millis(opts.modelDelay), MaxConcurrent: opts.concurrency, RateLimits: opts.limits,
 		Sent: out.sent, Answered: len(out.latencies), Lost: out.lost,
 		Wall: millis(out.wall), Latency: summarise(out.latencies),
-		RateLimited: plat.rateLimited(), APICalls: plat.calls(), LogPath: proc.logPath,
+		BotAdded: summarise(botAdded), InboundToModel: summarise(inbound),
+		RateLimited: plat.rateLimited(), APICalls: plat.calls(), Edits: plat.log().editCount(), LogPath: proc.logPath,
+	}
+	if v, err := scrapeParley(runCtx, listen); err == nil {
+		rep.Parley = &v
+	} else {
+		logger.Warn("Parley's /metrics not read", "err", err)
 	}
 	if out.wall > 0 {
 		rep.AnswersPerSecond = float64(rep.Answered) / out.wall.Seconds()
@@ -111,8 +162,12 @@ func run(ctx context.Context, opts options, logger *slog.Logger) (rep *report, e
 		rep.Error = cause.Error()
 	}
 	mem.update()
-	if m, err := mem.latest(); err == nil {
+	if m, peakAnon, err := mem.latest(); err == nil {
 		rep.PeakRSS, rep.FinalRSS = m.Peak, m.Current
+		cpMu.Lock()
+		rep.Memory = memReport{Idle: figures(idle), Peak: memFigures{Private: peakAnon, Resident: m.Peak}, Final: figures(m),
+			AfterTurns: append(checkpoints, memCheckpoint{Turns: rep.Answered, memFigures: figures(m)})}
+		cpMu.Unlock()
 	} else {
 		logger.Warn("no memory figures", "err", err)
 	}

@@ -75,6 +75,9 @@ func (s *Server) serveWebAPI(w http.ResponseWriter, r *http.Request) {
 		call.Response, _ = json.Marshal(body)
 	}
 	s.calls = append(s.calls, call)
+	if s.opts.observe != nil {
+		s.opts.observe(call)
+	}
 	s.notifyLocked()
 	s.mu.Unlock()
 
