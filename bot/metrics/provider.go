@@ -4,28 +4,48 @@ import (
 	"context"
 	"errors"
 	"iter"
+	"net/http"
 
 	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/bot"
 )
 
-// Provider wraps p so that every model request is counted: its tokens,
-// its failures by class, and — for a turn's first request — how long after
-// the turn's event arrived it was sent (bot.InboundToModel).
+// Provider wraps p so that every model request is counted: its tokens
+// and its failures by class. How long after a turn's event its first
+// request went out is the model client's to tell (ModelTransport).
 func (r *Recorder) Provider(p llm.Provider) llm.Provider { return provider{p: p, r: r} }
+
+// ModelTransport wraps next (nil: http.DefaultTransport), the transport
+// of the model provider's HTTP client, to observe inbound → model: the
+// moment a turn's first request is handed to the network is when it is
+// sent, after the SDK has built and encoded it (bot.InboundToModel reads
+// the turn from the request's context).
+func (r *Recorder) ModelTransport(next http.RoundTripper) http.RoundTripper {
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	return modelTransport{r: r, next: next}
+}
+
+type modelTransport struct {
+	r    *Recorder
+	next http.RoundTripper
+}
+
+func (t modelTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if platform, d, ok := bot.InboundToModel(req.Context(), t.r.now()); ok {
+		t.r.inbound.WithLabelValues(platformLabel(platform)).Observe(d.Seconds())
+	}
+	return t.next.RoundTrip(req)
+}
 
 type provider struct {
 	p llm.Provider
 	r *Recorder
 }
 
-// Stream stamps the request when the caller starts ranging, which is when
-// the wrapped provider builds and sends it.
 func (w provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Event, error] {
 	return func(yield func(llm.Event, error) bool) {
-		if platform, d, ok := bot.InboundToModel(ctx, w.r.now()); ok {
-			w.r.inbound.WithLabelValues(platformLabel(platform)).Observe(d.Seconds())
-		}
 		w.r.modelCalls.Inc()
 		for ev, err := range w.p.Stream(ctx, req) {
 			switch {

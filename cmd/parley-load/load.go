@@ -52,6 +52,9 @@ type load struct {
 	messages int
 	total    int
 	deadline time.Time
+	// ramp spreads the people's first questions evenly over its length,
+	// for a steady state instead of everyone asking in the same instant.
+	ramp time.Duration
 	// onAnswer, when set, is called after every answer seen, with how
 	// many have been seen so far (memory checkpoints).
 	onAnswer func(answered int)
@@ -101,7 +104,18 @@ func (l *load) run(ctx context.Context, people int) outcome {
 	var wg sync.WaitGroup
 	start := time.Now()
 	for i := range people {
-		wg.Go(func() { out.people[i] = l.person(ctx, i) })
+		wg.Go(func() {
+			if l.ramp > 0 {
+				t := time.NewTimer(l.ramp * time.Duration(i) / time.Duration(people))
+				defer t.Stop()
+				select {
+				case <-t.C:
+				case <-ctx.Done():
+					return
+				}
+			}
+			out.people[i] = l.person(ctx, i)
+		})
 	}
 	wg.Wait()
 	out.wall = time.Since(start)

@@ -32,6 +32,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 )
@@ -54,6 +55,7 @@ type options struct {
 	turnsTotal  int
 	duration    time.Duration
 	memEvery    int
+	ramp        time.Duration
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -76,11 +78,20 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.turnsTotal, "turns-total", 0, "soak: people keep asking until this many questions were sent in all (-messages does not apply)")
 	fs.DurationVar(&o.duration, "duration", 30*time.Minute, "with -turns-total: no new question after this long (0: no bound)")
 	fs.IntVar(&o.memEvery, "mem-every", 10000, "with -turns-total: read Parley's memory after every this many answers")
+	fs.DurationVar(&o.ramp, "ramp", 0, "spread the people's first messages evenly over this long (0: all at once)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if o.bin != "" {
+		// Parley runs in its run directory: a relative path would miss.
+		abs, err := filepath.Abs(o.bin)
+		if err != nil {
+			return o, fmt.Errorf("-bin: %w", err)
+		}
+		o.bin = abs
 	}
 	switch {
 	case o.platform != platformTelegram && o.platform != platformDiscord && o.platform != platformSlack:
@@ -91,8 +102,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("-timeout must be positive")
 	case o.concurrency < 0 || o.modelDelay < 0 || o.settle < 0 || o.grace <= 0:
 		return o, errors.New("-concurrency, -model-delay and -settle cannot be negative, -grace must be positive")
-	case o.turnsTotal < 0 || o.duration < 0 || o.memEvery < 0 || o.idle < 0:
-		return o, errors.New("-turns-total, -duration, -mem-every and -idle cannot be negative")
+	case o.turnsTotal < 0 || o.duration < 0 || o.memEvery < 0 || o.idle < 0 || o.ramp < 0:
+		return o, errors.New("-turns-total, -duration, -mem-every, -idle and -ramp cannot be negative")
 	}
 	return o, nil
 }

@@ -22,6 +22,7 @@ type report struct {
 	ModelDelay    millis `json:"model_delay_ms"`
 	MaxConcurrent int    `json:"max_concurrent,omitempty"` // 0: Parley's default
 	RateLimits    bool   `json:"rate_limits"`
+	Ramp          millis `json:"ramp_ms,omitempty"` // first messages spread over this long
 
 	Sent              int          `json:"sent"`
 	Answered          int          `json:"answered"`
@@ -161,6 +162,9 @@ func (r *report) writeTable(w io.Writer) error {
 		if r.Cut != "" {
 			shape += " (cut short by -" + r.Cut + ")"
 		}
+	}
+	if r.Ramp > 0 {
+		shape += fmt.Sprintf(", ramp %v", r.Ramp)
 	}
 	rows := [][2]string{
 		{"run", fmt.Sprintf("%s: %s, model delay %v, max concurrent %s, rate limits %s",

@@ -109,6 +109,7 @@ func run(ctx context.Context, opts options, logger *slog.Logger) (rep *report, e
 	idle, _ := mem.update()
 
 	l := newLoad(plat, opts.messages, opts.timeout, tl)
+	l.ramp = opts.ramp
 	var checkpoints []memCheckpoint
 	var cpMu sync.Mutex
 	if opts.turnsTotal > 0 {
@@ -143,7 +144,7 @@ func run(ctx context.Context, opts options, logger *slog.Logger) (rep *report, e
 	botAdded, inbound := tl.spans()
 	rep = &report{
 		Platform: opts.platform, Users: opts.users, MessagesPerUser: messages, TurnsTotal: opts.turnsTotal, Cut: out.cut,
-		ModelDelay: millis(opts.modelDelay), MaxConcurrent: opts.concurrency, RateLimits: opts.limits,
+		ModelDelay: millis(opts.modelDelay), MaxConcurrent: opts.concurrency, RateLimits: opts.limits, Ramp: millis(opts.ramp),
 		Sent: out.sent, Answered: len(out.latencies), Lost: out.lost,
 		Wall: millis(out.wall), Latency: summarise(out.latencies),
 		BotAdded: summarise(botAdded), InboundToModel: summarise(inbound),

@@ -46,7 +46,8 @@ func openApp(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app
 	if err := cfg.RequireLLM(); err != nil {
 		return nil, err
 	}
-	provider, err := providers(cfg, nil).Resolve(cfg.LLM.Model)
+	ops := newOperator(cfg)
+	provider, err := providers(cfg, ops.modelClient()).Resolve(cfg.LLM.Model)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +83,6 @@ func openApp(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app
 		}
 		tools = append(tools, read)
 	}
-	ops := newOperator(cfg)
 	runner := &agent.Runner{
 		Provider:      ops.provider(provider),
 		Sessions:      db,

@@ -36,6 +36,16 @@ func (o *operator) provider(p llm.Provider) llm.Provider {
 	return o.rec.Provider(p)
 }
 
+// modelClient is the HTTP client of the chat model's provider: it times
+// inbound → model; nil (the provider's default) without metrics.
+func (o *operator) modelClient() *http.Client {
+	if o == nil {
+		return nil
+	}
+	base := llm.Config{}.Client() // the providers' default, timeouts and all
+	return &http.Client{Transport: o.rec.ModelTransport(base.Transport)}
+}
+
 // httpClient is the client platform's adapter calls its API with, counted;
 // nil (the adapter's default) without metrics.
 func (o *operator) httpClient(platform string) *http.Client {
