@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"time"
 )
@@ -9,6 +10,13 @@ import (
 // What an operator's /metrics and /readyz ask of the database
 // (bot/metrics). Each is one indexed count on the read pool, so a scrape
 // never waits for the writer.
+
+// PoolStats are the connection pools' counters: the writer's (one
+// connection, which every write waits for in turn) and the readers'.
+// Wait time on the writer is the store's contention.
+func (db *DB) PoolStats() (writer, readers sql.DBStats) {
+	return db.w.Stats(), db.r.Stats()
+}
 
 // Ping checks that the database is open and answers a query.
 func (db *DB) Ping(ctx context.Context) error {

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"context"
+	"database/sql"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -16,6 +17,12 @@ type Counts interface {
 	DueReminders(ctx context.Context, now time.Time) (int, error)
 }
 
+// Pools are the store's connection pools (store.DB): their waits are
+// exported as go_sql_* series, db_name="writer" and "readers".
+type Pools interface {
+	PoolStats() (writer, readers sql.DBStats)
+}
+
 // Loader is what the core has in hand (bot.Core).
 type Loader interface {
 	Load() bot.Load
@@ -26,11 +33,16 @@ type Loader interface {
 const scrapeWait = 2 * time.Second
 
 // Watch adds the gauges read at each scrape: core's queues and slots, and
-// store's pending approvals and due reminders. Either may be nil. Call it
+// store's pending approvals and due reminders, and its connection pools'
+// waits when it has them (Pools). Either may be nil. Call it
 // once, when the core exists (it is built after the Recorder it reports
 // to).
 func (r *Recorder) Watch(core Loader, store Counts) error {
-	return r.reg.Register(&gauges{r: r, core: core, store: store,
+	pools, _ := store.(Pools)
+	return r.reg.Register(&gauges{r: r, core: core, store: store, pools: pools,
+		waits:     prometheus.NewDesc("parley_store_waits_total", "Times a store operation waited for a connection, by pool (writer: the one connection every write takes in turn).", []string{"pool"}, nil),
+		waited:    prometheus.NewDesc("parley_store_wait_seconds_total", "Time store operations waited for a connection, by pool.", []string{"pool"}, nil),
+		inUse:     prometheus.NewDesc("parley_store_connections_in_use", "Connections busy with an operation, by pool.", []string{"pool"}, nil),
 		queued:    prometheus.NewDesc("parley_queue_messages", "Messages and recovered work waiting behind a conversation's running turn.", nil, nil),
 		waiting:   prometheus.NewDesc("parley_turns_waiting", "Turns waiting for one of the llm.max_concurrent slots.", nil, nil),
 		running:   prometheus.NewDesc("parley_turns_running", "Turns holding a slot: the model is working for them.", nil, nil),
@@ -44,12 +56,14 @@ type gauges struct {
 	r     *Recorder
 	core  Loader
 	store Counts
+	pools Pools
 
 	queued, waiting, running, approvals, reminders *prometheus.Desc
+	waits, waited, inUse                           *prometheus.Desc
 }
 
 func (g *gauges) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{g.queued, g.waiting, g.running, g.approvals, g.reminders} {
+	for _, d := range []*prometheus.Desc{g.queued, g.waiting, g.running, g.approvals, g.reminders, g.waits, g.waited, g.inUse} {
 		ch <- d
 	}
 }
@@ -60,6 +74,14 @@ func (g *gauges) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(g.queued, prometheus.GaugeValue, float64(l.Queued))
 		ch <- prometheus.MustNewConstMetric(g.waiting, prometheus.GaugeValue, float64(l.Waiting))
 		ch <- prometheus.MustNewConstMetric(g.running, prometheus.GaugeValue, float64(l.Running))
+	}
+	if g.pools != nil {
+		w, rd := g.pools.PoolStats()
+		for pool, s := range map[string]sql.DBStats{"writer": w, "readers": rd} {
+			ch <- prometheus.MustNewConstMetric(g.waits, prometheus.CounterValue, float64(s.WaitCount), pool)
+			ch <- prometheus.MustNewConstMetric(g.waited, prometheus.CounterValue, s.WaitDuration.Seconds(), pool)
+			ch <- prometheus.MustNewConstMetric(g.inUse, prometheus.GaugeValue, float64(s.InUse), pool)
+		}
 	}
 	if g.store == nil {
 		return

@@ -177,8 +177,8 @@ func (r *report) writeTable(w io.Writer) error {
 		{"inbound", "posted → model asked " + r.InboundToModel.line()},
 	}
 	if v := r.Parley; v != nil {
-		rows = append(rows, [2]string{"parley says", fmt.Sprintf("inbound → model p50 ≤ %v  p99 ≤ %v, %.1f%% within 5ms (%d requests); edits %d of %d allowed",
-			v.InboundP50, v.InboundP99, 100*v.Within5ms, v.Inbound, v.Edits, v.EditBudget)})
+		rows = append(rows, [2]string{"parley says", fmt.Sprintf("inbound → model p50 ≤ %v  p99 ≤ %v, %.1f%% within 5ms (%d requests); edits %d of %d allowed; writer waited %d times, %v in all",
+			v.InboundP50, v.InboundP99, 100*v.Within5ms, v.Inbound, v.Edits, v.EditBudget, v.WriterWaits, v.WriterWaited)})
 	}
 	m := r.Memory
 	rows = append(rows, [][2]string{

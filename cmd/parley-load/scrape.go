@@ -28,6 +28,10 @@ type parleyView struct {
 	Inbound    int     `json:"inbound_to_model_count"`
 	Edits      int     `json:"edits"`
 	EditBudget int     `json:"edit_budget"`
+	// WriterWaits and WriterWaited are how often, and how long in all,
+	// store operations waited for SQLite's one writer connection.
+	WriterWaits  int    `json:"store_writer_waits"`
+	WriterWaited millis `json:"store_writer_waited_ms"`
 }
 
 // freeAddr is a loopback address for Parley's http.listen: one the
@@ -92,6 +96,14 @@ func parseMetrics(r io.Reader) (parleyView, error) {
 			v.Edits += int(f)
 		case "parley_edit_budget_total":
 			v.EditBudget += int(f)
+		case "parley_store_waits_total":
+			if label(labels, "pool") == "writer" {
+				v.WriterWaits = int(f)
+			}
+		case "parley_store_wait_seconds_total":
+			if label(labels, "pool") == "writer" {
+				v.WriterWaited = millis(time.Duration(f * float64(time.Second)))
+			}
 		}
 	}
 	if err := sc.Err(); err != nil {

@@ -19,6 +19,9 @@ parley_inbound_to_model_seconds_count{platform="telegram"} 100
 parley_edits_total{platform="telegram"} 12
 parley_edit_budget_total{platform="telegram"} 40
 parley_edits_total{platform="slack"} 3
+parley_store_waits_total{pool="readers"} 1
+parley_store_waits_total{pool="writer"} 42
+parley_store_wait_seconds_total{pool="writer"} 0.25
 go_goroutines 20
 `
 	v, err := parseMetrics(strings.NewReader(text))
@@ -26,7 +29,7 @@ go_goroutines 20
 		t.Fatal(err)
 	}
 	want := parleyView{InboundP50: millis(time.Millisecond), InboundP99: millis(10 * time.Millisecond), Within5ms: 0.98,
-		Inbound: 100, Edits: 15, EditBudget: 40}
+		Inbound: 100, Edits: 15, EditBudget: 40, WriterWaits: 42, WriterWaited: millis(250 * time.Millisecond)}
 	if v != want {
 		t.Fatalf("parseMetrics = %+v, want %+v", v, want)
 	}

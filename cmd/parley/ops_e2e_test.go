@@ -89,8 +89,9 @@ func TestOperatorEndpoints(t *testing.T) {
 		`parley_turns_running`:                                                    0,
 		`parley_approvals_pending`:                                                0,
 		`parley_reminders_due`:                                                    0,
-		`go_goroutines`:                                                           1,
-		`process_resident_memory_bytes`:                                           1,
+		`parley_store_waits_total{pool="writer"}`:                                 0,
+		`go_goroutines`:                 1,
+		`process_resident_memory_bytes`: 1,
 	} {
 		if v, ok := value(text, series); !ok || v < least {
 			t.Errorf("%s = %v (present %v), want at least %v", series, v, ok, least)
