@@ -30,9 +30,9 @@ func TestEndToEnd(t *testing.T) {
 		{"telegram", []string{"-platform", "telegram", "-users", "5", "-messages", "2"}, 0, 10, 0},
 		{"discord", []string{"-platform", "discord", "-users", "3", "-messages", "2"}, 0, 6, 0},
 		{"slack", []string{"-platform", "slack", "-users", "3", "-messages", "2"}, 0, 6, 0},
-		// A soak in miniature: 12 questions shared by 4 people, memory
-		// read every 5 answers.
-		{"soak", []string{"-platform", "telegram", "-users", "4", "-turns-total", "12", "-mem-every", "5"}, 0, 12, 0},
+		// A soak in miniature: 12 questions in two rounds of 2 fresh
+		// people × 3 messages, memory read every 5 answers.
+		{"soak", []string{"-platform", "telegram", "-users", "2", "-messages", "3", "-turns-total", "12", "-mem-every", "5"}, 0, 12, 0},
 		// Nobody waits: every answer counts as lost and the run fails.
 		{"impatient people", []string{"-users", "2", "-messages", "1", "-timeout", "1ns"}, 1, 2, 2},
 	}

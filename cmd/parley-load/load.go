@@ -43,16 +43,17 @@ func responder(delay time.Duration) func(llmtest.Request) llmtest.Reply {
 
 // load drives the simulated people and times every answer.
 type load struct {
-	p       platform
-	timeout time.Duration
-	tl      *timeline
-	// messages is what each person sends when total is 0; with total,
-	// people send until total questions are out, or until deadline (when
-	// not zero) has passed.
-	messages int
-	total    int
+	p        platform
+	timeout  time.Duration
+	tl       *timeline
+	messages int // each person sends, one after the other
+	// rounds runs the load this many times, each round with fresh people
+	// (new chats), so a soak piles up conversations, not one endless chat
+	// per person whose history every turn reads back; no round starts
+	// after deadline (when not zero).
+	rounds   int
 	deadline time.Time
-	// ramp spreads the people's first questions evenly over its length,
+	// ramp spreads each round's first questions evenly over its length,
 	// for a steady state instead of everyone asking in the same instant.
 	ramp time.Duration
 	// onAnswer, when set, is called after every answer seen, with how
@@ -61,8 +62,6 @@ type load struct {
 
 	mu       sync.Mutex
 	waits    map[int]*pending // by person: the answer they wait for
-	claimed  int              // questions handed out under total
-	cut      string           // why people stopped before total ("duration")
 	answered int
 }
 
@@ -86,73 +85,62 @@ type outcome struct {
 	latencies []time.Duration
 	sent      int
 	lost      int
-	cut       string // why the load stopped before -turns-total, if it did
+	rounds    int    // rounds run
+	cut       string // why fewer rounds ran than asked ("duration")
 }
 
 func newLoad(p platform, messages int, timeout time.Duration, tl *timeline) *load {
-	return &load{p: p, messages: messages, timeout: timeout, tl: tl, waits: map[int]*pending{}}
+	return &load{p: p, messages: messages, rounds: 1, timeout: timeout, tl: tl, waits: map[int]*pending{}}
 }
 
-// run lets every person chat at once and returns when each has sent all
-// their messages and got (or given up on) every answer, or ctx ends.
-func (l *load) run(ctx context.Context, people int) outcome {
+// run lets each round's people chat at once, round after round, and
+// returns when every person has sent all their messages and got (or
+// given up on) every answer, or ctx ends. Round r's people are numbered
+// r*users to (r+1)*users-1.
+func (l *load) run(ctx context.Context, users int) outcome {
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	go l.watch(watchCtx)
 
-	out := outcome{people: make([]personResult, people)}
-	var wg sync.WaitGroup
+	out := outcome{people: make([]personResult, users*l.rounds)}
 	start := time.Now()
-	for i := range people {
-		wg.Go(func() {
-			if l.ramp > 0 {
-				t := time.NewTimer(l.ramp * time.Duration(i) / time.Duration(people))
-				defer t.Stop()
-				select {
-				case <-t.C:
-				case <-ctx.Done():
-					return
+	for r := 0; r < l.rounds && ctx.Err() == nil; r++ {
+		if r > 0 && !l.deadline.IsZero() && time.Now().After(l.deadline) {
+			out.cut = "duration"
+			break
+		}
+		var wg sync.WaitGroup
+		for i := range users {
+			wg.Go(func() {
+				if l.ramp > 0 {
+					t := time.NewTimer(l.ramp * time.Duration(i) / time.Duration(users))
+					defer t.Stop()
+					select {
+					case <-t.C:
+					case <-ctx.Done():
+						return
+					}
 				}
-			}
-			out.people[i] = l.person(ctx, i)
-		})
+				out.people[r*users+i] = l.person(ctx, r*users+i)
+			})
+		}
+		wg.Wait()
+		out.rounds++
 	}
-	wg.Wait()
 	out.wall = time.Since(start)
 	for _, r := range out.people {
 		out.sent += r.sent
 		out.lost += r.lost
 		out.latencies = append(out.latencies, r.latencies...)
 	}
-	l.mu.Lock()
-	out.cut = l.cut
-	l.mu.Unlock()
 	return out
-}
-
-// next reports whether a person may send their n-th question.
-func (l *load) next(n int) bool {
-	if l.total == 0 {
-		return n < l.messages
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	switch {
-	case l.claimed >= l.total:
-		return false
-	case !l.deadline.IsZero() && time.Now().After(l.deadline):
-		l.cut = "duration"
-		return false
-	}
-	l.claimed++
-	return true
 }
 
 // person sends messages one after another, each once the previous one was
 // answered or given up on.
 func (l *load) person(ctx context.Context, i int) personResult {
 	var r personResult
-	for n := 0; ctx.Err() == nil && l.next(n); n++ {
+	for n := 0; n < l.messages && ctx.Err() == nil; n++ {
 		tok := token(i, n)
 		p := &pending{want: answer(tok), seen: make(chan time.Time, 1)}
 		// Registered before posting, so no change of the fake can show

@@ -105,7 +105,7 @@ type echoChats struct {
 
 func (e *echoChats) post(person int, text string) {
 	tok := tokenRE.FindString(text)
-	e.changes.note((person+1)%2, true, true) // someone else's chat changes: nothing to resolve
+	e.changes.note(person^1, true, true) // someone else's chat changes: nothing to resolve
 	e.mu.Lock()
 	e.texts[person] = append(e.texts[person], answer(tok))
 	e.mu.Unlock()
@@ -122,12 +122,12 @@ func (e *echoChats) log() *callLog { return e.changes }
 
 // TestLoadResolvesFromTheCallLog: answers are found by the chats the call
 // log names, timed by the call that showed them, and every count adds
-// up — with -messages and with a total shared by everyone.
+// up — in one round, and in rounds of fresh people.
 func TestLoadResolvesFromTheCallLog(t *testing.T) {
-	for _, total := range []int{0, 7} {
+	for _, rounds := range []int{1, 3} {
 		e := &echoChats{changes: newCallLog(), texts: map[int][]string{}}
-		tl := newTimeline()
-		l := newLoad(e, 3, time.Minute, tl)
+		l := newLoad(e, 3, time.Minute, newTimeline())
+		l.rounds = rounds
 		var mu sync.Mutex // onAnswer runs on each person's goroutine
 		var seen []int
 		l.onAnswer = func(n int) {
@@ -135,20 +135,30 @@ func TestLoadResolvesFromTheCallLog(t *testing.T) {
 			defer mu.Unlock()
 			seen = append(seen, n)
 		}
-		l.total = total
 		out := l.run(t.Context(), 2)
-		want := 6
-		if total > 0 {
-			want = total
-		}
-		if out.sent != want || out.lost != 0 || len(out.latencies) != want || len(seen) != want {
-			t.Fatalf("total %d: %d sent, %d lost, %d answered, %d checkpoints; want %d answered", total, out.sent, out.lost, len(out.latencies), len(seen), want)
+		want := 2 * 3 * rounds
+		if out.sent != want || out.lost != 0 || len(out.latencies) != want || len(seen) != want ||
+			out.rounds != rounds || len(out.people) != 2*rounds {
+			t.Fatalf("%d rounds: %d sent, %d lost, %d answered, %d checkpoints, %d rounds, %d people; want %d answered",
+				rounds, out.sent, out.lost, len(out.latencies), len(seen), out.rounds, len(out.people), want)
 		}
 		if dup, unexpected, _ := tally(e, out.people); dup != 0 || unexpected != 0 {
-			t.Fatalf("total %d: %d duplicates, %d unexpected", total, dup, unexpected)
+			t.Fatalf("%d rounds: %d duplicates, %d unexpected", rounds, dup, unexpected)
 		}
 		if e.changes.editCount() != want {
 			t.Fatalf("%d edits counted, want %d", e.changes.editCount(), want)
 		}
+	}
+}
+
+// TestLoadStopsStartingRoundsAtTheDeadline: a soak bounded in time runs
+// the round under way to its end and starts no other.
+func TestLoadStopsStartingRoundsAtTheDeadline(t *testing.T) {
+	e := &echoChats{changes: newCallLog(), texts: map[int][]string{}}
+	l := newLoad(e, 2, time.Minute, newTimeline())
+	l.rounds, l.deadline = 5, time.Now() // passed by the time round 1 ends
+	out := l.run(t.Context(), 2)
+	if out.rounds != 1 || out.cut != "duration" || out.sent != 4 || out.lost != 0 {
+		t.Fatalf("ran %d rounds (cut %q), %d sent, %d lost; want 1 round cut by duration, 4 sent", out.rounds, out.cut, out.sent, out.lost)
 	}
 }

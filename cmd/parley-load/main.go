@@ -17,10 +17,11 @@
 // -mem-every answers, and the size of its SQLite database. It exits 1 when
 // an answer was lost or duplicated or Parley failed — never for a timing.
 //
-// A soak keeps people asking until -turns-total questions were sent,
-// bounded by -duration:
+// A soak runs rounds of fresh people (new chats, so no chat's history
+// grows without end) until -turns-total questions were sent, starting no
+// round after -duration:
 //
-//	go run ./cmd/parley-load -platform discord -users 500 -turns-total 100000
+//	go run ./cmd/parley-load -platform discord -users 500 -messages 10 -turns-total 100000
 package main
 
 import (
@@ -75,8 +76,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.settle, "settle", 2*time.Second, "how long to keep watching for duplicate answers after the last one")
 	fs.DurationVar(&o.grace, "grace", 15*time.Second, "how long Parley may take to stop after SIGTERM before it is killed")
 	fs.DurationVar(&o.idle, "idle", time.Second, "how long Parley sits connected before its idle memory is read")
-	fs.IntVar(&o.turnsTotal, "turns-total", 0, "soak: people keep asking until this many questions were sent in all (-messages does not apply)")
-	fs.DurationVar(&o.duration, "duration", 30*time.Minute, "with -turns-total: no new question after this long (0: no bound)")
+	fs.IntVar(&o.turnsTotal, "turns-total", 0, "soak: run in rounds of -users fresh people × -messages until this many questions were sent")
+	fs.DurationVar(&o.duration, "duration", 30*time.Minute, "with -turns-total: no new round starts after this long (0: no bound)")
 	fs.IntVar(&o.memEvery, "mem-every", 10000, "with -turns-total: read Parley's memory after every this many answers")
 	fs.DurationVar(&o.ramp, "ramp", 0, "spread the people's first messages evenly over this long (0: all at once)")
 	if err := fs.Parse(args); err != nil {

@@ -38,6 +38,19 @@ type platform interface {
 	Close()
 }
 
+// maxListed is how many people an allow list names before it lets
+// everyone in: a soak's tens of thousands of ids would overflow an
+// environment variable, and the fake has no one else.
+const maxListed = 1000
+
+// allowList is the access list letting ids in.
+func allowList(ids []string) string {
+	if len(ids) > maxListed {
+		return "*"
+	}
+	return strings.Join(ids, ",")
+}
+
 func newPlatform(name string, users int, limits bool) (platform, error) {
 	switch name {
 	case platformTelegram:
@@ -85,7 +98,7 @@ func (t *telegram) env() map[string]string {
 		"PARLEY_TELEGRAM_ENABLED":            "true",
 		"PARLEY_TELEGRAM_TOKEN":              t.srv.Token(),
 		"PARLEY_TELEGRAM_API_URL":            t.srv.URL,
-		"PARLEY_ACCESS_TELEGRAM_ALLOW_USERS": strings.Join(ids, ","),
+		"PARLEY_ACCESS_TELEGRAM_ALLOW_USERS": allowList(ids),
 	}
 }
 
@@ -172,7 +185,7 @@ func (d *discord) env() map[string]string {
 		"PARLEY_DISCORD_TOKEN":              d.srv.Token(),
 		"PARLEY_DISCORD_API_URL":            d.srv.APIURL(),
 		"PARLEY_DISCORD_GUILD_ID":           discordGuild,
-		"PARLEY_ACCESS_DISCORD_ALLOW_USERS": strings.Join(d.ids, ","),
+		"PARLEY_ACCESS_DISCORD_ALLOW_USERS": allowList(d.ids),
 	}
 }
 

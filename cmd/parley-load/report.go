@@ -14,10 +14,12 @@ type report struct {
 	Platform        string `json:"platform"`
 	Users           int    `json:"users"`
 	MessagesPerUser int    `json:"messages_per_user"`
-	// TurnsTotal is -turns-total: people sent until that many questions
-	// were out (MessagesPerUser does not apply), unless Cut says the
-	// run's -duration ran out first.
+	// TurnsTotal is -turns-total: the load ran in Rounds of Users fresh
+	// people each, enough rounds to send that many questions, unless Cut
+	// says the run's -duration ran out first (RoundsRun ran).
 	TurnsTotal    int    `json:"turns_total,omitempty"`
+	Rounds        int    `json:"rounds"`
+	RoundsRun     int    `json:"rounds_run"`
 	Cut           string `json:"cut_short_by,omitempty"`
 	ModelDelay    millis `json:"model_delay_ms"`
 	MaxConcurrent int    `json:"max_concurrent,omitempty"` // 0: Parley's default
@@ -91,12 +93,9 @@ func (r *report) failed() bool {
 	if r == nil {
 		return true
 	}
-	want := r.Users * r.MessagesPerUser
-	if r.TurnsTotal > 0 {
-		want = r.TurnsTotal
-		if r.Cut != "" {
-			want = 0 // bounded by -duration: whatever was sent counts
-		}
+	want := r.Users * r.MessagesPerUser * max(r.Rounds, 1)
+	if r.Cut != "" {
+		want = r.Users * r.MessagesPerUser * r.RoundsRun // bounded by -duration
 	}
 	return r.Lost > 0 || r.Duplicates > 0 || r.Error != "" || r.Exit != "ok" || r.Sent < want
 }
@@ -157,10 +156,10 @@ func (r *report) writeTable(w io.Writer) error {
 		limits = "on"
 	}
 	shape := fmt.Sprintf("%d users × %d messages", r.Users, r.MessagesPerUser)
-	if r.TurnsTotal > 0 {
-		shape = fmt.Sprintf("%d users, %d turns in all", r.Users, r.TurnsTotal)
+	if r.Rounds > 1 {
+		shape += fmt.Sprintf(" × %d rounds of fresh people (-turns-total %d)", r.Rounds, r.TurnsTotal)
 		if r.Cut != "" {
-			shape += " (cut short by -" + r.Cut + ")"
+			shape += fmt.Sprintf(", cut short by -%s after %d", r.Cut, r.RoundsRun)
 		}
 	}
 	if r.Ramp > 0 {

@@ -150,9 +150,10 @@ func TestReportFailed(t *testing.T) {
 		{"parley died", func(r *report) { r.Error = "parley exited before it was stopped" }, true},
 		{"unclean exit", func(r *report) { r.Exit = "exit status 1" }, true},
 		{"cut short", func(r *report) { r.Sent = 4 }, true},
-		{"soak done", func(r *report) { r.TurnsTotal, r.MessagesPerUser, r.Sent = 6, 0, 6 }, false},
-		{"soak cut short", func(r *report) { r.TurnsTotal, r.MessagesPerUser, r.Sent = 8, 0, 6 }, true},
-		{"soak bounded by -duration", func(r *report) { r.TurnsTotal, r.MessagesPerUser, r.Sent, r.Cut = 8, 0, 6, "duration" }, false},
+		{"soak done", func(r *report) { r.TurnsTotal, r.Rounds, r.RoundsRun, r.Sent = 12, 2, 2, 12 }, false},
+		{"soak cut short", func(r *report) { r.TurnsTotal, r.Rounds, r.RoundsRun, r.Sent = 12, 2, 2, 8 }, true},
+		{"soak bounded by -duration", func(r *report) { r.TurnsTotal, r.Rounds, r.RoundsRun, r.Sent, r.Cut = 12, 2, 1, 6, "duration" }, false},
+		{"a round bounded by -duration still sends everything", func(r *report) { r.TurnsTotal, r.Rounds, r.RoundsRun, r.Sent, r.Cut = 12, 2, 1, 5, "duration" }, true},
 		{"slow answers do not fail", func(r *report) { r.BotAdded.P99, r.InboundToModel.P99 = time.Hour, time.Hour }, false},
 	}
 	for _, tt := range tests {

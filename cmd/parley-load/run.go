@@ -58,7 +58,12 @@ func run(ctx context.Context, opts options, logger *slog.Logger) (rep *report, e
 		return answer(req)
 	}))
 	defer model.Close()
-	plat, err := newPlatform(opts.platform, opts.users, opts.limits)
+	// A soak runs in rounds of fresh people: enough to send -turns-total.
+	rounds := 1
+	if per := opts.users * opts.messages; opts.turnsTotal > 0 {
+		rounds = (opts.turnsTotal + per - 1) / per
+	}
+	plat, err := newPlatform(opts.platform, opts.users*rounds, opts.limits)
 	if err != nil {
 		return nil, err
 	}
@@ -109,24 +114,21 @@ func run(ctx context.Context, opts options, logger *slog.Logger) (rep *report, e
 	idle, _ := mem.update()
 
 	l := newLoad(plat, opts.messages, opts.timeout, tl)
-	l.ramp = opts.ramp
+	l.ramp, l.rounds = opts.ramp, rounds
+	if opts.turnsTotal > 0 && opts.duration > 0 {
+		l.deadline = time.Now().Add(opts.duration)
+	}
 	var checkpoints []memCheckpoint
 	var cpMu sync.Mutex
-	if opts.turnsTotal > 0 {
-		l.total = opts.turnsTotal
-		if opts.duration > 0 {
-			l.deadline = time.Now().Add(opts.duration)
+	l.onAnswer = func(n int) {
+		if opts.memEvery <= 0 || n%opts.memEvery != 0 {
+			return
 		}
-		l.onAnswer = func(n int) {
-			if opts.memEvery <= 0 || n%opts.memEvery != 0 {
-				return
-			}
-			if m, err := mem.update(); err == nil {
-				cpMu.Lock()
-				checkpoints = append(checkpoints, memCheckpoint{Turns: n, memFigures: figures(m)})
-				cpMu.Unlock()
-				logger.Info("turns answered", "turns", n, "private", size(m.Anon), "resident", size(m.Current))
-			}
+		if m, err := mem.update(); err == nil {
+			cpMu.Lock()
+			checkpoints = append(checkpoints, memCheckpoint{Turns: n, memFigures: figures(m)})
+			cpMu.Unlock()
+			logger.Info("turns answered", "turns", n, "private", size(m.Anon), "resident", size(m.Current))
 		}
 	}
 	logger.Info("load started", "platform", opts.platform, "users", opts.users, "messages", opts.messages, "turns_total", opts.turnsTotal)
@@ -137,13 +139,10 @@ func run(ctx context.Context, opts options, logger *slog.Logger) (rep *report, e
 	case <-runCtx.Done():
 	}
 
-	messages := opts.messages
-	if opts.turnsTotal > 0 {
-		messages = 0
-	}
 	botAdded, inbound := tl.spans()
 	rep = &report{
-		Platform: opts.platform, Users: opts.users, MessagesPerUser: messages, TurnsTotal: opts.turnsTotal, Cut: out.cut,
+		Platform: opts.platform, Users: opts.users, MessagesPerUser: opts.messages, TurnsTotal: opts.turnsTotal,
+		Rounds: rounds, RoundsRun: out.rounds, Cut: out.cut,
 		ModelDelay: millis(opts.modelDelay), MaxConcurrent: opts.concurrency, RateLimits: opts.limits, Ramp: millis(opts.ramp),
 		Sent: out.sent, Answered: len(out.latencies), Lost: out.lost,
 		Wall: millis(out.wall), Latency: summarise(out.latencies),
