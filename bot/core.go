@@ -73,6 +73,9 @@ type CoreConfig struct {
 	Tasks task.Store
 	// ResumeWithin bounds crash recovery (default 24 h).
 	ResumeWithin time.Duration
+	// Metrics is told how turns end and how fast finals show
+	// (bot/metrics); nil: nothing is counted.
+	Metrics Metrics
 	// Now and Sleep are the clock of everything in the core (defaults:
 	// time.Now and a timer).
 	Now    func() time.Time
@@ -128,7 +131,7 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 		Access:   cfg.Access, Outbound: out, Approvals: approvals,
 		MaxConcurrent: cfg.MaxConcurrent, Model: cfg.Model, Limits: cfg.Limits, ResumeWithin: cfg.ResumeWithin,
 		Knowledge: cfg.Knowledge, Attachments: cfg.Attachments, Runs: cfg.Runs, Learning: cfg.Learning, Tasks: cfg.Tasks, Helpers: cfg.Helpers,
-		Now: cfg.Now, Logger: cfg.Logger,
+		Metrics: cfg.Metrics, Now: cfg.Now, Logger: cfg.Logger,
 	}, cfg.Adapters...)
 	if err != nil {
 		return nil, err

@@ -59,7 +59,9 @@ type coreWorld struct {
 	// reminders turns on reminders and schedules (timekeeper_test.go).
 	reminders bool
 	// setup changes the core's config before each start (tasks_test.go).
-	setup  func(cfg *bot.CoreConfig, db *store.DB)
+	setup func(cfg *bot.CoreConfig, db *store.DB)
+	// onCore gets each core started (metrics_test.go).
+	onCore func(*bot.Core)
 	db     *store.DB
 	cancel context.CancelFunc
 	done   chan error
@@ -102,6 +104,9 @@ func (w *coreWorld) start(t *testing.T, script ...llm.Response) {
 	core, err := bot.NewCore(cfg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if w.onCore != nil {
+		w.onCore(core)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	w.cancel, w.done = cancel, make(chan error, 1)

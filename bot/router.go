@@ -67,6 +67,9 @@ type RouterConfig struct {
 	// Tasks keeps long tasks' state, work log and checklist message
 	// (router_tasks.go); nil: off.
 	Tasks task.Store
+	// Metrics is told how turns end and how long their finals took to
+	// show (metrics.go); nil: nothing is counted.
+	Metrics Metrics
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 	// ResumeWithin bounds crash recovery: a message older than this is not
@@ -103,6 +106,9 @@ type Router struct {
 
 	mu       sync.Mutex
 	sessions map[string]*sessionState
+	// received is when each queued message reached the router, by key,
+	// while Metrics wants it (metrics.go).
+	received map[string]time.Time
 	wg       sync.WaitGroup
 }
 
@@ -163,6 +169,7 @@ func NewRouter(cfg RouterConfig, adapters ...Adapter) (*Router, error) {
 		log:      cfg.Logger,
 		decode:   make(chan struct{}, decodeSlots),
 		sessions: map[string]*sessionState{},
+		received: map[string]time.Time{},
 	}
 	r.base, r.shutdown = context.WithCancel(context.Background())
 	if cfg.Tasks != nil {
@@ -213,7 +220,11 @@ func (r *Router) Wait() { r.wg.Wait() }
 
 // HandleMessage gates, checks access, records and enqueues one message.
 func (r *Router) HandleMessage(ctx context.Context, m Message) error {
-	_, err := r.handle(ctx, m)
+	r.stampReceived(m.Key)
+	queued, err := r.handle(ctx, m)
+	if !queued {
+		r.takeReceived(m.Key)
+	}
 	return err
 }
 
@@ -388,18 +399,22 @@ func (r *Router) turn(ctx context.Context, sid string, batch []Message, base age
 	for _, b := range batch {
 		keys = append(keys, b.Key)
 	}
-	// How the turn ended, for a scheduled run's record.
+	// How the turn ended, for a scheduled run's record and Metrics.
 	answer, runErr := "", error(errTurnNotRun)
+	outcome := TurnNotRun
 	defer func() {
 		r.mu.Lock()
 		r.session(sid).pause = false // a /pause is this turn's, or the next one's
 		r.mu.Unlock()
+		r.takeReceived(keys...) // the steered ones'
 		if ctx.Err() != nil {
 			// Shutdown interrupted the turn: its inbox items stay
 			// unfinished and its reply stays open, so the restart
 			// continues the same message instead of posting another.
+			r.endTurn(m.Thread.Platform, TurnInterrupted)
 			return
 		}
+		r.endTurn(m.Thread.Platform, outcome)
 		for _, k := range keys {
 			if err := r.cfg.Inbox.MarkDone(ctx, k); err != nil {
 				r.log.Error("mark inbox done", "key", k, "err", err)
@@ -432,7 +447,8 @@ func (r *Router) turn(ctx context.Context, sid string, batch []Message, base age
 	if r.due != nil {
 		reply = r.due.wrap(m.Key, reply)
 	}
-	turnCtx, cancel := context.WithCancel(ctx)
+	reply = r.meter(reply, a, m.Thread)
+	turnCtx, cancel := context.WithCancel(withInbound(ctx, m.Thread.Platform, r.takeReceived(m.Key)))
 	defer cancel()
 	r.mu.Lock()
 	r.session(sid).cancel = cancel
@@ -504,6 +520,10 @@ func (r *Router) turn(ctx context.Context, sid string, batch []Message, base age
 			release()
 			tk.ended(ctx, err, stopped)
 			answer, runErr = shown, err
+			outcome = TurnFailed
+			if stopped {
+				outcome = TurnStopped
+			}
 			r.recordRun(ctx, sid, m, obs.End(err, stopped), asked+"\n"+obs.About())
 			r.finishFailed(ctx, reply, shown, err, stopped)
 			return
@@ -519,6 +539,7 @@ func (r *Router) turn(ctx context.Context, sid string, batch []Message, base age
 		if ev.Kind == agent.EventDone {
 			release()
 			answer, runErr = ev.Text, nil
+			outcome = TurnAnswered
 			r.recordRun(ctx, sid, m, obs.End(nil, false), asked+"\n"+obs.About())
 			if err := r.quota.spend(ctx, m.User, ev.Usage.InputTokens+ev.Usage.OutputTokens); err != nil {
 				r.log.Error("count tokens", "user", m.User.Key(), "err", err)

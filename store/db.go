@@ -26,14 +26,15 @@ import (
 	"strings"
 	"time"
 
-	_ "github.com/mattn/go-sqlite3" // registers driverName
+	_ "github.com/mattn/go-sqlite3" // registers driverName (the writer opens through checkpoint.go's connector)
 )
 
 // DB is an open Parley database. It is safe for concurrent use.
 type DB struct {
 	path  string
-	w     *sql.DB // one connection: all writes
-	r     *sql.DB // read-only connections: reads that need no write lock
+	w     *sql.DB       // one connection: all writes
+	r     *sql.DB       // read-only connections: reads that need no write lock
+	ckpt  *checkpointer // WAL checkpoints beside the writer (checkpoint.go)
 	now   func() time.Time
 	newID func() string
 	// noFTS is why the knowledge base is off (a build without FTS5), or
@@ -72,9 +73,15 @@ func open(ctx context.Context, path string, schema fs.FS, opts ...Option) (_ *DB
 			db.Close()
 		}
 	}()
-	if db.w, err = sql.Open(driverName, dsn(path, false, cfg.busyTimeout)); err != nil {
+	ckptConn, err := sql.Open(driverName, dsn(path, false, cfg.busyTimeout))
+	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
+	ckptConn.SetMaxOpenConns(1)
+	db.ckpt = newCheckpointer(ckptConn)
+	db.w = sql.OpenDB(writerConnector(dsn(path, false, cfg.busyTimeout), db.ckpt.committed))
+	db.ckpt.writer = db.w
+	go db.ckpt.run()
 	db.w.SetMaxOpenConns(1)
 	db.w.SetMaxIdleConns(1)
 	if err := db.check(ctx); err != nil {
@@ -105,6 +112,9 @@ func open(ctx context.Context, path string, schema fs.FS, opts ...Option) (_ *DB
 // connection it checkpoints the WAL into the main file.
 func (db *DB) Close() error {
 	var errs []error
+	if db.ckpt != nil {
+		errs = append(errs, db.ckpt.stop())
+	}
 	if db.r != nil {
 		errs = append(errs, db.r.Close())
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -85,6 +86,9 @@ type Adapter struct {
 	// fileHosts are where FetchFile downloads attachments from: Discord's
 	// CDN and the configured API host (files.go).
 	fileHosts adapterkit.Hosts
+
+	// connected is Connected: a gateway session is open (ready.go).
+	connected atomic.Bool
 }
 
 // self is who the bot is.

@@ -59,6 +59,7 @@ func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
 	recovering := make(chan struct{}, 1)
 	remove := []func(){
 		a.s.AddHandler(func(_ *discordgo.Session, r *discordgo.Ready) {
+			a.connected.Store(true)
 			mu.Lock()
 			readies++
 			n := readies
@@ -99,8 +100,10 @@ func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
 			})
 		}),
 		a.s.AddHandler(func(_ *discordgo.Session, _ *discordgo.Resumed) {
+			a.connected.Store(true)
 			a.log.Info("gateway session resumed")
 		}),
+		a.s.AddHandler(func(_ *discordgo.Session, _ *discordgo.Disconnect) { a.connected.Store(false) }),
 		a.s.AddHandler(func(_ *discordgo.Session, m *discordgo.MessageCreate) {
 			if m.Message == nil {
 				return
@@ -127,6 +130,7 @@ func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
 	a.registerCommands(ctx, me.AppID)
 
 	<-ctx.Done()
+	a.connected.Store(false)
 	// discordgo's reader and heartbeat goroutines reconnect when the
 	// socket they use fails, which the close below makes happen; under
 	// the session lock they read this after it is set.

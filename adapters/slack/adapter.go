@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/slack-go/slack"
@@ -67,6 +68,9 @@ type Adapter struct {
 	// fileHosts are where FetchFile sends the bot token: Slack's file
 	// host and the configured API host (files.go).
 	fileHosts adapterkit.Hosts
+
+	// connected is Connected: Run is receiving (ready.go).
+	connected atomic.Bool
 }
 
 var _ bot.Adapter = (*Adapter)(nil)

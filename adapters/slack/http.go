@@ -97,6 +97,9 @@ func (a *Adapter) serveHTTP(ctx context.Context, h bot.Handler) error {
 		mux.Handle(path, gate)
 	}
 	a.log.Info("serving Slack's HTTP endpoints", "events", EventsPath, "interactivity", InteractivityPath, "commands", CommandsPath)
+	// Slack posts whenever it has something: registered is connected.
+	a.connected.Store(true)
+	defer a.connected.Store(false)
 	var err error
 	if own != nil {
 		err = own.Serve(ctx)

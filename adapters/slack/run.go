@@ -44,6 +44,7 @@ func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	defer a.connected.Store(false)
 	sm := socketmode.New(a.api)
 	done := make(chan error, 1)
 	go func() { done <- sm.RunContext(ctx) }()
@@ -85,9 +86,11 @@ func (a *Adapter) whoAmI(ctx context.Context) (self, error) {
 func (a *Adapter) receive(ctx context.Context, sm *socketmode.Client, h bot.Handler, evt socketmode.Event, pending *adapterkit.Group) {
 	switch evt.Type {
 	case socketmode.EventTypeConnecting, socketmode.EventTypeConnected, socketmode.EventTypeHello:
+		a.connected.Store(evt.Type != socketmode.EventTypeConnecting)
 		a.log.Debug("socket mode", "event", evt.Type)
 		return
 	case socketmode.EventTypeDisconnect:
+		a.connected.Store(false)
 		a.log.Info("Slack asked to reconnect")
 		return
 	case socketmode.EventTypeInvalidAuth:
@@ -95,6 +98,9 @@ func (a *Adapter) receive(ctx context.Context, sm *socketmode.Client, h bot.Hand
 		return
 	case socketmode.EventTypeConnectionError, socketmode.EventTypeIncomingError,
 		socketmode.EventTypeErrorBadMessage, socketmode.EventTypeErrorWriteFailed:
+		if evt.Type == socketmode.EventTypeConnectionError {
+			a.connected.Store(false)
+		}
 		a.log.Warn("socket mode trouble; the client reconnects", "event", evt.Type, "data", fmt.Sprint(evt.Data))
 		return
 	}

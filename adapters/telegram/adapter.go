@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
@@ -102,6 +103,9 @@ type Adapter struct {
 
 	mu      sync.Mutex
 	webhook *webhookRun // set while Run serves a webhook
+
+	// connected is Connected: Run is receiving (ready.go).
+	connected atomic.Bool
 }
 
 // rememberMigrations bounds the migration cache: the groups the bot

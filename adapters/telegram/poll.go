@@ -40,8 +40,11 @@ func (a *Adapter) poll(ctx context.Context, h bot.Handler) error {
 		return err
 	}
 	failures := 0
+	a.connected.Store(true)
+	defer a.connected.Store(false)
 	for ctx.Err() == nil {
 		batch, err := a.getUpdates(ctx, offset)
+		a.connected.Store(err == nil)
 		if err == nil {
 			err = a.handleBatch(ctx, h, key, batch, &offset)
 		}

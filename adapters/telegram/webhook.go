@@ -169,7 +169,9 @@ func (a *Adapter) serveWebhook(ctx context.Context, h bot.Handler) error {
 	err := a.registerWebhook(sctx, secret)
 	if err == nil {
 		a.log.Info("receiving Telegram updates by webhook", "path", path)
+		a.connected.Store(true)
 		<-sctx.Done()
+		a.connected.Store(false)
 	}
 	cancel()
 	serving.Wait()

@@ -18,6 +18,10 @@ type Config struct {
 	HTTPClient *http.Client
 }
 
+// maxIdlePerHost is how many idle connections to the model's server the
+// default client keeps: more than any llm.max_concurrent in practice.
+const maxIdlePerHost = 256
+
 // Client returns HTTPClient, or the default described there when it is
 // nil.
 func (c Config) Client() *http.Client {
@@ -30,5 +34,11 @@ func (c Config) Client() *http.Client {
 	}
 	t = t.Clone()
 	t.ResponseHeaderTimeout = 10 * time.Minute
+	// Every concurrent turn streams on a connection of its own from a
+	// server speaking HTTP/1.1 (local and compatible servers; HTTPS APIs
+	// multiplex on one HTTP/2 connection instead). The default keeps two
+	// idle per host, so under load most requests would dial anew.
+	t.MaxIdleConnsPerHost = maxIdlePerHost
+	t.MaxIdleConns = max(t.MaxIdleConns, maxIdlePerHost)
 	return &http.Client{Transport: t}
 }

@@ -18,6 +18,10 @@ func TestConfigClient(t *testing.T) {
 			tr, ok := c.Transport.(*http.Transport)
 			return ok && tr != http.DefaultTransport && tr.ResponseHeaderTimeout == 10*time.Minute
 		}},
+		{"default: keeps a connection per concurrent turn", Config{}, func(c *http.Client) bool {
+			tr, ok := c.Transport.(*http.Transport)
+			return ok && tr.MaxIdleConnsPerHost >= 64 && tr.MaxIdleConns >= tr.MaxIdleConnsPerHost
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -26,7 +30,7 @@ func TestConfigClient(t *testing.T) {
 			}
 		})
 	}
-	if tr, ok := http.DefaultTransport.(*http.Transport); ok && tr.ResponseHeaderTimeout != 0 {
+	if tr, ok := http.DefaultTransport.(*http.Transport); ok && (tr.ResponseHeaderTimeout != 0 || tr.MaxIdleConnsPerHost != 0) {
 		t.Error("Client changed http.DefaultTransport")
 	}
 }

@@ -36,6 +36,9 @@ type app struct {
 	// pauses tell the delegate tool's helpers their task was asked to
 	// pause, once the core runs.
 	pauses *pauseRelay
+	// ops serves /metrics, /healthz and /readyz; nil unless http.listen
+	// is set (ops.go).
+	ops *operator
 }
 
 // openApp wires Parley from cfg. The caller closes it.
@@ -43,7 +46,8 @@ func openApp(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app
 	if err := cfg.RequireLLM(); err != nil {
 		return nil, err
 	}
-	reg := providers(cfg, nil)
+	ops := newOperator(cfg)
+	reg := providers(cfg, ops.modelClient())
 	provider, err := chatModel(reg, cfg, logger)
 	if err != nil {
 		return nil, err
@@ -81,7 +85,7 @@ func openApp(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app
 		tools = append(tools, read)
 	}
 	runner := &agent.Runner{
-		Provider:     provider,
+		Provider:     ops.provider(provider),
 		Sessions:     db,
 		Memory:       db,
 		Tools:        tools,
@@ -110,7 +114,7 @@ func openApp(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app
 	if cfg.Evolution.Enabled {
 		runner.Skills = evolve.Index{Files: skillFiles(cfg), Impressions: db, Memos: db, BudgetTokens: cfg.Evolution.IndexTokens}
 	}
-	return &app{cfg: cfg, db: db, runner: runner, limits: limits, bridge: bridge, kb: base, judge: judge, pauses: pauses}, nil
+	return &app{cfg: cfg, db: db, runner: runner, limits: limits, bridge: bridge, kb: base, judge: judge, pauses: pauses, ops: ops}, nil
 }
 
 // chatModel is the provider the runner talks to: llm.model, or with

@@ -32,6 +32,9 @@ func runPlatforms(ctx context.Context, a *app, adapters []bot.Adapter, web *inbo
 		return err
 	}
 	a.pauses.set(core.PauseAsked)
+	if err := a.ops.serve(web, core, a.db, adapters); err != nil {
+		return err
+	}
 	logger.Info("parley is running", "platforms", strings.Join(cfg.EnabledPlatforms(), ","), "model", cfg.LLM.Model)
 	defer a.background(ctx, logger)()
 	if web == nil {
@@ -85,6 +88,7 @@ func coreConfig(a *app, adapters []bot.Adapter, acc bot.Access, approvers []stri
 		Attachments:    attachmentLimits(a.cfg.Attachments),
 		Runs:           runs,
 		Learning:       learn,
+		Metrics:        a.ops.metrics(),
 		Logger:         logger,
 	}
 	if a.cfg.Tasks.Enabled {

@@ -90,7 +90,7 @@ func platformConfig(t *testing.T, dataDir string, srv *llmtest.Server, extra map
 // is called; stop waits for it to return.
 func start(t *testing.T, cfg *config.Config, fake bot.Adapter) (stop func()) {
 	t.Helper()
-	return startWith(t, cfg, nil, func(bot.PlatformState) []bot.Adapter { return []bot.Adapter{fake} })
+	return startWith(t, cfg, nil, func(*app) []bot.Adapter { return []bot.Adapter{fake} })
 }
 
 // startPlatforms runs Parley as `parley run` does: the adapters of the
@@ -98,8 +98,8 @@ func start(t *testing.T, cfg *config.Config, fake bot.Adapter) (stop func()) {
 func startPlatforms(t *testing.T, cfg *config.Config) (stop func()) {
 	t.Helper()
 	web := inboundServer(cfg, slog.New(slog.DiscardHandler))
-	return startWith(t, cfg, web, func(state bot.PlatformState) []bot.Adapter {
-		adapters, err := platformAdapters(cfg, state, web, slog.New(slog.DiscardHandler))
+	return startWith(t, cfg, web, func(a *app) []bot.Adapter {
+		adapters, err := platformAdapters(cfg, a.db, web, a.ops, slog.New(slog.DiscardHandler))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,14 +135,14 @@ func (p *instance) start(t *testing.T) {
 // stop stops Parley, waiting for its turns to end.
 func (p *instance) stop() { p.halt() }
 
-func startWith(t *testing.T, cfg *config.Config, web *inbound.Server, adapters func(state bot.PlatformState) []bot.Adapter) (stop func()) {
+func startWith(t *testing.T, cfg *config.Config, web *inbound.Server, adapters func(a *app) []bot.Adapter) (stop func()) {
 	t.Helper()
 	logger := slog.New(slog.DiscardHandler)
 	a, err := openApp(t.Context(), cfg, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ads := adapters(a.db)
+	ads := adapters(a)
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- runPlatforms(ctx, a, ads, web, logger) }()

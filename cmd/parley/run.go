@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 
 	"github.com/spf13/cobra"
 
@@ -53,7 +54,7 @@ func newRunCmd(e *environment, load func() (*config.Config, error)) *cobra.Comma
 			}
 			defer a.Close()
 			web := inboundServer(cfg, logger)
-			adapters, err := platformAdapters(cfg, a.db, web, logger)
+			adapters, err := platformAdapters(cfg, a.db, web, a.ops, logger)
 			if err != nil {
 				return err
 			}
@@ -63,25 +64,26 @@ func newRunCmd(e *environment, load func() (*config.Config, error)) *cobra.Comma
 }
 
 // inboundServer returns the server on http.listen that the adapters
-// receiving over HTTP (Slack's HTTP mode, Telegram's webhook) share, or nil
-// when none does.
+// receiving over HTTP (Slack's HTTP mode, Telegram's webhook) and the
+// operator endpoints (ops.go) share, or nil when nothing is served.
 func inboundServer(cfg *config.Config, logger *slog.Logger) *inbound.Server {
 	slackHTTP := cfg.Slack.Enabled && cfg.Slack.Mode == config.SlackModeHTTP
 	telegramHook := cfg.Telegram.Enabled && cfg.Telegram.Mode == config.TelegramModeWebhook
-	if !slackHTTP && !telegramHook {
+	if !slackHTTP && !telegramHook && !cfg.HTTP.Ops() {
 		return nil
 	}
-	return inbound.New(cfg.HTTP.Listen, logger)
+	return inbound.New(cfg.HTTP.Address(), logger)
 }
 
 // platformAdapters builds the adapter of every enabled platform. state is
 // where adapters keep their cursors (Telegram's update offset, its reply
 // chains): the app's database. web, when not nil, is where adapters that
-// receive over HTTP register their endpoints.
-func platformAdapters(cfg *config.Config, state bot.PlatformState, web *inbound.Server, logger *slog.Logger) ([]bot.Adapter, error) {
+// receive over HTTP register their endpoints. ops, when not nil, counts
+// their API calls.
+func platformAdapters(cfg *config.Config, state bot.PlatformState, web *inbound.Server, ops *operator, logger *slog.Logger) ([]bot.Adapter, error) {
 	var out []bot.Adapter
 	for _, p := range cfg.EnabledPlatforms() {
-		a, err := newAdapter(p, cfg, state, web, logger)
+		a, err := newAdapter(p, cfg, state, web, ops.httpClient(p), logger)
 		if err != nil {
 			return nil, err
 		}
@@ -90,7 +92,7 @@ func platformAdapters(cfg *config.Config, state bot.PlatformState, web *inbound.
 	return out, nil
 }
 
-func newAdapter(platform string, cfg *config.Config, state bot.PlatformState, web *inbound.Server, logger *slog.Logger) (bot.Adapter, error) {
+func newAdapter(platform string, cfg *config.Config, state bot.PlatformState, web *inbound.Server, hc *http.Client, logger *slog.Logger) (bot.Adapter, error) {
 	// A nil *inbound.Server must not become a non-nil interface.
 	var mux bot.Mux
 	if web != nil {
@@ -101,18 +103,18 @@ func newAdapter(platform string, cfg *config.Config, state bot.PlatformState, we
 		return slack.New(slack.Config{
 			BotToken: cfg.Slack.BotToken.Reveal(), AppToken: cfg.Slack.AppToken.Reveal(),
 			APIURL: cfg.Slack.APIURL, Mode: cfg.Slack.Mode, SigningSecret: cfg.Slack.SigningSecret.Reveal(),
-			Listen: cfg.HTTP.Listen, Mux: mux, Logger: logger,
+			Listen: cfg.HTTP.Address(), Mux: mux, HTTPClient: hc, Logger: logger,
 		})
 	case config.PlatformTelegram:
 		return telegram.New(telegram.Config{
 			Token: cfg.Telegram.Token.Reveal(), APIURL: cfg.Telegram.APIURL, Mode: cfg.Telegram.Mode,
 			WebhookURL: cfg.Telegram.WebhookURL, WebhookSecret: cfg.Telegram.WebhookSecret.Reveal(),
-			Listen: cfg.HTTP.Listen, Mux: mux, State: state, Logger: logger,
+			Listen: cfg.HTTP.Address(), Mux: mux, State: state, HTTPClient: hc, Logger: logger,
 		})
 	case config.PlatformDiscord:
 		return discord.New(discord.Config{
 			Token: cfg.Discord.Token.Reveal(), APIURL: cfg.Discord.APIURL, GuildID: cfg.Discord.GuildID,
-			State: state, Logger: logger,
+			State: state, HTTPClient: hc, Logger: logger,
 		})
 	}
 	return nil, fmt.Errorf("unknown platform %q", platform)

@@ -17,6 +17,7 @@ type options struct {
 	interactionWindow time.Duration // initial response deadline
 	tokenLifetime     time.Duration // follow-up / edit window
 	nonceWindow       time.Duration // enforce_nonce's memory
+	observe           func(Call)
 }
 
 // Limit is a fixed-window bucket as Discord runs them: Requests per Window,
@@ -99,4 +100,12 @@ func WithInteractionDeadline(d time.Duration) Option {
 // interaction are accepted (Discord: 15 minutes).
 func WithInteractionTokenLifetime(d time.Duration) Option {
 	return func(o *options) { o.tokenLifetime = d }
+}
+
+// WithCallObserver has f told of every REST call as it is recorded (the
+// moment its effect became visible), for a load generator that must not
+// poll. f runs with the server's lock held: it must not call the server,
+// and should only note the call and return.
+func WithCallObserver(f func(Call)) Option {
+	return func(o *options) { o.observe = f }
 }

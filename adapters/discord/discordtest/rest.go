@@ -168,7 +168,11 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 	default:
 		rep, headers = s.handleLocked(rt, req)
 	}
-	s.calls = append(s.calls, Call{Method: r.Method, Path: path, Status: rep.status, Body: string(body)})
+	call := Call{Method: r.Method, Path: path, Status: rep.status, Body: string(body)}
+	s.calls = append(s.calls, call)
+	if s.opts.observe != nil {
+		s.opts.observe(call)
+	}
 	s.notifyLocked()
 	s.mu.Unlock()
 	if found && methodOK && rep.status < 300 {

@@ -18,6 +18,7 @@ type options struct {
 	limits             map[string]Limit
 	now                func() time.Time
 	echoBot            bool
+	observe            func(Call)
 }
 
 func defaultOptions() options {
@@ -102,4 +103,12 @@ func WithClock(now func() time.Time) Option {
 // subscribed to message.* events; adapters must ignore their own messages.
 func WithEchoBotMessages() Option {
 	return func(o *options) { o.echoBot = true }
+}
+
+// WithCallObserver has f told of every Web API call as it is recorded
+// (the moment its effect became visible), for a load generator that must
+// not poll. f runs with the server's lock held: it must not call the
+// server, and should only note the call and return.
+func WithCallObserver(f func(Call)) Option {
+	return func(o *options) { o.observe = f }
 }

@@ -76,6 +76,9 @@ func (s *Server) serveWebAPI(w http.ResponseWriter, r *http.Request) {
 		call.Response, _ = json.Marshal(body)
 	}
 	s.calls = append(s.calls, call)
+	if s.opts.observe != nil {
+		s.opts.observe(call)
+	}
 	s.notifyLocked()
 	s.mu.Unlock()
 	if !drop && status == http.StatusOK && body["ok"] == true {

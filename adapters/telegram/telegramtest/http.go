@@ -128,6 +128,9 @@ func (s *Server) serve(ctx context.Context, token, method string, p params, perr
 		call.Status, call.Description = http.StatusInternalServerError, err.Error()
 	}
 	s.calls = append(s.calls, call)
+	if s.opts.observe != nil {
+		s.opts.observe(call)
+	}
 	s.notifyLocked()
 	return res, drop, err
 }

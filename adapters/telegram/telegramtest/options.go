@@ -10,6 +10,7 @@ type options struct {
 	botName     string
 	rateLimits  bool
 	seed        int64
+	observe     func(Call)
 }
 
 func defaultOptions() options {
@@ -42,4 +43,12 @@ func WithoutRateLimits() Option {
 // WithSeed seeds the randomness of Storm so a storm is reproducible.
 func WithSeed(seed int64) Option {
 	return func(o *options) { o.seed = seed }
+}
+
+// WithCallObserver has f told of every Bot API call as it is recorded
+// (the moment its effect became visible), for a load generator that must
+// not poll. f runs with the server's lock held: it must not call the
+// server, and should only note the call and return.
+func WithCallObserver(f func(Call)) Option {
+	return func(o *options) { o.observe = f }
 }

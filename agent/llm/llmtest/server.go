@@ -48,6 +48,8 @@ type Server struct {
 
 	embed func(string) []float32
 	cache promptCache
+	// answered is told of each complete streamed answer (WithAnswered).
+	answered func(Request)
 
 	mu         sync.Mutex
 	queue      []Reply
@@ -71,6 +73,15 @@ func WithAPIKey(key string) Option {
 // unknown number of times (see Echo). f may be called concurrently.
 func WithResponder(f func(Request) Reply) Option {
 	return func(s *Server) { s.responder = f }
+}
+
+// WithAnswered has f told of every streamed answer once it is complete:
+// its last event written and flushed to the client (not for error
+// answers or faults). A load generator joins it with when the answer was
+// shown, to tell the model's time from the bot's. f may be called
+// concurrently.
+func WithAnswered(f func(Request)) Option {
+	return func(s *Server) { s.answered = f }
 }
 
 // NewServer starts a server on a loopback port. Close it when done.
@@ -187,6 +198,9 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, p protocol) {
 		return
 	}
 	p.streamEnd(sse, req, reply, seq)
+	if s.answered != nil && sse.err == nil {
+		s.answered(req)
+	}
 }
 
 // usage is what the answer to req reports: the scripted usage, else the

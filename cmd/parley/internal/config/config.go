@@ -307,11 +307,32 @@ type Toggle struct {
 	Enabled bool `mapstructure:"enabled"`
 }
 
-// HTTP configures the HTTP listener (webhooks, health).
+// HTTP configures the HTTP listener (webhooks, metrics, health).
 type HTTP struct {
 	// Listen is host:port; an empty host listens on every interface.
+	// Set, it also serves /metrics, /healthz and /readyz
+	// (docs/operations.md). Empty (the default), the webhooks of Slack's
+	// HTTP mode and Telegram's webhook mode listen on DefaultListen and
+	// nothing else is served.
 	Listen string `mapstructure:"listen"`
 }
+
+// DefaultListen is where the webhooks listen when http.listen is empty.
+const DefaultListen = "127.0.0.1:8080"
+
+// Address is where the HTTP listener listens: http.listen, or
+// DefaultListen.
+func (h HTTP) Address() string {
+	if h.Listen == "" {
+		return DefaultListen
+	}
+	return h.Listen
+}
+
+// Ops reports whether the operator endpoints (/metrics, /healthz,
+// /readyz) are served: only when http.listen is set, so that an
+// operator decides where they are reachable.
+func (h HTTP) Ops() bool { return h.Listen != "" }
 
 // Default returns the configuration used when neither the file nor the
 // environment sets anything.
@@ -337,7 +358,6 @@ func Default() Config {
 		Reminders:   defaultReminders(),
 		Tasks:       defaultTasks(),
 		Attachments: defaultAttachments(),
-		HTTP:        HTTP{Listen: "127.0.0.1:8080"},
 	}
 }
 

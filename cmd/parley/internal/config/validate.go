@@ -211,7 +211,7 @@ func (c *Config) validate() []string {
 		add("tools.approval.approvers: %q must be platform:id with platform slack, telegram, discord or console, e.g. telegram:42", a)
 	}
 
-	if !isHostPort(c.HTTP.Listen) {
+	if c.HTTP.Listen != "" && !isHostPort(c.HTTP.Listen) {
 		add("http.listen: %q is not valid; want host:port, e.g. 127.0.0.1:8080 or :8080", c.HTTP.Listen)
 	}
 	return p
