@@ -32,7 +32,7 @@ type crashSide struct {
 	ready   func() bool // Parley is connected and receiving
 	post    func(text string)
 	texts   func() []string // what the bot's messages in the DM read
-	hold    func()                // hold the answer of the next create
+	hold    func()          // hold the answer of the next create
 	held    func() int
 	release func()
 	waitFor func(ctx context.Context, cond func() bool) error
