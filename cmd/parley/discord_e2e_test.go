@@ -389,6 +389,9 @@ func TestDiscordMessageWhileStoppedIsAnswered(t *testing.T) {
 	w.model.Enqueue(llmtest.Text("Before."))
 	m := w.dc.Post(discordtest.Incoming{Channel: dcChannel, Author: dcAna, Content: "start a task", Mention: true})
 	w.botSays(t, ctx, m, "Before.")
+	// An answer shows before its turn is recorded done; a stop in between
+	// runs that turn again at the next start.
+	turnsDone(t, ctx, w.cfg)
 
 	w.model.Enqueue(llmtest.Text("After."))
 	w.restart(t, func() {
