@@ -88,13 +88,18 @@ func (f *footprint) logIdle(ctx context.Context, pid int, logger *slog.Logger) {
 	case <-ctx.Done():
 		return
 	}
+	logMemory(pid, "idle memory", logger, "after", f.idle)
+}
+
+// logMemory logs Parley's memory now under msg.
+func logMemory(pid int, msg string, logger *slog.Logger, args ...any) {
 	m, err := statusKiB(pid, footprintKeys...)
 	if err != nil {
-		logger.Warn("idle memory", "err", err)
+		logger.Warn(msg, "err", err)
 		return
 	}
-	logger.Info("idle memory", "after", f.idle, "rss_anon_kib", m["RssAnon"], "rss_file_kib", m["RssFile"],
-		"vm_rss_kib", m["VmRSS"], "vm_hwm_kib", m["VmHWM"])
+	logger.Info(msg, append(args, "rss_anon_kib", m["RssAnon"], "rss_file_kib", m["RssFile"],
+		"vm_rss_kib", m["VmRSS"], "vm_hwm_kib", m["VmHWM"])...)
 }
 
 // afterRound logs, and appends to the CSV, Parley's memory once round

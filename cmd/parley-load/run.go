@@ -102,6 +102,7 @@ func run(ctx context.Context, opts options, logger *slog.Logger) (rep *report, e
 	case <-time.After(opts.settle):
 	case <-runCtx.Done():
 	}
+	logMemory(proc.pid(), "memory after settling", logger, "settle", opts.settle)
 
 	rep = &report{
 		Platform: opts.platform, Users: people, MessagesPerUser: opts.messages,
