@@ -59,8 +59,12 @@ func run(ctx context.Context, opts options, logger *slog.Logger) (rep *report, e
 	}
 	defer plat.Close()
 
+	env := parleyEnv(dir, opts, model, plat)
+	if err := opts.foot.coldStarts(ctx, bin, dir, env, plat, opts.grace, logger); err != nil {
+		return nil, err
+	}
 	execAt := time.Now()
-	proc, err := startParley(bin, dir, parleyEnv(dir, opts, model, plat))
+	proc, err := startParley(bin, dir, env)
 	if err != nil {
 		return nil, err
 	}
