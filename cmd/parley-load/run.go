@@ -71,8 +71,12 @@ func run(ctx context.Context, opts options, logger *slog.Logger) (rep *report, e
 		}()
 	}
 
+	env := parleyEnv(dir, opts, model, plat)
+	if err := opts.foot.coldStarts(ctx, bin, dir, env, plat, opts.grace, logger); err != nil {
+		return nil, err
+	}
 	execAt := time.Now()
-	proc, err := startParley(bin, dir, parleyEnv(dir, opts, model, plat))
+	proc, err := startParley(bin, dir, env)
 	if err != nil {
 		return nil, err
 	}
@@ -114,6 +118,7 @@ func run(ctx context.Context, opts options, logger *slog.Logger) (rep *report, e
 	case <-time.After(opts.settle):
 	case <-runCtx.Done():
 	}
+	logMemory(proc.pid(), "memory after settling", logger, "settle", opts.settle)
 
 	rep = &report{
 		Platform: opts.platform, Users: people, MessagesPerUser: opts.messages,

@@ -224,11 +224,13 @@ func openAIProvider(cfg *config.Config, hc *http.Client) *openai.Provider {
 }
 
 // background starts what runs beside the chat core: embedding new
-// passages and keeping kb.dirs in sync. The returned function stops them
-// and waits.
+// passages, keeping kb.dirs in sync, and handing memory back to the OS
+// when Parley goes quiet (trim.go). The returned function stops them and
+// waits.
 func (a *app) background(ctx context.Context, logger *slog.Logger) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
+	wg.Go(func() { newTrimmer().run(ctx) })
 	if a.kb.Ready() == nil {
 		wg.Go(func() { a.kb.RunEmbedder(ctx) })
 		if dirs := a.cfg.KB.Dirs; len(dirs) > 0 {

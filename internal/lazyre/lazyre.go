@@ -1,11 +1,11 @@
 // Package lazyre defers compiling regular expressions to their first use.
 //
 // A package-level regexp.MustCompile runs at program start whether or not
-// the expression is ever used: Parley's own packages compiled some 60
-// expressions that way, ~300 KiB of heap kept for the life of the process
+// the expression is ever used: Parley's own packages compiled 45
+// expressions that way, ~290 KiB of heap kept for the life of the process
 // and ~1 ms of every start, most of them for features a deployment may
 // never touch (the shell tool, PDF extraction, reminders' wording). See
-// docs/footprint.md.
+// docs/footprint.md; cmd/parley's TestInitFootprint keeps it so.
 package lazyre
 
 import (

@@ -1,0 +1,33 @@
+package main
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestTrimmerTrimsOncePerBusySpell(t *testing.T) {
+	// The heap's cumulative allocations at each look: start-up, then
+	// quiet, quiet, a busy spell of two looks, quiet, quiet, busy, quiet.
+	seen := []uint64{0, 10, 20, 5_000_000, 9_000_000, 9_000_010, 9_000_020, 12_000_000, 12_000_010}
+	look := -1
+	var trims []int
+	tr := trimmer{
+		every: time.Second,
+		quiet: 1 << 10,
+		sleep: func(context.Context, time.Duration) error {
+			if look == len(seen)-1 {
+				return context.Canceled
+			}
+			return nil
+		},
+		allocated: func() uint64 { look++; return seen[look] },
+		trim:      func() { trims = append(trims, look) },
+	}
+	tr.run(t.Context())
+	// Once start-up settles, and once after each busy spell.
+	if want := []int{1, 5, 8}; !slices.Equal(trims, want) {
+		t.Errorf("trimmed at looks %v, want %v", trims, want)
+	}
+}
