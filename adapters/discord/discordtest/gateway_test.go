@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/coder/websocket"
@@ -204,7 +205,7 @@ func TestMalformedFrameCloses4002(t *testing.T) {
 func TestHeartbeatsAreAcked(t *testing.T) {
 	t.Parallel()
 	ctx := testCtx(t)
-	srv := newServer(t)
+	srv := newServer(t, discordtest.WithHeartbeatInterval(250*time.Millisecond))
 	connect(t, srv)
 	// discordgo reconnects when ACKs stop; a few beats without a reconnect
 	// show they are answered.
