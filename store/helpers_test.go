@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/store"
 )
 
@@ -58,3 +59,6 @@ func newDB(t testing.TB, opts ...store.Option) *store.DB {
 	t.Helper()
 	return openDB(t, dbPath(t), opts...)
 }
+
+// slackThread is a conversation to bind sessions to.
+var slackThread = bot.Thread{Platform: "slack", Space: "T01", Chat: "C01", ID: "1700000000.000100"}

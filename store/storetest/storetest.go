@@ -125,6 +125,8 @@ type test struct {
 // areas are the suite's tests; each area's file lists its own.
 var areas = []area{
 	{"Inbox", inboxTests},
+	{"Sessions", sessionTests},
+	{"Transcript", transcriptTests},
 }
 
 // suite is what a test has in hand: the engine.
