@@ -127,6 +127,10 @@ var areas = []area{
 	{"Inbox", inboxTests},
 	{"Sessions", sessionTests},
 	{"Transcript", transcriptTests},
+	{"Outbox", outboxTests},
+	{"Approvals", approvalTests},
+	{"Reminders", remindTests},
+	{"Operator", opsTests},
 }
 
 // suite is what a test has in hand: the engine.
