@@ -62,3 +62,8 @@ func newDB(t testing.TB, opts ...store.Option) *store.DB {
 
 // slackThread is a conversation to bind sessions to.
 var slackThread = bot.Thread{Platform: "slack", Space: "T01", Chat: "C01", ID: "1700000000.000100"}
+
+// add is the memory tool's edit that appends entry.
+func add(entry string) func([]string) ([]string, error) {
+	return func(es []string) ([]string, error) { return append(es, entry), nil }
+}

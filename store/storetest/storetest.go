@@ -131,6 +131,8 @@ var areas = []area{
 	{"Approvals", approvalTests},
 	{"Reminders", remindTests},
 	{"Operator", opsTests},
+	{"Memory", memoryTests},
+	{"KV", kvTests},
 }
 
 // suite is what a test has in hand: the engine.
