@@ -133,6 +133,8 @@ var areas = []area{
 	{"Operator", opsTests},
 	{"Memory", memoryTests},
 	{"KV", kvTests},
+	{"Tasks", taskTests},
+	{"Learning", learningTests},
 }
 
 // suite is what a test has in hand: the engine.
