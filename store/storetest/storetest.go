@@ -135,6 +135,7 @@ var areas = []area{
 	{"KV", kvTests},
 	{"Tasks", taskTests},
 	{"Learning", learningTests},
+	{"KnowledgeBase", kbTests},
 }
 
 // suite is what a test has in hand: the engine.
