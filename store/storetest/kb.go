@@ -243,7 +243,6 @@ func testVectors(t *testing.T, s suite) {
 	}
 }
 
-
 // testSearchTakesAnyText: whatever a person asks, including what would be
 // query syntax, the search answers without an error (store's fuzz test
 // explores further on SQLite).
