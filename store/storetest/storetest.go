@@ -136,6 +136,7 @@ var areas = []area{
 	{"Tasks", taskTests},
 	{"Learning", learningTests},
 	{"KnowledgeBase", kbTests},
+	{"Scopes", scopeTests},
 }
 
 // suite is what a test has in hand: the engine.
