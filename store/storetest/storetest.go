@@ -127,6 +127,7 @@ var areas = []area{
 	{"Inbox", inboxTests},
 	{"Sessions", sessionTests},
 	{"Transcript", transcriptTests},
+	{"SessionFiles", fileTests},
 	{"Outbox", outboxTests},
 	{"Approvals", approvalTests},
 	{"Reminders", remindTests},
