@@ -137,6 +137,8 @@ var areas = []area{
 	{"Tasks", taskTests},
 	{"Learning", learningTests},
 	{"KnowledgeBase", kbTests},
+	{"KnowledgeBaseSync", kbSyncTests},
+	{"KnowledgeBaseHybrid", hybridTests},
 	{"Scopes", scopeTests},
 }
 

@@ -1,6 +1,4 @@
-//go:build sqlite_fts5
-
-package store_test
+package storetest
 
 import (
 	"context"
@@ -16,8 +14,17 @@ import (
 	"github.com/parleybot/parley/agent/llm/llmtest"
 	"github.com/parleybot/parley/agent/llm/openai"
 	"github.com/parleybot/parley/internal/changes"
-	"github.com/parleybot/parley/store"
 )
+
+// The search by meaning: vectors kept, scanned and dropped by the store,
+// through the real OpenAI client against a fake embeddings endpoint.
+
+var hybridTests = []test{
+	{"FindsByMeaning", testHybridFindsByMeaning},
+	{"KeepsBestLiteralMatch", testHybridKeepsBestLiteralMatch},
+	{"FallsBackToKeywords", testHybridFallsBackToKeywords},
+	{"RunEmbedderRetries", testRunEmbedderRetries},
+}
 
 // conceptEmbedding stands in for a model that knows synonyms: words of
 // one concept share a dimension, every other word hashes into the rest.
@@ -60,10 +67,11 @@ func embedAll(t *testing.T, b *kb.Base) {
 	}
 }
 
-func TestHybridFindsByMeaning(t *testing.T) {
+func testHybridFindsByMeaning(t *testing.T, s suite) {
 	srv := llmtest.NewServer(llmtest.WithEmbedding(conceptEmbedding))
 	defer srv.Close()
-	db := newDB(t)
+	db := s.fresh(t)
+	needKeywordIndex(t, db)
 	b := hybridKB(t, db, srv, nil)
 	ingest(t, b, "operator", "handbook.md", "Annual leave is 25 days per year.\nBook it in the HR tool two weeks ahead.\n")
 	ingest(t, b, "operator", "it.md", "New starters collect their laptop from IT on day one.\n")
@@ -94,10 +102,11 @@ func TestHybridFindsByMeaning(t *testing.T) {
 
 // A document just added, not embedded yet, holding the exact string asked
 // for, stays in the top-K however many passages the vector pass prefers.
-func TestHybridKeepsBestLiteralMatch(t *testing.T) {
+func testHybridKeepsBestLiteralMatch(t *testing.T, s suite) {
 	srv := llmtest.NewServer(llmtest.WithEmbedding(conceptEmbedding))
 	defer srv.Close()
-	db := newDB(t)
+	db := s.fresh(t)
+	needKeywordIndex(t, db)
 	b := hybridKB(t, db, srv, nil)
 	for i := range 25 {
 		ingest(t, b, "operator", fmt.Sprintf("leave%02d.md", i), fmt.Sprintf("Leave policy note %d about holiday and vacation.\n", i))
@@ -114,10 +123,11 @@ func TestHybridKeepsBestLiteralMatch(t *testing.T) {
 	}
 }
 
-func TestHybridFallsBackToKeywords(t *testing.T) {
+func testHybridFallsBackToKeywords(t *testing.T, s suite) {
 	srv := llmtest.NewServer(llmtest.WithEmbedding(conceptEmbedding))
 	defer srv.Close()
-	db := newDB(t)
+	db := s.fresh(t)
+	needKeywordIndex(t, db)
 	b := hybridKB(t, db, srv, nil)
 	ingest(t, b, "operator", "runbook.md", "Failover: promote the replica with pg_ctl promote.\n")
 	embedAll(t, b)
@@ -130,27 +140,28 @@ func TestHybridFallsBackToKeywords(t *testing.T) {
 
 // notifyingStore tells a test each time vectors are written or dropped.
 type notifyingStore struct {
-	*store.DB
+	Store
 	feed *changes.Feed
 }
 
 func (s notifyingStore) PutVectors(ctx context.Context, model string, v []kb.Vector) error {
 	defer s.feed.Notify()
-	return s.DB.PutVectors(ctx, model, v)
+	return s.Store.PutVectors(ctx, model, v)
 }
 
 func (s notifyingStore) DropVectors(ctx context.Context, keep string) (int64, error) {
 	defer s.feed.Notify()
-	return s.DB.DropVectors(ctx, keep)
+	return s.Store.DropVectors(ctx, keep)
 }
 
 // The background embedder waits out a 429 (as long as Retry-After says)
 // and a 500, then embeds everything; a new model re-embeds and drops the
 // old model's vectors.
-func TestRunEmbedderRetries(t *testing.T) {
+func testRunEmbedderRetries(t *testing.T, s suite) {
 	srv := llmtest.NewServer(llmtest.WithEmbedding(conceptEmbedding))
 	defer srv.Close()
-	db := newDB(t)
+	db := s.fresh(t)
+	needKeywordIndex(t, db)
 	feed := changes.New()
 	var mu sync.Mutex
 	var waits []time.Duration
