@@ -47,7 +47,7 @@ func sources(t *testing.T, b *kb.Base) []string {
 // SyncDir picks up new, changed and deleted files; unchanged files are not
 // read again; hidden folders and unsupported files are passed over.
 func testSyncDir(t *testing.T, s suite) {
-	b := kbOver(t, s.fresh(t))
+	b := KeywordBase(t, s.fresh(t))
 	ctx := t.Context()
 	dir := filepath.Join(t.TempDir(), "docs")
 	t0 := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
@@ -83,10 +83,10 @@ func testSyncDir(t *testing.T, s suite) {
 		t.Fatalf("report: replaced %d, added %d, removed %d", r.Count(kb.Replaced), r.Count(kb.Added), r.Removed())
 	}
 	if got, _ := b.Search(ctx, []string{"operator"}, "two", 5); len(got) != 1 || got[0].Source != src+"/a.md" {
-		t.Fatalf("the changed document's new text: %v", cites(got))
+		t.Fatalf("the changed document's new text: %v", Cites(got))
 	}
 	if got, _ := b.Search(ctx, []string{"operator"}, "bravo", 5); len(got) != 0 {
-		t.Fatalf("a deleted file is still found: %v", cites(got))
+		t.Fatalf("a deleted file is still found: %v", Cites(got))
 	}
 
 	// Nothing changed: nothing is read again (its mtime says so).

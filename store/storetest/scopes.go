@@ -58,14 +58,14 @@ func sorted(scopes []string) []string {
 
 func testDocumentScopes(t *testing.T, s suite) {
 	db := s.fresh(t)
-	b := kbOver(t, db)
+	b := KeywordBase(t, db)
 	ctx := t.Context()
 	size := map[string]int64{}
 	for i, k := range scopeKeys {
 		// notes.md is in every scope, different in each; shared.md is
 		// the same text everywhere.
-		size[k] += ingest(t, b, k, "notes.md", fmt.Sprintf("canary note number %d\n", i)).Doc.Bytes
-		size[k] += ingest(t, b, k, "shared.md", "lighthouse keeper canary\n").Doc.Bytes
+		size[k] += Ingest(t, b, k, "notes.md", fmt.Sprintf("canary note number %d\n", i)).Doc.Bytes
+		size[k] += Ingest(t, b, k, "shared.md", "lighthouse keeper canary\n").Doc.Bytes
 	}
 	shared, ok, err := db.Document(ctx, "operator", "shared.md")
 	if err != nil || !ok {
