@@ -23,6 +23,7 @@ var kbTests = []test{
 	{"IngestReplacesAndDedupes", testIngestReplacesAndDedupes},
 	{"IngestScopeCap", testIngestScopeCap},
 	{"Vectors", testVectors},
+	{"DocumentLookups", testDocumentLookups},
 }
 
 // needKeywordIndex skips a test of the knowledge base where the engine
@@ -260,5 +261,69 @@ func testSearchTakesAnyText(t *testing.T, s suite) {
 	}
 	if got, err := b.Search(t.Context(), []string{"operator"}, "alpha)", 5); err != nil || len(got) != 1 {
 		t.Errorf("Search(alpha)) = %v, %v; want a.md, the parenthesis taken as text", Cites(got), err)
+	}
+}
+
+// testDocumentLookups: a document reads back by id as listed; deleting it
+// takes its passages along; the generation moves with every change of
+// passages.
+func testDocumentLookups(t *testing.T, s suite) {
+	db := s.fresh(t)
+	b := KeywordBase(t, db)
+	ctx := t.Context()
+	generation := func() int64 {
+		t.Helper()
+		g, err := db.Generation(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	g0 := generation()
+	a := Ingest(t, b, "operator", "a.md", "alpha one\nalpha two\n").Doc
+	g1 := generation()
+	if g1 == g0 {
+		t.Error("adding a document left the generation as it was")
+	}
+	Ingest(t, b, "operator", "b.md", "bravo\n")
+	listed, err := db.Documents(ctx, []string{"operator"})
+	if err != nil || len(listed) != 2 || listed[0].Source != "a.md" || listed[1].Source != "b.md" {
+		t.Fatalf("Documents = %+v, %v; want a.md then b.md", listed, err)
+	}
+	for _, d := range listed {
+		if got, ok, err := db.DocumentByID(ctx, d.ID); err != nil || !ok || got != d {
+			t.Errorf("DocumentByID(%d) = %+v, %v, %v; want %+v", d.ID, got, ok, err, d)
+		}
+	}
+	if got, ok, err := db.DocumentByID(ctx, listed[1].ID+1000); err != nil || ok {
+		t.Errorf("DocumentByID of no document = %+v, %v, %v; want none", got, ok, err)
+	}
+	hits, err := db.KeywordSearch(ctx, []string{"operator"}, kb.MatchQuery("alpha"), 10)
+	if err != nil || len(hits) == 0 {
+		t.Fatalf("KeywordSearch(alpha) = %v, %v", Cites(hits), err)
+	}
+	var ids []int64
+	for _, h := range hits {
+		ids = append(ids, h.ChunkID)
+	}
+	if got, err := db.Passages(ctx, ids); err != nil || len(got) != len(ids) || got[0].DocID != a.ID || got[0].Text == "" {
+		t.Fatalf("Passages(%v) = %+v, %v", ids, got, err)
+	}
+
+	g2 := generation()
+	if err := db.DeleteDocument(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if generation() == g2 {
+		t.Error("deleting a document left the generation as it was")
+	}
+	if _, ok, err := db.DocumentByID(ctx, a.ID); err != nil || ok {
+		t.Errorf("a deleted document is found by id: %v, %v", ok, err)
+	}
+	if got, err := db.Passages(ctx, ids); err != nil || len(got) != 0 {
+		t.Errorf("a deleted document's passages = %+v, %v; want none", got, err)
+	}
+	if all, err := db.AllDocuments(ctx); err != nil || len(all) != 1 || all[0].Source != "b.md" {
+		t.Errorf("AllDocuments after deleting a.md = %+v, %v", all, err)
 	}
 }
