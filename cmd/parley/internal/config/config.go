@@ -69,6 +69,8 @@ type Config struct {
 	Reminders   Reminders   `mapstructure:"reminders"`
 	Tasks       Tasks       `mapstructure:"tasks"`
 	HTTP        HTTP        `mapstructure:"http"`
+	// Store selects SQLite (default) or a shared PostgreSQL database.
+	Store Store `mapstructure:"store"`
 
 	// File is the configuration file that was read, or "" if none was
 	// found. It is not a key: it records where the values came from.
@@ -357,6 +359,7 @@ func Default() Config {
 		Evolution:   defaultEvolution(),
 		Reminders:   defaultReminders(),
 		Tasks:       defaultTasks(),
+		Store:       defaultStore(),
 		Attachments: defaultAttachments(),
 	}
 }

@@ -113,6 +113,7 @@ func (c *Config) validate() []string {
 	p = append(p, c.KB.validate()...)
 	p = append(p, c.Evolution.validate()...)
 	p = append(p, c.Reminders.validate()...)
+	p = append(p, c.Store.validate()...)
 	p = append(p, c.Tasks.validate()...)
 	p = append(p, c.Attachments.validate(c.LLM.Vision)...)
 	for _, name := range c.Tools.Approval.Never {

@@ -69,6 +69,21 @@ func TestValidation(t *testing.T) {
 			},
 		},
 		{
+			name: "store driver",
+			yaml: "store:\n  driver: mysql\n",
+			want: []string{`store.driver: "mysql" is not a storage engine; want sqlite or postgres`},
+		},
+		{
+			name: "postgres without url",
+			env:  map[string]string{"PARLEY_STORE_DRIVER": "postgres"},
+			want: []string{"store.postgres_url: required when store.driver is postgres (postgres://user:password@host:5432/db)"},
+		},
+		{
+			name: "postgres url of another scheme, password not echoed",
+			env:  map[string]string{"PARLEY_STORE_DRIVER": "postgres", "PARLEY_STORE_POSTGRES_URL": "mysql://u:HUNTER2@db/x"},
+			want: []string{"store.postgres_url: not a postgres:// or postgresql:// URL"},
+		},
+		{
 			name: "kb weight from the environment",
 			env:  map[string]string{"PARLEY_KB_VECTOR_WEIGHT": "many"},
 			want: []string{`kb.vector_weight: "many" is not a number (from PARLEY_KB_VECTOR_WEIGHT)`},

@@ -1,0 +1,46 @@
+package config
+
+import (
+	"fmt"
+	"net/url"
+)
+
+// Storage engines for store.driver.
+const (
+	StoreSQLite   = "sqlite"
+	StorePostgres = "postgres"
+)
+
+// Store selects where Parley keeps its state (docs/replicas.md): the SQLite
+// file in data_dir (one process), or a PostgreSQL database that several
+// replicas share.
+type Store struct {
+	// Driver is "sqlite" (default) or "postgres".
+	Driver string `mapstructure:"driver"`
+	// PostgresURL is the PostgreSQL connection URL
+	// (postgres://user:password@host:5432/db?sslmode=…), used when Driver is
+	// "postgres". It may carry a password, so it is masked like any secret.
+	PostgresURL Secret `mapstructure:"postgres_url"`
+}
+
+func defaultStore() Store { return Store{Driver: StoreSQLite} }
+
+// validate checks the store.* keys.
+func (s *Store) validate() []string {
+	switch s.Driver {
+	case StoreSQLite:
+		return nil
+	case StorePostgres:
+		if s.PostgresURL == "" {
+			return []string{"store.postgres_url: required when store.driver is postgres (postgres://user:password@host:5432/db)"}
+		}
+		u, err := url.Parse(s.PostgresURL.Reveal())
+		if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+			// The value is not repeated: it may hold a password.
+			return []string{"store.postgres_url: not a postgres:// or postgresql:// URL"}
+		}
+		return nil
+	default:
+		return []string{fmt.Sprintf("store.driver: %q is not a storage engine; want sqlite or postgres", s.Driver)}
+	}
+}
