@@ -135,3 +135,12 @@ func fromOptTS(t *time.Time) time.Time {
 
 // noRows reports whether err is pgx's "no rows".
 func noRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
+
+// sqlLimit is n as a LIMIT argument: as SQLite reads a negative LIMIT, no
+// limit (NULL), where PostgreSQL would refuse it.
+func sqlLimit(n int) *int {
+	if n < 0 {
+		return nil
+	}
+	return &n
+}
