@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/store"
 )
 
@@ -57,4 +58,12 @@ func openDB(t testing.TB, path string, opts ...store.Option) *store.DB {
 func newDB(t testing.TB, opts ...store.Option) *store.DB {
 	t.Helper()
 	return openDB(t, dbPath(t), opts...)
+}
+
+// slackThread is a conversation to bind sessions to.
+var slackThread = bot.Thread{Platform: "slack", Space: "T01", Chat: "C01", ID: "1700000000.000100"}
+
+// add is the memory tool's edit that appends entry.
+func add(entry string) func([]string) ([]string, error) {
+	return func(es []string) ([]string, error) { return append(es, entry), nil }
 }

@@ -1,22 +1,21 @@
-package store_test
+package storetest
 
 import (
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/parleybot/parley/bot"
-	"github.com/parleybot/parley/store"
 )
 
-// TestOperatorCounts: what /metrics and /readyz read — pending approvals,
+var opsTests = []test{
+	{"Counts", testOperatorCounts},
+}
+
+// testOperatorCounts: what /metrics and /readyz read — pending approvals,
 // reminders due and not shown (unclaimed or claimed but undelivered), and
 // a ping that fails once the database is closed.
-func TestOperatorCounts(t *testing.T) {
-	db, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "parley.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
+func testOperatorCounts(t *testing.T, s suite) {
+	db := s.fresh(t)
 	ctx := t.Context()
 	if err := db.Ping(ctx); err != nil {
 		t.Fatalf("Ping: %v", err)
@@ -64,9 +63,7 @@ func TestOperatorCounts(t *testing.T) {
 		t.Fatalf("%d reminders after delivering one, want 1", r)
 	}
 
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
+	closeNow(t, db)
 	if err := db.Ping(ctx); err == nil {
 		t.Fatal("Ping answered after Close")
 	}

@@ -1,21 +1,24 @@
-package store_test
+package storetest
 
 import (
-	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/parleybot/parley/bot"
-	"github.com/parleybot/parley/store"
 )
 
-func TestAcceptOnceEver(t *testing.T) {
-	path := dbPath(t)
-	db, err := store.Open(t.Context(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
+var inboxTests = []test{
+	{"AcceptOnceEver", testAcceptOnceEver},
+	{"AcceptConcurrent", testAcceptConcurrent},
+	{"MarkDone", testMarkDone},
+	{"Unfinished", testUnfinished},
+	{"BoundSession", testBoundSession},
+}
+
+func testAcceptOnceEver(t *testing.T, s suite) {
+	db, reopen := s.open(t, Options{})
 	ctx := t.Context()
 	steps := []struct {
 		key, platform string
@@ -28,25 +31,23 @@ func TestAcceptOnceEver(t *testing.T) {
 		{"telegram:812345678", "telegram", true},
 		{"telegram:812345678", "telegram", false},
 	}
-	for _, s := range steps {
-		got, err := db.Accept(ctx, s.key, s.platform, []byte(`{"raw":true}`))
+	for _, st := range steps {
+		got, err := db.Accept(ctx, st.key, st.platform, []byte(`{"raw":true}`))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got != s.want {
-			t.Errorf("Accept(%q) = %v, want %v", s.key, got, s.want)
+		if got != st.want {
+			t.Errorf("Accept(%q) = %v, want %v", st.key, got, st.want)
 		}
 	}
 	if err := db.MarkDone(ctx, "T01:C01:1700000000.000100"); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
+	closeNow(t, db)
 
 	// After a restart the platform redelivers; nothing is accepted twice,
 	// done or not.
-	db = openDB(t, path)
+	db = reopen()
 	for _, key := range []string{"T01:C01:1700000000.000100", "telegram:812345678"} {
 		if got, err := db.Accept(ctx, key, "slack", nil); err != nil || got {
 			t.Errorf("after restart Accept(%q) = %v, %v; want false", key, got, err)
@@ -57,30 +58,38 @@ func TestAcceptOnceEver(t *testing.T) {
 	}
 }
 
-func TestAcceptConcurrent(t *testing.T) {
-	path := dbPath(t)
-	dbs := []*store.DB{openDB(t, path), openDB(t, path)}
-	var accepted atomic.Int32
-	var wg sync.WaitGroup
-	for i := range 20 {
-		wg.Go(func() {
-			ok, err := dbs[i%2].Accept(t.Context(), "T01:C01:1700000000.000300", "slack", nil)
-			if err != nil {
-				t.Error(err)
-			}
-			if ok {
-				accepted.Add(1)
-			}
-		})
-	}
-	wg.Wait()
-	if n := accepted.Load(); n != 1 {
-		t.Errorf("one key accepted %d times, want once", n)
+// testAcceptConcurrent: callers on two handles (two processes) race to
+// accept one key; exactly one wins.
+func testAcceptConcurrent(t *testing.T, s suite) {
+	db, reopen := s.open(t, Options{})
+	dbs := []Store{db, reopen()}
+	for round := range 3 {
+		key := fmt.Sprintf("T01:C01:1700000000.00030%d", round)
+		var accepted atomic.Int32
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for i := range 20 {
+			wg.Go(func() {
+				<-start
+				ok, err := dbs[i%2].Accept(t.Context(), key, "slack", nil)
+				if err != nil {
+					t.Error(err)
+				}
+				if ok {
+					accepted.Add(1)
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+		if n := accepted.Load(); n != 1 {
+			t.Errorf("key %s accepted %d times, want once", key, n)
+		}
 	}
 }
 
-func TestMarkDone(t *testing.T) {
-	db := newDB(t)
+func testMarkDone(t *testing.T, s suite) {
+	db := s.fresh(t)
 	ctx := t.Context()
 	if _, err := db.Accept(ctx, "k", "console", nil); err != nil {
 		t.Fatal(err)
@@ -90,14 +99,13 @@ func TestMarkDone(t *testing.T) {
 			t.Errorf("MarkDone: %v", err)
 		}
 	}
-	if err := db.MarkDone(ctx, "never-seen"); !errors.Is(err, store.ErrNotFound) {
-		t.Errorf("MarkDone of an unknown key: %v, want ErrNotFound", err)
+	if err := db.MarkDone(ctx, "never-seen"); !s.notFound(err) {
+		t.Errorf("MarkDone of an unknown key: %v, want not found", err)
 	}
 }
 
-func TestUnfinished(t *testing.T) {
-	path := dbPath(t)
-	db := openDB(t, path)
+func testUnfinished(t *testing.T, s suite) {
+	db, reopen := s.open(t, Options{})
 	ctx := t.Context()
 	for _, k := range []string{"a", "b", "c"} {
 		if _, err := db.Accept(ctx, k, "slack", []byte(`{"k":"`+k+`"}`)); err != nil {
@@ -107,8 +115,8 @@ func TestUnfinished(t *testing.T) {
 	if err := db.MarkDone(ctx, "b"); err != nil {
 		t.Fatal(err)
 	}
-	db.Close()
-	db = openDB(t, path) // as after a crash
+	closeNow(t, db)
+	db = reopen() // as after a crash
 	items, err := db.Unfinished(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -118,8 +126,8 @@ func TestUnfinished(t *testing.T) {
 	}
 }
 
-func TestBoundSession(t *testing.T) {
-	db := newDB(t)
+func testBoundSession(t *testing.T, s suite) {
+	db := s.fresh(t)
 	ctx := t.Context()
 	th := bot.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1.2"}
 	if _, ok, err := db.BoundSession(ctx, th); err != nil || ok {

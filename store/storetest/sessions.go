@@ -1,14 +1,12 @@
-package store_test
+package storetest
 
 import (
-	"errors"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/bot"
-	"github.com/parleybot/parley/store"
 )
 
 var (
@@ -19,8 +17,28 @@ var (
 	discord     = bot.Thread{Platform: "discord", Space: "G1", Chat: "1200000000000000001"}
 )
 
-func TestSessionForBindsEachThreadOnce(t *testing.T) {
-	db := newDB(t, store.WithIDs(sequentialIDs()))
+var sessionTests = []test{
+	{"SessionForBindsEachThreadOnce", testSessionForBindsEachThreadOnce},
+	{"SessionForConcurrent", testSessionForConcurrent},
+	{"SessionForSurvivesRestart", testSessionForSurvivesRestart},
+	{"NewSessionRebinds", testNewSessionRebinds},
+	{"SessionInfo", testSessionInfo},
+	{"SessionNeedsPlatform", testSessionNeedsPlatform},
+	{"DuplicateInjectedID", testDuplicateInjectedID},
+}
+
+// newSession returns the id of the session bound to th.
+func newSession(t *testing.T, db Store, th bot.Thread) string {
+	t.Helper()
+	sid, err := db.SessionFor(t.Context(), th)
+	if err != nil {
+		t.Fatalf("SessionFor(%v): %v", th, err)
+	}
+	return sid
+}
+
+func testSessionForBindsEachThreadOnce(t *testing.T, s suite) {
+	db := s.fresh(t)
 	threads := []bot.Thread{
 		slackThread, slackDM, tgTopic, tgPrivate, discord,
 		// Each differs from one above in a single part, so is another
@@ -32,31 +50,24 @@ func TestSessionForBindsEachThreadOnce(t *testing.T) {
 	}
 	ids := make(map[string]bot.Thread)
 	for _, th := range threads {
-		id, err := db.SessionFor(t.Context(), th)
-		if err != nil {
-			t.Fatalf("SessionFor(%v): %v", th, err)
-		}
+		id := newSession(t, db, th)
 		if other, dup := ids[id]; dup {
 			t.Errorf("threads %v and %v share session %s", other, th, id)
 		}
 		ids[id] = th
 	}
 	for id, th := range ids {
-		again, err := db.SessionFor(t.Context(), th)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if again != id {
+		if again := newSession(t, db, th); again != id {
 			t.Errorf("SessionFor(%v) = %s, then %s", th, id, again)
 		}
 	}
 }
 
-func TestSessionForConcurrent(t *testing.T) {
-	path := dbPath(t)
-	// Two DBs on one file stand for two processes: their writes do not
-	// queue on a shared connection, only on SQLite's lock.
-	dbs := []*store.DB{openDB(t, path), openDB(t, path)}
+func testSessionForConcurrent(t *testing.T, s suite) {
+	// Two handles on one database stand for two processes: their writes
+	// do not queue on a shared connection, only on the database's locks.
+	db, reopen := s.open(t, Options{})
+	dbs := []Store{db, reopen()}
 	threads := []bot.Thread{slackThread, slackDM, tgTopic, discord}
 
 	const callers = 16
@@ -93,50 +104,31 @@ func TestSessionForConcurrent(t *testing.T) {
 	}
 }
 
-func TestSessionForSurvivesRestart(t *testing.T) {
-	path := dbPath(t)
-	db, err := store.Open(t.Context(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
+func testSessionForSurvivesRestart(t *testing.T, s suite) {
+	db, reopen := s.open(t, Options{})
 	want := make(map[bot.Thread]string)
 	for _, th := range []bot.Thread{slackThread, tgPrivate, discord} {
-		if want[th], err = db.SessionFor(t.Context(), th); err != nil {
-			t.Fatal(err)
-		}
+		want[th] = newSession(t, db, th)
 	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
+	closeNow(t, db)
 
-	db = openDB(t, path)
+	db = reopen()
 	for th, id := range want {
-		got, err := db.SessionFor(t.Context(), th)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got != id {
+		if got := newSession(t, db, th); got != id {
 			t.Errorf("after restart SessionFor(%v) = %s, want %s", th, got, id)
 		}
 	}
 }
 
-func TestNewSessionRebinds(t *testing.T) {
-	path := dbPath(t)
-	db := openDB(t, path, store.WithIDs(sequentialIDs()))
+func testNewSessionRebinds(t *testing.T, s suite) {
+	db, reopen := s.open(t, Options{})
 	ctx := t.Context()
 
-	first, err := db.SessionFor(ctx, tgPrivate)
-	if err != nil {
-		t.Fatal(err)
-	}
+	first := newSession(t, db, tgPrivate)
 	if err := db.AppendMessages(ctx, first, llm.Message{Role: llm.RoleUser, Text: "before /new"}); err != nil {
 		t.Fatal(err)
 	}
-	other, err := db.SessionFor(ctx, slackThread)
-	if err != nil {
-		t.Fatal(err)
-	}
+	other := newSession(t, db, slackThread)
 
 	second, err := db.NewSession(ctx, tgPrivate)
 	if err != nil {
@@ -169,26 +161,21 @@ func TestNewSessionRebinds(t *testing.T) {
 	}
 
 	// The rebinding is durable.
-	reopened := openDB(t, path)
-	if got, _ := reopened.SessionFor(ctx, tgPrivate); got != second {
+	if got, _ := reopen().SessionFor(ctx, tgPrivate); got != second {
 		t.Errorf("after reopen SessionFor = %s, want %s", got, second)
 	}
 }
 
-func TestSessionInfo(t *testing.T) {
-	clock := tickingClock()
-	db := newDB(t, store.WithClock(clock), store.WithIDs(sequentialIDs()))
+func testSessionInfo(t *testing.T, s suite) {
+	db := s.fresh(t) // a ticking clock and ids s1, s2, ...
 	ctx := t.Context()
 
-	id, err := db.SessionFor(ctx, slackThread) // clock reading 0
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := newSession(t, db, slackThread) // clock reading 0
 	info, err := db.Session(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := store.SessionInfo{ID: "s1", Thread: slackThread, CreatedAt: epoch, UpdatedAt: epoch}
+	want := bot.SessionInfo{ID: "s1", Thread: slackThread, CreatedAt: epoch, UpdatedAt: epoch}
 	if info != want {
 		t.Errorf("new session:\n got %+v\nwant %+v", info, want)
 	}
@@ -214,13 +201,13 @@ func TestSessionInfo(t *testing.T) {
 		t.Errorf("old session's thread = %v, want %v", info.Thread, slackThread)
 	}
 
-	if _, err := db.Session(ctx, "missing"); !errors.Is(err, store.ErrNotFound) {
-		t.Errorf("Session(missing) error = %v, want ErrNotFound", err)
+	if _, err := db.Session(ctx, "missing"); !s.notFound(err) {
+		t.Errorf("Session(missing) error = %v, want not found", err)
 	}
 }
 
-func TestSessionNeedsPlatform(t *testing.T) {
-	db := newDB(t)
+func testSessionNeedsPlatform(t *testing.T, s suite) {
+	db := s.fresh(t)
 	if _, err := db.SessionFor(t.Context(), bot.Thread{Chat: "C1"}); err == nil {
 		t.Error("SessionFor accepted a thread without a platform")
 	}
@@ -229,11 +216,9 @@ func TestSessionNeedsPlatform(t *testing.T) {
 	}
 }
 
-func TestDuplicateInjectedID(t *testing.T) {
-	db := newDB(t, store.WithIDs(func() string { return "same" }))
-	if _, err := db.SessionFor(t.Context(), slackThread); err != nil {
-		t.Fatal(err)
-	}
+func testDuplicateInjectedID(t *testing.T, s suite) {
+	db, _ := s.open(t, Options{NewID: func() string { return "same" }})
+	newSession(t, db, slackThread)
 	// An id generator that repeats itself is a bug worth an error, not a
 	// thread silently joined to another's session.
 	if id, err := db.SessionFor(t.Context(), slackDM); err == nil {

@@ -1,8 +1,7 @@
-package store_test
+package storetest
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -11,8 +10,15 @@ import (
 
 	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/bot"
-	"github.com/parleybot/parley/store"
 )
+
+var transcriptTests = []test{
+	{"RoundTrip", testTranscriptRoundTrip},
+	{"EmptyAndUnknownSessions", testMessagesOfEmptyAndUnknownSessions},
+	{"Separate", testTranscriptsAreSeparate},
+	{"AppendConcurrent", testAppendMessagesConcurrent},
+	{"Replace", testReplaceMessages},
+}
 
 // everyShape is a transcript using every llm.Message field, including the
 // awkward ones: arguments with whitespace (marshalling a json.RawMessage
@@ -35,14 +41,10 @@ var everyShape = []llm.Message{
 	{Role: llm.RoleAssistant},
 }
 
-func TestTranscriptRoundTrip(t *testing.T) {
-	path := dbPath(t)
-	db := openDB(t, path)
+func testTranscriptRoundTrip(t *testing.T, s suite) {
+	db, reopen := s.open(t, Options{})
 	ctx := t.Context()
-	id, err := db.SessionFor(ctx, slackThread)
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := newSession(t, db, slackThread)
 	// In two appends, to check that order holds across calls.
 	if err := db.AppendMessages(ctx, id, everyShape[:3]...); err != nil {
 		t.Fatal(err)
@@ -50,7 +52,7 @@ func TestTranscriptRoundTrip(t *testing.T) {
 	if err := db.AppendMessages(ctx, id, everyShape[3:]...); err != nil {
 		t.Fatal(err)
 	}
-	for _, db := range []*store.DB{db, openDB(t, path)} { // and after a reopen
+	for _, db := range []Store{db, reopen()} { // and after a reopen
 		got, err := db.Messages(ctx, id)
 		if err != nil {
 			t.Fatal(err)
@@ -61,33 +63,29 @@ func TestTranscriptRoundTrip(t *testing.T) {
 	}
 }
 
-func TestMessagesOfEmptyAndUnknownSessions(t *testing.T) {
-	db := newDB(t)
+func testMessagesOfEmptyAndUnknownSessions(t *testing.T, s suite) {
+	db := s.fresh(t)
 	ctx := t.Context()
-	id, err := db.SessionFor(ctx, slackThread)
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := newSession(t, db, slackThread)
 	if msgs, err := db.Messages(ctx, id); err != nil || len(msgs) != 0 {
 		t.Errorf("Messages of a new session = %v, %v; want none, no error", msgs, err)
 	}
-	if _, err := db.Messages(ctx, "missing"); !errors.Is(err, store.ErrNotFound) {
-		t.Errorf("Messages(missing) error = %v, want ErrNotFound", err)
+	if _, err := db.Messages(ctx, "missing"); !s.notFound(err) {
+		t.Errorf("Messages(missing) error = %v, want not found", err)
 	}
-	err = db.AppendMessages(ctx, "missing", llm.Message{Role: llm.RoleUser, Text: "hi"})
-	if !errors.Is(err, store.ErrNotFound) {
-		t.Errorf("AppendMessages(missing) error = %v, want ErrNotFound", err)
+	err := db.AppendMessages(ctx, "missing", llm.Message{Role: llm.RoleUser, Text: "hi"})
+	if !s.notFound(err) {
+		t.Errorf("AppendMessages(missing) error = %v, want not found", err)
 	}
 	if err := db.AppendMessages(ctx, id); err != nil {
 		t.Errorf("appending nothing: %v", err)
 	}
 }
 
-func TestTranscriptsAreSeparate(t *testing.T) {
-	db := newDB(t)
+func testTranscriptsAreSeparate(t *testing.T, s suite) {
+	db := s.fresh(t)
 	ctx := t.Context()
-	a, _ := db.SessionFor(ctx, slackThread)
-	b, _ := db.SessionFor(ctx, tgTopic)
+	a, b := newSession(t, db, slackThread), newSession(t, db, tgTopic)
 	for i := range 3 {
 		if err := db.AppendMessages(ctx, a, llm.Message{Role: llm.RoleUser, Text: fmt.Sprint("a", i)}); err != nil {
 			t.Fatal(err)
@@ -101,6 +99,9 @@ func TestTranscriptsAreSeparate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if len(msgs) != 3 {
+			t.Errorf("session %s has %d messages, want 3", prefix, len(msgs))
+		}
 		for i, m := range msgs {
 			if want := fmt.Sprint(prefix, i); m.Text != want {
 				t.Errorf("session %s message %d = %q, want %q", prefix, i, m.Text, want)
@@ -109,22 +110,20 @@ func TestTranscriptsAreSeparate(t *testing.T) {
 	}
 }
 
-// TestAppendMessagesConcurrent: appends from many goroutines all land, and
-// each batch stays contiguous and in order.
-func TestAppendMessagesConcurrent(t *testing.T) {
-	db := newDB(t)
+// testAppendMessagesConcurrent: appends from many goroutines, on two
+// handles, all land, and each batch stays contiguous and in order.
+func testAppendMessagesConcurrent(t *testing.T, s suite) {
+	db, reopen := s.open(t, Options{})
+	dbs := []Store{db, reopen()}
 	ctx := t.Context()
-	id, err := db.SessionFor(ctx, discord)
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := newSession(t, db, discord)
 	const writers, batches = 10, 10
 	var wg sync.WaitGroup
 	for w := range writers {
 		wg.Go(func() {
 			for b := range batches {
 				call := fmt.Sprintf("w%d-b%d", w, b)
-				err := db.AppendMessages(ctx, id,
+				err := dbs[w%2].AppendMessages(ctx, id,
 					llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: call, Name: "t", Arguments: json.RawMessage(`{}`)}}},
 					llm.Message{Role: llm.RoleTool, ToolCallID: call, ToolName: "t", Text: "ok"},
 				)
@@ -158,13 +157,10 @@ func TestAppendMessagesConcurrent(t *testing.T) {
 	}
 }
 
-func TestReplaceMessages(t *testing.T) {
-	db := newDB(t)
+func testReplaceMessages(t *testing.T, s suite) {
+	db := s.fresh(t)
 	ctx := t.Context()
-	sid, err := db.SessionFor(ctx, bot.Thread{Platform: "console", Chat: "ana"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sid := newSession(t, db, bot.Thread{Platform: "console", Chat: "ana"})
 	old := []llm.Message{{Role: llm.RoleUser, Text: "one"}, {Role: llm.RoleAssistant, Text: "two"}, {Role: llm.RoleUser, Text: "three"}}
 	if err := db.AppendMessages(ctx, sid, old...); err != nil {
 		t.Fatal(err)
@@ -187,7 +183,7 @@ func TestReplaceMessages(t *testing.T) {
 	if got, _ = db.Messages(ctx, sid); len(got) != 4 || got[3].Text != "four" {
 		t.Fatalf("append after replace: %+v", got)
 	}
-	if err := db.ReplaceMessages(ctx, "no-such-session", summary); !errors.Is(err, store.ErrNotFound) {
+	if err := db.ReplaceMessages(ctx, "no-such-session", summary); !s.notFound(err) {
 		t.Fatalf("unknown session: %v", err)
 	}
 }

@@ -1,16 +1,19 @@
-package store_test
+package storetest
 
 import (
 	"maps"
 	"testing"
 	"time"
-
-	"github.com/parleybot/parley/store"
 )
 
-func TestKV(t *testing.T) {
-	path := dbPath(t)
-	db := openDB(t, path)
+var kvTests = []test{
+	{"GetSet", testKV},
+	{"DeleteStale", testKVDeleteStale},
+	{"KeysWithPrefix", testKVKeysWithPrefix},
+}
+
+func testKV(t *testing.T, s suite) {
+	db, reopen := s.open(t, Options{})
 	ctx := t.Context()
 
 	if v, ok, err := db.Get(ctx, "telegram.offset"); v != "" || ok || err != nil {
@@ -23,15 +26,15 @@ func TestKV(t *testing.T) {
 		{"discord.session", "resume:abc"},
 	}
 	want := make(map[string]string)
-	for _, s := range steps {
-		if err := db.Set(ctx, s.key, s.value); err != nil {
+	for _, st := range steps {
+		if err := db.Set(ctx, st.key, st.value); err != nil {
 			t.Fatal(err)
 		}
-		want[s.key] = s.value
+		want[st.key] = st.value
 	}
 	// Read back through this DB and through a second one opened afterwards,
 	// as after a restart.
-	for _, db := range []*store.DB{db, openDB(t, path)} {
+	for _, db := range []Store{db, reopen()} {
 		for key, value := range want {
 			v, ok, err := db.Get(ctx, key)
 			if v != value || !ok || err != nil {
@@ -41,9 +44,10 @@ func TestKV(t *testing.T) {
 	}
 }
 
-func TestKVDeleteStale(t *testing.T) {
-	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	db := openDB(t, dbPath(t), store.WithClock(func() time.Time { return clock }))
+func testKVDeleteStale(t *testing.T, s suite) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clock := newClock(start)
+	db, _ := s.open(t, Options{Now: clock.Now})
 	ctx := t.Context()
 	set := func(key string) {
 		if err := db.Set(ctx, key, "v"); err != nil {
@@ -53,10 +57,10 @@ func TestKVDeleteStale(t *testing.T) {
 	set("telegram:chain:-1:1")
 	set("telegram:chainless") // same prefix bytes up to "chain"; not ":"
 	set("refused:telegram:7")
-	clock = clock.Add(48 * time.Hour)
+	clock.Set(start.Add(48 * time.Hour))
 	set("telegram:chain:-1:2")
 
-	n, err := db.DeleteStale(ctx, "telegram:chain:", clock.Add(-24*time.Hour))
+	n, err := db.DeleteStale(ctx, "telegram:chain:", clock.Now().Add(-24*time.Hour))
 	if err != nil || n != 1 {
 		t.Fatalf("DeleteStale = %d, %v; want 1 (only the old chain entry)", n, err)
 	}
@@ -69,15 +73,15 @@ func TestKVDeleteStale(t *testing.T) {
 		}
 	}
 	// A prefix with LIKE wildcards is taken literally.
-	if n, err := db.DeleteStale(ctx, "%", clock.Add(time.Hour)); err != nil || n != 0 {
+	if n, err := db.DeleteStale(ctx, "%", clock.Now().Add(time.Hour)); err != nil || n != 0 {
 		t.Fatalf("DeleteStale(%%) = %d, %v; want 0", n, err)
 	}
 }
 
-func TestKVKeysWithPrefix(t *testing.T) {
-	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	start := clock
-	db := openDB(t, dbPath(t), store.WithClock(func() time.Time { return clock }))
+func testKVKeysWithPrefix(t *testing.T, s suite) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clock := newClock(start)
+	db, _ := s.open(t, Options{Now: clock.Now})
 	ctx := t.Context()
 	set := func(key, value string) {
 		t.Helper()
@@ -89,7 +93,7 @@ func TestKVKeysWithPrefix(t *testing.T) {
 	set("discord:seenless", "x") // shares the bytes up to "seen", not the ":"
 	set("telegram:offset", "5")
 	set("a%b_c:1", "wild") // LIKE wildcards in a key
-	clock = clock.Add(time.Hour)
+	clock.Set(start.Add(time.Hour))
 	set("discord:seen:2", "|20")
 	set("discord:seen:1", "g|11") // rewritten: now recent
 
@@ -100,9 +104,9 @@ func TestKVKeysWithPrefix(t *testing.T) {
 		want   map[string]string
 	}{
 		{"all of a prefix", "discord:seen:", start, map[string]string{"discord:seen:1": "g|11", "discord:seen:2": "|20"}},
-		{"since is inclusive", "discord:seen:", clock, map[string]string{"discord:seen:1": "g|11", "discord:seen:2": "|20"}},
-		{"newer than every write", "discord:seen:", clock.Add(time.Millisecond), map[string]string{}},
-		{"older writes left out", "", clock, map[string]string{"discord:seen:1": "g|11", "discord:seen:2": "|20"}},
+		{"since is inclusive", "discord:seen:", clock.Now(), map[string]string{"discord:seen:1": "g|11", "discord:seen:2": "|20"}},
+		{"newer than every write", "discord:seen:", clock.Now().Add(time.Millisecond), map[string]string{}},
+		{"older writes left out", "", clock.Now(), map[string]string{"discord:seen:1": "g|11", "discord:seen:2": "|20"}},
 		{"empty prefix is every key", "", start, map[string]string{
 			"discord:seen:1": "g|11", "discord:seen:2": "|20", "discord:seenless": "x",
 			"telegram:offset": "5", "a%b_c:1": "wild",

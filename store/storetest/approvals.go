@@ -1,16 +1,25 @@
-package store_test
+package storetest
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/parleybot/parley/bot"
-	"github.com/parleybot/parley/store"
 )
+
+var approvalTests = []test{
+	{"CreateRoundTripAndIdempotence", testCreateApprovalRoundTripAndIdempotence},
+	{"CreateErrors", testCreateApprovalErrors},
+	{"Decide", testDecideApproval},
+	{"DecideUnknown", testDecideUnknownApproval},
+	{"DecideRace", testDecideApprovalRace},
+	{"SetRefs", testSetApprovalRefs},
+	{"Listings", testApprovalListings},
+}
 
 var (
 	apAlice = bot.User{Platform: "telegram", ID: "42", Name: "Alice"}
@@ -28,7 +37,7 @@ func newApprovalRec(id, sid, call string) bot.ApprovalRecord {
 }
 
 // approvalSession creates a approvalSession to hang approvals on.
-func approvalSession(t *testing.T, db *store.DB, chat string) string {
+func approvalSession(t *testing.T, db Store, chat string) string {
 	t.Helper()
 	sid, err := db.SessionFor(t.Context(), bot.Thread{Platform: "telegram", Chat: chat})
 	if err != nil {
@@ -37,7 +46,7 @@ func approvalSession(t *testing.T, db *store.DB, chat string) string {
 	return sid
 }
 
-func mustCreateApproval(t *testing.T, db *store.DB, rec bot.ApprovalRecord) bot.ApprovalRecord {
+func mustCreateApproval(t *testing.T, db Store, rec bot.ApprovalRecord) bot.ApprovalRecord {
 	t.Helper()
 	got, created, err := db.CreateApproval(t.Context(), rec)
 	if err != nil || !created {
@@ -46,8 +55,8 @@ func mustCreateApproval(t *testing.T, db *store.DB, rec bot.ApprovalRecord) bot.
 	return got
 }
 
-func TestCreateApprovalRoundTripAndIdempotence(t *testing.T) {
-	db := newDB(t)
+func testCreateApprovalRoundTripAndIdempotence(t *testing.T, s suite) {
+	db, reopen := s.open(t, Options{})
 	ctx := t.Context()
 	sid := approvalSession(t, db, "c1")
 	want := newApprovalRec("ap1", sid, "call_1")
@@ -72,11 +81,8 @@ func TestCreateApprovalRoundTripAndIdempotence(t *testing.T) {
 	}
 
 	// The row survives the process.
-	path := db.Path()
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	db2 := openDB(t, path)
+	closeNow(t, db)
+	db2 := reopen()
 	got, ok, err := db2.Approval(ctx, "ap1")
 	if err != nil || !ok {
 		t.Fatalf("Approval after reopen = %t, %v", ok, err)
@@ -86,8 +92,8 @@ func TestCreateApprovalRoundTripAndIdempotence(t *testing.T) {
 	}
 }
 
-func TestCreateApprovalErrors(t *testing.T) {
-	db := newDB(t)
+func testCreateApprovalErrors(t *testing.T, s suite) {
+	db := s.fresh(t)
 	sid := approvalSession(t, db, "c1")
 	mustCreateApproval(t, db, newApprovalRec("ap1", sid, "call_1"))
 	tests := []struct {
@@ -106,14 +112,14 @@ func TestCreateApprovalErrors(t *testing.T) {
 			if err == nil {
 				t.Fatal("CreateApproval succeeded")
 			}
-			if got := errors.Is(err, store.ErrNotFound); got != tt.notFound {
-				t.Errorf("errors.Is(%v, ErrNotFound) = %t, want %t", err, got, tt.notFound)
+			if got := s.notFound(err); got != tt.notFound {
+				t.Errorf("not found (%v) = %t, want %t", err, got, tt.notFound)
 			}
 		})
 	}
 }
 
-func TestDecideApproval(t *testing.T) {
+func testDecideApproval(t *testing.T, s suite) {
 	deadline := epoch.Add(10 * time.Minute)
 	tests := []struct {
 		name    string
@@ -135,7 +141,7 @@ func TestDecideApproval(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			db := newDB(t)
+			db := s.fresh(t)
 			ctx := t.Context()
 			rec := mustCreateApproval(t, db, newApprovalRec("ap1", approvalSession(t, db, "c1"), "call_1"))
 			won, err := db.DecideApproval(ctx, rec.ID, tt.status, tt.by, tt.at)
@@ -168,20 +174,19 @@ func TestDecideApproval(t *testing.T) {
 	}
 }
 
-func TestDecideUnknownApproval(t *testing.T) {
-	db := newDB(t)
+func testDecideUnknownApproval(t *testing.T, s suite) {
+	db := s.fresh(t)
 	if won, err := db.DecideApproval(t.Context(), "nosuch", bot.ApprovalApproved, apAlice, epoch); won || err != nil {
 		t.Errorf("DecideApproval(nosuch) = %t, %v; want lost", won, err)
 	}
 }
 
-// TestDecideApprovalRace: double clicks, two approvers and the expiry sweep
+// testDecideApprovalRace: double clicks, two approvers and the expiry sweep
 // all at once, from two processes' worth of connections: exactly one wins,
 // and the row shows that one.
-func TestDecideApprovalRace(t *testing.T) {
-	path := dbPath(t)
-	db1 := openDB(t, path)
-	db2 := openDB(t, path) // a second pool on the file, as another process would have
+func testDecideApprovalRace(t *testing.T, s suite) {
+	db1, reopen := s.open(t, Options{})
+	db2 := reopen() // a second handle on the database, as another process would have
 	ctx := t.Context()
 	for round := range 5 {
 		rec := mustCreateApproval(t, db1, newApprovalRec(fmt.Sprintf("ap%d", round), approvalSession(t, db1, fmt.Sprint("c", round)), "call_1"))
@@ -245,8 +250,8 @@ func approvalKeyOf(u bot.User) string {
 	return u.Key()
 }
 
-func TestSetApprovalRefs(t *testing.T) {
-	db := newDB(t)
+func testSetApprovalRefs(t *testing.T, s suite) {
+	db := s.fresh(t)
 	ctx := t.Context()
 	rec := mustCreateApproval(t, db, newApprovalRec("ap1", approvalSession(t, db, "c1"), "call_1"))
 	refs := []bot.MessageRef{{Thread: bot.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1.5"}, ID: "1.7"}}
@@ -260,13 +265,13 @@ func TestSetApprovalRefs(t *testing.T) {
 	if diff := cmp.Diff(refs, got.Refs); diff != "" {
 		t.Errorf("refs (-want +got):\n%s", diff)
 	}
-	if err := db.SetApprovalRefs(ctx, "nosuch", refs); !errors.Is(err, store.ErrNotFound) {
-		t.Errorf("SetApprovalRefs(nosuch) = %v, want ErrNotFound", err)
+	if err := db.SetApprovalRefs(ctx, "nosuch", refs); !s.notFound(err) {
+		t.Errorf("SetApprovalRefs(nosuch) = %v, want not found", err)
 	}
 }
 
-func TestApprovalListings(t *testing.T) {
-	db := newDB(t)
+func testApprovalListings(t *testing.T, s suite) {
+	db := s.fresh(t)
 	ctx := t.Context()
 	s1, s2 := approvalSession(t, db, "c1"), approvalSession(t, db, "c2")
 	due := func(id, sid, call string, minutes int) bot.ApprovalRecord {

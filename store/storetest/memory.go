@@ -1,4 +1,4 @@
-package store_test
+package storetest
 
 import (
 	"errors"
@@ -10,8 +10,18 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/parleybot/parley/agent"
-	"github.com/parleybot/parley/store"
 )
+
+var memoryTests = []test{
+	{"UnknownUserIsEmpty", testMemoryOfUnknownUserIsEmpty},
+	{"Edit", testEditMemory},
+	{"EditSeesCurrentEntries", testEditMemoryEditSeesCurrentEntries},
+	{"EditErrorAborts", testEditMemoryErrorAborts},
+	{"EditRejectsBadArguments", testEditMemoryRejectsBadArguments},
+	{"PerUser", testMemoryIsPerUser},
+	{"EditConcurrent", testEditMemoryConcurrent},
+	{"UpsertUserKeepsMemory", testUpsertUserKeepsMemory},
+}
 
 // The edits the memory tool makes.
 
@@ -42,8 +52,8 @@ func remove(old string) func([]string) ([]string, error) {
 
 func clearAll(es []string) ([]string, error) { return nil, nil }
 
-func TestMemoryOfUnknownUserIsEmpty(t *testing.T) {
-	db := newDB(t)
+func testMemoryOfUnknownUserIsEmpty(t *testing.T, s suite) {
+	db := s.fresh(t)
 	m, err := db.Memory(t.Context(), "slack:U404")
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +63,7 @@ func TestMemoryOfUnknownUserIsEmpty(t *testing.T) {
 	}
 }
 
-func TestEditMemory(t *testing.T) {
+func testEditMemory(t *testing.T, s suite) {
 	type step struct {
 		target agent.MemoryTarget
 		edit   func([]string) ([]string, error)
@@ -106,7 +116,7 @@ func TestEditMemory(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			db := newDB(t)
+			db := s.fresh(t)
 			for i, s := range tt.steps {
 				if err := db.EditMemory(t.Context(), "slack:U01", s.target, s.edit); err != nil {
 					t.Fatalf("step %d: %v", i, err)
@@ -123,8 +133,8 @@ func TestEditMemory(t *testing.T) {
 	}
 }
 
-func TestEditMemoryEditSeesCurrentEntries(t *testing.T) {
-	db := newDB(t)
+func testEditMemoryEditSeesCurrentEntries(t *testing.T, s suite) {
+	db := s.fresh(t)
 	for _, e := range []string{"a", "b"} {
 		if err := db.EditMemory(t.Context(), "discord:1", agent.Profile, add(e)); err != nil {
 			t.Fatal(err)
@@ -143,8 +153,8 @@ func TestEditMemoryEditSeesCurrentEntries(t *testing.T) {
 	}
 }
 
-func TestEditMemoryErrorAborts(t *testing.T) {
-	db := newDB(t)
+func testEditMemoryErrorAborts(t *testing.T, s suite) {
+	db := s.fresh(t)
 	ctx := t.Context()
 	if err := db.EditMemory(ctx, "telegram:7", agent.Facts, add("keep me")); err != nil {
 		t.Fatal(err)
@@ -173,8 +183,8 @@ func TestEditMemoryErrorAborts(t *testing.T) {
 	}
 }
 
-func TestEditMemoryRejectsBadArguments(t *testing.T) {
-	db := newDB(t)
+func testEditMemoryRejectsBadArguments(t *testing.T, s suite) {
+	db := s.fresh(t)
 	tests := []struct {
 		name   string
 		user   string
@@ -195,8 +205,8 @@ func TestEditMemoryRejectsBadArguments(t *testing.T) {
 	}
 }
 
-func TestMemoryIsPerUser(t *testing.T) {
-	db := newDB(t)
+func testMemoryIsPerUser(t *testing.T, s suite) {
+	db := s.fresh(t)
 	ctx := t.Context()
 	edits := []struct {
 		user   string
@@ -231,12 +241,12 @@ func TestMemoryIsPerUser(t *testing.T) {
 	}
 }
 
-// TestEditMemoryConcurrent: many writers appending to one list at once, from
+// testEditMemoryConcurrent: many writers appending to one list at once, from
 // one DB and from a second one on the same file (another process), lose
 // nothing.
-func TestEditMemoryConcurrent(t *testing.T) {
-	path := dbPath(t)
-	dbs := []*store.DB{openDB(t, path), openDB(t, path)}
+func testEditMemoryConcurrent(t *testing.T, s suite) {
+	db, reopen := s.open(t, Options{})
+	dbs := []Store{db, reopen()}
 	const writers, entries = 20, 10
 	var wg sync.WaitGroup
 	for w := range writers {
@@ -282,5 +292,45 @@ func TestEditMemoryConcurrent(t *testing.T) {
 	}
 	if other, _ := dbs[1].Memory(t.Context(), "slack:U02"); len(other.Facts) != entries {
 		t.Errorf("other user has %d facts, want %d", len(other.Facts), entries)
+	}
+}
+
+// testUpsertUserKeepsMemory: recording a person's name, before or after
+// their memory exists, and again unchanged or renamed, leaves the memory
+// as it is.
+func testUpsertUserKeepsMemory(t *testing.T, s suite) {
+	db := s.fresh(t)
+	ctx := t.Context()
+	steps := []struct {
+		name string
+		op   func() error
+		want agent.Memory
+	}{
+		{"upsert a new person", func() error { return db.UpsertUser(ctx, "telegram:42", "telegram", "Ann") }, agent.Memory{}},
+		{"remember", func() error { return db.EditMemory(ctx, "telegram:42", agent.Profile, add("likes Go")) },
+			agent.Memory{Profile: []string{"likes Go"}}},
+		{"upsert unchanged", func() error { return db.UpsertUser(ctx, "telegram:42", "telegram", "Ann") },
+			agent.Memory{Profile: []string{"likes Go"}}},
+		{"rename", func() error { return db.UpsertUser(ctx, "telegram:42", "telegram", "Ann B.") },
+			agent.Memory{Profile: []string{"likes Go"}}},
+		{"memory of someone never upserted", func() error { return db.EditMemory(ctx, "telegram:7", agent.Facts, add("x")) },
+			agent.Memory{Profile: []string{"likes Go"}}},
+		{"upsert them after", func() error { return db.UpsertUser(ctx, "telegram:7", "telegram", "Bo") },
+			agent.Memory{Profile: []string{"likes Go"}}},
+	}
+	for _, st := range steps {
+		if err := st.op(); err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		got, err := db.Memory(ctx, "telegram:42")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(st.want, got); diff != "" {
+			t.Errorf("%s: memory of telegram:42 (-want +got):\n%s", st.name, diff)
+		}
+	}
+	if got, err := db.Memory(ctx, "telegram:7"); err != nil || !slices.Equal(got.Facts, []string{"x"}) {
+		t.Errorf("memory of telegram:7 = %+v, %v; want the fact x", got, err)
 	}
 }

@@ -1,4 +1,4 @@
-package store_test
+package storetest
 
 import (
 	"errors"
@@ -9,8 +9,18 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/parleybot/parley/agent/remind"
-	"github.com/parleybot/parley/store"
 )
+
+var remindTests = []test{
+	{"ItemsCRUD", testItemsCRUD},
+	{"ItemsCap", testItemsCap},
+	{"CancelAndPause", testCancelAndPause},
+	{"ClaimDue", testClaimDue},
+	{"ClaimDueConcurrent", testClaimDueConcurrent},
+	{"PendingClaims", testPendingClaims},
+	{"RecordItemRun", testRecordItemRun},
+	{"ReminderStats", testReminderStats},
+}
 
 // rt0 is 09:00 in Berlin (CEST) on a Tuesday, where the reminder tests
 // start.
@@ -31,7 +41,7 @@ func daily(scope, owner string) remind.Item {
 	return it
 }
 
-func addItem(t *testing.T, db *store.DB, it remind.Item) remind.Item {
+func addItem(t *testing.T, db Store, it remind.Item) remind.Item {
 	t.Helper()
 	id, err := db.AddItem(t.Context(), it, 0)
 	if err != nil {
@@ -44,8 +54,8 @@ func addItem(t *testing.T, db *store.DB, it remind.Item) remind.Item {
 	return got
 }
 
-func TestItemsCRUD(t *testing.T) {
-	db := newDB(t, store.WithClock(func() time.Time { return epoch }))
+func testItemsCRUD(t *testing.T, s suite) {
+	db, _ := s.open(t, Options{Now: func() time.Time { return epoch }})
 	ctx := t.Context()
 	a := reminder("space:slack:T1", "slack:U1", rt0.Add(2*time.Hour))
 	a.Targets = []string{"slack:U1", "slack:U2"}
@@ -92,8 +102,8 @@ func TestItemsCRUD(t *testing.T) {
 		t.Errorf("U1's items after a pause and a cancel: %+v", mine)
 	}
 
-	if _, err := db.Item(ctx, 999); !errors.Is(err, store.ErrNotFound) {
-		t.Errorf("Item(999) = %v, want ErrNotFound", err)
+	if _, err := db.Item(ctx, 999); !s.notFound(err) {
+		t.Errorf("Item(999) = %v, want not found", err)
 	}
 	bad := reminder("space:slack:T1", "", rt0)
 	if _, err := db.AddItem(ctx, bad, 0); !errors.Is(err, remind.ErrInvalid) {
@@ -106,8 +116,8 @@ func TestItemsCRUD(t *testing.T) {
 	}
 }
 
-func TestItemsCap(t *testing.T) {
-	db := newDB(t)
+func testItemsCap(t *testing.T, s suite) {
+	db := s.fresh(t)
 	ctx := t.Context()
 	const scope, owner = "space:slack:T1", "slack:U1"
 	first := addItem(t, db, reminder(scope, owner, rt0))
@@ -167,8 +177,8 @@ func TestItemsCap(t *testing.T) {
 	}
 }
 
-func TestCancelAndPause(t *testing.T) {
-	db := newDB(t)
+func testCancelAndPause(t *testing.T, s suite) {
+	db := s.fresh(t)
 	ctx := t.Context()
 	d := addItem(t, db, daily("person:telegram:101", "telegram:101"))
 	one := addItem(t, db, reminder("person:telegram:101", "telegram:101", rt0.Add(time.Hour)))
@@ -227,8 +237,8 @@ func TestCancelAndPause(t *testing.T) {
 		{"pause cancelled", func() error { _, err := db.PauseItem(ctx, d.ID, true, rt0); return err }, remind.ErrFinished},
 		{"resume done", func() error { _, err := db.PauseItem(ctx, one.ID, false, rt0); return err }, remind.ErrFinished},
 		{"cancel done", func() error { return db.CancelItem(ctx, one.ID) }, remind.ErrFinished},
-		{"cancel unknown", func() error { return db.CancelItem(ctx, 999) }, store.ErrNotFound},
-		{"pause unknown", func() error { _, err := db.PauseItem(ctx, 999, true, rt0); return err }, store.ErrNotFound},
+		{"cancel unknown", func() error { return db.CancelItem(ctx, 999) }, s.e.NotFound},
+		{"pause unknown", func() error { _, err := db.PauseItem(ctx, 999, true, rt0); return err }, s.e.NotFound},
 	}
 	for _, tt := range tests {
 		if err := tt.op(); !errors.Is(err, tt.err) {
@@ -237,8 +247,8 @@ func TestCancelAndPause(t *testing.T) {
 	}
 }
 
-func TestClaimDue(t *testing.T) {
-	db := newDB(t)
+func testClaimDue(t *testing.T, s suite) {
+	db := s.fresh(t)
 	ctx := t.Context()
 	d := addItem(t, db, daily("space:slack:T1", "slack:U1"))
 	one := addItem(t, db, reminder("space:slack:T1", "slack:U1", rt0.Add(-3*time.Hour)))
@@ -293,13 +303,9 @@ func TestClaimDue(t *testing.T) {
 // A crash between the claim and the delivery leaves the claim pending,
 // also after the database is opened again; marking it delivered, once or
 // twice, clears it.
-func TestPendingClaims(t *testing.T) {
-	path := dbPath(t)
+func testPendingClaims(t *testing.T, s suite) {
+	db, reopen := s.open(t, Options{})
 	ctx := t.Context()
-	db, err := store.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	addItem(t, db, daily("space:slack:T1", "slack:U1"))
 	one := addItem(t, db, reminder("space:slack:T1", "slack:U1", rt0))
 	claims, err := db.ClaimDue(ctx, rt0, time.Hour, 10)
@@ -309,9 +315,9 @@ func TestPendingClaims(t *testing.T) {
 	if err := db.ClaimDelivered(ctx, claims[0]); err != nil {
 		t.Fatal(err)
 	}
-	db.Close() // the crash
+	closeNow(t, db) // the crash
 
-	db = openDB(t, path)
+	db = reopen()
 	pending, err := db.PendingClaims(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -337,8 +343,8 @@ func TestPendingClaims(t *testing.T) {
 	}
 }
 
-func TestRecordItemRun(t *testing.T) {
-	db := newDB(t)
+func testRecordItemRun(t *testing.T, s suite) {
+	db := s.fresh(t)
 	ctx := t.Context()
 	d := addItem(t, db, daily("space:slack:T1", "slack:U1"))
 	steps := []struct {
@@ -368,16 +374,16 @@ func TestRecordItemRun(t *testing.T) {
 				i, s.ok, paused, got.Failures, got.Status, got.LastRun, got.LastResult, s.paused, s.failures, s.status)
 		}
 	}
-	if _, err := db.RecordItemRun(ctx, 999, true, "", rt0); !errors.Is(err, store.ErrNotFound) {
-		t.Errorf("RecordItemRun(999) = %v, want ErrNotFound", err)
+	if _, err := db.RecordItemRun(ctx, 999, true, "", rt0); !s.notFound(err) {
+		t.Errorf("RecordItemRun(999) = %v, want not found", err)
 	}
 }
 
-func TestReminderStats(t *testing.T) {
-	db := newDB(t)
+func testReminderStats(t *testing.T, s suite) {
+	db := s.fresh(t)
 	ctx := t.Context()
-	if s, err := db.ReminderStats(ctx, rt0); err != nil || s != (remind.Stats{}) {
-		t.Fatalf("empty: %+v, %v", s, err)
+	if st, err := db.ReminderStats(ctx, rt0); err != nil || st != (remind.Stats{}) {
+		t.Fatalf("empty: %+v, %v", st, err)
 	}
 	if _, ok, err := db.NextItemDue(ctx); ok || err != nil {
 		t.Fatalf("NextItemDue with nothing = %v, %v", ok, err)
@@ -389,20 +395,20 @@ func TestReminderStats(t *testing.T) {
 	c := addItem(t, db, reminder("s", "o", rt0))
 	db.PauseItem(ctx, p.ID, true, rt0)
 	db.CancelItem(ctx, c.ID)
-	s, err := db.ReminderStats(ctx, rt0)
+	st, err := db.ReminderStats(ctx, rt0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := remind.Stats{Active: 3, Paused: 1, Cancelled: 1, Next: rt0.Add(-2 * time.Minute), Overdue: 1}
-	if s != want {
-		t.Errorf("stats = %+v, want %+v", s, want)
+	if st != want {
+		t.Errorf("stats = %+v, want %+v", st, want)
 	}
 	if _, err := db.ClaimDue(ctx, rt0, time.Hour, 10); err != nil {
 		t.Fatal(err)
 	}
-	s, _ = db.ReminderStats(ctx, rt0)
+	st, _ = db.ReminderStats(ctx, rt0)
 	want = remind.Stats{Active: 1, Paused: 1, Done: 2, Cancelled: 1, Next: rt0.Add(time.Hour), Undelivered: 2}
-	if s != want {
-		t.Errorf("stats after a claim = %+v, want %+v", s, want)
+	if st != want {
+		t.Errorf("stats after a claim = %+v, want %+v", st, want)
 	}
 }
