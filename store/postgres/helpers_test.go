@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -36,7 +37,8 @@ func sequentialIDs() func() string {
 // openDB opens the database at url and closes it when the test ends.
 func openDB(t testing.TB, url string, opts ...postgres.Option) *postgres.DB {
 	t.Helper()
-	db, err := postgres.Open(t.Context(), url, opts...)
+	quiet := postgres.WithLogger(slog.New(slog.DiscardHandler))
+	db, err := postgres.Open(t.Context(), url, append([]postgres.Option{quiet}, opts...)...)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}

@@ -166,20 +166,16 @@ func scanPassage(row rowScanner) (kb.Result, error) {
 }
 
 // KeywordSearch runs match (an FTS5 query as kb.MatchQuery writes it,
-// translated by tsqueryLiteral) over the passages of scopes, best first
-// by ts_rank_cd with the columns weighted as store weighs them; Score is
-// the rank, higher is better. The scope filter is in the same WHERE as the
-// match, so the n best are the n best of what the asker may see.
+// translated term by term by tsqueryTerms) over the passages of scopes,
+// best first by keywordSearchSQL's rank: ts_rank_cd with the columns
+// weighted as store weighs them, each term's weighed by its IDF. Score is
+// the rank, higher is better.
 func (db *DB) KeywordSearch(ctx context.Context, scopes []string, match string, n int) ([]kb.Result, error) {
-	query := tsqueryLiteral(match)
-	if len(scopes) == 0 || query == "" {
+	terms := tsqueryTerms(match)
+	if len(scopes) == 0 || len(terms) == 0 {
 		return nil, nil
 	}
-	rows, err := db.pool.Query(ctx, `
-		SELECT `+passageColumns+`, ts_rank_cd('`+rankWeights+`', c.tsv, q, `+rankNormalization+`) AS rank
-		FROM kb_chunks c JOIN kb_documents d ON d.id = c.doc_id, CAST($2 AS tsquery) AS q
-		WHERE c.scope = ANY($1) AND c.tsv @@ q
-		ORDER BY rank DESC, c.id LIMIT $3`, scopes, query, sqlLimit(n))
+	rows, err := db.pool.Query(ctx, keywordSearchSQL, scopes, terms, sqlLimit(n))
 	if err != nil {
 		return nil, fmt.Errorf("postgres: keyword search: %w", err)
 	}

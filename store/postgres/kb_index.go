@@ -34,8 +34,13 @@ const (
 	weightUni   = 'B'
 	weightHead  = 'C'
 	rankWeights = "{0.1, 0.3, 0.5, 1.0}"
-	// rankNormalization is ts_rank_cd's: 0 ignores the passage's length.
-	rankNormalization = "0"
+	// rankNormalization is ts_rank_cd's 32, rank/(rank+1): a term's
+	// share saturates as its occurrences grow, as BM25's term frequency
+	// does, so one word repeated cannot outweigh two rare ones. On the
+	// labelled set (kb_eval_test.go, 40-line passages) it reached recall@5
+	// 91.4 %, MRR 0.815, against 90.7 %, 0.778 with 0 (none), 0.708 with 2
+	// (by length) and SQLite's BM25 90.7 %, 0.805.
+	rankNormalization = "32"
 )
 
 // PostgreSQL's limits: a lexeme is under 2 KiB, a position at most 16383
@@ -120,11 +125,12 @@ func tsvectorLiteral(body, uni, head string) string {
 	return b.String()
 }
 
-// tsqueryLiteral turns an FTS5 query as kb.MatchQuery writes it — quoted
-// strings joined by OR — into a tsquery: each string a phrase of its
-// tokens (<->), the phrases joined by |. Anything outside quotes (OR) is
-// syntax and dropped. "" when nothing is left to search for.
-func tsqueryLiteral(match string) string {
+// tsqueryTerms turns an FTS5 query as kb.MatchQuery writes it — quoted
+// strings joined by OR — into tsquery literals, one per string: a phrase
+// of its tokens (<->), or one token. Anything outside quotes (OR) is
+// syntax and dropped, as are strings with no token; duplicates count
+// once.
+func tsqueryTerms(match string) []string {
 	var terms []string
 	for _, s := range fts5Strings(match) {
 		toks := tokens(s)
@@ -142,7 +148,7 @@ func tsqueryLiteral(match string) string {
 			terms = append(terms, term)
 		}
 	}
-	return strings.Join(terms, " | ")
+	return terms
 }
 
 // fts5Strings returns the double-quoted strings of an FTS5 query, with
@@ -180,3 +186,30 @@ func fts5Strings(q string) []string {
 func quoteLexeme(s string) string {
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(s) + "'"
 }
+
+// keywordSearchSQL ranks the passages of scopes ($1) that match any of
+// the terms ($2, tsquery literals) and returns the best $3. A passage's
+// rank is the sum, over the terms it matches, of ts_rank_cd for that term
+// times the term's inverse document frequency among the passages of
+// scopes — BM25's IDF, which ts_rank_cd lacks: without it a common word
+// counts as much as the rare identifier a question is about (on the
+// labelled set, MRR 0.72 without, 0.82 with, SQLite's 0.80). The scope
+// filter is inside every count and the ranking, so the n best are the n
+// best of what the asker may see.
+const keywordSearchSQL = `
+	WITH terms AS (
+		SELECT t.q, ln(1 + (total.n - df.n + 0.5) / (df.n + 0.5)) AS idf
+		FROM (SELECT DISTINCT CAST(s AS tsquery) AS q FROM unnest($2::text[]) AS s) AS t,
+		     (SELECT count(*) AS n FROM kb_chunks WHERE scope = ANY($1)) AS total,
+		     LATERAL (SELECT count(*) AS n FROM kb_chunks WHERE scope = ANY($1) AND tsv @@ t.q) AS df
+		WHERE df.n > 0
+	), ranked AS (
+		SELECT c.id, sum(terms.idf * ts_rank_cd('` + rankWeights + `', c.tsv, terms.q, ` + rankNormalization + `)) AS rank
+		FROM kb_chunks c JOIN terms ON c.tsv @@ terms.q
+		WHERE c.scope = ANY($1)
+		GROUP BY c.id
+		ORDER BY rank DESC, c.id LIMIT $3
+	)
+	SELECT c.id, c.doc_id, d.source, c.start_line, c.end_line, c.text, r.rank
+	FROM ranked r JOIN kb_chunks c ON c.id = r.id JOIN kb_documents d ON d.id = c.doc_id
+	ORDER BY r.rank DESC, c.id`
