@@ -23,6 +23,7 @@ var kbTests = []test{
 	{"IngestReplacesAndDedupes", testIngestReplacesAndDedupes},
 	{"IngestScopeCap", testIngestScopeCap},
 	{"Vectors", testVectors},
+	{"DocumentLookups", testDocumentLookups},
 }
 
 // needKeywordIndex skips a test of the knowledge base where the engine
@@ -37,14 +38,17 @@ func needKeywordIndex(t testing.TB, db Store) {
 	}
 }
 
-// kbOver is a keyword-only knowledge base over db.
-func kbOver(t testing.TB, db Store) *kb.Base {
+// KeywordBase is a keyword-only knowledge base over db, in passages of
+// four lines. Engines' own tests of the knowledge base use it too, with
+// Ingest and Cites.
+func KeywordBase(t testing.TB, db Store) *kb.Base {
 	t.Helper()
 	needKeywordIndex(t, db)
 	return kb.New(kb.Config{Store: db, Chunking: kb.ChunkOptions{Lines: 4, Overlap: 1}})
 }
 
-func ingest(t testing.TB, b *kb.Base, scope, source, text string) kb.Ingested {
+// Ingest adds text to b as the document source of scope.
+func Ingest(t testing.TB, b *kb.Base, scope, source, text string) kb.Ingested {
 	t.Helper()
 	got, err := b.Ingest(context.Background(), kb.Document{Scope: scope, Source: source, Kind: "text", AddedBy: "operator"}, text)
 	if err != nil {
@@ -53,8 +57,8 @@ func ingest(t testing.TB, b *kb.Base, scope, source, text string) kb.Ingested {
 	return got
 }
 
-// cites is a search's results as "source:start-end".
-func cites(rs []kb.Result) []string {
+// Cites is a search's results as "source:start-end".
+func Cites(rs []kb.Result) []string {
 	out := make([]string, len(rs))
 	for i, r := range rs {
 		out[i] = fmt.Sprintf("%s:%d-%d", r.Source, r.Start, r.End)
@@ -63,10 +67,10 @@ func cites(rs []kb.Result) []string {
 }
 
 func testKeywordSearchFinds(t *testing.T, s suite) {
-	b := kbOver(t, s.fresh(t))
-	ingest(t, b, "operator", "zh.md", "# 设备申领\n新员工入职后申领设备的流程如下。\n我们在团建时玩成语接龙。\n请用Docker部署服务。\n")
-	ingest(t, b, "operator", "code.go", "package llm\n\n// ParseModelRef splits provider/model.\nfunc ParseModelRef(s string) {}\n\nvar x = 1\nvar y = 2\nvar z = 3\nschedule.next_run_at = now\n")
-	ingest(t, b, "operator", "en.md", "The next run is at noon.\nRotate the signing key every 90 days.\nThe key of the signing ceremony is kept in the safe.\n")
+	b := KeywordBase(t, s.fresh(t))
+	Ingest(t, b, "operator", "zh.md", "# 设备申领\n新员工入职后申领设备的流程如下。\n我们在团建时玩成语接龙。\n请用Docker部署服务。\n")
+	Ingest(t, b, "operator", "code.go", "package llm\n\n// ParseModelRef splits provider/model.\nfunc ParseModelRef(s string) {}\n\nvar x = 1\nvar y = 2\nvar z = 3\nschedule.next_run_at = now\n")
+	Ingest(t, b, "operator", "en.md", "The next run is at noon.\nRotate the signing key every 90 days.\nThe key of the signing ceremony is kept in the safe.\n")
 
 	tests := []struct {
 		query string
@@ -92,12 +96,12 @@ func testKeywordSearchFinds(t *testing.T, s suite) {
 			}
 			if tt.none {
 				if len(got) != 0 {
-					t.Fatalf("Search(%q) = %v, want nothing", tt.query, cites(got))
+					t.Fatalf("Search(%q) = %v, want nothing", tt.query, Cites(got))
 				}
 				return
 			}
-			if len(got) == 0 || cites(got)[0] != tt.want {
-				t.Fatalf("Search(%q) = %v, want %s first", tt.query, cites(got), tt.want)
+			if len(got) == 0 || Cites(got)[0] != tt.want {
+				t.Fatalf("Search(%q) = %v, want %s first", tt.query, Cites(got), tt.want)
 			}
 		})
 	}
@@ -107,37 +111,37 @@ func testKeywordSearchFinds(t *testing.T, s suite) {
 // the asker cannot see never push out the one they can.
 func testKeywordSearchFiltersBeforeRanking(t *testing.T, s suite) {
 	db := s.fresh(t)
-	b := kbOver(t, db)
+	b := KeywordBase(t, db)
 	for i := range 30 {
-		ingest(t, b, "space:slack:T2", fmt.Sprintf("other%02d.md", i), strings.Repeat("canary canary canary\n", 3)+fmt.Sprint(i))
+		Ingest(t, b, "space:slack:T2", fmt.Sprintf("other%02d.md", i), strings.Repeat("canary canary canary\n", 3)+fmt.Sprint(i))
 	}
-	ingest(t, b, "space:slack:T1", "ours.md", "a long line that mentions the canary once among many other words here\n")
+	Ingest(t, b, "space:slack:T1", "ours.md", "a long line that mentions the canary once among many other words here\n")
 	got, err := db.KeywordSearch(t.Context(), []string{"operator", "space:slack:T1"}, kb.MatchQuery("canary"), 5)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := cites(got); !slices.Equal(c, []string{"ours.md:1-1"}) {
+	if c := Cites(got); !slices.Equal(c, []string{"ours.md:1-1"}) {
 		t.Fatalf("got %v, want only ours.md", c)
 	}
 }
 
 func testIngestReplacesAndDedupes(t *testing.T, s suite) {
 	db := s.fresh(t)
-	b := kbOver(t, db)
+	b := KeywordBase(t, db)
 	ctx := t.Context()
-	if got := ingest(t, b, "operator", "a.md", "alpha one\n"); got.Outcome != kb.Added {
+	if got := Ingest(t, b, "operator", "a.md", "alpha one\n"); got.Outcome != kb.Added {
 		t.Fatalf("first: %s", got.Outcome)
 	}
-	if got := ingest(t, b, "operator", "a.md", "alpha one\n"); got.Outcome != kb.Unchanged {
+	if got := Ingest(t, b, "operator", "a.md", "alpha one\n"); got.Outcome != kb.Unchanged {
 		t.Fatalf("same again: %s", got.Outcome)
 	}
-	if got := ingest(t, b, "operator", "copy.md", "alpha one\n"); got.Outcome != kb.Duplicate || got.Doc.Source != "a.md" {
+	if got := Ingest(t, b, "operator", "copy.md", "alpha one\n"); got.Outcome != kb.Duplicate || got.Doc.Source != "a.md" {
 		t.Fatalf("copy: %s %s", got.Outcome, got.Doc.Source)
 	}
-	if got := ingest(t, b, "space:slack:T1", "copy.md", "alpha one\n"); got.Outcome != kb.Added {
+	if got := Ingest(t, b, "space:slack:T1", "copy.md", "alpha one\n"); got.Outcome != kb.Added {
 		t.Fatalf("the same content in another scope is its own: %s", got.Outcome)
 	}
-	if got := ingest(t, b, "operator", "a.md", "beta two\n"); got.Outcome != kb.Replaced {
+	if got := Ingest(t, b, "operator", "a.md", "beta two\n"); got.Outcome != kb.Replaced {
 		t.Fatalf("changed: %s", got.Outcome)
 	}
 	for q, want := range map[string]int{"alpha": 0, "beta": 1} {
@@ -146,7 +150,7 @@ func testIngestReplacesAndDedupes(t *testing.T, s suite) {
 			t.Fatal(err)
 		}
 		if len(got) != want {
-			t.Errorf("after replacing, %q finds %v, want %d", q, cites(got), want)
+			t.Errorf("after replacing, %q finds %v, want %d", q, Cites(got), want)
 		}
 	}
 	docs, err := b.List(ctx, []string{"operator"})
@@ -157,7 +161,7 @@ func testIngestReplacesAndDedupes(t *testing.T, s suite) {
 		t.Fatal(err)
 	}
 	if got, _ := b.Search(ctx, []string{"operator"}, "beta", 5); len(got) != 0 {
-		t.Fatalf("a forgotten document is still found: %v", cites(got))
+		t.Fatalf("a forgotten document is still found: %v", Cites(got))
 	}
 }
 
@@ -181,12 +185,12 @@ func testIngestScopeCap(t *testing.T, s suite) {
 
 func testVectors(t *testing.T, s suite) {
 	db := s.fresh(t)
-	b := kbOver(t, db)
+	b := KeywordBase(t, db)
 	ctx := t.Context()
-	ingest(t, b, "operator", "a.md", "one\ntwo\nthree\nfour\nfive\n")
-	ingest(t, b, "operator", "c.md", "x\none\ntwo\nthree\nfour\n")
+	Ingest(t, b, "operator", "a.md", "one\ntwo\nthree\nfour\nfive\n")
+	Ingest(t, b, "operator", "c.md", "x\none\ntwo\nthree\nfour\n")
 	// b.md's passages have a.md's texts: their vectors are shared.
-	ingest(t, b, "space:slack:T9", "b.md", "one\ntwo\nthree\nfour\nfive\n")
+	Ingest(t, b, "space:slack:T9", "b.md", "one\ntwo\nthree\nfour\nfive\n")
 
 	pending, err := db.MissingVectors(ctx, "m1", 100)
 	if err != nil {
@@ -247,8 +251,8 @@ func testVectors(t *testing.T, s suite) {
 // query syntax, the search answers without an error (store's fuzz test
 // explores further on SQLite).
 func testSearchTakesAnyText(t *testing.T, s suite) {
-	b := kbOver(t, s.fresh(t))
-	ingest(t, b, "operator", "a.md", "alpha beta\n设备 成语接龙\n")
+	b := KeywordBase(t, s.fresh(t))
+	Ingest(t, b, "operator", "a.md", "alpha beta\n设备 成语接龙\n")
 	for _, q := range []string{"alpha", `"`, "NEAR(a b", "a AND", "*", "设", "x:y", "^a", "a + b", "\x00",
 		"a & b | !c", "(a", "a:*", "'", "\\", "-", "OR", "alpha)"} {
 		if _, err := b.Search(t.Context(), []string{"operator"}, q, 5); err != nil {
@@ -256,6 +260,70 @@ func testSearchTakesAnyText(t *testing.T, s suite) {
 		}
 	}
 	if got, err := b.Search(t.Context(), []string{"operator"}, "alpha)", 5); err != nil || len(got) != 1 {
-		t.Errorf("Search(alpha)) = %v, %v; want a.md, the parenthesis taken as text", cites(got), err)
+		t.Errorf("Search(alpha)) = %v, %v; want a.md, the parenthesis taken as text", Cites(got), err)
+	}
+}
+
+// testDocumentLookups: a document reads back by id as listed; deleting it
+// takes its passages along; the generation moves with every change of
+// passages.
+func testDocumentLookups(t *testing.T, s suite) {
+	db := s.fresh(t)
+	b := KeywordBase(t, db)
+	ctx := t.Context()
+	generation := func() int64 {
+		t.Helper()
+		g, err := db.Generation(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	g0 := generation()
+	a := Ingest(t, b, "operator", "a.md", "alpha one\nalpha two\n").Doc
+	g1 := generation()
+	if g1 == g0 {
+		t.Error("adding a document left the generation as it was")
+	}
+	Ingest(t, b, "operator", "b.md", "bravo\n")
+	listed, err := db.Documents(ctx, []string{"operator"})
+	if err != nil || len(listed) != 2 || listed[0].Source != "a.md" || listed[1].Source != "b.md" {
+		t.Fatalf("Documents = %+v, %v; want a.md then b.md", listed, err)
+	}
+	for _, d := range listed {
+		if got, ok, err := db.DocumentByID(ctx, d.ID); err != nil || !ok || got != d {
+			t.Errorf("DocumentByID(%d) = %+v, %v, %v; want %+v", d.ID, got, ok, err, d)
+		}
+	}
+	if got, ok, err := db.DocumentByID(ctx, listed[1].ID+1000); err != nil || ok {
+		t.Errorf("DocumentByID of no document = %+v, %v, %v; want none", got, ok, err)
+	}
+	hits, err := db.KeywordSearch(ctx, []string{"operator"}, kb.MatchQuery("alpha"), 10)
+	if err != nil || len(hits) == 0 {
+		t.Fatalf("KeywordSearch(alpha) = %v, %v", Cites(hits), err)
+	}
+	var ids []int64
+	for _, h := range hits {
+		ids = append(ids, h.ChunkID)
+	}
+	if got, err := db.Passages(ctx, ids); err != nil || len(got) != len(ids) || got[0].DocID != a.ID || got[0].Text == "" {
+		t.Fatalf("Passages(%v) = %+v, %v", ids, got, err)
+	}
+
+	g2 := generation()
+	if err := db.DeleteDocument(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if generation() == g2 {
+		t.Error("deleting a document left the generation as it was")
+	}
+	if _, ok, err := db.DocumentByID(ctx, a.ID); err != nil || ok {
+		t.Errorf("a deleted document is found by id: %v, %v", ok, err)
+	}
+	if got, err := db.Passages(ctx, ids); err != nil || len(got) != 0 {
+		t.Errorf("a deleted document's passages = %+v, %v; want none", got, err)
+	}
+	if all, err := db.AllDocuments(ctx); err != nil || len(all) != 1 || all[0].Source != "b.md" {
+		t.Errorf("AllDocuments after deleting a.md = %+v, %v", all, err)
 	}
 }

@@ -117,7 +117,7 @@ func testItemsCRUD(t *testing.T, s suite) {
 }
 
 func testItemsCap(t *testing.T, s suite) {
-	db := s.fresh(t)
+	db, reopen := s.open(t, Options{})
 	ctx := t.Context()
 	const scope, owner = "space:slack:T1", "slack:U1"
 	first := addItem(t, db, reminder(scope, owner, rt0))
@@ -152,13 +152,14 @@ func testItemsCap(t *testing.T, s suite) {
 	}
 
 	// The check and the insert are one transaction: of ten adds at
-	// once against a cap of five, exactly five succeed.
+	// once, on two handles, against a cap of five, exactly five succeed.
+	dbs := []Store{db, reopen()}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	added, capped := 0, 0
-	for range 10 {
+	for i := range 10 {
 		wg.Go(func() {
-			_, err := db.AddItem(ctx, reminder("space:slack:T9", owner, rt0), 5)
+			_, err := dbs[i%2].AddItem(ctx, reminder("space:slack:T9", owner, rt0), 5)
 			mu.Lock()
 			defer mu.Unlock()
 			switch {

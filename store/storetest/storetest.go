@@ -16,7 +16,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -127,6 +126,7 @@ var areas = []area{
 	{"Inbox", inboxTests},
 	{"Sessions", sessionTests},
 	{"Transcript", transcriptTests},
+	{"SessionFiles", fileTests},
 	{"Outbox", outboxTests},
 	{"Approvals", approvalTests},
 	{"Reminders", remindTests},
@@ -136,6 +136,9 @@ var areas = []area{
 	{"Tasks", taskTests},
 	{"Learning", learningTests},
 	{"KnowledgeBase", kbTests},
+	{"KnowledgeBaseSync", kbSyncTests},
+	{"KnowledgeBaseHybrid", hybridTests},
+	{"Scopes", scopeTests},
 }
 
 // suite is what a test has in hand: the engine.
@@ -183,24 +186,16 @@ func tickingClock() func() time.Time {
 }
 
 // clock is a clock a test sets.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
+type clock struct{ ns atomic.Int64 }
+
+func newClock(t time.Time) *clock {
+	c := new(clock)
+	c.Set(t)
+	return c
 }
 
-func newClock(t time.Time) *clock { return &clock{t: t} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = t
-}
+func (c *clock) Now() time.Time  { return time.Unix(0, c.ns.Load()).UTC() }
+func (c *clock) Set(t time.Time) { c.ns.Store(t.UnixNano()) }
 
 // sequentialIDs returns a session id generator yielding s1, s2, ...
 func sequentialIDs() func() string {

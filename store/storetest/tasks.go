@@ -123,10 +123,12 @@ func testHelpers(t *testing.T, s suite) {
 	}
 }
 
-// Helpers update their own items at once; a transaction each, none loses
-// another's change, and each writes its work log line with it.
+// Helpers update their own items at once, here through two handles (two
+// processes); a transaction each, none loses another's change, and each
+// writes its work log line with it.
 func testEditPlanConcurrent(t *testing.T, s suite) {
-	db := s.fresh(t)
+	db, reopen := s.open(t, Options{})
+	dbs := []Store{db, reopen()}
 	ctx := t.Context()
 	sid, err := db.SessionFor(ctx, bot.Thread{Platform: "console", Chat: "ana"})
 	if err != nil {
@@ -146,7 +148,7 @@ func testEditPlanConcurrent(t *testing.T, s suite) {
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			err := db.EditPlan(ctx, sid, func(p *task.Plan) ([]task.Entry, error) {
+			err := dbs[i%2].EditPlan(ctx, sid, func(p *task.Plan) ([]task.Entry, error) {
 				p.Items[i].Status, p.Items[i].Note = task.Done, "by helper"
 				return []task.Entry{{At: epoch, Kind: "plan", Text: p.Items[i].Text}}, nil
 			})

@@ -1,6 +1,4 @@
-//go:build sqlite_fts5
-
-package store_test
+package storetest
 
 import (
 	"context"
@@ -13,6 +11,11 @@ import (
 	"github.com/parleybot/parley/agent/kb"
 	"github.com/parleybot/parley/internal/changes"
 )
+
+var kbSyncTests = []test{
+	{"SyncDir", testSyncDir},
+	{"WatchDirs", testWatchDirs},
+}
 
 func writeFile(t *testing.T, path, text string, mtime time.Time) {
 	t.Helper()
@@ -43,8 +46,8 @@ func sources(t *testing.T, b *kb.Base) []string {
 
 // SyncDir picks up new, changed and deleted files; unchanged files are not
 // read again; hidden folders and unsupported files are passed over.
-func TestSyncDir(t *testing.T) {
-	b := kbOver(t, newDB(t))
+func testSyncDir(t *testing.T, s suite) {
+	b := KeywordBase(t, s.fresh(t))
 	ctx := t.Context()
 	dir := filepath.Join(t.TempDir(), "docs")
 	t0 := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
@@ -80,10 +83,10 @@ func TestSyncDir(t *testing.T) {
 		t.Fatalf("report: replaced %d, added %d, removed %d", r.Count(kb.Replaced), r.Count(kb.Added), r.Removed())
 	}
 	if got, _ := b.Search(ctx, []string{"operator"}, "two", 5); len(got) != 1 || got[0].Source != src+"/a.md" {
-		t.Fatalf("the changed document's new text: %v", cites(got))
+		t.Fatalf("the changed document's new text: %v", Cites(got))
 	}
 	if got, _ := b.Search(ctx, []string{"operator"}, "bravo", 5); len(got) != 0 {
-		t.Fatalf("a deleted file is still found: %v", cites(got))
+		t.Fatalf("a deleted file is still found: %v", Cites(got))
 	}
 
 	// Nothing changed: nothing is read again (its mtime says so).
@@ -109,8 +112,9 @@ func TestSyncDir(t *testing.T) {
 }
 
 // WatchDirs syncs at start and again when files change.
-func TestWatchDirs(t *testing.T) {
-	db := newDB(t)
+func testWatchDirs(t *testing.T, s suite) {
+	db := s.fresh(t)
+	needKeywordIndex(t, db)
 	feed := changes.New()
 	b := kb.New(kb.Config{Store: db})
 	dir := filepath.Join(t.TempDir(), "docs")

@@ -1,6 +1,4 @@
-//go:build sqlite_fts5
-
-package store_test
+package storetest
 
 import (
 	"context"
@@ -16,8 +14,17 @@ import (
 	"github.com/parleybot/parley/agent/llm/llmtest"
 	"github.com/parleybot/parley/agent/llm/openai"
 	"github.com/parleybot/parley/internal/changes"
-	"github.com/parleybot/parley/store"
 )
+
+// The search by meaning: vectors kept, scanned and dropped by the store,
+// through the real OpenAI client against a fake embeddings endpoint.
+
+var hybridTests = []test{
+	{"FindsByMeaning", testHybridFindsByMeaning},
+	{"KeepsBestLiteralMatch", testHybridKeepsBestLiteralMatch},
+	{"FallsBackToKeywords", testHybridFallsBackToKeywords},
+	{"RunEmbedderRetries", testRunEmbedderRetries},
+}
 
 // conceptEmbedding stands in for a model that knows synonyms: words of
 // one concept share a dimension, every other word hashes into the rest.
@@ -36,6 +43,17 @@ func conceptEmbedding(text string) []float32 {
 		}
 	}
 	return v
+}
+
+// hybridSetup opens a fresh database and a fake embeddings endpoint that
+// knows conceptEmbedding's synonyms.
+func hybridSetup(t *testing.T, s suite) (Store, *llmtest.Server) {
+	t.Helper()
+	srv := llmtest.NewServer(llmtest.WithEmbedding(conceptEmbedding))
+	t.Cleanup(srv.Close)
+	db := s.fresh(t)
+	needKeywordIndex(t, db)
+	return db, srv
 }
 
 // hybridKB is a knowledge base searching by meaning through the real
@@ -60,14 +78,12 @@ func embedAll(t *testing.T, b *kb.Base) {
 	}
 }
 
-func TestHybridFindsByMeaning(t *testing.T) {
-	srv := llmtest.NewServer(llmtest.WithEmbedding(conceptEmbedding))
-	defer srv.Close()
-	db := newDB(t)
+func testHybridFindsByMeaning(t *testing.T, s suite) {
+	db, srv := hybridSetup(t, s)
 	b := hybridKB(t, db, srv, nil)
-	ingest(t, b, "operator", "handbook.md", "Annual leave is 25 days per year.\nBook it in the HR tool two weeks ahead.\n")
-	ingest(t, b, "operator", "it.md", "New starters collect their laptop from IT on day one.\n")
-	ingest(t, b, "operator", "menu.md", "Lunch is served from noon.\nSoup on Fridays.\n")
+	Ingest(t, b, "operator", "handbook.md", "Annual leave is 25 days per year.\nBook it in the HR tool two weeks ahead.\n")
+	Ingest(t, b, "operator", "it.md", "New starters collect their laptop from IT on day one.\n")
+	Ingest(t, b, "operator", "menu.md", "Lunch is served from noon.\nSoup on Fridays.\n")
 	embedAll(t, b)
 
 	query := "how much vacation can I take"
@@ -81,76 +97,70 @@ func TestHybridFindsByMeaning(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(kw) > 0 && kw[0].Source == "handbook.md" {
-		t.Fatalf("the keyword pass alone finds it (%v): the test shows nothing", cites(kw))
+		t.Fatalf("the keyword pass alone finds it (%v): the test shows nothing", Cites(kw))
 	}
-	if c := cites(got); !slices.Equal(c, []string{"handbook.md:1-2"}) {
+	if c := Cites(got); !slices.Equal(c, []string{"handbook.md:1-2"}) {
 		t.Fatalf("hybrid search = %v, want handbook.md:1-2", c)
 	}
 	zh, err := b.Search(t.Context(), []string{"operator"}, "电脑在哪里领", 1)
 	if err != nil || len(zh) == 0 || zh[0].Source != "it.md" {
-		t.Fatalf("a Chinese question about laptops = %v, %v", cites(zh), err)
+		t.Fatalf("a Chinese question about laptops = %v, %v", Cites(zh), err)
 	}
 }
 
 // A document just added, not embedded yet, holding the exact string asked
 // for, stays in the top-K however many passages the vector pass prefers.
-func TestHybridKeepsBestLiteralMatch(t *testing.T) {
-	srv := llmtest.NewServer(llmtest.WithEmbedding(conceptEmbedding))
-	defer srv.Close()
-	db := newDB(t)
+func testHybridKeepsBestLiteralMatch(t *testing.T, s suite) {
+	db, srv := hybridSetup(t, s)
 	b := hybridKB(t, db, srv, nil)
 	for i := range 25 {
-		ingest(t, b, "operator", fmt.Sprintf("leave%02d.md", i), fmt.Sprintf("Leave policy note %d about holiday and vacation.\n", i))
+		Ingest(t, b, "operator", fmt.Sprintf("leave%02d.md", i), fmt.Sprintf("Leave policy note %d about holiday and vacation.\n", i))
 	}
 	embedAll(t, b)
-	ingest(t, b, "operator", "incident.md", "Error ZX4471 means the leave calendar sync failed.\n")
+	Ingest(t, b, "operator", "incident.md", "Error ZX4471 means the leave calendar sync failed.\n")
 
 	got, err := b.Search(t.Context(), []string{"operator"}, "vacation holiday leave ZX4471", 5)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !slices.ContainsFunc(got, func(r kb.Result) bool { return r.Source == "incident.md" }) {
-		t.Fatalf("the only passage holding ZX4471 fell out of the top 5: %v", cites(got))
+		t.Fatalf("the only passage holding ZX4471 fell out of the top 5: %v", Cites(got))
 	}
 }
 
-func TestHybridFallsBackToKeywords(t *testing.T) {
-	srv := llmtest.NewServer(llmtest.WithEmbedding(conceptEmbedding))
-	defer srv.Close()
-	db := newDB(t)
+func testHybridFallsBackToKeywords(t *testing.T, s suite) {
+	db, srv := hybridSetup(t, s)
 	b := hybridKB(t, db, srv, nil)
-	ingest(t, b, "operator", "runbook.md", "Failover: promote the replica with pg_ctl promote.\n")
+	Ingest(t, b, "operator", "runbook.md", "Failover: promote the replica with pg_ctl promote.\n")
 	embedAll(t, b)
 	srv.EnqueueEmbeddings(llmtest.Status(http.StatusInternalServerError))
 	got, err := b.Search(t.Context(), []string{"operator"}, "failover promote", 5)
 	if err != nil || len(got) != 1 || got[0].Source != "runbook.md" {
-		t.Fatalf("with the embeddings endpoint down: %v, %v; want the keyword result", cites(got), err)
+		t.Fatalf("with the embeddings endpoint down: %v, %v; want the keyword result", Cites(got), err)
 	}
 }
 
 // notifyingStore tells a test each time vectors are written or dropped.
 type notifyingStore struct {
-	*store.DB
+	Store
 	feed *changes.Feed
 }
 
 func (s notifyingStore) PutVectors(ctx context.Context, model string, v []kb.Vector) error {
 	defer s.feed.Notify()
-	return s.DB.PutVectors(ctx, model, v)
+	return s.Store.PutVectors(ctx, model, v)
 }
 
 func (s notifyingStore) DropVectors(ctx context.Context, keep string) (int64, error) {
 	defer s.feed.Notify()
-	return s.DB.DropVectors(ctx, keep)
+	return s.Store.DropVectors(ctx, keep)
 }
 
 // The background embedder waits out a 429 (as long as Retry-After says)
 // and a 500, then embeds everything; a new model re-embeds and drops the
 // old model's vectors.
-func TestRunEmbedderRetries(t *testing.T) {
-	srv := llmtest.NewServer(llmtest.WithEmbedding(conceptEmbedding))
-	defer srv.Close()
-	db := newDB(t)
+func testRunEmbedderRetries(t *testing.T, s suite) {
+	db, srv := hybridSetup(t, s)
 	feed := changes.New()
 	var mu sync.Mutex
 	var waits []time.Duration
@@ -163,7 +173,7 @@ func TestRunEmbedderRetries(t *testing.T) {
 	st := notifyingStore{db, feed}
 	b := hybridKB(t, st, srv, sleep)
 	for i := range 3 {
-		ingest(t, b, "operator", fmt.Sprintf("d%d.md", i), fmt.Sprintf("document %d\nline two\nline three\nline four\n", i))
+		Ingest(t, b, "operator", fmt.Sprintf("d%d.md", i), fmt.Sprintf("document %d\nline two\nline three\nline four\n", i))
 	}
 	srv.EnqueueEmbeddings(llmtest.Status(http.StatusTooManyRequests).WithHeader("Retry-After", "9"), llmtest.Status(http.StatusInternalServerError))
 
@@ -194,7 +204,7 @@ func TestRunEmbedderRetries(t *testing.T) {
 	e2 := openai.New(openai.Config{APIKey: "k", BaseURL: srv.OpenAIBaseURL()}).Embedder("concepts-2")
 	b2 := kb.New(kb.Config{Store: st, Embedder: e2, EmbeddingModel: "concepts-2", Sleep: sleep})
 	if got, err := b2.Search(t.Context(), []string{"operator"}, "document", 5); err != nil || len(got) == 0 {
-		t.Fatalf("keyword search serves while re-embedding: %v, %v", cites(got), err)
+		t.Fatalf("keyword search serves while re-embedding: %v, %v", Cites(got), err)
 	}
 	ctx2, cancel2 := context.WithCancel(t.Context())
 	done2 := make(chan struct{})
