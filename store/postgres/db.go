@@ -1,0 +1,146 @@
+// Package postgres is Parley's storage on PostgreSQL: the same method set
+// as package store (SQLite), with the same domain types and sentinel
+// errors, for deployments where several Parley processes share one
+// database.
+//
+// Where SQLite relied on its single writer — one write transaction at a
+// time, in every process — this package says per method how it stays
+// correct under concurrent callers from several processes: conditional
+// statements (INSERT … ON CONFLICT, UPDATE … WHERE status = …), row locks
+// taken before a read-modify-write (SELECT … FOR UPDATE), SKIP LOCKED for
+// claims of work, and transaction-scoped advisory locks where the row to
+// lock may not exist yet.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// DB is an open Parley database on PostgreSQL. It is safe for concurrent
+// use, and any number of DBs, in any number of processes, may share one
+// database.
+type DB struct {
+	pool  *pgxpool.Pool
+	now   func() time.Time
+	newID func() string
+	// vectors says how kb_vectors are stored and searched (vectors.go).
+	vectors VectorStorage
+}
+
+// Open connects to the database at url (a PostgreSQL connection URL or
+// key=value string), applies any pending migrations, and reports through
+// the logger which vector storage it uses.
+func Open(ctx context.Context, url string, opts ...Option) (_ *DB, err error) {
+	cfg := defaultConfig()
+	for _, opt := range opts {
+		opt(&cfg)
+	}
+	pcfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: connect: %w", err)
+	}
+	db := &DB{pool: pool, now: cfg.now, newID: cfg.newID}
+	defer func() {
+		if err != nil {
+			pool.Close()
+		}
+	}()
+	if err := pool.Ping(ctx); err != nil {
+		return nil, fmt.Errorf("postgres: connect to %s: %w", pcfg.ConnConfig.Host, err)
+	}
+	if err := migrate(ctx, pool, migrations()); err != nil {
+		return nil, fmt.Errorf("postgres: migrate: %w", err)
+	}
+	if db.vectors, err = detectVectors(ctx, pool); err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	cfg.logger.Info("postgres store open", "vectors", db.vectors.String())
+	return db, nil
+}
+
+// Close closes the connection pool.
+func (db *DB) Close() error {
+	db.pool.Close()
+	return nil
+}
+
+// querier is what a pool and a transaction both offer.
+type querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// rowScanner is a pgx.Row or pgx.Rows.
+type rowScanner interface {
+	Scan(dest ...any) error
+}
+
+// tx runs fn in one READ COMMITTED transaction and commits it. Unlike
+// SQLite's write transactions, it excludes nobody: fn takes the locks its
+// read-modify-write needs. An error from fn rolls back and is returned as
+// is.
+func (db *DB) tx(ctx context.Context, fn func(pgx.Tx) error) error {
+	return pgx.BeginFunc(ctx, db.pool, fn)
+}
+
+// lockKey takes a transaction-scoped advisory lock on the key's hash:
+// for read-modify-writes whose row may not exist yet, so there is no row
+// for SELECT … FOR UPDATE to lock. Keys of unrelated things that share a
+// hash only wait for each other.
+func lockKey(ctx context.Context, tx pgx.Tx, parts ...string) error {
+	key := ""
+	for _, p := range parts {
+		key += p + "\x1f"
+	}
+	_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, key)
+	return err
+}
+
+// ts is the storage form of a time: UTC, truncated to the millisecond, as
+// SQLite keeps unix milliseconds; so both engines return the same times
+// and compare deadlines at the same precision.
+func ts(t time.Time) time.Time { return t.UTC().Truncate(time.Millisecond) }
+
+// optTS is ts, with the zero time stored as NULL.
+func optTS(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	t = ts(t)
+	return &t
+}
+
+// fromTS is a time as read: in UTC, as store returns them.
+func fromTS(t time.Time) time.Time { return t.UTC() }
+
+// fromOptTS is the inverse of optTS: NULL is the zero time.
+func fromOptTS(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return t.UTC()
+}
+
+// noRows reports whether err is pgx's "no rows".
+func noRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
+
+// sqlLimit is n as a LIMIT argument: as SQLite reads a negative LIMIT, no
+// limit (NULL), where PostgreSQL would refuse it.
+func sqlLimit(n int) *int {
+	if n < 0 {
+		return nil
+	}
+	return &n
+}

@@ -1,0 +1,243 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/parleybot/parley/agent/remind"
+	"github.com/parleybot/parley/store"
+)
+
+// Reminders and scheduled runs: the items here, their claims in
+// remind_claims.go.
+
+// itemColumns are a reminders row in scanItem's order.
+const itemColumns = `id, kind, scope, owner, owner_name, targets, platform, space, chat, thread, direct,
+	text, spec, zone, next, status, created_at, last_run, last_result, failures`
+
+func scanItem(row rowScanner, extra ...any) (remind.Item, error) {
+	var it remind.Item
+	var targets string
+	var lastRun *time.Time
+	err := row.Scan(append(extra, &it.ID, &it.Kind, &it.Scope, &it.Owner, &it.OwnerName, &targets, &it.Place.Platform,
+		&it.Place.Space, &it.Place.Chat, &it.Place.Thread, &it.Place.Direct, &it.Text, &it.Spec, &it.Zone, &it.Next,
+		&it.Status, &it.CreatedAt, &lastRun, &it.LastResult, &it.Failures)...)
+	if err != nil {
+		return it, err
+	}
+	if err := json.Unmarshal([]byte(targets), &it.Targets); err != nil {
+		return it, fmt.Errorf("targets: %w", err)
+	}
+	if len(it.Targets) == 0 {
+		it.Targets = nil
+	}
+	it.Next, it.CreatedAt, it.LastRun = fromTS(it.Next), fromTS(it.CreatedAt), fromOptTS(lastRun)
+	return it, nil
+}
+
+// AddItem adds it and returns its id. Its Status must be empty (active),
+// active or paused; a zero CreatedAt is now. It refuses with remind.ErrCap
+// when the owner already has maxActive active or paused items in the
+// scope (maxActive <= 0: no cap).
+//
+// SQLite counted and inserted under its write lock. Here the count and the
+// insert hold an advisory lock on (scope, owner), so two adds at once, in
+// any processes, cannot both take the last place: the second counts after
+// the first committed.
+func (db *DB) AddItem(ctx context.Context, it remind.Item, maxActive int) (int64, error) {
+	if it.Status == "" {
+		it.Status = remind.StatusActive
+	}
+	if it.Status != remind.StatusActive && it.Status != remind.StatusPaused {
+		return 0, fmt.Errorf("postgres: add item: %w: a new item cannot be %s", remind.ErrInvalid, it.Status)
+	}
+	if err := it.Validate(); err != nil {
+		return 0, fmt.Errorf("postgres: add item: %w", err)
+	}
+	targets, err := json.Marshal(nonNil(it.Targets))
+	if err != nil {
+		return 0, fmt.Errorf("postgres: add item: %w", err)
+	}
+	if it.CreatedAt.IsZero() {
+		it.CreatedAt = db.now()
+	}
+	var id int64
+	err = db.tx(ctx, func(tx pgx.Tx) error {
+		if maxActive > 0 {
+			if err := lockKey(ctx, tx, "reminders", it.Scope, it.Owner); err != nil {
+				return err
+			}
+			var n int
+			if err := tx.QueryRow(ctx, `
+				SELECT count(*) FROM reminders
+				WHERE scope = $1 AND owner = $2 AND status IN ('active', 'paused')`,
+				it.Scope, it.Owner).Scan(&n); err != nil {
+				return err
+			}
+			if n >= maxActive {
+				return fmt.Errorf("%w: %d in this scope already, the most allowed", remind.ErrCap, n)
+			}
+		}
+		return tx.QueryRow(ctx, `
+			INSERT INTO reminders (kind, scope, owner, owner_name, targets, platform, space, chat, thread, direct,
+				text, spec, zone, next, status, created_at, last_run, last_result, failures)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
+			RETURNING id`,
+			it.Kind, it.Scope, it.Owner, it.OwnerName, string(targets), it.Place.Platform, it.Place.Space, it.Place.Chat,
+			it.Place.Thread, it.Place.Direct, it.Text, it.Spec, it.Zone, ts(it.Next), it.Status,
+			ts(it.CreatedAt), optTS(it.LastRun), it.LastResult, it.Failures).Scan(&id)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("postgres: add item: %w", err)
+	}
+	return id, nil
+}
+
+// Item reads one item, whatever its status; store.ErrNotFound when there
+// is none.
+func (db *DB) Item(ctx context.Context, id int64) (remind.Item, error) {
+	it, err := scanItem(db.pool.QueryRow(ctx, `SELECT `+itemColumns+` FROM reminders WHERE id = $1`, id))
+	if noRows(err) {
+		err = fmt.Errorf("item %d: %w", id, store.ErrNotFound)
+	}
+	if err != nil {
+		return remind.Item{}, fmt.Errorf("postgres: item: %w", err)
+	}
+	return it, nil
+}
+
+// Items lists scope's active and paused items of owner ("": everyone's),
+// by Next then ID.
+func (db *DB) Items(ctx context.Context, scope, owner string) ([]remind.Item, error) {
+	rows, err := db.pool.Query(ctx, `
+		SELECT `+itemColumns+` FROM reminders
+		WHERE scope = $1 AND ($2 = '' OR owner = $2) AND status IN ('active', 'paused')
+		ORDER BY next, id`, scope, owner)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: items: %w", err)
+	}
+	out, err := collect(rows, func(r rowScanner) (remind.Item, error) { return scanItem(r) })
+	if err != nil {
+		return nil, fmt.Errorf("postgres: items: %w", err)
+	}
+	return out, nil
+}
+
+// liveItem reads item id in tx and locks its row until the transaction
+// ends (SQLite's write lock did that for the whole file), so the caller's
+// read-modify-write cannot interleave with another's: store.ErrNotFound
+// when there is none, remind.ErrFinished when it is done or cancelled.
+func liveItem(ctx context.Context, tx pgx.Tx, id int64) (remind.Item, error) {
+	it, err := scanItem(tx.QueryRow(ctx, `SELECT `+itemColumns+` FROM reminders WHERE id = $1 FOR UPDATE`, id))
+	if noRows(err) {
+		return it, fmt.Errorf("item %d: %w", id, store.ErrNotFound)
+	}
+	if err != nil {
+		return it, err
+	}
+	if it.Status == remind.StatusDone || it.Status == remind.StatusCancelled {
+		return it, fmt.Errorf("item %d: %w", id, remind.ErrFinished)
+	}
+	return it, nil
+}
+
+// CancelItem cancels an active or paused item, dropping its claims not yet
+// delivered.
+func (db *DB) CancelItem(ctx context.Context, id int64) error {
+	err := db.tx(ctx, func(tx pgx.Tx) error {
+		if _, err := liveItem(ctx, tx, id); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE reminders SET status = 'cancelled' WHERE id = $1`, id); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `DELETE FROM reminder_claims WHERE item_id = $1 AND delivered_at IS NULL`, id)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("postgres: cancel item: %w", err)
+	}
+	return nil
+}
+
+// PauseItem pauses an active item or resumes a paused one, and returns it
+// as it now is, as store's does: resuming a recurrence moves Next to its
+// first occurrence after now and clears Failures; a recurrence with no
+// occurrence left is done.
+func (db *DB) PauseItem(ctx context.Context, id int64, paused bool, now time.Time) (remind.Item, error) {
+	var it remind.Item
+	err := db.tx(ctx, func(tx pgx.Tx) error {
+		var err error
+		if it, err = liveItem(ctx, tx, id); err != nil {
+			return err
+		}
+		switch {
+		case paused && it.Status == remind.StatusActive:
+			it.Status = remind.StatusPaused
+		case !paused && it.Status == remind.StatusPaused:
+			it.Status, it.Failures = remind.StatusActive, 0
+			if it.Recurring() {
+				if next, ok := remind.Next(it, now); ok {
+					it.Next = next
+				} else {
+					it.Status = remind.StatusDone
+				}
+			}
+		default:
+			return nil
+		}
+		_, err = tx.Exec(ctx, `UPDATE reminders SET status = $1, next = $2, failures = $3 WHERE id = $4`,
+			it.Status, ts(it.Next), it.Failures, id)
+		return err
+	})
+	if err != nil {
+		return remind.Item{}, fmt.Errorf("postgres: pause item: %w", err)
+	}
+	return it, nil
+}
+
+// RecordItemRun records a scheduled run's outcome at now. The failure that
+// makes remind.MaxFailures in a row pauses an active item, and only that
+// one returns paused = true.
+//
+// The counting UPDATE … RETURNING locks the row, so two outcomes recorded
+// at once count one after the other, and only the one that reaches the
+// limit pauses.
+func (db *DB) RecordItemRun(ctx context.Context, id int64, ok bool, result string, now time.Time) (paused bool, err error) {
+	err = db.tx(ctx, func(tx pgx.Tx) error {
+		var failures int
+		var status remind.Status
+		err := tx.QueryRow(ctx, `
+			UPDATE reminders SET last_run = $1, last_result = $2,
+				failures = CASE WHEN $3 THEN 0 ELSE failures + 1 END
+			WHERE id = $4 RETURNING failures, status`,
+			ts(now), result, ok, id).Scan(&failures, &status)
+		if noRows(err) {
+			return fmt.Errorf("item %d: %w", id, store.ErrNotFound)
+		}
+		if err != nil || failures < remind.MaxFailures || status != remind.StatusActive {
+			return err
+		}
+		paused = true
+		_, err = tx.Exec(ctx, `UPDATE reminders SET status = 'paused' WHERE id = $1`, id)
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("postgres: record item run: %w", err)
+	}
+	return paused, nil
+}
+
+// qualified prefixes each of a comma-separated column list with table.
+func qualified(table, columns string) string {
+	var out []string
+	for c := range strings.SplitSeq(columns, ",") {
+		out = append(out, table+"."+strings.TrimSpace(c))
+	}
+	return strings.Join(out, ", ")
+}

@@ -1,0 +1,197 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/parleybot/parley/agent/llm"
+	"github.com/parleybot/parley/store"
+)
+
+// Messages returns the transcript of session sessionID in order, its
+// pictures' bytes included. A session without messages has an empty
+// transcript; an unknown one is store.ErrNotFound.
+func (db *DB) Messages(ctx context.Context, sessionID string) ([]llm.Message, error) {
+	msgs, err := db.MessagesWithoutImageData(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	if err := loadImages(ctx, db.pool, sessionID, msgs); err != nil {
+		return nil, fmt.Errorf("postgres: images of session %q: %w", sessionID, err)
+	}
+	return msgs, nil
+}
+
+// MessagesWithoutImageData is Messages with every picture's Data nil (its
+// hash, type and size kept).
+func (db *DB) MessagesWithoutImageData(ctx context.Context, sessionID string) ([]llm.Message, error) {
+	// The LEFT JOIN tells an empty session (one row, NULL body) from an
+	// unknown one (no row) in a single query.
+	rows, err := db.pool.Query(ctx, `
+		SELECT m.body FROM sessions s LEFT JOIN messages m ON m.session_id = s.id
+		WHERE s.id = $1 ORDER BY m.id`, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: messages of session %q: %w", sessionID, err)
+	}
+	var (
+		msgs  []llm.Message
+		found bool
+		body  []byte
+	)
+	_, err = pgx.ForEachRow(rows, []any{&body}, func() error {
+		found = true
+		if body == nil {
+			return nil // the session has no messages
+		}
+		m, err := decodeMessage(body)
+		msgs = append(msgs, m)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: messages of session %q: %w", sessionID, err)
+	}
+	if !found {
+		return nil, fmt.Errorf("postgres: session %q: %w", sessionID, store.ErrNotFound)
+	}
+	return msgs, nil
+}
+
+// AppendMessages adds msgs to the end of the transcript of session
+// sessionID in one transaction and marks the session updated. An unknown
+// session is store.ErrNotFound. Appending nothing is a no-op.
+func (db *DB) AppendMessages(ctx context.Context, sessionID string, msgs ...llm.Message) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	if err := db.writeMessages(ctx, sessionID, false, msgs); err != nil {
+		return fmt.Errorf("postgres: append to session %q: %w", sessionID, err)
+	}
+	return nil
+}
+
+// ReplaceMessages rewrites a session's whole transcript in one transaction
+// (compaction): a crash leaves either the old transcript or the new one.
+func (db *DB) ReplaceMessages(ctx context.Context, sessionID string, msgs []llm.Message) error {
+	if err := db.writeMessages(ctx, sessionID, true, msgs); err != nil {
+		return fmt.Errorf("postgres: rewrite session %q: %w", sessionID, err)
+	}
+	return nil
+}
+
+// writeMessages appends msgs to a session's transcript, first deleting
+// the existing messages when replace is set.
+//
+// The first statement updates the session's row, which locks it until
+// commit: writers of one session, in any process, take turns as they did
+// behind SQLite's write lock, so message ids follow commit order and a
+// replace never interleaves with an append.
+func (db *DB) writeMessages(ctx context.Context, sessionID string, replace bool, msgs []llm.Message) error {
+	bodies := make([]string, len(msgs))
+	var imgs []llm.Image
+	var hashes []string // every picture the transcript shows, when replacing
+	for i, m := range msgs {
+		m, keep := withoutImageData(m)
+		imgs = append(imgs, keep...)
+		for _, img := range m.Images {
+			hashes = append(hashes, img.SHA256)
+		}
+		b, err := encodeMessage(m)
+		if err != nil {
+			return fmt.Errorf("message %d: %w", i, err)
+		}
+		bodies[i] = string(b)
+	}
+	now := ts(db.now())
+	return db.tx(ctx, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE sessions SET updated_at = $1 WHERE id = $2`, now, sessionID)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return store.ErrNotFound
+		}
+		b := &pgx.Batch{}
+		if replace {
+			b.Queue(`DELETE FROM messages WHERE session_id = $1`, sessionID)
+		}
+		for i, m := range msgs {
+			b.Queue(`INSERT INTO messages (session_id, role, body, created_at) VALUES ($1, $2, $3, $4)`,
+				sessionID, string(m.Role), bodies[i], now)
+		}
+		queueImages(b, sessionID, imgs, now)
+		if replace {
+			// The pictures no message refers to any more: what compaction
+			// folded away. The new transcript is msgs, so its hashes are
+			// known here, without reading the JSON back.
+			b.Queue(`DELETE FROM session_files WHERE session_id = $1 AND NOT (sha256 = ANY($2))`,
+				sessionID, nonNil(hashes))
+		}
+		return tx.SendBatch(ctx, b).Close()
+	})
+}
+
+// storedMessage is the JSON form of an llm.Message in the messages table,
+// the same as store's: llm.Message's own JSON, except that tool-call
+// arguments are kept as a string, since they are the model's raw output,
+// possibly invalid JSON, which a json.RawMessage can neither marshal nor be
+// trusted to keep byte for byte.
+type storedMessage struct {
+	llm.Message
+	ToolCalls []storedToolCall `json:"tool_calls,omitempty"` // shadows Message.ToolCalls
+}
+
+type storedToolCall struct {
+	llm.ToolCall
+	Arguments string `json:"arguments,omitempty"` // shadows ToolCall.Arguments
+	// ArgumentsBytes holds arguments that are not valid UTF-8, which a
+	// JSON string cannot carry exactly; base64 in JSON.
+	ArgumentsBytes []byte `json:"arguments_bytes,omitempty"`
+}
+
+func encodeMessage(m llm.Message) ([]byte, error) {
+	s := storedMessage{Message: m}
+	s.Message.ToolCalls = nil
+	for _, c := range m.ToolCalls {
+		sc := storedToolCall{ToolCall: c}
+		sc.ToolCall.Arguments = nil
+		if utf8.Valid(c.Arguments) {
+			sc.Arguments = string(c.Arguments)
+		} else {
+			sc.ArgumentsBytes = c.Arguments
+		}
+		s.ToolCalls = append(s.ToolCalls, sc)
+	}
+	return json.Marshal(s)
+}
+
+func decodeMessage(body []byte) (llm.Message, error) {
+	var s storedMessage
+	if err := json.Unmarshal(body, &s); err != nil {
+		return llm.Message{}, fmt.Errorf("decode message: %w", err)
+	}
+	m := s.Message
+	for _, sc := range s.ToolCalls {
+		c := sc.ToolCall
+		switch {
+		case sc.ArgumentsBytes != nil:
+			c.Arguments = sc.ArgumentsBytes
+		case sc.Arguments != "":
+			c.Arguments = json.RawMessage(sc.Arguments)
+		}
+		m.ToolCalls = append(m.ToolCalls, c)
+	}
+	return m, nil
+}
+
+// nonNil makes a nil list encode as [] (JSON) or '{}' (an array) rather
+// than null.
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
