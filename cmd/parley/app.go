@@ -20,14 +20,13 @@ import (
 	"github.com/parleybot/parley/agent/tools/webfetch"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/cmd/parley/internal/config"
-	"github.com/parleybot/parley/store"
 )
 
 // app is Parley wired together: storage, the model, the harness and the
 // chat core.
 type app struct {
 	cfg    *config.Config
-	db     *store.DB
+	db     backend
 	runner *agent.Runner
 	limits agent.MemoryLimits
 	bridge *mcp.Bridge
@@ -52,7 +51,7 @@ func openApp(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app
 	if err != nil {
 		return nil, err
 	}
-	db, err := store.Open(ctx, cfg.DBPath())
+	db, err := openStore(ctx, cfg, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +142,7 @@ func memoryJudge(cfg *config.Config) (*guard.Judge, error) {
 // buildTools assembles the tools the config enables. MCP servers that fail
 // to start are logged and skipped: one broken server must not keep Parley
 // from answering.
-func buildTools(ctx context.Context, cfg *config.Config, db *store.DB, base *kb.Base, limits agent.MemoryLimits, judge *guard.Judge, logger *slog.Logger) ([]agent.Tool, *mcp.Bridge, error) {
+func buildTools(ctx context.Context, cfg *config.Config, db backend, base *kb.Base, limits agent.MemoryLimits, judge *guard.Judge, logger *slog.Logger) ([]agent.Tool, *mcp.Bridge, error) {
 	memoryTool, err := tools.Memory(db, limits, judge)
 	if err != nil {
 		return nil, nil, err

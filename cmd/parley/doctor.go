@@ -20,7 +20,6 @@ import (
 	"github.com/parleybot/parley/agent/tools/shell"
 	"github.com/parleybot/parley/cmd/parley/internal/config"
 	"github.com/parleybot/parley/internal/lazyre"
-	"github.com/parleybot/parley/store"
 )
 
 // checkTimeout bounds each doctor check, so one dead endpoint cannot hang it.
@@ -98,11 +97,11 @@ func checks(cfg *config.Config) []check {
 			return cfg.File, nil
 		}},
 		{"database", func(ctx context.Context) (string, error) {
-			db, err := store.Open(ctx, cfg.DBPath())
+			db, err := openStore(ctx, cfg, slog.New(slog.DiscardHandler))
 			if err != nil {
 				return "", err
 			}
-			return cfg.DBPath(), db.Close()
+			return storeName(cfg), db.Close()
 		}},
 		{"kb", func(ctx context.Context) (string, error) { return kbCheck(ctx, cfg) }},
 		{"reminders", func(ctx context.Context) (string, error) { return remindersCheck(ctx, cfg, time.Now()) }},
@@ -153,7 +152,7 @@ func checks(cfg *config.Config) []check {
 // A build without FTS5 fails the check only when the config asks for the
 // knowledge base (folders or an embedding model).
 func kbCheck(ctx context.Context, cfg *config.Config) (string, error) {
-	db, err := store.Open(ctx, cfg.DBPath())
+	db, err := openStore(ctx, cfg, slog.New(slog.DiscardHandler))
 	if err != nil {
 		return "", err
 	}

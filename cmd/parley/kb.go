@@ -20,7 +20,6 @@ import (
 	"github.com/parleybot/parley/agent/tools/webfetch"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/cmd/parley/internal/config"
-	"github.com/parleybot/parley/store"
 )
 
 // `parley kb …`: the operator's side of the knowledge base
@@ -43,7 +42,7 @@ func withKB(ctx context.Context, e *environment, load func() (*config.Config, er
 	if err != nil {
 		return err
 	}
-	db, err := store.Open(ctx, cfg.DBPath())
+	db, err := openStore(ctx, cfg, slog.New(slog.DiscardHandler))
 	if err != nil {
 		return err
 	}
@@ -234,7 +233,7 @@ func newKBSearchCmd(e *environment, load func() (*config.Config, error)) *cobra.
 // knowledgeBase builds the knowledge base over db from cfg: keyword-only,
 // or hybrid with kb.embedding_model through the OpenAI-compatible
 // endpoint of llm.openai.
-func knowledgeBase(cfg *config.Config, db *store.DB, logger *slog.Logger) (*kb.Base, error) {
+func knowledgeBase(cfg *config.Config, db backend, logger *slog.Logger) (*kb.Base, error) {
 	c := kb.Config{
 		Store:         db,
 		Chunking:      kb.ChunkOptions{Lines: cfg.KB.ChunkLines, Overlap: cfg.KB.ChunkOverlap, MaxChars: cfg.KB.ChunkChars},
@@ -330,7 +329,7 @@ func newKBEvalCmd(e *environment, load func() (*config.Config, error)) *cobra.Co
 
 // evalOnce scores one configuration.
 func evalOnce(ctx context.Context, w io.Writer, cfg *config.Config, set kb.EvalSet, k int) error {
-	db, err := store.Open(ctx, cfg.DBPath())
+	db, err := openStore(ctx, cfg, slog.New(slog.DiscardHandler))
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/metrics"
 	"github.com/parleybot/parley/cmd/parley/internal/config"
-	"github.com/parleybot/parley/store"
 )
 
 // operator is what an operator watches Parley by: /metrics, /healthz and
@@ -66,7 +65,7 @@ func (o *operator) metrics() bot.Metrics {
 
 // serve registers the endpoints on web, once the core they report on
 // exists. web is not nil whenever o is not (inboundServer).
-func (o *operator) serve(web *inbound.Server, core *bot.Core, db *store.DB, adapters []bot.Adapter) error {
+func (o *operator) serve(web *inbound.Server, core *bot.Core, db backend, adapters []bot.Adapter) error {
 	if o == nil {
 		return nil
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/parleybot/parley/agent/evolve"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/cmd/parley/internal/config"
-	"github.com/parleybot/parley/store"
 )
 
 // `parley reflect` and `parley skills`: the operator's side of learning
@@ -95,7 +94,7 @@ func newSkillsCmd(e *environment, load func() (*config.Config, error)) *cobra.Co
 			if err != nil {
 				return err
 			}
-			db, err := store.Open(cmd.Context(), cfg.DBPath())
+			db, err := openStore(cmd.Context(), cfg, slog.New(slog.DiscardHandler))
 			if err != nil {
 				return err
 			}
@@ -139,7 +138,7 @@ func newSkillsCmd(e *environment, load func() (*config.Config, error)) *cobra.Co
 // database and the reflection.
 type learning struct {
 	files evolve.SkillFiles
-	db    *store.DB
+	db    backend
 	s     *evolve.Scheduler
 }
 

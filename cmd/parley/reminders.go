@@ -10,7 +10,6 @@ import (
 	"github.com/parleybot/parley/agent/remind"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/cmd/parley/internal/config"
-	"github.com/parleybot/parley/store"
 )
 
 // withReminders adds reminders and scheduled runs (docs/reminders.md) to
@@ -44,7 +43,7 @@ func remindersCheck(ctx context.Context, cfg *config.Config, now time.Time) (str
 	if _, err := bot.LoadZone(cfg.Reminders.DefaultZone); err != nil {
 		return "", fmt.Errorf("reminders.default_zone: %w", err)
 	}
-	db, err := store.Open(ctx, cfg.DBPath())
+	db, err := openStore(ctx, cfg, slog.New(slog.DiscardHandler))
 	if err != nil {
 		return "", err
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/task"
 	"github.com/parleybot/parley/cmd/parley/internal/config"
-	"github.com/parleybot/parley/store"
 )
 
 // withTasks gives the runner long tasks (docs/tasks.md): the todo tool,
@@ -15,7 +14,7 @@ import (
 // budgets, and the delegate tool's helpers. The chat side — the
 // checklist, the work log, /pause and /resume — is the core's, over the
 // same store (coreConfig).
-func withTasks(r *agent.Runner, db *store.DB, c config.Tasks, pauses *pauseRelay) error {
+func withTasks(r *agent.Runner, db backend, c config.Tasks, pauses *pauseRelay) error {
 	tasks := task.Tasks{Store: db}
 	todo, err := tasks.Todo()
 	if err != nil {

@@ -13,59 +13,24 @@
 package storetest
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/parleybot/parley/agent"
-	"github.com/parleybot/parley/agent/evolve"
-	"github.com/parleybot/parley/agent/kb"
-	"github.com/parleybot/parley/agent/remind"
-	"github.com/parleybot/parley/agent/task"
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/metrics"
+	"github.com/parleybot/parley/store"
 )
 
-// Store is what a storage engine offers, whatever it runs on: the storage
-// interfaces of bot and agent, and the few methods beyond them that the
-// operator's commands use.
+// Store is what a storage engine offers, whatever it runs on: the
+// engine's Backend and the operator endpoints' interfaces. A test may close
+// a handle before the opener does (a restart, a crash), so a second Close
+// must be harmless.
 type Store interface {
-	bot.CoreStore // sessions, inbox, outbox, KV, approvals
-	bot.PlatformState
-	bot.RunRecorder
-	bot.HelperSessions
+	store.Backend
 	metrics.Counts
 	metrics.Pinger
-
-	agent.SessionStore
-	agent.MemoryStore
-	agent.ImagelessReader
-
-	kb.Store
-
-	evolve.ImpressionCounter
-	evolve.RevisionStore
-	evolve.RunSource
-	evolve.ActivityStore
-	evolve.MemoStore
-
-	remind.ItemStore
-
-	task.Store
-	task.HelperStore
-
-	// UpsertUser records a person's platform and display name.
-	UpsertUser(ctx context.Context, key, platform, name string) error
-	// SkillRates are the counts a skill's rates come from, in one scope
-	// (parley reflect).
-	SkillRates(ctx context.Context, scope, name string) (evolve.Rates, error)
-	// Close closes the handle. The opener closes every handle it returned
-	// when the test ends; a test may close one before (a restart, a
-	// crash), so a second Close must be harmless.
-	Close() error
 }
 
 // Options are what a test sets on the database it opens. Run always sets

@@ -1,0 +1,52 @@
+package store
+
+import (
+	"context"
+
+	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/agent/evolve"
+	"github.com/parleybot/parley/agent/kb"
+	"github.com/parleybot/parley/agent/remind"
+	"github.com/parleybot/parley/agent/task"
+	"github.com/parleybot/parley/bot"
+)
+
+// Backend is what a storage engine offers Parley, whichever engine it is
+// (*DB on SQLite, *postgres.DB on PostgreSQL): the storage interfaces bot
+// and agent declare, and the few methods beyond them that the operator's
+// commands use. The operator endpoints' interfaces (bot/metrics) are not
+// in it so that the store links no metrics library; both engines satisfy
+// them too (storetest.Store adds them).
+type Backend interface {
+	bot.CoreStore // sessions, inbox, outbox, KV, approvals
+	bot.PlatformState
+	bot.RunRecorder
+	bot.HelperSessions
+
+	agent.SessionStore
+	agent.MemoryStore
+	agent.ImagelessReader
+
+	kb.Store
+
+	evolve.ImpressionCounter
+	evolve.RevisionStore
+	evolve.RunSource
+	evolve.ActivityStore
+	evolve.MemoStore
+
+	remind.ItemStore
+
+	task.Store
+	task.HelperStore
+
+	// UpsertUser records a person's platform and display name.
+	UpsertUser(ctx context.Context, key, platform, name string) error
+	// SkillRates are the counts a skill's rates come from, in one scope
+	// (parley reflect).
+	SkillRates(ctx context.Context, scope, name string) (evolve.Rates, error)
+	// Close closes the handle; a second Close is harmless.
+	Close() error
+}
+
+var _ Backend = (*DB)(nil)
