@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/parleybot/parley/agent"
@@ -76,6 +77,9 @@ type RouterConfig struct {
 	// answered after a restart (the conversation has moved on); it is
 	// logged and closed. Default 24 h.
 	ResumeWithin time.Duration
+	// Sharing makes this router one of several replicas on a shared
+	// store (router_shared.go); nil: the only process on its store.
+	Sharing *Sharing
 }
 
 // HelperSessions tell a task's helper sessions (store.DB).
@@ -109,6 +113,8 @@ type Router struct {
 	// received is when each queued message reached the router, by key,
 	// while Metrics wants it (metrics.go).
 	received map[string]time.Time
+	// leaseSeq numbers this process's lease holdings (router_shared.go).
+	leaseSeq atomic.Int64
 	wg       sync.WaitGroup
 }
 
@@ -148,6 +154,9 @@ func NewRouter(cfg RouterConfig, adapters ...Adapter) (*Router, error) {
 	}
 	if cfg.ResumeWithin <= 0 {
 		cfg.ResumeWithin = 24 * time.Hour
+	}
+	if err := cfg.Sharing.settle(); err != nil {
+		return nil, err
 	}
 	if cfg.Outbound == nil {
 		out, err := NewOutbound(OutboundConfig{Adapters: adapters, Now: cfg.Now, Logger: cfg.Logger})
@@ -195,6 +204,15 @@ func (r *Router) Run(ctx context.Context) error {
 // serve runs every adapter until ctx ends, then waits for running turns.
 func (r *Router) serve(ctx context.Context) error {
 	defer context.AfterFunc(ctx, r.shutdown)()
+	if r.cfg.Sharing != nil {
+		// Not in r.wg: Wait waits for turns, and this runs until shutdown.
+		adopting := make(chan struct{})
+		go func() {
+			defer close(adopting)
+			r.adopt(r.base)
+		}()
+		defer func() { <-adopting }()
+	}
 	errs := make(chan error, len(r.adapters))
 	for _, a := range r.adapters {
 		go func() {
@@ -296,98 +314,6 @@ func (r *Router) refuse(ctx context.Context, m Message) error {
 	}
 	_, err := r.cfg.Outbound.Post(ctx, m.Thread, Out{Text: Refusal(m.User), ReplyTo: m.ID})
 	return err
-}
-
-func (r *Router) enqueue(ctx context.Context, m Message) error {
-	sid, err := r.cfg.Sessions.SessionFor(ctx, m.Thread)
-	if err != nil {
-		return fmt.Errorf("session for %s: %w", m.Thread, err)
-	}
-	if !m.Direct { // a direct chat belongs to its one person anyway
-		if err := r.noteStarter(ctx, sid, m.User); err != nil {
-			return err
-		}
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	st := r.session(sid)
-	if notice := r.queueFull(st, m); notice != "" {
-		return &refusedError{notice}
-	}
-	st.queue = append(st.queue, m)
-	if !st.running {
-		st.running = true
-		// Turns outlive the adapter's event context but not shutdown.
-		base := r.base
-		r.wg.Go(func() { r.drain(base, sid) })
-	}
-	return nil
-}
-
-func (r *Router) session(sid string) *sessionState {
-	st, ok := r.sessions[sid]
-	if !ok {
-		st = &sessionState{}
-		r.sessions[sid] = st
-	}
-	return st
-}
-
-// drain runs turns for a session until its queue is empty.
-func (r *Router) drain(ctx context.Context, sid string) {
-	for {
-		r.mu.Lock()
-		st := r.sessions[sid]
-		if len(st.work) > 0 && ctx.Err() == nil {
-			item := st.work[0]
-			st.work = st.work[1:]
-			r.mu.Unlock()
-			r.runWork(ctx, sid, item)
-			continue
-		}
-		batch := takeBatch(st)
-		if len(batch) == 0 || ctx.Err() != nil {
-			// Idle sessions cost nothing here. On shutdown what is queued
-			// stays unfinished in the inbox and is answered after the
-			// restart.
-			st.running = false
-			delete(r.sessions, sid)
-			r.mu.Unlock()
-			return
-		}
-		r.mu.Unlock()
-		r.withSlot(ctx, batch[0].User, func(release func()) { r.turn(ctx, sid, batch, agent.Turn{}, release) })
-	}
-}
-
-// withSlot runs fn for u holding one of the MaxConcurrent slots, shared
-// fairly between people (slots.go). fn may hand it back early with
-// release, once its model work is done: delivering the last of an answer
-// waits on the platform's pacing (a second or more on Telegram), which must
-// not keep other conversations from starting. The session itself stays
-// busy until fn returns, so its answers keep their order. At shutdown fn
-// does not run: its work stays unfinished in the inbox, for the restart.
-func (r *Router) withSlot(ctx context.Context, u User, fn func(release func())) {
-	who := u.Key()
-	if r.slots.acquire(ctx, who) != nil {
-		return
-	}
-	var once sync.Once
-	release := func() { once.Do(func() { r.slots.release(who) }) }
-	defer release()
-	fn(release)
-}
-
-// takeBatch removes the leading run of messages by one author: they are
-// answered together, with that person's memory.
-func takeBatch(st *sessionState) []Message {
-	n := 0
-	for n < len(st.queue) && st.queue[n].User == st.queue[0].User {
-		n++
-	}
-	batch := st.queue[:n:n]
-	st.queue = st.queue[n:]
-	return batch
 }
 
 // turn runs one agent turn for batch and shows it through a Reply. base

@@ -27,6 +27,9 @@ func (r *Router) Recover(ctx context.Context) error {
 		return fmt.Errorf("recover: %w", err)
 	}
 	for _, it := range items {
+		if !r.adoptable(it) {
+			continue // its replica is on it (router_shared.go)
+		}
 		if err := r.recoverOne(ctx, it); err != nil {
 			return err
 		}
@@ -55,8 +58,14 @@ func (r *Router) recoverOne(ctx context.Context, it InboxItem) error {
 		if err != nil {
 			return fmt.Errorf("recover %s: %w", it.Key, err)
 		}
+		if r.cfg.Sharing != nil && r.active(sid) {
+			return nil // in hand here, or next when the session's turn ends
+		}
 		r.addWork(sid, workItem{recovered: &m})
 	case kindApproval:
+		if r.cfg.Sharing != nil && r.active(rec.Approval.Session) {
+			return nil
+		}
 		r.addWork(rec.Approval.Session, workItem{approval: rec.Approval})
 	case kindKBAdd:
 		if _, ok := r.adapters[rec.KBAdd.Thread.Platform]; !ok {
@@ -64,10 +73,13 @@ func (r *Router) recoverOne(ctx context.Context, it InboxItem) error {
 		}
 		job, key, base := *rec.KBAdd, it.Key, r.base
 		r.wg.Go(func() {
-			r.kbAdd(base, job, func() {
-				if err := r.cfg.Inbox.MarkDone(context.WithoutCancel(base), key); err != nil {
-					r.log.Error("mark inbox done", "key", key, "kind", kindKBAdd, "err", err)
-				}
+			// Once across replicas: the job runs under its own lease.
+			r.holding(base, "kb:"+key, func(ctx context.Context) {
+				r.kbAdd(ctx, job, func() {
+					if err := r.cfg.Inbox.MarkDone(context.WithoutCancel(ctx), key); err != nil {
+						r.log.Error("mark inbox done", "key", key, "kind", kindKBAdd, "err", err)
+					}
+				})
 			})
 		})
 	default:

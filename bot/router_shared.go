@@ -1,0 +1,176 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+)
+
+// Sharing makes a router one of several replicas of Parley on one shared
+// store (docs/replicas.md). Any replica may receive any event; the inbox
+// accepts each once across them. A session's turns run on the replica that
+// holds its lease, one turn at a time; a message that reaches a replica
+// while another holds the session stays unfinished in the inbox, and the
+// replicas' adoption pass hands it to whichever takes the session next. A
+// replica that dies stops renewing its leases; once they expire, another
+// adopts its unfinished work and resumes each turn from the store, in the
+// same reply message, exactly as crash recovery does.
+type Sharing struct {
+	Leases Leases
+	// Holder names this replica in the leases; unique per process (each
+	// piece of work holds as Holder/<n>).
+	Holder string
+	// TTL is how long a lease outlives its last renewal: how soon the
+	// others take over a dead replica's sessions. Default 30 s; renewed
+	// every third of it.
+	TTL time.Duration
+	// AdoptEvery is how often the replica looks for unfinished work no
+	// replica is doing (default 2 s).
+	AdoptEvery time.Duration
+	// AdoptAfter is how old an unfinished inbox item must be before a
+	// replica other than the one that accepted it may take it: that one
+	// tries the session's lease within milliseconds of accepting, and an
+	// item must never be taken twice from a replica that has not yet
+	// tried. Default 10 s.
+	AdoptAfter time.Duration
+	// Sleep is the clock's sleep (the core's).
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// settle checks s and fills its defaults; a nil s is no sharing.
+func (s *Sharing) settle() error {
+	if s == nil {
+		return nil
+	}
+	if s.Leases == nil || s.Holder == "" || s.Sleep == nil {
+		return errors.New("router: Sharing needs Leases, Holder and Sleep")
+	}
+	if s.TTL <= 0 {
+		s.TTL = 30 * time.Second
+	}
+	if s.AdoptEvery <= 0 {
+		s.AdoptEvery = 2 * time.Second
+	}
+	if s.AdoptAfter <= 0 {
+		s.AdoptAfter = 10 * time.Second
+	}
+	return nil
+}
+
+// sessionLease is the lease a session's turns run under.
+func sessionLease(sid string) string { return "session:" + sid }
+
+// holding runs fn while this replica holds lease name, renewing it; it
+// reports false, without running fn, when another replica holds it.
+// Without sharing fn just runs. fn's context ends when the lease is lost
+// (another replica took it after renewals failed for most of a TTL): its
+// work is handed back unfinished, as at shutdown, for the new holder to
+// resume.
+func (r *Router) holding(ctx context.Context, name string, fn func(context.Context)) bool {
+	s := r.cfg.Sharing
+	if s == nil {
+		fn(ctx)
+		return true
+	}
+	// Each holding is a holder of its own, so that two pieces of work of
+	// this process never share a lease either.
+	holder := s.Holder + "/" + strconv.FormatInt(r.leaseSeq.Add(1), 10)
+	ok, err := s.Leases.HoldLease(ctx, name, holder, r.cfg.Now(), s.TTL)
+	if err != nil {
+		if ctx.Err() == nil {
+			r.log.Error("take lease", "lease", name, "err", err)
+		}
+		return false
+	}
+	if !ok {
+		return false
+	}
+	held, lost := context.WithCancel(ctx)
+	renewed := make(chan struct{})
+	go func() {
+		defer close(renewed)
+		r.renew(held, name, holder, lost)
+	}()
+	fn(held)
+	lost()
+	<-renewed
+	// Handed back at once, so another replica need not wait out the TTL;
+	// even when ctx ended (shutdown), which is when it matters most.
+	if err := s.Leases.ReleaseLease(context.WithoutCancel(ctx), name, holder); err != nil {
+		r.log.Warn("release lease", "lease", name, "err", err)
+	}
+	return true
+}
+
+// renew extends lease name every third of the TTL until ctx ends, and
+// calls lost when the lease is gone: taken by another replica, or not
+// renewed for two thirds of a TTL (then another may take it any moment).
+func (r *Router) renew(ctx context.Context, name, holder string, lost context.CancelFunc) {
+	s := r.cfg.Sharing
+	last := r.cfg.Now()
+	for s.Sleep(ctx, s.TTL/3) == nil {
+		now := r.cfg.Now()
+		ok, err := s.Leases.HoldLease(ctx, name, holder, now, s.TTL)
+		switch {
+		case err == nil && ok:
+			last = now
+			continue
+		case err == nil:
+			r.log.Warn("lease taken by another replica; handing the work back", "lease", name)
+		case now.Sub(last) < 2*s.TTL/3:
+			r.log.Warn("renew lease", "lease", name, "err", err)
+			continue
+		default:
+			r.log.Error("lease not renewed; handing the work back", "lease", name, "err", err)
+		}
+		lost()
+		return
+	}
+}
+
+// dropQueued forgets what is queued for st in this process; it stays
+// unfinished in the inbox, for the replica that holds the session. The
+// caller holds r.mu.
+func (r *Router) dropQueued(st *sessionState) {
+	for _, w := range st.work {
+		if w.recovered != nil {
+			st.recovering--
+		}
+	}
+	if r.cfg.Metrics != nil {
+		for _, m := range st.queue {
+			delete(r.received, m.Key)
+		}
+	}
+	st.work, st.queue = nil, nil
+}
+
+// adoptable reports whether a replica may take the unfinished item it now:
+// old enough that the replica which accepted it has tried its session's
+// lease. Without sharing everything unfinished is this process's.
+func (r *Router) adoptable(it InboxItem) bool {
+	s := r.cfg.Sharing
+	return s == nil || it.ReceivedAt.IsZero() || r.cfg.Now().Sub(it.ReceivedAt) >= s.AdoptAfter
+}
+
+// active reports whether this process has session sid queued or running:
+// its unfinished items are then in hand here, or wait for it to finish.
+func (r *Router) active(sid string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, ok := r.sessions[sid]
+	return ok
+}
+
+// adopt looks for unfinished work no replica is doing, every AdoptEvery,
+// until ctx ends: a dead replica's turns once its leases expired, and
+// messages that came while another replica held their session.
+func (r *Router) adopt(ctx context.Context) {
+	s := r.cfg.Sharing
+	for s.Sleep(ctx, s.AdoptEvery) == nil {
+		if err := r.Recover(ctx); err != nil && ctx.Err() == nil {
+			r.log.Warn("adopt unfinished work", "err", err)
+		}
+	}
+}

@@ -1,0 +1,224 @@
+package bot_test
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/agent/llm"
+	"github.com/parleybot/parley/agent/llm/llmtest"
+	"github.com/parleybot/parley/bot"
+)
+
+// memLeases is bot.Leases in memory, as the stores keep them.
+type memLeases struct {
+	mu sync.Mutex
+	m  map[string]memLease
+}
+
+type memLease struct {
+	holder string
+	until  time.Time
+}
+
+func (l *memLeases) HoldLease(_ context.Context, name, holder string, now time.Time, ttl time.Duration) (bool, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if cur, ok := l.m[name]; ok && cur.holder != holder && now.Before(cur.until) {
+		return false, nil
+	}
+	l.m[name] = memLease{holder, now.Add(ttl)}
+	return true, nil
+}
+
+func (l *memLeases) ReleaseLease(_ context.Context, name, holder string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.m[name].holder == holder {
+		delete(l.m, name)
+	}
+	return nil
+}
+
+func (l *memLeases) held(name string) (memLease, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	cur, ok := l.m[name]
+	return cur, ok
+}
+
+// replica is a router sharing w's database with other replicas. Its clock
+// is the test's: adoption passes run when the test ticks, and time moves
+// when it advances; leases are never renewed (no tick reaches them).
+type replica struct {
+	router   *bot.Router
+	tick     chan struct{}
+	sleeping chan struct{} // the adoption loop is between passes
+	done     chan struct{}
+}
+
+// sharedClock is the replicas' clock: real time plus what the test added.
+type sharedClock struct{ offset atomic.Int64 }
+
+func (c *sharedClock) now() time.Time           { return time.Now().Add(time.Duration(c.offset.Load())) }
+func (c *sharedClock) advance(d time.Duration) { c.offset.Add(int64(d)) }
+
+const (
+	testTTL        = 30 * time.Second
+	testAdoptEvery = 2 * time.Second
+)
+
+func startReplica(t *testing.T, w *world, leases bot.Leases, clk *sharedClock, holder string) *replica {
+	t.Helper()
+	rp := &replica{tick: make(chan struct{}), sleeping: make(chan struct{}), done: make(chan struct{})}
+	sleep := func(ctx context.Context, d time.Duration) error {
+		if d != testAdoptEvery {
+			<-ctx.Done() // renewals: the lease lasts its TTL from when it was taken
+			return ctx.Err()
+		}
+		select {
+		case rp.sleeping <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		select {
+		case <-rp.tick:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	rp.router = newRouter(t, bot.RouterConfig{
+		Sessions: w.db, Inbox: w.db, KV: w.db, Runner: w.runner,
+		Commands: bot.New(w.db, w.db, agent.MemoryLimits{}),
+		Access:   w.access, Reply: w.replies.factory, Logger: slog.New(slog.DiscardHandler),
+		Now: clk.now,
+		Sharing: &bot.Sharing{Leases: leases, Holder: holder, TTL: testTTL, AdoptEvery: testAdoptEvery,
+			AdoptAfter: 10 * time.Second, Sleep: sleep},
+	}, &chatFake{platform: "slack"})
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		defer close(rp.done)
+		if err := rp.router.Run(ctx); err != nil {
+			t.Errorf("%s: %v", holder, err)
+		}
+	}()
+	t.Cleanup(func() { cancel(); <-rp.done })
+	<-rp.sleeping // started: recovery is over, the loop waits for a tick
+	rp.router.Wait()
+	return rp
+}
+
+// adoptPass runs one adoption pass of rp and waits for what it started.
+func (rp *replica) adoptPass(t *testing.T) {
+	t.Helper()
+	rp.tick <- struct{}{}
+	<-rp.sleeping // the pass is over
+	rp.router.Wait()
+}
+
+// TestReplicaLeavesAHeldSessionAlone: a message reaching a replica while
+// another replica holds its session is accepted but not answered there;
+// once the session is free and the message old enough, an adoption pass
+// answers it, once, and later passes do nothing more.
+func TestReplicaLeavesAHeldSessionAlone(t *testing.T) {
+	w := newWorld(t, "slack", bot.Access{})
+	leases := &memLeases{m: map[string]memLease{}}
+	clk := &sharedClock{}
+	b := startReplica(t, w, leases, clk, "b")
+
+	m := msg("slack", "C1", "1.1", "U1", "T:C1:1.1", "hello")
+	m.Mentioned = true
+	sid, err := w.db.SessionFor(t.Context(), m.Thread)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Replica a runs the session.
+	if ok, _ := leases.HoldLease(t.Context(), "session:"+sid, "a/1", clk.now(), testTTL); !ok {
+		t.Fatal("could not take the lease for a")
+	}
+	if err := b.router.HandleMessage(t.Context(), m); err != nil {
+		t.Fatal(err)
+	}
+	b.router.Wait()
+	if n := len(w.srv.Requests()); n != 0 {
+		t.Fatalf("b asked the model %d times for a session a holds", n)
+	}
+	if left, _ := w.db.Unfinished(t.Context()); len(left) != 1 {
+		t.Fatalf("unfinished %d, want the message kept for the holder", len(left))
+	}
+
+	// a is done; the message is not yet old enough for another replica.
+	if err := leases.ReleaseLease(t.Context(), "session:"+sid, "a/1"); err != nil {
+		t.Fatal(err)
+	}
+	b.adoptPass(t)
+	if n := len(w.srv.Requests()); n != 0 {
+		t.Fatal("adopted a message younger than AdoptAfter")
+	}
+
+	clk.advance(11 * time.Second)
+	w.srv.Enqueue(llmtest.Text("hi"))
+	b.adoptPass(t)
+	if finals := w.replies.final(m.Key); len(finals) != 1 || finals[0] != "hi" {
+		t.Fatalf("finals %q, want [hi]", finals)
+	}
+	b.adoptPass(t)
+	if n := len(w.srv.Requests()); n != 1 {
+		t.Fatalf("%d model calls, want 1", n)
+	}
+	if left, _ := w.db.Unfinished(t.Context()); len(left) != 0 {
+		t.Fatalf("still unfinished: %+v", left)
+	}
+	if _, ok := leases.held("session:" + sid); ok {
+		t.Fatal("the session's lease was not handed back after the turn")
+	}
+}
+
+// TestReplicaResumesADeadReplicasTurn: a replica died mid-turn, holding
+// its session's lease. Until the lease expires no other replica touches
+// the turn; after, one resumes it from the store in the same reply, once.
+func TestReplicaResumesADeadReplicasTurn(t *testing.T) {
+	w := newWorld(t, "slack", bot.Access{})
+	leases := &memLeases{m: map[string]memLease{}}
+	clk := &sharedClock{}
+
+	m := msg("slack", "C1", "1.1", "U1", "T:C1:1.1", "what is 6×7?")
+	m.Mentioned = true
+	crashed(t, w, m, llm.Message{Role: llm.RoleUser, Text: m.Text, Author: "U1", Key: m.Key})
+	sid, _, _ := w.db.BoundSession(t.Context(), m.Thread)
+	if ok, _ := leases.HoldLease(t.Context(), "session:"+sid, "dead/1", clk.now(), testTTL); !ok {
+		t.Fatal("could not take the lease for the dead replica")
+	}
+	clk.advance(11 * time.Second) // old enough to adopt, lease still live
+	b := startReplica(t, w, leases, clk, "b")
+	b.adoptPass(t)
+	if n := len(w.srv.Requests()); n != 0 {
+		t.Fatalf("%d model calls while the dead replica's lease was live", n)
+	}
+
+	clk.advance(testTTL)
+	w.srv.Enqueue(llmtest.Text("42"))
+	b.adoptPass(t)
+	if finals := w.replies.final(m.Key); len(finals) != 1 || finals[0] != "42" {
+		t.Fatalf("finals %q, want [42]", finals)
+	}
+	msgs, _ := w.db.Messages(t.Context(), sid)
+	users := 0
+	for _, h := range msgs {
+		if h.Role == llm.RoleUser && h.Key == m.Key {
+			users++
+		}
+	}
+	if users != 1 {
+		t.Fatalf("the message is in the session %d times, want once (resumed, not restarted)", users)
+	}
+	b.adoptPass(t)
+	if n := len(w.srv.Requests()); n != 1 {
+		t.Fatalf("%d model calls, want 1", n)
+	}
+}
