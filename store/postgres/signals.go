@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -84,10 +85,12 @@ func (db *DB) Runs(ctx context.Context, scope string, since time.Time) ([]evolve
 }
 
 // AddImpressions counts one impression for each named skill of scope. Each
-// upsert adds one atomically, so counts from several processes add up.
+// upsert adds one atomically, so counts from several processes add up; the
+// rows are taken in name order, so two processes counting the same skills
+// never lock them in opposite orders (a deadlock).
 func (db *DB) AddImpressions(ctx context.Context, scope string, names []string) error {
 	b := &pgx.Batch{}
-	for _, n := range names {
+	for _, n := range slices.Sorted(slices.Values(names)) {
 		b.Queue(`
 			INSERT INTO skill_impressions (scope, name, impressions) VALUES ($1, $2, 1)
 			ON CONFLICT (scope, name) DO UPDATE SET impressions = skill_impressions.impressions + 1`, scope, n)
