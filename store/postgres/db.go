@@ -10,6 +10,17 @@
 // taken before a read-modify-write (SELECT … FOR UPDATE), SKIP LOCKED for
 // claims of work, and transaction-scoped advisory locks where the row to
 // lock may not exist yet.
+//
+// Where the engines differ, on purpose:
+//   - there is no Path (no file); PoolStats reports the one pool as the
+//     writer;
+//   - PostgreSQL's text refuses the NUL character and invalid UTF-8, which
+//     SQLite keeps: a write holding them fails, except a knowledge-base
+//     passage's text, where NUL is stored as U+FFFD (textOnly);
+//   - keyword search ranks by ts_rank_cd weighted by IDF (kb_index.go),
+//     not BM25: the same query finds the same passages, and its scores are
+//     on another scale (Score is higher for better, as in store);
+//   - Vectors and WithLogger say which vector storage Open found.
 package postgres
 
 import (

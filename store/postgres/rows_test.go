@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/agent/kb"
 	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/store/postgres"
@@ -179,5 +180,21 @@ func TestUnfinishedKeepsAcceptOrder(t *testing.T) {
 	}
 	if diff := cmp.Diff(keys, got); diff != "" {
 		t.Errorf("order (-accepted +unfinished):\n%s", diff)
+	}
+}
+
+// TestPassageWithNUL: a passage holding NUL, which a PostgreSQL text
+// column refuses, is stored with U+FFFD in its place and still found.
+func TestPassageWithNUL(t *testing.T) {
+	t.Parallel()
+	db := newDB(t)
+	b := kb.New(kb.Config{Store: db})
+	if _, err := b.Ingest(t.Context(), kb.Document{Scope: "operator", Source: "odd.txt", Kind: "text", AddedBy: "operator"},
+		"before\x00after nul\n"); err != nil {
+		t.Fatalf("Ingest: %v", err)
+	}
+	got, err := b.Search(t.Context(), []string{"operator"}, "after", 5)
+	if err != nil || len(got) != 1 || got[0].Text != "before\uFFFDafter nul" {
+		t.Fatalf("Search = %+v, %v; want the passage with U+FFFD for NUL", got, err)
 	}
 }
