@@ -1,60 +1,61 @@
 package postgres
 
 import (
-	"errors"
-	"slices"
+	"io/fs"
+	"strings"
 	"testing"
+	"testing/fstest"
 
-	"github.com/parleybot/parley/store"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/parleybot/parley/store/postgres/pgtest"
 )
 
-func TestUpSection(t *testing.T) {
-	tests := []struct {
-		name, src, want string
-		wantErr         bool
-	}{
-		{"up and down", "-- c\n-- +goose Up\nCREATE TABLE a (x int);\n-- +goose Down\nDROP TABLE a;\n", "CREATE TABLE a (x int);\n", false},
-		{"up only", "-- +goose Up\nSELECT 1;\n", "SELECT 1;\n", false},
-		{"statement block", "-- +goose Up\n-- +goose StatementBegin\nCREATE FUNCTION f() RETURNS int AS $$ SELECT 1; $$ LANGUAGE sql;\n-- +goose StatementEnd\n",
-			"CREATE FUNCTION f() RETURNS int AS $$ SELECT 1; $$ LANGUAGE sql;\n", false},
-		{"no up", "SELECT 1;\n", "", true},
-		{"no transaction", "-- +goose NO TRANSACTION\n-- +goose Up\nSELECT 1;\n", "", true},
+// withStep is the embedded migrations plus one more file.
+func withStep(t *testing.T, name, src string) fs.FS {
+	t.Helper()
+	schema, err := fs.ReadFile(migrations(), "00014_schema.sql")
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, tt := range tests {
-		got, err := upSection(tt.src)
-		if got != tt.want || (err != nil) != tt.wantErr {
-			t.Errorf("%s: upSection = %q, %v; want %q, error %t", tt.name, got, err, tt.want, tt.wantErr)
-		}
+	return fstest.MapFS{
+		"00014_schema.sql": {Data: schema},
+		name:               {Data: []byte(src)},
 	}
 }
 
-func TestPendingSteps(t *testing.T) {
-	steps := []migration{{14, "00014_schema.sql"}, {15, "00015_more.sql"}}
-	tests := []struct {
-		name    string
-		applied []int64
-		want    []int64
-		err     error
-	}{
-		{"new database", nil, []int64{14, 15}, nil},
-		{"one behind", []int64{14}, []int64{15}, nil},
-		{"up to date", []int64{14, 15}, nil, nil},
-		{"newer build", []int64{14, 15, 16}, nil, store.ErrTooNew},
+// TestMigrateUpgradeAndFailure: a later step applies on top of the
+// schema; a failing one leaves the database as it was (DDL included),
+// at a version this build knows.
+func TestMigrateUpgradeAndFailure(t *testing.T) {
+	t.Parallel()
+	pool, err := pgxpool.New(t.Context(), pgtest.NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, tt := range tests {
-		got, err := pendingSteps(steps, tt.applied)
-		var versions []int64
-		for _, m := range got {
-			versions = append(versions, m.version)
+	defer pool.Close()
+	ctx := t.Context()
+	version := func() (v int64) {
+		t.Helper()
+		if err := pool.QueryRow(ctx, `SELECT max(version_id) FROM goose_db_version`).Scan(&v); err != nil {
+			t.Fatal(err)
 		}
-		if !slices.Equal(versions, tt.want) || !errors.Is(err, tt.err) {
-			t.Errorf("%s: pendingSteps = %v, %v; want %v, %v", tt.name, versions, err, tt.want, tt.err)
-		}
+		return v
 	}
-	if _, err := pendingSteps(steps, []int64{15}); err == nil {
-		t.Error("a step older than the schema and never applied: no error")
+	if err := migrate(ctx, pool, migrations()); err != nil {
+		t.Fatal(err)
 	}
-	if got, err := readMigrations(migrations()); err != nil || len(got) != 1 || got[0].version != 14 {
-		t.Errorf("embedded migrations = %v, %v; want the one schema at 14", got, err)
+	good := withStep(t, "00015_good.sql", "-- +goose Up\nCREATE TABLE good (x int);\nCREATE TABLE good2 (y int);\n-- +goose Down\nDROP TABLE good;\n")
+	if err := migrate(ctx, pool, good); err != nil || version() != 15 {
+		t.Fatalf("upgrade to 15: %v, version %d", err, version())
+	}
+	bad := good.(fstest.MapFS)
+	bad["00016_bad.sql"] = &fstest.MapFile{Data: []byte("-- +goose Up\nCREATE TABLE half (x int);\nCREATE TABLE broken (;\n")}
+	if err := migrate(ctx, pool, bad); err == nil || !strings.Contains(err.Error(), "00016_bad.sql") {
+		t.Fatalf("a broken step: %v, want an error naming it", err)
+	}
+	var half bool
+	if err := pool.QueryRow(ctx, `SELECT to_regclass('half') IS NOT NULL`).Scan(&half); err != nil || half || version() != 15 {
+		t.Fatalf("after the failed step: table half %t (%v), version %d; want none, 15", half, err, version())
 	}
 }

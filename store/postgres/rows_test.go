@@ -21,9 +21,9 @@ import (
 var slackThread = bot.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1700000000.000100"}
 
 // TestImagesStoredOnce: a picture's bytes are kept once per session
-// whatever number of messages show it, the message rows hold no bytes, the
-// transcript reads back equal, and a rewrite that drops the last message
-// showing a picture deletes its bytes.
+// whatever number of messages show it, the message rows hold no bytes,
+// and a rewrite that drops the last message showing a picture deletes its
+// bytes. (That the transcript reads back equal is the suite's.)
 func TestImagesStoredOnce(t *testing.T) {
 	t.Parallel()
 	url := pgtest.NewDatabase(t)
@@ -55,15 +55,6 @@ func TestImagesStoredOnce(t *testing.T) {
 	if rows, size := files(); rows != 2 || size != 80_000 {
 		t.Fatalf("session_files: %d rows, %d bytes; want the two pictures once (80000 bytes)", rows, size)
 	}
-	for _, db := range []*postgres.DB{db, openDB(t, url)} {
-		got, err := db.Messages(ctx, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(msgs, got); diff != "" {
-			t.Errorf("transcript with images changed in storage (-stored +loaded):\n%s", diff)
-		}
-	}
 	var longest int
 	if err := raw.QueryRow(ctx, `SELECT max(length(body)) FROM messages`).Scan(&longest); err != nil {
 		t.Fatal(err)
@@ -79,13 +70,6 @@ func TestImagesStoredOnce(t *testing.T) {
 	}
 	if rows, size := files(); rows != 1 || size != 30_000 {
 		t.Fatalf("after the rewrite: %d rows, %d bytes; want the photo alone", rows, size)
-	}
-	got, err := db.Messages(ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if img := got[2].Images[0]; !bytes.Equal(img.Data, photo.Data) {
-		t.Errorf("the kept photo lost its bytes: %+v", img)
 	}
 }
 
