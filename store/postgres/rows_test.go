@@ -43,11 +43,9 @@ func TestImagesStoredOnce(t *testing.T) {
 	shot := llm.ImageHash(llm.Image{MIME: "image/png", Data: bytes.Repeat([]byte("p"), 50_000), Width: 800, Height: 600, Name: "shot.png"})
 	photo := llm.ImageHash(llm.Image{MIME: "image/jpeg", Data: bytes.Repeat([]byte("j"), 30_000), Name: "photo.jpg"})
 	msgs := []llm.Message{
-		{Role: llm.RoleUser, Text: "look", Images: []llm.Image{shot, photo}},
-		{Role: llm.RoleAssistant, Text: "I see a shot and a photo."},
-		{Role: llm.RoleUser, Text: "the same again", Images: []llm.Image{shot}},
-		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "c1", Name: "shot"}}},
-		{Role: llm.RoleTool, ToolCallID: "c1", ToolName: "shot", Text: "done", Images: []llm.Image{photo}},
+		{Role: llm.RoleUser, Text: "both", Images: []llm.Image{shot, photo}},
+		{Role: llm.RoleUser, Text: "again", Images: []llm.Image{shot}},
+		{Role: llm.RoleTool, ToolCallID: "c1", ToolName: "shot", Images: []llm.Image{photo}},
 	}
 	if err := db.AppendMessages(ctx, id, msgs...); err != nil {
 		t.Fatal(err)
@@ -62,9 +60,9 @@ func TestImagesStoredOnce(t *testing.T) {
 	if longest > 1000 {
 		t.Errorf("a message row is %d bytes: the image bytes went into the transcript", longest)
 	}
-	// Compaction keeps only the last exchange: the photo stays (the tool
-	// result shows it), the shot is folded away and its bytes go.
-	kept := []llm.Message{{Role: llm.RoleUser, Text: "[Summary]"}, msgs[3], msgs[4]}
+	// Compaction keeps only the tool's result: the photo stays, the shot
+	// is folded away and its bytes go.
+	kept := []llm.Message{{Role: llm.RoleUser, Text: "[Summary]"}, msgs[2]}
 	if err := db.ReplaceMessages(ctx, id, kept); err != nil {
 		t.Fatal(err)
 	}
