@@ -127,7 +127,7 @@ func (db *DB) Activity(ctx context.Context, w evolve.Weights) ([]evolve.Activity
 	rows, err := db.pool.Query(ctx, `
 		SELECT r.scope, f.last_at, r.at, `+qualified("r", signalColumns)+`
 		FROM run_signals r LEFT JOIN reflections f ON f.scope = r.scope
-		ORDER BY r.scope, r.at`)
+		ORDER BY r.scope COLLATE "C", r.at, r.id`)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: activity: %w", err)
 	}
