@@ -45,19 +45,45 @@ type migration struct {
 	name    string
 }
 
-// migrate brings the schema of db up to the newest migration in fsys, each
-// pending migration in its own transaction together with its version row.
+// migrate brings the schema of db up to the newest migration in fsys, the
+// pending migrations in one transaction together with their version rows.
 func migrate(ctx context.Context, db *sql.DB, fsys fs.FS) error {
-	steps, err := readMigrations(fsys)
-	if err != nil {
-		return fmt.Errorf("load migrations: %w", err)
-	}
 	if err := ensureVersionTable(ctx, db); err != nil {
 		return fmt.Errorf("create version table: %w", err)
 	}
 	applied, err := appliedVersions(ctx, db)
 	if err != nil {
 		return fmt.Errorf("read schema version: %w", err)
+	}
+	pending, err := PendingMigrations(fsys, applied)
+	if err != nil || len(pending) == 0 {
+		return err
+	}
+	if err := apply(ctx, db, pending); err != nil {
+		return fmt.Errorf("apply migrations: %w", err)
+	}
+	return nil
+}
+
+// Migration is a pending schema step: its version, its file's name and
+// its Up section, the SQL to run.
+type Migration struct {
+	Version int64
+	Name    string
+	Up      string
+}
+
+// PendingMigrations reads the goose migrations of fsys (NNNNN_name.sql)
+// and returns, in order, those whose versions are not in applied. It is
+// the part of migrating that is the same for every engine — which files,
+// which of them are due, what SQL each runs — so store/postgres's runner
+// shares it; the version table, its locking and the transaction are each
+// engine's own. A database with a version newer than fsys knows is
+// refused with ErrTooNew; only the pending files' SQL is read.
+func PendingMigrations(fsys fs.FS, applied []int64) ([]Migration, error) {
+	steps, err := readMigrations(fsys)
+	if err != nil {
+		return nil, fmt.Errorf("load migrations: %w", err)
 	}
 	current := int64(0)
 	if len(applied) > 0 {
@@ -70,9 +96,9 @@ func migrate(ctx context.Context, db *sql.DB, fsys fs.FS) error {
 	// A database migrated by a newer Parley has a schema this build does
 	// not know; writing to it could break what the newer one relies on.
 	if current > known {
-		return fmt.Errorf("schema version %d, this build knows up to %d: %w", current, known, ErrTooNew)
+		return nil, fmt.Errorf("schema version %d, this build knows up to %d: %w", current, known, ErrTooNew)
 	}
-	var pending []migration
+	var pending []Migration
 	for _, m := range steps {
 		if slices.Contains(applied, m.version) {
 			continue
@@ -80,17 +106,19 @@ func migrate(ctx context.Context, db *sql.DB, fsys fs.FS) error {
 		if m.version < current {
 			// Goose refused these too: a step older than the schema was
 			// written against a schema this database never had.
-			return fmt.Errorf("migration %s is older than the schema (version %d) but was never applied", m.name, current)
+			return nil, fmt.Errorf("migration %s is older than the schema (version %d) but was never applied", m.name, current)
 		}
-		pending = append(pending, m)
+		data, err := fs.ReadFile(fsys, m.name)
+		if err != nil {
+			return nil, fmt.Errorf("load migrations: %w", err)
+		}
+		up, err := upSection(string(data))
+		if err != nil {
+			return nil, fmt.Errorf("load migrations: %s: %w", m.name, err)
+		}
+		pending = append(pending, Migration{Version: m.version, Name: m.name, Up: up})
 	}
-	if len(pending) == 0 {
-		return nil
-	}
-	if err := apply(ctx, db, fsys, pending); err != nil {
-		return fmt.Errorf("apply migrations: %w", err)
-	}
-	return nil
+	return pending, nil
 }
 
 // readMigrations lists and orders the migrations of fsys's root. Only the
@@ -144,7 +172,9 @@ func upSection(src string) (string, error) {
 		case "Down":
 			in = false
 		case "StatementBegin", "StatementEnd":
-			// SQLite finds the end of a trigger body itself.
+			// The section runs as one script: SQLite finds the end of a
+			// trigger body itself, PostgreSQL's simple protocol that of
+			// a function's.
 		default:
 			return "", fmt.Errorf("unsupported annotation %q", strings.TrimSpace(line))
 		}
@@ -218,27 +248,19 @@ func appliedVersions(ctx context.Context, db *sql.DB) ([]int64, error) {
 // a failing step leaves the database as it was, at a version some build
 // knows, and a new database is created in one commit rather than one per
 // step (4 ms of the first start).
-func apply(ctx context.Context, db *sql.DB, fsys fs.FS, pending []migration) error {
+func apply(ctx context.Context, db *sql.DB, pending []Migration) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
 	for _, m := range pending {
-		data, err := fs.ReadFile(fsys, m.name)
-		if err != nil {
-			return err
-		}
-		up, err := upSection(string(data))
-		if err != nil {
-			return fmt.Errorf("%s: %w", m.name, err)
-		}
-		if _, err := tx.ExecContext(ctx, up); err != nil {
-			return fmt.Errorf("%s: %w", m.name, err)
+		if _, err := tx.ExecContext(ctx, m.Up); err != nil {
+			return fmt.Errorf("%s: %w", m.Name, err)
 		}
 		if _, err := tx.ExecContext(ctx,
-			`INSERT INTO `+versionTable+` (version_id, is_applied) VALUES (?, 1)`, m.version); err != nil {
-			return fmt.Errorf("%s: %w", m.name, err)
+			`INSERT INTO `+versionTable+` (version_id, is_applied) VALUES (?, 1)`, m.Version); err != nil {
+			return fmt.Errorf("%s: %w", m.Name, err)
 		}
 	}
 	return tx.Commit()

@@ -156,7 +156,7 @@ func (db *DB) SetApprovalRefs(ctx context.Context, id string, refs []bot.Message
 // before now, earliest first: the expiry sweep's work.
 func (db *DB) ExpiredApprovals(ctx context.Context, now time.Time) ([]bot.ApprovalRecord, error) {
 	recs, err := db.approvals(ctx, `
-		WHERE a.status = 'pending' AND a.expires_at <= $1 ORDER BY a.expires_at, a.id`, ts(now))
+		WHERE a.status = 'pending' AND a.expires_at <= $1 ORDER BY a.expires_at, a.id COLLATE "C"`, ts(now))
 	if err != nil {
 		return nil, fmt.Errorf("postgres: expired approvals: %w", err)
 	}
@@ -167,7 +167,7 @@ func (db *DB) ExpiredApprovals(ctx context.Context, now time.Time) ([]bot.Approv
 // oldest first.
 func (db *DB) SessionApprovals(ctx context.Context, sessionID string) ([]bot.ApprovalRecord, error) {
 	recs, err := db.approvals(ctx, `
-		WHERE a.session_id = $1 ORDER BY a.created_at, a.id`, sessionID)
+		WHERE a.session_id = $1 ORDER BY a.created_at, a.id COLLATE "C"`, sessionID)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: approvals of session %q: %w", sessionID, err)
 	}
@@ -178,7 +178,7 @@ func (db *DB) SessionApprovals(ctx context.Context, sessionID string) ([]bot.App
 // since, in decision order.
 func (db *DB) DecidedApprovals(ctx context.Context, since time.Time) ([]bot.ApprovalRecord, error) {
 	recs, err := db.approvals(ctx, `
-		WHERE a.status <> 'pending' AND a.decided_at >= $1 ORDER BY a.decided_at, a.id`, ts(since))
+		WHERE a.status <> 'pending' AND a.decided_at >= $1 ORDER BY a.decided_at, a.id COLLATE "C"`, ts(since))
 	if err != nil {
 		return nil, fmt.Errorf("postgres: approvals decided since %s: %w", since.Format(time.RFC3339), err)
 	}
@@ -186,6 +186,8 @@ func (db *DB) DecidedApprovals(ctx context.Context, since time.Time) ([]bot.Appr
 }
 
 // approvals runs approvalColumns with the given WHERE … ORDER BY clause.
+// Text in an ORDER BY is compared bytewise (COLLATE "C"), as SQLite
+// compares it, whatever the database's collation.
 func (db *DB) approvals(ctx context.Context, where string, args ...any) ([]bot.ApprovalRecord, error) {
 	rows, err := db.pool.Query(ctx, approvalColumns+where, args...)
 	if err != nil {

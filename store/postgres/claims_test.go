@@ -1,7 +1,6 @@
 package postgres_test
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -90,33 +89,6 @@ func TestClaimDueAcrossProcessesOverTime(t *testing.T) {
 		if k.occ.Sub(t0)%time.Minute != 0 || k.occ.Before(t0) || !k.occ.Before(t0.Add(ticks*time.Minute)) {
 			t.Errorf("item %d claimed at %s, not an occurrence of the ticks", k.item, k.occ)
 		}
-	}
-}
-
-func TestAddItemCapAcrossProcesses(t *testing.T) {
-	t.Parallel()
-	dbs := handles(t, 2)
-	var mu sync.Mutex
-	added, capped := 0, 0
-	var wg sync.WaitGroup
-	for i := range 20 {
-		wg.Go(func() {
-			_, err := dbs[i%2].AddItem(t.Context(), everyMinute(0), 5)
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case err == nil:
-				added++
-			case errors.Is(err, remind.ErrCap):
-				capped++
-			default:
-				t.Errorf("AddItem: %v", err)
-			}
-		})
-	}
-	wg.Wait()
-	if added != 5 || capped != 15 {
-		t.Fatalf("%d added, %d refused; want 5 and 15", added, capped)
 	}
 }
 

@@ -10,6 +10,17 @@
 // taken before a read-modify-write (SELECT … FOR UPDATE), SKIP LOCKED for
 // claims of work, and transaction-scoped advisory locks where the row to
 // lock may not exist yet.
+//
+// Where the engines differ, on purpose:
+//   - there is no Path (no file); PoolStats reports the one pool as the
+//     writer;
+//   - PostgreSQL's text refuses the NUL character and invalid UTF-8, which
+//     SQLite keeps: a write holding them fails, except a knowledge-base
+//     passage's text, where NUL is stored as U+FFFD (textOnly);
+//   - keyword search ranks by ts_rank_cd weighted by IDF (kb_index.go),
+//     not BM25: the same query finds the same passages, and its scores are
+//     on another scale (Score is higher for better, as in store);
+//   - Vectors and WithLogger say which vector storage Open found.
 package postgres
 
 import (
@@ -91,8 +102,29 @@ type rowScanner interface {
 // SQLite's write transactions, it excludes nobody: fn takes the locks its
 // read-modify-write needs. An error from fn rolls back and is returned as
 // is.
+//
+// The store takes its locks in one order (the row a method is about, then
+// what hangs off it), so transactions should never deadlock; should
+// PostgreSQL still report a deadlock or a serialization failure, the
+// transaction is run again from the start, a few times, so fn must set
+// what it reports afresh on each run.
 func (db *DB) tx(ctx context.Context, fn func(pgx.Tx) error) error {
-	return pgx.BeginFunc(ctx, db.pool, fn)
+	for attempt := 1; ; attempt++ {
+		err := pgx.BeginFunc(ctx, db.pool, fn)
+		if attempt == maxAttempts || !retryable(err) {
+			return err
+		}
+	}
+}
+
+// maxAttempts bounds tx's runs of one transaction.
+const maxAttempts = 3
+
+// retryable reports the errors after which a transaction can simply run
+// again: deadlock_detected and serialization_failure.
+func retryable(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "40P01" || pgErr.Code == "40001")
 }
 
 // lockKey takes a transaction-scoped advisory lock on the key's hash:

@@ -1,9 +1,7 @@
 package postgres_test
 
 import (
-	"fmt"
 	"log/slog"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -20,18 +18,6 @@ var epoch = time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 func tickingClock() func() time.Time {
 	var n atomic.Int64
 	return func() time.Time { return epoch.Add(time.Duration(n.Add(1)-1) * time.Second) }
-}
-
-// sequentialIDs returns a session id generator yielding s1, s2, ...
-func sequentialIDs() func() string {
-	var mu sync.Mutex
-	n := 0
-	return func() string {
-		mu.Lock()
-		defer mu.Unlock()
-		n++
-		return fmt.Sprintf("s%d", n)
-	}
 }
 
 // openDB opens the database at url and closes it when the test ends.

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -52,7 +53,7 @@ func (db *DB) PutDocument(ctx context.Context, doc kb.Document, chunks []kb.Inde
 			b.Queue(`
 				INSERT INTO kb_chunks (doc_id, scope, start_line, end_line, hash, text, tsv)
 				VALUES ($1, $2, $3, $4, $5, $6, $7::tsvector)`,
-				doc.ID, doc.Scope, c.Start, c.End, c.Hash, c.Text, tsvectorLiteral(c.Body, c.Uni, c.Head))
+				doc.ID, doc.Scope, c.Start, c.End, c.Hash, textOnly(c.Text), tsvectorLiteral(c.Body, c.Uni, c.Head))
 		}
 		return tx.SendBatch(ctx, b).Close()
 	})
@@ -62,6 +63,11 @@ func (db *DB) PutDocument(ctx context.Context, doc kb.Document, chunks []kb.Inde
 	doc.Chunks = len(chunks)
 	return doc, nil
 }
+
+// textOnly is s as a text column can hold it: PostgreSQL refuses the NUL
+// character, which SQLite keeps and extracted documents (a PDF's text)
+// may hold, so it is shown as U+FFFD, as invalid UTF-8 already is.
+func textOnly(s string) string { return strings.ReplaceAll(s, "\x00", "\uFFFD") }
 
 // bumpGeneration records, in the transaction that changes passages or
 // vectors, that they changed; it also serializes the knowledge base's

@@ -1,15 +1,10 @@
 package postgres
 
 import (
-	"cmp"
 	"context"
 	"embed"
-	"errors"
 	"fmt"
 	"io/fs"
-	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -19,14 +14,15 @@ import (
 
 // The migrations are goose files, like store's, and the applied versions
 // live in goose's table (goose_db_version, with goose's PostgreSQL
-// columns). store's runner is not reused: it is unexported, and built
-// around SQLite's one-writer pool (its version table is found through
-// sqlite_schema, its reads run outside the applying transaction). Here the
-// whole of it — creating the version table, reading it, applying and
-// recording — is one transaction holding an advisory lock, so replicas
-// starting together apply each step once: the second waits for the
-// first's commit, then finds nothing pending. PostgreSQL's DDL is
-// transactional, so a failing step leaves the schema as it was.
+// columns). What is the same for both engines — which files, which are
+// due, what SQL each runs, refusing a newer schema — is store's
+// (store.PendingMigrations); the version table, the lock and the
+// transaction are this engine's. The whole of it — creating the version
+// table, reading it, applying and recording — is one transaction holding
+// an advisory lock, so replicas starting together apply each step once:
+// the second waits for the first's commit, then finds nothing pending.
+// PostgreSQL's DDL is transactional, so a failing step leaves the schema
+// as it was.
 //
 //go:embed migrations/*.sql
 var embedded embed.FS
@@ -47,18 +43,8 @@ func migrations() fs.FS {
 	return sub
 }
 
-// migration is one schema step, named NNNNN_name.sql.
-type migration struct {
-	version int64
-	name    string
-}
-
 // migrate brings the schema up to the newest migration in fsys.
 func migrate(ctx context.Context, pool *pgxpool.Pool, fsys fs.FS) error {
-	steps, err := readMigrations(fsys)
-	if err != nil {
-		return fmt.Errorf("load migrations: %w", err)
-	}
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(migrateLock)); err != nil {
 			return fmt.Errorf("lock: %w", err)
@@ -70,73 +56,22 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, fsys fs.FS) error {
 		if err != nil {
 			return fmt.Errorf("read schema version: %w", err)
 		}
-		pending, err := pendingSteps(steps, applied)
+		pending, err := store.PendingMigrations(fsys, applied)
 		if err != nil {
 			return err
 		}
 		for _, m := range pending {
-			if err := applyStep(ctx, tx, fsys, m); err != nil {
-				return fmt.Errorf("apply %s: %w", m.name, err)
+			// Exec without arguments uses the simple protocol, which
+			// runs a script of several statements.
+			if _, err := tx.Exec(ctx, m.Up); err != nil {
+				return fmt.Errorf("apply %s: %w", m.Name, err)
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO `+versionTable+` (version_id, is_applied) VALUES ($1, true)`, m.Version); err != nil {
+				return fmt.Errorf("apply %s: %w", m.Name, err)
 			}
 		}
 		return nil
 	})
-}
-
-// pendingSteps are the steps not applied yet, refusing a database a newer
-// build migrated (writing to it could break what the newer one relies on)
-// and a step older than the schema that was never applied.
-func pendingSteps(steps []migration, applied []int64) ([]migration, error) {
-	current := int64(0)
-	if len(applied) > 0 {
-		current = slices.Max(applied)
-	}
-	known := int64(0)
-	if len(steps) > 0 {
-		known = steps[len(steps)-1].version
-	}
-	if current > known {
-		return nil, fmt.Errorf("schema version %d, this build knows up to %d: %w", current, known, store.ErrTooNew)
-	}
-	var pending []migration
-	for _, m := range steps {
-		if slices.Contains(applied, m.version) {
-			continue
-		}
-		if m.version < current {
-			return nil, fmt.Errorf("migration %s is older than the schema (version %d) but was never applied", m.name, current)
-		}
-		pending = append(pending, m)
-	}
-	return pending, nil
-}
-
-// readMigrations lists and orders the migrations of fsys's root.
-func readMigrations(fsys fs.FS) ([]migration, error) {
-	entries, err := fs.ReadDir(fsys, ".")
-	if err != nil {
-		return nil, err
-	}
-	var out []migration
-	for _, e := range entries {
-		name := e.Name()
-		if e.IsDir() || !strings.HasSuffix(name, ".sql") {
-			continue
-		}
-		num, _, ok := strings.Cut(name, "_")
-		v, err := strconv.ParseInt(num, 10, 64)
-		if !ok || err != nil || v < 1 {
-			return nil, fmt.Errorf("%s: the name must start with a positive version and '_'", name)
-		}
-		out = append(out, migration{version: v, name: name})
-	}
-	slices.SortFunc(out, func(a, b migration) int { return cmp.Compare(a.version, b.version) })
-	for i := 1; i < len(out); i++ {
-		if out[i].version == out[i-1].version {
-			return nil, fmt.Errorf("%s and %s have the same version", out[i-1].name, out[i].name)
-		}
-	}
-	return out, nil
 }
 
 // ensureVersionTable creates goose's version table as goose does on
@@ -182,54 +117,4 @@ func appliedVersions(ctx context.Context, tx pgx.Tx) ([]int64, error) {
 		return nil
 	})
 	return out, err
-}
-
-// applyStep runs one migration's Up section and records its version.
-func applyStep(ctx context.Context, tx pgx.Tx, fsys fs.FS, m migration) error {
-	data, err := fs.ReadFile(fsys, m.name)
-	if err != nil {
-		return err
-	}
-	up, err := upSection(string(data))
-	if err != nil {
-		return err
-	}
-	// Exec without arguments uses the simple protocol, which runs a
-	// script of several statements.
-	if _, err := tx.Exec(ctx, up); err != nil {
-		return err
-	}
-	_, err = tx.Exec(ctx, `INSERT INTO `+versionTable+` (version_id, is_applied) VALUES ($1, true)`, m.version)
-	return err
-}
-
-// upSection is the text between "-- +goose Up" and "-- +goose Down" (or
-// the end). The whole section runs as one script, so StatementBegin and
-// StatementEnd (a function body holding semicolons) need nothing done;
-// annotations that would change how goose ran it are refused.
-func upSection(src string) (string, error) {
-	var up strings.Builder
-	in, seen := false, false
-	for line := range strings.Lines(src) {
-		ann, ok := strings.CutPrefix(strings.TrimSpace(line), "-- +goose ")
-		if !ok {
-			if in {
-				up.WriteString(line)
-			}
-			continue
-		}
-		switch strings.TrimSpace(ann) {
-		case "Up":
-			in, seen = true, true
-		case "Down":
-			in = false
-		case "StatementBegin", "StatementEnd":
-		default:
-			return "", fmt.Errorf("unsupported annotation %q", strings.TrimSpace(line))
-		}
-	}
-	if !seen {
-		return "", errors.New(`no "-- +goose Up" section`)
-	}
-	return up.String(), nil
 }

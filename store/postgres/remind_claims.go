@@ -65,7 +65,12 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, grace time.Duration, 
 				out = append(out, remind.Claim{Item: it, Occurrence: it.Next, Decision: d})
 			}
 		}
-		_, err = tx.Exec(ctx, `DELETE FROM reminder_claims WHERE delivered_at < $1`, ts(now.Add(-keepDelivered)))
+		// Old rows another claimer is deleting are left to it (SKIP
+		// LOCKED): the clean-up never waits, nor deadlocks with another.
+		_, err = tx.Exec(ctx, `
+			DELETE FROM reminder_claims WHERE id IN (
+				SELECT id FROM reminder_claims WHERE delivered_at < $1 FOR UPDATE SKIP LOCKED)`,
+			ts(now.Add(-keepDelivered)))
 		return err
 	})
 	if err != nil {

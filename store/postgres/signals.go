@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -84,10 +85,12 @@ func (db *DB) Runs(ctx context.Context, scope string, since time.Time) ([]evolve
 }
 
 // AddImpressions counts one impression for each named skill of scope. Each
-// upsert adds one atomically, so counts from several processes add up.
+// upsert adds one atomically, so counts from several processes add up; the
+// rows are taken in name order, so two processes counting the same skills
+// never lock them in opposite orders (a deadlock).
 func (db *DB) AddImpressions(ctx context.Context, scope string, names []string) error {
 	b := &pgx.Batch{}
-	for _, n := range names {
+	for _, n := range slices.Sorted(slices.Values(names)) {
 		b.Queue(`
 			INSERT INTO skill_impressions (scope, name, impressions) VALUES ($1, $2, 1)
 			ON CONFLICT (scope, name) DO UPDATE SET impressions = skill_impressions.impressions + 1`, scope, n)
@@ -124,7 +127,7 @@ func (db *DB) Activity(ctx context.Context, w evolve.Weights) ([]evolve.Activity
 	rows, err := db.pool.Query(ctx, `
 		SELECT r.scope, f.last_at, r.at, `+qualified("r", signalColumns)+`
 		FROM run_signals r LEFT JOIN reflections f ON f.scope = r.scope
-		ORDER BY r.scope, r.at`)
+		ORDER BY r.scope COLLATE "C", r.at, r.id`)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: activity: %w", err)
 	}
