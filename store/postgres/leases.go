@@ -5,14 +5,13 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/store"
 )
 
-// Replicas on one database take turns through these (docs/replicas.md).
-var (
-	_ bot.Leases   = (*DB)(nil)
-	_ bot.Replicas = (*DB)(nil)
-)
+// *DB is an engine store.Backend names; since that took in bot.Leases and
+// bot.Replicas (replicas on one database taking turns, docs/replicas.md),
+// this is where the package checks it outside its tests.
+var _ store.Backend = (*DB)(nil)
 
 // HoldLease takes name for holder until now+ttl, or extends holder's own
 // lease; ok is false while another holder's lease runs at now. It is one

@@ -1,6 +1,8 @@
 package storetest
 
 import (
+	"context"
+	"fmt"
 	"testing"
 	"time"
 )
@@ -19,85 +21,80 @@ var leaseTests = []test{
 // epoch+t runs until epoch+t+leaseTTL.
 const leaseTTL = 30 * time.Second
 
-// leaseStep is one call: HoldLease at epoch+at (ok is what it must
-// report), or, with release set, ReleaseLease. on picks the handle: 0 the
-// first, 1 a second one on the same database (another replica).
-type leaseStep struct {
-	on      int
-	release bool
-	name    string
-	holder  string
-	at      time.Duration
-	ok      bool
+// hold is a step calling HoldLease at epoch+at, which must report ok.
+func hold(on int, name, holder string, at time.Duration, ok bool) step {
+	return step{on, fmt.Sprintf("HoldLease(%q, %q, +%v)", name, holder, at), func(ctx context.Context, h Store) error {
+		got, err := h.HoldLease(ctx, name, holder, epoch.Add(at), leaseTTL)
+		if err == nil && got != ok {
+			err = fmt.Errorf("ok = %v, want %v", got, ok)
+		}
+		return err
+	}}
 }
 
-func hold(on int, name, holder string, at time.Duration, ok bool) leaseStep {
-	return leaseStep{on: on, name: name, holder: holder, at: at, ok: ok}
-}
-
-func release(on int, name, holder string) leaseStep {
-	return leaseStep{on: on, release: true, name: name, holder: holder}
+// release is a step calling ReleaseLease.
+func release(on int, name, holder string) step {
+	return step{on, fmt.Sprintf("ReleaseLease(%q, %q)", name, holder), func(ctx context.Context, h Store) error {
+		return h.ReleaseLease(ctx, name, holder)
+	}}
 }
 
 func testLeases(t *testing.T, s suite) {
 	const ms = time.Millisecond
-	tests := []struct {
-		name  string
-		steps []leaseStep
-	}{
-		{"take a free name", []leaseStep{
+	runScripts(t, s, []script{
+		{"take a free name", []step{
 			hold(0, "session:s1", "r1", 0, true),
 		}},
-		{"the other handle sees it", []leaseStep{
+		{"the other handle sees it", []step{
 			hold(0, "session:s1", "r1", 0, true),
 			hold(1, "session:s1", "r2", time.Second, false),
 			hold(1, "session:s1", "r1", time.Second, true),
 		}},
-		{"extend by the same holder", []leaseStep{
+		{"extend by the same holder", []step{
 			hold(0, "session:s1", "r1", 0, true),
 			hold(1, "session:s1", "r1", 10*time.Second, true), // now until 40s
 			hold(0, "session:s1", "r2", leaseTTL, false),      // the first term's end
 			hold(0, "session:s1", "r2", 40*time.Second-ms, false),
 			hold(0, "session:s1", "r2", 40*time.Second, true),
 		}},
-		{"refused to another before expiry", []leaseStep{
+		{"refused to another before expiry", []step{
 			hold(0, "session:s1", "r1", 0, true),
 			hold(0, "session:s1", "r2", 0, false),
 			hold(1, "session:s1", "r2", leaseTTL-ms, false),
 			hold(0, "session:s1", "r1", time.Second, true), // a refusal took nothing from r1
 		}},
-		{"taken over exactly at expiry", []leaseStep{
+		{"taken over exactly at expiry", []step{
 			hold(0, "session:s1", "r1", 0, true),
 			hold(1, "session:s1", "r2", leaseTTL, true),
 			hold(0, "session:s1", "r1", leaseTTL+ms, false), // r2 holds it now
 		}},
-		{"taken over after expiry", []leaseStep{
+		{"taken over after expiry", []step{
 			hold(0, "telegram", "r1", 0, true),
 			hold(1, "telegram", "r2", time.Hour, true),
 			hold(0, "telegram", "r1", time.Hour, false),
 		}},
-		{"release lets another take at once", []leaseStep{
+		{"release lets another take at once", []step{
 			hold(0, "session:s1", "r1", 0, true),
 			release(0, "session:s1", "r1"),
 			hold(1, "session:s1", "r2", ms, true),
 		}},
-		{"release by a non-holder leaves it", []leaseStep{
+		{"release by a non-holder leaves it", []step{
 			hold(0, "session:s1", "r1", 0, true),
 			release(1, "session:s1", "r2"),
 			hold(1, "session:s1", "r2", ms, false),
 			hold(0, "session:s1", "r1", ms, true),
 		}},
-		{"a late release leaves the new holder's", []leaseStep{
+		{"a late release leaves the new holder's", []step{
 			hold(0, "session:s1", "r1", 0, true),
 			hold(1, "session:s1", "r2", leaseTTL, true),
 			release(0, "session:s1", "r1"), // r1 wakes after its lease ran out
 			hold(0, "session:s1", "r3", leaseTTL+ms, false),
 		}},
-		{"release of a free name", []leaseStep{
+		{"release of a free name", []step{
 			release(0, "session:s1", "r1"),
 			hold(0, "session:s1", "r2", 0, true),
 		}},
-		{"two leases are independent", []leaseStep{
+		{"two leases are independent", []step{
 			hold(0, "session:s1", "r1", 0, true),
 			hold(1, "session:s2", "r2", 0, true),
 			hold(0, "session:s2", "r1", ms, false),
@@ -106,27 +103,7 @@ func testLeases(t *testing.T, s suite) {
 			hold(0, "session:s2", "r1", 2*ms, false), // s2 still r2's
 			hold(1, "session:s1", "r2", 2*ms, true),
 		}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			db, reopen := s.open(t, Options{})
-			dbs := []Store{db, reopen()}
-			for i, st := range tt.steps {
-				h := dbs[st.on]
-				if st.release {
-					if err := h.ReleaseLease(t.Context(), st.name, st.holder); err != nil {
-						t.Fatalf("step %d: ReleaseLease(%q, %q): %v", i, st.name, st.holder, err)
-					}
-					continue
-				}
-				ok, err := h.HoldLease(t.Context(), st.name, st.holder, epoch.Add(st.at), leaseTTL)
-				if err != nil || ok != st.ok {
-					t.Fatalf("step %d: HoldLease(%q, %q, +%v) = %v, %v; want %v, nil", i, st.name, st.holder, st.at, ok, err, st.ok)
-				}
-			}
-		})
-	}
+	})
 }
 
 // testLeaseTTL: a lease that would end as it begins is the caller's bug,
