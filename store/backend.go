@@ -22,6 +22,8 @@ type Backend interface {
 	bot.PlatformState
 	bot.RunRecorder
 	bot.HelperSessions
+	bot.Leases   // replicas on one database take turns (docs/replicas.md)
+	bot.Replicas // and share the platforms' rate limits
 
 	agent.SessionStore
 	agent.MemoryStore

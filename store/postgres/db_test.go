@@ -47,8 +47,8 @@ func TestOpenMigratesOnceAndReopens(t *testing.T) {
 	if err := conn.QueryRow(t.Context(), `SELECT count(*), max(version_id) FROM goose_db_version WHERE version_id > 0`).Scan(&n, &max); err != nil {
 		t.Fatal(err)
 	}
-	if n != 1 || max != 14 {
-		t.Fatalf("goose_db_version: %d rows, version %d; want one row, 14", n, max)
+	if n != 2 || max != 15 {
+		t.Fatalf("goose_db_version: %d rows, version %d; want two rows (00014, 00015), 15", n, max)
 	}
 }
 

@@ -104,6 +104,7 @@ var areas = []area{
 	{"KnowledgeBaseSync", kbSyncTests},
 	{"KnowledgeBaseHybrid", hybridTests},
 	{"Scopes", scopeTests},
+	{"Leases", leaseTests},
 }
 
 // suite is what a test has in hand: the engine.
