@@ -64,7 +64,7 @@ type replica struct {
 // sharedClock is the replicas' clock: real time plus what the test added.
 type sharedClock struct{ offset atomic.Int64 }
 
-func (c *sharedClock) now() time.Time           { return time.Now().Add(time.Duration(c.offset.Load())) }
+func (c *sharedClock) now() time.Time          { return time.Now().Add(time.Duration(c.offset.Load())) }
 func (c *sharedClock) advance(d time.Duration) { c.offset.Add(int64(d)) }
 
 const (
