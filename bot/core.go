@@ -76,11 +76,24 @@ type CoreConfig struct {
 	// Metrics is told how turns end and how fast finals show
 	// (bot/metrics); nil: nothing is counted.
 	Metrics Metrics
+	// Sharing makes this core one of several replicas on a shared store
+	// (router_shared.go); its Sleep defaults to the core's. nil: the only
+	// process on its store.
+	Sharing *Sharing
 	// Now and Sleep are the clock of everything in the core (defaults:
 	// time.Now and a timer).
 	Now    func() time.Time
 	Sleep  func(ctx context.Context, d time.Duration) error
 	Logger *slog.Logger
+}
+
+// Lead runs run on one replica of those sharing the store, failing over
+// to another when that one dies or stops (the reflection cycle, the
+// knowledge base's embedder and folder watcher: work that must not run
+// twice at once). Without sharing it just runs run. It returns when ctx
+// ends, or with run's own error.
+func (c *Core) Lead(ctx context.Context, name string, run func(context.Context) error) error {
+	return c.router.lead(ctx, name, run)
 }
 
 // PauseAsked reports whether someone asked session sid's task to pause.
@@ -125,13 +138,18 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Sharing != nil && cfg.Sharing.Sleep == nil {
+		sharing := *cfg.Sharing
+		sharing.Sleep = cfg.Sleep
+		cfg.Sharing = &sharing
+	}
 	router, err := NewRouter(RouterConfig{
 		Sessions: cfg.Store, Inbox: cfg.Store, KV: cfg.Store, Runner: cfg.Runner,
 		Commands: New(cfg.Store, cfg.Runner.Memory, cfg.MemoryLimits),
 		Access:   cfg.Access, Outbound: out, Approvals: approvals,
 		MaxConcurrent: cfg.MaxConcurrent, Model: cfg.Model, Limits: cfg.Limits, ResumeWithin: cfg.ResumeWithin,
 		Knowledge: cfg.Knowledge, Attachments: cfg.Attachments, Runs: cfg.Runs, Learning: cfg.Learning, Tasks: cfg.Tasks, Helpers: cfg.Helpers,
-		Metrics: cfg.Metrics, Now: cfg.Now, Logger: cfg.Logger,
+		Metrics: cfg.Metrics, Now: cfg.Now, Logger: cfg.Logger, Sharing: cfg.Sharing,
 	}, cfg.Adapters...)
 	if err != nil {
 		return nil, err

@@ -52,21 +52,24 @@ func (o *memOutbox) hasRef(ref string) bool {
 	return false
 }
 
-// refsFirst wraps an adapter and checks, on every call, that each ref an
-// earlier Send returned is already in the outbox: the ref is recorded
-// before anything else happens.
+// refsFirst wraps an adapter and checks, on every call in a chat, that
+// each ref an earlier Send in that chat returned is already in the
+// outbox: a reply records its ref before it does anything else. Replies
+// in other chats run concurrently and are not ordered with it.
 type refsFirst struct {
 	bot.Adapter
 	t   testing.TB
 	box *memOutbox
 
 	mu   sync.Mutex
-	refs []string
+	refs map[string][]string // by chat
 }
 
-func (a *refsFirst) check(op string) {
+func chatOf(t bot.Thread) string { return t.Space + "/" + t.Chat }
+
+func (a *refsFirst) check(op string, t bot.Thread) {
 	a.mu.Lock()
-	refs := slices.Clone(a.refs)
+	refs := slices.Clone(a.refs[chatOf(t)])
 	a.mu.Unlock()
 	for _, r := range refs {
 		if !a.box.hasRef(r) {
@@ -76,23 +79,26 @@ func (a *refsFirst) check(op string) {
 }
 
 // remember adds ref to the refs that must be recorded before any call.
-func (a *refsFirst) remember(ref string) {
+func (a *refsFirst) remember(t bot.Thread, ref string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.refs = append(a.refs, ref)
+	if a.refs == nil {
+		a.refs = map[string][]string{}
+	}
+	a.refs[chatOf(t)] = append(a.refs[chatOf(t)], ref)
 }
 
 func (a *refsFirst) Send(ctx context.Context, t bot.Thread, out bot.Out) (bot.MessageRef, error) {
-	a.check("Send")
+	a.check("Send", t)
 	ref, err := a.Adapter.Send(ctx, t, out)
 	if ref.ID != "" {
-		a.remember(ref.ID)
+		a.remember(t, ref.ID)
 	}
 	return ref, err
 }
 
 func (a *refsFirst) Edit(ctx context.Context, ref bot.MessageRef, out bot.Out) error {
-	a.check("Edit")
+	a.check("Edit", ref.Thread)
 	return a.Adapter.Edit(ctx, ref, out)
 }
 
@@ -313,14 +319,14 @@ func (h *dl) arrivals() map[string]int {
 
 // FindSent passes the question on to a base that can answer it.
 func (a *refsFirst) FindSent(ctx context.Context, t bot.Thread, key, after string) (bot.MessageRef, bool, error) {
-	a.check("find sent")
+	a.check("find sent", t)
 	f, ok := a.Adapter.(bot.SentFinder)
 	if !ok {
 		return bot.MessageRef{}, false, nil
 	}
 	ref, found, err := f.FindSent(ctx, t, key, after)
 	if found {
-		a.remember(ref.ID)
+		a.remember(t, ref.ID)
 	}
 	return ref, found, err
 }

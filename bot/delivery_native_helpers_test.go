@@ -54,34 +54,35 @@ type streamingAdapter struct {
 func (a *streamingAdapter) StreamsIn(t bot.Thread) bool { return a.s.StreamsIn(t) }
 
 func (a *streamingAdapter) StartStream(ctx context.Context, t bot.Thread, u bot.User) (bot.Stream, error) {
-	a.check("StartStream")
+	a.check("StartStream", t)
 	st, err := a.s.StartStream(ctx, t, u)
 	if err != nil {
 		return nil, err
 	}
-	cs := &checkedStream{a: a.refsFirst, s: st}
+	cs := &checkedStream{a: a.refsFirst, s: st, t: t}
 	if a.noRef {
 		return cs, nil
 	}
-	a.remember(st.(bot.RefStream).Ref().ID)
+	a.remember(t, st.(bot.RefStream).Ref().ID)
 	return checkedRefStream{cs}, nil
 }
 
 type checkedStream struct {
 	a *refsFirst
 	s bot.Stream
+	t bot.Thread
 }
 
 func (c *checkedStream) Append(ctx context.Context, delta string) error {
-	c.a.check("Append")
+	c.a.check("Append", c.t)
 	return c.s.Append(ctx, delta)
 }
 
 func (c *checkedStream) Finish(ctx context.Context, final bot.Out) (bot.MessageRef, error) {
-	c.a.check("Finish")
+	c.a.check("Finish", c.t)
 	ref, err := c.s.Finish(ctx, final)
 	if ref.ID != "" {
-		c.a.remember(ref.ID)
+		c.a.remember(c.t, ref.ID)
 	}
 	return ref, err
 }
@@ -93,7 +94,7 @@ func (c checkedRefStream) Ref() bot.MessageRef { return c.s.(bot.RefStream).Ref(
 type closingAdapter struct{ *streamingAdapter }
 
 func (a closingAdapter) CloseStream(ctx context.Context, ref bot.MessageRef) error {
-	a.check("CloseStream")
+	a.check("CloseStream", ref.Thread)
 	return a.s.CloseStream(ctx, ref)
 }
 

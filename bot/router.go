@@ -216,7 +216,7 @@ func (r *Router) serve(ctx context.Context) error {
 	errs := make(chan error, len(r.adapters))
 	for _, a := range r.adapters {
 		go func() {
-			if err := a.Run(ctx, r); err != nil && ctx.Err() == nil {
+			if err := r.receive(ctx, a); err != nil && ctx.Err() == nil {
 				errs <- fmt.Errorf("%s: %w", a.Platform(), err)
 				return
 			}

@@ -34,6 +34,12 @@ type Sharing struct {
 	// item must never be taken twice from a replica that has not yet
 	// tried. Default 10 s.
 	AdoptAfter time.Duration
+	// Elected names, by platform, the lease under which one replica alone
+	// receives that platform's events (Telegram's long polling, which
+	// answers two pollers with 409 Conflict; Discord's gateway session).
+	// A platform not named receives on every replica (Slack's Socket Mode
+	// spreads events over the connections; webhooks behind a balancer).
+	Elected map[string]string
 	// Sleep is the clock's sleep (the core's).
 	Sleep func(ctx context.Context, d time.Duration) error
 }
@@ -173,4 +179,48 @@ func (r *Router) adopt(ctx context.Context) {
 			r.log.Warn("adopt unfinished work", "err", err)
 		}
 	}
+}
+
+// receive runs a's Run for the router: on every replica, or, when a's
+// platform is elected, on the one replica holding its lease (lead).
+func (r *Router) receive(ctx context.Context, a Adapter) error {
+	if s := r.cfg.Sharing; s != nil {
+		if name, ok := s.Elected[a.Platform()]; ok {
+			return r.lead(ctx, name, func(ctx context.Context) error { return a.Run(ctx, r) })
+		}
+	}
+	return a.Run(ctx, r)
+}
+
+// lead runs run on the one replica holding lease name, until ctx ends;
+// the others stand by to take over within a TTL of the holder's death,
+// or a third of one after it hands the lease back. Without sharing run
+// just runs. An error of run's own ends lead with it.
+func (r *Router) lead(ctx context.Context, name string, run func(context.Context) error) error {
+	s := r.cfg.Sharing
+	if s == nil {
+		return run(ctx)
+	}
+	for ctx.Err() == nil {
+		var err error
+		finished := false
+		held := r.holding(ctx, name, func(held context.Context) {
+			r.log.Info("leading for the replicas", "lease", name)
+			err = run(held)
+			finished = held.Err() == nil // returned of itself, not for a lost lease
+		})
+		if err != nil && ctx.Err() == nil {
+			return err
+		}
+		if finished {
+			return nil
+		}
+		if held && ctx.Err() == nil {
+			r.log.Warn("no longer leading: the lease went to another replica", "lease", name)
+		}
+		if s.Sleep(ctx, s.TTL/3) != nil {
+			break
+		}
+	}
+	return nil
 }

@@ -58,6 +58,8 @@ type replica struct {
 	router   *bot.Router
 	tick     chan struct{}
 	sleeping chan struct{} // the adoption loop is between passes
+	wake     chan struct{} // ends any other sleep: renewals, an elected receiver's retry
+	cancel   context.CancelFunc
 	done     chan struct{}
 }
 
@@ -74,11 +76,20 @@ const (
 
 func startReplica(t *testing.T, w *world, leases bot.Leases, clk *sharedClock, holder string) *replica {
 	t.Helper()
-	rp := &replica{tick: make(chan struct{}), sleeping: make(chan struct{}), done: make(chan struct{})}
+	return startReplicaWith(t, w, leases, clk, holder, nil, &chatFake{platform: "slack"})
+}
+
+func startReplicaWith(t *testing.T, w *world, leases bot.Leases, clk *sharedClock, holder string, elected map[string]string, a bot.Adapter) *replica {
+	t.Helper()
+	rp := &replica{tick: make(chan struct{}), sleeping: make(chan struct{}), wake: make(chan struct{}), done: make(chan struct{})}
 	sleep := func(ctx context.Context, d time.Duration) error {
 		if d != testAdoptEvery {
-			<-ctx.Done() // renewals: the lease lasts its TTL from when it was taken
-			return ctx.Err()
+			select {
+			case <-rp.wake:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
 		}
 		select {
 		case rp.sleeping <- struct{}{}:
@@ -98,9 +109,10 @@ func startReplica(t *testing.T, w *world, leases bot.Leases, clk *sharedClock, h
 		Access:   w.access, Reply: w.replies.factory, Logger: slog.New(slog.DiscardHandler),
 		Now: clk.now,
 		Sharing: &bot.Sharing{Leases: leases, Holder: holder, TTL: testTTL, AdoptEvery: testAdoptEvery,
-			AdoptAfter: 10 * time.Second, Sleep: sleep},
-	}, &chatFake{platform: "slack"})
+			AdoptAfter: 10 * time.Second, Elected: elected, Sleep: sleep},
+	}, a)
 	ctx, cancel := context.WithCancel(context.Background())
+	rp.cancel = cancel
 	go func() {
 		defer close(rp.done)
 		if err := rp.router.Run(ctx); err != nil {
@@ -220,5 +232,55 @@ func TestReplicaResumesADeadReplicasTurn(t *testing.T) {
 	b.adoptPass(t)
 	if n := len(w.srv.Requests()); n != 1 {
 		t.Fatalf("%d model calls, want 1", n)
+	}
+}
+
+// receiverFake counts, across replicas, how many run its platform's Run.
+type receiverFake struct {
+	*chatFake
+	running *atomic.Int32
+	changed chan struct{}
+}
+
+func (f receiverFake) Run(ctx context.Context, _ bot.Handler) error {
+	f.running.Add(1)
+	f.changed <- struct{}{}
+	<-ctx.Done()
+	f.running.Add(-1)
+	f.changed <- struct{}{}
+	return nil
+}
+
+// TestElectedReceiverFailsOver: with the platform elected, one replica
+// receives and the other stands by; when the receiver stops, the other
+// takes over.
+func TestElectedReceiverFailsOver(t *testing.T) {
+	w := newWorld(t, "slack", bot.Access{})
+	leases := &memLeases{m: map[string]memLease{}}
+	clk := &sharedClock{}
+	running := &atomic.Int32{}
+	changed := make(chan struct{}, 16)
+	elected := map[string]string{"slack": "receive:slack"}
+	a := startReplicaWith(t, w, leases, clk, "a", elected, receiverFake{&chatFake{platform: "slack"}, running, changed})
+	<-changed
+	b := startReplicaWith(t, w, leases, clk, "b", elected, receiverFake{&chatFake{platform: "slack"}, running, changed})
+	b.wake <- struct{}{} // b tries again, and stands by
+	if n := running.Load(); n != 1 {
+		t.Fatalf("%d replicas receive, want 1", n)
+	}
+	if l, _ := leases.held("receive:slack"); l.holder[:2] != "a/" {
+		t.Fatalf("the receiver's lease is %q's, want a's", l.holder)
+	}
+
+	a.cancel() // a stops, and hands the lease back
+	<-changed
+	<-a.done
+	b.wake <- struct{}{}
+	<-changed
+	if n := running.Load(); n != 1 {
+		t.Fatalf("%d replicas receive after the failover, want 1", n)
+	}
+	if l, _ := leases.held("receive:slack"); l.holder[:2] != "b/" {
+		t.Fatalf("the receiver's lease is %q's, want b's", l.holder)
 	}
 }
