@@ -226,15 +226,22 @@ func openAIProvider(cfg *config.Config, hc *http.Client) *openai.Provider {
 // passages, keeping kb.dirs in sync, and handing memory back to the OS
 // when Parley goes quiet (trim.go). The returned function stops them and
 // waits.
-func (a *app) background(ctx context.Context, logger *slog.Logger) (stop func()) {
+func (a *app) background(ctx context.Context, lead leader, logger *slog.Logger) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { newTrimmer().run(ctx) })
+	// The rest runs on one replica at a time: it writes shared state, and
+	// twice would cost twice (embeddings, reflections).
 	if a.kb.Ready() == nil {
-		wg.Go(func() { a.kb.RunEmbedder(ctx) })
+		wg.Go(func() {
+			_ = lead(ctx, "background:kb-embedder", func(ctx context.Context) error { a.kb.RunEmbedder(ctx); return nil })
+		})
 		if dirs := a.cfg.KB.Dirs; len(dirs) > 0 {
 			wg.Go(func() {
-				if err := a.kb.WatchDirs(ctx, bot.OperatorScope().Key(), dirs, kb.WatchOptions{}); err != nil {
+				err := lead(ctx, "background:kb-dirs", func(ctx context.Context) error {
+					return a.kb.WatchDirs(ctx, bot.OperatorScope().Key(), dirs, kb.WatchOptions{})
+				})
+				if err != nil {
 					logger.Error("knowledge base: cannot watch kb.dirs", "err", err)
 				}
 			})
@@ -242,7 +249,9 @@ func (a *app) background(ctx context.Context, logger *slog.Logger) (stop func())
 	}
 	if a.cfg.Evolution.Enabled {
 		s := a.scheduler(logger)
-		wg.Go(func() { s.Run(ctx) })
+		wg.Go(func() {
+			_ = lead(ctx, "background:reflection", func(ctx context.Context) error { s.Run(ctx); return nil })
+		})
 	}
 	return func() {
 		cancel()

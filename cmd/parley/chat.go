@@ -65,7 +65,7 @@ func runChat(ctx context.Context, e *environment, cfg *config.Config) error {
 		return err
 	}
 	a.pauses.set(core.PauseAsked)
-	defer a.background(ctx, logger)()
+	defer a.background(ctx, alone, logger)()
 	if err := core.Run(ctx); err != nil {
 		return err
 	}

@@ -36,7 +36,7 @@ func runPlatforms(ctx context.Context, a *app, adapters []bot.Adapter, web *inbo
 		return err
 	}
 	logger.Info("parley is running", "platforms", strings.Join(cfg.EnabledPlatforms(), ","), "model", cfg.LLM.Model)
-	defer a.background(ctx, logger)()
+	defer a.background(ctx, core.Lead, logger)()
 	if web == nil {
 		return core.Run(ctx)
 	}
@@ -89,6 +89,7 @@ func coreConfig(a *app, adapters []bot.Adapter, acc bot.Access, approvers []stri
 		Runs:           runs,
 		Learning:       learn,
 		Metrics:        a.ops.metrics(),
+		Sharing:        sharing(a.cfg, a.db),
 		Logger:         logger,
 	}
 	if a.cfg.Tasks.Enabled {

@@ -2,8 +2,13 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
 	"log/slog"
+	"os"
 
+	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/metrics"
 	"github.com/parleybot/parley/cmd/parley/internal/config"
 	"github.com/parleybot/parley/store"
@@ -44,3 +49,37 @@ func storeName(cfg *config.Config) string {
 	}
 	return cfg.DBPath()
 }
+
+// sharing is how this process shares its store with other replicas:
+// with PostgreSQL, each session's turns run under a lease and Telegram's
+// long polling and Discord's gateway are received by one elected replica
+// (docs/replicas.md); with SQLite, nil: one process owns the file.
+func sharing(cfg *config.Config, db backend) *bot.Sharing {
+	if cfg.Store.Driver != config.StorePostgres {
+		return nil
+	}
+	elected := map[string]string{config.PlatformDiscord: "receive:discord"}
+	if cfg.Telegram.Mode != config.TelegramModeWebhook {
+		elected[config.PlatformTelegram] = "receive:telegram"
+	}
+	return &bot.Sharing{Leases: db, Holder: replicaID(), Elected: elected}
+}
+
+// replicaID names this process among the replicas: readable in logs and
+// in the leases table, unique across hosts and restarts.
+func replicaID() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "parley"
+	}
+	var b [4]byte
+	rand.Read(b[:]) // never fails: crypto/rand panics rather than return an error
+	return fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b[:]))
+}
+
+// leader runs background work that must not run twice at once: through
+// the core's Lead when replicas share the store, else directly.
+type leader func(ctx context.Context, name string, run func(context.Context) error) error
+
+// alone is the leader of a process that shares nothing.
+func alone(ctx context.Context, _ string, run func(context.Context) error) error { return run(ctx) }
