@@ -40,15 +40,15 @@ func TestEndToEnd(t *testing.T) {
 		{name: "slack", args: []string{"-platform", "slack", "-users", "3", "-messages", "2"}, wantSent: 6},
 		// A soak in miniature: 12 questions in two rounds of 2 fresh
 		// people × 3 messages, memory kept every 5 answers: after each
-		// round (6, 12) and at the end.
+		// round (6, 12).
 		{name: "soak", args: []string{"-platform", "telegram", "-users", "2", "-messages", "3", "-turns-total", "12", "-mem-every", "5"},
-			wantSent: 12, wantAfterTurns: 3},
+			wantSent: 12, wantAfterTurns: 2},
 		// The footprint and delivery flags: two cold starts first (a new
 		// database, then the existing one), two rounds, a CSV line after
 		// each.
 		{name: "footprint", args: []string{"-platform", "telegram", "-users", "2", "-messages", "2", "-rounds", "2", "-restarts", "2",
 			"-mem-every", "3", "-footprint-csv", csv, "-bot-added", "-env", "PARLEY_LIMITS_TURNS_PER_MINUTE=0"},
-			wantSent: 8, wantAfterTurns: 3, wantColdStarts: 2},
+			wantSent: 8, wantAfterTurns: 2, wantColdStarts: 2},
 		// Parley as deployed by default: no http.listen, no /metrics.
 		{name: "without metrics", args: []string{"-platform", "telegram", "-users", "2", "-messages", "1", "-metrics=false"},
 			wantSent: 2, noMetrics: true},

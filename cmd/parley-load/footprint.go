@@ -81,19 +81,21 @@ func logMemory(m memory, err error, msg string, logger *slog.Logger, args ...any
 
 // roundReadings takes the memory readings a run asks for as each round
 // ends: a log line always, a line of -footprint-csv, and a checkpoint for
-// the report once the answers reach the next multiple of -mem-every.
+// the report once the answers reach the next multiple of -mem-every and
+// after the last round.
 type roundReadings struct {
 	f           *footprint
 	mem         *memorySampler
 	logger      *slog.Logger
 	start       time.Time
+	rounds      int
 	rest        time.Duration // before a kept reading; none in a single round
 	last        int           // answers at the last checkpoint
 	checkpoints []memCheckpoint
 }
 
 func (f *footprint) readings(rounds int, mem *memorySampler, logger *slog.Logger) *roundReadings {
-	r := &roundReadings{f: f, mem: mem, logger: logger, start: time.Now()}
+	r := &roundReadings{f: f, mem: mem, logger: logger, start: time.Now(), rounds: rounds}
 	if rounds > 1 {
 		r.rest = f.memSettle
 	}
@@ -103,7 +105,7 @@ func (f *footprint) readings(rounds int, mem *memorySampler, logger *slog.Logger
 // afterRound reads Parley's memory as round (from 0) ends, answered
 // answers in.
 func (r *roundReadings) afterRound(ctx context.Context, round, answered int) {
-	due := r.f.memEvery > 0 && answered/r.f.memEvery > r.last/r.f.memEvery
+	due := round == r.rounds-1 || r.f.memEvery > 0 && answered/r.f.memEvery > r.last/r.f.memEvery
 	if due || r.f.csv != "" {
 		select {
 		case <-time.After(r.rest):

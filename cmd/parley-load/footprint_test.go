@@ -31,7 +31,7 @@ func TestRoundsFor(t *testing.T) {
 }
 
 // TestRoundReadings: a checkpoint after each round that reaches the next
-// multiple of -mem-every, a CSV line after every round.
+// multiple of -mem-every and after the last, a CSV line after every round.
 func TestRoundReadings(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -41,8 +41,9 @@ func TestRoundReadings(t *testing.T) {
 		want     []int // checkpoints' turns
 	}{
 		{"every 5", 5, true, []int{3, 6, 10, 12, 20}, []int{6, 10, 20}},
-		{"a round past two multiples", 5, false, []int{12, 13}, []int{12}},
-		{"off", 0, true, []int{3, 6}, nil},
+		{"a round past two multiples, and the last", 5, false, []int{12, 13}, []int{12, 13}},
+		{"the last round's end only", 0, true, []int{3, 6}, []int{6}},
+		{"one round", 10000, false, []int{200}, []int{200}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -72,9 +72,10 @@ type report struct {
 type memReport struct {
 	Idle  memFigures `json:"idle"`  // connected, before the first message
 	Peak  memFigures `json:"peak"`  // private: the highest sampled; resident: VmHWM
-	Final memFigures `json:"final"` // after the last answer
+	Final memFigures `json:"final"` // -settle after the last answer
 	// AfterTurns are readings at the end of the rounds that reached a
-	// multiple of -mem-every answers (no turn in flight), and at the end.
+	// multiple of -mem-every answers and of the last round (no turn in
+	// flight; in a run of several rounds, after -mem-settle).
 	AfterTurns []memCheckpoint `json:"after_turns,omitempty"`
 }
 

@@ -158,7 +158,7 @@ func run(ctx context.Context, opts options, logger *slog.Logger) (rep *report, e
 	if m, peakAnon, err := mem.latest(); err == nil {
 		rep.PeakRSS, rep.FinalRSS = m.Peak, m.Current
 		rep.Memory = memReport{Idle: figures(idle), Peak: memFigures{Private: peakAnon, Resident: m.Peak}, Final: figures(m),
-			AfterTurns: append(readings.checkpoints, memCheckpoint{Turns: rep.Answered, memFigures: figures(m)})}
+			AfterTurns: readings.checkpoints}
 	} else {
 		logger.Warn("no memory figures", "err", err)
 	}
