@@ -88,14 +88,13 @@ type roundReadings struct {
 	mem         *memorySampler
 	logger      *slog.Logger
 	start       time.Time
-	rounds      int
 	rest        time.Duration // before a kept reading; none in a single round
 	last        int           // answers at the last checkpoint
 	checkpoints []memCheckpoint
 }
 
 func (f *footprint) readings(rounds int, mem *memorySampler, logger *slog.Logger) *roundReadings {
-	r := &roundReadings{f: f, mem: mem, logger: logger, start: time.Now(), rounds: rounds}
+	r := &roundReadings{f: f, mem: mem, logger: logger, start: time.Now()}
 	if rounds > 1 {
 		r.rest = f.memSettle
 	}
@@ -103,9 +102,9 @@ func (f *footprint) readings(rounds int, mem *memorySampler, logger *slog.Logger
 }
 
 // afterRound reads Parley's memory as round (from 0) ends, answered
-// answers in.
-func (r *roundReadings) afterRound(ctx context.Context, round, answered int) {
-	due := round == r.rounds-1 || r.f.memEvery > 0 && answered/r.f.memEvery > r.last/r.f.memEvery
+// answers in; last says no round follows.
+func (r *roundReadings) afterRound(ctx context.Context, round, answered int, last bool) {
+	due := last || r.f.memEvery > 0 && answered/r.f.memEvery > r.last/r.f.memEvery
 	if due || r.f.csv != "" {
 		select {
 		case <-time.After(r.rest):

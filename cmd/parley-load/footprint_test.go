@@ -53,7 +53,7 @@ func TestRoundReadings(t *testing.T) {
 			}
 			r := f.readings(len(tt.answered), &memorySampler{pid: os.Getpid()}, slog.New(slog.DiscardHandler))
 			for round, n := range tt.answered {
-				r.afterRound(t.Context(), round, n)
+				r.afterRound(t.Context(), round, n, round == len(tt.answered)-1)
 			}
 			var got []int
 			for _, c := range r.checkpoints {

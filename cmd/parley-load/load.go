@@ -57,10 +57,10 @@ type load struct {
 	// for a steady state instead of everyone asking in the same instant.
 	ramp time.Duration
 	// afterRound, when set, is called as each round (from 0) ends, with
-	// how many answers have been seen so far: a moment with no turn in
-	// flight, for memory readings that do not catch a round's load
-	// halfway.
-	afterRound func(round, answered int)
+	// how many answers have been seen so far and whether it is the last
+	// round to run: a moment with no turn in flight, for memory readings
+	// that do not catch a round's load halfway.
+	afterRound func(round, answered int, last bool)
 
 	mu       sync.Mutex
 	waits    map[int]*pending // by person: the answer they wait for
@@ -107,10 +107,6 @@ func (l *load) run(ctx context.Context, users int) outcome {
 	out := outcome{people: make([]personResult, users*l.rounds)}
 	start := time.Now()
 	for r := 0; r < l.rounds && ctx.Err() == nil; r++ {
-		if r > 0 && !l.deadline.IsZero() && time.Now().After(l.deadline) {
-			out.cut = "duration"
-			break
-		}
 		var wg sync.WaitGroup
 		for i := range users {
 			wg.Go(func() {
@@ -128,11 +124,18 @@ func (l *load) run(ctx context.Context, users int) outcome {
 		}
 		wg.Wait()
 		out.rounds++
+		// Whether another round starts is decided as this one ends, so
+		// the reading after it knows whether it is the last.
+		cut := r < l.rounds-1 && !l.deadline.IsZero() && time.Now().After(l.deadline)
 		if l.afterRound != nil {
 			l.mu.Lock()
 			n := l.answered
 			l.mu.Unlock()
-			l.afterRound(r, n)
+			l.afterRound(r, n, cut || r == l.rounds-1)
+		}
+		if cut {
+			out.cut = "duration"
+			break
 		}
 	}
 	out.wall = time.Since(start)

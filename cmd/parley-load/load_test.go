@@ -129,11 +129,17 @@ func TestLoadResolvesFromTheCallLog(t *testing.T) {
 		l := newLoad(e, 3, time.Minute, newTimeline())
 		l.rounds = rounds
 		var seen, order []int
-		l.afterRound = func(r, n int) { seen, order = append(seen, n), append(order, r) }
+		var lasts int
+		l.afterRound = func(r, n int, last bool) {
+			seen, order = append(seen, n), append(order, r)
+			if last {
+				lasts++
+			}
+		}
 		out := l.run(t.Context(), 2)
 		want := 2 * 3 * rounds
 		if out.sent != want || out.lost != 0 || len(out.latencies) != want || len(seen) != rounds || seen[rounds-1] != want ||
-			out.rounds != rounds || len(out.people) != 2*rounds || order[rounds-1] != rounds-1 {
+			out.rounds != rounds || len(out.people) != 2*rounds || order[rounds-1] != rounds-1 || lasts != 1 {
 			t.Fatalf("%d rounds: %d sent, %d lost, %d answered, %d checkpoints, %d rounds, %d people; want %d answered",
 				rounds, out.sent, out.lost, len(out.latencies), len(seen), out.rounds, len(out.people), want)
 		}
@@ -152,8 +158,11 @@ func TestLoadStopsStartingRoundsAtTheDeadline(t *testing.T) {
 	e := &echoChats{changes: newCallLog(), texts: map[int][]string{}}
 	l := newLoad(e, 2, time.Minute, newTimeline())
 	l.rounds, l.deadline = 5, time.Now() // passed by the time round 1 ends
+	var lastSeen []bool
+	l.afterRound = func(_, _ int, last bool) { lastSeen = append(lastSeen, last) }
 	out := l.run(t.Context(), 2)
-	if out.rounds != 1 || out.cut != "duration" || out.sent != 4 || out.lost != 0 {
-		t.Fatalf("ran %d rounds (cut %q), %d sent, %d lost; want 1 round cut by duration, 4 sent", out.rounds, out.cut, out.sent, out.lost)
+	if out.rounds != 1 || out.cut != "duration" || out.sent != 4 || out.lost != 0 || len(lastSeen) != 1 || !lastSeen[0] {
+		t.Fatalf("ran %d rounds (cut %q), %d sent, %d lost, last %v; want 1 round cut by duration, 4 sent, its reading the last",
+			out.rounds, out.cut, out.sent, out.lost, lastSeen)
 	}
 }

@@ -118,7 +118,7 @@ func run(ctx context.Context, opts options, logger *slog.Logger) (rep *report, e
 		l.deadline = time.Now().Add(opts.foot.duration)
 	}
 	readings := opts.foot.readings(rounds, mem, logger)
-	l.afterRound = func(round, answered int) { readings.afterRound(runCtx, round, answered) }
+	l.afterRound = func(round, answered int, last bool) { readings.afterRound(runCtx, round, answered, last) }
 	logger.Info("load started", "platform", opts.platform, "users", opts.users, "messages", opts.messages, "rounds", rounds)
 	out := l.run(runCtx, opts.users)
 	logger.Info("load done; watching for late duplicates", "wall", out.wall.Round(time.Millisecond), "settle", opts.settle)
