@@ -35,10 +35,7 @@ func (f *footprint) coldStarts(ctx context.Context, bin, dir string, env map[str
 		if err != nil {
 			return nil, err
 		}
-		readyCtx, done := context.WithTimeout(ctx, readyTimeout)
-		err = plat.ready(readyCtx)
-		done()
-		if err != nil {
+		if err := awaitReady(ctx, plat); err != nil {
 			_ = p.stop(grace)
 			return nil, fmt.Errorf("start %d: parley did not poll (see %s): %w", i, p.logPath, err)
 		}

@@ -102,11 +102,8 @@ func run(ctx context.Context, opts options, logger *slog.Logger) (rep *report, e
 	mem := &memorySampler{pid: proc.pid()}
 	go mem.run(runCtx, sampleEvery)
 
-	readyCtx, readyDone := context.WithTimeout(runCtx, readyTimeout)
-	err = plat.ready(readyCtx)
-	readyDone()
-	if err != nil {
-		return nil, fmt.Errorf("parley did not connect to the fake %s (see %s): %w", opts.platform, proc.logPath, context.Cause(readyCtx))
+	if err := awaitReady(runCtx, plat); err != nil {
+		return nil, fmt.Errorf("parley did not connect to the fake %s (see %s): %w", opts.platform, proc.logPath, err)
 	}
 	connected := millis(time.Since(execAt))
 	logger.Info("parley connected", "since_exec", connected)
@@ -173,6 +170,19 @@ func run(ctx context.Context, opts options, logger *slog.Logger) (rep *report, e
 		return nil, err
 	}
 	return rep, nil
+}
+
+// awaitReady waits until Parley is connected to plat, at most
+// readyTimeout; the error says why it is not (the timeout, or what ended
+// ctx: Parley exiting).
+func awaitReady(ctx context.Context, plat platform) error {
+	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
+	defer cancel()
+	err := plat.ready(ctx)
+	if cause := context.Cause(ctx); err != nil && cause != nil {
+		return cause
+	}
+	return err
 }
 
 // parleyEnv is Parley's whole environment: its data and config in dir,
