@@ -17,10 +17,11 @@ type Counts interface {
 	DueReminders(ctx context.Context, now time.Time) (int, error)
 }
 
-// Pools are the store's connection pools (store.DB): their waits are
-// exported as go_sql_* series, db_name="writer" and "readers".
+// Pools are the store's connection pools and its writer's commits
+// (store.DB).
 type Pools interface {
 	PoolStats() (writer, readers sql.DBStats)
+	Commits() int64
 }
 
 // Loader is what the core has in hand (bot.Core).
@@ -43,6 +44,7 @@ func (r *Recorder) Watch(core Loader, store Counts) error {
 		waits:     prometheus.NewDesc("parley_store_waits_total", "Times a store operation waited for a connection, by pool (writer: the one connection every write takes in turn).", []string{"pool"}, nil),
 		waited:    prometheus.NewDesc("parley_store_wait_seconds_total", "Time store operations waited for a connection, by pool.", []string{"pool"}, nil),
 		inUse:     prometheus.NewDesc("parley_store_connections_in_use", "Connections busy with an operation, by pool.", []string{"pool"}, nil),
+		commits:   prometheus.NewDesc("parley_store_commits_total", "Write transactions committed.", nil, nil),
 		queued:    prometheus.NewDesc("parley_queue_messages", "Messages and recovered work waiting behind a conversation's running turn.", nil, nil),
 		waiting:   prometheus.NewDesc("parley_turns_waiting", "Turns waiting for one of the llm.max_concurrent slots.", nil, nil),
 		running:   prometheus.NewDesc("parley_turns_running", "Turns holding a slot: the model is working for them.", nil, nil),
@@ -59,11 +61,11 @@ type gauges struct {
 	pools Pools
 
 	queued, waiting, running, approvals, reminders *prometheus.Desc
-	waits, waited, inUse                           *prometheus.Desc
+	waits, waited, inUse, commits                  *prometheus.Desc
 }
 
 func (g *gauges) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{g.queued, g.waiting, g.running, g.approvals, g.reminders, g.waits, g.waited, g.inUse} {
+	for _, d := range []*prometheus.Desc{g.queued, g.waiting, g.running, g.approvals, g.reminders, g.waits, g.waited, g.inUse, g.commits} {
 		ch <- d
 	}
 }
@@ -82,6 +84,7 @@ func (g *gauges) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(g.waited, prometheus.CounterValue, s.WaitDuration.Seconds(), pool)
 			ch <- prometheus.MustNewConstMetric(g.inUse, prometheus.GaugeValue, float64(s.InUse), pool)
 		}
+		ch <- prometheus.MustNewConstMetric(g.commits, prometheus.CounterValue, float64(g.pools.Commits()))
 	}
 	if g.store == nil {
 		return

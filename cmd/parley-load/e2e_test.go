@@ -3,11 +3,16 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
 // TestEndToEnd runs the whole tool, flags to exit code, against the real
-// parley binary (built once) on a small load.
+// parley binary (built once) on a small load. It is CI's load run: it
+// fails on a lost or duplicated answer, a missing figure or an unclean
+// exit, never on how fast anything was.
 func TestEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the parley binary")
@@ -18,22 +23,41 @@ func TestEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	csv := filepath.Join(t.TempDir(), "footprint.csv")
 	tests := []struct {
 		name     string
 		args     []string
 		wantCode int
 		wantSent int
 		wantLost int
+		// what else the report must hold: memory readings after turns
+		// (0: any), cold starts, Parley's /metrics
+		wantAfterTurns, wantColdStarts int
+		noMetrics                      bool
 	}{
-		{"telegram", []string{"-platform", "telegram", "-users", "5", "-messages", "2"}, 0, 10, 0},
-		{"discord", []string{"-platform", "discord", "-users", "3", "-messages", "2"}, 0, 6, 0},
-		{"slack", []string{"-platform", "slack", "-users", "3", "-messages", "2"}, 0, 6, 0},
+		{name: "telegram", args: []string{"-platform", "telegram", "-users", "5", "-messages", "2"}, wantSent: 10},
+		{name: "discord", args: []string{"-platform", "discord", "-users", "3", "-messages", "2"}, wantSent: 6},
+		{name: "slack", args: []string{"-platform", "slack", "-users", "3", "-messages", "2"}, wantSent: 6},
+		// A soak in miniature: 12 questions in two rounds of 2 fresh
+		// people × 3 messages, memory kept every 5 answers: after each
+		// round (6, 12).
+		{name: "soak", args: []string{"-platform", "telegram", "-users", "2", "-messages", "3", "-turns-total", "12", "-mem-every", "5"},
+			wantSent: 12, wantAfterTurns: 2},
+		// The footprint and delivery flags: two cold starts first (a new
+		// database, then the existing one), two rounds, a CSV line after
+		// each.
+		{name: "footprint", args: []string{"-platform", "telegram", "-users", "2", "-messages", "2", "-rounds", "2", "-restarts", "2",
+			"-mem-every", "3", "-footprint-csv", csv, "-bot-added", "-env", "PARLEY_LIMITS_TURNS_PER_MINUTE=0"},
+			wantSent: 8, wantAfterTurns: 2, wantColdStarts: 2},
+		// Parley as deployed by default: no http.listen, no /metrics.
+		{name: "without metrics", args: []string{"-platform", "telegram", "-users", "2", "-messages", "1", "-metrics=false"},
+			wantSent: 2, noMetrics: true},
 		// Nobody waits: every answer counts as lost and the run fails.
-		{"impatient people", []string{"-users", "2", "-messages", "1", "-timeout", "1ns"}, 1, 2, 2},
+		{name: "impatient people", args: []string{"-users", "2", "-messages", "1", "-timeout", "1ns"}, wantCode: 1, wantSent: 2, wantLost: 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			args := append([]string{"-bin", bin, "-json", "-settle", "300ms"}, tt.args...)
+			args := append([]string{"-bin", bin, "-json", "-settle", "300ms", "-idle", "100ms", "-mem-settle", "100ms"}, tt.args...)
 			var stdout, stderr bytes.Buffer
 			code := realMain(t.Context(), args, &stdout, &stderr)
 			var got struct {
@@ -43,10 +67,31 @@ func TestEndToEnd(t *testing.T) {
 					P50 float64 `json:"p50_ms"`
 					Max float64 `json:"max_ms"`
 				}
-				PeakRSS  int64 `json:"peak_rss_bytes"`
-				FinalRSS int64 `json:"final_rss_bytes"`
-				DBBytes  int64 `json:"db_bytes"`
-				APICalls int   `json:"api_calls"`
+				BotAdded struct {
+					Max float64 `json:"max_ms"`
+				} `json:"bot_added_latency"`
+				PeakRSS    int64   `json:"peak_rss_bytes"`
+				FinalRSS   int64   `json:"final_rss_bytes"`
+				DBBytes    int64   `json:"db_bytes"`
+				APICalls   int     `json:"api_calls"`
+				Connected  float64 `json:"connected_since_exec_ms"`
+				ColdStarts []struct {
+					NewDatabase bool    `json:"new_database"`
+					SinceExec   float64 `json:"since_exec_ms"`
+				} `json:"cold_starts"`
+				Parley *struct {
+					Inbound int `json:"inbound_to_model_count"`
+					Commits int `json:"store_commits"`
+				} `json:"parley"`
+				Memory struct {
+					Idle, Peak, Final struct {
+						Private  int64 `json:"private_bytes"`
+						Resident int64 `json:"resident_bytes"`
+					}
+					AfterTurns []struct {
+						Turns int `json:"turns"`
+					} `json:"after_turns"`
+				} `json:"memory"`
 			}
 			if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
 				t.Fatalf("exit %d, stdout not a JSON report (%v):\n%s\nstderr:\n%s", code, err, stdout.String(), stderr.String())
@@ -57,12 +102,29 @@ func TestEndToEnd(t *testing.T) {
 				t.Fatalf("exit %d (want %d), report %+v: want %d sent, %d lost, no duplicates, clean exit\nstderr:\n%s",
 					code, tt.wantCode, got, tt.wantSent, tt.wantLost, stderr.String())
 			}
-			if tt.wantLost == 0 && (got.Latency.P50 <= 0 || got.Latency.Max < got.Latency.P50 || got.Unexpected != 0) {
+			if tt.wantLost == 0 && (got.Latency.P50 <= 0 || got.Latency.Max < got.Latency.P50 || got.Unexpected != 0 || got.BotAdded.Max <= 0) {
 				t.Fatalf("implausible latency or unexpected messages: %+v", got)
 			}
-			if got.PeakRSS <= 0 || got.FinalRSS <= 0 || got.DBBytes <= 0 || got.APICalls <= 0 {
+			if got.PeakRSS <= 0 || got.FinalRSS <= 0 || got.DBBytes <= 0 || got.APICalls <= 0 || got.Connected <= 0 {
 				t.Fatalf("missing figures: %+v", got)
 			}
+			m := got.Memory
+			if m.Idle.Private <= 0 || m.Peak.Private < m.Idle.Private || m.Final.Private <= 0 ||
+				m.Idle.Resident <= 0 || m.Peak.Resident <= 0 || len(m.AfterTurns) == 0 ||
+				tt.wantAfterTurns > 0 && len(m.AfterTurns) != tt.wantAfterTurns {
+				t.Fatalf("memory figures %+v: want %d readings after turns (0: any)", m, tt.wantAfterTurns)
+			}
+			if tt.noMetrics != (got.Parley == nil) || got.Parley != nil && (got.Parley.Inbound < got.Answered || got.Parley.Commits <= 0) {
+				t.Fatalf("Parley's /metrics %+v: want read unless -metrics=false, with a model request per answer and commits", got.Parley)
+			}
+			if len(got.ColdStarts) != tt.wantColdStarts || tt.wantColdStarts > 0 &&
+				(!got.ColdStarts[0].NewDatabase || got.ColdStarts[1].NewDatabase || got.ColdStarts[1].SinceExec <= 0) {
+				t.Fatalf("cold starts %+v, want %d: the first on a new database, the others not", got.ColdStarts, tt.wantColdStarts)
+			}
 		})
+	}
+	// The footprint run's CSV: a line per round.
+	if data, err := os.ReadFile(csv); err != nil || strings.Count(string(data), "\n") != 2 {
+		t.Fatalf("-footprint-csv wrote %q, %v: want a line per round", data, err)
 	}
 }

@@ -44,11 +44,27 @@ func responder(delay time.Duration) func(llmtest.Request) llmtest.Reply {
 // load drives the simulated people and times every answer.
 type load struct {
 	p        platform
-	messages int
 	timeout  time.Duration
+	tl       *timeline
+	messages int // each person sends, one after the other
+	// rounds runs the load this many times, each round with fresh people
+	// (new chats), so a soak piles up conversations, not one endless chat
+	// per person whose history every turn reads back; no round starts
+	// after deadline (when not zero).
+	rounds   int
+	deadline time.Time
+	// ramp spreads each round's first questions evenly over its length,
+	// for a steady state instead of everyone asking in the same instant.
+	ramp time.Duration
+	// afterRound, when set, is called as each round (from 0) ends, with
+	// how many answers have been seen so far and whether it is the last
+	// round to run: a moment with no turn in flight, for memory readings
+	// that do not catch a round's load halfway.
+	afterRound func(round, answered int, last bool)
 
-	mu    sync.Mutex
-	waits map[int]*pending // by person: the answer they wait for
+	mu       sync.Mutex
+	waits    map[int]*pending // by person: the answer they wait for
+	answered int
 }
 
 // pending is an answer a person waits for.
@@ -71,35 +87,55 @@ type outcome struct {
 	latencies []time.Duration
 	sent      int
 	lost      int
+	rounds    int    // rounds run
+	cut       string // why fewer rounds ran than asked ("duration")
 }
 
-func newLoad(p platform, messages int, timeout time.Duration) *load {
-	return &load{p: p, messages: messages, timeout: timeout, waits: map[int]*pending{}}
+func newLoad(p platform, messages int, timeout time.Duration, tl *timeline) *load {
+	return &load{p: p, messages: messages, rounds: 1, timeout: timeout, tl: tl, waits: map[int]*pending{}}
 }
 
-// run lets every person chat at once and returns when each has sent all
-// their messages and got (or given up on) every answer, or ctx ends.
-func (l *load) run(ctx context.Context, people int) outcome {
-	return l.runRounds(ctx, people, 1, nil)
-}
-
-// runRounds runs the load rounds times, round r with people r*users up to
-// (r+1)*users, and calls after (if set) as each round ends.
-func (l *load) runRounds(ctx context.Context, users, rounds int, after func(round int)) outcome {
+// run lets each round's people chat at once, round after round, and
+// returns when every person has sent all their messages and got (or
+// given up on) every answer, or ctx ends. Round r's people are numbered
+// r*users to (r+1)*users-1.
+func (l *load) run(ctx context.Context, users int) outcome {
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	go l.watch(watchCtx)
 
-	out := outcome{people: make([]personResult, users*rounds)}
+	out := outcome{people: make([]personResult, users*l.rounds)}
 	start := time.Now()
-	for r := 0; r < rounds && ctx.Err() == nil; r++ {
+	for r := 0; r < l.rounds && ctx.Err() == nil; r++ {
 		var wg sync.WaitGroup
-		for i := r * users; i < (r+1)*users; i++ {
-			wg.Go(func() { out.people[i] = l.person(ctx, i) })
+		for i := range users {
+			wg.Go(func() {
+				if l.ramp > 0 {
+					t := time.NewTimer(l.ramp * time.Duration(i) / time.Duration(users))
+					defer t.Stop()
+					select {
+					case <-t.C:
+					case <-ctx.Done():
+						return
+					}
+				}
+				out.people[r*users+i] = l.person(ctx, r*users+i)
+			})
 		}
 		wg.Wait()
-		if after != nil {
-			after(r)
+		out.rounds++
+		// Whether another round starts is decided as this one ends, so
+		// the reading after it knows whether it is the last.
+		cut := r < l.rounds-1 && !l.deadline.IsZero() && time.Now().After(l.deadline)
+		if l.afterRound != nil {
+			l.mu.Lock()
+			n := l.answered
+			l.mu.Unlock()
+			l.afterRound(r, n, cut || r == l.rounds-1)
+		}
+		if cut {
+			out.cut = "duration"
+			break
 		}
 	}
 	out.wall = time.Since(start)
@@ -115,73 +151,96 @@ func (l *load) runRounds(ctx context.Context, users, rounds int, after func(roun
 // answered or given up on.
 func (l *load) person(ctx context.Context, i int) personResult {
 	var r personResult
-	for n := range l.messages {
-		if ctx.Err() != nil {
-			break
-		}
-		p := &pending{want: answer(token(i, n)), seen: make(chan time.Time, 1)}
+	for n := 0; n < l.messages && ctx.Err() == nil; n++ {
+		tok := token(i, n)
+		p := &pending{want: answer(tok), seen: make(chan time.Time, 1)}
 		// Registered before posting, so no change of the fake can show
 		// the answer unnoticed.
 		l.mu.Lock()
 		l.waits[i] = p
 		l.mu.Unlock()
 		start := time.Now()
+		l.tl.posted(tok, start)
 		l.p.post(i, question(i, n))
 		r.sent++
-		if d, ok := l.await(ctx, i, p, start); ok {
-			r.latencies = append(r.latencies, d)
-		} else {
+		at, ok := l.await(ctx, i, p)
+		if !ok {
 			r.lost++
+			continue
 		}
+		r.latencies = append(r.latencies, at.Sub(start))
+		l.tl.shown(tok, at)
+		l.mu.Lock()
+		l.answered++
+		l.mu.Unlock()
 	}
 	return r
 }
 
-func (l *load) await(ctx context.Context, i int, p *pending, start time.Time) (time.Duration, bool) {
+// await returns when p's answer became visible, or false when the person
+// gave up (timeout) or the load ended.
+func (l *load) await(ctx context.Context, i int, p *pending) (time.Time, bool) {
 	ctx, cancel := context.WithTimeout(ctx, l.timeout)
 	defer cancel()
 	select {
 	case at := <-p.seen:
-		return at.Sub(start), true
+		return at, true
 	case <-ctx.Done():
 	}
 	l.mu.Lock()
-	delete(l.waits, i)
+	if l.waits[i] == p {
+		delete(l.waits, i)
+	}
 	l.mu.Unlock()
 	// The watcher may have found it just before the wait was withdrawn.
 	select {
 	case at := <-p.seen:
-		return at.Sub(start), true
+		return at, true
 	default:
-		return 0, false
+		return time.Time{}, false
 	}
 }
 
-// watch resolves waits as answers appear. One watcher scanning every
-// pending wait per change of the fake costs far less than a WaitFor per
-// person, each woken by every change.
+// watch resolves waits as answers appear. The fake tells which chats
+// Parley's calls changed (calls.go), so only those are read, once per
+// batch of changes, however many people wait.
 func (l *load) watch(ctx context.Context) {
-	for ctx.Err() == nil {
-		if err := l.p.waitFor(ctx, l.scan); err != nil {
+	log := l.p.log()
+	for {
+		select {
+		case <-ctx.Done():
 			return
+		case <-log.wake:
+		}
+		latest := map[int]time.Time{}
+		for _, c := range log.take() {
+			if c.at.After(latest[c.person]) {
+				latest[c.person] = c.at
+			}
+		}
+		for person, at := range latest {
+			l.check(person, at)
 		}
 	}
 }
 
-// scan resolves the waits whose answer is visible and reports whether it
-// resolved any.
-func (l *load) scan() bool {
+// check resolves person's wait if its answer is visible, as of at: the
+// latest call that changed their chat. Nothing happens in a chat between
+// its final answer and the next question, which waits for this, so that
+// call is the one that showed the answer.
+func (l *load) check(person int, at time.Time) {
+	l.mu.Lock()
+	p := l.waits[person]
+	l.mu.Unlock()
+	if p == nil || !slices.Contains(l.p.botTexts(person), p.want) {
+		return
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	found := false
-	for i, p := range l.waits {
-		if slices.Contains(l.p.botTexts(i), p.want) {
-			p.seen <- time.Now()
-			delete(l.waits, i)
-			found = true
-		}
+	if l.waits[person] == p {
+		delete(l.waits, person)
+		p.seen <- at
 	}
-	return found
 }
 
 // tally counts, once the load is over, the bot messages beyond one per
@@ -209,10 +268,9 @@ func tally(p platform, people []personResult) (duplicates, unexpected int, sampl
 // tokenIsFor reports whether tok names one of the first sent questions of
 // person.
 func tokenIsFor(tok string, person, sent int) bool {
-	for n := range sent {
-		if tok == token(person, n) {
-			return true
-		}
+	var p, n int
+	if _, err := fmt.Sscanf(tok, "msg-%d-%d", &p, &n); err != nil {
+		return false
 	}
-	return false
+	return p == person && n >= 0 && n < sent && tok == token(p, n)
 }

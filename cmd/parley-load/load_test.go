@@ -1,8 +1,11 @@
 package main
 
 import (
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/parleybot/parley/agent/llm/llmtest"
 )
@@ -66,5 +69,100 @@ func TestResponderWithoutToken(t *testing.T) {
 	reply := responder(0)(llmtest.Request{})
 	if got := strings.Join(reply.Chunks, ""); tokenRE.MatchString(got) {
 		t.Fatalf("a request without a question got %q, which could pass for an answer", got)
+	}
+}
+
+func TestTokenIsFor(t *testing.T) {
+	tests := []struct {
+		tok          string
+		person, sent int
+		want         bool
+	}{
+		{token(3, 0), 3, 1, true},
+		{token(3, 4), 3, 5, true},
+		{token(3, 5), 3, 5, false},  // never sent
+		{token(2, 0), 3, 5, false},  // someone else's
+		{"msg-3-01", 3, 5, false},   // not a token this tool writes
+		{"msg-3-1x", 3, 5, false},   // trailing junk
+		{"no-token", 3, 5, false},   // the fake model's answer to no question
+		{token(13, 0), 1, 5, false}, // a prefix is not the person
+	}
+	for _, tt := range tests {
+		if got := tokenIsFor(tt.tok, tt.person, tt.sent); got != tt.want {
+			t.Errorf("tokenIsFor(%q, %d, %d) = %v, want %v", tt.tok, tt.person, tt.sent, got, tt.want)
+		}
+	}
+}
+
+// echoChats is a platform that answers every question at once, with one
+// stray edit in another chat first, and reports both to its call log.
+type echoChats struct {
+	platform
+	changes *callLog
+	mu      sync.Mutex
+	texts   map[int][]string
+}
+
+func (e *echoChats) post(person int, text string) {
+	tok := tokenRE.FindString(text)
+	e.changes.note(person^1, true, true) // someone else's chat changes: nothing to resolve
+	e.mu.Lock()
+	e.texts[person] = append(e.texts[person], answer(tok))
+	e.mu.Unlock()
+	e.changes.note(person, true, false)
+}
+
+func (e *echoChats) botTexts(person int) []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.texts[person])
+}
+
+func (e *echoChats) log() *callLog { return e.changes }
+
+// TestLoadResolvesFromTheCallLog: answers are found by the chats the call
+// log names, timed by the call that showed them, and every count adds
+// up — in one round, and in rounds of fresh people.
+func TestLoadResolvesFromTheCallLog(t *testing.T) {
+	for _, rounds := range []int{1, 3} {
+		e := &echoChats{changes: newCallLog(), texts: map[int][]string{}}
+		l := newLoad(e, 3, time.Minute, newTimeline())
+		l.rounds = rounds
+		var seen, order []int
+		var lasts int
+		l.afterRound = func(r, n int, last bool) {
+			seen, order = append(seen, n), append(order, r)
+			if last {
+				lasts++
+			}
+		}
+		out := l.run(t.Context(), 2)
+		want := 2 * 3 * rounds
+		if out.sent != want || out.lost != 0 || len(out.latencies) != want || len(seen) != rounds || seen[rounds-1] != want ||
+			out.rounds != rounds || len(out.people) != 2*rounds || order[rounds-1] != rounds-1 || lasts != 1 {
+			t.Fatalf("%d rounds: %d sent, %d lost, %d answered, %d checkpoints, %d rounds, %d people; want %d answered",
+				rounds, out.sent, out.lost, len(out.latencies), len(seen), out.rounds, len(out.people), want)
+		}
+		if dup, unexpected, _ := tally(e, out.people); dup != 0 || unexpected != 0 {
+			t.Fatalf("%d rounds: %d duplicates, %d unexpected", rounds, dup, unexpected)
+		}
+		if e.changes.editCount() != want {
+			t.Fatalf("%d edits counted, want %d", e.changes.editCount(), want)
+		}
+	}
+}
+
+// TestLoadStopsStartingRoundsAtTheDeadline: a soak bounded in time runs
+// the round under way to its end and starts no other.
+func TestLoadStopsStartingRoundsAtTheDeadline(t *testing.T) {
+	e := &echoChats{changes: newCallLog(), texts: map[int][]string{}}
+	l := newLoad(e, 2, time.Minute, newTimeline())
+	l.rounds, l.deadline = 5, time.Now() // passed by the time round 1 ends
+	var lastSeen []bool
+	l.afterRound = func(_, _ int, last bool) { lastSeen = append(lastSeen, last) }
+	out := l.run(t.Context(), 2)
+	if out.rounds != 1 || out.cut != "duration" || out.sent != 4 || out.lost != 0 || len(lastSeen) != 1 || !lastSeen[0] {
+		t.Fatalf("ran %d rounds (cut %q), %d sent, %d lost, last %v; want 1 round cut by duration, 4 sent, its reading the last",
+			out.rounds, out.cut, out.sent, out.lost, lastSeen)
 	}
 }

@@ -8,10 +8,24 @@
 //
 // Every person sends their messages one after another, waiting for each
 // answer as a person would. The tool reports answer latency (post to the
-// complete answer being visible), throughput, lost and duplicated answers,
-// the 429s the fake answered, Parley's peak and final RSS and the size of
-// its SQLite database. It exits 1 when an answer was lost or duplicated or
-// Parley failed.
+// complete answer being visible), the bot's share of it (the model fake
+// done → the platform fake showing the answer), the inbound path (posted
+// → the model fake asked, and Parley's own inbound → model histogram from
+// its /metrics), throughput, lost and duplicated answers, the 429s the
+// fake answered, edits made against the budget allowed, Parley's private
+// (RssAnon) and resident memory idle, at peak, at the end and after every
+// -mem-every answers, the time from exec to its first poll, and the size
+// of its SQLite database. It exits 1 when an answer was lost or
+// duplicated or Parley failed — never for a timing.
+//
+// A soak runs rounds of fresh people (new chats, so no chat's history
+// grows without end) until -turns-total questions were sent, starting no
+// round after -duration:
+//
+//	go run ./cmd/parley-load -users 200 -messages 5 -turns-total 100000 -duration 20m
+//
+// The flags are documented in docs/operations.md (the load tool) and
+// docs/footprint.md (the memory and start-up figures).
 package main
 
 import (
@@ -23,6 +37,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 )
@@ -41,8 +56,9 @@ type options struct {
 	keep        bool
 	settle      time.Duration
 	grace       time.Duration
-	botAdded    bool
-	env         envFlags
+	ramp        time.Duration
+	metrics     bool
+	delivery    delivery  // delivery_flags.go
 	foot        footprint // footprint.go
 }
 
@@ -62,14 +78,23 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.keep, "keep", false, "keep the run directory (log, database) even when the run passed")
 	fs.DurationVar(&o.settle, "settle", 2*time.Second, "how long to keep watching for duplicate answers after the last one")
 	fs.DurationVar(&o.grace, "grace", 15*time.Second, "how long Parley may take to stop after SIGTERM before it is killed")
-	fs.BoolVar(&o.botAdded, "bot-added", false, "log the latency Parley adds once the model is done (model's last chunk to the answer visible)")
-	fs.Var(&o.env, "env", "extra KEY=VALUE for Parley's environment (repeatable)")
+	fs.DurationVar(&o.ramp, "ramp", 0, "spread each round's first messages evenly over this long (0: all at once)")
+	fs.BoolVar(&o.metrics, "metrics", true, "set Parley's http.listen and read its /metrics at the end (false: Parley as deployed by default)")
+	o.delivery.register(fs)
 	o.foot.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if o.bin != "" {
+		// Parley runs in its run directory: a relative path would miss.
+		abs, err := filepath.Abs(o.bin)
+		if err != nil {
+			return o, fmt.Errorf("-bin: %w", err)
+		}
+		o.bin = abs
 	}
 	switch {
 	case o.platform != platformTelegram && o.platform != platformDiscord && o.platform != platformSlack:
@@ -78,8 +103,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("-users and -messages must be at least 1")
 	case o.timeout <= 0:
 		return o, errors.New("-timeout must be positive")
-	case o.concurrency < 0 || o.modelDelay < 0 || o.settle < 0 || o.grace <= 0:
-		return o, errors.New("-concurrency, -model-delay and -settle cannot be negative, -grace must be positive")
+	case o.concurrency < 0 || o.modelDelay < 0 || o.settle < 0 || o.ramp < 0 || o.grace <= 0:
+		return o, errors.New("-concurrency, -model-delay, -settle and -ramp cannot be negative, -grace must be positive")
 	}
 	if err := o.foot.validate(); err != nil {
 		return o, err

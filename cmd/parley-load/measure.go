@@ -50,22 +50,43 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 	return sorted[min(max(rank, 1), len(sorted))-1]
 }
 
-// memory is a process's resident set, in bytes.
+// memory is a process's memory, in bytes, as /proc/<pid>/status tells.
 type memory struct {
-	Peak    int64 // VmHWM: the high-water mark
-	Current int64 // VmRSS
+	Peak    int64 // VmHWM: the resident set's high-water mark
+	Current int64 // VmRSS: resident now, private and mapped file pages
+	// Anon is RssAnon: the private (anonymous) resident pages, what the
+	// process itself allocated — the figure that does not depend on how
+	// the binary's file sits in the page cache.
+	Anon int64
+	// File is RssFile: the resident pages of mapped files, mostly the
+	// binary's; how many depends on the page cache (docs/footprint.md).
+	File int64
 }
 
 var errNoMemory = errors.New("no VmHWM/VmRSS in status")
 
-// parseStatus reads VmHWM and VmRSS from a /proc/<pid>/status.
+// parseStatus reads VmHWM, VmRSS, RssAnon and RssFile from a
+// /proc/<pid>/status. RssAnon and RssFile (Linux ≥ 4.5) may be missing;
+// the other two may not.
 func parseStatus(r io.Reader) (memory, error) {
 	var m memory
 	var seen int
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		key, val, ok := strings.Cut(sc.Text(), ":")
-		if !ok || (key != "VmHWM" && key != "VmRSS") {
+		var dst *int64
+		switch {
+		case !ok:
+			continue
+		case key == "VmHWM":
+			dst = &m.Peak
+		case key == "VmRSS":
+			dst = &m.Current
+		case key == "RssAnon":
+			dst = &m.Anon
+		case key == "RssFile":
+			dst = &m.File
+		default:
 			continue
 		}
 		fields := strings.Fields(val)
@@ -76,12 +97,10 @@ func parseStatus(r io.Reader) (memory, error) {
 		if err != nil {
 			return memory{}, fmt.Errorf("%s: %w", key, err)
 		}
-		if key == "VmHWM" {
-			m.Peak = kb * 1024
-		} else {
-			m.Current = kb * 1024
+		*dst = kb * 1024
+		if dst == &m.Peak || dst == &m.Current {
+			seen++
 		}
-		seen++
 	}
 	if err := sc.Err(); err != nil {
 		return memory{}, err
@@ -102,36 +121,41 @@ func readMemory(pid int) (memory, error) {
 }
 
 // memorySampler keeps the latest reading of a process's memory, so the
-// figures survive the process dying mid-run.
+// figures survive the process dying mid-run, and the highest private
+// memory seen (the kernel keeps a high-water mark of the resident set
+// only).
 type memorySampler struct {
-	pid  int
-	mu   sync.Mutex
-	last memory
-	ok   bool  // last holds a reading
-	err  error // why there is none yet
+	pid      int
+	mu       sync.Mutex
+	last     memory
+	peakAnon int64
+	ok       bool  // last holds a reading
+	err      error // why there is none yet
 }
 
-// update reads the memory now.
-func (s *memorySampler) update() {
+// update reads the memory now and returns the reading.
+func (s *memorySampler) update() (memory, error) {
 	m, err := readMemory(s.pid)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
 	case err == nil:
 		s.last, s.ok = m, true
+		s.peakAnon = max(s.peakAnon, m.Anon)
 	case !s.ok:
 		s.err = err
 	}
+	return m, err
 }
 
-// latest is the latest good reading.
-func (s *memorySampler) latest() (memory, error) {
+// latest is the latest good reading, and the peak of private memory.
+func (s *memorySampler) latest() (m memory, peakAnon int64, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.ok {
-		return memory{}, s.err
+		return memory{}, 0, s.err
 	}
-	return s.last, nil
+	return s.last, s.peakAnon, nil
 }
 
 // run updates every interval until ctx ends.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 
@@ -28,14 +29,26 @@ type platform interface {
 	// botTexts are the bot's messages in a person's chat as they read
 	// them now, oldest first.
 	botTexts(person int) []string
-	// waitFor blocks until cond is true or ctx ends; cond is re-checked
-	// after every change in the fake.
-	waitFor(ctx context.Context, cond func() bool) error
+	// log hears of every call that changed a person's chat (calls.go).
+	log() *callLog
 	// rateLimited counts the 429s the fake answered by its limits.
 	rateLimited() int
 	// calls counts the API calls Parley made.
 	calls() int
 	Close()
+}
+
+// maxListed is how many people an allow list names before it lets
+// everyone in: a soak's tens of thousands of ids would overflow an
+// environment variable, and the fake has no one else.
+const maxListed = 1000
+
+// allowList is the access list letting ids in.
+func allowList(ids []string) string {
+	if len(ids) > maxListed {
+		return "*"
+	}
+	return strings.Join(ids, ",")
 }
 
 func newPlatform(name string, users int, limits bool) (platform, error) {
@@ -53,19 +66,21 @@ func newPlatform(name string, users int, limits bool) (platform, error) {
 // telegram is telegramtest with one private chat per person (chat id ==
 // user id).
 type telegram struct {
-	srv *telegramtest.Server
-	ids []int64
+	srv     *telegramtest.Server
+	ids     []int64
+	changes *callLog
 }
 
 // firstTelegramUser keeps the simulated ids clear of the fake's bot id.
 const firstTelegramUser = 10_001
 
 func newTelegram(users int, limits bool) *telegram {
-	var opts []telegramtest.Option
+	t := &telegram{changes: newCallLog()}
+	opts := []telegramtest.Option{telegramtest.WithCallObserver(func(c telegramtest.Call) { t.observe(c, users) })}
 	if !limits {
 		opts = append(opts, telegramtest.WithoutRateLimits())
 	}
-	t := &telegram{srv: telegramtest.NewServer(opts...)}
+	t.srv = telegramtest.NewServer(opts...)
 	for i := range users {
 		id := int64(firstTelegramUser + i)
 		t.srv.AddUser(id, "Person "+strconv.Itoa(i), "person"+strconv.Itoa(i))
@@ -83,7 +98,7 @@ func (t *telegram) env() map[string]string {
 		"PARLEY_TELEGRAM_ENABLED":            "true",
 		"PARLEY_TELEGRAM_TOKEN":              t.srv.Token(),
 		"PARLEY_TELEGRAM_API_URL":            t.srv.URL,
-		"PARLEY_ACCESS_TELEGRAM_ALLOW_USERS": strings.Join(ids, ","),
+		"PARLEY_ACCESS_TELEGRAM_ALLOW_USERS": allowList(ids),
 	}
 }
 
@@ -107,10 +122,24 @@ func (t *telegram) botTexts(person int) []string {
 	return out
 }
 
-func (t *telegram) waitFor(ctx context.Context, cond func() bool) error {
-	return t.srv.WaitFor(ctx, cond)
+// observe tells the log about a call into a person's private chat: a
+// draft (sendMessageDraft) is streamed, not a message, and a chat action
+// shows nothing that stays.
+func (t *telegram) observe(c telegramtest.Call, users int) {
+	if c.Status != http.StatusOK {
+		return
+	}
+	id, err := strconv.ParseInt(c.Params["chat_id"], 10, 64)
+	person := int(id - firstTelegramUser)
+	if err != nil || person < 0 || person >= users {
+		return
+	}
+	edit := c.Method == "editMessageText" || c.Method == "editMessageReplyMarkup" || c.Method == "sendMessageDraft"
+	shows := c.Method != "sendChatAction" && c.Method != "sendMessageDraft"
+	t.changes.note(person, shows, edit)
 }
 
+func (t *telegram) log() *callLog    { return t.changes }
 func (t *telegram) rateLimited() int { return t.srv.RateLimited() }
 func (t *telegram) calls() int       { return len(t.srv.Calls()) }
 func (t *telegram) Close()           { t.srv.Close() }
@@ -118,9 +147,11 @@ func (t *telegram) Close()           { t.srv.Close() }
 // discord is discordtest with one DM channel per person, in a world with
 // one guild (the bot must be somewhere to register its commands).
 type discord struct {
-	srv   *discordtest.Server
-	ids   []string
-	chans []string
+	srv     *discordtest.Server
+	ids     []string
+	chans   []string
+	people  map[string]int // by DM channel; read-only once built
+	changes *callLog
 }
 
 const (
@@ -130,11 +161,12 @@ const (
 )
 
 func newDiscord(users int, limits bool) *discord {
-	var opts []discordtest.Option
+	d := &discord{people: map[string]int{}, changes: newCallLog()}
+	opts := []discordtest.Option{discordtest.WithCallObserver(d.observe)}
 	if !limits {
 		opts = append(opts, discordtest.WithoutRateLimits())
 	}
-	d := &discord{srv: discordtest.NewServer(opts...)}
+	d.srv = discordtest.NewServer(opts...)
 	d.srv.AddGuild(discordGuild, "parley-load")
 	d.srv.AddChannel(discordGuild, "100000000000000002", "general")
 	for i := range users {
@@ -142,6 +174,7 @@ func newDiscord(users int, limits bool) *discord {
 		d.srv.AddUser(id, "person"+strconv.Itoa(i))
 		d.ids = append(d.ids, id)
 		d.chans = append(d.chans, d.srv.DMChannel(id))
+		d.people[d.chans[i]] = i
 	}
 	return d
 }
@@ -152,7 +185,7 @@ func (d *discord) env() map[string]string {
 		"PARLEY_DISCORD_TOKEN":              d.srv.Token(),
 		"PARLEY_DISCORD_API_URL":            d.srv.APIURL(),
 		"PARLEY_DISCORD_GUILD_ID":           discordGuild,
-		"PARLEY_ACCESS_DISCORD_ALLOW_USERS": strings.Join(d.ids, ","),
+		"PARLEY_ACCESS_DISCORD_ALLOW_USERS": allowList(d.ids),
 	}
 }
 
@@ -173,10 +206,25 @@ func (d *discord) botTexts(person int) []string {
 	return out
 }
 
-func (d *discord) waitFor(ctx context.Context, cond func() bool) error {
-	return d.srv.WaitFor(ctx, cond)
+// observe tells the log about a message created, edited or deleted in a
+// person's DM channel (/channels/<id>/messages[/<id>]). The people map is
+// complete before Parley starts, so reading it here needs no lock.
+func (d *discord) observe(c discordtest.Call) {
+	if c.Status < 200 || c.Status > 299 || c.Method == http.MethodGet {
+		return
+	}
+	segs := strings.Split(strings.Trim(c.Path, "/"), "/")
+	if len(segs) < 3 || segs[0] != "channels" || segs[2] != "messages" {
+		return
+	}
+	person, ok := d.people[segs[1]]
+	if !ok {
+		return
+	}
+	d.changes.note(person, true, c.Method == http.MethodPatch)
 }
 
+func (d *discord) log() *callLog    { return d.changes }
 func (d *discord) rateLimited() int { return d.srv.RateLimited() }
 func (d *discord) calls() int       { return len(d.srv.Calls()) }
 func (d *discord) Close()           { d.srv.Close() }

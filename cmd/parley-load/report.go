@@ -14,9 +14,17 @@ type report struct {
 	Platform        string `json:"platform"`
 	Users           int    `json:"users"`
 	MessagesPerUser int    `json:"messages_per_user"`
-	ModelDelay      millis `json:"model_delay_ms"`
-	MaxConcurrent   int    `json:"max_concurrent,omitempty"` // 0: Parley's default
-	RateLimits      bool   `json:"rate_limits"`
+	// The load ran in Rounds of Users fresh people each (-rounds, or
+	// enough rounds to send TurnsTotal questions: -turns-total), unless
+	// Cut says the run's -duration ran out first (RoundsRun ran).
+	TurnsTotal    int    `json:"turns_total,omitempty"`
+	Rounds        int    `json:"rounds"`
+	RoundsRun     int    `json:"rounds_run"`
+	Cut           string `json:"cut_short_by,omitempty"`
+	ModelDelay    millis `json:"model_delay_ms"`
+	MaxConcurrent int    `json:"max_concurrent,omitempty"` // 0: Parley's default
+	RateLimits    bool   `json:"rate_limits"`
+	Ramp          millis `json:"ramp_ms,omitempty"` // first messages spread over this long
 
 	Sent              int          `json:"sent"`
 	Answered          int          `json:"answered"`
@@ -26,10 +34,25 @@ type report struct {
 	UnexpectedSamples []string     `json:"unexpected_samples,omitempty"`
 	Wall              millis       `json:"wall_ms"`
 	AnswersPerSecond  float64      `json:"answers_per_second"`
-	Latency           latencyStats `json:"latency"`
+	Latency           latencyStats `json:"latency"` // posted → answer visible, whole
+	// BotAdded is the bot's share of the latency: from the model fake
+	// finishing an answer to the platform fake showing it whole.
+	BotAdded latencyStats `json:"bot_added_latency"`
+	// InboundToModel is from the person posting (the platform fake taking
+	// the event) to the model fake receiving its request.
+	InboundToModel latencyStats `json:"inbound_to_model"`
+	// Parley is what its own /metrics said, when it could be read.
+	Parley *parleyView `json:"parley,omitempty"`
 
 	RateLimited int `json:"rate_limited_429s"`
 	APICalls    int `json:"api_calls"`
+	Edits       int `json:"edits"` // edits, drafts and stream appends the platform accepted
+
+	Memory memReport `json:"memory"`
+	// Connected is exec → Parley connected to the fake (for Telegram, its
+	// first getUpdates) in the measured run; ColdStarts are -restarts'.
+	Connected  millis      `json:"connected_since_exec_ms"`
+	ColdStarts []coldStart `json:"cold_starts,omitempty"`
 
 	PeakRSS  int64      `json:"peak_rss_bytes"`
 	FinalRSS int64      `json:"final_rss_bytes"`
@@ -43,11 +66,43 @@ type report struct {
 	Dir      string     `json:"dir,omitempty"` // the run directory, when kept
 }
 
+// memReport is Parley's memory over the run: private (RssAnon, what it
+// allocated) and resident (VmRSS, private plus the mapped pages of its
+// binary and libraries, which depend on the page cache).
+type memReport struct {
+	Idle  memFigures `json:"idle"`  // connected, before the first message
+	Peak  memFigures `json:"peak"`  // private: the highest sampled; resident: VmHWM
+	Final memFigures `json:"final"` // -settle after the last answer
+	// AfterTurns are readings at the end of the rounds that reached a
+	// multiple of -mem-every answers and of the last round (no turn in
+	// flight; in a run of several rounds, after -mem-settle).
+	AfterTurns []memCheckpoint `json:"after_turns,omitempty"`
+}
+
+type memFigures struct {
+	Private  int64 `json:"private_bytes"`
+	Resident int64 `json:"resident_bytes"`
+}
+
+type memCheckpoint struct {
+	Turns int `json:"turns"`
+	memFigures
+}
+
+func figures(m memory) memFigures { return memFigures{Private: m.Anon, Resident: m.Current} }
+
 // failed reports whether the run found a fault: a message lost or answered
-// twice, a load cut short, or a Parley that did not stop cleanly.
+// twice, a load cut short, or a Parley that did not stop cleanly. Never a
+// timing: those depend on the machine.
 func (r *report) failed() bool {
-	return r == nil || r.Lost > 0 || r.Duplicates > 0 || r.Error != "" || r.Exit != "ok" ||
-		r.Sent < r.Users*r.MessagesPerUser
+	if r == nil {
+		return true
+	}
+	want := r.Users * r.MessagesPerUser * max(r.Rounds, 1)
+	if r.Cut != "" {
+		want = r.Users * r.MessagesPerUser * r.RoundsRun // bounded by -duration
+	}
+	return r.Lost > 0 || r.Duplicates > 0 || r.Error != "" || r.Exit != "ok" || r.Sent < want
 }
 
 // millis is a duration that reads as milliseconds in JSON.
@@ -64,6 +119,12 @@ func (l latencyStats) MarshalJSON() ([]byte, error) {
 		"p50_ms": millis(l.P50), "p90_ms": millis(l.P90), "p99_ms": millis(l.P99),
 		"max_ms": millis(l.Max), "mean_ms": millis(l.Mean),
 	})
+}
+
+// line is the figures of one latency row.
+func (l latencyStats) line() string {
+	return fmt.Sprintf("p50 %v  p90 %v  p99 %v  max %v  mean %v",
+		millis(l.P50), millis(l.P90), millis(l.P99), millis(l.Max), millis(l.Mean))
 }
 
 // roundDuration keeps three significant-ish digits: 1.234s, 56.7ms.
@@ -99,19 +160,48 @@ func (r *report) writeTable(w io.Writer) error {
 	if r.RateLimits {
 		limits = "on"
 	}
+	shape := fmt.Sprintf("%d users × %d messages", r.Users, r.MessagesPerUser)
+	if r.Rounds > 1 {
+		shape += fmt.Sprintf(" × %d rounds of fresh people", r.Rounds)
+		if r.TurnsTotal > 0 {
+			shape += fmt.Sprintf(" (-turns-total %d)", r.TurnsTotal)
+		}
+		if r.Cut != "" {
+			shape += fmt.Sprintf(", cut short by -%s after %d", r.Cut, r.RoundsRun)
+		}
+	}
+	if r.Ramp > 0 {
+		shape += fmt.Sprintf(", ramp %v", r.Ramp)
+	}
 	rows := [][2]string{
-		{"run", fmt.Sprintf("%s: %d users × %d messages, model delay %v, max concurrent %s, rate limits %s",
-			r.Platform, r.Users, r.MessagesPerUser, r.ModelDelay, concurrency, limits)},
+		{"run", fmt.Sprintf("%s: %s, model delay %v, max concurrent %s, rate limits %s",
+			r.Platform, shape, r.ModelDelay, concurrency, limits)},
 		{"messages", fmt.Sprintf("%d sent, %d answered, %d lost, %d duplicated, %d unexpected",
 			r.Sent, r.Answered, r.Lost, r.Duplicates, r.Unexpected)},
 		{"throughput", fmt.Sprintf("%.1f answers/s over %v", r.AnswersPerSecond, r.Wall)},
-		{"latency", fmt.Sprintf("p50 %v  p90 %v  p99 %v  max %v  mean %v",
-			millis(r.Latency.P50), millis(r.Latency.P90), millis(r.Latency.P99), millis(r.Latency.Max), millis(r.Latency.Mean))},
-		{"platform", fmt.Sprintf("%d API calls, %d answered 429", r.APICalls, r.RateLimited)},
+		{"latency", "end to end " + r.Latency.line()},
+		{"bot-added", "model done → visible " + r.BotAdded.line()},
+		{"inbound", "posted → model asked " + r.InboundToModel.line()},
+	}
+	if v := r.Parley; v != nil {
+		rows = append(rows, [2]string{"parley says", fmt.Sprintf("inbound → model p50 ≤ %v  p99 ≤ %v, %.1f%% within 5ms (%d requests); edits %d of %d allowed; %d commits, the writer waited for %d times, %v in all",
+			v.InboundP50, v.InboundP99, 100*v.Within5ms, v.Inbound, v.Edits, v.EditBudget, v.Commits, v.WriterWaits, v.WriterWaited)})
+	}
+	m := r.Memory
+	rows = append(rows, [][2]string{
+		{"platform", fmt.Sprintf("%d API calls, %d answered 429, %d edits", r.APICalls, r.RateLimited, r.Edits)},
+		{"memory", fmt.Sprintf("private idle %s, peak %s, final %s; resident idle %s, peak %s, final %s",
+			size(m.Idle.Private), size(m.Peak.Private), size(m.Final.Private), size(m.Idle.Resident), size(m.Peak.Resident), size(m.Final.Resident))},
+	}...)
+	for _, c := range m.AfterTurns {
+		rows = append(rows, [2]string{"after turns", fmt.Sprintf("%d: private %s, resident %s", c.Turns, size(c.Private), size(c.Resident))})
+	}
+	rows = append(rows, [2]string{"start", r.startLine()})
+	rows = append(rows, [][2]string{
 		{"parley", fmt.Sprintf("peak RSS %s, final RSS %s, CPU %v, exit %s", size(r.PeakRSS), size(r.FinalRSS), r.CPU, r.Exit)},
 		{"sqlite", fmt.Sprintf("%s (WAL %s)", size(r.DBBytes), size(r.WALBytes))},
 		{"log", fmt.Sprintf("%d errors, %d warnings  %s", r.Log.Errors, r.Log.Warnings, r.LogPath)},
-	}
+	}...)
 	if r.Error != "" {
 		rows = append(rows, [2]string{"error", r.Error})
 	}
@@ -146,4 +236,18 @@ func size(b int64) string {
 		}
 	}
 	return fmt.Sprintf("%.1f %s", v, suffix)
+}
+
+// startLine is exec → connected, and each -restarts start.
+func (r *report) startLine() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "exec → connected %v", r.Connected)
+	for _, c := range r.ColdStarts {
+		db := "existing"
+		if c.NewDatabase {
+			db = "new"
+		}
+		fmt.Fprintf(&b, "; cold start, %s database %v", db, c.SinceExec)
+	}
+	return b.String()
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"os"
 	"strings"
 	"testing"
@@ -62,16 +61,19 @@ func TestSummariseSortsAndLeavesInputAlone(t *testing.T) {
 }
 
 func TestParseStatus(t *testing.T) {
-	const status = "Name:\tparley\nVmPeak:\t  900000 kB\nVmHWM:\t   51200 kB\nVmRSS:\t   40960 kB\nThreads:\t9\n"
+	const status = "Name:\tparley\nVmPeak:\t  900000 kB\nVmHWM:\t   51200 kB\nVmRSS:\t   40960 kB\n" +
+		"RssAnon:\t    6144 kB\nRssFile:\t   34816 kB\nThreads:\t9\n"
 	tests := []struct {
 		name    string
 		in      string
 		want    memory
 		wantErr bool
 	}{
-		{"real layout", status, memory{Peak: 51200 * 1024, Current: 40960 * 1024}, false},
+		{"real layout", status, memory{Peak: 51200 * 1024, Current: 40960 * 1024, Anon: 6144 * 1024, File: 34816 * 1024}, false},
+		{"a kernel without RssAnon", "VmHWM:\t 2 kB\nVmRSS:\t 1 kB\n", memory{Peak: 2048, Current: 1024}, false},
 		{"no memory lines (a kernel thread)", "Name:\tkthreadd\nThreads:\t1\n", memory{}, true},
-		{"only one of them", "VmRSS:\t 1 kB\n", memory{}, true},
+		{"only one of them", "VmRSS:\t 1 kB\nRssAnon:\t 1 kB\n", memory{}, true},
+		{"a malformed RssAnon", "VmHWM:\t 2 kB\nVmRSS:\t 1 kB\nRssAnon:\tlots kB\n", memory{}, true},
 		{"not a number", "VmHWM:\t x kB\nVmRSS:\t 1 kB\n", memory{}, true},
 		{"other unit", "VmHWM:\t 1 MB\nVmRSS:\t 1 kB\n", memory{}, true},
 		{"empty", "", memory{}, true},
@@ -91,16 +93,16 @@ func TestMemorySamplerReadsItself(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel() // one sample, then return
 	s.run(ctx, time.Hour)
-	m, err := s.latest()
+	m, peakAnon, err := s.latest()
 	if err != nil {
 		t.Skipf("no /proc here: %v", err)
 	}
-	if m.Peak <= 0 || m.Current <= 0 || m.Current > m.Peak {
-		t.Fatalf("implausible memory %+v", m)
+	if m.Peak <= 0 || m.Current <= 0 || m.Current > m.Peak || m.Anon <= 0 || m.Anon > m.Current || peakAnon != m.Anon {
+		t.Fatalf("implausible memory %+v, private peak %d", m, peakAnon)
 	}
 	gone := &memorySampler{pid: -1}
 	gone.update()
-	if _, err := gone.latest(); err == nil {
+	if _, _, err := gone.latest(); err == nil {
 		t.Fatal("a process that does not exist has memory figures")
 	}
 }
@@ -124,8 +126,14 @@ func passing() *report {
 	return &report{
 		Platform: "telegram", Users: 2, MessagesPerUser: 3, Sent: 6, Answered: 6, Exit: "ok",
 		Wall: millis(1500 * time.Millisecond), AnswersPerSecond: 4,
-		Latency:     latencyStats{P50: ms(12), P90: ms(1010), P99: ms(2003), Max: ms(2003), Mean: ms(700)},
-		RateLimited: 7, APICalls: 40, PeakRSS: 50 << 20, FinalRSS: 45 << 20, CPU: millis(2500 * time.Millisecond), DBBytes: 106496,
+		Latency:        latencyStats{P50: ms(12), P90: ms(1010), P99: ms(2003), Max: ms(2003), Mean: ms(700)},
+		BotAdded:       latencyStats{P50: ms(40), P90: ms(90), P99: ms(120), Max: ms(120), Mean: ms(50)},
+		InboundToModel: latencyStats{P50: ms(2), P90: ms(3), P99: ms(4), Max: ms(4), Mean: ms(2)},
+		Parley:         &parleyView{InboundP50: millis(ms(1)), InboundP99: millis(ms(4)), Within5ms: 1, Inbound: 6, Edits: 9, EditBudget: 30},
+		RateLimited:    7, APICalls: 40, Edits: 9, PeakRSS: 50 << 20, FinalRSS: 45 << 20, CPU: millis(2500 * time.Millisecond), DBBytes: 106496,
+		Connected: millis(ms(12)), ColdStarts: []coldStart{{NewDatabase: true, SinceExec: millis(ms(15))}, {SinceExec: millis(ms(9))}},
+		Memory: memReport{Idle: memFigures{Private: 4 << 20, Resident: 30 << 20}, Peak: memFigures{Private: 9 << 20, Resident: 50 << 20},
+			Final: memFigures{Private: 8 << 20, Resident: 45 << 20}, AfterTurns: []memCheckpoint{{Turns: 6, memFigures: memFigures{Private: 8 << 20, Resident: 45 << 20}}}},
 		Log: logSummary{Errors: 1, Samples: []string{"level=ERROR msg=boom"}},
 	}
 }
@@ -143,6 +151,11 @@ func TestReportFailed(t *testing.T) {
 		{"parley died", func(r *report) { r.Error = "parley exited before it was stopped" }, true},
 		{"unclean exit", func(r *report) { r.Exit = "exit status 1" }, true},
 		{"cut short", func(r *report) { r.Sent = 4 }, true},
+		{"soak done", func(r *report) { r.TurnsTotal, r.Rounds, r.RoundsRun, r.Sent = 12, 2, 2, 12 }, false},
+		{"soak cut short", func(r *report) { r.TurnsTotal, r.Rounds, r.RoundsRun, r.Sent = 12, 2, 2, 8 }, true},
+		{"soak bounded by -duration", func(r *report) { r.TurnsTotal, r.Rounds, r.RoundsRun, r.Sent, r.Cut = 12, 2, 1, 6, "duration" }, false},
+		{"a round bounded by -duration still sends everything", func(r *report) { r.TurnsTotal, r.Rounds, r.RoundsRun, r.Sent, r.Cut = 12, 2, 1, 5, "duration" }, true},
+		{"slow answers do not fail", func(r *report) { r.BotAdded.P99, r.InboundToModel.P99 = time.Hour, time.Hour }, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -169,7 +182,13 @@ func TestWriteTable(t *testing.T) {
 		"6 sent, 6 answered, 0 lost, 0 duplicated",
 		"4.0 answers/s over 1.5s",
 		"p50 12ms  p90 1.01s  p99 2.003s  max 2.003s",
-		"40 API calls, 7 answered 429",
+		"40 API calls, 7 answered 429, 9 edits",
+		"model done → visible p50 40ms  p90 90ms  p99 120ms",
+		"posted → model asked p50 2ms  p90 3ms  p99 4ms",
+		"inbound → model p50 ≤ 1ms  p99 ≤ 4ms, 100.0% within 5ms (6 requests); edits 9 of 30 allowed",
+		"private idle 4.0 MiB, peak 9.0 MiB, final 8.0 MiB; resident idle 30.0 MiB, peak 50.0 MiB, final 45.0 MiB",
+		"6: private 8.0 MiB, resident 45.0 MiB",
+		"exec → connected 12ms; cold start, new database 15ms; cold start, existing database 9ms",
 		"peak RSS 50.0 MiB, final RSS 45.0 MiB, CPU 2.5s, exit ok",
 		"104.0 KiB",
 		"level=ERROR msg=boom",
@@ -193,41 +212,30 @@ func TestWriteJSON(t *testing.T) {
 			P50 float64 `json:"p50_ms"`
 			P99 float64 `json:"p99_ms"`
 		} `json:"latency"`
-		PeakRSS int64 `json:"peak_rss_bytes"`
+		PeakRSS  int64 `json:"peak_rss_bytes"`
+		BotAdded struct {
+			P99 float64 `json:"p99_ms"`
+		} `json:"bot_added_latency"`
+		Parley struct {
+			P99       float64 `json:"inbound_to_model_p99_ms_at_most"`
+			Within5ms float64 `json:"inbound_to_model_within_5ms"`
+		} `json:"parley"`
+		Memory struct {
+			Idle struct {
+				Private int64 `json:"private_bytes"`
+			} `json:"idle"`
+			AfterTurns []struct {
+				Turns    int   `json:"turns"`
+				Resident int64 `json:"resident_bytes"`
+			} `json:"after_turns"`
+		} `json:"memory"`
 	}
 	if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
 		t.Fatalf("%v in\n%s", err, buf.String())
 	}
-	if got.Sent != 6 || got.WallMS != 1500 || got.Latency.P50 != 12 || got.Latency.P99 != 2003 || got.PeakRSS != 50<<20 {
+	if got.Sent != 6 || got.WallMS != 1500 || got.Latency.P50 != 12 || got.Latency.P99 != 2003 || got.PeakRSS != 50<<20 ||
+		got.BotAdded.P99 != 120 || got.Parley.P99 != 4 || got.Parley.Within5ms != 1 || got.Memory.Idle.Private != 4<<20 ||
+		len(got.Memory.AfterTurns) != 1 || got.Memory.AfterTurns[0].Turns != 6 || got.Memory.AfterTurns[0].Resident != 45<<20 {
 		t.Fatalf("decoded %+v from\n%s", got, buf.String())
-	}
-}
-
-func TestParseFlags(t *testing.T) {
-	tests := []struct {
-		name    string
-		args    []string
-		wantErr bool
-	}{
-		{"defaults", nil, false},
-		{"discord", []string{"-platform", "discord", "-users", "3"}, false},
-		{"slack", []string{"-platform", "slack", "-limits"}, false},
-		{"unknown platform", []string{"-platform", "matrix"}, true},
-		{"no users", []string{"-users", "0"}, true},
-		{"negative delay", []string{"-model-delay", "-1s"}, true},
-		{"zero timeout", []string{"-timeout", "0"}, true},
-		{"stray argument", []string{"now"}, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			o, err := parseFlags(tt.args, io.Discard)
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("parseFlags(%q) = %+v, %v; want error %v", tt.args, o, err, tt.wantErr)
-			}
-		})
-	}
-	o, _ := parseFlags(nil, io.Discard)
-	if o.users != 100 || o.messages != 5 || o.timeout != 2*time.Minute || o.platform != platformTelegram {
-		t.Fatalf("defaults %+v", o)
 	}
 }

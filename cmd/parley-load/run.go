@@ -51,29 +51,32 @@ func run(ctx context.Context, opts options, logger *slog.Logger) (rep *report, e
 			return nil, err
 		}
 	}
-	respond, added := responder(opts.modelDelay), newBotAdded()
-	if opts.botAdded {
-		respond = added.responder(respond)
-	}
-	model := llmtest.NewServer(llmtest.WithResponder(respond))
+	tl := newTimeline()
+	answer := responder(opts.modelDelay)
+	model := llmtest.NewServer(llmtest.WithAnswered(tl.answered), llmtest.WithResponder(func(req llmtest.Request) llmtest.Reply {
+		tl.asked(req)
+		return answer(req)
+	}))
 	defer model.Close()
-	people := opts.users * opts.foot.rounds
-	plat, err := newPlatform(opts.platform, people, opts.limits)
+	rounds := opts.foot.roundsFor(opts.users, opts.messages)
+	plat, err := newPlatform(opts.platform, opts.users*rounds, opts.limits)
 	if err != nil {
 		return nil, err
 	}
 	defer plat.Close()
-	if opts.botAdded {
-		plat = added.watch(plat)
-		defer func() {
-			s := added.stats()
-			logger.Info("bot-added latency (model done → answer visible)", "p50", s.P50, "p90", s.P90, "p99", s.P99, "max", s.Max)
-		}()
-	}
 
 	env := parleyEnv(dir, opts, model, plat)
-	if err := opts.foot.coldStarts(ctx, bin, dir, env, plat, opts.grace, logger); err != nil {
+	// The cold starts run Parley as deployed by default: no http.listen.
+	cold, err := opts.foot.coldStarts(ctx, bin, dir, env, plat, opts.grace, logger)
+	if err != nil {
 		return nil, err
+	}
+	listen := ""
+	if opts.metrics {
+		if listen, err = freeAddr(); err != nil {
+			return nil, err
+		}
+		env["PARLEY_HTTP_LISTEN"] = listen
 	}
 	execAt := time.Now()
 	proc, err := startParley(bin, dir, env)
@@ -99,33 +102,48 @@ func run(ctx context.Context, opts options, logger *slog.Logger) (rep *report, e
 	mem := &memorySampler{pid: proc.pid()}
 	go mem.run(runCtx, sampleEvery)
 
-	readyCtx, readyDone := context.WithTimeout(runCtx, readyTimeout)
-	err = plat.ready(readyCtx)
-	readyDone()
-	if err != nil {
-		return nil, fmt.Errorf("parley did not connect to the fake %s (see %s): %w", opts.platform, proc.logPath, context.Cause(readyCtx))
+	if err := awaitReady(runCtx, plat); err != nil {
+		return nil, fmt.Errorf("parley did not connect to the fake %s (see %s): %w", opts.platform, proc.logPath, err)
 	}
-	logger.Info("parley connected", "since_exec", time.Since(execAt).Round(10*time.Microsecond))
-	opts.foot.logIdle(runCtx, proc.pid(), logger)
+	connected := millis(time.Since(execAt))
+	logger.Info("parley connected", "since_exec", connected)
+	idle := opts.foot.idleMemory(runCtx, mem, logger)
 
-	logger.Info("load started", "platform", opts.platform, "users", opts.users, "messages", opts.messages)
-	loadStart := time.Now()
-	out := newLoad(plat, opts.messages, opts.timeout).runRounds(runCtx, opts.users, opts.foot.rounds, func(r int) {
-		opts.foot.afterRound(proc.pid(), r, (r+1)*opts.users*opts.messages, loadStart, logger)
-	})
+	l := newLoad(plat, opts.messages, opts.timeout, tl)
+	l.ramp, l.rounds = opts.ramp, rounds
+	if rounds > 1 && opts.foot.duration > 0 {
+		l.deadline = time.Now().Add(opts.foot.duration)
+	}
+	readings := opts.foot.readings(rounds, mem, logger)
+	l.afterRound = func(round, answered int, last bool) { readings.afterRound(runCtx, round, answered, last) }
+	logger.Info("load started", "platform", opts.platform, "users", opts.users, "messages", opts.messages, "rounds", rounds)
+	out := l.run(runCtx, opts.users)
 	logger.Info("load done; watching for late duplicates", "wall", out.wall.Round(time.Millisecond), "settle", opts.settle)
 	select {
 	case <-time.After(opts.settle):
 	case <-runCtx.Done():
 	}
-	logMemory(proc.pid(), "memory after settling", logger, "settle", opts.settle)
+	final, memErr := mem.update()
+	logMemory(final, memErr, "memory after settling", logger, "settle", opts.settle)
 
+	botAdded, inbound := tl.spans()
 	rep = &report{
-		Platform: opts.platform, Users: people, MessagesPerUser: opts.messages,
-		ModelDelay: millis(opts.modelDelay), MaxConcurrent: opts.concurrency, RateLimits: opts.limits,
+		Platform: opts.platform, Users: opts.users, MessagesPerUser: opts.messages, TurnsTotal: opts.foot.turnsTotal,
+		Rounds: rounds, RoundsRun: out.rounds, Cut: out.cut,
+		ModelDelay: millis(opts.modelDelay), MaxConcurrent: opts.concurrency, RateLimits: opts.limits, Ramp: millis(opts.ramp),
 		Sent: out.sent, Answered: len(out.latencies), Lost: out.lost,
 		Wall: millis(out.wall), Latency: summarise(out.latencies),
-		RateLimited: plat.rateLimited(), APICalls: plat.calls(), LogPath: proc.logPath,
+		BotAdded: summarise(botAdded), InboundToModel: summarise(inbound),
+		RateLimited: plat.rateLimited(), APICalls: plat.calls(), Edits: plat.log().editCount(),
+		Connected: connected, ColdStarts: cold, LogPath: proc.logPath,
+	}
+	opts.delivery.logBotAdded(rep.BotAdded, logger)
+	if listen != "" {
+		if v, err := scrapeParley(runCtx, listen); err == nil {
+			rep.Parley = &v
+		} else {
+			logger.Warn("Parley's /metrics not read", "err", err)
+		}
 	}
 	if out.wall > 0 {
 		rep.AnswersPerSecond = float64(rep.Answered) / out.wall.Seconds()
@@ -134,9 +152,10 @@ func run(ctx context.Context, opts options, logger *slog.Logger) (rep *report, e
 	if cause := context.Cause(runCtx); cause != nil {
 		rep.Error = cause.Error()
 	}
-	mem.update()
-	if m, err := mem.latest(); err == nil {
+	if m, peakAnon, err := mem.latest(); err == nil {
 		rep.PeakRSS, rep.FinalRSS = m.Peak, m.Current
+		rep.Memory = memReport{Idle: figures(idle), Peak: memFigures{Private: peakAnon, Resident: m.Peak}, Final: figures(m),
+			AfterTurns: readings.checkpoints}
 	} else {
 		logger.Warn("no memory figures", "err", err)
 	}
@@ -153,8 +172,21 @@ func run(ctx context.Context, opts options, logger *slog.Logger) (rep *report, e
 	return rep, nil
 }
 
+// awaitReady waits until Parley is connected to plat, at most
+// readyTimeout; the error says why it is not (the timeout, or what ended
+// ctx: Parley exiting).
+func awaitReady(ctx context.Context, plat platform) error {
+	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
+	defer cancel()
+	err := plat.ready(ctx)
+	if cause := context.Cause(ctx); err != nil && cause != nil {
+		return cause
+	}
+	return err
+}
+
 // parleyEnv is Parley's whole environment: its data and config in dir,
-// the fake model, the fake platform.
+// the fake model, the fake platform, and -env.
 func parleyEnv(dir string, opts options, model *llmtest.Server, plat platform) map[string]string {
 	env := map[string]string{
 		"PATH":                       os.Getenv("PATH"),
@@ -170,7 +202,7 @@ func parleyEnv(dir string, opts options, model *llmtest.Server, plat platform) m
 	for k, v := range plat.env() {
 		env[k] = v
 	}
-	for _, kv := range opts.env {
+	for _, kv := range opts.delivery.env {
 		k, v, _ := strings.Cut(kv, "=")
 		env[k] = v
 	}

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/parleybot/parley/adapters/slack/slacktest"
 )
@@ -14,17 +16,20 @@ const platformSlack = "slack"
 // is one continuing conversation, so people post at its top level and
 // Parley answers there, by a native stream or by a post and its edits.
 type slack struct {
-	srv   *slacktest.Server
-	users []string
-	chans []string
+	srv     *slacktest.Server
+	users   []string
+	chans   []string
+	people  map[string]int // by DM channel; read-only once built
+	changes *callLog
 }
 
 func newSlack(users int, limits bool) *slack {
-	var opts []slacktest.Option
+	s := &slack{people: map[string]int{}, changes: newCallLog()}
+	opts := []slacktest.Option{slacktest.WithCallObserver(s.observe)}
 	if !limits {
 		opts = append(opts, slacktest.WithoutRateLimits())
 	}
-	s := &slack{srv: slacktest.NewServer(opts...)}
+	s.srv = slacktest.NewServer(opts...)
 	for i := range users {
 		// Slack ids are upper-case; the prefix keeps them clear of the
 		// fake's bot user.
@@ -34,6 +39,7 @@ func newSlack(users int, limits bool) *slack {
 		s.srv.AddChannel(ch, ch, slacktest.IM)
 		s.users = append(s.users, id)
 		s.chans = append(s.chans, ch)
+		s.people[ch] = i
 	}
 	return s
 }
@@ -83,9 +89,23 @@ func (s *slack) botTexts(person int) []string {
 	return out
 }
 
-func (s *slack) waitFor(ctx context.Context, cond func() bool) error {
-	return s.srv.WaitFor(ctx, cond)
+// observe tells the log about a chat.* call in a person's DM: a post,
+// an update, a stream started, appended to or stopped. The people map is
+// complete before Parley starts, so reading it here needs no lock.
+func (s *slack) observe(c slacktest.Call) {
+	// Slack refuses with a 200 and "ok": false.
+	if c.Status != http.StatusOK || !bytes.Contains(c.Response, []byte(`"ok":true`)) ||
+		!strings.HasPrefix(c.Method, "chat.") || c.Method == "chat.postEphemeral" {
+		return
+	}
+	person, ok := s.people[c.Params.Get("channel")]
+	if !ok {
+		return
+	}
+	s.changes.note(person, true, c.Method == "chat.update" || c.Method == "chat.appendStream")
 }
+
+func (s *slack) log() *callLog { return s.changes }
 
 // rateLimited counts the 429s in the call log: the fake keeps no separate
 // count, and with no faults injected every 429 is its limits'.

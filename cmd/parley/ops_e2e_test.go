@@ -90,8 +90,9 @@ func TestOperatorEndpoints(t *testing.T) {
 		`parley_approvals_pending`:                                                0,
 		`parley_reminders_due`:                                                    0,
 		`parley_store_waits_total{pool="writer"}`:                                 0,
-		`go_goroutines`:                 1,
-		`process_resident_memory_bytes`: 1,
+		`parley_store_commits_total`:                                              1,
+		`go_goroutines`:                                                           1,
+		`process_resident_memory_bytes`:                                           1,
 	} {
 		if v, ok := value(text, series); !ok || v < least {
 			t.Errorf("%s = %v (present %v), want at least %v", series, v, ok, least)
