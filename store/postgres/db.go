@@ -27,6 +27,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -43,6 +44,8 @@ type DB struct {
 	newID func() string
 	// vectors says how kb_vectors are stored and searched (vectors.go).
 	vectors VectorStorage
+	// commits counts the transactions tx committed (Commits).
+	commits atomic.Int64
 }
 
 // Open connects to the database at url (a PostgreSQL connection URL or
@@ -111,6 +114,9 @@ type rowScanner interface {
 func (db *DB) tx(ctx context.Context, fn func(pgx.Tx) error) error {
 	for attempt := 1; ; attempt++ {
 		err := pgx.BeginFunc(ctx, db.pool, fn)
+		if err == nil {
+			db.commits.Add(1)
+		}
 		if attempt == maxAttempts || !retryable(err) {
 			return err
 		}

@@ -26,6 +26,13 @@ func (db *DB) PoolStats() (writer, readers sql.DBStats) {
 	}, sql.DBStats{}
 }
 
+// Commits counts the transactions of several statements committed since
+// Open (bot/metrics' parley_store_commits_total). Unlike SQLite's one
+// writer, PostgreSQL commits a single-statement write on its own, and
+// those are not counted: the figure is what a turn costs in transactions
+// that hold row locks, not every write.
+func (db *DB) Commits() int64 { return db.commits.Load() }
+
 // Ping checks that the database answers a query.
 func (db *DB) Ping(ctx context.Context) error {
 	var one int
