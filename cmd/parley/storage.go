@@ -62,7 +62,7 @@ func sharing(cfg *config.Config, db backend) *bot.Sharing {
 	if cfg.Telegram.Mode != config.TelegramModeWebhook {
 		elected[config.PlatformTelegram] = "receive:telegram"
 	}
-	return &bot.Sharing{Leases: db, Holder: replicaID(), Elected: elected}
+	return &bot.Sharing{Leases: db, Replicas: db, Holder: replicaID(), Elected: elected}
 }
 
 // replicaID names this process among the replicas: readable in logs and
