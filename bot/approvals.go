@@ -142,8 +142,12 @@ type ApprovalsConfig struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// NewID returns a fresh approval id: unguessable, at most 32 of
 	// [A-Za-z0-9_-]. Default: 128 bits from crypto/rand, in hex.
-	NewID  func() string
-	Logger *slog.Logger
+	NewID func() string
+	// PollEvery, when set, has a waiting Approve read its record that
+	// often: replicas sharing a store see a click another replica took
+	// (router_shared.go). Zero: only this process's clicks and expiry.
+	PollEvery time.Duration
+	Logger    *slog.Logger
 }
 
 // Approvals asks people to approve tool calls with buttons in the
@@ -362,10 +366,19 @@ func (a *Approvals) wait(ctx context.Context, rec ApprovalRecord, ch chan agent.
 			close(due)
 		}
 	}()
+	poll := a.polls(sleepCtx)
 	for {
 		select {
 		case d := <-ch:
 			return d, nil
+		case <-poll:
+			stored, found, err := a.cfg.Store.Approval(ctx, rec.ID)
+			if err != nil || !found || stored.Status == ApprovalPending {
+				continue // read again at the next poll; the expiry still holds
+			}
+			if d, ok, err := a.decidedElsewhere(ctx, rec.ID, ch); ok || err != nil {
+				return d, err
+			}
 		case <-due:
 			due = nil
 			// The expiry and a click may race: whichever wins hands its
@@ -389,6 +402,25 @@ func (a *Approvals) wait(ctx context.Context, rec ApprovalRecord, ch chan agent.
 			return agent.Decision{}, ctx.Err()
 		}
 	}
+}
+
+// polls ticks every PollEvery until ctx ends; nil (never) without
+// PollEvery.
+func (a *Approvals) polls(ctx context.Context) <-chan struct{} {
+	if a.cfg.PollEvery <= 0 {
+		return nil
+	}
+	tick := make(chan struct{})
+	go func() {
+		for a.cfg.Sleep(ctx, a.cfg.PollEvery) == nil {
+			select {
+			case tick <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return tick
 }
 
 // decidedElsewhere handles an expiry that lost without a decision reaching

@@ -44,6 +44,8 @@ type apHarness struct {
 	mandatory bool
 	// resumed receives what OnDecidedWithoutWaiter is called with.
 	resumed chan bot.ApprovalRecord
+	// pollEvery is ApprovalsConfig.PollEvery (replicas sharing the store).
+	pollEvery time.Duration
 }
 
 func newAPHarness(t *testing.T) *apHarness {
@@ -90,9 +92,10 @@ func (h *apHarness) start() {
 		OnDecidedWithoutWaiter: func(_ context.Context, rec bot.ApprovalRecord) {
 			resumed <- rec
 		},
-		Now:    h.clock.Now,
-		Sleep:  h.clock.Sleep,
-		Logger: slog.New(slog.DiscardHandler),
+		Now:       h.clock.Now,
+		Sleep:     h.clock.Sleep,
+		PollEvery: h.pollEvery,
+		Logger:    slog.New(slog.DiscardHandler),
 	})
 	if err != nil {
 		h.t.Fatal(err)

@@ -3,6 +3,7 @@ package bot_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -330,5 +331,34 @@ func TestApprovalClickRacesCancel(t *testing.T) {
 		default:
 			t.Fatalf("Approve = %+v, %v", d, err)
 		}
+	}
+}
+
+// TestApprovalDecidedOnAnotherReplica: replicas share the store, and the
+// click reaches a replica other than the one whose turn waits. The waiting
+// Approve reads the record every PollEvery and takes the decision from it;
+// without polling it would wait until the expiry.
+func TestApprovalDecidedOnAnotherReplica(t *testing.T) {
+	for _, poll := range []time.Duration{0, time.Second} {
+		t.Run(fmt.Sprintf("poll every %s", poll), func(t *testing.T) {
+			h := newAPHarness(t)
+			h.pollEvery = poll
+			h.restart()
+			a := h.ask(h.sid, "call_1", "deploy")
+			// The other replica's click: recorded, with no waiter there.
+			won, err := h.db.DecideApproval(t.Context(), a.id, bot.ApprovalApproved, apAdmin, h.clock.Now())
+			if err != nil || !won {
+				t.Fatalf("decide = %t, %v", won, err)
+			}
+			h.clock.Advance(time.Second)
+			if poll == 0 {
+				a.still(t)
+				return
+			}
+			if d, err := a.result(t); err != nil || !d.Approved {
+				t.Fatalf("Approve = %+v, %v; want the decision taken on the other replica", d, err)
+			}
+			h.noResume()
+		})
 	}
 }

@@ -130,9 +130,13 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 	if err != nil {
 		return nil, err
 	}
+	var poll time.Duration
+	if cfg.Sharing != nil {
+		poll = time.Second // a click may reach another replica
+	}
 	approvals, err := NewApprovals(ApprovalsConfig{
 		Store: cfg.Store, Sessions: cfg.Store, Outbound: out,
-		Approvers: cfg.Approvers, Expiry: cfg.ApprovalExpiry,
+		Approvers: cfg.Approvers, Expiry: cfg.ApprovalExpiry, PollEvery: poll,
 		Now: cfg.Now, Sleep: cfg.Sleep, Logger: cfg.Logger,
 	})
 	if err != nil {

@@ -178,6 +178,11 @@ func (r *Router) ResumeApproval(ctx context.Context, rec ApprovalRecord) error {
 		// answer twice.
 		return nil
 	}
+	if r.cfg.Sharing != nil {
+		if idle, err := r.sessionIdle(ctx, rec.SessionID); err != nil || !idle {
+			return err
+		}
+	}
 	if r.cfg.Helpers != nil {
 		// A task's helper (agent/task delegate) has no turn of its own
 		// in the thread: its decision stays in the record, and the

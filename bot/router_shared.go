@@ -234,3 +234,38 @@ func (r *Router) lead(ctx context.Context, name string, run func(context.Context
 	}
 	return nil
 }
+
+// sessionIdle reports whether no replica runs session sid and none has
+// work of it left unfinished: only then may a decision made here without
+// a waiter continue the session (ResumeApproval). Otherwise the turn that
+// waits for it, here or on another replica, reads the decision from the
+// record (ApprovalsConfig.PollEvery), or the turn that will be adopted
+// finds it there when it asks again; a second continuation would answer
+// twice.
+func (r *Router) sessionIdle(ctx context.Context, sid string) (bool, error) {
+	s := r.cfg.Sharing
+	probe := s.Holder + "/probe"
+	ok, err := s.Leases.HoldLease(ctx, sessionLease(sid), probe, r.cfg.Now(), s.TTL)
+	if err != nil || !ok {
+		return false, err
+	}
+	defer func() {
+		if err := s.Leases.ReleaseLease(context.WithoutCancel(ctx), sessionLease(sid), probe); err != nil {
+			r.log.Warn("release lease", "lease", sessionLease(sid), "err", err)
+		}
+	}()
+	items, err := r.cfg.Inbox.Unfinished(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, it := range items {
+		rec, err := decodeInbox(it.Payload)
+		if err != nil || rec.Kind != kindMessage {
+			continue
+		}
+		if other, bound, err := r.cfg.Sessions.BoundSession(ctx, rec.Message.Thread); err == nil && bound && other == sid {
+			return false, nil
+		}
+	}
+	return true, nil
+}
