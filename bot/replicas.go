@@ -32,3 +32,14 @@ type Replicas interface {
 	// others at their next beat.
 	Leave(ctx context.Context, replica string) error
 }
+
+// ShardedReceiver is implemented by adapters whose platform splits the
+// events a bot receives into shards (Discord's gateway sharding). Run
+// receives on every shard; replicas sharing a store instead elect a
+// receiver per shard, so the shards spread over them (router_shared.go).
+type ShardedReceiver interface {
+	// Shards is how many shards the bot's events are split into.
+	Shards() int
+	// RunShard receives shard's events until ctx ends, as Run does for all.
+	RunShard(ctx context.Context, h Handler, shard int) error
+}

@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"time"
 )
@@ -194,12 +195,32 @@ func (r *Router) adopt(ctx context.Context) {
 // receive runs a's Run for the router: on every replica, or, when a's
 // platform is elected, on the one replica holding its lease (lead).
 func (r *Router) receive(ctx context.Context, a Adapter) error {
-	if s := r.cfg.Sharing; s != nil {
-		if name, ok := s.Elected[a.Platform()]; ok {
-			return r.lead(ctx, name, func(ctx context.Context) error { return a.Run(ctx, r) })
+	s := r.cfg.Sharing
+	name, elected := "", false
+	if s != nil {
+		name, elected = s.Elected[a.Platform()]
+	}
+	if !elected {
+		return a.Run(ctx, r)
+	}
+	sh, ok := a.(ShardedReceiver)
+	if !ok || sh.Shards() <= 1 {
+		return r.lead(ctx, name, func(ctx context.Context) error { return a.Run(ctx, r) })
+	}
+	// One election per shard: the shards spread over the replicas.
+	errs := make(chan error, sh.Shards())
+	for i := range sh.Shards() {
+		go func() {
+			errs <- r.lead(ctx, fmt.Sprintf("%s:%d", name, i), func(ctx context.Context) error { return sh.RunShard(ctx, r, i) })
+		}()
+	}
+	var first error
+	for range sh.Shards() {
+		if err := <-errs; err != nil && first == nil {
+			first = err
 		}
 	}
-	return a.Run(ctx, r)
+	return first
 }
 
 // lead runs run on the one replica holding lease name, until ctx ends;
