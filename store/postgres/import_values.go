@@ -200,7 +200,7 @@ func passageIndex(ctx context.Context, tx pgx.Tx, t store.Table) (func(src, dst 
 	var id int64
 	var title, source string
 	if _, err := pgx.ForEachRow(rows, []any{&id, &title, &source}, func() error {
-		heads[id], _ = kb.IndexText(title + " " + source)
+		heads[id] = docHead(title, source)
 		return nil
 	}); err != nil {
 		return nil, fmt.Errorf("read documents: %w", err)
@@ -215,12 +215,25 @@ func passageIndex(ctx context.Context, tx pgx.Tx, t store.Table) (func(src, dst 
 		if !ok {
 			return fmt.Errorf("passage of document %d, which does not exist", docID)
 		}
-		body, uni := kb.IndexText(string(asBytes(src[text])))
 		var tsv pgtype.TSVector
-		if err := tsv.Scan(tsvectorLiteral(body, uni, head)); err != nil {
+		if err := tsv.Scan(passageLiteral(string(asBytes(src[text])), head)); err != nil {
 			return fmt.Errorf("tsvector: %w", err)
 		}
 		dst[tsvIndex] = tsv
 		return nil
 	}, nil
+}
+
+// docHead is the index text of a document's name, as agent/kb's Ingest
+// writes it for each of its passages.
+func docHead(title, source string) string {
+	head, _ := kb.IndexText(title + " " + source)
+	return head
+}
+
+// passageLiteral is the tsvector literal of a passage of the document
+// whose docHead is head.
+func passageLiteral(text, head string) string {
+	body, uni := kb.IndexText(text)
+	return tsvectorLiteral(body, uni, head)
 }

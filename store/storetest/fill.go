@@ -24,11 +24,11 @@ import (
 // Filled names what Fill wrote, for Readers.
 type Filled struct {
 	Session, Parent string // a conversation's session, and one with a task
-	User              string
-	Scope             string // of the knowledge base, learning and reminders
-	Owner             string // of the reminders
-	Lease, Holder     string
-	At                time.Time // when the leases and reminders were written
+	User            string
+	Scope           string // of the knowledge base, learning and reminders
+	Owner           string // of the reminders
+	Lease, Holder   string
+	At              time.Time // when the leases and reminders were written
 }
 
 // Fill writes at least one row into every table of the schema and returns
@@ -163,8 +163,12 @@ var Readers = []Reader{
 		err := db.ScanVectors(ctx, "m1", func(id int64, _ string, v []float32) { got[id] = v })
 		return got, err
 	}},
-	{"runs", func(ctx context.Context, db Store, f Filled) (any, error) { return db.Runs(ctx, f.Scope, epoch.Add(-time.Hour)) }},
-	{"skill rates", func(ctx context.Context, db Store, f Filled) (any, error) { return db.SkillRates(ctx, f.Scope, "deploy") }},
+	{"runs", func(ctx context.Context, db Store, f Filled) (any, error) {
+		return db.Runs(ctx, f.Scope, epoch.Add(-time.Hour))
+	}},
+	{"skill rates", func(ctx context.Context, db Store, f Filled) (any, error) {
+		return db.SkillRates(ctx, f.Scope, "deploy")
+	}},
 	{"memo", func(ctx context.Context, db Store, f Filled) (any, error) { return db.Memo(ctx, f.Scope) }},
 	{"revisions", func(ctx context.Context, db Store, f Filled) (any, error) { return db.Revisions(ctx, f.Scope, 10) }},
 	{"reminders", func(ctx context.Context, db Store, f Filled) (any, error) { return db.Items(ctx, f.Scope, f.Owner) }},
