@@ -131,7 +131,7 @@ func TestImportRollsBackAMismatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	type passage struct {
-		id                        int64
+		id                       int64
 		text, title, source, tsv string
 	}
 	var ps []passage
