@@ -156,10 +156,14 @@ func dsn(path string, readOnly bool, busy time.Duration) string {
 		q.Set("_txlock", "immediate")
 		q.Set("_foreign_keys", "on")
 	}
-	// In a URI filename '?' starts the query and '#' the fragment, and '%'
-	// escapes; a path holding them must escape them.
-	esc := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(filepath.ToSlash(path))
-	return "file:" + esc + "?" + q.Encode()
+	return "file:" + escapePath(path) + "?" + q.Encode()
+}
+
+// escapePath is path as a URI filename's path: there '?' starts the
+// query and '#' the fragment, and '%' escapes, so a path holding them
+// must escape them.
+func escapePath(path string) string {
+	return strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(filepath.ToSlash(path))
 }
 
 // createFile makes sure the database file exists, creating its directory as
