@@ -345,6 +345,9 @@ func TestApprovalDecidedOnAnotherReplica(t *testing.T) {
 			h.pollEvery = poll
 			h.restart()
 			a := h.ask(h.sid, "call_1", "deploy")
+			if poll > 0 {
+				h.waitSleep() // the expiry and the poll both wait on the clock
+			}
 			// The other replica's click: recorded, with no waiter there.
 			won, err := h.db.DecideApproval(t.Context(), a.id, bot.ApprovalApproved, apAdmin, h.clock.Now())
 			if err != nil || !won {
