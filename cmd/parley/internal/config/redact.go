@@ -47,7 +47,9 @@ func looksSecret(s string) bool {
 // not a URL but looks like a secret is not shown at all.
 func RedactURL(s string) string {
 	u, err := url.Parse(s)
-	if err != nil || u.Scheme == "" || u.Host == "" {
+	// A URL may name no host and still carry credentials: PostgreSQL's
+	// Unix-socket form, postgres://user:password@/db?host=/run/postgresql.
+	if err != nil || u.Scheme == "" || (u.Host == "" && u.User == nil) {
 		return Quiet(s)
 	}
 	if u.User != nil {

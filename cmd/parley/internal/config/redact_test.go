@@ -31,6 +31,8 @@ func TestQuietAndRedactURL(t *testing.T) {
 		{"https://host/v1?api_key=sk-abc&model=x", "https://host/v1?api_key=redacted&model=x"},
 		{"sk-proj-abcdefghijklmnop1234", hiddenValue},
 		{"not a url", "not a url"},
+		{"postgres://parley:PASSWORD@/parley?host=/run/postgresql", "postgres://redacted@/parley?host=%2Frun%2Fpostgresql"},
+		{"postgres://db.internal/parley?password=PASSWORD&sslmode=require", "postgres://db.internal/parley?password=redacted&sslmode=require"},
 	}
 	for _, tt := range urls {
 		if got := RedactURL(tt.in); got != tt.want {
