@@ -43,9 +43,9 @@ type socketState struct {
 	// conns are the open connections, oldest first. Several at once are
 	// one app's several Socket Mode connections (Slack allows up to 10):
 	// each new envelope goes over the next one in turn.
-	conns    []*wsConn
-	turn     int // round-robin position in conns
-	connects int
+	conns        []*wsConn
+	turn         int // round-robin position in conns
+	connects     int
 	pending      map[string]*pendingEnv // sent or queued, not acked yet
 	queued       []string               // envelope ids waiting for a connection
 	delivered    []Envelope
