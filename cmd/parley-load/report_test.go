@@ -200,6 +200,34 @@ func TestWriteTable(t *testing.T) {
 	}
 }
 
+// TestWriteTableReplicas: a run of several replicas says so, with each
+// one's figures, and the PostgreSQL database's size.
+func TestWriteTableReplicas(t *testing.T) {
+	r := passing()
+	r.Replicas, r.Store, r.DBBytes = 2, "postgres", 8<<20
+	for i := range 2 {
+		r.PerReplica = append(r.PerReplica, replicaFigures{
+			Memory: memReport{Idle: memFigures{Private: 4 << 20}, Peak: memFigures{Private: 6 << 20, Resident: 40 << 20}, Final: memFigures{Private: int64(5+i) << 20}},
+			CPU:    millis(time.Second), Exit: "ok",
+		})
+	}
+	var buf bytes.Buffer
+	if err := r.writeTable(&buf); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{
+		"2 users × 3 messages, 2 replicas on PostgreSQL",
+		"replica 0    private idle 4.0 MiB, peak 6.0 MiB, final 5.0 MiB; resident peak 40.0 MiB; CPU 1s, exit ok",
+		"replica 1    private idle 4.0 MiB, peak 6.0 MiB, final 6.0 MiB",
+		"postgres     8.0 MiB (pg_database_size)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+}
+
 func TestWriteJSON(t *testing.T) {
 	var buf bytes.Buffer
 	if err := passing().writeJSON(&buf); err != nil {
