@@ -64,7 +64,7 @@ type report struct {
 
 	PeakRSS  int64      `json:"peak_rss_bytes"`
 	FinalRSS int64      `json:"final_rss_bytes"`
-	CPU      millis     `json:"cpu_ms"` // user + system, whole run
+	CPU      millis     `json:"cpu_ms"`   // user + system, whole run
 	DBBytes  int64      `json:"db_bytes"` // SQLite's file, or pg_database_size
 	WALBytes int64      `json:"wal_bytes"`
 	Exit     string     `json:"exit"`            // "ok", or how Parley ended
