@@ -183,6 +183,13 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 // a recovered turn that was waiting for an approval asks for it again and
 // finds the decision, so it continues in its own reply, once.
 func (c *Core) Run(ctx context.Context) error {
+	if c.cfg.Sharing != nil && c.cfg.Sharing.Replicas != nil {
+		stop, err := c.beat(ctx)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	if err := c.router.Recover(ctx); err != nil && ctx.Err() == nil {
 		return err // a shutdown during recovery is no failure: serve below stops and waits
 	}

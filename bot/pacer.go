@@ -55,7 +55,10 @@ type PacerConfig struct {
 // when one stays for a final, so when a budget binds a busy bot streams
 // less, and never answers later.
 type Pacer struct {
-	cfg   PacerConfig
+	cfg PacerConfig
+	// share is how many replicas draw from the bot-wide budgets
+	// (SetShare); guarded by mu. 0 and 1 both mean this one alone.
+	share int
 	every time.Duration
 	burst int
 
@@ -80,6 +83,11 @@ const (
 type paceBucket struct {
 	users    int       // Waits in progress; guarded by Pacer.mu
 	lastUsed time.Time // guarded by Pacer.mu
+
+	// base is the budget before this replica's share (pacer_share.go);
+	// shared is set for the budgets all replicas draw from.
+	base   budget
+	shared bool
 
 	mu     sync.Mutex
 	every  time.Duration // 0: unpaced
@@ -415,8 +423,7 @@ func (p *Pacer) acquire(key PaceKey) *paceBucket {
 	}
 	b, ok := p.buckets[key]
 	if !ok {
-		every, burst := p.budget(key)
-		b = &paceBucket{every: max(every, 0), burst: float64(burst), tokens: float64(burst), at: now}
+		b = p.newBucket(key, now)
 		p.buckets[key] = b
 	}
 	b.users++

@@ -18,6 +18,13 @@ import (
 // same reply message, exactly as crash recovery does.
 type Sharing struct {
 	Leases Leases
+	// Replicas, when set, is the register each replica beats in; from the
+	// count of live replicas it takes its share of the bot-wide rate
+	// limits (Pacer.SetShare). nil: each replica paces as if alone.
+	Replicas Replicas
+	// BeatEvery is how often the replica beats (default 2 s); one that
+	// missed three beats counts as gone.
+	BeatEvery time.Duration
 	// Holder names this replica in the leases; unique per process (each
 	// piece of work holds as Holder/<n>).
 	Holder string
@@ -60,6 +67,9 @@ func (s *Sharing) settle() error {
 	}
 	if s.AdoptAfter <= 0 {
 		s.AdoptAfter = 10 * time.Second
+	}
+	if s.BeatEvery <= 0 {
+		s.BeatEvery = 2 * time.Second
 	}
 	return nil
 }

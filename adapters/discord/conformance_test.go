@@ -47,7 +47,7 @@ type discordHarness struct {
 func newDiscordHarness(t *testing.T) bottest.Harness {
 	// The fake's own limits are off: the suite provokes 429s only through
 	// RateLimitNext.
-	srv := discordtest.NewServer(discordtest.WithoutRateLimits(), discordtest.WithHeartbeatInterval(time.Second))
+	srv := discordtest.NewServer(discordtest.WithoutRateLimits())
 	t.Cleanup(srv.Close)
 	srv.AddGuild(confGuild, "conformance")
 	ad, err := discord.New(discord.Config{

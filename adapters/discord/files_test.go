@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/parleybot/parley/adapters/discord"
 	"github.com/parleybot/parley/adapters/discord/discordtest"
@@ -21,7 +20,7 @@ import (
 // arrives with the file, and FetchFile downloads it from its URL without
 // the bot token.
 func TestAttachmentReachesTheHandlerAndDownloads(t *testing.T) {
-	srv := discordtest.NewServer(discordtest.WithoutRateLimits(), discordtest.WithHeartbeatInterval(time.Second))
+	srv := discordtest.NewServer(discordtest.WithoutRateLimits())
 	t.Cleanup(srv.Close)
 	const alice = "300000000000000001"
 	srv.AddUser(alice, "alice")

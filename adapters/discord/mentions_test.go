@@ -3,7 +3,6 @@ package discord_test
 import (
 	"log/slog"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -24,7 +23,7 @@ func TestMentionsPingOnlyThem(t *testing.T) {
 		ana     = "300000000000000001"
 		bo      = "300000000000000002"
 	)
-	srv := discordtest.NewServer(discordtest.WithoutRateLimits(), discordtest.WithHeartbeatInterval(time.Second))
+	srv := discordtest.NewServer(discordtest.WithoutRateLimits())
 	t.Cleanup(srv.Close)
 	srv.AddGuild(guild, "team")
 	srv.AddChannel(guild, channel, "general")

@@ -3,7 +3,6 @@ package discord_test
 import (
 	"log/slog"
 	"testing"
-	"time"
 
 	"github.com/parleybot/parley/adapters/discord"
 	"github.com/parleybot/parley/adapters/discord/discordtest"
@@ -12,7 +11,7 @@ import (
 // TestConnected: not before Run, connected from READY, again after a
 // dropped connection resumes, and not once Run returned.
 func TestConnected(t *testing.T) {
-	srv := discordtest.NewServer(discordtest.WithoutRateLimits(), discordtest.WithHeartbeatInterval(time.Second))
+	srv := discordtest.NewServer(discordtest.WithoutRateLimits())
 	t.Cleanup(srv.Close)
 	srv.AddGuild(confGuild, "g")
 	ad, err := discord.New(discord.Config{Token: srv.Token(), APIURL: srv.APIURL(),

@@ -80,7 +80,7 @@ func (h *runHandler) handed(text string) []bot.Message {
 // normalized as live ones; what it handled before is not handed again,
 // and what both the new session and the recovery deliver carries one Key.
 func TestRunRecoversLostSession(t *testing.T) {
-	srv := discordtest.NewServer(discordtest.WithoutRateLimits(), discordtest.WithHeartbeatInterval(time.Second))
+	srv := discordtest.NewServer(discordtest.WithoutRateLimits())
 	t.Cleanup(srv.Close)
 	const (
 		guild   = "700000000000000002"

@@ -44,7 +44,7 @@ func runUntilStopped(t *testing.T, ad *discord.Adapter, h bot.Handler) (stop fun
 // The new adapter hands over exactly the missed messages, in a guild
 // channel and a DM, and none it handled before the restart.
 func TestRunRecoversAfterRestart(t *testing.T) {
-	srv := discordtest.NewServer(discordtest.WithoutRateLimits(), discordtest.WithHeartbeatInterval(time.Second))
+	srv := discordtest.NewServer(discordtest.WithoutRateLimits())
 	t.Cleanup(srv.Close)
 	const (
 		guild   = "700000000000000003"

@@ -95,7 +95,7 @@ func waitFor(t *testing.T, srv *discordtest.Server, what string, cond func() boo
 func TestRunRegistersCommands(t *testing.T) {
 	for _, guild := range []string{"", confGuild} {
 		t.Run("guild="+guild, func(t *testing.T) {
-			srv := discordtest.NewServer(discordtest.WithoutRateLimits(), discordtest.WithHeartbeatInterval(time.Second))
+			srv := discordtest.NewServer(discordtest.WithoutRateLimits())
 			t.Cleanup(srv.Close)
 			srv.AddGuild(confGuild, "g")
 			startRun(t, srv, guild)
@@ -123,7 +123,7 @@ func TestRunRegistersCommands(t *testing.T) {
 // TestRunSlashCommand: a slash command arrives over the gateway, is
 // deferred at once as ephemeral, and its answer fills that reply.
 func TestRunSlashCommand(t *testing.T) {
-	srv := discordtest.NewServer(discordtest.WithoutRateLimits(), discordtest.WithHeartbeatInterval(time.Second))
+	srv := discordtest.NewServer(discordtest.WithoutRateLimits())
 	t.Cleanup(srv.Close)
 	srv.AddGuild(confGuild, "g")
 	srv.AddChannel(confGuild, "600000000000000001", "general")
@@ -155,7 +155,7 @@ func TestRunSlashCommand(t *testing.T) {
 // are replayed by the RESUME after a drop or a reconnect request; after
 // an invalidated session the adapter identifies afresh and receives again.
 func TestRunSurvivesReconnects(t *testing.T) {
-	srv := discordtest.NewServer(discordtest.WithoutRateLimits(), discordtest.WithHeartbeatInterval(time.Second))
+	srv := discordtest.NewServer(discordtest.WithoutRateLimits())
 	t.Cleanup(srv.Close)
 	const alice = "300000000000000001"
 	srv.AddUser(alice, "alice")

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/metrics"
@@ -62,7 +63,8 @@ func sharing(cfg *config.Config, db backend) *bot.Sharing {
 	if cfg.Telegram.Mode != config.TelegramModeWebhook {
 		elected[config.PlatformTelegram] = "receive:telegram"
 	}
-	return &bot.Sharing{Leases: db, Holder: replicaID(), Elected: elected}
+	return &bot.Sharing{Leases: db, Replicas: db, Holder: replicaID(), Elected: elected,
+		TTL: time.Duration(cfg.Store.LeaseSeconds) * time.Second}
 }
 
 // replicaID names this process among the replicas: readable in logs and

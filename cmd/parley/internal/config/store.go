@@ -21,12 +21,19 @@ type Store struct {
 	// (postgres://user:password@host:5432/db?sslmode=…), used when Driver is
 	// "postgres". It may carry a password, so it is masked like any secret.
 	PostgresURL Secret `mapstructure:"postgres_url"`
+	// LeaseSeconds is how long a replica's leases (a session's turns, an
+	// elected receiver) outlive its last renewal: how soon the other
+	// replicas take over from one that died. PostgreSQL only.
+	LeaseSeconds int `mapstructure:"lease_seconds"`
 }
 
-func defaultStore() Store { return Store{Driver: StoreSQLite} }
+func defaultStore() Store { return Store{Driver: StoreSQLite, LeaseSeconds: 30} }
 
 // validate checks the store.* keys.
 func (s *Store) validate() []string {
+	if p := outOfRange(bound[int]{"store.lease_seconds", s.LeaseSeconds, 3, 600}); len(p) > 0 {
+		return p
+	}
 	switch s.Driver {
 	case StoreSQLite:
 		return nil
