@@ -138,8 +138,16 @@ func TestEndToEnd(t *testing.T) {
 				tt.wantAfterTurns > 0 && len(m.AfterTurns) != tt.wantAfterTurns {
 				t.Fatalf("memory figures %+v: want %d readings after turns (0: any)", m, tt.wantAfterTurns)
 			}
-			if tt.noMetrics != (got.Parley == nil) || got.Parley != nil && (got.Parley.Inbound < got.Answered || got.Parley.Commits <= 0) {
-				t.Fatalf("Parley's /metrics %+v: want read unless -metrics=false, with a model request per answer and commits", got.Parley)
+			// A message a replica accepted while another held its session
+			// is run by the replica that adopts it, which does not observe
+			// its inbound → model: with replicas, some answers may be
+			// missing from the histogram, never all.
+			wantInbound := got.Answered
+			if tt.replicas > 1 {
+				wantInbound = 1
+			}
+			if tt.noMetrics != (got.Parley == nil) || got.Parley != nil && (got.Parley.Inbound < wantInbound || got.Parley.Commits <= 0) {
+				t.Fatalf("Parley's /metrics %+v: want read unless -metrics=false, with a model request per answer (at least one with replicas) and commits", got.Parley)
 			}
 			wantStore, wantReplicas := "sqlite", max(tt.replicas, 1)
 			if tt.postgres {
