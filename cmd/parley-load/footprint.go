@@ -59,7 +59,7 @@ func (f *footprint) roundsFor(users, messages int) int {
 }
 
 // idleMemory waits f.idle once Parley is connected and reads its memory.
-func (f *footprint) idleMemory(ctx context.Context, mem *memorySampler, logger *slog.Logger) memory {
+func (f *footprint) idleMemory(ctx context.Context, mem memReader, logger *slog.Logger) memory {
 	select {
 	case <-time.After(f.idle):
 	case <-ctx.Done():
@@ -85,7 +85,7 @@ func logMemory(m memory, err error, msg string, logger *slog.Logger, args ...any
 // after the last round.
 type roundReadings struct {
 	f           *footprint
-	mem         *memorySampler
+	mem         memReader
 	logger      *slog.Logger
 	start       time.Time
 	rest        time.Duration // before a kept reading; none in a single round
@@ -93,7 +93,7 @@ type roundReadings struct {
 	checkpoints []memCheckpoint
 }
 
-func (f *footprint) readings(rounds int, mem *memorySampler, logger *slog.Logger) *roundReadings {
+func (f *footprint) readings(rounds int, mem memReader, logger *slog.Logger) *roundReadings {
 	r := &roundReadings{f: f, mem: mem, logger: logger, start: time.Now()}
 	if rounds > 1 {
 		r.rest = f.memSettle

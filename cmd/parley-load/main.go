@@ -18,6 +18,12 @@
 // of its SQLite database. It exits 1 when an answer was lost or
 // duplicated or Parley failed — never for a timing.
 //
+// With -postgres the run's Parley keeps its store in a fresh PostgreSQL
+// database, and -replicas runs several `parley run` processes on it at
+// once (docs/replicas.md), reporting each one's memory too:
+//
+//	go run ./cmd/parley-load -platform slack -replicas 3 -postgres postgres://parley@127.0.0.1:5432/postgres
+//
 // A soak runs rounds of fresh people (new chats, so no chat's history
 // grows without end) until -turns-total questions were sent, starting no
 // round after -duration:
@@ -58,6 +64,8 @@ type options struct {
 	grace       time.Duration
 	ramp        time.Duration
 	metrics     bool
+	replicas    int
+	postgres    string    // a server URL; the run creates its database there
 	delivery    delivery  // delivery_flags.go
 	foot        footprint // footprint.go
 }
@@ -80,6 +88,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.grace, "grace", 15*time.Second, "how long Parley may take to stop after SIGTERM before it is killed")
 	fs.DurationVar(&o.ramp, "ramp", 0, "spread each round's first messages evenly over this long (0: all at once)")
 	fs.BoolVar(&o.metrics, "metrics", true, "set Parley's http.listen and read its /metrics at the end (false: Parley as deployed by default)")
+	fs.IntVar(&o.replicas, "replicas", 1, "run this many `parley run` processes on one shared store (more than 1 needs -postgres)")
+	fs.StringVar(&o.postgres, "postgres", "", "a PostgreSQL server URL (postgres://user@host:5432/postgres): the run creates a fresh database there, runs every replica on it and drops it after (default: SQLite)")
 	o.delivery.register(fs)
 	o.foot.register(fs)
 	if err := fs.Parse(args); err != nil {
@@ -105,6 +115,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("-timeout must be positive")
 	case o.concurrency < 0 || o.modelDelay < 0 || o.settle < 0 || o.ramp < 0 || o.grace <= 0:
 		return o, errors.New("-concurrency, -model-delay, -settle and -ramp cannot be negative, -grace must be positive")
+	}
+	if err := validateStore(o.replicas, o.postgres); err != nil {
+		return o, err
 	}
 	if err := o.foot.validate(); err != nil {
 		return o, err

@@ -35,6 +35,12 @@ func TestParseFlags(t *testing.T) {
 		{"negative idle", []string{"-idle", "-1s"}, true},
 		{"negative mem-settle", []string{"-mem-settle", "-1s"}, true},
 		{"negative restarts", []string{"-restarts", "-1"}, true},
+		{"postgres", []string{"-postgres", "postgres://parley@127.0.0.1:5432/postgres"}, false},
+		{"replicas", []string{"-replicas", "3", "-postgres", "postgresql://parley@db/postgres"}, false},
+		{"replicas without postgres", []string{"-replicas", "2"}, true},
+		{"no replicas", []string{"-replicas", "0", "-postgres", "postgres://parley@db/postgres"}, true},
+		{"postgres not a URL", []string{"-postgres", "host=db user=parley"}, true},
+		{"postgres of another scheme", []string{"-postgres", "mysql://parley@db/x"}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

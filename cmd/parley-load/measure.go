@@ -120,6 +120,12 @@ func readMemory(pid int) (memory, error) {
 	return parseStatus(f)
 }
 
+// memReader reads memory now: one process's (memorySampler) or the sum
+// over the replicas (fleet).
+type memReader interface {
+	update() (memory, error)
+}
+
 // memorySampler keeps the latest reading of a process's memory, so the
 // figures survive the process dying mid-run, and the highest private
 // memory seen (the kernel keeps a high-water mark of the resident set

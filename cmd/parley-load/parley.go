@@ -122,9 +122,11 @@ type logSummary struct {
 	Samples  []string `json:"samples,omitempty"` // the first few of them
 }
 
+// maxLogSamples is how many warnings and errors a summary quotes.
+const maxLogSamples = 8
+
 // scanLog reads a slog text log.
 func scanLog(r io.Reader) (logSummary, error) {
-	const maxSamples = 8
 	var s logSummary
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), 1024*1024)
@@ -138,7 +140,7 @@ func scanLog(r io.Reader) (logSummary, error) {
 		default:
 			continue
 		}
-		if len(s.Samples) < maxSamples {
+		if len(s.Samples) < maxLogSamples {
 			s.Samples = append(s.Samples, string(line))
 		}
 	}

@@ -51,14 +51,17 @@ func allowList(ids []string) string {
 	return strings.Join(ids, ",")
 }
 
-func newPlatform(name string, users int, limits bool) (platform, error) {
+// newPlatform starts the fake for users people. replicas is how many
+// Parleys will connect: on Slack each opens a Socket Mode connection and
+// receives; on Telegram and Discord one elected replica receives.
+func newPlatform(name string, users int, limits bool, replicas int) (platform, error) {
 	switch name {
 	case platformTelegram:
 		return newTelegram(users, limits), nil
 	case platformDiscord:
 		return newDiscord(users, limits), nil
 	case platformSlack:
-		return newSlack(users, limits), nil
+		return newSlack(users, limits, replicas), nil
 	}
 	return nil, fmt.Errorf("unknown platform %q", name)
 }

@@ -25,6 +25,14 @@ type report struct {
 	MaxConcurrent int    `json:"max_concurrent,omitempty"` // 0: Parley's default
 	RateLimits    bool   `json:"rate_limits"`
 	Ramp          millis `json:"ramp_ms,omitempty"` // first messages spread over this long
+	// Replicas is how many `parley run` processes shared the Store
+	// ("sqlite", or "postgres": a fresh database on -postgres's server).
+	// With more than one, the memory, CPU, exit and log figures below are
+	// the replicas' totals (peaks: the sum of each one's peak), and
+	// PerReplica has each one's.
+	Replicas   int              `json:"replicas"`
+	Store      string           `json:"store"`
+	PerReplica []replicaFigures `json:"per_replica,omitempty"`
 
 	Sent              int          `json:"sent"`
 	Answered          int          `json:"answered"`
@@ -56,8 +64,8 @@ type report struct {
 
 	PeakRSS  int64      `json:"peak_rss_bytes"`
 	FinalRSS int64      `json:"final_rss_bytes"`
-	CPU      millis     `json:"cpu_ms"` // user + system, whole run
-	DBBytes  int64      `json:"db_bytes"`
+	CPU      millis     `json:"cpu_ms"`   // user + system, whole run
+	DBBytes  int64      `json:"db_bytes"` // SQLite's file, or pg_database_size
 	WALBytes int64      `json:"wal_bytes"`
 	Exit     string     `json:"exit"`            // "ok", or how Parley ended
 	Error    string     `json:"error,omitempty"` // what cut the load short
@@ -173,6 +181,12 @@ func (r *report) writeTable(w io.Writer) error {
 	if r.Ramp > 0 {
 		shape += fmt.Sprintf(", ramp %v", r.Ramp)
 	}
+	if r.Replicas > 1 {
+		shape += fmt.Sprintf(", %d replicas", r.Replicas)
+	}
+	if r.Store == "postgres" {
+		shape += " on PostgreSQL"
+	}
 	rows := [][2]string{
 		{"run", fmt.Sprintf("%s: %s, model delay %v, max concurrent %s, rate limits %s",
 			r.Platform, shape, r.ModelDelay, concurrency, limits)},
@@ -196,10 +210,15 @@ func (r *report) writeTable(w io.Writer) error {
 	for _, c := range m.AfterTurns {
 		rows = append(rows, [2]string{"after turns", fmt.Sprintf("%d: private %s, resident %s", c.Turns, size(c.Private), size(c.Resident))})
 	}
+	for i, p := range r.PerReplica {
+		pm := p.Memory
+		rows = append(rows, [2]string{fmt.Sprintf("replica %d", i), fmt.Sprintf("private idle %s, peak %s, final %s; resident peak %s; CPU %v, exit %s, %d errors, %d warnings",
+			size(pm.Idle.Private), size(pm.Peak.Private), size(pm.Final.Private), size(pm.Peak.Resident), p.CPU, p.Exit, p.Log.Errors, p.Log.Warnings)})
+	}
 	rows = append(rows, [2]string{"start", r.startLine()})
 	rows = append(rows, [][2]string{
 		{"parley", fmt.Sprintf("peak RSS %s, final RSS %s, CPU %v, exit %s", size(r.PeakRSS), size(r.FinalRSS), r.CPU, r.Exit)},
-		{"sqlite", fmt.Sprintf("%s (WAL %s)", size(r.DBBytes), size(r.WALBytes))},
+		r.storeRow(),
 		{"log", fmt.Sprintf("%d errors, %d warnings  %s", r.Log.Errors, r.Log.Warnings, r.LogPath)},
 	}...)
 	if r.Error != "" {
@@ -219,6 +238,14 @@ func (r *report) writeTable(w io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%s\n", row[0], strings.ReplaceAll(row[1], "\t", " "))
 	}
 	return tw.Flush()
+}
+
+// storeRow is the database's size.
+func (r *report) storeRow() [2]string {
+	if r.Store == "postgres" {
+		return [2]string{"postgres", size(r.DBBytes) + " (pg_database_size)"}
+	}
+	return [2]string{"sqlite", fmt.Sprintf("%s (WAL %s)", size(r.DBBytes), size(r.WALBytes))}
 }
 
 // size prints bytes in binary units.

@@ -171,13 +171,23 @@ func TestReportFailed(t *testing.T) {
 	}
 }
 
-func TestWriteTable(t *testing.T) {
+// tableHas checks that r's table holds each of wants.
+func tableHas(t *testing.T, r *report, wants ...string) {
+	t.Helper()
 	var buf bytes.Buffer
-	if err := passing().writeTable(&buf); err != nil {
+	if err := r.writeTable(&buf); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
-	for _, want := range []string{
+	for _, want := range wants {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestWriteTable(t *testing.T) {
+	tableHas(t, passing(),
 		"telegram: 2 users × 3 messages",
 		"6 sent, 6 answered, 0 lost, 0 duplicated",
 		"4.0 answers/s over 1.5s",
@@ -193,11 +203,26 @@ func TestWriteTable(t *testing.T) {
 		"104.0 KiB",
 		"level=ERROR msg=boom",
 		"PASS",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("table lacks %q:\n%s", want, out)
-		}
+	)
+}
+
+// TestWriteTableReplicas: a run of several replicas says so, with each
+// one's figures, and the PostgreSQL database's size.
+func TestWriteTableReplicas(t *testing.T) {
+	r := passing()
+	r.Replicas, r.Store, r.DBBytes = 2, "postgres", 8<<20
+	for i := range 2 {
+		r.PerReplica = append(r.PerReplica, replicaFigures{
+			Memory: memReport{Idle: memFigures{Private: 4 << 20}, Peak: memFigures{Private: 6 << 20, Resident: 40 << 20}, Final: memFigures{Private: int64(5+i) << 20}},
+			CPU:    millis(time.Second), Exit: "ok",
+		})
 	}
+	tableHas(t, r,
+		"2 users × 3 messages, 2 replicas on PostgreSQL",
+		"replica 0    private idle 4.0 MiB, peak 6.0 MiB, final 5.0 MiB; resident peak 40.0 MiB; CPU 1s, exit ok",
+		"replica 1    private idle 4.0 MiB, peak 6.0 MiB, final 6.0 MiB",
+		"postgres     8.0 MiB (pg_database_size)",
+	)
 }
 
 func TestWriteJSON(t *testing.T) {

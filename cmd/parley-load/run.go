@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -24,7 +25,8 @@ const (
 // run sets up the fakes and Parley, drives the load and measures it. The
 // error is for a run that could not be set up; what goes wrong once the
 // load runs is in the report. The run directory (binary, data, log) is
-// removed unless the run failed or opts.keep is set.
+// removed unless the run failed or opts.keep is set; so is the -postgres
+// database, unless opts.keep is set.
 func run(ctx context.Context, opts options, logger *slog.Logger) (rep *report, err error) {
 	dir, err := os.MkdirTemp("", "parley-load-")
 	if err != nil {
@@ -42,6 +44,9 @@ func run(ctx context.Context, opts options, logger *slog.Logger) (rep *report, e
 			logger.Warn("remove run directory", "dir", dir, "err", rmErr)
 		}
 		rep.LogPath = "" // gone with the directory
+		for i := range rep.PerReplica {
+			rep.PerReplica[i].Dir = ""
+		}
 	}()
 
 	bin := opts.bin
@@ -59,71 +64,89 @@ func run(ctx context.Context, opts options, logger *slog.Logger) (rep *report, e
 	}))
 	defer model.Close()
 	rounds := opts.foot.roundsFor(opts.users, opts.messages)
-	plat, err := newPlatform(opts.platform, opts.users*rounds, opts.limits)
+	plat, err := newPlatform(opts.platform, opts.users*rounds, opts.limits, opts.replicas)
 	if err != nil {
 		return nil, err
 	}
 	defer plat.Close()
 
-	env := parleyEnv(dir, opts, model, plat)
-	// The cold starts run Parley as deployed by default: no http.listen.
-	cold, err := opts.foot.coldStarts(ctx, bin, dir, env, plat, opts.grace, logger)
-	if err != nil {
-		return nil, err
-	}
-	listen := ""
-	if opts.metrics {
-		if listen, err = freeAddr(); err != nil {
+	var db *pgDatabase
+	if opts.postgres != "" {
+		if db, err = createDatabase(ctx, opts.postgres); err != nil {
 			return nil, err
 		}
-		env["PARLEY_HTTP_LISTEN"] = listen
+		logger.Info("postgres database created", "name", db.name)
+		defer func() {
+			if opts.keep {
+				logger.Info("postgres database kept", "name", db.name)
+				return
+			}
+			// ctx may be over (Ctrl-C): the database goes all the same.
+			if dropErr := db.drop(context.WithoutCancel(ctx)); dropErr != nil {
+				logger.Warn("drop postgres database", "name", db.name, "err", dropErr)
+			}
+		}()
 	}
-	execAt := time.Now()
-	proc, err := startParley(bin, dir, env)
+	envFor := func(dir string) map[string]string {
+		env := parleyEnv(dir, opts, model, plat)
+		if db != nil {
+			maps.Copy(env, db.storeEnv())
+		}
+		return env
+	}
+	// The cold starts run Parley as deployed by default: no http.listen.
+	cold, err := opts.foot.coldStarts(ctx, bin, dir, envFor(dir), plat, opts.grace, logger)
 	if err != nil {
 		return nil, err
 	}
-	logger.Info("parley started", "pid", proc.pid(), "log", proc.logPath)
+	execAt := time.Now()
+	replicas, err := startFleet(bin, dir, opts.replicas, opts.metrics, envFor)
+	if err != nil {
+		return nil, err
+	}
+	for i, r := range replicas {
+		logger.Info("parley started", "replica", i, "pid", r.proc.pid(), "log", r.proc.logPath)
+	}
 	stopped := false
 	defer func() {
 		if !stopped {
-			_ = proc.stop(opts.grace) // the run already failed; this only cleans up
+			replicas.stop(opts.grace) // the run already failed; this only cleans up
 		}
 	}()
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	go func() {
 		select {
-		case <-proc.exited():
+		case <-replicas.exited(runCtx):
 			cancel(errExitedEarly)
 		case <-runCtx.Done():
 		}
 	}()
-	mem := &memorySampler{pid: proc.pid()}
-	go mem.run(runCtx, sampleEvery)
+	replicas.sample(runCtx, sampleEvery)
 
 	if err := awaitReady(runCtx, plat); err != nil {
-		return nil, fmt.Errorf("parley did not connect to the fake %s (see %s): %w", opts.platform, proc.logPath, err)
+		return nil, fmt.Errorf("parley did not connect to the fake %s (see %s): %w", opts.platform, replicas[0].proc.logPath, err)
 	}
 	connected := millis(time.Since(execAt))
 	logger.Info("parley connected", "since_exec", connected)
-	idle := opts.foot.idleMemory(runCtx, mem, logger)
+	idle := opts.foot.idleMemory(runCtx, replicas, logger)
+	replicas.keepIdle()
 
 	l := newLoad(plat, opts.messages, opts.timeout, tl)
 	l.ramp, l.rounds = opts.ramp, rounds
 	if rounds > 1 && opts.foot.duration > 0 {
 		l.deadline = time.Now().Add(opts.foot.duration)
 	}
-	readings := opts.foot.readings(rounds, mem, logger)
+	readings := opts.foot.readings(rounds, replicas, logger)
 	l.afterRound = func(round, answered int, last bool) { readings.afterRound(runCtx, round, answered, last) }
-	logger.Info("load started", "platform", opts.platform, "users", opts.users, "messages", opts.messages, "rounds", rounds)
+	logger.Info("load started", "platform", opts.platform, "users", opts.users, "messages", opts.messages, "rounds", rounds, "replicas", opts.replicas)
 	out := l.run(runCtx, opts.users)
 	logger.Info("load done; watching for late duplicates", "wall", out.wall.Round(time.Millisecond), "settle", opts.settle)
 	select {
 	case <-time.After(opts.settle):
 	case <-runCtx.Done():
 	}
-	final, memErr := mem.update()
+	final, memErr := replicas.update()
 	logMemory(final, memErr, "memory after settling", logger, "settle", opts.settle)
 
 	botAdded, inbound := tl.spans()
@@ -131,15 +154,19 @@ func run(ctx context.Context, opts options, logger *slog.Logger) (rep *report, e
 		Platform: opts.platform, Users: opts.users, MessagesPerUser: opts.messages, TurnsTotal: opts.foot.turnsTotal,
 		Rounds: rounds, RoundsRun: out.rounds, Cut: out.cut,
 		ModelDelay: millis(opts.modelDelay), MaxConcurrent: opts.concurrency, RateLimits: opts.limits, Ramp: millis(opts.ramp),
+		Replicas: opts.replicas, Store: "sqlite",
 		Sent: out.sent, Answered: len(out.latencies), Lost: out.lost,
 		Wall: millis(out.wall), Latency: summarise(out.latencies),
 		BotAdded: summarise(botAdded), InboundToModel: summarise(inbound),
 		RateLimited: plat.rateLimited(), APICalls: plat.calls(), Edits: plat.log().editCount(),
-		Connected: connected, ColdStarts: cold, LogPath: proc.logPath,
+		Connected: connected, ColdStarts: cold, LogPath: replicas[0].proc.logPath,
+	}
+	if db != nil {
+		rep.Store = "postgres"
 	}
 	opts.delivery.logBotAdded(rep.BotAdded, logger)
-	if listen != "" {
-		if v, err := scrapeParley(runCtx, listen); err == nil {
+	if listens := replicas.listens(); len(listens) > 0 {
+		if v, err := scrapeParley(runCtx, listens...); err == nil {
 			rep.Parley = &v
 		} else {
 			logger.Warn("Parley's /metrics not read", "err", err)
@@ -152,7 +179,7 @@ func run(ctx context.Context, opts options, logger *slog.Logger) (rep *report, e
 	if cause := context.Cause(runCtx); cause != nil {
 		rep.Error = cause.Error()
 	}
-	if m, peakAnon, err := mem.latest(); err == nil {
+	if m, peakAnon, err := replicas.latest(); err == nil {
 		rep.PeakRSS, rep.FinalRSS = m.Peak, m.Current
 		rep.Memory = memReport{Idle: figures(idle), Peak: memFigures{Private: peakAnon, Resident: m.Peak}, Final: figures(m),
 			AfterTurns: readings.checkpoints}
@@ -161,15 +188,15 @@ func run(ctx context.Context, opts options, logger *slog.Logger) (rep *report, e
 	}
 
 	stopped = true
-	rep.Exit = "ok"
-	if err := proc.stop(opts.grace); err != nil {
-		rep.Exit = err.Error()
-	}
-	rep.CPU = millis(proc.cpu())
-	if err := rep.measureFiles(filepath.Join(dir, "data")); err != nil {
+	exits := replicas.stop(opts.grace)
+	if err := rep.measureReplicas(replicas, exits); err != nil {
 		return nil, err
 	}
-	return rep, nil
+	if db != nil {
+		rep.DBBytes, err = db.size(ctx)
+		return rep, err
+	}
+	return rep, rep.measureSQLite(filepath.Join(dir, "data"))
 }
 
 // awaitReady waits until Parley is connected to plat, at most
@@ -209,24 +236,59 @@ func parleyEnv(dir string, opts options, model *llmtest.Server, plat platform) m
 	return env
 }
 
-// measureFiles fills in the database size and the log summary, once
-// Parley has stopped.
-func (r *report) measureFiles(dataDir string) error {
+// measureSQLite fills in the database size, once Parley has stopped.
+func (r *report) measureSQLite(dataDir string) error {
 	var err error
 	db := filepath.Join(dataDir, "parley.db")
 	if r.DBBytes, err = fileSize(db); err != nil {
 		return err
 	}
-	if r.WALBytes, err = fileSize(db + "-wal"); err != nil {
-		return err
-	}
-	f, err := os.Open(r.LogPath)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if r.Log, err = scanLog(f); err != nil {
-		return fmt.Errorf("read %s: %w", r.LogPath, err)
+	r.WALBytes, err = fileSize(db + "-wal")
+	return err
+}
+
+// measureReplicas fills in how the replicas ended — exit, CPU, log — once
+// they have stopped: the run's figures are their totals, and with more
+// than one each replica's are kept beside them.
+func (r *report) measureReplicas(f fleet, exits []error) error {
+	r.Exit = "ok"
+	for i, rp := range f {
+		exit := "ok"
+		if exits[i] != nil {
+			exit = exits[i].Error()
+		}
+		logf, err := os.Open(rp.proc.logPath)
+		if err != nil {
+			return err
+		}
+		log, err := scanLog(logf)
+		logf.Close()
+		if err != nil {
+			return fmt.Errorf("read %s: %w", rp.proc.logPath, err)
+		}
+		cpu := rp.proc.cpu()
+		r.CPU += millis(cpu)
+		r.Log.Errors += log.Errors
+		r.Log.Warnings += log.Warnings
+		for _, s := range log.Samples {
+			if len(r.Log.Samples) < maxLogSamples {
+				r.Log.Samples = append(r.Log.Samples, s)
+			}
+		}
+		if exit != "ok" && r.Exit == "ok" {
+			r.Exit = exit
+			if len(f) > 1 {
+				r.Exit = fmt.Sprintf("replica %d: %s", i, exit)
+			}
+		}
+		if len(f) == 1 {
+			continue
+		}
+		m, peakAnon, _ := rp.mem.latest()
+		r.PerReplica = append(r.PerReplica, replicaFigures{
+			Memory: memReport{Idle: figures(rp.idle), Peak: memFigures{Private: peakAnon, Resident: m.Peak}, Final: figures(m)},
+			CPU:    millis(cpu), Exit: exit, Log: log, Dir: rp.dir,
+		})
 	}
 	return nil
 }

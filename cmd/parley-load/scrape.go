@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -47,27 +48,41 @@ func freeAddr() (string, error) {
 	return ln.Addr().String(), nil
 }
 
-// scrapeParley reads Parley's /metrics at addr.
-func scrapeParley(ctx context.Context, addr string) (parleyView, error) {
+// scrapeParley reads the /metrics of the Parleys at addrs (one per
+// replica) and sums them.
+func scrapeParley(ctx context.Context, addrs ...string) (parleyView, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
+	var all bytes.Buffer
+	for _, addr := range addrs {
+		if err := fetchMetrics(ctx, addr, &all); err != nil {
+			return parleyView{}, err
+		}
+	}
+	return parseMetrics(&all)
+}
+
+// fetchMetrics appends the exposition at addr's /metrics to w.
+func fetchMetrics(ctx context.Context, addr string, w io.Writer) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/metrics", nil)
 	if err != nil {
-		return parleyView{}, err
+		return err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return parleyView{}, err
+		return err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return parleyView{}, fmt.Errorf("GET /metrics: %s", resp.Status)
+		return fmt.Errorf("GET %s/metrics: %s", addr, resp.Status)
 	}
-	return parseMetrics(resp.Body)
+	_, err = io.Copy(w, resp.Body)
+	return err
 }
 
 // parseMetrics reads the few series the report needs from a Prometheus
-// text exposition, summed over platforms.
+// text exposition, summed over platforms (and over replicas, when it is
+// several expositions one after the other).
 func parseMetrics(r io.Reader) (parleyView, error) {
 	var v parleyView
 	buckets := map[float64]float64{} // le → cumulative count, summed over platforms
@@ -98,14 +113,14 @@ func parseMetrics(r io.Reader) (parleyView, error) {
 		case "parley_edit_budget_total":
 			v.EditBudget += int(f)
 		case "parley_store_commits_total":
-			v.Commits = int(f)
+			v.Commits += int(f)
 		case "parley_store_waits_total":
 			if label(labels, "pool") == "writer" {
-				v.WriterWaits = int(f)
+				v.WriterWaits += int(f)
 			}
 		case "parley_store_wait_seconds_total":
 			if label(labels, "pool") == "writer" {
-				v.WriterWaited = millis(time.Duration(f * float64(time.Second)))
+				v.WriterWaited += millis(time.Duration(f * float64(time.Second)))
 			}
 		}
 	}

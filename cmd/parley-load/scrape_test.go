@@ -34,6 +34,12 @@ go_goroutines 20
 	if v != want {
 		t.Fatalf("parseMetrics = %+v, want %+v", v, want)
 	}
+	// Two replicas' expositions, one after the other: the sums.
+	v, err = parseMetrics(strings.NewReader(text + text))
+	want.Inbound, want.Edits, want.EditBudget, want.WriterWaits, want.WriterWaited, want.Commits = 200, 30, 80, 84, millis(500*time.Millisecond), 1800
+	if err != nil || v != want {
+		t.Fatalf("two replicas: parseMetrics = %+v, %v; want %+v", v, err, want)
+	}
 	if v, err := parseMetrics(strings.NewReader("go_goroutines 3\n")); err != nil || v != (parleyView{}) {
 		t.Fatalf("no Parley series: %+v, %v", v, err)
 	}

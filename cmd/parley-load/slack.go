@@ -21,10 +21,13 @@ type slack struct {
 	chans   []string
 	people  map[string]int // by DM channel; read-only once built
 	changes *callLog
+	// replicas is how many Parleys connect, each with its own Socket Mode
+	// connection; the fake spreads events over them.
+	replicas int
 }
 
-func newSlack(users int, limits bool) *slack {
-	s := &slack{people: map[string]int{}, changes: newCallLog()}
+func newSlack(users int, limits bool, replicas int) *slack {
+	s := &slack{people: map[string]int{}, changes: newCallLog(), replicas: max(replicas, 1)}
 	opts := []slacktest.Option{slacktest.WithCallObserver(s.observe)}
 	if !limits {
 		opts = append(opts, slacktest.WithoutRateLimits())
@@ -56,11 +59,11 @@ func (s *slack) env() map[string]string {
 	}
 }
 
-// ready waits for a Socket Mode connection: events reach Parley from then
-// on (the fake would queue them before, but a Parley that never connects
-// should fail here, not as lost answers).
+// ready waits for every replica's Socket Mode connection: events reach
+// Parley from then on (the fake would queue them before, but a Parley that
+// never connects should fail here, not as lost answers).
 func (s *slack) ready(ctx context.Context) error {
-	return s.srv.WaitFor(ctx, s.srv.Connected)
+	return s.srv.WaitFor(ctx, func() bool { return s.srv.OpenConnections() >= s.replicas })
 }
 
 func (s *slack) post(person int, text string) {

@@ -65,7 +65,7 @@ func TestSlackBotTexts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := newSlack(2, false)
+			s := newSlack(2, false, 1)
 			defer s.Close()
 			q := s.srv.PostUserMessage(s.chans[0], s.users[0], question(0, 0), "")
 			tt.answer(t, s, q)
@@ -84,7 +84,7 @@ func TestSlackBotTexts(t *testing.T) {
 }
 
 func TestSlackCountsRateLimited(t *testing.T) {
-	s := newSlack(1, false)
+	s := newSlack(1, false, 1)
 	defer s.Close()
 	s.srv.FailNextRateLimited("chat.update", 2, time.Second)
 	for range 3 {
@@ -103,7 +103,7 @@ func TestSlackCountsRateLimited(t *testing.T) {
 // default, a burst far past any tier goes through.
 func TestSlackLimits(t *testing.T) {
 	for _, limits := range []bool{false, true} {
-		s := newSlack(1, limits)
+		s := newSlack(1, limits, 1)
 		for range 30 { // chat.startStream is Tier 2: 20 a minute
 			resp, err := http.PostForm(s.srv.URL+"/chat.startStream", url.Values{
 				"token": {s.srv.BotToken()}, "channel": {s.chans[0]}, "thread_ts": {"1.0"}, "markdown_text": {"x"},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -31,13 +32,19 @@ type Ack struct {
 type pendingEnv struct {
 	env   Envelope
 	timer *time.Timer // redelivery deadline; nil while waiting for a connection
+	// over are the connections the envelope was written to, in order: a
+	// redelivery goes over another one when there is one.
+	over []*wsConn
 }
 
 // socketState is guarded by Server.mu.
 type socketState struct {
-	tickets      map[string]bool
-	conns        map[*wsConn]struct{}
-	current      *wsConn // envelopes go to the newest connection
+	tickets map[string]bool
+	// conns are the open connections, oldest first. Several at once are
+	// one app's several Socket Mode connections (Slack allows up to 10):
+	// each new envelope goes over the next one in turn.
+	conns        []*wsConn
+	turn         int // round-robin position in conns
 	connects     int
 	pending      map[string]*pendingEnv // sent or queued, not acked yet
 	queued       []string               // envelope ids waiting for a connection
@@ -50,7 +57,6 @@ type socketState struct {
 func newSocketState() *socketState {
 	return &socketState{
 		tickets:      map[string]bool{},
-		conns:        map[*wsConn]struct{}{},
 		pending:      map[string]*pendingEnv{},
 		responseURLs: map[string]responseTarget{},
 		slash:        map[string]responseTarget{},
@@ -58,11 +64,62 @@ func newSocketState() *socketState {
 }
 
 func (ss *socketState) allConns() []*wsConn {
-	out := make([]*wsConn, 0, len(ss.conns))
-	for c := range ss.conns {
-		out = append(out, c)
+	return slices.Clone(ss.conns)
+}
+
+// live are the connections an envelope may go over: open ones, those not
+// told to disconnect first (a connection being refreshed takes envelopes
+// only while it is the only one).
+func (ss *socketState) live() []*wsConn {
+	var open, leaving []*wsConn
+	for _, c := range ss.conns {
+		switch {
+		case c.closed():
+		case c.leaving:
+			leaving = append(leaving, c)
+		default:
+			open = append(open, c)
+		}
 	}
-	return out
+	if len(open) == 0 {
+		return leaving
+	}
+	return open
+}
+
+// newest is the most recently opened connection still open, or nil.
+func (ss *socketState) newest() *wsConn {
+	for i := len(ss.conns) - 1; i >= 0; i-- {
+		if c := ss.conns[i]; !c.closed() {
+			return c
+		}
+	}
+	return nil
+}
+
+// pick chooses the connection for p: the next one in turn, passing over
+// those p already went over while another is left (a redelivery goes
+// over a different connection when there is one); nil when none is open.
+func (ss *socketState) pick(p *pendingEnv) *wsConn {
+	live := ss.live()
+	if len(live) == 0 {
+		return nil
+	}
+	for range live {
+		c := live[ss.turn%len(live)]
+		ss.turn++
+		if !slices.Contains(p.over, c) {
+			return c
+		}
+	}
+	// Every live connection had it: any but the last it went over.
+	c := live[ss.turn%len(live)]
+	ss.turn++
+	if len(live) > 1 && len(p.over) > 0 && c == p.over[len(p.over)-1] {
+		c = live[ss.turn%len(live)]
+		ss.turn++
+	}
+	return c
 }
 
 func (ss *socketState) stopTimers() {
@@ -80,13 +137,30 @@ type wsConn struct {
 	out  chan []byte
 	done chan struct{}
 	once sync.Once
+	// leaving is set (under Server.mu) once the connection was told to
+	// disconnect: it gets envelopes only while no other is open.
+	leaving bool
+}
+
+// closed reports whether the connection was closed (by either side).
+func (c *wsConn) closed() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
 }
 
 func (c *wsConn) closeNow() {
-	c.once.Do(func() {
-		close(c.done)
-		_ = c.c.CloseNow()
-	})
+	c.markClosed()
+	_ = c.c.CloseNow() // a second close only returns an error
+}
+
+// markClosed takes the connection out of use (closed reports true) without
+// touching the socket, so it can be done under Server.mu.
+func (c *wsConn) markClosed() {
+	c.once.Do(func() { close(c.done) })
 }
 
 // push queues a frame without blocking; a full queue drops the frame, which
@@ -124,8 +198,7 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 
 	s.mu.Lock()
-	s.sock.conns[conn] = struct{}{}
-	s.sock.current = conn
+	s.sock.conns = append(s.sock.conns, conn)
 	s.sock.connects++
 	hello, _ := json.Marshal(map[string]any{
 		"type":            "hello",
@@ -151,10 +224,7 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 
 	conn.closeNow()
 	s.mu.Lock()
-	delete(s.sock.conns, conn)
-	if s.sock.current == conn {
-		s.sock.current = nil
-	}
+	s.sock.conns = slices.DeleteFunc(s.sock.conns, func(c *wsConn) bool { return c == conn })
 	s.notifyLocked()
 	s.mu.Unlock()
 }
@@ -265,17 +335,22 @@ func (s *Server) enqueueLocked(typ string, payload any, acceptsResponse bool) st
 	return id
 }
 
-// sendLocked writes the envelope to the current connection and arms the ack
-// deadline; without a connection it waits in the queue.
+// sendLocked writes the envelope to the next connection in turn (a
+// redelivery to one it did not go over yet, when there is one) and arms
+// the ack deadline; without a connection it waits in the queue.
 func (s *Server) sendLocked(p *pendingEnv) {
-	conn := s.sock.current
-	if conn == nil || s.ctx.Err() != nil {
+	var conn *wsConn
+	if s.ctx.Err() == nil {
+		conn = s.sock.pick(p)
+	}
+	if conn == nil {
 		s.sock.queued = append(s.sock.queued, p.env.EnvelopeID)
 		return
 	}
 	frame, _ := json.Marshal(p.env)
 	s.sock.delivered = append(s.sock.delivered, p.env)
 	conn.push(frame)
+	p.over = append(p.over, conn)
 	id := p.env.EnvelopeID
 	p.timer = time.AfterFunc(s.opts.ackTimeout, func() { s.redeliver(id) })
 }
@@ -300,12 +375,15 @@ func (s *Server) redeliver(id string) {
 	s.notifyLocked()
 }
 
-// Disconnect asks the connected client to reconnect, as Slack does before
-// rotating a connection ({"type":"disconnect","reason":"refresh_requested"}).
+// Disconnect asks the client on the newest connection to reconnect, as
+// Slack does before rotating a connection
+// ({"type":"disconnect","reason":"refresh_requested"}). From then on that
+// connection takes envelopes only while no other is open.
 func (s *Server) Disconnect() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if c := s.sock.current; c != nil {
+	if c := s.sock.newest(); c != nil {
+		c.leaving = true
 		frame, _ := json.Marshal(map[string]any{
 			"type": "disconnect", "reason": "refresh_requested",
 			"debug_info": map[string]any{"host": "slacktest"},
@@ -314,12 +392,16 @@ func (s *Server) Disconnect() {
 	}
 }
 
-// DropConnection closes the current socket abruptly (no close frame), like a
-// network failure.
+// DropConnection closes the newest socket abruptly (no close frame), like a
+// network failure. Envelopes it carried and that were not acked are
+// redelivered once their ack is late, over another connection if one is
+// open.
 func (s *Server) DropConnection() {
 	s.mu.Lock()
-	c := s.sock.current
-	s.sock.current = nil
+	c := s.sock.newest()
+	if c != nil {
+		c.markClosed() // under mu: no envelope goes over it from now on
+	}
 	s.mu.Unlock()
 	if c != nil {
 		c.closeNow()
@@ -338,5 +420,19 @@ func (s *Server) Connections() int {
 func (s *Server) Connected() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.sock.current != nil
+	return s.sock.newest() != nil
+}
+
+// OpenConnections is how many Socket Mode connections are open right now:
+// one per client (a replica) connected.
+func (s *Server) OpenConnections() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, c := range s.sock.conns {
+		if !c.closed() {
+			n++
+		}
+	}
+	return n
 }
