@@ -142,9 +142,12 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Sharing != nil && cfg.Sharing.Sleep == nil {
+	if cfg.Sharing != nil {
 		sharing := *cfg.Sharing
-		sharing.Sleep = cfg.Sleep
+		if sharing.Sleep == nil {
+			sharing.Sleep = cfg.Sleep
+		}
+		sharing.busy = make(chan struct{}, 1)
 		cfg.Sharing = &sharing
 	}
 	router, err := NewRouter(RouterConfig{
@@ -187,12 +190,14 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 // a recovered turn that was waiting for an approval asks for it again and
 // finds the decision, so it continues in its own reply, once.
 func (c *Core) Run(ctx context.Context) error {
-	if c.cfg.Sharing != nil && c.cfg.Sharing.Replicas != nil {
-		stop, err := c.beat(ctx)
-		if err != nil {
-			return err
-		}
-		defer stop()
+	if s := c.router.cfg.Sharing; s != nil && s.Replicas != nil {
+		beatCtx, stopBeat := context.WithCancel(ctx)
+		beating := make(chan struct{})
+		go func() {
+			defer close(beating)
+			c.beat(beatCtx)
+		}()
+		defer func() { stopBeat(); <-beating }()
 	}
 	if err := c.router.Recover(ctx); err != nil && ctx.Err() == nil {
 		return err // a shutdown during recovery is no failure: serve below stops and waits

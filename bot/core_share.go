@@ -2,59 +2,98 @@ package bot
 
 import (
 	"context"
-	"fmt"
 	"time"
 )
 
-// beat registers this replica among those sharing the store and keeps
-// its share of the bot-wide rate limits current: it beats every
-// BeatEvery, and each beat's count of live replicas becomes every
-// pacer's share. The first beat comes before anything is sent, and Run
-// then waits one more beat interval, so that the replicas already running
-// have counted this one before it draws on the budgets they share. stop
-// ends the beats and leaves the register, handing the share back.
-func (c *Core) beat(ctx context.Context) (stop func(), err error) {
+// senderFor is how long a replica keeps counting itself among the senders
+// after its last session went idle: a lull between messages does not hand
+// its share to the others only to take it back a moment later.
+const senderFor = 30 * time.Second
+
+// beat keeps this replica's share of the bot-wide rate limits current
+// while it sends. A replica counts among the senders — a row it beats in
+// the replicas register every BeatEvery — from the moment a session starts
+// draining here until senderFor after the last one went idle; each beat's
+// count of senders (itself included) becomes every pacer's share. So the
+// budgets are split among the replicas that answer, not all that run: on
+// Telegram the elected receiver, which runs every turn, keeps the whole
+// budget while the others stand by. A replica that stops being a sender
+// leaves the register and hands its share to the others at their next
+// beat; one that dies drops out after three missed beats. It returns when
+// ctx ends, having left.
+func (c *Core) beat(ctx context.Context) {
 	s := c.router.cfg.Sharing
-	once := func(ctx context.Context) error {
-		now := c.cfg.Now()
-		live, err := s.Replicas.Beat(ctx, s.Holder, now, now.Add(-beatWindow(s.BeatEvery)))
-		if err != nil {
-			return err
+	registered := false
+	var lastBusy time.Time
+	leave := func(ctx context.Context) {
+		if err := s.Replicas.Leave(ctx, s.Holder); err != nil {
+			c.cfg.Logger.Warn("replicas: leave", "err", err)
+			return
 		}
-		c.out.setShare(live)
-		return nil
+		registered = false
+		c.out.setShare(1)
 	}
-	if err := once(ctx); err != nil {
-		return nil, fmt.Errorf("replicas: register: %w", err)
-	}
-	bctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for c.cfg.Sleep(bctx, s.BeatEvery) == nil {
-			if err := once(bctx); err != nil && bctx.Err() == nil {
-				c.cfg.Logger.Warn("replicas: beat", "err", err)
-			}
+	defer func() {
+		if registered {
+			leave(context.WithoutCancel(ctx))
 		}
 	}()
-	stop = func() {
-		cancel()
-		<-done
-		if err := s.Replicas.Leave(context.WithoutCancel(ctx), s.Holder); err != nil {
-			c.cfg.Logger.Warn("replicas: leave", "err", err)
+	wake := make(chan struct{}, 1)
+	for {
+		now := c.cfg.Now()
+		if c.router.draining() {
+			lastBusy = now
+		}
+		switch {
+		case !lastBusy.IsZero() && now.Sub(lastBusy) < senderFor:
+			live, err := s.Replicas.Beat(ctx, s.Holder, now, now.Add(-beatWindow(s.BeatEvery)))
+			if err != nil {
+				if ctx.Err() == nil {
+					c.cfg.Logger.Warn("replicas: beat", "err", err)
+				}
+				break
+			}
+			registered = true
+			c.out.setShare(live)
+		case registered:
+			leave(ctx)
+		}
+		// The next beat comes after BeatEvery, or at once when a session
+		// starts draining while this replica is not counted.
+		sleepCtx, stop := context.WithCancel(ctx)
+		go func() {
+			if c.cfg.Sleep(sleepCtx, s.BeatEvery) == nil {
+				select {
+				case wake <- struct{}{}:
+				default: // a beat is due already
+				}
+			}
+		}()
+		select {
+		case <-ctx.Done():
+		case <-wake:
+		case <-s.busy:
+			if registered {
+				select { // counted already: keep the rhythm
+				case <-wake:
+				case <-ctx.Done():
+				}
+			}
+		}
+		stop()
+		if ctx.Err() != nil {
+			return
 		}
 	}
-	if err := c.cfg.Sleep(ctx, s.BeatEvery); err != nil && ctx.Err() == nil {
-		stop()
-		return nil, err
-	}
-	return stop, nil
 }
 
 // setShare splits every platform's bot-wide budgets n ways (Pacer.SetShare).
 func (o *Outbound) setShare(n int) {
 	for _, ol := range o.outlets {
 		ol.pacer.SetShare(n)
+		if st, ok := ol.adapter.(ShareTaker); ok {
+			st.SetShare(n)
+		}
 	}
 }
 

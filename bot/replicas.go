@@ -43,3 +43,11 @@ type ShardedReceiver interface {
 	// RunShard receives shard's events until ctx ends, as Run does for all.
 	RunShard(ctx context.Context, h Handler, shard int) error
 }
+
+// ShareTaker is implemented by adapters that pace platform calls of their
+// own, outside Outbound (Slack's users.info): replicas sharing a store
+// tell them how many replicas now draw on the bot's budgets, as they tell
+// every Pacer (Pacer.SetShare).
+type ShareTaker interface {
+	SetShare(n int)
+}

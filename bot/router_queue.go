@@ -32,6 +32,7 @@ func (r *Router) enqueue(ctx context.Context, m Message) error {
 		// Turns outlive the adapter's event context but not shutdown.
 		base := r.base
 		r.wg.Go(func() { r.drain(base, sid) })
+		r.cfg.Sharing.woke()
 	}
 	return nil
 }

@@ -103,6 +103,7 @@ func (r *Router) addWork(sid string, item workItem) {
 		st.running = true
 		base := r.base
 		r.wg.Go(func() { r.drain(base, sid) })
+		r.cfg.Sharing.woke()
 	}
 }
 

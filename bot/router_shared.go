@@ -50,6 +50,24 @@ type Sharing struct {
 	Elected map[string]string
 	// Sleep is the clock's sleep (the core's).
 	Sleep func(ctx context.Context, d time.Duration) error
+
+	// busy, set by the core, is poked when a session starts draining, so
+	// that a replica that was idle counts itself among the senders at
+	// once (core_share.go).
+	busy chan struct{}
+}
+
+// woke tells the core's beat that a session started draining; a nil s or
+// a beat already poked costs nothing. The caller may hold the router's
+// lock: it never blocks.
+func (s *Sharing) woke() {
+	if s == nil || s.busy == nil {
+		return
+	}
+	select {
+	case s.busy <- struct{}{}:
+	default:
+	}
 }
 
 // settle checks s and fills its defaults; a nil s is no sharing.
@@ -289,4 +307,12 @@ func (r *Router) sessionIdle(ctx context.Context, sid string) (bool, error) {
 		}
 	}
 	return true, nil
+}
+
+// draining reports whether this process has any session queued or
+// running: it is sending, or about to.
+func (r *Router) draining() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.sessions) > 0
 }

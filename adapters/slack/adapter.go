@@ -61,6 +61,8 @@ type Adapter struct {
 	http  *http.Client
 	log   *slog.Logger
 	users *userProfiles
+	// usersPace paces users.info (users.go).
+	usersPace *bot.Pacer
 	// untitled are assistant threads started but not titled yet.
 	untitled *untitledThreads
 
@@ -132,6 +134,7 @@ func New(cfg Config) (*Adapter, error) {
 			slack.OptionAppLevelToken(cfg.AppToken),
 			slack.OptionHTTPClient(cfg.HTTPClient)),
 	}
+	a.usersPace = newUsersPace()
 	a.users = newUserProfiles(a.lookupProfile)
 	return a, nil
 }

@@ -3,6 +3,7 @@ package slack
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/adapterkit"
@@ -53,8 +54,34 @@ func (c *userProfiles) get(ctx context.Context, id string) (profile, error) {
 	return p, nil
 }
 
-// lookupProfile is users.info, for the profile cache.
+// usersInfoEvery and usersInfoBurst pace users.info: Tier 4 allows ~100
+// calls a minute for the workspace. A lookup that cannot get a token
+// within its wait (nameLookupWait while receiving) goes without: the name
+// is a courtesy, and a 429 would only cost the same wait.
+const (
+	usersInfoEvery = 600 * time.Millisecond
+	usersInfoBurst = 20
+)
+
+// newUsersPace is the users.info budget, one for the bot (bot.PaceGlobal),
+// so replicas split it (SetShare).
+func newUsersPace() *bot.Pacer {
+	return bot.NewPacer(bot.PacerConfig{Platform: platform, Capabilities: bot.Capabilities{
+		EditEvery: usersInfoEvery, EditBurst: usersInfoBurst, EditScope: bot.PaceGlobal,
+	}})
+}
+
+var _ bot.ShareTaker = (*Adapter)(nil)
+
+// SetShare gives this replica its share of users.info's budget when n
+// replicas send for the bot (bot.ShareTaker).
+func (a *Adapter) SetShare(n int) { a.usersPace.SetShare(n) }
+
+// lookupProfile is users.info, for the profile cache, within its budget.
 func (a *Adapter) lookupProfile(ctx context.Context, id string) (profile, error) {
+	if err := a.usersPace.Wait(ctx, a.usersPace.Key(bot.Thread{Platform: platform})); err != nil {
+		return profile{}, fmt.Errorf("slack: users.info: no budget left in time: %w", err)
+	}
 	u, err := a.api.GetUserInfoContext(ctx, id)
 	if err != nil {
 		return profile{}, wrap("users.info", err)
