@@ -50,7 +50,13 @@ func (r *Router) session(sid string) *sessionState {
 // sharing a store, while holding the session's lease (router_shared.go).
 func (r *Router) drain(ctx context.Context, sid string) {
 	for {
-		held := r.holding(ctx, sessionLease(sid), func(ctx context.Context) { r.drainQueue(ctx, sid) })
+		held := r.holding(ctx, sessionLease(sid), func(ctx context.Context) {
+			r.settleQueued(ctx, sid)
+			r.drainQueue(ctx, sid)
+			for r.adoptOwn(ctx, sid) {
+				r.drainQueue(ctx, sid)
+			}
+		})
 		r.mu.Lock()
 		st := r.sessions[sid]
 		if held && ctx.Err() == nil && (len(st.work) > 0 || len(st.queue) > 0) {

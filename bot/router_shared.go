@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
+
+	"github.com/parleybot/parley/agent"
 )
 
 // Sharing makes a router one of several replicas of Parley on one shared
@@ -315,4 +318,114 @@ func (r *Router) draining() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return len(r.sessions) > 0
+}
+
+// settleQueued checks, once this replica holds session sid, the messages
+// it queued before it had the lease: another replica may have answered
+// one meanwhile (it is no longer unfinished: dropped here), or started one
+// and died (its turn is in the transcript: it is resumed as crash recovery
+// does, not started again). Without sharing nothing else runs sessions.
+func (r *Router) settleQueued(ctx context.Context, sid string) {
+	if r.cfg.Sharing == nil {
+		return
+	}
+	r.mu.Lock()
+	queued := slices.Clone(r.sessions[sid].queue)
+	r.mu.Unlock()
+	if len(queued) == 0 {
+		return
+	}
+	open, err := r.unfinished(ctx)
+	if err != nil {
+		r.log.Warn("check queued messages", "session", sid, "err", err)
+		return
+	}
+	gone := map[string]bool{}
+	var started []Message
+	for _, m := range queued {
+		if _, ok := open[m.Key]; !ok {
+			gone[m.Key] = true
+			continue
+		}
+		p, err := r.cfg.Runner.Progress(ctx, sid, m.Key)
+		if err == nil && p.Phase != agent.PhaseNotStarted {
+			gone[m.Key] = true
+			started = append(started, m)
+		}
+	}
+	if len(gone) == 0 {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st := r.sessions[sid]
+	st.queue = slices.DeleteFunc(st.queue, func(m Message) bool { return gone[m.Key] })
+	for _, m := range started {
+		st.work = append(st.work, workItem{recovered: &m})
+		st.recovering++
+	}
+}
+
+// adoptOwn takes, before this replica hands session sid's lease back, the
+// session's unfinished work that reached other replicas while it held it:
+// they could not run it, and would otherwise wait for the adoption pass.
+// It reports whether it queued anything. The replica that accepted such a
+// message and has not yet tried the lease finds it answered when it gets
+// the lease (settleQueued).
+func (r *Router) adoptOwn(ctx context.Context, sid string) bool {
+	if r.cfg.Sharing == nil || ctx.Err() != nil {
+		return false
+	}
+	open, err := r.unfinished(ctx)
+	if err != nil {
+		r.log.Warn("adopt the session's work", "session", sid, "err", err)
+		return false
+	}
+	var mine []workItem
+	for _, it := range open {
+		rec, err := decodeInbox(it.Payload)
+		if err != nil {
+			continue
+		}
+		switch {
+		case rec.Kind == kindMessage:
+			if other, bound, err := r.cfg.Sessions.BoundSession(ctx, rec.Message.Thread); err == nil && bound && other == sid {
+				mine = append(mine, workItem{recovered: rec.Message})
+			}
+		case rec.Kind == kindApproval && rec.Approval.Session == sid:
+			mine = append(mine, workItem{approval: rec.Approval})
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st := r.sessions[sid]
+	here := map[string]bool{}
+	for _, m := range st.queue {
+		here[m.Key] = true
+	}
+	added := false
+	for _, w := range mine {
+		if w.recovered != nil && here[w.recovered.Key] {
+			continue // queued here since: it runs as it is
+		}
+		st.work = append(st.work, w)
+		if w.recovered != nil {
+			st.recovering++
+		}
+		added = true
+	}
+	return added
+}
+
+// unfinished is the inbox's unfinished items by key.
+func (r *Router) unfinished(ctx context.Context) (map[string]InboxItem, error) {
+	items, err := r.cfg.Inbox.Unfinished(ctx)
+	if err != nil {
+		return nil, err
+	}
+	open := make(map[string]InboxItem, len(items))
+	for _, it := range items {
+		open[it.Key] = it
+	}
+	return open, nil
 }

@@ -284,3 +284,41 @@ func TestElectedReceiverFailsOver(t *testing.T) {
 		t.Fatalf("the receiver's lease is %q's, want b's", l.holder)
 	}
 }
+
+// TestReplicaAdoptsItsSessionsWorkBeforeLetGo: a message reaches replica b
+// while replica a is answering in the same conversation. b leaves it; a,
+// once its turn is over and before it hands the session back, answers it
+// too — without waiting for an adoption pass (none runs in this test).
+func TestReplicaAdoptsItsSessionsWorkBeforeLetGo(t *testing.T) {
+	w := newWorld(t, "slack", bot.Access{})
+	leases := &memLeases{m: map[string]memLease{}}
+	clk := &sharedClock{}
+	a := startReplica(t, w, leases, clk, "a")
+	b := startReplica(t, w, leases, clk, "b")
+
+	first := msg("slack", "C1", "1.1", "U1", "T:C1:1.1", "first")
+	first.Mentioned = true
+	second := msg("slack", "C1", "1.1", "U1", "T:C1:1.2", "second")
+	second.Mentioned = true
+	w.srv.Enqueue(llmtest.Text("one ", "two ", "three").Paced(300*time.Millisecond), llmtest.Text("again"))
+	if err := a.router.HandleMessage(t.Context(), first); err != nil {
+		t.Fatal(err)
+	}
+	<-w.replies.streaming // a holds the session and is writing
+	if err := b.router.HandleMessage(t.Context(), second); err != nil {
+		t.Fatal(err)
+	}
+	b.router.Wait()
+	a.router.Wait()
+	for key, want := range map[string]string{first.Key: "one two three", second.Key: "again"} {
+		if finals := w.replies.final(key); len(finals) != 1 || finals[0] != want {
+			t.Errorf("finals of %s = %q, want [%q]", key, finals, want)
+		}
+	}
+	if n := len(w.srv.Requests()); n != 2 {
+		t.Errorf("%d model calls, want 2", n)
+	}
+	if left, _ := w.db.Unfinished(t.Context()); len(left) != 0 {
+		t.Errorf("still unfinished: %+v", left)
+	}
+}
