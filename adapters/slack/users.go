@@ -2,6 +2,7 @@ package slack
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -55,9 +56,9 @@ func (c *userProfiles) get(ctx context.Context, id string) (profile, error) {
 }
 
 // usersInfoEvery and usersInfoBurst pace users.info: Tier 4 allows ~100
-// calls a minute for the workspace. A lookup that cannot get a token
-// within its wait (nameLookupWait while receiving) goes without: the name
-// is a courtesy, and a 429 would only cost the same wait.
+// calls a minute for the workspace. A lookup the budget cannot take at
+// once goes without: the name is a courtesy, and waiting for it would
+// hold up the events received behind it.
 const (
 	usersInfoEvery = 600 * time.Millisecond
 	usersInfoBurst = 20
@@ -71,6 +72,9 @@ func newUsersPace() *bot.Pacer {
 	}})
 }
 
+// errUsersInfoBudget is a lookup skipped for users.info's budget.
+var errUsersInfoBudget = errors.New("slack: users.info: budget spent for now; going without the name")
+
 var _ bot.ShareTaker = (*Adapter)(nil)
 
 // SetShare gives this replica its share of users.info's budget when n
@@ -79,8 +83,12 @@ func (a *Adapter) SetShare(n int) { a.usersPace.SetShare(n) }
 
 // lookupProfile is users.info, for the profile cache, within its budget.
 func (a *Adapter) lookupProfile(ctx context.Context, id string) (profile, error) {
-	if err := a.usersPace.Wait(ctx, a.usersPace.Key(bot.Thread{Platform: platform})); err != nil {
-		return profile{}, fmt.Errorf("slack: users.info: no budget left in time: %w", err)
+	key := a.usersPace.Key(bot.Thread{Platform: platform})
+	if !a.usersPace.Free(key) {
+		return profile{}, errUsersInfoBudget
+	}
+	if err := a.usersPace.Wait(ctx, key); err != nil {
+		return profile{}, fmt.Errorf("slack: users.info: %w", err)
 	}
 	u, err := a.api.GetUserInfoContext(ctx, id)
 	if err != nil {
