@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/parleybot/parley/agent"
 )
@@ -49,6 +50,7 @@ func (r *Router) session(sid string) *sessionState {
 // drain runs turns for a session until its queue is empty: on replicas
 // sharing a store, while holding the session's lease (router_shared.go).
 func (r *Router) drain(ctx context.Context, sid string) {
+	var waited time.Duration
 	for {
 		held := r.holding(ctx, sessionLease(sid), func(ctx context.Context) {
 			r.settleQueued(ctx, sid)
@@ -64,10 +66,21 @@ func (r *Router) drain(ctx context.Context, sid string) {
 			r.mu.Unlock()
 			continue
 		}
+		if !held && ctx.Err() == nil && waited < r.cfg.Sharing.AdoptAfter {
+			// Another replica runs this session. Most often it is about
+			// to let it go (its answer is out, the person wrote again at
+			// once): ask again shortly rather than leave the message to
+			// the adoption pass. Should that replica take the message
+			// meanwhile, settleQueued finds it answered.
+			r.mu.Unlock()
+			if r.cfg.Sharing.Sleep(ctx, r.cfg.Sharing.RetryEvery) == nil {
+				waited += r.cfg.Sharing.RetryEvery
+			}
+			continue
+		}
 		if !held {
-			// Another replica runs this session: what was queued here
-			// stays unfinished in the inbox, and is adopted once that
-			// replica is done with the session.
+			// That replica is still on it: what was queued here stays
+			// unfinished in the inbox, for it or the adoption pass.
 			r.dropQueued(st)
 		}
 		// Idle sessions cost nothing here. On shutdown what is queued

@@ -45,6 +45,10 @@ type Sharing struct {
 	// item must never be taken twice from a replica that has not yet
 	// tried. Default 10 s.
 	AdoptAfter time.Duration
+	// RetryEvery is how soon a replica asks again for a session another
+	// replica holds while it has messages of it queued, for up to
+	// AdoptAfter (default 250 ms).
+	RetryEvery time.Duration
 	// Elected names, by platform, the lease under which one replica alone
 	// receives that platform's events (Telegram's long polling, which
 	// answers two pollers with 409 Conflict; Discord's gateway session).
@@ -92,6 +96,9 @@ func (s *Sharing) settle() error {
 	}
 	if s.BeatEvery <= 0 {
 		s.BeatEvery = 2 * time.Second
+	}
+	if s.RetryEvery <= 0 {
+		s.RetryEvery = 250 * time.Millisecond
 	}
 	return nil
 }

@@ -72,6 +72,7 @@ func (c *sharedClock) advance(d time.Duration) { c.offset.Add(int64(d)) }
 const (
 	testTTL        = 30 * time.Second
 	testAdoptEvery = 2 * time.Second
+	testRetryEvery = time.Millisecond
 )
 
 func startReplica(t *testing.T, w *world, leases bot.Leases, clk *sharedClock, holder string) *replica {
@@ -83,6 +84,9 @@ func startReplicaWith(t *testing.T, w *world, leases bot.Leases, clk *sharedCloc
 	t.Helper()
 	rp := &replica{tick: make(chan struct{}), sleeping: make(chan struct{}), wake: make(chan struct{}), done: make(chan struct{})}
 	sleep := func(ctx context.Context, d time.Duration) error {
+		if d == testRetryEvery {
+			return ctx.Err() // asking again for a held session: at once
+		}
 		if d != testAdoptEvery {
 			select {
 			case <-rp.wake:
@@ -109,7 +113,7 @@ func startReplicaWith(t *testing.T, w *world, leases bot.Leases, clk *sharedCloc
 		Access:   w.access, Reply: w.replies.factory, Logger: slog.New(slog.DiscardHandler),
 		Now: clk.now,
 		Sharing: &bot.Sharing{Leases: leases, Holder: holder, TTL: testTTL, AdoptEvery: testAdoptEvery,
-			AdoptAfter: 10 * time.Second, Elected: elected, Sleep: sleep},
+			AdoptAfter: 10 * time.Second, RetryEvery: testRetryEvery, Elected: elected, Sleep: sleep},
 	}, a)
 	ctx, cancel := context.WithCancel(context.Background())
 	rp.cancel = cancel
