@@ -147,7 +147,14 @@ func (r *recorder) interaction(t *testing.T, ctx context.Context, id string) *di
 // connect opens a real discordgo session against srv and records its events.
 func connect(t *testing.T, srv *discordtest.Server) (*discordgo.Session, *recorder) {
 	t.Helper()
+	return connectWith(t, srv, func(*discordgo.Session) {})
+}
+
+// connectWith is connect with the session set up by setup before it opens.
+func connectWith(t *testing.T, srv *discordtest.Server, setup func(*discordgo.Session)) (*discordgo.Session, *recorder) {
+	t.Helper()
 	s := newSession(t, srv, srv.Token())
+	setup(s)
 	rec := &recorder{changed: make(chan struct{})}
 	s.AddHandler(func(_ *discordgo.Session, m *discordgo.MessageCreate) {
 		rec.add(func() { rec.messages = append(rec.messages, m) })
