@@ -148,6 +148,9 @@ func TestRunShardReceivesItsGuilds(t *testing.T) {
 			h := newRunHandler()
 			stop := untilStopped(t, func(ctx context.Context) error { return ad.RunShard(ctx, h, tt.shard) })
 			waitFor(t, w.srv, "the shard", func() bool { return w.srv.ShardConnected(tt.shard) })
+			if tt.shard == 0 {
+				waitFor(t, w.srv, "commands", func() bool { return len(w.srv.Commands("")) == len(bot.Menu()) })
+			}
 
 			posted := w.postEverywhere("hello")
 			for text, shard := range posted {
