@@ -71,6 +71,24 @@ func (w *shardedWorld) postEverywhere(text string) map[string]int {
 	return posted
 }
 
+// checkIdentifies checks that each shard identified want(shard) times.
+func (w *shardedWorld) checkIdentifies(t *testing.T, want func(shard int) int) {
+	t.Helper()
+	for i := range w.shards {
+		if n := w.srv.ShardIdentifies(i); n != want(i) {
+			t.Errorf("shard %d identified %d times, want %d", i, n, want(i))
+		}
+	}
+}
+
+// count is 1 for true, 0 for false.
+func count(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // commandOverwrites counts the slash command registrations.
 func commandOverwrites(srv *discordtest.Server) int {
 	n := 0
@@ -117,11 +135,7 @@ func TestRunShards(t *testing.T) {
 			}
 			stop()
 			handedOnce(t, h, posted)
-			for i := range shards {
-				if n := w.srv.ShardIdentifies(i); n != 1 {
-					t.Errorf("shard %d identified %d times, want once", i, n)
-				}
-			}
+			w.checkIdentifies(t, func(int) int { return 1 })
 			for _, d := range w.srv.Dispatches() {
 				if d.Type == "MESSAGE_CREATE" && d.Shard != discordtest.ShardOf(d.GuildID, shards) {
 					t.Errorf("message %s of guild %q dispatched on shard %d", d.ID, d.GuildID, d.Shard)
@@ -164,28 +178,12 @@ func TestRunShardReceivesItsGuilds(t *testing.T) {
 				t.Errorf("RunShard returned %v, want context.Canceled", err)
 			}
 			for text, shard := range posted {
-				want := 0
-				if shard == tt.shard {
-					want = 1
-				}
-				if n := len(h.handed(text)); n != want {
+				if n, want := len(h.handed(text)), count(shard == tt.shard); n != want {
 					t.Errorf("%q handed over %d times, want %d", text, n, want)
 				}
 			}
-			for i := range tt.shards {
-				want := 0
-				if i == tt.shard {
-					want = 1
-				}
-				if n := w.srv.ShardIdentifies(i); n != want {
-					t.Errorf("shard %d identified %d times, want %d", i, n, want)
-				}
-			}
-			want := 0
-			if tt.shard == 0 {
-				want = 1
-			}
-			if n := commandOverwrites(w.srv); n != want {
+			w.checkIdentifies(t, func(i int) int { return count(i == tt.shard) })
+			if n, want := commandOverwrites(w.srv), count(tt.shard == 0); n != want {
 				t.Errorf("slash commands registered %d times, want %d", n, want)
 			}
 		})
@@ -240,15 +238,7 @@ func TestShardRecoversItsLostSession(t *testing.T) {
 			stop()
 			handedOnce(t, h, before)
 			handedOnce(t, h, during)
-			for i := range tt.shards {
-				want := 1
-				if i == tt.lost {
-					want = 2
-				}
-				if n := w.srv.ShardIdentifies(i); n != want {
-					t.Errorf("shard %d identified %d times, want %d", i, n, want)
-				}
-			}
+			w.checkIdentifies(t, func(i int) int { return 1 + count(i == tt.lost) })
 			// Only the lost shard's channels were read back.
 			mine := map[string]bool{"/channels/" + w.channels[tt.lost] + "/messages": true}
 			if tt.lost == 0 {

@@ -74,6 +74,7 @@ type recorder struct {
 	messages     []*discordgo.MessageCreate
 	interactions []*discordgo.InteractionCreate
 	threads      []*discordgo.ThreadCreate
+	guilds       []*discordgo.GuildCreate
 }
 
 func (r *recorder) add(f func()) {
@@ -164,6 +165,9 @@ func connectWith(t *testing.T, srv *discordtest.Server, setup func(*discordgo.Se
 	})
 	s.AddHandler(func(_ *discordgo.Session, th *discordgo.ThreadCreate) {
 		rec.add(func() { rec.threads = append(rec.threads, th) })
+	})
+	s.AddHandler(func(_ *discordgo.Session, g *discordgo.GuildCreate) {
+		rec.add(func() { rec.guilds = append(rec.guilds, g) })
 	})
 	if err := s.Open(); err != nil {
 		t.Fatalf("Open: %v", err)
