@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -53,6 +53,10 @@ type Config struct {
 	// that a start recovers what was sent while Parley was stopped
 	// (seen.go); the gateway replays nothing to a new process.
 	State bot.PlatformState
+	// Shards is how many gateway shards the bot's events are split into
+	// (discord.shards; Discord requires sharding from 2,500 guilds on);
+	// 0 means 1, up to MaxShards.
+	Shards int
 	// Now and Sleep are the clock (defaults: time.Now and a real timer).
 	// Every wait goes through Sleep (the gateway's reconnect backoff, a
 	// recovery's rate limit), so tests can drive time.
@@ -64,11 +68,20 @@ type Config struct {
 // (docs/architecture.md, Packages): pacing, sessions and approvals are the
 // core's.
 type Adapter struct {
-	cfg   Config
-	s     *discordgo.Session
-	log   *slog.Logger
-	now   func() time.Time
-	sleep func(ctx context.Context, d time.Duration) error
+	cfg Config
+	// s carries every REST call, and is shard 0's gateway session.
+	s *discordgo.Session
+	// shards are the gateway connections, one per shard (shards.go).
+	shards []*gatewayShard
+	// recovering lets one recovery run at a time, of any shard: a second
+	// lost session waits for the first.
+	recovering chan struct{}
+	// identifying paces the shards' IDENTIFYs (shards.go).
+	identifying  sync.Mutex
+	lastIdentify time.Time
+	log          *slog.Logger
+	now          func() time.Time
+	sleep        func(ctx context.Context, d time.Duration) error
 
 	// msgs remembers recent messages (thread names, reply chains);
 	// chans what channels are (threads and their parents); modes where
@@ -86,9 +99,6 @@ type Adapter struct {
 	// fileHosts are where FetchFile downloads attachments from: Discord's
 	// CDN and the configured API host (files.go).
 	fileHosts adapterkit.Hosts
-
-	// connected is Connected: a gateway session is open (ready.go).
-	connected atomic.Bool
 }
 
 // self is who the bot is.
@@ -121,6 +131,12 @@ func New(cfg Config) (*Adapter, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.Shards == 0 {
+		cfg.Shards = 1
+	}
+	if cfg.Shards < 1 || cfg.Shards > MaxShards {
+		return nil, fmt.Errorf("discord: %d shards (discord.shards); want 1 to %d", cfg.Shards, MaxShards)
+	}
 	cfg.Now, cfg.Sleep = clock.Or(cfg.Now, cfg.Sleep)
 	rw.Next = cfg.HTTPClient.Transport
 	client := *cfg.HTTPClient
@@ -129,11 +145,44 @@ func New(cfg Config) (*Adapter, error) {
 		client.Timeout = 20 * time.Second
 	}
 
-	s, err := discordgo.New("Bot " + cfg.Token)
-	if err != nil {
-		return nil, fmt.Errorf("discord: %w", err)
+	shards := make([]*gatewayShard, cfg.Shards)
+	for i := range shards {
+		s, err := newSession(cfg.Token, &client)
+		if err != nil {
+			return nil, fmt.Errorf("discord: %w", err)
+		}
+		s.ShardID, s.ShardCount = i, cfg.Shards
+		shards[i] = &gatewayShard{id: i, s: s}
 	}
-	s.Client = &client
+
+	return &Adapter{
+		cfg:        cfg,
+		s:          shards[0].s,
+		shards:     shards,
+		recovering: make(chan struct{}, 1),
+		log:        cfg.Logger.With("platform", platform),
+		now:        cfg.Now,
+		sleep:      cfg.Sleep,
+		msgs:       adapterkit.NewCache[string, seenMessage](rememberMessages),
+		chans:      adapterkit.NewCache[string, chanInfo](rememberChannels),
+		modes:      adapterkit.NewCache[string, replyMode](rememberMessages),
+		warned:     adapterkit.NewCache[string, struct{}](rememberChannels),
+		active:     adapterkit.NewCache[string, activeChannel](rememberChannels),
+		seen:       newSeenTracker(),
+		// Attachments are fetched past Rewrite, which would send a CDN
+		// URL to the API host.
+		fileHosts: hosts,
+	}, nil
+}
+
+// newSession is a discordgo session as the adapter uses it, for REST and
+// one gateway shard.
+func newSession(token string, client *http.Client) (*discordgo.Session, error) {
+	s, err := discordgo.New("Bot " + token)
+	if err != nil {
+		return nil, err
+	}
+	s.Client = client
 	s.Identify.Intents = Intents
 	// A 429 must reach the core at once (it paces and coalesces), and a
 	// repeated POST after a 502 could post an answer twice.
@@ -145,23 +194,7 @@ func New(cfg Config) (*Adapter, error) {
 	s.SyncEvents = true
 	// discordgo logs to the standard logger; the adapter logs what matters.
 	s.LogLevel = discordgo.LogError
-
-	return &Adapter{
-		cfg:    cfg,
-		s:      s,
-		log:    cfg.Logger.With("platform", platform),
-		now:    cfg.Now,
-		sleep:  cfg.Sleep,
-		msgs:   adapterkit.NewCache[string, seenMessage](rememberMessages),
-		chans:  adapterkit.NewCache[string, chanInfo](rememberChannels),
-		modes:  adapterkit.NewCache[string, replyMode](rememberMessages),
-		warned: adapterkit.NewCache[string, struct{}](rememberChannels),
-		active: adapterkit.NewCache[string, activeChannel](rememberChannels),
-		seen:   newSeenTracker(),
-		// Attachments are fetched past Rewrite, which would send a CDN
-		// URL to the API host.
-		fileHosts: hosts,
-	}, nil
+	return s, nil
 }
 
 // Platform is "discord".
@@ -307,20 +340,31 @@ func callOpts(ctx context.Context) []discordgo.RequestOption {
 	return []discordgo.RequestOption{discordgo.WithContext(ctx), discordgo.WithRetryOnRatelimit(false)}
 }
 
-// identity is who the bot is, from the last READY. discordgo stores READY
-// in its state before it reads the next event, so every message handler,
-// running in its own goroutine, sees it; an adapter-held copy set by a
-// READY handler could lag behind the first messages.
+// identity is who the bot is, from the last READY of any shard this
+// process runs. discordgo stores READY in its state before it reads the
+// next event, so every message handler, running in its own goroutine,
+// sees it; an adapter-held copy set by a READY handler could lag behind
+// the first messages.
 func (a *Adapter) identity() self {
-	a.s.State.RLock()
-	defer a.s.State.RUnlock()
-	var me self
-	if u := a.s.State.User; u != nil {
-		me.UserID = u.ID
+	for _, sh := range a.shards {
+		if me, ok := identityOf(sh.s); ok {
+			return me
+		}
 	}
-	me.AppID = me.UserID // a bot's application id is its user id
-	if app := a.s.State.Application; app != nil && app.ID != "" {
+	return self{}
+}
+
+// identityOf is who the bot is by the state of s, if s had a READY.
+func identityOf(s *discordgo.Session) (self, bool) {
+	s.State.RLock()
+	defer s.State.RUnlock()
+	u := s.State.User
+	if u == nil {
+		return self{}, false
+	}
+	me := self{UserID: u.ID, AppID: u.ID} // a bot's application id is its user id
+	if app := s.State.Application; app != nil && app.ID != "" {
 		me.AppID = app.ID
 	}
-	return me
+	return me, true
 }

@@ -4,7 +4,19 @@ import "github.com/parleybot/parley/bot"
 
 var _ bot.Connection = (*Adapter)(nil)
 
-// Connected reports whether a gateway session is open: from READY (or a
-// resume) until discordgo reports the socket lost. Messages sent while it
-// is down are recovered after the next READY (backfill.go).
-func (a *Adapter) Connected() bool { return a.connected.Load() }
+// Connected reports whether the gateway sessions are open: every shard
+// this process receives on has had its READY (or a resume) since
+// discordgo last reported its socket lost. Messages sent while one is
+// down are recovered after its next READY (backfill.go).
+func (a *Adapter) Connected() bool {
+	running := false
+	for _, sh := range a.shards {
+		if sh.running.Load() {
+			if !sh.connected.Load() {
+				return false
+			}
+			running = true
+		}
+	}
+	return running
+}

@@ -18,23 +18,35 @@ import (
 // for Run to return.
 func runUntilStopped(t *testing.T, ad *discord.Adapter, h bot.Handler) (stop func()) {
 	t.Helper()
+	stopped := untilStopped(t, func(ctx context.Context) error { return ad.Run(ctx, h) })
+	return func() { _ = stopped() }
+}
+
+// untilStopped runs run until the returned stop is called, which waits
+// for run to return and returns its error.
+func untilStopped(t *testing.T, run func(ctx context.Context) error) (stop func() error) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- ad.Run(ctx, h) }()
-	stopped := false
-	stop = func() {
+	go func() { done <- run(ctx) }()
+	var (
+		stopped bool
+		err     error
+	)
+	stop = func() error {
 		if stopped {
-			return
+			return err
 		}
 		stopped = true
 		cancel()
 		select {
-		case <-done:
+		case err = <-done:
 		case <-time.After(15 * time.Second):
 			t.Fatal("Run did not return after its context ended")
 		}
+		return err
 	}
-	t.Cleanup(stop)
+	t.Cleanup(func() { _ = stop() })
 	return stop
 }
 

@@ -31,56 +31,73 @@ const (
 )
 
 // Run connects to the gateway and hands events to h until ctx ends
-// (docs/platforms.md#discord-gateway-and-intents). After the first READY it
-// registers the slash commands (bot.Menu) in Config.GuildID, or globally; a
+// (docs/platforms.md#discord-gateway-and-intents), on every shard
+// (Config.Shards, shards.go). After shard 0's first READY it registers
+// the slash commands (bot.Menu) in Config.GuildID, or globally; a
 // failure there is logged, not fatal, since mentions and DMs still work.
 //
 // Events are handled in goroutines of their own, started in the order
 // discordgo reads them; interactions are acknowledged before h sees them
-// (the 3 s rule). After a lost session, the messages sent meanwhile are
-// recovered (backfill.go); so are, after the first READY, those sent
-// while Parley was stopped, from the channels Config.State remembers
-// (seen.go). Run waits for handlers and recoveries in flight before it
-// returns, since a handler called after Run returned would race the
-// shutdown.
+// (the 3 s rule). After a shard's lost session, the messages sent
+// meanwhile in its channels are recovered (backfill.go); so are, after
+// the first READY, those sent while Parley was stopped, from the
+// channels Config.State remembers (seen.go). Run waits for handlers and
+// recoveries in flight before it returns, since a handler called after
+// Run returned would race the shutdown.
 func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
+	// Loaded before connecting, so that no message of this run can be
+	// saved in State before the cursors it replaces were read.
+	restored := a.loadSeen(ctx) > 0
+	if len(a.shards) == 1 {
+		return a.runShard(ctx, h, a.shards[0], restored)
+	}
+	return a.runShards(ctx, h, restored)
+}
+
+// runShard receives sh's events until ctx ends; restored tells that
+// State's cursors of its channels were loaded, to recover after the
+// first READY.
+func (a *Adapter) runShard(ctx context.Context, h bot.Handler, sh *gatewayShard, restored bool) error {
+	if !sh.running.CompareAndSwap(false, true) {
+		return fmt.Errorf("discord: shard %d is running already", sh.id)
+	}
+	defer sh.running.Store(false)
+	log := a.log
+	if len(a.shards) > 1 {
+		log = log.With("shard", sh.id)
+	}
 	var (
 		mu      sync.Mutex
 		readies int
 	)
-	// Handlers run in goroutines of the group, which Run stops before it
-	// returns. The handlers below run on discordgo's reader (SyncEvents),
-	// which must not wait on them.
+	// Handlers run in goroutines of the group, which runShard stops
+	// before it returns. The handlers below run on discordgo's reader
+	// (SyncEvents), which must not wait on them.
 	var handlers adapterkit.Group
-	// Loaded before connecting, so that no message of this run can be
-	// saved in State before the cursors it replaces were read.
-	restored := a.loadSeen(ctx)
-	// One recovery at a time: a second lost session waits for the first.
-	recovering := make(chan struct{}, 1)
 	remove := []func(){
-		a.s.AddHandler(func(_ *discordgo.Session, r *discordgo.Ready) {
-			a.connected.Store(true)
+		sh.s.AddHandler(func(_ *discordgo.Session, r *discordgo.Ready) {
+			sh.connected.Store(true)
 			mu.Lock()
 			readies++
 			n := readies
 			mu.Unlock()
-			if n == 1 && restored == 0 {
+			if n == 1 && !restored {
 				return
 			}
 			// The snapshot is taken here, before the reader goes on to
 			// the new session's messages.
-			active := a.active.Newest(backfillChannels)
+			active := a.activeOf(sh.id)
 			fill := a.recoverGap
 			if n == 1 {
 				// A new process: the gateway replays nothing to it.
 				fill = a.recoverRestart
-				a.log.Info("recovering messages sent while Parley was stopped", "channels", len(active))
+				log.Info("recovering messages sent while Parley was stopped", "channels", len(active))
 			} else {
 				// discordgo v0.29.0 resumes against the original URL, so
 				// a lost session comes back as a fresh READY, and
 				// dispatches sent in the gap are never sent again
 				// (docs/platforms.md#discord-gateway-and-intents).
-				a.log.Warn("gateway session was lost and identified afresh; recovering messages sent meanwhile",
+				log.Warn("gateway session was lost and identified afresh; recovering messages sent meanwhile",
 					"session", r.SessionID, "channels", len(active))
 			}
 			if len(active) == 0 {
@@ -91,20 +108,20 @@ func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
 			}
 			handlers.Go(ctx, func() {
 				select {
-				case recovering <- struct{}{}:
+				case a.recovering <- struct{}{}:
 				case <-ctx.Done():
 					return
 				}
-				defer func() { <-recovering }()
+				defer func() { <-a.recovering }()
 				fill(ctx, h, active)
 			})
 		}),
-		a.s.AddHandler(func(_ *discordgo.Session, _ *discordgo.Resumed) {
-			a.connected.Store(true)
-			a.log.Info("gateway session resumed")
+		sh.s.AddHandler(func(_ *discordgo.Session, _ *discordgo.Resumed) {
+			sh.connected.Store(true)
+			log.Info("gateway session resumed")
 		}),
-		a.s.AddHandler(func(_ *discordgo.Session, _ *discordgo.Disconnect) { a.connected.Store(false) }),
-		a.s.AddHandler(func(_ *discordgo.Session, m *discordgo.MessageCreate) {
+		sh.s.AddHandler(func(_ *discordgo.Session, _ *discordgo.Disconnect) { sh.connected.Store(false) }),
+		sh.s.AddHandler(func(_ *discordgo.Session, m *discordgo.MessageCreate) {
 			if m.Message == nil {
 				return
 			}
@@ -112,7 +129,7 @@ func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
 			a.beginSeen(m.ChannelID, m.ID)
 			handlers.Go(ctx, func() { a.handleMessage(ctx, h, m.Message) })
 		}),
-		a.s.AddHandler(func(_ *discordgo.Session, i *discordgo.InteractionCreate) {
+		sh.s.AddHandler(func(_ *discordgo.Session, i *discordgo.InteractionCreate) {
 			handlers.Go(ctx, func() { a.onInteraction(ctx, h, i.Interaction) })
 		}),
 	}
@@ -122,23 +139,28 @@ func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
 		}
 	}()
 
-	if err := a.open(ctx); err != nil {
+	if err := a.openShard(ctx, sh); err != nil {
 		return err
 	}
-	me := a.identity()
-	a.log.Info("connected to Discord", "bot", me.UserID)
-	a.registerCommands(ctx, me.AppID)
+	if sh.id == 0 {
+		// Once, not once per shard: the commands are the application's.
+		me := a.identity()
+		log.Info("connected to Discord", "bot", me.UserID)
+		a.registerCommands(ctx, me.AppID)
+	} else {
+		log.Info("connected to Discord")
+	}
 
 	<-ctx.Done()
-	a.connected.Store(false)
+	sh.connected.Store(false)
 	// discordgo's reader and heartbeat goroutines reconnect when the
 	// socket they use fails, which the close below makes happen; under
 	// the session lock they read this after it is set.
-	a.s.Lock()
-	a.s.ShouldReconnectOnError = false
-	a.s.Unlock()
-	if err := a.s.Close(); err != nil {
-		a.log.Debug("closing the gateway", "err", err)
+	sh.s.Lock()
+	sh.s.ShouldReconnectOnError = false
+	sh.s.Unlock()
+	if err := sh.s.Close(); err != nil {
+		log.Debug("closing the gateway", "err", err)
 	}
 	handlers.Stop()
 	return ctx.Err()
@@ -146,11 +168,11 @@ func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
 
 // open connects to the gateway, retrying with backoff while Discord is
 // unreachable, and failing at once where retrying cannot help.
-func (a *Adapter) open(ctx context.Context) error {
+func (a *Adapter) open(ctx context.Context, s *discordgo.Session) error {
 	// Not jittered: one process retries, alone.
 	retry := backoff.Policy{Base: openRetryFirst, Cap: openRetryMax}
 	for failures := 0; ; failures++ {
-		err := a.s.Open()
+		err := s.Open()
 		if err == nil {
 			return nil
 		}

@@ -138,7 +138,11 @@ func (a *Adapter) endSeen(ctx context.Context, channel, guild, id string) {
 // remembers them, into a.active, before Run connects: the first READY
 // recovers them like after a lost session. It reports how many it
 // loaded.
-func (a *Adapter) loadSeen(ctx context.Context) int {
+func (a *Adapter) loadSeen(ctx context.Context) int { return a.loadShardSeen(ctx, allShards) }
+
+// loadShardSeen is loadSeen for the channels of shard (shardOf), or of
+// every shard (allShards).
+func (a *Adapter) loadShardSeen(ctx context.Context, shard int) int {
 	if a.cfg.State == nil {
 		return 0
 	}
@@ -158,6 +162,9 @@ func (a *Adapter) loadSeen(ctx context.Context) int {
 		guild, id, ok := strings.Cut(v, "|")
 		if !ok || !isSnowflake(channel) || !isSnowflake(id) || (guild != "" && !isSnowflake(guild)) {
 			a.log.Warn("ignoring a malformed channel cursor", "key", k, "value", v)
+			continue
+		}
+		if shard != allShards && a.shardOf(guild) != shard {
 			continue
 		}
 		loaded = append(loaded, &discordgo.Message{ID: id, ChannelID: channel, GuildID: guild})

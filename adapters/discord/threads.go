@@ -152,16 +152,19 @@ func threadName(text string) string {
 	return name
 }
 
-// channel tells what channel id is: from the gateway state (GUILD_CREATE,
-// THREAD_CREATE), what the adapter learned itself, or GET /channels/{id}.
+// channel tells what channel id is: from the gateway state of a shard
+// (GUILD_CREATE, THREAD_CREATE), what the adapter learned itself, or GET /channels/{id}.
 // A lookup that fails reads as a plain channel, so a message is still
 // answered, at worst with a thread of its own.
 func (a *Adapter) channel(ctx context.Context, id string) chanInfo {
-	if c, err := a.s.State.Channel(id); err == nil {
-		a.s.State.RLock()
-		info := infoOf(c)
-		a.s.State.RUnlock()
-		return info
+	for _, sh := range a.shards {
+		st := sh.s.State
+		if c, err := st.Channel(id); err == nil {
+			st.RLock()
+			info := infoOf(c)
+			st.RUnlock()
+			return info
+		}
 	}
 	if info, ok := a.chans.Get(id); ok {
 		return info

@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -400,5 +401,36 @@ func TestDiscordMessageWhileStoppedIsAnswered(t *testing.T) {
 	w.botSays(t, ctx, m, "After.")
 	if n, r := len(w.dc.BotMessages(m)), len(w.model.Requests()); n != 2 || r != 2 {
 		t.Fatalf("%d bot messages and %d model calls, want 2 and 2: %+v; in the channel: %+v", n, r, w.dc.BotMessages(m), w.dc.BotMessages(dcChannel))
+	}
+}
+
+// TestDiscordShards: with discord.shards at 2, Parley identifies both
+// shards of a bot Discord requires to shard, and answers mentions in a
+// guild of each shard.
+func TestDiscordShards(t *testing.T) {
+	t.Parallel()
+	const (
+		shard1Guild   = "4194404" // (id >> 22) % 2 == 1; dcGuild is on shard 0
+		shard1Channel = "4194405"
+	)
+	w := startDiscord(t, map[string]string{"PARLEY_DISCORD_SHARDS": "2"}, []discordtest.Option{
+		discordtest.WithRequiredShards(2),
+		// Discord's interval: short beats race discordgo's reconnects.
+		discordtest.WithHeartbeatInterval(41250 * time.Millisecond),
+	})
+	w.dc.AddGuild(shard1Guild, "shard-one")
+	w.dc.AddChannel(shard1Guild, shard1Channel, "general")
+	ctx := waitCtx(t)
+	for shard, where := range []struct{ guild, channel string }{{dcGuild, dcChannel}, {shard1Guild, shard1Channel}} {
+		if got := discordtest.ShardOf(where.guild, 2); got != shard {
+			t.Fatalf("guild %s is on shard %d, want %d", where.guild, got, shard)
+		}
+		answer := fmt.Sprintf("Answer on shard %d.", shard)
+		w.model.Enqueue(llmtest.Text(answer))
+		m := w.dc.Post(discordtest.Incoming{Channel: where.channel, Author: dcAna, Content: "hello", Mention: true})
+		w.botSays(t, ctx, m, answer)
+	}
+	if a, b := w.dc.ShardIdentifies(0), w.dc.ShardIdentifies(1); a != 1 || b != 1 {
+		t.Fatalf("IDENTIFYs per shard %d, %d; want one each", a, b)
 	}
 }

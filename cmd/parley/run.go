@@ -114,7 +114,7 @@ func newAdapter(platform string, cfg *config.Config, state bot.PlatformState, we
 	case config.PlatformDiscord:
 		return discord.New(discord.Config{
 			Token: cfg.Discord.Token.Reveal(), APIURL: cfg.Discord.APIURL, GuildID: cfg.Discord.GuildID,
-			State: state, HTTPClient: hc, Logger: logger,
+			Shards: cfg.Discord.Shards, State: state, HTTPClient: hc, Logger: logger,
 		})
 	}
 	return nil, fmt.Errorf("unknown platform %q", platform)

@@ -12,8 +12,8 @@ func (s *Server) getGateway(*request) reply {
 
 func (s *Server) getGatewayBot(*request) reply {
 	return okJSON(map[string]any{
-		"url": s.gatewayURL(), "shards": 1,
-		"session_start_limit": map[string]int{"total": 1000, "remaining": 1000 - s.gw.identifies, "reset_after": 86400000, "max_concurrency": 1},
+		"url": s.gatewayURL(), "shards": max(1, s.opts.requiredShards),
+		"session_start_limit": map[string]int{"total": 1000, "remaining": 1000 - s.gw.totalIdentifies(), "reset_after": 86400000, "max_concurrency": 1},
 	})
 }
 
@@ -99,6 +99,6 @@ func (s *Server) startThread(r *request) reply {
 	s.w.addChannel(th)
 	created := s.w.channelJSON(th)
 	created.NewlyCreated = true
-	s.emitLocked(event{t: "THREAD_CREATE", d: created, intent: intentGuilds})
+	s.emitLocked(event{t: "THREAD_CREATE", d: created, intent: intentGuilds, id: th.ID, guild: th.GuildID})
 	return reply{status: http.StatusCreated, body: s.w.channelJSON(th)}
 }

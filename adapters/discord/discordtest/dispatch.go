@@ -3,6 +3,7 @@ package discordtest
 import (
 	"encoding/hex"
 	"encoding/json"
+	"strconv"
 )
 
 // event is something the fake dispatches (op 0). intent is the intent a
@@ -14,6 +15,10 @@ type event struct {
 	intent        int
 	stripped      any // d without content, for gated message events; nil: not gated
 	interactionID string
+	// id is what the event is about (a message, a channel, an
+	// interaction), guild the guild it belongs to ("" for DMs): the
+	// shard it goes to (shardOf).
+	id, guild string
 }
 
 type logged struct {
@@ -25,29 +30,53 @@ type logged struct {
 // session is a gateway session: it outlives its connections so that a
 // RESUME can replay what the client missed.
 type session struct {
-	id      string
-	intents int
-	seq     int64
-	log     []logged
-	conn    *gwConn // nil while the client is away
+	id            string
+	intents       int
+	shard, shards int // as identified: [shard, shards]
+	seq           int64
+	log           []logged
+	conn          *gwConn // nil while the client is away
 }
 
 // gateway is guarded by Server.mu.
 type gateway struct {
-	conns      map[*gwConn]struct{}
-	sessions   map[string]*session
-	current    *session      // receives new dispatches
-	backlog    []event       // produced while no session exists
-	hold       chan struct{} // non-nil: new connections wait for it before HELLO
-	held       int           // connections waiting on hold
-	identifies int
+	conns    map[*gwConn]struct{}
+	sessions map[string]*session
+	current  map[int]*session // shard → the session receiving its new dispatches
+	shards   int              // the shard count of the last IDENTIFY (1 before any)
+	backlog  []event          // produced while their shard had no session
+	hold     chan struct{}    // non-nil: new connections wait for it before HELLO
+	held     int              // connections waiting on hold
+	// identifies counts the accepted IDENTIFYs per shard.
+	identifies map[int]int
+	dispatches []Dispatch
 	resumes    int
 	heartbeats int
 	intents    int
 }
 
 func newGateway() *gateway {
-	return &gateway{conns: map[*gwConn]struct{}{}, sessions: map[string]*session{}}
+	return &gateway{conns: map[*gwConn]struct{}{}, sessions: map[string]*session{},
+		current: map[int]*session{}, shards: 1, identifies: map[int]int{}}
+}
+
+// currentSessions are the sessions receiving new dispatches, by shard.
+func (g *gateway) currentSessions() []*session {
+	out := make([]*session, 0, len(g.current))
+	for _, sess := range g.current {
+		out = append(out, sess)
+	}
+	return out
+}
+
+// shardOf is the shard of shards that Discord sends guild's events to:
+// (guild_id >> 22) % shards; DMs (guild "") go to shard 0.
+func shardOf(guild string, shards int) int {
+	id, err := strconv.ParseUint(guild, 10, 64)
+	if err != nil || shards <= 1 {
+		return 0
+	}
+	return int((id >> 22) % uint64(shards))
 }
 
 func (g *gateway) allConns() []*gwConn {
@@ -66,14 +95,29 @@ func dispatchFrame(seq int64, t string, d any) []byte {
 	return data
 }
 
-// emitLocked dispatches ev to the current session, or keeps it for the
-// next IDENTIFY when there is none.
+// emitLocked dispatches ev to the current session of its shard, or keeps
+// it for the shard's next IDENTIFY when there is none.
 func (s *Server) emitLocked(ev event) {
-	if s.gw.current == nil {
+	cur := s.gw.current[shardOf(ev.guild, s.gw.shards)]
+	if cur == nil {
 		s.gw.backlog = append(s.gw.backlog, ev)
 		return
 	}
-	s.appendLocked(s.gw.current, ev)
+	s.appendLocked(cur, ev)
+}
+
+// takeBacklogLocked hands sess the events produced for its shard while
+// the shard had no session.
+func (s *Server) takeBacklogLocked(sess *session) {
+	var keep []event
+	for _, ev := range s.gw.backlog {
+		if shardOf(ev.guild, sess.shards) == sess.shard {
+			s.appendLocked(sess, ev)
+		} else {
+			keep = append(keep, ev)
+		}
+	}
+	s.gw.backlog = keep
 }
 
 // appendLocked gives ev the session's next sequence number, logs it for
@@ -87,6 +131,7 @@ func (s *Server) appendLocked(sess *session, ev event) {
 		d = ev.stripped
 	}
 	sess.seq++
+	s.gw.dispatches = append(s.gw.dispatches, Dispatch{Shard: sess.shard, Type: ev.t, ID: ev.id, GuildID: ev.guild})
 	l := logged{seq: sess.seq, data: dispatchFrame(sess.seq, ev.t, d), interactionID: ev.interactionID}
 	sess.log = append(sess.log, l)
 	if sess.conn != nil {
@@ -109,16 +154,24 @@ func (s *Server) newSessionID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// startSessionLocked answers an IDENTIFY: READY, one GUILD_CREATE per guild,
-// then whatever was produced while no session existed.
-func (s *Server) startSessionLocked(c *gwConn, intents int) {
-	sess := &session{id: s.newSessionID(), intents: intents, conn: c}
+// startSessionLocked answers an IDENTIFY of shard [shard, shards]: READY,
+// one GUILD_CREATE per guild of the shard, then whatever was produced for
+// the shard while it had no session.
+func (s *Server) startSessionLocked(c *gwConn, intents, shard, shards int) {
+	sess := &session{id: s.newSessionID(), intents: intents, shard: shard, shards: shards, conn: c}
 	s.gw.sessions[sess.id] = sess
-	s.gw.current = sess
+	s.gw.shards = shards
+	s.gw.current[shard] = sess
 	c.sess = sess
 
-	guilds := make([]map[string]any, 0, len(s.w.guildOrder))
+	var mine []string
 	for _, id := range s.w.guildOrder {
+		if shardOf(id, shards) == shard {
+			mine = append(mine, id)
+		}
+	}
+	guilds := make([]map[string]any, 0, len(mine))
+	for _, id := range mine {
 		guilds = append(guilds, map[string]any{"id": id, "unavailable": true})
 	}
 	bot := s.w.userJSON(s.w.botID)
@@ -127,15 +180,12 @@ func (s *Server) startSessionLocked(c *gwConn, intents int) {
 		"v": 9, "user": bot, "session_id": sess.id, "session_type": "normal",
 		"resume_gateway_url": s.gatewayURL(), "guilds": guilds, "private_channels": []any{},
 		"application": map[string]any{"id": s.w.botID, "flags": s.opts.appFlags},
+		"shard":       [2]int{shard, shards},
 	}))
-	for _, id := range s.w.guildOrder {
-		s.appendLocked(sess, event{t: "GUILD_CREATE", d: s.guildJSON(id), intent: intentGuilds})
+	for _, id := range mine {
+		s.appendLocked(sess, event{t: "GUILD_CREATE", d: s.guildJSON(id), intent: intentGuilds, id: id, guild: id})
 	}
-	backlog := s.gw.backlog
-	s.gw.backlog = nil
-	for _, ev := range backlog {
-		s.appendLocked(sess, ev)
-	}
+	s.takeBacklogLocked(sess)
 }
 
 // resumeSessionLocked answers a RESUME: every dispatch after seq, then RESUMED.
@@ -153,13 +203,9 @@ func (s *Server) resumeSessionLocked(c *gwConn, sess *session, seq int64) {
 	}
 	sess.seq++
 	c.pushRaw(dispatchFrame(sess.seq, "RESUMED", map[string]any{}))
-	if s.gw.current == nil {
-		s.gw.current = sess
-		backlog := s.gw.backlog
-		s.gw.backlog = nil
-		for _, ev := range backlog {
-			s.appendLocked(sess, ev)
-		}
+	if s.gw.current[sess.shard] == nil {
+		s.gw.current[sess.shard] = sess
+		s.takeBacklogLocked(sess)
 	}
 }
 
@@ -198,7 +244,7 @@ func (s *Server) emitMessageLocked(t string, m *message) {
 	if m.guildID != "" && m.webhookID == "" { // gateway messages carry the author's member
 		full.Member = s.w.memberJSON(m.authorID, false, m.created)
 	}
-	ev := event{t: t, d: full, intent: messageIntent(c)}
+	ev := event{t: t, d: full, intent: messageIntent(c), id: m.id, guild: m.guildID}
 	if c.Type != channelDM && m.authorID != s.w.botID && !containsID(m.mentions, s.w.botID) {
 		stripped := full
 		stripped.Content, stripped.Components = "", json.RawMessage("[]")
@@ -216,55 +262,61 @@ func containsID(ids []string, id string) bool {
 	return false
 }
 
-// DropConnection closes the gateway websocket abruptly (no close frame), as
-// a network failure would; discordgo reconnects and RESUMEs.
-func (s *Server) DropConnection() {
+// DropConnection closes the gateway websocket of every shard abruptly (no
+// close frame), as a network failure would; discordgo reconnects and
+// RESUMEs.
+func (s *Server) DropConnection() { s.dropConnections(-1) }
+
+// DropShard is DropConnection for shard's connection alone.
+func (s *Server) DropShard(shard int) { s.dropConnections(shard) }
+
+// dropConnections drops the connection of shard, or of all (-1).
+func (s *Server) dropConnections(shard int) {
 	s.mu.Lock()
-	var c *gwConn
-	if cur := s.gw.current; cur != nil && cur.conn != nil {
-		c = cur.conn
-		cur.conn = nil
+	var drop []*gwConn
+	for _, cur := range s.gw.currentSessions() {
+		if (shard < 0 || cur.shard == shard) && cur.conn != nil {
+			drop = append(drop, cur.conn)
+			cur.conn = nil
+		}
 	}
 	s.notifyLocked()
 	s.mu.Unlock()
-	if c != nil {
+	for _, c := range drop {
 		c.closeNow()
 	}
 }
 
-// RequestReconnect sends op 7: the client reconnects and RESUMEs.
-func (s *Server) RequestReconnect() {
+// RequestReconnect sends op 7 on every shard: the client reconnects and RESUMEs.
+func (s *Server) RequestReconnect() { s.pushToShards(frame{Op: opReconnect}) }
+
+// RequestHeartbeat sends op 1 on every shard: the client must heartbeat at once.
+func (s *Server) RequestHeartbeat() { s.pushToShards(frame{Op: opHeartbeat}) }
+
+func (s *Server) pushToShards(f frame) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if cur := s.gw.current; cur != nil && cur.conn != nil {
-		cur.conn.push(frame{Op: opReconnect})
+	for _, cur := range s.gw.currentSessions() {
+		if cur.conn != nil {
+			cur.conn.push(f)
+		}
 	}
 }
 
-// RequestHeartbeat sends op 1: the client must heartbeat at once.
-func (s *Server) RequestHeartbeat() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if cur := s.gw.current; cur != nil && cur.conn != nil {
-		cur.conn.push(frame{Op: opHeartbeat})
-	}
-}
-
-// InvalidateSession sends op 9 (d: false) and forgets the session: the
-// client identifies afresh, and dispatches until then wait for the new session.
+// InvalidateSession sends op 9 (d: false) on every shard and forgets their
+// sessions: the client identifies afresh, and dispatches until then wait
+// for the new sessions.
 func (s *Server) InvalidateSession() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	cur := s.gw.current
-	if cur == nil {
-		return
-	}
-	delete(s.gw.sessions, cur.id)
-	s.gw.current = nil
-	if c := cur.conn; c != nil {
-		c.sess = nil
-		cur.conn = nil
-		c.push(frame{Op: opInvalidSession, D: false})
+	for _, cur := range s.gw.currentSessions() {
+		delete(s.gw.sessions, cur.id)
+		delete(s.gw.current, cur.shard)
+		if c := cur.conn; c != nil {
+			c.sess = nil
+			cur.conn = nil
+			c.push(frame{Op: opInvalidSession, D: false})
+		}
 	}
 	s.notifyLocked()
 }

@@ -32,6 +32,8 @@ const (
 	closeNotAuthenticated websocket.StatusCode = 4003
 	closeAuthFailed       websocket.StatusCode = 4004
 	closeAlreadyAuthed    websocket.StatusCode = 4005
+	closeInvalidShard     websocket.StatusCode = 4010
+	closeShardingRequired websocket.StatusCode = 4011
 	closeInvalidIntents   websocket.StatusCode = 4013
 	closeDisallowedIntent websocket.StatusCode = 4014
 )
@@ -259,8 +261,9 @@ func (s *Server) checkIntents(intents *int) (websocket.StatusCode, string) {
 
 func (s *Server) identifyLocked(c *gwConn, d json.RawMessage) {
 	var id struct {
-		Token   string `json:"token"`
-		Intents *int   `json:"intents"`
+		Token   string  `json:"token"`
+		Intents *int    `json:"intents"`
+		Shard   *[2]int `json:"shard"`
 	}
 	if json.Unmarshal(d, &id) != nil {
 		c.closeWith(closeDecodeError, "Error while decoding payload.")
@@ -274,9 +277,32 @@ func (s *Server) identifyLocked(c *gwConn, d json.RawMessage) {
 		c.closeWith(code, reason)
 		return
 	}
-	s.gw.identifies++
+	shard, shards := 0, 1
+	if id.Shard != nil {
+		shard, shards = id.Shard[0], id.Shard[1]
+	}
+	if code, reason := s.checkShard(shard, shards); code != 0 {
+		c.closeWith(code, reason)
+		return
+	}
+	s.gw.identifies[shard]++
 	s.gw.intents = *id.Intents
-	s.startSessionLocked(c, *id.Intents)
+	s.startSessionLocked(c, *id.Intents, shard, shards)
+}
+
+// maxShards bounds the shard count the fake accepts.
+const maxShards = 1024
+
+// checkShard returns the close code for a shard Discord would refuse:
+// one outside [0, shards), or too few shards for the bot's guilds.
+func (s *Server) checkShard(shard, shards int) (websocket.StatusCode, string) {
+	if shards < 1 || shards > maxShards || shard < 0 || shard >= shards {
+		return closeInvalidShard, "Invalid shard."
+	}
+	if shards < s.opts.requiredShards {
+		return closeShardingRequired, "Sharding required."
+	}
+	return 0, ""
 }
 
 func (s *Server) resumeLocked(c *gwConn, d json.RawMessage) {

@@ -16,7 +16,7 @@ func TestReadyFillsStateAndGuilds(t *testing.T) {
 	t.Parallel()
 	ctx := testCtx(t)
 	srv := newServer(t)
-	s, _ := connect(t, srv)
+	s, rec := connect(t, srv)
 
 	if s.State.User == nil || s.State.User.ID != srv.BotID() || !s.State.User.Bot {
 		t.Fatalf("State.User = %+v, want the bot %s", s.State.User, srv.BotID())
@@ -27,8 +27,11 @@ func TestReadyFillsStateAndGuilds(t *testing.T) {
 	if err := srv.WaitFor(ctx, srv.Connected); err != nil {
 		t.Fatal(err)
 	}
-	// GUILD_CREATE follows READY and fills the state's channels.
-	if err := srv.WaitFor(ctx, func() bool { _, err := s.State.Channel(general); return err == nil }); err != nil {
+	// GUILD_CREATE follows READY and fills the state's channels, before
+	// discordgo calls the handlers (the fake sees nothing of the client's
+	// state: WaitFor cannot wait for it).
+	rec.wait(t, ctx, "GUILD_CREATE", func() bool { return len(rec.guilds) > 0 })
+	if _, err := s.State.Channel(general); err != nil {
 		t.Fatalf("general never reached State: %v", err)
 	}
 	if n := srv.Identifies(); n != 1 {

@@ -74,6 +74,7 @@ type recorder struct {
 	messages     []*discordgo.MessageCreate
 	interactions []*discordgo.InteractionCreate
 	threads      []*discordgo.ThreadCreate
+	guilds       []*discordgo.GuildCreate
 }
 
 func (r *recorder) add(f func()) {
@@ -147,7 +148,14 @@ func (r *recorder) interaction(t *testing.T, ctx context.Context, id string) *di
 // connect opens a real discordgo session against srv and records its events.
 func connect(t *testing.T, srv *discordtest.Server) (*discordgo.Session, *recorder) {
 	t.Helper()
+	return connectWith(t, srv, func(*discordgo.Session) {})
+}
+
+// connectWith is connect with the session set up by setup before it opens.
+func connectWith(t *testing.T, srv *discordtest.Server, setup func(*discordgo.Session)) (*discordgo.Session, *recorder) {
+	t.Helper()
 	s := newSession(t, srv, srv.Token())
+	setup(s)
 	rec := &recorder{changed: make(chan struct{})}
 	s.AddHandler(func(_ *discordgo.Session, m *discordgo.MessageCreate) {
 		rec.add(func() { rec.messages = append(rec.messages, m) })
@@ -157,6 +165,9 @@ func connect(t *testing.T, srv *discordtest.Server) (*discordgo.Session, *record
 	})
 	s.AddHandler(func(_ *discordgo.Session, th *discordgo.ThreadCreate) {
 		rec.add(func() { rec.threads = append(rec.threads, th) })
+	})
+	s.AddHandler(func(_ *discordgo.Session, g *discordgo.GuildCreate) {
+		rec.add(func() { rec.guilds = append(rec.guilds, g) })
 	})
 	if err := s.Open(); err != nil {
 		t.Fatalf("Open: %v", err)

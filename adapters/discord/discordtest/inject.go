@@ -194,6 +194,6 @@ func (s *Server) emitInteractionLocked(in *interaction, data any, msg *wireMessa
 		w.Context = 1 // BOT_DM
 		w.Owners = map[string]string{"1": in.userID}
 	}
-	s.emitLocked(event{t: "INTERACTION_CREATE", d: w, interactionID: in.id})
+	s.emitLocked(event{t: "INTERACTION_CREATE", d: w, interactionID: in.id, id: in.id, guild: in.guildID})
 	s.notifyLocked()
 }

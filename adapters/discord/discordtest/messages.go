@@ -231,7 +231,7 @@ func (s *Server) deleteMessage(r *request) reply {
 	m.deleted = true
 	s.w.order[c.ID] = slices.DeleteFunc(s.w.order[c.ID], func(id string) bool { return id == m.id })
 	s.emitLocked(event{t: "MESSAGE_DELETE", d: map[string]string{"id": m.id, "channel_id": m.channelID, "guild_id": m.guildID},
-		intent: messageIntent(c)})
+		intent: messageIntent(c), id: m.id, guild: m.guildID})
 	return noContent()
 }
 

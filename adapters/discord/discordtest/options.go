@@ -18,6 +18,7 @@ type options struct {
 	tokenLifetime     time.Duration // follow-up / edit window
 	nonceWindow       time.Duration // enforce_nonce's memory
 	observe           func(Call)
+	requiredShards    int // fewer shards are refused with 4011
 }
 
 // Limit is a fixed-window bucket as Discord runs them: Requests per Window,
@@ -109,3 +110,8 @@ func WithInteractionTokenLifetime(d time.Duration) Option {
 func WithCallObserver(f func(Call)) Option {
 	return func(o *options) { o.observe = f }
 }
+
+// WithRequiredShards makes the bot need n shards, as Discord does once a
+// bot is in too many guilds for one: an IDENTIFY with fewer is closed
+// with 4011 (sharding required), and GET /gateway/bot recommends n.
+func WithRequiredShards(n int) Option { return func(o *options) { o.requiredShards = n } }

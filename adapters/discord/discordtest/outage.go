@@ -41,17 +41,29 @@ func (s *Server) Held() int {
 // readable over REST (GET /channels/{id}/messages). A client still
 // connected is dropped. Dispatches produced from now until the next
 // IDENTIFY wait for it, as after InvalidateSession.
-func (s *Server) ForgetSessions() {
+func (s *Server) ForgetSessions() { s.forget(-1) }
+
+// ForgetShard is ForgetSessions for shard's sessions alone: the other
+// shards keep theirs.
+func (s *Server) ForgetShard(shard int) { s.forget(shard) }
+
+// forget forgets the sessions of shard, or all (-1).
+func (s *Server) forget(shard int) {
 	s.mu.Lock()
 	var drop []*gwConn
 	for id, sess := range s.gw.sessions {
+		if shard >= 0 && sess.shard != shard {
+			continue
+		}
 		if c := sess.conn; c != nil {
 			c.sess, sess.conn = nil, nil
 			drop = append(drop, c)
 		}
 		delete(s.gw.sessions, id)
+		if s.gw.current[sess.shard] == sess {
+			delete(s.gw.current, sess.shard)
+		}
 	}
-	s.gw.current = nil
 	s.notifyLocked()
 	s.mu.Unlock()
 	for _, c := range drop {

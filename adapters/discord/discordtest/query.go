@@ -148,12 +148,47 @@ func (s *Server) RateLimited() int {
 	return s.rateLimited
 }
 
-// Identifies counts the IDENTIFYs (op 2) accepted.
+// Identifies counts the IDENTIFYs (op 2) accepted, of every shard.
 func (s *Server) Identifies() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.gw.identifies
+	return s.gw.totalIdentifies()
 }
+
+// ShardIdentifies counts the IDENTIFYs accepted for shard.
+func (s *Server) ShardIdentifies(shard int) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gw.identifies[shard]
+}
+
+func (g *gateway) totalIdentifies() int {
+	n := 0
+	for _, c := range g.identifies {
+		n += c
+	}
+	return n
+}
+
+// Dispatch is an event the fake gave a shard's session (replays on
+// RESUME are not counted again).
+type Dispatch struct {
+	Shard   int
+	Type    string // MESSAGE_CREATE, GUILD_CREATE…
+	ID      string // the message, channel, guild or interaction
+	GuildID string // "" in DMs
+}
+
+// Dispatches are the events given to the shards' sessions, in order.
+func (s *Server) Dispatches() []Dispatch {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.gw.dispatches)
+}
+
+// ShardOf is the shard that guild's events go to with shards shards
+// (Discord's (guild_id >> 22) % shards; DMs, guild "", go to shard 0).
+func ShardOf(guild string, shards int) int { return shardOf(guild, shards) }
 
 // Resumes counts the successful RESUMEs (op 6).
 func (s *Server) Resumes() int {
@@ -170,11 +205,28 @@ func (s *Server) Heartbeats() int {
 }
 
 // Connected reports whether a client is identified (or resumed) and
-// receiving dispatches.
+// receiving dispatches on every shard of the last IDENTIFY's count.
 func (s *Server) Connected() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.gw.current != nil && s.gw.current.conn != nil
+	for i := range s.gw.shards {
+		if !s.gw.shardConnected(i) {
+			return false
+		}
+	}
+	return true
+}
+
+// ShardConnected is Connected for shard alone.
+func (s *Server) ShardConnected(shard int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gw.shardConnected(shard)
+}
+
+func (g *gateway) shardConnected(shard int) bool {
+	cur := g.current[shard]
+	return cur != nil && cur.conn != nil
 }
 
 // Intents returns the intents of the last accepted IDENTIFY.

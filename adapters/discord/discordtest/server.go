@@ -17,6 +17,13 @@
 // RequestReconnect, InvalidateSession, ForgetSessions, HoldGateway) and
 // query what the bot did (Messages, InteractionReplies, Ephemeral, Calls,
 // Downloads…), synchronising with WaitFor instead of sleeping.
+//
+// A client may shard: each IDENTIFY with shard [i, n] starts shard i's
+// session, which receives the events of the guilds with
+// (guild_id >> 22) % n == i, and shard 0 the DMs'. DropShard and
+// ForgetShard steer one shard; ShardIdentifies, ShardConnected and
+// Dispatches tell what each got; WithRequiredShards makes too few shards
+// a 4011.
 package discordtest
 
 import (

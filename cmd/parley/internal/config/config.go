@@ -173,7 +173,14 @@ type Discord struct {
 	// GuildID registers the application commands in that guild only, where
 	// changes show at once; empty registers them globally.
 	GuildID string `mapstructure:"guild_id"`
+	// Shards splits the gateway into that many connections (Discord
+	// requires sharding from 2,500 guilds on); replicas sharing a store
+	// spread them over themselves.
+	Shards int `mapstructure:"shards"`
 }
+
+// MaxDiscordShards bounds discord.shards.
+const MaxDiscordShards = 1024
 
 // Access says who may talk to the bot and who administers it.
 type Access struct {
@@ -350,7 +357,7 @@ func Default() Config {
 		},
 		Slack:    Slack{Mode: SlackModeSocket, APIURL: "https://slack.com/api/"},
 		Telegram: Telegram{Mode: TelegramModePolling, APIURL: "https://api.telegram.org"},
-		Discord:  Discord{APIURL: "https://discord.com/api/v9"},
+		Discord:  Discord{APIURL: "https://discord.com/api/v9", Shards: 1},
 		Tools:    Tools{WebFetch: Toggle{Enabled: true}, Approval: Approval{ExpireMinutes: 10}},
 		Memory:   Memory{ProfileChars: 1500, FactsChars: 3000},
 		Limits:   Limits{TurnsPerMinute: 10, DailyTokens: 1_000_000, QueueMessages: 20, QueueBytes: 64 << 10, MessageChars: 16000},

@@ -184,6 +184,24 @@ func TestLoadPrecedence(t *testing.T) {
 			want: "http://localhost:11434/v1",
 		},
 		{
+			name: "discord shards default to one",
+			get:  func(c *Config) any { return c.Discord.Shards },
+			want: 1,
+		},
+		{
+			name: "discord shards from the file",
+			yaml: "discord:\n  shards: 3\n",
+			get:  func(c *Config) any { return c.Discord.Shards },
+			want: 3,
+		},
+		{
+			name: "discord shards from the environment",
+			yaml: "discord:\n  shards: 3\n",
+			env:  map[string]string{"PARLEY_DISCORD_SHARDS": "16"},
+			get:  func(c *Config) any { return c.Discord.Shards },
+			want: 16,
+		},
+		{
 			name: "file keys are case-insensitive",
 			yaml: "Discord:\n  API_URL: https://proxy.example/api/v9\n",
 			get:  func(c *Config) any { return c.Discord.APIURL },

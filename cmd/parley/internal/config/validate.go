@@ -81,6 +81,9 @@ func (c *Config) validate() []string {
 	if n := c.LLM.MaxConcurrent; n < 1 || n > 1000 {
 		add("llm.max_concurrent: %d is out of range; want 1 to 1000", n)
 	}
+	if n := c.Discord.Shards; n < 1 || n > MaxDiscordShards {
+		add("discord.shards: %d is out of range; want 1 to %d", n, MaxDiscordShards)
+	}
 	if n := c.Tools.Approval.ExpireMinutes; n < 1 || n > 7*24*60 {
 		add("tools.approval.expire_minutes: %d is out of range; want 1 to 10080 (a week)", n)
 	}

@@ -168,6 +168,16 @@ func TestValidation(t *testing.T) {
 			},
 		},
 		{
+			name: "discord shards below one",
+			yaml: "discord:\n  shards: 0\n",
+			want: []string{`discord.shards: 0 is out of range; want 1 to 1024`},
+		},
+		{
+			name: "discord shards past the limit",
+			env:  map[string]string{"PARLEY_DISCORD_SHARDS": "1025"},
+			want: []string{`discord.shards: 1025 is out of range; want 1 to 1024`},
+		},
+		{
 			name: "listen without port",
 			yaml: "http:\n  listen: \"8080\"\n",
 			want: []string{`http.listen: "8080" is not valid; want host:port, e.g. 127.0.0.1:8080 or :8080`},
