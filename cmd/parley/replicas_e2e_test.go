@@ -7,6 +7,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os/exec"
 	"regexp"
 	"strconv"
@@ -43,7 +44,7 @@ func answerTo(r llmtest.Request) llmtest.Reply {
 // leases expire, another replica takes over polling and resumes the
 // unfinished turns from the store: every person gets exactly one answer,
 // the right one, nothing is lost or doubled, and the replicas together
-// draw no 429 from Telegram.
+// draw no 429 and no 409 (two pollers) from Telegram.
 func TestReplicasShareTheWork(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts three replicas")
@@ -141,6 +142,13 @@ func TestReplicasShareTheWork(t *testing.T) {
 	}
 	if n := tg.RateLimited(); n != 0 {
 		t.Errorf("Telegram answered %d 429s to the replicas", n)
+	}
+	// One poller at a time, the failover included: Telegram answers a
+	// second concurrent getUpdates with 409 Conflict.
+	for _, c := range tg.CallsTo("getUpdates") {
+		if c.Status == http.StatusConflict {
+			t.Errorf("a getUpdates met 409 Conflict: %s", c.Description)
+		}
 	}
 	t.Logf("%d answers; %d were in flight when the poller died", people, inFlight)
 }
