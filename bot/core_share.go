@@ -53,6 +53,9 @@ func (c *Core) beat(ctx context.Context) {
 				}
 				break
 			}
+			if !registered {
+				c.out.rejoin()
+			}
 			registered = true
 			c.out.setShare(live)
 		case registered:
@@ -94,6 +97,14 @@ func (o *Outbound) setShare(n int) {
 		if st, ok := ol.adapter.(ShareTaker); ok {
 			st.SetShare(n)
 		}
+	}
+}
+
+// rejoin has every platform's shared budgets start over without burst
+// credit (Pacer.Rejoin).
+func (o *Outbound) rejoin() {
+	for _, ol := range o.outlets {
+		ol.pacer.Rejoin()
 	}
 }
 

@@ -59,8 +59,11 @@ type Pacer struct {
 	// share is how many replicas draw from the bot-wide budgets
 	// (SetShare); guarded by mu. 0 and 1 both mean this one alone.
 	share int
-	every time.Duration
-	burst int
+	// emptyShared has new shared buckets start without burst credit
+	// (Rejoin); guarded by mu.
+	emptyShared bool
+	every       time.Duration
+	burst       int
 
 	mu        sync.Mutex
 	buckets   map[PaceKey]*paceBucket

@@ -26,7 +26,33 @@ func (p *Pacer) newBucket(key PaceKey, now time.Time) *paceBucket {
 	b := &paceBucket{base: budget{max(every, 0), float64(burst)}, shared: sharedScope(key.Scope), at: now}
 	b.every, b.burst = b.base.shareOf(b.sharers(p.share))
 	b.tokens = b.burst
+	if b.shared && p.emptyShared {
+		b.tokens = 0
+	}
 	return b
+}
+
+// Rejoin is called when this replica starts answering again among others:
+// its bot-wide and workspace budgets give up their burst credit, and new
+// ones start without it. Another replica may have spent the platform's
+// burst a moment ago — one that just died, whose answers this one takes
+// over — and a full bucket here would draw 429s. The budget then refills
+// at this replica's rate.
+func (p *Pacer) Rejoin() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.emptyShared = true
+	now := p.cfg.Now()
+	for _, b := range p.buckets {
+		if !b.shared {
+			continue
+		}
+		b.mu.Lock()
+		b.refill(now)
+		b.tokens = 0
+		b.at = now
+		b.mu.Unlock()
+	}
 }
 
 // sharers is how many replicas split b: share for shared buckets, else 1.

@@ -78,3 +78,29 @@ func granted(p *bot.Pacer, chats int, d time.Duration) int {
 	wg.Wait()
 	return int(n.Load())
 }
+
+// TestPacerRejoinSpendsNoBurst: a replica that starts answering among
+// others (one that died may have just spent the platform's burst) sends
+// at its rate from the first call, with no burst on top.
+func TestPacerRejoinSpendsNoBurst(t *testing.T) {
+	caps := bot.Capabilities{EditEvery: time.Second, Overall: time.Second / 30}
+	for _, tt := range []struct {
+		rejoin bool
+		want   int // calls in the first second over 60 chats
+	}{
+		{false, 30 + 30},
+		{true, 30},
+	} {
+		t.Run(fmt.Sprintf("rejoin %t", tt.rejoin), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				p := bot.NewPacer(bot.PacerConfig{Platform: "telegram", Capabilities: caps})
+				if tt.rejoin {
+					p.Rejoin()
+				}
+				if got := granted(p, 60, time.Second); got < tt.want-2 || got > tt.want+1 {
+					t.Fatalf("%d calls in the first second, want %d", got, tt.want)
+				}
+			})
+		})
+	}
+}

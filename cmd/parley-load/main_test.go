@@ -37,6 +37,7 @@ func TestParseFlags(t *testing.T) {
 		{"negative restarts", []string{"-restarts", "-1"}, true},
 		{"postgres", []string{"-postgres", "postgres://parley@127.0.0.1:5432/postgres"}, false},
 		{"replicas", []string{"-replicas", "3", "-postgres", "postgresql://parley@db/postgres"}, false},
+		{"postgres over a socket", []string{"-postgres", "postgres://parley@/postgres?host=/run/postgresql&port=5432"}, false},
 		{"replicas without postgres", []string{"-replicas", "2"}, true},
 		{"no replicas", []string{"-replicas", "0", "-postgres", "postgres://parley@db/postgres"}, true},
 		{"postgres not a URL", []string{"-postgres", "host=db user=parley"}, true},

@@ -29,8 +29,9 @@ func validateStore(replicas int, postgres string) error {
 		return nil
 	}
 	u, err := url.Parse(postgres)
-	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") || u.Host == "" {
-		return errors.New("-postgres: want a postgres://user@host:port/database URL")
+	// No host is PostgreSQL's Unix-socket form (postgres://user@/db?host=/run/postgresql).
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") || (u.Host == "" && u.Query().Get("host") == "") {
+		return errors.New("-postgres: want a postgres://user@host:port/database URL (or postgres://user@/database?host=/socket/dir)")
 	}
 	return nil
 }

@@ -12,12 +12,14 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/parleybot/parley/adapters/slack/slacktest"
 	"github.com/parleybot/parley/adapters/telegram/telegramtest"
 	"github.com/parleybot/parley/agent/llm/llmtest"
 	"github.com/parleybot/parley/internal/syncbuf"
@@ -38,24 +40,84 @@ func answerTo(r llmtest.Request) llmtest.Reply {
 	return llmtest.Text("Answer ", n, ".").Paced(700 * time.Millisecond)
 }
 
+// replicasRig is three `parley run` processes of the real binary on one
+// PostgreSQL database, with env for their platform and the fake model.
+type replicasRig struct {
+	cmds []*exec.Cmd
+	logs *syncbuf.Buffer
+	url  string
+}
+
+func startReplicas(t *testing.T, ctx context.Context, n int, model *llmtest.Server, env ...string) *replicasRig {
+	t.Helper()
+	rig := &replicasRig{logs: &syncbuf.Buffer{}, url: pgtest.NewDatabase(t)}
+	for range n {
+		sb := newSandbox(t, append([]string{
+			"PARLEY_STORE_DRIVER=postgres",
+			"PARLEY_STORE_POSTGRES_URL=" + rig.url,
+			"PARLEY_STORE_LEASE_SECONDS=3",
+			"PARLEY_LLM_MAX_CONCURRENT=64",
+			"PARLEY_EVOLUTION_ENABLED=false",
+		}, env...)...).withLLM(model)
+		cmd := sb.command(ctx, "run")
+		cmd.Stdout, cmd.Stderr = rig.logs, rig.logs
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		rig.cmds = append(rig.cmds, cmd)
+		t.Cleanup(func() {
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			_ = cmd.Wait()
+		})
+	}
+	return rig
+}
+
+// kill SIGKILLs the replica with process id pid.
+func (rig *replicasRig) kill(t *testing.T, pid int) {
+	t.Helper()
+	for _, cmd := range rig.cmds {
+		if cmd.Process.Pid == pid {
+			if err := cmd.Process.Kill(); err != nil {
+				t.Fatal(err)
+			}
+			_ = cmd.Wait()
+			return
+		}
+	}
+	t.Fatalf("pid %d is none of the replicas'", pid)
+}
+
 // TestReplicasShareTheWork: 200 people each ask once while three replicas
 // run on one PostgreSQL database. The replica receiving from Telegram (the
 // elected poller) is killed with SIGKILL while turns are mid-stream. Its
 // leases expire, another replica takes over polling and resumes the
-// unfinished turns from the store: every person gets exactly one answer,
-// the right one, nothing is lost or doubled, and the replicas together
-// draw no 429 and no 409 (two pollers) from Telegram.
+// unfinished turns from the store: every person gets an answer, the right
+// one, nothing is lost, and the replicas together draw no 429 and no 409
+// (two pollers) from Telegram. Telegram offers no way to make a send
+// idempotent, so a replica killed between a sendMessage and the record of
+// its result leaves that answer to be sent again (docs/architecture.md,
+// "One reply, one message"): only answers sent as the replica died may
+// show twice. TestReplicasOnSlackExactlyOnce is the same with none.
 func TestReplicasShareTheWork(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts three replicas")
 	}
 	t.Parallel()
-	url := pgtest.NewDatabase(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 
 	const people = 200
-	tg := telegramtest.NewServer()
+	// When each chat was sent a message, as the fake answered it.
+	var sendsMu sync.Mutex
+	sends := map[string][]time.Time{}
+	tg := telegramtest.NewServer(telegramtest.WithCallObserver(func(c telegramtest.Call) {
+		if c.Method == "sendMessage" && c.Status == http.StatusOK {
+			sendsMu.Lock()
+			sends[c.Params["chat_id"]] = append(sends[c.Params["chat_id"]], time.Now())
+			sendsMu.Unlock()
+		}
+	}))
 	t.Cleanup(tg.Close)
 	ids := make([]string, people)
 	for i := range people {
@@ -65,79 +127,65 @@ func TestReplicasShareTheWork(t *testing.T) {
 	}
 	model := llmtest.NewServer(llmtest.WithResponder(answerTo))
 	t.Cleanup(model.Close)
-
-	logs := &syncbuf.Buffer{}
-	replicas := make([]*exec.Cmd, 3)
-	for i := range replicas {
-		sb := newSandbox(t,
-			"PARLEY_TELEGRAM_ENABLED=true",
-			"PARLEY_TELEGRAM_TOKEN="+tg.Token(),
-			"PARLEY_TELEGRAM_API_URL="+tg.URL,
-			"PARLEY_ACCESS_TELEGRAM_ALLOW_USERS="+strings.Join(ids, ","),
-			"PARLEY_STORE_DRIVER=postgres",
-			"PARLEY_STORE_POSTGRES_URL="+url,
-			"PARLEY_STORE_LEASE_SECONDS=3",
-			"PARLEY_LLM_MAX_CONCURRENT=64",
-			"PARLEY_EVOLUTION_ENABLED=false",
-		).withLLM(model)
-		cmd := sb.command(ctx, "run")
-		cmd.Stdout, cmd.Stderr = logs, logs
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		replicas[i] = cmd
-		t.Cleanup(func() {
-			_ = cmd.Process.Signal(syscall.SIGTERM)
-			_ = cmd.Wait()
-		})
-	}
+	rig := startReplicas(t, ctx, 3, model,
+		"PARLEY_TELEGRAM_ENABLED=true",
+		"PARLEY_TELEGRAM_TOKEN="+tg.Token(),
+		"PARLEY_TELEGRAM_API_URL="+tg.URL,
+		"PARLEY_ACCESS_TELEGRAM_ALLOW_USERS="+strings.Join(ids, ","))
 	if err := tg.WaitFor(ctx, tg.Polling); err != nil {
-		t.Fatalf("no replica polls: %v\n%s", err, logs)
+		t.Fatalf("no replica polls: %v\n%s", err, rig.logs)
 	}
 
 	for i := range people {
 		tg.Post(telegramtest.Incoming{Chat: int64(5000 + i), From: int64(5000 + i), Text: fmt.Sprintf("question %d", i)})
 	}
+	answers := func(i int) (right, all int) {
+		for _, m := range tg.BotMessages(int64(5000 + i)) {
+			all++
+			if m.Visible == fmt.Sprintf("Answer %d.", i) {
+				right++
+			}
+		}
+		return right, all
+	}
 	answered := func() (n int) {
 		for i := range people {
-			for _, m := range tg.BotMessages(int64(5000 + i)) {
-				if m.Visible == fmt.Sprintf("Answer %d.", i) {
-					n++
-				}
+			if right, _ := answers(i); right > 0 {
+				n++
 			}
 		}
 		return n
 	}
 	// Mid-stream: some answers are out, many are still being written.
 	if err := tg.WaitFor(ctx, func() bool { return answered() >= 10 }); err != nil {
-		t.Fatalf("no answers: %v\n%s", err, logs)
+		t.Fatalf("no answers: %v\n%s", err, rig.logs)
 	}
-	leader := pollerPID(t, ctx, url)
-	killed := false
-	for _, cmd := range replicas {
-		if cmd.Process.Pid == leader {
-			if err := cmd.Process.Kill(); err != nil {
-				t.Fatal(err)
-			}
-			_ = cmd.Wait()
-			killed = true
-		}
-	}
-	if !killed {
-		t.Fatalf("the poller's pid %d is none of the replicas'", leader)
-	}
+	killedAt := time.Now()
+	rig.kill(t, leaseHolderPID(t, ctx, rig.url, "receive:telegram"))
 	inFlight := people - answered()
 	if inFlight == 0 {
 		t.Fatal("every answer was out before the kill: nothing was mid-stream")
 	}
 
 	if err := tg.WaitFor(ctx, func() bool { return answered() == people }); err != nil {
-		t.Fatalf("%d of %d answered after the poller was killed (%d were in flight): %v\n%s", answered(), people, inFlight, err, logs)
+		t.Fatalf("%d of %d answered after the poller was killed (%d were in flight): %v\n%s", answered(), people, inFlight, err, rig.logs)
 	}
+	twice := 0
 	for i := range people {
-		msgs := tg.BotMessages(int64(5000 + i))
-		if len(msgs) != 1 {
-			t.Errorf("person %d got %d messages, want exactly one: %+v", i, len(msgs), msgs)
+		right, all := answers(i)
+		switch {
+		case all != right:
+			t.Errorf("person %d got %d messages, %d of them the answer", i, all, right)
+		case right > 1:
+			twice++
+			// Only an answer whose send was under way when the replica
+			// died may be sent again: its first copy went out then.
+			sendsMu.Lock()
+			first := sends[strconv.Itoa(5000+i)][0]
+			sendsMu.Unlock()
+			if d := first.Sub(killedAt); d < -time.Second || d > time.Second {
+				t.Errorf("person %d got the answer twice, the first %s from the kill: not a send the kill cut short", i, d)
+			}
 		}
 	}
 	if n := tg.RateLimited(); n != 0 {
@@ -150,12 +198,98 @@ func TestReplicasShareTheWork(t *testing.T) {
 			t.Errorf("a getUpdates met 409 Conflict: %s", c.Description)
 		}
 	}
-	t.Logf("%d answers; %d were in flight when the poller died", people, inFlight)
+	t.Logf("%d answers; %d were in flight when the poller died; %d sent twice", people, inFlight, twice)
 }
 
-// pollerPID is the process id of the replica holding Telegram's receiving
-// lease (the replica id is host-pid-random/n).
-func pollerPID(t *testing.T, ctx context.Context, url string) int {
+// TestReplicasOnSlackExactlyOnce: the same on Slack, where every replica
+// receives (the fake spreads the events over their Socket Mode
+// connections) and a create is findable after a crash (the reply's key in
+// the message metadata): one replica is killed with SIGKILL mid-stream,
+// and every person gets exactly one message, the right answer, with no
+// 429 from the replicas together.
+func TestReplicasOnSlackExactlyOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts three replicas")
+	}
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+
+	const people = 200
+	slk := slacktest.NewServer()
+	t.Cleanup(slk.Close)
+	dms := make([]string, people)
+	for i := range people {
+		id := fmt.Sprintf("UREP%04d", i)
+		slk.AddUser(id, fmt.Sprintf("p%d", i))
+		dms[i] = "D" + id
+		slk.AddChannel(dms[i], dms[i], slacktest.IM)
+	}
+	model := llmtest.NewServer(llmtest.WithResponder(answerTo))
+	t.Cleanup(model.Close)
+	rig := startReplicas(t, ctx, 3, model,
+		"PARLEY_SLACK_ENABLED=true",
+		"PARLEY_SLACK_BOT_TOKEN="+slk.BotToken(),
+		"PARLEY_SLACK_APP_TOKEN="+slk.AppToken(),
+		"PARLEY_SLACK_API_URL="+slk.URL+"/")
+	if err := slk.WaitFor(ctx, func() bool { return slk.OpenConnections() == 3 }); err != nil {
+		t.Fatalf("the replicas did not all connect: %v\n%s", err, rig.logs)
+	}
+
+	for i := range people {
+		slk.PostUserMessage(dms[i], fmt.Sprintf("UREP%04d", i), fmt.Sprintf("question %d", i), "")
+	}
+	answers := func(i int) (right, all int) {
+		for _, m := range slk.Messages(dms[i]) {
+			if m.BotID == "" {
+				continue
+			}
+			all++
+			if m.Visible() == fmt.Sprintf("Answer %d.", i) && !m.Streaming {
+				right++
+			}
+		}
+		return right, all
+	}
+	answered := func() (n int) {
+		for i := range people {
+			if right, _ := answers(i); right > 0 {
+				n++
+			}
+		}
+		return n
+	}
+	if err := slk.WaitFor(ctx, func() bool { return answered() >= 10 }); err != nil {
+		t.Fatalf("no answers: %v\n%s", err, rig.logs)
+	}
+	rig.kill(t, rig.cmds[0].Process.Pid)
+	inFlight := people - answered()
+	if inFlight == 0 {
+		t.Fatal("every answer was out before the kill: nothing was mid-stream")
+	}
+	if err := slk.WaitFor(ctx, func() bool { return answered() == people }); err != nil {
+		t.Fatalf("%d of %d answered after a replica was killed (%d were in flight): %v\n%s", answered(), people, inFlight, err, rig.logs)
+	}
+	for i := range people {
+		if right, all := answers(i); right != 1 || all != 1 {
+			t.Errorf("person %d got %d messages, %d of them the answer; want exactly one", i, all, right)
+		}
+	}
+	limited := 0
+	for _, c := range slk.Calls() {
+		if c.Status == http.StatusTooManyRequests {
+			limited++
+		}
+	}
+	if limited != 0 {
+		t.Errorf("Slack answered %d rate-limit errors to the replicas", limited)
+	}
+	t.Logf("%d answers; %d were in flight when a replica died", people, inFlight)
+}
+
+// leaseHolderPID is the process id of the replica holding lease name (the
+// replica id is host-pid-random/n).
+func leaseHolderPID(t *testing.T, ctx context.Context, url, name string) int {
 	t.Helper()
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
@@ -163,7 +297,7 @@ func pollerPID(t *testing.T, ctx context.Context, url string) int {
 	}
 	defer conn.Close(ctx)
 	var holder string
-	if err := conn.QueryRow(ctx, `SELECT holder FROM leases WHERE name = 'receive:telegram'`).Scan(&holder); err != nil {
+	if err := conn.QueryRow(ctx, `SELECT holder FROM leases WHERE name = $1`, name).Scan(&holder); err != nil {
 		t.Fatalf("the receiving lease: %v", err)
 	}
 	id, _, _ := strings.Cut(holder, "/")
