@@ -125,6 +125,7 @@ func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
 	if err := a.open(ctx); err != nil {
 		return err
 	}
+	handlers.Go(ctx, func() { a.sweepBuckets(ctx) })
 	me := a.identity()
 	a.log.Info("connected to Discord", "bot", me.UserID)
 	a.registerCommands(ctx, me.AppID)
