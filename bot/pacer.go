@@ -35,8 +35,10 @@ type PacerConfig struct {
 	Now   func() time.Time
 	Sleep func(ctx context.Context, d time.Duration) error
 	// IdleAfter is how long a bucket stays unused before it may be
-	// dropped (default 5 min). Only full buckets with no penalty and no
-	// waiter are dropped, so dropping one never grants extra budget.
+	// dropped, and how often they are swept (default 1 min): the pacer
+	// holds the scopes of the last two IdleAfter. Only full buckets with
+	// no penalty and no waiter are dropped, so dropping one never grants
+	// extra budget: a new bucket starts full.
 	IdleAfter time.Duration
 }
 
@@ -120,7 +122,7 @@ type paceWaiter struct {
 func NewPacer(cfg PacerConfig) *Pacer {
 	cfg.Now, cfg.Sleep = clock.Or(cfg.Now, cfg.Sleep)
 	if cfg.IdleAfter <= 0 {
-		cfg.IdleAfter = 5 * time.Minute
+		cfg.IdleAfter = time.Minute
 	}
 	return &Pacer{
 		cfg:     cfg,

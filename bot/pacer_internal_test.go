@@ -36,3 +36,38 @@ func TestPacerDropsIdleBuckets(t *testing.T) {
 		}
 	})
 }
+
+// TestPacerHoldsRecentChats: with the default IdleAfter, a pacer keyed by
+// chat holds the chats of the last minutes, not every chat ever paced.
+func TestPacerHoldsRecentChats(t *testing.T) {
+	tests := []struct {
+		name             string
+		perMinute, hours int
+		most             int
+	}{
+		{name: "1,000 new chats a minute", perMinute: 1000, hours: 1, most: 2*1000 + 1},
+		{name: "a new chat a minute", perMinute: 1, hours: 24, most: 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				p := NewPacer(PacerConfig{Platform: "discord",
+					Capabilities: Capabilities{EditEvery: 1100 * time.Millisecond, EditBurst: 2, EditScope: PacePerChat}})
+				most, chat := 0, 0
+				for range tt.hours * 60 {
+					for range tt.perMinute {
+						if err := p.Wait(t.Context(), p.Key(Thread{Platform: "discord", Chat: fmt.Sprint(chat)})); err != nil {
+							t.Fatal(err)
+						}
+						chat++
+						most = max(most, p.bucketCount())
+					}
+					time.Sleep(time.Minute)
+				}
+				if most > tt.most {
+					t.Errorf("%d buckets held after %d chats, want ≤ %d", most, chat, tt.most)
+				}
+			})
+		})
+	}
+}

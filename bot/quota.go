@@ -42,15 +42,22 @@ type quotas struct {
 
 	mu    sync.Mutex
 	rates map[string]*rate.Limiter
+	// swept is when full limiters were last dropped from rates.
+	swept time.Time
 }
 
 func newQuotas(lim Limits, access Access, kv KV, now func() time.Time) *quotas {
 	return &quotas{lim: lim, access: access, kv: kv, now: now, rates: map[string]*rate.Limiter{}}
 }
 
-// maxRates bounds the rate limiters kept; full ones are dropped past it
-// (dropping a full bucket grants nothing).
-const maxRates = 10000
+// A full limiter — its person has not written for a minute or so — is
+// dropped (dropping a full bucket grants nothing) when a new person comes
+// and the last sweep is rateSweep old, or rates holds maxRates: rates
+// holds the people of the last minutes, not everyone who ever wrote.
+const (
+	rateSweep = time.Minute
+	maxRates  = 10000
+)
 
 // admit decides whether u may have another message answered now; notice
 // says why not, for u alone.
@@ -85,8 +92,8 @@ func (q *quotas) rate(u User) *rate.Limiter {
 	k := u.Key()
 	lim, ok := q.rates[k]
 	if !ok {
-		if len(q.rates) >= maxRates {
-			now := q.now()
+		if now := q.now(); len(q.rates) >= maxRates || now.Sub(q.swept) >= rateSweep {
+			q.swept = now
 			for key, l := range q.rates {
 				if l.TokensAt(now) >= float64(l.Burst()) {
 					delete(q.rates, key)

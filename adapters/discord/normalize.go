@@ -47,7 +47,7 @@ func (a *Adapter) normalize(ctx context.Context, m *discordgo.Message) (bot.Mess
 		out.Direct = true
 		out.Thread = bot.Thread{Platform: platform, Chat: m.ChannelID}
 		out.Place = bot.Place{ChatKind: "direct"}
-		a.msgs.Put(m.ID, seenMessage{text: out.Text, byBot: own})
+		a.msgs.Put(m.ID, seenMessage{byBot: own})
 		return out, true
 	}
 
@@ -65,7 +65,7 @@ func (a *Adapter) normalize(ctx context.Context, m *discordgo.Message) (bot.Mess
 		out.Thread = bot.Thread{Platform: platform, Space: m.GuildID, Chat: m.ChannelID, ID: root}
 		out.Place = bot.Place{ChatName: info.Name, ChatKind: "channel"}
 	}
-	a.msgs.Put(m.ID, seenMessage{text: out.Text, root: out.Thread.ID, byBot: own})
+	a.msgs.Put(m.ID, seenMessage{name: threadName(out.Text), root: out.Thread.ID, byBot: own})
 
 	if mentioned && !out.FromBot && strings.TrimSpace(m.Content) == "" && len(m.Attachments) == 0 {
 		a.warnContentIntent()

@@ -162,6 +162,37 @@ func TestNormalizeLooksUpUnknownThreads(t *testing.T) {
 	}
 }
 
+// What the adapter remembers of each message (rememberMessages of them)
+// is small whatever the message's length: the name a thread opened on it
+// would get, nothing in a DM, which has no threads.
+func TestNormalizeRemembersLittle(t *testing.T) {
+	long := strings.Repeat("word ", 800) // 4,000 characters
+	tests := []struct {
+		name, channel, guild string
+		want                 seenMessage
+	}{
+		{name: "direct message", channel: "77", want: seenMessage{}},
+		{name: "guild channel", channel: testChan, guild: testGuild,
+			want: seenMessage{name: threadName(long), root: "540"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := newTestAdapter(t, newFakeREST(t), nil)
+			if _, ok := a.normalize(testCtx(t), &discordgo.Message{ID: "540", ChannelID: tt.channel, GuildID: tt.guild,
+				Author: &discordgo.User{ID: "12", Username: "bob"}, Content: long}); !ok {
+				t.Fatal("dropped")
+			}
+			got, ok := a.msgs.Get("540")
+			if !ok || got != tt.want {
+				t.Errorf("remembered %+v, %v; want %+v", got, ok, tt.want)
+			}
+			if len(got.name) > 4*maxThreadName {
+				t.Errorf("remembered a name of %d bytes", len(got.name))
+			}
+		})
+	}
+}
+
 // Without the Message Content intent a mention arrives empty: the
 // operator is told once, not once per message.
 func TestNormalizeWarnsOnceAboutMessageContent(t *testing.T) {

@@ -143,7 +143,10 @@ func (a *Adapter) runShard(ctx context.Context, h bot.Handler, sh *gatewayShard,
 		return err
 	}
 	if sh.id == 0 {
-		// Once, not once per shard: the commands are the application's.
+		// Once, not once per shard: the commands are the application's,
+		// and every REST call (whose buckets the sweep forgets) goes
+		// through shard 0's session.
+		handlers.Go(ctx, func() { a.sweepBuckets(ctx) })
 		me := a.identity()
 		log.Info("connected to Discord", "bot", me.UserID)
 		a.registerCommands(ctx, me.AppID)

@@ -51,7 +51,10 @@ type chanInfo struct {
 
 // seenMessage is what the adapter remembers of a recent message.
 type seenMessage struct {
-	text  string // for naming a thread opened on it
+	// name is the thread's name should one be opened on it: threadName
+	// of its text, not the text, which may be 4,000 characters, in each
+	// of rememberMessages entries; "" in DMs, which have no threads.
+	name  string
 	root  string // the conversation it belongs to in its channel ("" in DMs)
 	byBot bool   // replying to it counts as mentioning the bot
 }
@@ -107,8 +110,8 @@ func (a *Adapter) openThread(ctx context.Context, t bot.Thread) (replyMode, erro
 		return mode, nil // the racer opened it
 	}
 	name := fallbackThreadName
-	if m, ok := a.msgs.Get(t.ID); ok {
-		name = threadName(m.text)
+	if m, ok := a.msgs.Get(t.ID); ok && m.name != "" {
+		name = m.name
 	}
 	th, err := a.s.MessageThreadStart(t.Chat, t.ID, name, archiveMinutes, callOpts(ctx)...)
 	switch code, status := restCode(err); {

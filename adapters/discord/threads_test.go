@@ -59,7 +59,7 @@ func TestSendOpensThreadLazily(t *testing.T) {
 			f.answer("GET /channels/450", 200, `{"id":"450","type":11,"guild_id":"`+testGuild+`","parent_id":"`+testChan+`"}`)
 			var log syncbuf.Buffer
 			a := newTestAdapter(t, f, &log)
-			a.msgs.Put("450", seenMessage{text: "deploy the staging box", root: "450"})
+			a.msgs.Put("450", seenMessage{name: threadName("deploy the staging box"), root: "450"})
 			for range 2 {
 				ref, err := a.Send(testCtx(t), conv, bot.Out{Text: "answer"})
 				if (err != nil) != tt.wantErr {

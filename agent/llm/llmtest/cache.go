@@ -33,7 +33,12 @@ const CacheMinTokens = 1024
 type promptCache struct {
 	mu        sync.Mutex
 	anthropic map[[32]byte]int // prefix hash (model, blocks) → its tokens
-	openAI    map[string][][]byte
+	// openAI holds, by model, every prefix of whole CacheMinTokens
+	// blocks of the prompts seen, as a chain of hashes (blockHashes): the
+	// answer is in whole blocks, so a prefix of those is all a request
+	// can read, and a lookup costs one pass over the prompt however many
+	// came before.
+	openAI map[string]map[[32]byte]struct{}
 }
 
 func tokens(n int) int { return n / 4 }
@@ -141,7 +146,7 @@ func anthropicBlocks(body map[string]any) (blocks [][]byte, marks []bool) {
 
 func (c *promptCache) openAIAccount(req Request) int {
 	if c.openAI == nil {
-		c.openAI = map[string][][]byte{}
+		c.openAI = map[string]map[[32]byte]struct{}{}
 	}
 	msgs, _ := req.JSON["messages"].([]any)
 	lead := 0
@@ -156,16 +161,34 @@ func (c *promptCache) openAIAccount(req Request) int {
 	tools, _ := json.Marshal(req.JSON["tools"])
 	rest, _ := json.Marshal(msgs[lead:])
 	prompt := append(append(system, tools...), rest...)
-	longest := 0
-	for _, earlier := range c.openAI[req.Model()] {
-		n := 0
-		for n < len(prompt) && n < len(earlier) && prompt[n] == earlier[n] {
-			n++
+	seen := c.openAI[req.Model()]
+	if seen == nil {
+		seen = map[[32]byte]struct{}{}
+		c.openAI[req.Model()] = seen
+	}
+	blocks, shared := blockHashes(prompt), 0
+	for shared < len(blocks) {
+		if _, ok := seen[blocks[shared]]; !ok {
+			break
 		}
-		longest = max(longest, n)
+		shared++
 	}
-	if tokens(len(prompt)) >= CacheMinTokens {
-		c.openAI[req.Model()] = append(c.openAI[req.Model()], prompt)
+	for _, h := range blocks[shared:] {
+		seen[h] = struct{}{}
 	}
-	return tokens(longest) / CacheMinTokens * CacheMinTokens
+	return shared * CacheMinTokens
+}
+
+// blockHashes identifies each prefix of prompt that is a whole number of
+// CacheMinTokens blocks: the i-th hash covers blocks 0..i, chained so
+// that two prompts share it only when they share all those bytes.
+func blockHashes(prompt []byte) [][32]byte {
+	const block = 4 * CacheMinTokens // bytes, at one token per 4
+	var out [][32]byte
+	var prev [32]byte
+	for end := block; end <= len(prompt); end += block {
+		prev = sha256.Sum256(append(prev[:], prompt[end-block:end]...))
+		out = append(out, prev)
+	}
+	return out
 }
