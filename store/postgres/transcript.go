@@ -117,17 +117,8 @@ func (db *DB) writeMessages(ctx context.Context, sessionID string, replace bool,
 			// folded away. The new transcript is msgs, so its hashes are
 			// known here, without reading the JSON back.
 			b.Queue(`DELETE FROM session_files WHERE session_id = $1 AND NOT (sha256 = ANY($2))`,
-				sessionID, nonNil(hashes))
+				sessionID, rowdata.NonNil(hashes))
 		}
 		return tx.SendBatch(ctx, b).Close()
 	})
-}
-
-// nonNil makes a nil list encode as [] (JSON) or '{}' (an array) rather
-// than null.
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }
