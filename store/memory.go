@@ -28,12 +28,7 @@ func (db *DB) Memory(ctx context.Context, userKey string) (agent.Memory, error) 
 		if err := rows.Scan(&target, &content); err != nil {
 			return agent.Memory{}, fmt.Errorf("store: memory of %q: %w", userKey, err)
 		}
-		switch agent.MemoryTarget(target) {
-		case agent.Profile:
-			m.Profile = append(m.Profile, content)
-		case agent.Facts:
-			m.Facts = append(m.Facts, content)
-		}
+		rowdata.AddToMemory(&m, target, content)
 	}
 	if err := rows.Err(); err != nil {
 		return agent.Memory{}, fmt.Errorf("store: memory of %q: %w", userKey, err)

@@ -143,22 +143,11 @@ func (db *DB) Activity(ctx context.Context, w evolve.Weights) ([]evolve.Activity
 		if s.SkillsRead, err = rowdata.DecodeList(skills); err != nil {
 			return nil, fmt.Errorf("store: activity: %w", err)
 		}
-		if len(out) == 0 || out[len(out)-1].Scope != scope {
-			a := evolve.Activity{Scope: scope}
-			if last != 0 {
-				a.LastReflected = fromMillis(last)
-			}
-			out = append(out, a)
+		var lastReflected time.Time // zero: never
+		if last != 0 {
+			lastReflected = fromMillis(last)
 		}
-		a := &out[len(out)-1]
-		t := fromMillis(at)
-		a.LastActivity = t
-		if t.After(a.LastReflected) {
-			if a.Since.IsZero() {
-				a.Since = t
-			}
-			a.Best = max(a.Best, evolve.Score(s, w))
-		}
+		out = rowdata.AddActivity(out, scope, lastReflected, fromMillis(at), s, w)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store: activity: %w", err)

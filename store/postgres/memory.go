@@ -24,12 +24,7 @@ func (db *DB) Memory(ctx context.Context, userKey string) (agent.Memory, error) 
 	}
 	var target, content string
 	if _, err := pgx.ForEachRow(rows, []any{&target, &content}, func() error {
-		switch agent.MemoryTarget(target) {
-		case agent.Profile:
-			m.Profile = append(m.Profile, content)
-		case agent.Facts:
-			m.Facts = append(m.Facts, content)
-		}
+		rowdata.AddToMemory(&m, target, content)
 		return nil
 	}); err != nil {
 		return agent.Memory{}, fmt.Errorf("postgres: memory of %q: %w", userKey, err)

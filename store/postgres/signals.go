@@ -139,18 +139,7 @@ func (db *DB) Activity(ctx context.Context, w evolve.Weights) ([]evolve.Activity
 		if err := scanSignals(rows, &s, &scope, &last, &at); err != nil {
 			return nil, fmt.Errorf("postgres: activity: %w", err)
 		}
-		if len(out) == 0 || out[len(out)-1].Scope != scope {
-			out = append(out, evolve.Activity{Scope: scope, LastReflected: fromOptTS(last)})
-		}
-		a := &out[len(out)-1]
-		t := fromTS(at)
-		a.LastActivity = t
-		if t.After(a.LastReflected) {
-			if a.Since.IsZero() {
-				a.Since = t
-			}
-			a.Best = max(a.Best, evolve.Score(s, w))
-		}
+		out = rowdata.AddActivity(out, scope, fromOptTS(last), fromTS(at), s, w)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("postgres: activity: %w", err)

@@ -3,6 +3,8 @@ package rowdata
 import (
 	"slices"
 	"strings"
+
+	"github.com/parleybot/parley/agent"
 )
 
 // MemoryEntry is one stored entry of a memory list.
@@ -87,4 +89,15 @@ func Contents(entries []MemoryEntry) []string {
 func PlatformOf(userKey string) string {
 	platform, _, _ := strings.Cut(userKey, ":")
 	return platform
+}
+
+// AddToMemory appends one stored entry of list target to m; an entry of
+// a list m does not know is left out.
+func AddToMemory(m *agent.Memory, target, content string) {
+	switch agent.MemoryTarget(target) {
+	case agent.Profile:
+		m.Profile = append(m.Profile, content)
+	case agent.Facts:
+		m.Facts = append(m.Facts, content)
+	}
 }
