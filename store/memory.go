@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 
 	"github.com/parleybot/parley/agent"
@@ -47,11 +46,8 @@ func (db *DB) Memory(ctx context.Context, userKey string) (agent.Memory, error) 
 // deleted. Only an edit that both adds and reorders rewrites the entries
 // from the first change on.
 func (db *DB) EditMemory(ctx context.Context, userKey string, target agent.MemoryTarget, edit func(entries []string) ([]string, error)) error {
-	if userKey == "" {
-		return errors.New("store: edit memory: no user key")
-	}
-	if _, err := agent.ParseMemoryTarget(string(target)); err != nil {
-		return fmt.Errorf("store: edit memory of %q: %w", userKey, err)
+	if err := rowdata.CheckMemoryEdit(userKey, target); err != nil {
+		return fmt.Errorf("store: %w", err)
 	}
 	now := millis(db.now())
 	var editErr error

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -47,11 +46,8 @@ func (db *DB) Memory(ctx context.Context, userKey string) (agent.Memory, error) 
 // UPDATE could lock only entries that exist, so two first edits of an
 // empty list would both read it empty and one's entries would be lost.
 func (db *DB) EditMemory(ctx context.Context, userKey string, target agent.MemoryTarget, edit func(entries []string) ([]string, error)) error {
-	if userKey == "" {
-		return errors.New("postgres: edit memory: no user key")
-	}
-	if _, err := agent.ParseMemoryTarget(string(target)); err != nil {
-		return fmt.Errorf("postgres: edit memory of %q: %w", userKey, err)
+	if err := rowdata.CheckMemoryEdit(userKey, target); err != nil {
+		return fmt.Errorf("postgres: %w", err)
 	}
 	now := ts(db.now())
 	var editErr error

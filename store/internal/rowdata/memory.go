@@ -1,6 +1,8 @@
 package rowdata
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -100,4 +102,16 @@ func AddToMemory(m *agent.Memory, target, content string) {
 	case agent.Facts:
 		m.Facts = append(m.Facts, content)
 	}
+}
+
+// CheckMemoryEdit refuses an edit of a memory list that could not be
+// stored: no user key, or a list that is neither profile nor facts.
+func CheckMemoryEdit(userKey string, target agent.MemoryTarget) error {
+	if userKey == "" {
+		return errors.New("edit memory: no user key")
+	}
+	if _, err := agent.ParseMemoryTarget(string(target)); err != nil {
+		return fmt.Errorf("edit memory of %q: %w", userKey, err)
+	}
+	return nil
 }
