@@ -150,7 +150,7 @@ func (db *DB) CancelItem(ctx context.Context, id int64) error {
 }
 
 // PauseItem pauses an active item or resumes a paused one, and returns it
-// as it now is, as store's does: resuming a recurrence moves Next to its
+// as it now is (rowdata.Pause): resuming a recurrence moves Next to its
 // first occurrence after now and clears Failures; a recurrence with no
 // occurrence left is done.
 func (db *DB) PauseItem(ctx context.Context, id int64, paused bool, now time.Time) (remind.Item, error) {
