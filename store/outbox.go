@@ -39,8 +39,8 @@ func (db *DB) Reply(ctx context.Context, inboxKey string) (rec bot.OutboxRecord,
 // already produced. The session must exist (ErrNotFound otherwise); an
 // empty Status is stored as "pending".
 func (db *DB) SaveReply(ctx context.Context, rec bot.OutboxRecord) error {
-	if rec.InboxKey == "" || rec.SessionID == "" {
-		return errors.New("store: save reply: inbox key and session are required")
+	if err := rowdata.CheckReply(rec); err != nil {
+		return fmt.Errorf("store: %w", err)
 	}
 	if err := validThread(rec.Thread); err != nil {
 		return fmt.Errorf("store: save reply %q: %w", rec.InboxKey, err)

@@ -42,8 +42,8 @@ func (db *DB) Reply(ctx context.Context, inboxKey string) (rec bot.OutboxRecord,
 // An unknown session shows as the foreign key's violation, not as a
 // separate read that another process could invalidate.
 func (db *DB) SaveReply(ctx context.Context, rec bot.OutboxRecord) error {
-	if rec.InboxKey == "" || rec.SessionID == "" {
-		return errors.New("postgres: save reply: inbox key and session are required")
+	if err := rowdata.CheckReply(rec); err != nil {
+		return fmt.Errorf("postgres: %w", err)
 	}
 	if err := validThread(rec.Thread); err != nil {
 		return fmt.Errorf("postgres: save reply %q: %w", rec.InboxKey, err)

@@ -115,14 +115,7 @@ func (db *DB) EditPlan(ctx context.Context, sessionID string, edit func(p *task.
 		if err != nil {
 			return err
 		}
-		if !ok {
-			return task.ErrNoPlan
-		}
-		log, err := edit(&t.Plan)
-		if err != nil {
-			return err
-		}
-		body, err := rowdata.EncodePlan(t.Plan)
+		body, log, err := rowdata.EditPlan(t, ok, edit)
 		if err != nil {
 			return err
 		}

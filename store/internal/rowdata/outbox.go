@@ -1,6 +1,10 @@
 package rowdata
 
-import "github.com/parleybot/parley/bot"
+import (
+	"errors"
+
+	"github.com/parleybot/parley/bot"
+)
 
 // EncodeReply returns the outbox columns of rec that are not stored as
 // they are: its message refs as a JSON list, and its status, an empty one
@@ -14,4 +18,13 @@ func EncodeReply(rec bot.OutboxRecord) (refs, status string, err error) {
 		status = "pending"
 	}
 	return refs, status, nil
+}
+
+// CheckReply refuses a reply record that cannot be keyed: one record per
+// inbound event, of a session.
+func CheckReply(rec bot.OutboxRecord) error {
+	if rec.InboxKey == "" || rec.SessionID == "" {
+		return errors.New("save reply: inbox key and session are required")
+	}
+	return nil
 }

@@ -19,3 +19,19 @@ func DecodePlan(s string) (task.Plan, error) {
 	err := json.Unmarshal([]byte(s), &p)
 	return p, err
 }
+
+// EditPlan runs edit on a task's plan, read in the transaction that will
+// write it back: task.ErrNoPlan when the session has no task (ok false).
+// It returns the plan column to store and the log entries to append.
+func EditPlan(t task.Task, ok bool, edit func(p *task.Plan) ([]task.Entry, error)) (body string, log []task.Entry, err error) {
+	if !ok {
+		return "", nil, task.ErrNoPlan
+	}
+	if log, err = edit(&t.Plan); err != nil {
+		return "", nil, err
+	}
+	if body, err = EncodePlan(t.Plan); err != nil {
+		return "", nil, err
+	}
+	return body, log, nil
+}
