@@ -3,13 +3,12 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/store/internal/rowdata"
 )
 
 var _ bot.ApprovalStore = (*DB)(nil)
@@ -35,15 +34,7 @@ func (db *DB) CreateApproval(ctx context.Context, rec bot.ApprovalRecord) (store
 	if rec.ID == "" || rec.SessionID == "" || rec.ToolCallID == "" {
 		return bot.ApprovalRecord{}, false, errors.New("store: create approval: id, session and tool call id are required")
 	}
-	approvers, err := json.Marshal(nonNil(rec.Approvers))
-	if err != nil {
-		return bot.ApprovalRecord{}, false, fmt.Errorf("store: create approval %q: %w", rec.ID, err)
-	}
-	refs, err := encodeRefs(rec.Refs)
-	if err != nil {
-		return bot.ApprovalRecord{}, false, fmt.Errorf("store: create approval %q: %w", rec.ID, err)
-	}
-	risks, err := json.Marshal(nonNil(rec.Risks))
+	cols, err := rowdata.EncodeApproval(rec)
 	if err != nil {
 		return bot.ApprovalRecord{}, false, fmt.Errorf("store: create approval %q: %w", rec.ID, err)
 	}
@@ -64,7 +55,7 @@ func (db *DB) CreateApproval(ctx context.Context, rec bot.ApprovalRecord) (store
 			VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)
 			ON CONFLICT (session_id, tool_call_id) DO NOTHING`,
 			rec.ID, rec.SessionID, rec.ToolCallID, rec.ToolName, rec.Summary, rec.Requester,
-			string(approvers), refs, millis(rec.ExpiresAt), millis(rec.CreatedAt), rec.Mandatory, string(risks))
+			cols.Approvers, cols.Refs, millis(rec.ExpiresAt), millis(rec.CreatedAt), rec.Mandatory, cols.Risks)
 		if err != nil {
 			return err
 		}
@@ -147,7 +138,7 @@ func (db *DB) DecideApproval(ctx context.Context, id, status string, by bot.User
 // SetApprovalRefs records the messages that show approval id (the one with
 // its buttons). An unknown id is ErrNotFound.
 func (db *DB) SetApprovalRefs(ctx context.Context, id string, refs []bot.MessageRef) error {
-	enc, err := encodeRefs(refs)
+	enc, err := rowdata.EncodeRefs(refs)
 	if err != nil {
 		return fmt.Errorf("store: set refs of approval %q: %w", id, err)
 	}
@@ -225,27 +216,17 @@ type rowScanner interface {
 func scanApproval(row rowScanner) (bot.ApprovalRecord, error) {
 	var (
 		rec                         bot.ApprovalRecord
-		approvers, refs, risks      string
+		cols                        rowdata.ApprovalJSON
 		expires, created, decidedAt int64
 	)
 	if err := row.Scan(&rec.ID, &rec.SessionID, &rec.ToolCallID, &rec.ToolName, &rec.Summary,
-		&rec.Requester, &rec.RequesterName, &approvers, &rec.Status,
-		&rec.DecidedBy, &rec.DecidedByName, &refs,
-		&expires, &created, &decidedAt, &rec.Mandatory, &risks); err != nil {
+		&rec.Requester, &rec.RequesterName, &cols.Approvers, &rec.Status,
+		&rec.DecidedBy, &rec.DecidedByName, &cols.Refs,
+		&expires, &created, &decidedAt, &rec.Mandatory, &cols.Risks); err != nil {
 		return bot.ApprovalRecord{}, err
 	}
-	if err := json.Unmarshal([]byte(risks), &rec.Risks); err != nil {
-		return bot.ApprovalRecord{}, fmt.Errorf("approval %q: risks: %w", rec.ID, err)
-	}
-	if len(rec.Risks) == 0 {
-		rec.Risks = nil // as created: none
-	}
-	if err := json.Unmarshal([]byte(approvers), &rec.Approvers); err != nil {
-		return bot.ApprovalRecord{}, fmt.Errorf("approval %q: approvers: %w", rec.ID, err)
-	}
-	var err error
-	if rec.Refs, err = decodeRefs(refs); err != nil {
-		return bot.ApprovalRecord{}, fmt.Errorf("approval %q: %w", rec.ID, err)
+	if err := rowdata.DecodeApproval(&rec, cols); err != nil {
+		return bot.ApprovalRecord{}, err
 	}
 	rec.ExpiresAt, rec.CreatedAt = fromMillis(expires), fromMillis(created)
 	if decidedAt != 0 {
@@ -261,61 +242,13 @@ func rememberName(ctx context.Context, tx *sql.Tx, key, name string, now int64) 
 	if key == "" || name == "" {
 		return nil
 	}
-	platform, _, _ := strings.Cut(key, ":")
 	_, err := tx.ExecContext(ctx, `
 		INSERT INTO users (key, platform, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT (key) DO UPDATE SET name = excluded.name, updated_at = excluded.updated_at
 		WHERE name IS NOT excluded.name`,
-		key, platform, name, now, now)
+		key, rowdata.PlatformOf(key), name, now, now)
 	if err != nil {
 		return fmt.Errorf("remember name of %q: %w", key, err)
 	}
 	return nil
-}
-
-// storedRef is the JSON form of a bot.MessageRef in the refs column. Its
-// own tags keep the column stable if bot.MessageRef's fields are renamed.
-type storedRef struct {
-	Platform string `json:"platform"`
-	Space    string `json:"space,omitempty"`
-	Chat     string `json:"chat,omitempty"`
-	Thread   string `json:"thread,omitempty"`
-	ID       string `json:"id"`
-}
-
-// encodeRefs returns the refs column's text (a STRICT TEXT column: a
-// []byte would bind as a BLOB).
-func encodeRefs(refs []bot.MessageRef) (string, error) {
-	out := make([]storedRef, len(refs))
-	for i, r := range refs {
-		out[i] = storedRef{r.Thread.Platform, r.Thread.Space, r.Thread.Chat, r.Thread.ID, r.ID}
-	}
-	b, err := json.Marshal(out)
-	if err != nil {
-		return "", fmt.Errorf("refs: %w", err)
-	}
-	return string(b), nil
-}
-
-func decodeRefs(s string) ([]bot.MessageRef, error) {
-	var in []storedRef
-	if err := json.Unmarshal([]byte(s), &in); err != nil {
-		return nil, fmt.Errorf("refs: %w", err)
-	}
-	var refs []bot.MessageRef
-	for _, r := range in {
-		refs = append(refs, bot.MessageRef{
-			Thread: bot.Thread{Platform: r.Platform, Space: r.Space, Chat: r.Chat, ID: r.Thread},
-			ID:     r.ID,
-		})
-	}
-	return refs, nil
-}
-
-// nonNil makes a nil list encode as [] rather than null.
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }

@@ -4,14 +4,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/parleybot/parley/agent/kb"
+	"github.com/parleybot/parley/store/internal/rowdata"
 )
 
 // The knowledge base's tables (migration 00004) and its keyword index,
@@ -302,7 +301,7 @@ func (db *DB) ScanVectors(ctx context.Context, model string, fn func(id int64, s
 		if err := rows.Scan(&id, &scope, &raw); err != nil {
 			return fmt.Errorf("store: scan vectors: %w", err)
 		}
-		buf = decodeVector(buf[:0], raw)
+		buf = rowdata.DecodeVector(buf[:0], raw)
 		fn(id, scope, buf)
 	}
 	if err := rows.Err(); err != nil {
@@ -373,7 +372,7 @@ func (db *DB) PutVectors(ctx context.Context, model string, vecs []kb.Vector) er
 		}
 		defer stmt.Close()
 		for _, v := range vecs {
-			if _, err := stmt.ExecContext(ctx, model, v.Hash, encodeVector(v.Vec)); err != nil {
+			if _, err := stmt.ExecContext(ctx, model, v.Hash, rowdata.EncodeVector(v.Vec)); err != nil {
 				return err
 			}
 		}
@@ -402,23 +401,6 @@ func (db *DB) DropVectors(ctx context.Context, keep string) (int64, error) {
 		return 0, fmt.Errorf("store: drop vectors: %w", err)
 	}
 	return n, nil
-}
-
-// encodeVector is a vector's storage form: little-endian float32s.
-func encodeVector(v []float32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
-	}
-	return b
-}
-
-// decodeVector appends the float32s stored in b to dst.
-func decodeVector(dst []float32, b []byte) []float32 {
-	for i := 0; i+4 <= len(b); i += 4 {
-		dst = append(dst, math.Float32frombits(binary.LittleEndian.Uint32(b[i:])))
-	}
-	return dst
 }
 
 // inList is "?, ?, …" for values, and values as query arguments. An empty

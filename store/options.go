@@ -1,9 +1,9 @@
 package store
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"time"
+
+	"github.com/parleybot/parley/store/internal/rowdata"
 )
 
 // Option configures Open.
@@ -16,7 +16,7 @@ type config struct {
 }
 
 func defaultConfig() config {
-	return config{now: time.Now, newID: randomID, busyTimeout: 5 * time.Second}
+	return config{now: time.Now, newID: rowdata.RandomID, busyTimeout: 5 * time.Second}
 }
 
 // WithClock sets the clock that stamps created_at and updated_at. It is
@@ -36,12 +36,4 @@ func WithIDs(newID func() string) Option {
 // queue on the DB's single writer connection and never wait on this.
 func WithBusyTimeout(d time.Duration) Option {
 	return func(c *config) { c.busyTimeout = d }
-}
-
-// randomID returns 128 random bits in hex: it needs no coordination between
-// processes, and an even chance of one collision takes some 2⁶⁴ ids.
-func randomID() string {
-	var b [16]byte
-	rand.Read(b[:]) // never fails: crypto/rand panics rather than return an error
-	return hex.EncodeToString(b[:])
 }

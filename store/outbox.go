@@ -3,11 +3,11 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/store/internal/rowdata"
 )
 
 var _ bot.Outbox = (*DB)(nil)
@@ -28,11 +28,8 @@ func (db *DB) Reply(ctx context.Context, inboxKey string) (rec bot.OutboxRecord,
 	if err != nil {
 		return bot.OutboxRecord{}, false, fmt.Errorf("store: reply %q: %w", inboxKey, err)
 	}
-	if err := json.Unmarshal([]byte(refs), &rec.Refs); err != nil {
+	if rec.Refs, err = rowdata.DecodeList(refs); err != nil {
 		return bot.OutboxRecord{}, false, fmt.Errorf("store: reply %q: refs: %w", inboxKey, err)
-	}
-	if len(rec.Refs) == 0 {
-		rec.Refs = nil
 	}
 	return rec, true, nil
 }
@@ -42,23 +39,15 @@ func (db *DB) Reply(ctx context.Context, inboxKey string) (rec bot.OutboxRecord,
 // already produced. The session must exist (ErrNotFound otherwise); an
 // empty Status is stored as "pending".
 func (db *DB) SaveReply(ctx context.Context, rec bot.OutboxRecord) error {
-	if rec.InboxKey == "" || rec.SessionID == "" {
-		return errors.New("store: save reply: inbox key and session are required")
+	if err := rowdata.CheckReply(rec); err != nil {
+		return fmt.Errorf("store: %w", err)
 	}
 	if err := validThread(rec.Thread); err != nil {
 		return fmt.Errorf("store: save reply %q: %w", rec.InboxKey, err)
 	}
-	refs := rec.Refs
-	if refs == nil {
-		refs = []string{} // "[]", not "null"
-	}
-	refsJSON, err := json.Marshal(refs)
+	refsJSON, status, err := rowdata.EncodeReply(rec)
 	if err != nil {
 		return fmt.Errorf("store: save reply %q: %w", rec.InboxKey, err)
-	}
-	status := rec.Status
-	if status == "" {
-		status = "pending"
 	}
 	now := millis(db.now())
 	err = db.write(ctx, func(tx *sql.Tx) error {
@@ -85,7 +74,7 @@ func (db *DB) SaveReply(ctx context.Context, rec bot.OutboxRecord) error {
 				refs = excluded.refs, text = excluded.text, status = excluded.status,
 				attempts = excluded.attempts, updated_at = excluded.updated_at`,
 			rec.InboxKey, rec.SessionID, rec.Thread.Platform, rec.Thread.Space, rec.Thread.Chat, rec.Thread.ID,
-			string(refsJSON), rec.Text, status, rec.Attempts, now, now)
+			refsJSON, rec.Text, status, rec.Attempts, now, now)
 		return err
 	})
 	if err != nil {

@@ -3,22 +3,18 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/parleybot/parley/agent/remind"
+	"github.com/parleybot/parley/store/internal/rowdata"
 )
 
 // Reminders and scheduled runs: the items here, their claims in
 // remind_claims.go.
 
 var _ remind.ItemStore = (*DB)(nil)
-
-// itemColumns are a reminders row in scanItem's order.
-const itemColumns = `id, kind, scope, owner, owner_name, targets, platform, space, chat, thread, direct,
-	text, spec, zone, next, status, created_at, last_run, last_result, failures`
 
 func scanItem(row rowScanner) (remind.Item, error) {
 	var it remind.Item
@@ -30,11 +26,8 @@ func scanItem(row rowScanner) (remind.Item, error) {
 	if err != nil {
 		return it, err
 	}
-	if err := json.Unmarshal([]byte(targets), &it.Targets); err != nil {
+	if it.Targets, err = rowdata.DecodeList(targets); err != nil {
 		return it, fmt.Errorf("targets: %w", err)
-	}
-	if len(it.Targets) == 0 {
-		it.Targets = nil
 	}
 	it.Next, it.CreatedAt = fromMillis(next), fromMillis(created)
 	if lastRun != 0 {
@@ -50,21 +43,13 @@ func scanItem(row rowScanner) (remind.Item, error) {
 // has maxActive active or paused items in the scope (maxActive <= 0: no
 // cap).
 func (db *DB) AddItem(ctx context.Context, it remind.Item, maxActive int) (int64, error) {
-	if it.Status == "" {
-		it.Status = remind.StatusActive
-	}
-	if it.Status != remind.StatusActive && it.Status != remind.StatusPaused {
-		return 0, fmt.Errorf("store: add item: %w: a new item cannot be %s", remind.ErrInvalid, it.Status)
-	}
-	if err := it.Validate(); err != nil {
-		return 0, fmt.Errorf("store: add item: %w", err)
-	}
-	targets, err := json.Marshal(nonNil(it.Targets))
+	it, err := rowdata.NewItem(it, db.now)
 	if err != nil {
 		return 0, fmt.Errorf("store: add item: %w", err)
 	}
-	if it.CreatedAt.IsZero() {
-		it.CreatedAt = db.now()
+	targets, err := rowdata.EncodeList(it.Targets)
+	if err != nil {
+		return 0, fmt.Errorf("store: add item: %w", err)
 	}
 	var id int64
 	err = db.write(ctx, func(tx *sql.Tx) error {
@@ -84,7 +69,7 @@ func (db *DB) AddItem(ctx context.Context, it remind.Item, maxActive int) (int64
 			INSERT INTO reminders (kind, scope, owner, owner_name, targets, platform, space, chat, thread, direct,
 				text, spec, zone, next, status, created_at, last_run, last_result, failures)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			it.Kind, it.Scope, it.Owner, it.OwnerName, string(targets), it.Place.Platform, it.Place.Space, it.Place.Chat,
+			it.Kind, it.Scope, it.Owner, it.OwnerName, targets, it.Place.Platform, it.Place.Space, it.Place.Chat,
 			it.Place.Thread, it.Place.Direct, it.Text, it.Spec, it.Zone, millis(it.Next), it.Status,
 			millis(it.CreatedAt), optionalMillis(it.LastRun), it.LastResult, it.Failures)
 		if err != nil {
@@ -110,7 +95,7 @@ func optionalMillis(t time.Time) int64 {
 // Item reads one item, whatever its status; ErrNotFound when there is
 // none.
 func (db *DB) Item(ctx context.Context, id int64) (remind.Item, error) {
-	it, err := scanItem(db.r.QueryRowContext(ctx, `SELECT `+itemColumns+` FROM reminders WHERE id = ?`, id))
+	it, err := scanItem(db.r.QueryRowContext(ctx, `SELECT `+rowdata.ItemColumns+` FROM reminders WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		err = fmt.Errorf("item %d: %w", id, ErrNotFound)
 	}
@@ -124,7 +109,7 @@ func (db *DB) Item(ctx context.Context, id int64) (remind.Item, error) {
 // by Next then ID.
 func (db *DB) Items(ctx context.Context, scope, owner string) ([]remind.Item, error) {
 	rows, err := db.r.QueryContext(ctx, `
-		SELECT `+itemColumns+` FROM reminders
+		SELECT `+rowdata.ItemColumns+` FROM reminders
 		WHERE scope = ?1 AND (?2 = '' OR owner = ?2) AND status IN ('active', 'paused')
 		ORDER BY next, id`, scope, owner)
 	if err != nil {
@@ -148,14 +133,14 @@ func (db *DB) Items(ctx context.Context, scope, owner string) ([]remind.Item, er
 // liveItem reads item id in tx: ErrNotFound when there is none,
 // remind.ErrFinished when it is done or cancelled.
 func liveItem(ctx context.Context, tx *sql.Tx, id int64) (remind.Item, error) {
-	it, err := scanItem(tx.QueryRowContext(ctx, `SELECT `+itemColumns+` FROM reminders WHERE id = ?`, id))
+	it, err := scanItem(tx.QueryRowContext(ctx, `SELECT `+rowdata.ItemColumns+` FROM reminders WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return it, fmt.Errorf("item %d: %w", id, ErrNotFound)
 	}
 	if err != nil {
 		return it, err
 	}
-	if it.Status == remind.StatusDone || it.Status == remind.StatusCancelled {
+	if rowdata.Finished(it) {
 		return it, fmt.Errorf("item %d: %w", id, remind.ErrFinished)
 	}
 	return it, nil
@@ -197,19 +182,7 @@ func (db *DB) PauseItem(ctx context.Context, id int64, paused bool, now time.Tim
 		if it, err = liveItem(ctx, tx, id); err != nil {
 			return err
 		}
-		switch {
-		case paused && it.Status == remind.StatusActive:
-			it.Status = remind.StatusPaused
-		case !paused && it.Status == remind.StatusPaused:
-			it.Status, it.Failures = remind.StatusActive, 0
-			if it.Recurring() {
-				if next, ok := remind.Next(it, now); ok {
-					it.Next = next
-				} else {
-					it.Status = remind.StatusDone
-				}
-			}
-		default:
+		if !rowdata.Pause(&it, paused, now) {
 			return nil
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE reminders SET status = ?, next = ?, failures = ? WHERE id = ?`,

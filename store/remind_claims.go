@@ -4,17 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/parleybot/parley/agent/remind"
+	"github.com/parleybot/parley/store/internal/rowdata"
 )
-
-// keepDelivered is how long a delivered claim's row is kept. While it is,
-// the same item and occurrence cannot be claimed again, should the wall
-// clock be set back and a recurrence come round to an occurrence it
-// already delivered; after that it only takes room.
-const keepDelivered = 7 * 24 * time.Hour
 
 // ClaimDue claims, in one transaction, up to limit active items due at
 // now, earliest first. For each it records a claim row (item,
@@ -23,12 +17,12 @@ const keepDelivered = 7 * 24 * time.Hour
 // remind.Due decides with grace: a recurrence to its first occurrence
 // after now, skipping those missed; a one-off to done. It returns the new
 // claims, each with the item as it was. It also drops delivered claims
-// older than keepDelivered.
+// older than rowdata.KeepDelivered.
 func (db *DB) ClaimDue(ctx context.Context, now time.Time, grace time.Duration, limit int) ([]remind.Claim, error) {
 	var out []remind.Claim
 	err := db.write(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `
-			SELECT `+itemColumns+` FROM reminders
+			SELECT `+rowdata.ItemColumns+` FROM reminders
 			WHERE status = 'active' AND next <= ? ORDER BY next, id LIMIT ?`, millis(now), limit)
 		if err != nil {
 			return err
@@ -70,7 +64,7 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, grace time.Duration, 
 				out = append(out, remind.Claim{Item: it, Occurrence: it.Next, Decision: d})
 			}
 		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM reminder_claims WHERE delivered_at < ?`, millis(now.Add(-keepDelivered)))
+		_, err = tx.ExecContext(ctx, `DELETE FROM reminder_claims WHERE delivered_at < ?`, millis(now.Add(-rowdata.KeepDelivered)))
 		return err
 	})
 	if err != nil {
@@ -86,7 +80,7 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, grace time.Duration, 
 // (remind.Claim.Judge).
 func (db *DB) PendingClaims(ctx context.Context) ([]remind.Claim, error) {
 	rows, err := db.r.QueryContext(ctx, `
-		SELECT c.occurrence, `+qualified("r", itemColumns)+`
+		SELECT c.occurrence, `+rowdata.Qualified("r", rowdata.ItemColumns)+`
 		FROM reminder_claims c JOIN reminders r ON r.id = c.item_id
 		WHERE c.delivered_at IS NULL ORDER BY c.id`)
 	if err != nil {
@@ -100,29 +94,12 @@ func (db *DB) PendingClaims(ctx context.Context) ([]remind.Claim, error) {
 		if err != nil {
 			return nil, fmt.Errorf("store: pending claims: %w", err)
 		}
-		c := remind.Claim{Occurrence: fromMillis(occ)}
-		if it.Status == remind.StatusDone {
-			c.Decision.Done = true // as ClaimDue says it: no Next
-		} else {
-			c.Decision.Next = it.Next
-		}
-		it.Next, it.Status = c.Occurrence, remind.StatusActive
-		c.Item = it
-		out = append(out, c)
+		out = append(out, rowdata.PendingClaim(it, fromMillis(occ)))
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store: pending claims: %w", err)
 	}
 	return out, nil
-}
-
-// qualified prefixes each of a comma-separated column list with table.
-func qualified(table, columns string) string {
-	var out []string
-	for c := range strings.SplitSeq(columns, ",") {
-		out = append(out, table+"."+strings.TrimSpace(c))
-	}
-	return strings.Join(out, ", ")
 }
 
 // prefixed scans one extra leading column into first, then the rest as

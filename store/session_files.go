@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/parleybot/parley/agent/llm"
+	"github.com/parleybot/parley/store/internal/rowdata"
 )
 
 // The pictures of a session's transcript live in session_files, once per
@@ -20,26 +21,6 @@ import (
 // queryer is what both the pool and a transaction offer.
 type queryer interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-}
-
-// withoutImageData returns m with its images' bytes left out (the hashes
-// set), and the images whose bytes are to be stored.
-func withoutImageData(m llm.Message) (llm.Message, []llm.Image) {
-	if len(m.Images) == 0 {
-		return m, nil
-	}
-	var keep []llm.Image
-	imgs := make([]llm.Image, len(m.Images))
-	for i, img := range m.Images {
-		img = llm.ImageHash(img)
-		if len(img.Data) > 0 {
-			keep = append(keep, img)
-		}
-		img.Data = nil
-		imgs[i] = img
-	}
-	m.Images = imgs
-	return m, keep
 }
 
 // saveImages stores the bytes of imgs for the session, each content once.
@@ -77,11 +58,7 @@ func dropUnusedImages(ctx context.Context, tx *sql.Tx, sessionID string) error {
 // session's files. An image whose bytes are missing keeps nil Data: the
 // providers send its placeholder instead.
 func loadImages(ctx context.Context, q queryer, sessionID string, msgs []llm.Message) error {
-	want := false
-	for _, m := range msgs {
-		want = want || len(m.Images) > 0
-	}
-	if !want {
+	if !rowdata.HasImages(msgs) {
 		return nil
 	}
 	rows, err := q.QueryContext(ctx, `SELECT sha256, data FROM session_files WHERE session_id = ?`, sessionID)
@@ -101,10 +78,6 @@ func loadImages(ctx context.Context, q queryer, sessionID string, msgs []llm.Mes
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	for i := range msgs {
-		for j := range msgs[i].Images {
-			msgs[i].Images[j].Data = data[msgs[i].Images[j].SHA256]
-		}
-	}
+	rowdata.FillImages(msgs, data)
 	return nil
 }

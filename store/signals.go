@@ -3,16 +3,16 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/parleybot/parley/agent/evolve"
+	"github.com/parleybot/parley/store/internal/rowdata"
 )
 
 // RecordRun keeps one run's signals.
 func (db *DB) RecordRun(ctx context.Context, r evolve.Run) error {
-	skills, err := json.Marshal(nonNil(r.SkillsRead))
+	skills, err := rowdata.EncodeList(r.SkillsRead)
 	if err != nil {
 		return fmt.Errorf("store: record run: %w", err)
 	}
@@ -21,7 +21,7 @@ func (db *DB) RecordRun(ctx context.Context, r evolve.Run) error {
 			recovered, ended_in_error, stopped, corrected, skills_read, weakness)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		r.Scope, r.SessionID, r.Author, r.Key, millis(r.At), r.ToolCalls, r.TransientErrors, r.RealErrors,
-		r.Recovered, r.EndedInRealError, r.Stopped, r.Corrected, string(skills), r.Weakness)
+		r.Recovered, r.EndedInRealError, r.Stopped, r.Corrected, skills, r.Weakness)
 	if err != nil {
 		return fmt.Errorf("store: record run: %w", err)
 	}
@@ -76,11 +76,8 @@ func scanRun(rows *sql.Rows) (evolve.Run, error) {
 		return r, err
 	}
 	r.At = fromMillis(at)
-	if err := json.Unmarshal([]byte(skills), &r.SkillsRead); err != nil {
+	if r.SkillsRead, err = rowdata.DecodeList(skills); err != nil {
 		return r, err
-	}
-	if len(r.SkillsRead) == 0 {
-		r.SkillsRead = nil
 	}
 	return r, nil
 }
@@ -143,25 +140,14 @@ func (db *DB) Activity(ctx context.Context, w evolve.Weights) ([]evolve.Activity
 			&s.Recovered, &s.EndedInRealError, &s.Stopped, &s.Corrected, &skills, &s.Weakness); err != nil {
 			return nil, fmt.Errorf("store: activity: %w", err)
 		}
-		if err := json.Unmarshal([]byte(skills), &s.SkillsRead); err != nil {
+		if s.SkillsRead, err = rowdata.DecodeList(skills); err != nil {
 			return nil, fmt.Errorf("store: activity: %w", err)
 		}
-		if len(out) == 0 || out[len(out)-1].Scope != scope {
-			a := evolve.Activity{Scope: scope}
-			if last != 0 {
-				a.LastReflected = fromMillis(last)
-			}
-			out = append(out, a)
+		var lastReflected time.Time // zero: never
+		if last != 0 {
+			lastReflected = fromMillis(last)
 		}
-		a := &out[len(out)-1]
-		t := fromMillis(at)
-		a.LastActivity = t
-		if t.After(a.LastReflected) {
-			if a.Since.IsZero() {
-				a.Since = t
-			}
-			a.Best = max(a.Best, evolve.Score(s, w))
-		}
+		out = rowdata.AddActivity(out, scope, lastReflected, fromMillis(at), s, w)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store: activity: %w", err)

@@ -3,11 +3,11 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/parleybot/parley/agent/task"
+	"github.com/parleybot/parley/store/internal/rowdata"
 )
 
 var _ task.HelperStore = (*DB)(nil)
@@ -128,19 +128,12 @@ func (db *DB) EditPlan(ctx context.Context, sessionID string, edit func(p *task.
 		if err != nil {
 			return err
 		}
-		if !ok {
-			return task.ErrNoPlan
-		}
-		log, err := edit(&t.Plan)
-		if err != nil {
-			return err
-		}
-		body, err := json.Marshal(t.Plan)
+		body, log, err := rowdata.EditPlan(t, ok, edit)
 		if err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE tasks SET plan = ?, updated_at = ? WHERE session_id = ?`,
-			string(body), millis(db.now()), sessionID); err != nil {
+			body, millis(db.now()), sessionID); err != nil {
 			return err
 		}
 		return appendLog(ctx, tx, sessionID, log)

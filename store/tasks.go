@@ -3,11 +3,11 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/parleybot/parley/agent/task"
+	"github.com/parleybot/parley/store/internal/rowdata"
 )
 
 var _ task.Store = (*DB)(nil)
@@ -29,7 +29,7 @@ func readTask(ctx context.Context, q queryRower, sessionID string) (task.Task, b
 	if err != nil {
 		return task.Task{}, false, fmt.Errorf("store: task %q: %w", sessionID, err)
 	}
-	if err := json.Unmarshal([]byte(plan), &t.Plan); err != nil {
+	if t.Plan, err = rowdata.DecodePlan(plan); err != nil {
 		return task.Task{}, false, fmt.Errorf("store: task %q: plan: %w", sessionID, err)
 	}
 	t.UpdatedAt = fromMillis(updated)
@@ -39,7 +39,7 @@ func readTask(ctx context.Context, q queryRower, sessionID string) (task.Task, b
 // SavePlan replaces the session's plan and appends log in one
 // transaction, creating the task (author, running) when there is none.
 func (db *DB) SavePlan(ctx context.Context, sessionID, author string, p task.Plan, log []task.Entry) (task.Plan, error) {
-	body, err := json.Marshal(p)
+	body, err := rowdata.EncodePlan(p)
 	if err != nil {
 		return task.Plan{}, fmt.Errorf("store: save plan: %w", err)
 	}
@@ -52,10 +52,10 @@ func (db *DB) SavePlan(ctx context.Context, sessionID, author string, p task.Pla
 		old = t.Plan
 		now := millis(db.now())
 		if ok {
-			_, err = tx.ExecContext(ctx, `UPDATE tasks SET plan = ?, updated_at = ? WHERE session_id = ?`, string(body), now, sessionID)
+			_, err = tx.ExecContext(ctx, `UPDATE tasks SET plan = ?, updated_at = ? WHERE session_id = ?`, body, now, sessionID)
 		} else {
 			_, err = tx.ExecContext(ctx, `INSERT INTO tasks (session_id, plan, state, author, updated_at) VALUES (?, ?, ?, ?, ?)`,
-				sessionID, string(body), task.Running, author, now)
+				sessionID, body, task.Running, author, now)
 		}
 		if err != nil {
 			return err

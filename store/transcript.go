@@ -3,12 +3,11 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/llm"
+	"github.com/parleybot/parley/store/internal/rowdata"
 )
 
 var _ agent.SessionStore = (*DB)(nil)
@@ -55,7 +54,7 @@ func (db *DB) MessagesWithoutImageData(ctx context.Context, sessionID string) ([
 		if body == nil {
 			continue // the session has no messages
 		}
-		m, err := decodeMessage(body)
+		m, err := rowdata.DecodeMessage(body)
 		if err != nil {
 			return nil, fmt.Errorf("store: messages of session %q: %w", sessionID, err)
 		}
@@ -96,16 +95,9 @@ func (db *DB) ReplaceMessages(ctx context.Context, sessionID string, msgs []llm.
 // the existing messages when replace is set.
 func (db *DB) writeMessages(ctx context.Context, sessionID string, replace bool, msgs []llm.Message) error {
 	// Encode before taking the write lock.
-	bodies := make([][]byte, len(msgs))
-	var imgs []llm.Image
-	for i, m := range msgs {
-		m, keep := withoutImageData(m)
-		imgs = append(imgs, keep...)
-		b, err := encodeMessage(m)
-		if err != nil {
-			return fmt.Errorf("message %d: %w", i, err)
-		}
-		bodies[i] = b
+	bodies, imgs, _, err := rowdata.EncodeMessages(msgs)
+	if err != nil {
+		return err
 	}
 	now := millis(db.now())
 	return db.write(ctx, func(tx *sql.Tx) error {
@@ -130,9 +122,7 @@ func (db *DB) writeMessages(ctx context.Context, sessionID string, replace bool,
 		}
 		defer stmt.Close()
 		for i, m := range msgs {
-			// The body binds as TEXT: a []byte would bind as a BLOB, which
-			// a STRICT TEXT column rejects.
-			if _, err := stmt.ExecContext(ctx, sessionID, string(m.Role), string(bodies[i]), now); err != nil {
+			if _, err := stmt.ExecContext(ctx, sessionID, string(m.Role), bodies[i], now); err != nil {
 				return err
 			}
 		}
@@ -144,63 +134,4 @@ func (db *DB) writeMessages(ctx context.Context, sessionID string, replace bool,
 		}
 		return nil
 	})
-}
-
-// storedMessage is the JSON form of an llm.Message in the messages table.
-// It is llm.Message's own JSON, fields added later included, except that
-// tool-call arguments are kept as a string: they are the model's raw output,
-// possibly invalid JSON, which a json.RawMessage can neither marshal nor be
-// trusted to keep byte for byte (marshalling compacts it).
-type storedMessage struct {
-	llm.Message
-	ToolCalls []storedToolCall `json:"tool_calls,omitempty"` // shadows Message.ToolCalls
-}
-
-type storedToolCall struct {
-	llm.ToolCall
-	Arguments string `json:"arguments,omitempty"` // shadows ToolCall.Arguments
-	// ArgumentsBytes holds arguments that are not valid UTF-8, which a
-	// JSON string cannot carry exactly; base64 in JSON.
-	ArgumentsBytes []byte `json:"arguments_bytes,omitempty"`
-}
-
-func encodeMessage(m llm.Message) ([]byte, error) {
-	s := storedMessage{Message: m}
-	s.Message.ToolCalls = nil
-	if len(m.ToolCalls) > 0 {
-		s.ToolCalls = make([]storedToolCall, len(m.ToolCalls))
-		for i, c := range m.ToolCalls {
-			sc := storedToolCall{ToolCall: c}
-			sc.ToolCall.Arguments = nil
-			if utf8.Valid(c.Arguments) {
-				sc.Arguments = string(c.Arguments)
-			} else {
-				sc.ArgumentsBytes = c.Arguments
-			}
-			s.ToolCalls[i] = sc
-		}
-	}
-	return json.Marshal(s)
-}
-
-func decodeMessage(body []byte) (llm.Message, error) {
-	var s storedMessage
-	if err := json.Unmarshal(body, &s); err != nil {
-		return llm.Message{}, fmt.Errorf("decode message: %w", err)
-	}
-	m := s.Message
-	if len(s.ToolCalls) > 0 {
-		m.ToolCalls = make([]llm.ToolCall, len(s.ToolCalls))
-		for i, sc := range s.ToolCalls {
-			c := sc.ToolCall
-			switch {
-			case sc.ArgumentsBytes != nil:
-				c.Arguments = sc.ArgumentsBytes
-			case sc.Arguments != "":
-				c.Arguments = json.RawMessage(sc.Arguments)
-			}
-			m.ToolCalls[i] = c
-		}
-	}
-	return m, nil
 }

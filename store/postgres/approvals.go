@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/store"
+	"github.com/parleybot/parley/store/internal/rowdata"
 )
 
 // approvalColumns selects an approval with the display names of its
@@ -37,15 +37,7 @@ func (db *DB) CreateApproval(ctx context.Context, rec bot.ApprovalRecord) (store
 	if rec.ID == "" || rec.SessionID == "" || rec.ToolCallID == "" {
 		return bot.ApprovalRecord{}, false, errors.New("postgres: create approval: id, session and tool call id are required")
 	}
-	approvers, err := json.Marshal(nonNil(rec.Approvers))
-	if err != nil {
-		return bot.ApprovalRecord{}, false, fmt.Errorf("postgres: create approval %q: %w", rec.ID, err)
-	}
-	refs, err := encodeRefs(rec.Refs)
-	if err != nil {
-		return bot.ApprovalRecord{}, false, fmt.Errorf("postgres: create approval %q: %w", rec.ID, err)
-	}
-	risks, err := json.Marshal(nonNil(rec.Risks))
+	cols, err := rowdata.EncodeApproval(rec)
 	if err != nil {
 		return bot.ApprovalRecord{}, false, fmt.Errorf("postgres: create approval %q: %w", rec.ID, err)
 	}
@@ -58,7 +50,7 @@ func (db *DB) CreateApproval(ctx context.Context, rec bot.ApprovalRecord) (store
 			VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, $9, $10, $11, $12)
 			ON CONFLICT (session_id, tool_call_id) DO NOTHING`,
 			rec.ID, rec.SessionID, rec.ToolCallID, rec.ToolName, rec.Summary, rec.Requester,
-			string(approvers), refs, ts(rec.ExpiresAt), ts(rec.CreatedAt), rec.Mandatory, string(risks))
+			cols.Approvers, cols.Refs, ts(rec.ExpiresAt), ts(rec.CreatedAt), rec.Mandatory, cols.Risks)
 		if isForeignKeyViolation(err) {
 			return store.ErrNotFound
 		}
@@ -138,7 +130,7 @@ func (db *DB) DecideApproval(ctx context.Context, id, status string, by bot.User
 // SetApprovalRefs records the messages that show approval id. An unknown
 // id is store.ErrNotFound.
 func (db *DB) SetApprovalRefs(ctx context.Context, id string, refs []bot.MessageRef) error {
-	enc, err := encodeRefs(refs)
+	enc, err := rowdata.EncodeRefs(refs)
 	if err != nil {
 		return fmt.Errorf("postgres: set refs of approval %q: %w", id, err)
 	}
@@ -213,28 +205,18 @@ func collect[T any](rows pgx.Rows, scan func(rowScanner) (T, error)) ([]T, error
 // scanApproval reads one row of approvalColumns.
 func scanApproval(row rowScanner) (bot.ApprovalRecord, error) {
 	var (
-		rec                    bot.ApprovalRecord
-		approvers, refs, risks string
-		decidedAt              *time.Time
+		rec       bot.ApprovalRecord
+		cols      rowdata.ApprovalJSON
+		decidedAt *time.Time
 	)
 	if err := row.Scan(&rec.ID, &rec.SessionID, &rec.ToolCallID, &rec.ToolName, &rec.Summary,
-		&rec.Requester, &rec.RequesterName, &approvers, &rec.Status,
-		&rec.DecidedBy, &rec.DecidedByName, &refs,
-		&rec.ExpiresAt, &rec.CreatedAt, &decidedAt, &rec.Mandatory, &risks); err != nil {
+		&rec.Requester, &rec.RequesterName, &cols.Approvers, &rec.Status,
+		&rec.DecidedBy, &rec.DecidedByName, &cols.Refs,
+		&rec.ExpiresAt, &rec.CreatedAt, &decidedAt, &rec.Mandatory, &cols.Risks); err != nil {
 		return bot.ApprovalRecord{}, err
 	}
-	if err := json.Unmarshal([]byte(risks), &rec.Risks); err != nil {
-		return bot.ApprovalRecord{}, fmt.Errorf("approval %q: risks: %w", rec.ID, err)
-	}
-	if len(rec.Risks) == 0 {
-		rec.Risks = nil // as created: none
-	}
-	if err := json.Unmarshal([]byte(approvers), &rec.Approvers); err != nil {
-		return bot.ApprovalRecord{}, fmt.Errorf("approval %q: approvers: %w", rec.ID, err)
-	}
-	var err error
-	if rec.Refs, err = decodeRefs(refs); err != nil {
-		return bot.ApprovalRecord{}, fmt.Errorf("approval %q: %w", rec.ID, err)
+	if err := rowdata.DecodeApproval(&rec, cols); err != nil {
+		return bot.ApprovalRecord{}, err
 	}
 	rec.ExpiresAt, rec.CreatedAt, rec.DecidedAt = fromTS(rec.ExpiresAt), fromTS(rec.CreatedAt), fromOptTS(decidedAt)
 	return rec, nil
@@ -250,46 +232,9 @@ func rememberName(ctx context.Context, tx pgx.Tx, key, name string, now time.Tim
 		INSERT INTO users (key, platform, name, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)
 		ON CONFLICT (key) DO UPDATE SET name = excluded.name, updated_at = excluded.updated_at
 		WHERE users.name IS DISTINCT FROM excluded.name`,
-		key, platformOf(key), name, now)
+		key, rowdata.PlatformOf(key), name, now)
 	if err != nil {
 		return fmt.Errorf("remember name of %q: %w", key, err)
 	}
 	return nil
-}
-
-// storedRef is the JSON form of a bot.MessageRef in the refs column, the
-// same as store's.
-type storedRef struct {
-	Platform string `json:"platform"`
-	Space    string `json:"space,omitempty"`
-	Chat     string `json:"chat,omitempty"`
-	Thread   string `json:"thread,omitempty"`
-	ID       string `json:"id"`
-}
-
-func encodeRefs(refs []bot.MessageRef) (string, error) {
-	out := make([]storedRef, len(refs))
-	for i, r := range refs {
-		out[i] = storedRef{r.Thread.Platform, r.Thread.Space, r.Thread.Chat, r.Thread.ID, r.ID}
-	}
-	b, err := json.Marshal(out)
-	if err != nil {
-		return "", fmt.Errorf("refs: %w", err)
-	}
-	return string(b), nil
-}
-
-func decodeRefs(s string) ([]bot.MessageRef, error) {
-	var in []storedRef
-	if err := json.Unmarshal([]byte(s), &in); err != nil {
-		return nil, fmt.Errorf("refs: %w", err)
-	}
-	var refs []bot.MessageRef
-	for _, r := range in {
-		refs = append(refs, bot.MessageRef{
-			Thread: bot.Thread{Platform: r.Platform, Space: r.Space, Chat: r.Chat, ID: r.Thread},
-			ID:     r.ID,
-		})
-	}
-	return refs, nil
 }

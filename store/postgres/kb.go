@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/parleybot/parley/agent/kb"
+	"github.com/parleybot/parley/store/internal/rowdata"
 )
 
 // The knowledge base's tables and its keyword index, kb_chunks.tsv
@@ -124,7 +125,7 @@ func (db *DB) findDocument(ctx context.Context, where string, args ...any) (kb.D
 
 // Documents lists the documents of scopes, oldest first.
 func (db *DB) Documents(ctx context.Context, scopes []string) ([]kb.Document, error) {
-	return db.listDocuments(ctx, `d.scope = ANY($1)`, nonNil(scopes))
+	return db.listDocuments(ctx, `d.scope = ANY($1)`, rowdata.NonNil(scopes))
 }
 
 // AllDocuments lists every scope's documents, oldest first.

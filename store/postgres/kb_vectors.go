@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/parleybot/parley/agent/kb"
+	"github.com/parleybot/parley/store/internal/rowdata"
 )
 
 // The knowledge base's vectors: bytea, scanned into the in-memory index
@@ -29,7 +30,7 @@ func (db *DB) ScanVectors(ctx context.Context, model string, fn func(id int64, s
 		scope string
 	)
 	if _, err := pgx.ForEachRow(rows, []any{&id, &scope, &raw}, func() error {
-		buf = decodeVector(buf[:0], raw)
+		buf = rowdata.DecodeVector(buf[:0], raw)
 		fn(id, scope, buf)
 		return nil
 	}); err != nil {
@@ -69,7 +70,7 @@ func (db *DB) PutVectors(ctx context.Context, model string, vecs []kb.Vector) er
 		for _, v := range vecs {
 			b.Queue(`
 				INSERT INTO kb_vectors (model, hash, vec) VALUES ($1, $2, $3)
-				ON CONFLICT (model, hash) DO UPDATE SET vec = excluded.vec`, model, v.Hash, encodeVector(v.Vec))
+				ON CONFLICT (model, hash) DO UPDATE SET vec = excluded.vec`, model, v.Hash, rowdata.EncodeVector(v.Vec))
 		}
 		return tx.SendBatch(ctx, b).Close()
 	})

@@ -1,10 +1,10 @@
 package postgres
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"log/slog"
 	"time"
+
+	"github.com/parleybot/parley/store/internal/rowdata"
 )
 
 // Option configures Open. The options mirror store's, so code that builds
@@ -18,7 +18,7 @@ type config struct {
 }
 
 func defaultConfig() config {
-	return config{now: time.Now, newID: randomID, logger: slog.Default()}
+	return config{now: time.Now, newID: rowdata.RandomID, logger: slog.Default()}
 }
 
 // WithClock sets the clock that stamps every time the store writes of its
@@ -40,12 +40,4 @@ func WithIDs(newID func() string) Option {
 // uses). The default is slog.Default().
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config) { c.logger = l }
-}
-
-// randomID returns 128 random bits in hex, like store's: no coordination
-// between replicas is needed.
-func randomID() string {
-	var b [16]byte
-	rand.Read(b[:]) // never fails: crypto/rand panics rather than return an error
-	return hex.EncodeToString(b[:])
 }

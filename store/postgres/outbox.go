@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -10,6 +9,7 @@ import (
 
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/store"
+	"github.com/parleybot/parley/store/internal/rowdata"
 )
 
 // Reply returns the outbox record of the reply to the inbound event
@@ -28,11 +28,8 @@ func (db *DB) Reply(ctx context.Context, inboxKey string) (rec bot.OutboxRecord,
 	if err != nil {
 		return bot.OutboxRecord{}, false, fmt.Errorf("postgres: reply %q: %w", inboxKey, err)
 	}
-	if err := json.Unmarshal([]byte(refs), &rec.Refs); err != nil {
+	if rec.Refs, err = rowdata.DecodeList(refs); err != nil {
 		return bot.OutboxRecord{}, false, fmt.Errorf("postgres: reply %q: refs: %w", inboxKey, err)
-	}
-	if len(rec.Refs) == 0 {
-		rec.Refs = nil
 	}
 	return rec, true, nil
 }
@@ -45,19 +42,15 @@ func (db *DB) Reply(ctx context.Context, inboxKey string) (rec bot.OutboxRecord,
 // An unknown session shows as the foreign key's violation, not as a
 // separate read that another process could invalidate.
 func (db *DB) SaveReply(ctx context.Context, rec bot.OutboxRecord) error {
-	if rec.InboxKey == "" || rec.SessionID == "" {
-		return errors.New("postgres: save reply: inbox key and session are required")
+	if err := rowdata.CheckReply(rec); err != nil {
+		return fmt.Errorf("postgres: %w", err)
 	}
 	if err := validThread(rec.Thread); err != nil {
 		return fmt.Errorf("postgres: save reply %q: %w", rec.InboxKey, err)
 	}
-	refsJSON, err := json.Marshal(nonNil(rec.Refs))
+	refsJSON, status, err := rowdata.EncodeReply(rec)
 	if err != nil {
 		return fmt.Errorf("postgres: save reply %q: %w", rec.InboxKey, err)
-	}
-	status := rec.Status
-	if status == "" {
-		status = "pending"
 	}
 	_, err = db.pool.Exec(ctx, `
 		INSERT INTO outbox (inbox_key, session_id, platform, space, chat, thread,
@@ -70,7 +63,7 @@ func (db *DB) SaveReply(ctx context.Context, rec bot.OutboxRecord) error {
 			refs = excluded.refs, text = excluded.text, status = excluded.status,
 			attempts = excluded.attempts, updated_at = excluded.updated_at`,
 		rec.InboxKey, rec.SessionID, rec.Thread.Platform, rec.Thread.Space, rec.Thread.Chat, rec.Thread.ID,
-		string(refsJSON), rec.Text, status, rec.Attempts, ts(db.now()))
+		refsJSON, rec.Text, status, rec.Attempts, ts(db.now()))
 	if isForeignKeyViolation(err) {
 		err = fmt.Errorf("session %q: %w", rec.SessionID, store.ErrNotFound)
 	}

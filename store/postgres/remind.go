@@ -2,23 +2,18 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/parleybot/parley/agent/remind"
 	"github.com/parleybot/parley/store"
+	"github.com/parleybot/parley/store/internal/rowdata"
 )
 
 // Reminders and scheduled runs: the items here, their claims in
 // remind_claims.go.
-
-// itemColumns are a reminders row in scanItem's order.
-const itemColumns = `id, kind, scope, owner, owner_name, targets, platform, space, chat, thread, direct,
-	text, spec, zone, next, status, created_at, last_run, last_result, failures`
 
 func scanItem(row rowScanner, extra ...any) (remind.Item, error) {
 	var it remind.Item
@@ -30,11 +25,8 @@ func scanItem(row rowScanner, extra ...any) (remind.Item, error) {
 	if err != nil {
 		return it, err
 	}
-	if err := json.Unmarshal([]byte(targets), &it.Targets); err != nil {
+	if it.Targets, err = rowdata.DecodeList(targets); err != nil {
 		return it, fmt.Errorf("targets: %w", err)
-	}
-	if len(it.Targets) == 0 {
-		it.Targets = nil
 	}
 	it.Next, it.CreatedAt, it.LastRun = fromTS(it.Next), fromTS(it.CreatedAt), fromOptTS(lastRun)
 	return it, nil
@@ -50,21 +42,13 @@ func scanItem(row rowScanner, extra ...any) (remind.Item, error) {
 // any processes, cannot both take the last place: the second counts after
 // the first committed.
 func (db *DB) AddItem(ctx context.Context, it remind.Item, maxActive int) (int64, error) {
-	if it.Status == "" {
-		it.Status = remind.StatusActive
-	}
-	if it.Status != remind.StatusActive && it.Status != remind.StatusPaused {
-		return 0, fmt.Errorf("postgres: add item: %w: a new item cannot be %s", remind.ErrInvalid, it.Status)
-	}
-	if err := it.Validate(); err != nil {
-		return 0, fmt.Errorf("postgres: add item: %w", err)
-	}
-	targets, err := json.Marshal(nonNil(it.Targets))
+	it, err := rowdata.NewItem(it, db.now)
 	if err != nil {
 		return 0, fmt.Errorf("postgres: add item: %w", err)
 	}
-	if it.CreatedAt.IsZero() {
-		it.CreatedAt = db.now()
+	targets, err := rowdata.EncodeList(it.Targets)
+	if err != nil {
+		return 0, fmt.Errorf("postgres: add item: %w", err)
 	}
 	var id int64
 	err = db.tx(ctx, func(tx pgx.Tx) error {
@@ -88,7 +72,7 @@ func (db *DB) AddItem(ctx context.Context, it remind.Item, maxActive int) (int64
 				text, spec, zone, next, status, created_at, last_run, last_result, failures)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
 			RETURNING id`,
-			it.Kind, it.Scope, it.Owner, it.OwnerName, string(targets), it.Place.Platform, it.Place.Space, it.Place.Chat,
+			it.Kind, it.Scope, it.Owner, it.OwnerName, targets, it.Place.Platform, it.Place.Space, it.Place.Chat,
 			it.Place.Thread, it.Place.Direct, it.Text, it.Spec, it.Zone, ts(it.Next), it.Status,
 			ts(it.CreatedAt), optTS(it.LastRun), it.LastResult, it.Failures).Scan(&id)
 	})
@@ -101,7 +85,7 @@ func (db *DB) AddItem(ctx context.Context, it remind.Item, maxActive int) (int64
 // Item reads one item, whatever its status; store.ErrNotFound when there
 // is none.
 func (db *DB) Item(ctx context.Context, id int64) (remind.Item, error) {
-	it, err := scanItem(db.pool.QueryRow(ctx, `SELECT `+itemColumns+` FROM reminders WHERE id = $1`, id))
+	it, err := scanItem(db.pool.QueryRow(ctx, `SELECT `+rowdata.ItemColumns+` FROM reminders WHERE id = $1`, id))
 	if noRows(err) {
 		err = fmt.Errorf("item %d: %w", id, store.ErrNotFound)
 	}
@@ -115,7 +99,7 @@ func (db *DB) Item(ctx context.Context, id int64) (remind.Item, error) {
 // by Next then ID.
 func (db *DB) Items(ctx context.Context, scope, owner string) ([]remind.Item, error) {
 	rows, err := db.pool.Query(ctx, `
-		SELECT `+itemColumns+` FROM reminders
+		SELECT `+rowdata.ItemColumns+` FROM reminders
 		WHERE scope = $1 AND ($2 = '' OR owner = $2) AND status IN ('active', 'paused')
 		ORDER BY next, id`, scope, owner)
 	if err != nil {
@@ -133,14 +117,14 @@ func (db *DB) Items(ctx context.Context, scope, owner string) ([]remind.Item, er
 // read-modify-write cannot interleave with another's: store.ErrNotFound
 // when there is none, remind.ErrFinished when it is done or cancelled.
 func liveItem(ctx context.Context, tx pgx.Tx, id int64) (remind.Item, error) {
-	it, err := scanItem(tx.QueryRow(ctx, `SELECT `+itemColumns+` FROM reminders WHERE id = $1 FOR UPDATE`, id))
+	it, err := scanItem(tx.QueryRow(ctx, `SELECT `+rowdata.ItemColumns+` FROM reminders WHERE id = $1 FOR UPDATE`, id))
 	if noRows(err) {
 		return it, fmt.Errorf("item %d: %w", id, store.ErrNotFound)
 	}
 	if err != nil {
 		return it, err
 	}
-	if it.Status == remind.StatusDone || it.Status == remind.StatusCancelled {
+	if rowdata.Finished(it) {
 		return it, fmt.Errorf("item %d: %w", id, remind.ErrFinished)
 	}
 	return it, nil
@@ -166,7 +150,7 @@ func (db *DB) CancelItem(ctx context.Context, id int64) error {
 }
 
 // PauseItem pauses an active item or resumes a paused one, and returns it
-// as it now is, as store's does: resuming a recurrence moves Next to its
+// as it now is (rowdata.Pause): resuming a recurrence moves Next to its
 // first occurrence after now and clears Failures; a recurrence with no
 // occurrence left is done.
 func (db *DB) PauseItem(ctx context.Context, id int64, paused bool, now time.Time) (remind.Item, error) {
@@ -176,19 +160,7 @@ func (db *DB) PauseItem(ctx context.Context, id int64, paused bool, now time.Tim
 		if it, err = liveItem(ctx, tx, id); err != nil {
 			return err
 		}
-		switch {
-		case paused && it.Status == remind.StatusActive:
-			it.Status = remind.StatusPaused
-		case !paused && it.Status == remind.StatusPaused:
-			it.Status, it.Failures = remind.StatusActive, 0
-			if it.Recurring() {
-				if next, ok := remind.Next(it, now); ok {
-					it.Next = next
-				} else {
-					it.Status = remind.StatusDone
-				}
-			}
-		default:
+		if !rowdata.Pause(&it, paused, now) {
 			return nil
 		}
 		_, err = tx.Exec(ctx, `UPDATE reminders SET status = $1, next = $2, failures = $3 WHERE id = $4`,
@@ -231,13 +203,4 @@ func (db *DB) RecordItemRun(ctx context.Context, id int64, ok bool, result strin
 		return false, fmt.Errorf("postgres: record item run: %w", err)
 	}
 	return paused, nil
-}
-
-// qualified prefixes each of a comma-separated column list with table.
-func qualified(table, columns string) string {
-	var out []string
-	for c := range strings.SplitSeq(columns, ",") {
-		out = append(out, table+"."+strings.TrimSpace(c))
-	}
-	return strings.Join(out, ", ")
 }

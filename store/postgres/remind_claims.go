@@ -8,17 +8,14 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/parleybot/parley/agent/remind"
+	"github.com/parleybot/parley/store/internal/rowdata"
 )
-
-// keepDelivered is how long a delivered claim's row is kept, as in store:
-// while it is, the same item and occurrence cannot be claimed again.
-const keepDelivered = 7 * 24 * time.Hour
 
 // ClaimDue claims, in one transaction, up to limit active items due at
 // now, earliest first. For each it records a claim row (item, occurrence),
 // unique, so an occurrence is claimed once ever, and advances the item as
 // remind.Due decides with grace. It returns the new claims, each with the
-// item as it was, and drops delivered claims older than keepDelivered.
+// item as it was, and drops delivered claims older than rowdata.KeepDelivered.
 //
 // Several processes run the loop at once. SQLite's single writer made
 // their claims take turns; here the due items are read with FOR UPDATE
@@ -35,7 +32,7 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, grace time.Duration, 
 	err := db.tx(ctx, func(tx pgx.Tx) error {
 		out = nil // a retried transaction starts over
 		rows, err := tx.Query(ctx, `
-			SELECT `+itemColumns+` FROM reminders
+			SELECT `+rowdata.ItemColumns+` FROM reminders
 			WHERE status = 'active' AND next <= $1 ORDER BY next, id LIMIT $2
 			FOR UPDATE SKIP LOCKED`, at, sqlLimit(limit))
 		if err != nil {
@@ -70,7 +67,7 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, grace time.Duration, 
 		_, err = tx.Exec(ctx, `
 			DELETE FROM reminder_claims WHERE id IN (
 				SELECT id FROM reminder_claims WHERE delivered_at < $1 FOR UPDATE SKIP LOCKED)`,
-			ts(now.Add(-keepDelivered)))
+			ts(now.Add(-rowdata.KeepDelivered)))
 		return err
 	})
 	if err != nil {
@@ -84,7 +81,7 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, grace time.Duration, 
 // only where the item has moved on to.
 func (db *DB) PendingClaims(ctx context.Context) ([]remind.Claim, error) {
 	rows, err := db.pool.Query(ctx, `
-		SELECT c.occurrence, `+qualified("r", itemColumns)+`
+		SELECT c.occurrence, `+rowdata.Qualified("r", rowdata.ItemColumns)+`
 		FROM reminder_claims c JOIN reminders r ON r.id = c.item_id
 		WHERE c.delivered_at IS NULL ORDER BY c.id`)
 	if err != nil {
@@ -96,15 +93,7 @@ func (db *DB) PendingClaims(ctx context.Context) ([]remind.Claim, error) {
 		if err != nil {
 			return remind.Claim{}, err
 		}
-		c := remind.Claim{Occurrence: fromTS(occ)}
-		if it.Status == remind.StatusDone {
-			c.Decision.Done = true // as ClaimDue says it: no Next
-		} else {
-			c.Decision.Next = it.Next
-		}
-		it.Next, it.Status = c.Occurrence, remind.StatusActive
-		c.Item = it
-		return c, nil
+		return rowdata.PendingClaim(it, fromTS(occ)), nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("postgres: pending claims: %w", err)

@@ -7,31 +7,12 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/parleybot/parley/agent/llm"
+	"github.com/parleybot/parley/store/internal/rowdata"
 )
 
 // The pictures of a session's transcript live in session_files, once per
 // session and content hash, as in store (its migration 00014 says why); a
 // message's JSON keeps each image's hash, type, size and name.
-
-// withoutImageData returns m with its images' bytes left out (the hashes
-// set), and the images whose bytes are to be stored.
-func withoutImageData(m llm.Message) (llm.Message, []llm.Image) {
-	if len(m.Images) == 0 {
-		return m, nil
-	}
-	var keep []llm.Image
-	imgs := make([]llm.Image, len(m.Images))
-	for i, img := range m.Images {
-		img = llm.ImageHash(img)
-		if len(img.Data) > 0 {
-			keep = append(keep, img)
-		}
-		img.Data = nil
-		imgs[i] = img
-	}
-	m.Images = imgs
-	return m, keep
-}
 
 // queueImages adds the inserts of imgs' bytes for the session to b, each
 // content once. ON CONFLICT DO NOTHING keeps the first copy when two
@@ -49,11 +30,7 @@ func queueImages(b *pgx.Batch, sessionID string, imgs []llm.Image, now time.Time
 // files. An image whose bytes are missing keeps nil Data: the providers
 // send its placeholder instead.
 func loadImages(ctx context.Context, q querier, sessionID string, msgs []llm.Message) error {
-	want := false
-	for _, m := range msgs {
-		want = want || len(m.Images) > 0
-	}
-	if !want {
+	if !rowdata.HasImages(msgs) {
 		return nil
 	}
 	rows, err := q.Query(ctx, `SELECT sha256, data FROM session_files WHERE session_id = $1`, sessionID)
@@ -70,10 +47,6 @@ func loadImages(ctx context.Context, q querier, sessionID string, msgs []llm.Mes
 	}); err != nil {
 		return err
 	}
-	for i := range msgs {
-		for j := range msgs[i].Images {
-			msgs[i].Images[j].Data = data[msgs[i].Images[j].SHA256]
-		}
-	}
+	rowdata.FillImages(msgs, data)
 	return nil
 }

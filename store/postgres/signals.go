@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -10,11 +9,12 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/parleybot/parley/agent/evolve"
+	"github.com/parleybot/parley/store/internal/rowdata"
 )
 
 // RecordRun keeps one run's signals.
 func (db *DB) RecordRun(ctx context.Context, r evolve.Run) error {
-	skills, err := json.Marshal(nonNil(r.SkillsRead))
+	skills, err := rowdata.EncodeList(r.SkillsRead)
 	if err != nil {
 		return fmt.Errorf("postgres: record run: %w", err)
 	}
@@ -23,7 +23,7 @@ func (db *DB) RecordRun(ctx context.Context, r evolve.Run) error {
 			recovered, ended_in_error, stopped, corrected, skills_read, weakness)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
 		r.Scope, r.SessionID, r.Author, r.Key, ts(r.At), r.ToolCalls, r.TransientErrors, r.RealErrors,
-		r.Recovered, r.EndedInRealError, r.Stopped, r.Corrected, string(skills), r.Weakness)
+		r.Recovered, r.EndedInRealError, r.Stopped, r.Corrected, skills, r.Weakness)
 	if err != nil {
 		return fmt.Errorf("postgres: record run: %w", err)
 	}
@@ -55,11 +55,9 @@ func scanSignals(row rowScanner, s *evolve.Signals, lead ...any) error {
 		&s.Recovered, &s.EndedInRealError, &s.Stopped, &s.Corrected, &skills, &s.Weakness)...); err != nil {
 		return err
 	}
-	if err := json.Unmarshal([]byte(skills), &s.SkillsRead); err != nil {
+	var err error
+	if s.SkillsRead, err = rowdata.DecodeList(skills); err != nil {
 		return fmt.Errorf("skills read: %w", err)
-	}
-	if len(s.SkillsRead) == 0 {
-		s.SkillsRead = nil
 	}
 	return nil
 }
@@ -125,7 +123,7 @@ func (db *DB) SkillRates(ctx context.Context, scope, name string) (evolve.Rates,
 // since.
 func (db *DB) Activity(ctx context.Context, w evolve.Weights) ([]evolve.Activity, error) {
 	rows, err := db.pool.Query(ctx, `
-		SELECT r.scope, f.last_at, r.at, `+qualified("r", signalColumns)+`
+		SELECT r.scope, f.last_at, r.at, `+rowdata.Qualified("r", signalColumns)+`
 		FROM run_signals r LEFT JOIN reflections f ON f.scope = r.scope
 		ORDER BY r.scope COLLATE "C", r.at, r.id`)
 	if err != nil {
@@ -141,18 +139,7 @@ func (db *DB) Activity(ctx context.Context, w evolve.Weights) ([]evolve.Activity
 		if err := scanSignals(rows, &s, &scope, &last, &at); err != nil {
 			return nil, fmt.Errorf("postgres: activity: %w", err)
 		}
-		if len(out) == 0 || out[len(out)-1].Scope != scope {
-			out = append(out, evolve.Activity{Scope: scope, LastReflected: fromOptTS(last)})
-		}
-		a := &out[len(out)-1]
-		t := fromTS(at)
-		a.LastActivity = t
-		if t.After(a.LastReflected) {
-			if a.Since.IsZero() {
-				a.Since = t
-			}
-			a.Best = max(a.Best, evolve.Score(s, w))
-		}
+		out = rowdata.AddActivity(out, scope, fromOptTS(last), fromTS(at), s, w)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("postgres: activity: %w", err)

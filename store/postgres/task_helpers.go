@@ -2,13 +2,13 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/parleybot/parley/agent/task"
 	"github.com/parleybot/parley/store"
+	"github.com/parleybot/parley/store/internal/rowdata"
 )
 
 // AddHelper creates h's sub-session and its record in one transaction. The
@@ -115,19 +115,12 @@ func (db *DB) EditPlan(ctx context.Context, sessionID string, edit func(p *task.
 		if err != nil {
 			return err
 		}
-		if !ok {
-			return task.ErrNoPlan
-		}
-		log, err := edit(&t.Plan)
-		if err != nil {
-			return err
-		}
-		body, err := json.Marshal(t.Plan)
+		body, log, err := rowdata.EditPlan(t, ok, edit)
 		if err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `UPDATE tasks SET plan = $1, updated_at = $2 WHERE session_id = $3`,
-			string(body), ts(db.now()), sessionID); err != nil {
+			body, ts(db.now()), sessionID); err != nil {
 			return err
 		}
 		return appendLog(ctx, tx, sessionID, log)

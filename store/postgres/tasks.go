@@ -2,13 +2,13 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/parleybot/parley/agent/task"
+	"github.com/parleybot/parley/store/internal/rowdata"
 )
 
 // Task is a session's task; ok is false when it has none.
@@ -33,7 +33,7 @@ func readTask(ctx context.Context, q querier, sessionID, lock string) (task.Task
 	if err != nil {
 		return task.Task{}, false, fmt.Errorf("task %q: %w", sessionID, err)
 	}
-	if err := json.Unmarshal([]byte(plan), &t.Plan); err != nil {
+	if t.Plan, err = rowdata.DecodePlan(plan); err != nil {
 		return task.Task{}, false, fmt.Errorf("task %q: plan: %w", sessionID, err)
 	}
 	t.UpdatedAt = fromTS(t.UpdatedAt)
@@ -49,7 +49,7 @@ func readTask(ctx context.Context, q querier, sessionID, lock string) (task.Task
 // read; a task not there yet is created with ON CONFLICT DO NOTHING, and
 // when another process created it first, the row is read again, locked.
 func (db *DB) SavePlan(ctx context.Context, sessionID, author string, p task.Plan, log []task.Entry) (task.Plan, error) {
-	body, err := json.Marshal(p)
+	body, err := rowdata.EncodePlan(p)
 	if err != nil {
 		return task.Plan{}, fmt.Errorf("postgres: save plan: %w", err)
 	}
@@ -63,7 +63,7 @@ func (db *DB) SavePlan(ctx context.Context, sessionID, author string, p task.Pla
 			}
 			old = t.Plan
 			if ok {
-				if _, err := tx.Exec(ctx, `UPDATE tasks SET plan = $1, updated_at = $2 WHERE session_id = $3`, string(body), now, sessionID); err != nil {
+				if _, err := tx.Exec(ctx, `UPDATE tasks SET plan = $1, updated_at = $2 WHERE session_id = $3`, body, now, sessionID); err != nil {
 					return err
 				}
 				break
@@ -71,7 +71,7 @@ func (db *DB) SavePlan(ctx context.Context, sessionID, author string, p task.Pla
 			tag, err := tx.Exec(ctx, `
 				INSERT INTO tasks (session_id, plan, state, author, updated_at) VALUES ($1, $2, $3, $4, $5)
 				ON CONFLICT (session_id) DO NOTHING`,
-				sessionID, string(body), task.Running, author, now)
+				sessionID, body, task.Running, author, now)
 			if err != nil {
 				return err
 			}

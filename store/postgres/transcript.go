@@ -2,14 +2,13 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/store"
+	"github.com/parleybot/parley/store/internal/rowdata"
 )
 
 // Messages returns the transcript of session sessionID in order, its
@@ -47,7 +46,7 @@ func (db *DB) MessagesWithoutImageData(ctx context.Context, sessionID string) ([
 		if body == nil {
 			return nil // the session has no messages
 		}
-		m, err := decodeMessage(body)
+		m, err := rowdata.DecodeMessage(body)
 		msgs = append(msgs, m)
 		return err
 	})
@@ -90,20 +89,10 @@ func (db *DB) ReplaceMessages(ctx context.Context, sessionID string, msgs []llm.
 // behind SQLite's write lock, so message ids follow commit order and a
 // replace never interleaves with an append.
 func (db *DB) writeMessages(ctx context.Context, sessionID string, replace bool, msgs []llm.Message) error {
-	bodies := make([]string, len(msgs))
-	var imgs []llm.Image
-	var hashes []string // every picture the transcript shows, when replacing
-	for i, m := range msgs {
-		m, keep := withoutImageData(m)
-		imgs = append(imgs, keep...)
-		for _, img := range m.Images {
-			hashes = append(hashes, img.SHA256)
-		}
-		b, err := encodeMessage(m)
-		if err != nil {
-			return fmt.Errorf("message %d: %w", i, err)
-		}
-		bodies[i] = string(b)
+	// hashes: every picture the transcript shows, for a replace.
+	bodies, imgs, hashes, err := rowdata.EncodeMessages(msgs)
+	if err != nil {
+		return err
 	}
 	now := ts(db.now())
 	return db.tx(ctx, func(tx pgx.Tx) error {
@@ -128,70 +117,8 @@ func (db *DB) writeMessages(ctx context.Context, sessionID string, replace bool,
 			// folded away. The new transcript is msgs, so its hashes are
 			// known here, without reading the JSON back.
 			b.Queue(`DELETE FROM session_files WHERE session_id = $1 AND NOT (sha256 = ANY($2))`,
-				sessionID, nonNil(hashes))
+				sessionID, rowdata.NonNil(hashes))
 		}
 		return tx.SendBatch(ctx, b).Close()
 	})
-}
-
-// storedMessage is the JSON form of an llm.Message in the messages table,
-// the same as store's: llm.Message's own JSON, except that tool-call
-// arguments are kept as a string, since they are the model's raw output,
-// possibly invalid JSON, which a json.RawMessage can neither marshal nor be
-// trusted to keep byte for byte.
-type storedMessage struct {
-	llm.Message
-	ToolCalls []storedToolCall `json:"tool_calls,omitempty"` // shadows Message.ToolCalls
-}
-
-type storedToolCall struct {
-	llm.ToolCall
-	Arguments string `json:"arguments,omitempty"` // shadows ToolCall.Arguments
-	// ArgumentsBytes holds arguments that are not valid UTF-8, which a
-	// JSON string cannot carry exactly; base64 in JSON.
-	ArgumentsBytes []byte `json:"arguments_bytes,omitempty"`
-}
-
-func encodeMessage(m llm.Message) ([]byte, error) {
-	s := storedMessage{Message: m}
-	s.Message.ToolCalls = nil
-	for _, c := range m.ToolCalls {
-		sc := storedToolCall{ToolCall: c}
-		sc.ToolCall.Arguments = nil
-		if utf8.Valid(c.Arguments) {
-			sc.Arguments = string(c.Arguments)
-		} else {
-			sc.ArgumentsBytes = c.Arguments
-		}
-		s.ToolCalls = append(s.ToolCalls, sc)
-	}
-	return json.Marshal(s)
-}
-
-func decodeMessage(body []byte) (llm.Message, error) {
-	var s storedMessage
-	if err := json.Unmarshal(body, &s); err != nil {
-		return llm.Message{}, fmt.Errorf("decode message: %w", err)
-	}
-	m := s.Message
-	for _, sc := range s.ToolCalls {
-		c := sc.ToolCall
-		switch {
-		case sc.ArgumentsBytes != nil:
-			c.Arguments = sc.ArgumentsBytes
-		case sc.Arguments != "":
-			c.Arguments = json.RawMessage(sc.Arguments)
-		}
-		m.ToolCalls = append(m.ToolCalls, c)
-	}
-	return m, nil
-}
-
-// nonNil makes a nil list encode as [] (JSON) or '{}' (an array) rather
-// than null.
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }

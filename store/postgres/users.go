@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 )
 
 // UpsertUser records the user keyed key ("platform:id"), or updates their
@@ -23,10 +22,4 @@ func (db *DB) UpsertUser(ctx context.Context, key, platform, name string) error 
 		return fmt.Errorf("postgres: upsert user %q: %w", key, err)
 	}
 	return nil
-}
-
-// platformOf returns the platform part of a user key "platform:id".
-func platformOf(userKey string) string {
-	platform, _, _ := strings.Cut(userKey, ":")
-	return platform
 }

@@ -2,9 +2,7 @@ package postgres
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
-	"math"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -37,21 +35,4 @@ func detectVectors(ctx context.Context, pool *pgxpool.Pool) (VectorStorage, erro
 		return v, fmt.Errorf("detect pgvector: %w", err)
 	}
 	return v, nil
-}
-
-// encodeVector is a vector's storage form: little-endian float32s.
-func encodeVector(v []float32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
-	}
-	return b
-}
-
-// decodeVector appends the float32s stored in b to dst.
-func decodeVector(dst []float32, b []byte) []float32 {
-	for i := 0; i+4 <= len(b); i += 4 {
-		dst = append(dst, math.Float32frombits(binary.LittleEndian.Uint32(b[i:])))
-	}
-	return dst
 }

@@ -1,4 +1,4 @@
-package store
+package rowdata
 
 import (
 	"encoding/json"
@@ -8,10 +8,11 @@ import (
 )
 
 // TestStoredMessageFormat pins the body format: llm.Message's own JSON, with
-// tool-call arguments as a string, so sqlite3's JSON functions can read it.
+// tool-call arguments as a string, so both engines' JSON functions
+// (SQLite json_each, PostgreSQL jsonb) can read it.
 func TestStoredMessageFormat(t *testing.T) {
 	plain := llm.Message{Role: llm.RoleTool, ToolCallID: "c1", ToolName: "shell", Text: "ok", IsError: true}
-	got, err := encodeMessage(plain)
+	got, err := EncodeMessage(plain)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +24,7 @@ func TestStoredMessageFormat(t *testing.T) {
 	call := llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{
 		{ID: "c1", Name: "shell", Arguments: json.RawMessage(`{"cmd": "ls"}`)},
 	}}
-	got, err = encodeMessage(call)
+	got, err = EncodeMessage(call)
 	if err != nil {
 		t.Fatal(err)
 	}
