@@ -238,7 +238,17 @@ func TestShardRecoversItsLostSession(t *testing.T) {
 			stop()
 			handedOnce(t, h, before)
 			handedOnce(t, h, during)
-			w.checkIdentifies(t, func(i int) int { return 1 + count(i == tt.lost) })
+			// The others kept their sessions. The lost shard identified
+			// afresh, at least once more: discordgo's heartbeat and reader
+			// may each start a reconnect after the drop, and on a loaded
+			// machine both do (the fresh sessions are the same shard's, the
+			// messages handed once, as checked above).
+			for i := range w.shards {
+				n := w.srv.ShardIdentifies(i)
+				if i != tt.lost && n != 1 || i == tt.lost && n < 2 {
+					t.Errorf("shard %d identified %d times, want %s", i, n, map[bool]string{true: "2 or more", false: "1"}[i == tt.lost])
+				}
+			}
 			// Only the lost shard's channels were read back.
 			mine := map[string]bool{"/channels/" + w.channels[tt.lost] + "/messages": true}
 			if tt.lost == 0 {
