@@ -326,3 +326,38 @@ func TestReplicaAdoptsItsSessionsWorkBeforeLetGo(t *testing.T) {
 		t.Errorf("still unfinished: %+v", left)
 	}
 }
+
+// TestReplicaHandsBackALostSession: while a replica answers, another takes
+// the session's lease (this one's renewals failed for most of a TTL, as a
+// partition would leave it). At its next renewal the replica stops the
+// turn and hands it back unfinished — no final answer from it — for the
+// new holder to resume, rather than run it beside that holder.
+func TestReplicaHandsBackALostSession(t *testing.T) {
+	w := newWorld(t, "slack", bot.Access{})
+	leases := &memLeases{m: map[string]memLease{}}
+	clk := &sharedClock{}
+	a := startReplica(t, w, leases, clk, "a")
+
+	m := msg("slack", "C1", "1.1", "U1", "T:C1:1.1", "a long one")
+	m.Mentioned = true
+	w.srv.Enqueue(llmtest.Text("one ", "two ", "three ", "four ", "five").Paced(time.Second))
+	if err := a.router.HandleMessage(t.Context(), m); err != nil {
+		t.Fatal(err)
+	}
+	<-w.replies.streaming // a holds the session and is writing
+	sid, _, _ := w.db.BoundSession(t.Context(), m.Thread)
+	leases.mu.Lock()
+	leases.m["session:"+sid] = memLease{holder: "b/1", until: clk.now().Add(time.Hour)}
+	leases.mu.Unlock()
+	a.wake <- struct{}{} // a's renewal
+	a.router.Wait()
+	if finals := w.replies.final(m.Key); len(finals) != 0 {
+		t.Fatalf("a finished %q after losing the session", finals)
+	}
+	if left, _ := w.db.Unfinished(t.Context()); len(left) != 1 {
+		t.Fatalf("unfinished %d, want the message handed back", len(left))
+	}
+	if l, _ := leases.held("session:" + sid); l.holder != "b/1" {
+		t.Fatalf("the lease is %q's after a let go, want b's untouched", l.holder)
+	}
+}

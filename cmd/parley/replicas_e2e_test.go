@@ -148,14 +148,7 @@ func TestReplicasShareTheWork(t *testing.T) {
 		}
 		return right, all
 	}
-	answered := func() (n int) {
-		for i := range people {
-			if right, _ := answers(i); right > 0 {
-				n++
-			}
-		}
-		return n
-	}
+	answered := func() int { return peopleAnswered(people, answers) }
 	// Mid-stream: some answers are out, many are still being written.
 	if err := tg.WaitFor(ctx, func() bool { return answered() >= 10 }); err != nil {
 		t.Fatalf("no answers: %v\n%s", err, rig.logs)
@@ -251,14 +244,7 @@ func TestReplicasOnSlackExactlyOnce(t *testing.T) {
 		}
 		return right, all
 	}
-	answered := func() (n int) {
-		for i := range people {
-			if right, _ := answers(i); right > 0 {
-				n++
-			}
-		}
-		return n
-	}
+	answered := func() int { return peopleAnswered(people, answers) }
 	if err := slk.WaitFor(ctx, func() bool { return answered() >= 10 }); err != nil {
 		t.Fatalf("no answers: %v\n%s", err, rig.logs)
 	}
@@ -285,6 +271,17 @@ func TestReplicasOnSlackExactlyOnce(t *testing.T) {
 		t.Errorf("Slack answered %d rate-limit errors to the replicas", limited)
 	}
 	t.Logf("%d answers; %d were in flight when a replica died", people, inFlight)
+}
+
+// peopleAnswered counts the people of whom answers(i) finds at least one
+// right answer.
+func peopleAnswered(people int, answers func(i int) (right, all int)) (n int) {
+	for i := range people {
+		if right, _ := answers(i); right > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // leaseHolderPID is the process id of the replica holding lease name (the
