@@ -155,14 +155,16 @@ func (a *Approvals) afterPosting(ctx context.Context, rec ApprovalRecord) (Appro
 	a.mu.Lock()
 	posted := a.posting[rec.ID]
 	a.mu.Unlock()
-	if posted == nil {
-		return rec, nil
+	if posted != nil {
+		select {
+		case <-posted:
+		case <-ctx.Done():
+			return rec, ctx.Err()
+		}
 	}
-	select {
-	case <-posted:
-	case <-ctx.Done():
-		return rec, ctx.Err()
-	}
+	// Read again even when nothing is being posted now: the poster may
+	// have recorded the refs and left between the caller's read and the
+	// look at posting above.
 	now, _, err := a.cfg.Store.Approval(ctx, rec.ID)
 	if err != nil {
 		return rec, fmt.Errorf("approvals: click on %s: %w", rec.ID, err)

@@ -46,6 +46,8 @@ type apHarness struct {
 	resumed chan bot.ApprovalRecord
 	// pollEvery is ApprovalsConfig.PollEvery (replicas sharing the store).
 	pollEvery time.Duration
+	// wrapStore, if set, stands between the Approvals and the store.
+	wrapStore func(bot.ApprovalStore) bot.ApprovalStore
 }
 
 func newAPHarness(t *testing.T) *apHarness {
@@ -83,8 +85,12 @@ func (h *apHarness) start() {
 	if err != nil {
 		h.t.Fatal(err)
 	}
+	var st bot.ApprovalStore = db
+	if h.wrapStore != nil {
+		st = h.wrapStore(db)
+	}
 	h.ap, err = bot.NewApprovals(bot.ApprovalsConfig{
-		Store:     db,
+		Store:     st,
 		Sessions:  db,
 		Outbound:  out,
 		Approvers: []string{apAdmin.Key()},

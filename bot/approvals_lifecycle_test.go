@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -328,6 +329,76 @@ func TestApprovalClickBeforeRefIsRecorded(t *testing.T) {
 		}
 		if told := <-clicked; len(told) != 0 {
 			t.Fatalf("the early clicker was told %q", told)
+		}
+	})
+}
+
+// staleRead is an ApprovalStore whose first read of an approval without
+// refs returns only after the poster has recorded the refs and left: the
+// clicker then holds a record older than the store.
+type staleRead struct {
+	bot.ApprovalStore
+	once    sync.Once
+	refsSet chan struct{}
+}
+
+func (s *staleRead) Approval(ctx context.Context, id string) (bot.ApprovalRecord, bool, error) {
+	rec, ok, err := s.ApprovalStore.Approval(ctx, id)
+	if ok && len(rec.Refs) == 0 {
+		stall := false
+		s.once.Do(func() { stall = true })
+		if stall {
+			<-s.refsSet
+			synctest.Wait() // the poster has left post and waits for a decision
+		}
+	}
+	return rec, ok, err
+}
+
+func (s *staleRead) SetApprovalRefs(ctx context.Context, id string, refs []bot.MessageRef) error {
+	err := s.ApprovalStore.SetApprovalRefs(ctx, id, refs)
+	close(s.refsSet)
+	return err
+}
+
+// TestApprovalClickReadBeforeRefIsRecorded: a click that read the approval
+// before its ref was recorded, and looks for the poster after it left, is
+// still honoured (it once answered "no longer valid" to a real click).
+func TestApprovalClickReadBeforeRefIsRecorded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newAPHarness(t)
+		h.wrapStore = func(st bot.ApprovalStore) bot.ApprovalStore {
+			return &staleRead{ApprovalStore: st, refsSet: make(chan struct{})}
+		}
+		h.restart()
+		clicked := make(chan []string, 1)
+		h.ad.onSend = func(ref bot.MessageRef, out bot.Out) {
+			go func() {
+				_, told, err := h.click(apRequester, out.Buttons[0].Data, ref)
+				if err != nil {
+					t.Error(err)
+				}
+				clicked <- told
+			}()
+			synctest.Wait() // the click has read the record without refs
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		decided := make(chan apResult, 1)
+		go func() {
+			d, err := h.ap.Approve(ctx, agent.ApprovalRequest{
+				SessionID: h.sid,
+				Caller:    agent.Caller{SessionID: h.sid, UserKey: apRequester.Key(), UserName: apRequester.Name},
+				Call:      llm.ToolCall{ID: "stale", Name: "shell", Arguments: []byte(`{}`)},
+				Summary:   "ls",
+			})
+			decided <- apResult{d, err}
+		}()
+		if told := <-clicked; len(told) != 0 {
+			t.Fatalf("the clicker was told %q", told)
+		}
+		if r := <-decided; r.err != nil || !r.d.Approved {
+			t.Fatalf("decision %+v, err %v", r.d, r.err)
 		}
 	})
 }
