@@ -272,6 +272,7 @@ func (s *Server) DropShard(shard int) { s.dropConnections(shard) }
 
 // dropConnections drops the connection of shard, or of all (-1).
 func (s *Server) dropConnections(shard int) {
+	s.afterFirstBeats(shard)
 	s.mu.Lock()
 	var drop []*gwConn
 	for _, cur := range s.gw.currentSessions() {
@@ -288,7 +289,10 @@ func (s *Server) dropConnections(shard int) {
 }
 
 // RequestReconnect sends op 7 on every shard: the client reconnects and RESUMEs.
-func (s *Server) RequestReconnect() { s.pushToShards(frame{Op: opReconnect}) }
+func (s *Server) RequestReconnect() {
+	s.afterFirstBeats(-1)
+	s.pushToShards(frame{Op: opReconnect})
+}
 
 // RequestHeartbeat sends op 1 on every shard: the client must heartbeat at once.
 func (s *Server) RequestHeartbeat() { s.pushToShards(frame{Op: opHeartbeat}) }

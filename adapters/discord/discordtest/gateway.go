@@ -58,12 +58,15 @@ type gwConn struct {
 	wake chan struct{}
 	done chan struct{}
 	once sync.Once
+	// beat is closed at the connection's first heartbeat (beatOnce).
+	beat     chan struct{}
+	beatOnce sync.Once
 
 	sess *session // guarded by Server.mu; nil until IDENTIFY/RESUME
 }
 
 func newGWConn(ws *websocket.Conn) *gwConn {
-	return &gwConn{ws: ws, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	return &gwConn{ws: ws, wake: make(chan struct{}, 1), done: make(chan struct{}), beat: make(chan struct{})}
 }
 
 func (c *gwConn) enqueue(f outFrame) {
@@ -201,6 +204,7 @@ func (s *Server) handleOpLocked(c *gwConn, op int, d json.RawMessage) {
 	switch op {
 	case opHeartbeat:
 		s.gw.heartbeats++
+		c.beatOnce.Do(func() { close(c.beat) })
 		c.push(frame{Op: opHeartbeatACK})
 	case opIdentify:
 		if c.sess != nil {

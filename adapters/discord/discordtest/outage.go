@@ -1,6 +1,9 @@
 package discordtest
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // HoldGateway keeps the client away: gateway connections opened from now
 // on are accepted but get no HELLO until ReleaseGateway, so the client
@@ -49,6 +52,7 @@ func (s *Server) ForgetShard(shard int) { s.forget(shard) }
 
 // forget forgets the sessions of shard, or all (-1).
 func (s *Server) forget(shard int) {
+	s.afterFirstBeats(shard)
 	s.mu.Lock()
 	var drop []*gwConn
 	for id, sess := range s.gw.sessions {
@@ -94,5 +98,39 @@ func (s *Server) awaitRelease(ctx context.Context) bool {
 		return true
 	case <-ctx.Done():
 		return false
+	}
+}
+
+// firstBeatWait bounds afterFirstBeats for a client that never beats.
+const firstBeatWait = 10 * time.Second
+
+// afterFirstBeats waits until the current connection of shard (of every
+// shard: -1) has sent its first heartbeat, or has ended. A client drops
+// nothing by itself before then, but discordgo does when its connection is
+// cut before that first beat: its heartbeat goroutine, failing to write,
+// starts a second reconnect that races the reader's, which is a data race
+// inside the library and can leave the shard stalled for its backoff. A
+// real gateway rarely drops a connection within its first milliseconds;
+// the outage helpers wait for the beat so tests see one reconnect.
+func (s *Server) afterFirstBeats(shard int) {
+	s.mu.Lock()
+	var conns []*gwConn
+	for _, cur := range s.gw.currentSessions() {
+		if (shard < 0 || cur.shard == shard) && cur.conn != nil {
+			conns = append(conns, cur.conn)
+		}
+	}
+	s.mu.Unlock()
+	limit := time.NewTimer(firstBeatWait)
+	defer limit.Stop()
+	for _, c := range conns {
+		select {
+		case <-c.beat:
+		case <-c.done:
+		case <-limit.C:
+			return
+		case <-s.ctx.Done():
+			return
+		}
 	}
 }
