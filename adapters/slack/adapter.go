@@ -15,6 +15,7 @@ import (
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/adapterkit"
 	"github.com/parleybot/parley/bot/format"
+	"github.com/parleybot/parley/internal/clock"
 )
 
 // Modes of receiving events.
@@ -50,6 +51,10 @@ type Config struct {
 	// http.DefaultClient.
 	HTTPClient *http.Client
 	Logger     *slog.Logger
+	// Now and Sleep are the clock of the adapter's own budgets (users.info);
+	// defaults: time.Now and a real timer.
+	Now   func() time.Time
+	Sleep func(ctx context.Context, d time.Duration) error
 }
 
 // Adapter is Parley on Slack. It translates and nothing else
@@ -117,6 +122,7 @@ func New(cfg Config) (*Adapter, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	cfg.Now, cfg.Sleep = clock.Or(cfg.Now, cfg.Sleep)
 	hosts, err := adapterkit.NewHosts(cfg.APIURL, slackFileHost)
 	if err != nil {
 		return nil, fmt.Errorf("slack: api_url: %w", err)
@@ -134,7 +140,7 @@ func New(cfg Config) (*Adapter, error) {
 			slack.OptionAppLevelToken(cfg.AppToken),
 			slack.OptionHTTPClient(cfg.HTTPClient)),
 	}
-	a.usersPace = newUsersPace()
+	a.usersPace = newUsersPace(cfg.Now, cfg.Sleep)
 	a.users = newUserProfiles(a.lookupProfile)
 	return a, nil
 }

@@ -1,7 +1,12 @@
 package slack
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/slack-go/slack/slackutilsx"
@@ -121,5 +126,48 @@ func TestUserZone(t *testing.T) {
 	}
 	if p, err := ad.users.get(ctx, "UANA"); err != nil || p.name != "Ana" || len(srv.CallsTo("users.info")) != 3 {
 		t.Errorf("the name lookup = %+v, %v; want Ana from the cached profile", p, err)
+	}
+}
+
+// TestUsersInfoBudget: users.info is paced on the adapter's clock: a burst
+// of lookups, then one per interval; a lookup the budget cannot take goes
+// without the name at once rather than wait.
+func TestUsersInfoBudget(t *testing.T) {
+	srv := slacktest.NewServer(slacktest.WithoutRateLimits())
+	t.Cleanup(srv.Close)
+	now := time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
+	ad, err := New(Config{BotToken: srv.BotToken(), AppToken: srv.AppToken(), APIURL: srv.URL + "/",
+		Logger: slog.New(slog.DiscardHandler), Now: func() time.Time { return now },
+		Sleep: func(context.Context, time.Duration) error { t.Error("a lookup waited for the budget"); return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	lookup := func(i int) error {
+		id := fmt.Sprintf("U%03d", i)
+		srv.AddUser(id, "person "+id)
+		_, err := ad.lookupProfile(ctx, id)
+		return err
+	}
+	// Like a streaming frame, a lookup leaves the bucket's last token to
+	// calls that must be made.
+	burst := usersInfoBurst - 1
+	for i := range burst {
+		if err := lookup(i); err != nil {
+			t.Fatalf("lookup %d of the burst: %v", i+1, err)
+		}
+	}
+	if err := lookup(burst); !errors.Is(err, errUsersInfoBudget) {
+		t.Fatalf("the lookup after the burst = %v, want the budget refusal", err)
+	}
+	now = now.Add(usersInfoEvery)
+	if err := lookup(burst + 1); err != nil {
+		t.Fatalf("a lookup one interval later: %v", err)
+	}
+	if err := lookup(burst + 2); !errors.Is(err, errUsersInfoBudget) {
+		t.Fatalf("a second lookup in that interval = %v, want the budget refusal", err)
+	}
+	if n := len(srv.CallsTo("users.info")); n != burst+1 {
+		t.Errorf("%d users.info calls, want %d", n, burst+1)
 	}
 }

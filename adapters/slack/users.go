@@ -65,9 +65,9 @@ const (
 )
 
 // newUsersPace is the users.info budget, one for the bot (bot.PaceGlobal),
-// so replicas split it (SetShare).
-func newUsersPace() *bot.Pacer {
-	return bot.NewPacer(bot.PacerConfig{Platform: platform, Capabilities: bot.Capabilities{
+// so replicas split it (SetShare), on the adapter's clock.
+func newUsersPace(now func() time.Time, sleep func(context.Context, time.Duration) error) *bot.Pacer {
+	return bot.NewPacer(bot.PacerConfig{Platform: platform, Now: now, Sleep: sleep, Capabilities: bot.Capabilities{
 		EditEvery: usersInfoEvery, EditBurst: usersInfoBurst, EditScope: bot.PaceGlobal,
 	}})
 }
