@@ -54,6 +54,9 @@ func extractPDF(ctx context.Context, label string, data []byte) (text, title str
 	if err := checkPDFNumbers(data); err != nil {
 		return "", "", fmt.Errorf("%s is not a readable PDF: %w", label, err)
 	}
+	if err := checkPDFObjectStreams(data); err != nil {
+		return "", "", fmt.Errorf("%s is too large: %w", label, err)
+	}
 	ctx, cancel := context.WithTimeoutCause(ctx, pdfTimeout, fmt.Errorf("gave up after %s: %w", pdfTimeout, context.DeadlineExceeded))
 	defer cancel()
 
@@ -202,6 +205,7 @@ func pageText(ctx context.Context, page, resources pdf.Value, b *strings.Builder
 			panic(pdfAbort{errPDFText})
 		}
 	}
+	checkInflated(contents)
 	pdf.Interpret(contents, func(stk *pdf.Stack, op string) {
 		if *ops++; *ops%checkEvery == 0 && ctx.Err() != nil {
 			panic(pdfAbort{context.Cause(ctx)})
@@ -276,6 +280,7 @@ func fontEncoding(resources pdf.Value, name string, fonts map[string]*pdf.Font) 
 	f, ok := fonts[name]
 	if !ok {
 		if v := resources.Key("Font").Key(name); v.Kind() == pdf.Dict {
+			checkInflated(v.Key("ToUnicode"))
 			f = &pdf.Font{V: v}
 		}
 		fonts[name] = f
