@@ -84,9 +84,10 @@ func advice(f Format) string {
 
 // Prepare checks data as a picture and returns it as an image a model
 // accepts: PNG, JPEG and WebP within the limits go as they are; larger
-// ones are scaled down to MaxEdge, and other formats (GIF, BMP, TIFF)
-// re-encoded — as PNG when the source was lossless, as JPEG otherwise or
-// when a PNG would pass MaxBytes. name is kept on the image for
+// ones are scaled down to MaxEdge, a JPEG whose EXIF says to turn it is
+// turned, and other formats (GIF, BMP, TIFF) re-encoded — as PNG when the
+// source was lossless, as JPEG otherwise or when a PNG would pass
+// MaxBytes. name is kept on the image for
 // placeholders. Errors wrap ErrNotImage, ErrUnsupported, ErrTooManyPixels,
 // ErrCorrupt or ErrTooLarge.
 func Prepare(data []byte, name string, lim Limits) (llm.Image, error) {
@@ -119,12 +120,17 @@ func Prepare(data []byte, name string, lim Limits) (llm.Image, error) {
 	}
 	b := src.Bounds()
 	img := llm.Image{Name: name, Width: b.Dx(), Height: b.Dy()}
-	keep := (f == PNG || f == JPEG || f == WebP) && max(b.Dx(), b.Dy()) <= lim.MaxEdge && len(data) <= lim.MaxBytes
+	turn := 1
+	if f == JPEG {
+		turn = jpegOrientation(data) // orient.go
+	}
+	keep := (f == PNG || f == JPEG || f == WebP) && turn == 1 && max(b.Dx(), b.Dy()) <= lim.MaxEdge && len(data) <= lim.MaxBytes
 	if keep {
 		img.MIME, img.Data = mimeOf(f), data
 		return llm.ImageHash(img), nil
 	}
-	scaled := fit(src, lim.MaxEdge)
+	// Turned after the scaling: the smaller image is the cheaper to turn.
+	scaled := orient(fit(src, lim.MaxEdge), turn)
 	sb := scaled.Bounds()
 	img.Width, img.Height = sb.Dx(), sb.Dy()
 	lossless := f == PNG || f == GIF || f == BMP || f == TIFF
