@@ -138,7 +138,7 @@ func snip(history []llm.Message, end int) ([]llm.Message, bool) {
 	for i := range out[:max(end, 0)] {
 		m := &out[i]
 		if m.Role == llm.RoleTool && len(m.Images) > 0 {
-			*m = dropImages(*m, whyCompacted)
+			*m = m.WithoutImages(whyCompacted)
 			changed = true
 		}
 		if m.Role != llm.RoleTool || utf8.RuneCountInString(m.Text) <= snipOver {

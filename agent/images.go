@@ -88,7 +88,7 @@ func (r *Runner) toolImages(tool string, raw []llm.Image) ([]llm.Image, string) 
 func (r *Runner) forModel(history []llm.Message) []llm.Message {
 	msgs := liftToolImages(history)
 	if r.Blind {
-		return withPlaceholders(msgs, len(msgs), whyBlind)
+		return llm.WithoutImages(msgs, len(msgs), whyBlind)
 	}
 	// Keep the pictures of the newest messages that hold at most
 	// maxRequestImages; the message that would pass it, and every older
@@ -96,42 +96,10 @@ func (r *Runner) forModel(history []llm.Message) []llm.Message {
 	n := 0
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if n += len(msgs[i].Images); n > maxRequestImages {
-			return withPlaceholders(msgs, i+1, whyTooMany)
+			return llm.WithoutImages(msgs, i+1, whyTooMany)
 		}
 	}
 	return msgs
-}
-
-// withPlaceholders replaces the images of msgs[:end] by their
-// placeholders in the text; msgs itself is not changed.
-func withPlaceholders(msgs []llm.Message, end int, why string) []llm.Message {
-	var out []llm.Message
-	for i, m := range msgs[:end] {
-		if len(m.Images) == 0 {
-			continue
-		}
-		if out == nil {
-			out = append([]llm.Message(nil), msgs...)
-		}
-		out[i] = dropImages(m, why)
-	}
-	if out == nil {
-		return msgs
-	}
-	return out
-}
-
-// dropImages returns m with its images as placeholder lines after its text.
-func dropImages(m llm.Message, why string) llm.Message {
-	lines := make([]string, 0, 1+len(m.Images))
-	if m.Text != "" {
-		lines = append(lines, m.Text)
-	}
-	for _, img := range m.Images {
-		lines = append(lines, img.Placeholder(why))
-	}
-	m.Text, m.Images = strings.Join(lines, "\n"), nil
-	return m
 }
 
 // liftToolImages moves the pictures of each run of tool results into one

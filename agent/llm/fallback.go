@@ -52,8 +52,14 @@ type FallbackOptions struct {
 	// MaxWait: a rate limit asking to wait longer than this opens the
 	// breaker at once (default 30 s, the agent's longest retry wait).
 	MaxWait time.Duration
-	Now     func() time.Time // default time.Now
-	Logger  *slog.Logger     // default slog.Default()
+	// Sees reports whether the chain's model name ("provider/model") can
+	// see images. A call that moves to a model that cannot has the
+	// request's images replaced by their placeholders there: sent to it,
+	// they would fail the call (a 400) in the middle of an outage. nil:
+	// every model sees, as far as the caller knows.
+	Sees   func(name string) bool
+	Now    func() time.Time // default time.Now
+	Logger *slog.Logger     // default slog.Default()
 }
 
 // breaker is one model's circuit breaker.
@@ -100,7 +106,7 @@ func (f *Fallback) Stream(ctx context.Context, req Request) iter.Seq2[Event, err
 		order := f.order()
 		for n, i := range order {
 			var failure error
-			for ev, err := range f.models[i].Provider.Stream(ctx, req) {
+			for ev, err := range f.models[i].Provider.Stream(ctx, f.requestFor(i, req)) {
 				if err != nil {
 					failure = err
 					break
@@ -127,6 +133,20 @@ func (f *Fallback) Stream(ctx context.Context, req Request) iter.Seq2[Event, err
 			}
 		}
 	}
+}
+
+// whyFallbackBlind is the placeholder's reason on a fallback model that
+// cannot see.
+const whyFallbackBlind = "the model answering now cannot see images, so only this note stands for it"
+
+// requestFor is req as model i is sent it: without images for a model
+// that cannot see them (FallbackOptions.Sees).
+func (f *Fallback) requestFor(i int, req Request) Request {
+	if f.opts.Sees == nil || f.opts.Sees(f.models[i].Name) {
+		return req
+	}
+	req.Messages = WithoutImages(req.Messages, len(req.Messages), whyFallbackBlind)
+	return req
 }
 
 // order is the models a call may try, in chain order: those whose breaker

@@ -204,3 +204,69 @@ func TestBreakerHalfOpen(t *testing.T) {
 		}
 	})
 }
+
+// seen records the requests a provider was sent.
+type seen struct {
+	Provider
+	mu   sync.Mutex
+	reqs []Request
+}
+
+func (s *seen) Stream(ctx context.Context, req Request) iter.Seq2[Event, error] {
+	s.mu.Lock()
+	s.reqs = append(s.reqs, req)
+	s.mu.Unlock()
+	return s.Provider.Stream(ctx, req)
+}
+
+// TestFallbackToBlindModel: a call that moves to a model that cannot see
+// sends it placeholders instead of the images (which would fail it), and
+// leaves the caller's request and the seeing models' requests whole.
+func TestFallbackToBlindModel(t *testing.T) {
+	img := Image{Name: "shot.png", MIME: "image/png", Data: []byte("png"), Width: 4, Height: 3}
+	req := Request{Messages: []Message{
+		{Role: RoleUser, Text: "what is on it?", Images: []Image{img}},
+	}}
+	tests := []struct {
+		name  string
+		sees  func(string) bool
+		blind bool // whether the fallback gets placeholders
+	}{
+		{"fallback cannot see", func(n string) bool { return n == "a" }, true},
+		{"every model sees", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := &seen{Provider: &scripted{name: "a", errs: []error{errAuth}}}
+			b := &seen{Provider: &scripted{name: "b"}}
+			f := NewFallback([]Candidate{{Name: "a", Provider: a}, {Name: "b", Provider: b}},
+				FallbackOptions{Sees: tt.sees, Logger: slog.New(slog.DiscardHandler)})
+			var answer string
+			for ev, err := range f.Stream(t.Context(), req) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ev.Kind == EventDone {
+					answer = ev.Response.Text
+				}
+			}
+			if answer != "ok from b" {
+				t.Fatalf("answer %q, want the fallback's", answer)
+			}
+			if got := a.reqs[0].Messages[0]; len(got.Images) != 1 {
+				t.Errorf("the seeing primary got %d images", len(got.Images))
+			}
+			got := b.reqs[0].Messages[0]
+			if tt.blind {
+				if len(got.Images) != 0 || got.Text != "what is on it?\n[image shot.png, 4×3: "+whyFallbackBlind+"]" {
+					t.Errorf("the blind fallback got %d images and text %q", len(got.Images), got.Text)
+				}
+			} else if len(got.Images) != 1 || got.Text != "what is on it?" {
+				t.Errorf("a seeing fallback got %d images and text %q", len(got.Images), got.Text)
+			}
+			if len(req.Messages[0].Images) != 1 || req.Messages[0].Text != "what is on it?" {
+				t.Error("the caller's request was changed")
+			}
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"strings"
 )
 
 // Image is a picture given to the model: a person's attachment, or what a
@@ -59,4 +60,41 @@ func (img Image) Placeholder(why string) string {
 		size = fmt.Sprintf(", %d×%d", img.Width, img.Height)
 	}
 	return fmt.Sprintf("[image %s%s: %s]", name, size, why)
+}
+
+// WithoutImages returns m with each of its images as its placeholder line
+// (Placeholder) after its text.
+func (m Message) WithoutImages(why string) Message {
+	if len(m.Images) == 0 {
+		return m
+	}
+	lines := make([]string, 0, 1+len(m.Images))
+	if m.Text != "" {
+		lines = append(lines, m.Text)
+	}
+	for _, img := range m.Images {
+		lines = append(lines, img.Placeholder(why))
+	}
+	m.Text, m.Images = strings.Join(lines, "\n"), nil
+	return m
+}
+
+// WithoutImages returns msgs with the images of msgs[:end] as placeholder
+// lines (Message.WithoutImages); msgs itself is not changed, and is
+// returned as it is when there is nothing to replace.
+func WithoutImages(msgs []Message, end int, why string) []Message {
+	var out []Message
+	for i, m := range msgs[:end] {
+		if len(m.Images) == 0 {
+			continue
+		}
+		if out == nil {
+			out = append([]Message(nil), msgs...)
+		}
+		out[i] = m.WithoutImages(why)
+	}
+	if out == nil {
+		return msgs
+	}
+	return out
 }

@@ -47,7 +47,8 @@ func openApp(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app
 	}
 	ops := newOperator(cfg)
 	reg := providers(cfg, ops.modelClient())
-	provider, err := chatModel(reg, cfg, logger)
+	blind := blindModel(cfg, logger)
+	provider, err := chatModel(reg, cfg, blind, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +98,7 @@ func openApp(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app
 		// when that model says the prompt is too long.
 		ContextWindow: reg.Info(cfg.LLM.Model).ContextWindow,
 		CompactAt:     float64(cfg.LLM.CompactAtPercent) / 100,
-		Blind:         blindModel(cfg, logger),
+		Blind:         blind,
 		ImageLimits:   imageLimits(cfg.Attachments),
 		Reasoning:     cfg.LLM.Reasoning(),
 		ShowThinking:  cfg.LLM.ShowThinking,
@@ -117,12 +118,16 @@ func openApp(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app
 }
 
 // chatModel is the provider the runner talks to: llm.model, or with
-// llm.fallback the chain of models behind their circuit breakers.
-func chatModel(reg *llm.Registry, cfg *config.Config, logger *slog.Logger) (llm.Provider, error) {
+// llm.fallback the chain of models behind their circuit breakers, which
+// sends a fallback that cannot see the pictures' placeholders (modelSees).
+// blind is whether llm.model sees (blindModel).
+func chatModel(reg *llm.Registry, cfg *config.Config, blind bool, logger *slog.Logger) (llm.Provider, error) {
 	if len(cfg.LLM.Fallback) == 0 {
 		return reg.Resolve(cfg.LLM.Model)
 	}
-	return reg.Fallback(cfg.LLM.Chain(), llm.FallbackOptions{Cooldown: cfg.LLM.FallbackCooldown(), Logger: logger})
+	return reg.Fallback(cfg.LLM.Chain(), llm.FallbackOptions{
+		Cooldown: cfg.LLM.FallbackCooldown(), Sees: modelSees(cfg, blind), Logger: logger,
+	})
 }
 
 // memoryJudge is the model call that judges memory writes

@@ -32,6 +32,29 @@ func blindModel(cfg *config.Config, logger *slog.Logger) bool {
 	return !sees
 }
 
+// modelSees is llm.FallbackOptions.Sees: llm.model sees unless blind
+// (llm.vision, blindModel); a fallback sees when llm.vision is not off and
+// the table of models that see lists it — llm.vision: on speaks for
+// llm.model alone, and a model the table does not know counts as blind,
+// since images would fail its requests.
+func modelSees(cfg *config.Config, blind bool) func(name string) bool {
+	primary, _ := llm.Canonical(cfg.LLM.Model)
+	return func(name string) bool {
+		if name == primary {
+			return !blind
+		}
+		if cfg.LLM.Vision == config.VisionOff {
+			return false
+		}
+		_, model, err := llm.SplitModel(name)
+		if err != nil {
+			return false
+		}
+		sees, known := llm.SeesImages(model)
+		return sees && known
+	}
+}
+
 // imageLimits are the attachments.image_* keys as agent/media takes them.
 func imageLimits(a config.Attachments) media.Limits {
 	return media.Limits{MaxEdge: a.ImageEdge, MaxPixels: a.ImageMaxMegapixels * 1_000_000}
