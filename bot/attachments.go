@@ -132,6 +132,13 @@ func (r *Router) readFiles(ctx context.Context, m Message, after int) (attached,
 			break
 		}
 		name := fileName(f)
+		if kind := soundOrMotion(f.MIME); kind != "" {
+			// Not downloaded: nothing here reads it, and a video may be large.
+			parts = append(parts, fmt.Sprintf("[file %s was attached but not read: %s is not read]", name, kind))
+			out.problems = append(out.problems, fmt.Sprintf("%s: I cannot listen to audio or watch video. "+
+				"Send what it says as text, or pictures of what matters in it.", name))
+			continue
+		}
 		if !canFetch {
 			parts = append(parts, fmt.Sprintf("[file %s was attached but cannot be downloaded from this platform]", name))
 			out.problems = append(out.problems, name+": files cannot be downloaded from this platform.")
@@ -180,6 +187,19 @@ func (r *Router) readFiles(ctx context.Context, m Message, after int) (attached,
 	}
 	out.text = strings.Join(parts, "\n")
 	return out, nil
+}
+
+// soundOrMotion says "audio" or "video" when the declared type is one:
+// the files Parley cannot read whatever their content.
+func soundOrMotion(mime string) string {
+	mime = strings.ToLower(strings.TrimSpace(mime))
+	switch {
+	case strings.HasPrefix(mime, "audio/"):
+		return "audio"
+	case strings.HasPrefix(mime, "video/"):
+		return "video"
+	}
+	return ""
 }
 
 // prepareImage runs media.Prepare in one of the decode slots.

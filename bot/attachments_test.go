@@ -253,6 +253,45 @@ func TestOnlyUnreadableAttachmentsAskNothing(t *testing.T) {
 	}
 }
 
+// TestSoundAndMotionAreAnsweredUnread: a voice note, an audio file or a
+// video (by declared type) is not downloaded; the person is told Parley
+// cannot listen or watch, and a message that is nothing else asks the
+// model nothing.
+func TestSoundAndMotionAreAnsweredUnread(t *testing.T) {
+	w := newAttachWorld(t, bot.Attachments{})
+	voice := w.slack.attach("voice message", "audio/ogg", []byte("OggS\x00\x02 a voice"))
+	video := w.slack.attach("demo.mp4", "Video/MP4", []byte("\x00\x00\x00\x18ftypmp42 a video"))
+	key := w.send(t, "", voice, video)
+	if n := len(w.model.Requests()); n != 0 {
+		t.Fatalf("the model was asked %d times about a voice note", n)
+	}
+	n := w.notices()
+	if len(n) != 1 {
+		t.Fatalf("notices %q, want one answer", n)
+	}
+	for _, want := range []string{
+		"voice message: I cannot listen to audio or watch video. Send what it says as text",
+		"demo.mp4: I cannot listen to audio or watch video.",
+	} {
+		if !strings.Contains(n[0], want) {
+			t.Errorf("the answer lacks %q:\n%s", want, n[0])
+		}
+	}
+	if w.slack.downloaded(voice.ID) != 0 || w.slack.downloaded(video.ID) != 0 {
+		t.Error("audio or video was downloaded")
+	}
+	if got := w.replies.final(key); len(got) != 0 {
+		t.Errorf("a reply was opened: %q", got)
+	}
+
+	// With words, the turn goes on and the model is told what it missed.
+	w.model.Enqueue(llmtest.Text("ok"))
+	w.send(t, "what do you make of this?", w.slack.attach("call.m4a", "audio/mp4", []byte("audio")))
+	if got := w.lastRequest(t).LastUserText(); !strings.Contains(got, "[file call.m4a was attached but not read: audio is not read]") {
+		t.Errorf("the model read:\n%s", got)
+	}
+}
+
 // TestBlindModelToldOnce: with a model that cannot see, the person is
 // told so once, whatever number of pictures follow; the model gets a note
 // for each picture and no image.

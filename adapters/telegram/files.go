@@ -1,6 +1,7 @@
 package telegram
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -26,22 +27,51 @@ const maxBotDownload = 20 << 20
 
 var _ bot.FileFetcher = (*Adapter)(nil)
 
-// filesOf turns what m carries into bot.Files: its document, and the
-// largest size of its photo (the smaller ones are previews of it).
+// filesOf turns what m carries into bot.Files: its document, the largest
+// size of its photo (the smaller ones are previews of it), and its voice
+// note, audio, video, round video or animation. Parley reads none of the
+// last ones, but the core tells the person so (by their declared type,
+// without downloading them) rather than let them go unseen.
 func filesOf(m *tgbotapi.Message) []bot.File {
 	var out []bot.File
-	if d := m.Document; d != nil && d.FileID != "" {
-		name := d.FileName
-		if name == "" {
-			name = "document"
+	add := func(id, name, mime string, size int) {
+		if id != "" {
+			out = append(out, bot.File{ID: id, Name: name, MIME: mime, Size: int64(size)})
 		}
-		out = append(out, bot.File{ID: d.FileID, Name: name, MIME: d.MimeType, Size: int64(d.FileSize)})
+	}
+	if d := m.Document; d != nil {
+		add(d.FileID, cmp.Or(d.FileName, "document"), d.MimeType, d.FileSize)
 	}
 	if p, ok := largestPhoto(m.Photo); ok {
 		// Telegram re-encodes every photo as a JPEG and names none.
-		out = append(out, bot.File{ID: p.FileID, Name: "photo.jpg", MIME: "image/jpeg", Size: int64(p.FileSize)})
+		add(p.FileID, "photo.jpg", "image/jpeg", p.FileSize)
+	}
+	if v := m.Voice; v != nil {
+		add(v.FileID, "voice message", cmp.Or(v.MimeType, "audio/ogg"), v.FileSize)
+	}
+	if v := m.Audio; v != nil {
+		add(v.FileID, cmp.Or(v.FileName, v.Title, "audio"), cmp.Or(v.MimeType, "audio/mpeg"), v.FileSize)
+	}
+	if v := m.Video; v != nil {
+		add(v.FileID, cmp.Or(v.FileName, "video"), cmp.Or(v.MimeType, "video/mp4"), v.FileSize)
+	}
+	if v := m.VideoNote; v != nil {
+		add(v.FileID, "video message", "video/mp4", v.FileSize)
+	}
+	// An animation comes with the same file as its document, for clients
+	// that predate animations: one file, not two.
+	if v := m.Animation; v != nil && m.Document == nil {
+		add(v.FileID, cmp.Or(v.FileName, "animation"), cmp.Or(v.MimeType, "video/mp4"), v.FileSize)
 	}
 	return out
+}
+
+// stickerText is what a sticker says, as text: its emoji.
+func stickerText(s *tgbotapi.Sticker) string {
+	if s == nil {
+		return ""
+	}
+	return "[sticker " + cmp.Or(s.Emoji, "without an emoji") + "]"
 }
 
 // largestPhoto picks the size with the most pixels, the larger file on a

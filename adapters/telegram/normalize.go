@@ -69,7 +69,8 @@ func decodeUpdate(raw []byte) (update, error) {
 // normalizeMessage turns a message into a bot.Message; ok is false for one
 // the bot is not to see: neither text nor a file, no author, or a command
 // addressed to another bot. A photo or document without a caption is
-// seen: the picture is the message. Errors are the State's: the message
+// seen: the picture is the message; so are voice notes and videos (which
+// are answered as unread) and stickers (as their emoji). Errors are the State's: the message
 // is then retried.
 func (a *Adapter) normalizeMessage(ctx context.Context, m *tgbotapi.Message, x *extMessage, me tgbotapi.User) (bot.Message, bool, error) {
 	if m == nil || m.Chat == nil {
@@ -83,6 +84,9 @@ func (a *Adapter) normalizeMessage(ctx context.Context, m *tgbotapi.Message, x *
 	text, entities := m.Text, m.Entities
 	if text == "" {
 		text, entities = m.Caption, m.CaptionEntities
+	}
+	if text == "" {
+		text = stickerText(m.Sticker)
 	}
 	user, ok := author(m)
 	files := filesOf(m)

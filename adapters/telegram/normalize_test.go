@@ -176,6 +176,28 @@ func TestNormalizeMessage(t *testing.T) {
 		want: &bot.Message{Key: "telegram:11:23", ID: "23", Thread: bot.Thread{Platform: "telegram", Chat: "11"}, User: aliceU,
 			Place: bot.Place{ChatName: "Alice Smith", ChatKind: "direct"}, Direct: true, Files: []bot.File{{ID: "d", Name: "document"}}},
 	}, {
+		// Parley reads none of these, and the core says so: never unseen.
+		name:   "a voice note is seen",
+		update: `{"message":{"message_id":30,"from":` + alice + `,"chat":` + dmChat + `,"date":1,"voice":{"file_id":"v","file_unique_id":"u","duration":3,"mime_type":"audio/ogg","file_size":5120}}}`,
+		want: &bot.Message{Key: "telegram:11:30", ID: "30", Thread: bot.Thread{Platform: "telegram", Chat: "11"}, User: aliceU,
+			Place: bot.Place{ChatName: "Alice Smith", ChatKind: "direct"}, Direct: true, Files: []bot.File{{ID: "v", Name: "voice message", MIME: "audio/ogg", Size: 5120}}},
+	}, {
+		name:   "audio, video and a round video are seen, typed when Telegram does not say",
+		update: `{"message":{"message_id":31,"from":` + alice + `,"chat":` + dmChat + `,"date":1,"audio":{"file_id":"a","file_unique_id":"u1","duration":60,"title":"Standup"},"video":{"file_id":"vd","file_unique_id":"u2","width":1,"height":1,"duration":1,"file_name":"demo.mov","mime_type":"video/quicktime"},"video_note":{"file_id":"vn","file_unique_id":"u3","length":240,"duration":5}}}`,
+		want: &bot.Message{Key: "telegram:11:31", ID: "31", Thread: bot.Thread{Platform: "telegram", Chat: "11"}, User: aliceU,
+			Place: bot.Place{ChatName: "Alice Smith", ChatKind: "direct"}, Direct: true, Files: []bot.File{
+				{ID: "a", Name: "Standup", MIME: "audio/mpeg"}, {ID: "vd", Name: "demo.mov", MIME: "video/quicktime"}, {ID: "vn", Name: "video message", MIME: "video/mp4"}}},
+	}, {
+		name:   "an animation is its document, once",
+		update: `{"message":{"message_id":32,"from":` + alice + `,"chat":` + dmChat + `,"date":1,"animation":{"file_id":"g","file_unique_id":"u","width":1,"height":1,"duration":1,"file_name":"cat.mp4","mime_type":"video/mp4"},"document":{"file_id":"g","file_unique_id":"u","file_name":"cat.mp4","mime_type":"video/mp4"}}}`,
+		want: &bot.Message{Key: "telegram:11:32", ID: "32", Thread: bot.Thread{Platform: "telegram", Chat: "11"}, User: aliceU,
+			Place: bot.Place{ChatName: "Alice Smith", ChatKind: "direct"}, Direct: true, Files: []bot.File{{ID: "g", Name: "cat.mp4", MIME: "video/mp4"}}},
+	}, {
+		name:   "a sticker is its emoji",
+		update: `{"message":{"message_id":33,"from":` + alice + `,"chat":` + dmChat + `,"date":1,"sticker":{"file_id":"s","file_unique_id":"u","width":512,"height":512,"is_animated":false,"emoji":"👍"}}}`,
+		want: &bot.Message{Key: "telegram:11:33", ID: "33", Thread: bot.Thread{Platform: "telegram", Chat: "11"}, User: aliceU,
+			Place: bot.Place{ChatName: "Alice Smith", ChatKind: "direct"}, Direct: true, Text: "[sticker 👍]"},
+	}, {
 		name: "a photo without a caption is seen",
 		update: `{"message":{"message_id":24,"from":` + alice + `,"chat":` + group + `,"date":1,
 			"photo":[{"file_id":"p","file_unique_id":"u","width":800,"height":600,"file_size":50000}]}}`,
