@@ -2,6 +2,7 @@ package store
 
 import (
 	"database/sql"
+	"fmt"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -43,6 +44,24 @@ func BenchmarkOpen(b *testing.B) {
 			b.Fatal(err)
 		}
 		db.Close()
+	}
+}
+
+// BenchmarkOpenNew is Open of a database that does not exist yet: the
+// first start's cost (file, WAL, every migration).
+func BenchmarkOpenNew(b *testing.B) {
+	dir := b.TempDir()
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		db, err := Open(b.Context(), filepath.Join(dir, fmt.Sprintf("parley-%d.db", i)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		db.Close()
+		b.StartTimer()
 	}
 }
 
