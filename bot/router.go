@@ -380,6 +380,7 @@ func (r *Router) turn(ctx context.Context, sid string, batch []Message, base age
 	r.session(sid).cancel = cancel
 	r.session(sid).author = m.User.Key()
 	r.mu.Unlock()
+	defer r.watchSignals(turnCtx, sid)() // a /stop or /pause on another replica
 
 	t := base
 	t.SessionID, t.Key = sid, m.Key
@@ -507,19 +508,22 @@ func joinTexts(batch []Message) string {
 	return text
 }
 
-// stop cancels the running turn of t's conversation.
-func (r *Router) stop(ctx context.Context, t Thread) (bool, error) {
+// stop cancels the running turn of t's conversation: here (stopped), or
+// by a signal to the replica that runs it (elsewhere, router_signal.go).
+func (r *Router) stop(ctx context.Context, t Thread, by User) (stopped, elsewhere bool, err error) {
 	sid, ok, err := r.cfg.Sessions.BoundSession(ctx, t)
 	if err != nil || !ok {
-		return false, err
+		return false, false, err
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	st, ok := r.sessions[sid]
-	if !ok || !st.running || st.cancel == nil {
-		return false, nil
+	if ok && st.running && st.cancel != nil {
+		st.stopped = true
+		st.cancel()
+		r.mu.Unlock()
+		return true, false, nil
 	}
-	st.stopped = true
-	st.cancel()
-	return true, nil
+	r.mu.Unlock()
+	elsewhere, err = r.signalElsewhere(ctx, sid, signalStop, by)
+	return false, elsewhere, err
 }

@@ -38,13 +38,17 @@ func (r *Router) HandleCommand(ctx context.Context, c Command) error {
 // The commands' handlers (registry.go lists them). Each answers privately.
 
 func (r *Router) cmdStop(ctx context.Context, c Command) error {
-	stopped, err := r.stop(ctx, c.Thread)
+	stopped, elsewhere, err := r.stop(ctx, c.Thread, c.User)
 	if err != nil {
 		return err
 	}
 	text := "Nothing is running here."
-	if stopped {
+	switch {
+	case stopped:
 		text = "Stopped."
+	case elsewhere:
+		// Another replica runs it and stops it within a second or so.
+		text = "Stopping."
 	}
 	return r.answerPrivately(ctx, c, Out{Text: text})
 }

@@ -49,6 +49,10 @@ type Sharing struct {
 	// replica holds while it has messages of it queued, for up to
 	// AdoptAfter (default 250 ms).
 	RetryEvery time.Duration
+	// SignalEvery is how often a replica running a turn looks for a /stop
+	// or /pause of it that reached another replica (router_signal.go;
+	// default 1 s).
+	SignalEvery time.Duration
 	// Elected names, by platform, the lease under which one replica alone
 	// receives that platform's events (Telegram's long polling, which
 	// answers two pollers with 409 Conflict; Discord's gateway session).
@@ -99,6 +103,9 @@ func (s *Sharing) settle() error {
 	}
 	if s.RetryEvery <= 0 {
 		s.RetryEvery = 250 * time.Millisecond
+	}
+	if s.SignalEvery <= 0 {
+		s.SignalEvery = time.Second
 	}
 	return nil
 }

@@ -59,6 +59,7 @@ type replica struct {
 	tick     chan struct{}
 	sleeping chan struct{} // the adoption loop is between passes
 	wake     chan struct{} // ends any other sleep: renewals, an elected receiver's retry
+	poll     chan struct{} // ends a running turn's wait for its next look at turn signals
 	cancel   context.CancelFunc
 	done     chan struct{}
 }
@@ -73,6 +74,8 @@ const (
 	testTTL        = 30 * time.Second
 	testAdoptEvery = 2 * time.Second
 	testRetryEvery = time.Millisecond
+	// testSignalEvery is told apart from the others by its length.
+	testSignalEvery = 3 * time.Second
 )
 
 func startReplica(t *testing.T, w *world, leases bot.Leases, clk *sharedClock, holder string) *replica {
@@ -82,10 +85,27 @@ func startReplica(t *testing.T, w *world, leases bot.Leases, clk *sharedClock, h
 
 func startReplicaWith(t *testing.T, w *world, leases bot.Leases, clk *sharedClock, holder string, elected map[string]string, a bot.Adapter) *replica {
 	t.Helper()
-	rp := &replica{tick: make(chan struct{}), sleeping: make(chan struct{}), wake: make(chan struct{}), done: make(chan struct{})}
+	return startReplicaConfig(t, w, leases, clk, holder, elected, a, nil)
+}
+
+// startReplicaConfig is startReplicaWith with tweak, if not nil, applied to
+// the router's configuration.
+func startReplicaConfig(t *testing.T, w *world, leases bot.Leases, clk *sharedClock, holder string, elected map[string]string,
+	a bot.Adapter, tweak func(*bot.RouterConfig)) *replica {
+	t.Helper()
+	rp := &replica{tick: make(chan struct{}), sleeping: make(chan struct{}), wake: make(chan struct{}),
+		poll: make(chan struct{}), done: make(chan struct{})}
 	sleep := func(ctx context.Context, d time.Duration) error {
 		if d == testRetryEvery {
 			return ctx.Err() // asking again for a held session: at once
+		}
+		if d == testSignalEvery {
+			select {
+			case <-rp.poll:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
 		}
 		if d != testAdoptEvery {
 			select {
@@ -107,14 +127,18 @@ func startReplicaWith(t *testing.T, w *world, leases bot.Leases, clk *sharedCloc
 			return ctx.Err()
 		}
 	}
-	rp.router = newRouter(t, bot.RouterConfig{
+	cfg := bot.RouterConfig{
 		Sessions: w.db, Inbox: w.db, KV: w.db, Runner: w.runner,
 		Commands: bot.New(w.db, w.db, agent.MemoryLimits{}),
 		Access:   w.access, Reply: w.replies.factory, Logger: slog.New(slog.DiscardHandler),
 		Now: clk.now,
 		Sharing: &bot.Sharing{Leases: leases, Holder: holder, TTL: testTTL, AdoptEvery: testAdoptEvery,
-			AdoptAfter: 10 * time.Second, RetryEvery: testRetryEvery, Elected: elected, Sleep: sleep},
-	}, a)
+			AdoptAfter: 10 * time.Second, RetryEvery: testRetryEvery, SignalEvery: testSignalEvery, Elected: elected, Sleep: sleep},
+	}
+	if tweak != nil {
+		tweak(&cfg)
+	}
+	rp.router = newRouter(t, cfg, a)
 	ctx, cancel := context.WithCancel(context.Background())
 	rp.cancel = cancel
 	go func() {

@@ -92,6 +92,13 @@ func (r *Router) cmdPause(ctx context.Context, c Command) error {
 			st.pause = true
 		}
 		r.mu.Unlock()
+		if !running && k.State != task.Idle && k.State != task.Paused {
+			// Its turn may run on another replica (router_signal.go).
+			var err error
+			if running, err = r.signalElsewhere(ctx, sid, signalPause, c.User); err != nil {
+				return "", err
+			}
+		}
 		if !running {
 			return fmt.Sprintf("%s (%s).", msgNotRunning, stateWords(k.State)), nil
 		}

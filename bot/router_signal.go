@@ -1,0 +1,120 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Turn signals: /stop and /pause across replicas (docs/replicas.md). A
+// command reaches the replica whose router received it, while a session's
+// turn runs on the replica holding the session's lease. A router that
+// finds no turn of its own running, and the lease held by another replica,
+// records the request in the shared store (KV, one key per kind, so a
+// /pause never overwrites a /stop) with the time it was asked. The
+// replica running the turn looks every Sharing.SignalEvery and acts on a
+// request made since its turn began as if the command had reached it; an
+// older one is left alone, so a request that came too late never stops or
+// pauses the next turn. The replicas' clocks are compared, so a request
+// made within their skew of a turn's start may be missed.
+
+// The kinds of turn signal.
+const (
+	signalStop  = "stop"
+	signalPause = "pause"
+)
+
+// signalKey is where a signal of kind for session sid is kept.
+func signalKey(kind, sid string) string { return "turn-" + kind + ":" + sid }
+
+// turnSignal is one request, as kept.
+type turnSignal struct {
+	At int64  `json:"at"` // unix milliseconds, the asking replica's clock
+	By string `json:"by"`
+}
+
+// signalElsewhere records a request of kind for session sid when another
+// replica runs it, and reports whether it did; without sharing, or when
+// no replica holds the session, there is nothing to signal.
+func (r *Router) signalElsewhere(ctx context.Context, sid, kind string, by User) (bool, error) {
+	s := r.cfg.Sharing
+	if s == nil {
+		return false, nil
+	}
+	probe := s.Holder + "/probe"
+	free, err := s.Leases.HoldLease(ctx, sessionLease(sid), probe, r.cfg.Now(), s.TTL)
+	if err != nil {
+		return false, err
+	}
+	if free {
+		if err := s.Leases.ReleaseLease(context.WithoutCancel(ctx), sessionLease(sid), probe); err != nil {
+			r.log.Warn("release lease", "lease", sessionLease(sid), "err", err)
+		}
+		return false, nil
+	}
+	v, err := json.Marshal(turnSignal{At: r.cfg.Now().UnixMilli(), By: by.Name})
+	if err != nil {
+		return false, err
+	}
+	if err := r.cfg.KV.Set(ctx, signalKey(kind, sid), string(v)); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// watchSignals looks, while ctx (the turn's) lasts, for signals to session
+// sid's turn, which began now; the returned func ends the watch and waits
+// for it. Without sharing it does nothing.
+func (r *Router) watchSignals(ctx context.Context, sid string) (stop func()) {
+	s := r.cfg.Sharing
+	if s == nil {
+		return func() {}
+	}
+	since := r.cfg.Now().UnixMilli()
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for s.Sleep(ctx, s.SignalEvery) == nil {
+			stop := r.signaled(ctx, signalStop, sid, since)
+			pause := r.signaled(ctx, signalPause, sid, since)
+			if !stop && !pause {
+				continue
+			}
+			r.mu.Lock()
+			// Under the lock, and only while the turn lasts: its end
+			// clears the pause flag after cancelling ctx, so a flag set
+			// here can never outlive the turn into the next one.
+			if st := r.session(sid); ctx.Err() == nil && st.running {
+				if pause {
+					st.pause = true
+				}
+				if stop && st.cancel != nil {
+					st.stopped = true
+					st.cancel()
+				}
+			}
+			r.mu.Unlock()
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
+}
+
+// signaled reports whether a signal of kind for sid was asked at or after
+// since. A store that fails is logged and asked again at the next look.
+func (r *Router) signaled(ctx context.Context, kind, sid string, since int64) bool {
+	v, ok, err := r.cfg.KV.Get(ctx, signalKey(kind, sid))
+	if err != nil {
+		if ctx.Err() == nil {
+			r.log.Warn("read turn signal", "kind", kind, "session", sid, "err", err)
+		}
+		return false
+	}
+	var sig turnSignal
+	if !ok || json.Unmarshal([]byte(v), &sig) != nil {
+		return false
+	}
+	return sig.At >= since
+}

@@ -1,0 +1,127 @@
+package bot_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parleybot/parley/agent/llm/llmtest"
+	"github.com/parleybot/parley/agent/task"
+	"github.com/parleybot/parley/bot"
+)
+
+// look makes rp's running turn look at its signals once, and waits until
+// that look is over and the turn goes on (the watcher takes the second
+// poll only after it); a look that ends the turn is a single poll.
+func (rp *replica) look() {
+	rp.poll <- struct{}{}
+	rp.poll <- struct{}{}
+}
+
+// signalWorld is two replicas, a and b, sharing w's store, and a turn
+// running on a in conversation m's thread, its session sid; b's router
+// answers through bFake. tweakB, if not nil, is applied to b's config.
+type signalWorld struct {
+	w     *world
+	a, b  *replica
+	bFake *chatFake
+	m     bot.Message
+	sid   string
+	clk   *sharedClock
+}
+
+func startTurnOnA(t *testing.T, tweakB func(*world) func(*bot.RouterConfig)) *signalWorld {
+	t.Helper()
+	sw := &signalWorld{w: newWorld(t, "slack", bot.Access{}), clk: &sharedClock{}, bFake: &chatFake{platform: "slack"}}
+	leases := &memLeases{m: map[string]memLease{}}
+	sw.a = startReplica(t, sw.w, leases, sw.clk, "a")
+	var tweak func(*bot.RouterConfig)
+	if tweakB != nil {
+		tweak = tweakB(sw.w)
+	}
+	sw.b = startReplicaConfig(t, sw.w, leases, sw.clk, "b", nil, sw.bFake, tweak)
+	sw.m = msg("slack", "C1", "1.1", "U1", "k1", "long task")
+	sw.m.Mentioned = true
+	sw.w.srv.Enqueue(llmtest.Stall("working on it"))
+	if err := sw.a.router.HandleMessage(t.Context(), sw.m); err != nil {
+		t.Fatal(err)
+	}
+	<-sw.w.replies.streaming // a runs the turn
+	sw.sid, _, _ = sw.w.db.BoundSession(t.Context(), sw.m.Thread)
+	return sw
+}
+
+// command runs the command name of the conversation's author on rp.
+func (sw *signalWorld) command(t *testing.T, rp *replica, key, name string) {
+	t.Helper()
+	if err := rp.router.HandleCommand(t.Context(), bot.Command{Key: key, Thread: sw.m.Thread, User: sw.m.User, Name: name}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestStopReachesTheReplicaRunningTheTurn: a /stop received by a replica
+// that does not run the conversation's turn is passed, through the store,
+// to the one that does, which stops it as if it had received it; a stop
+// asked before the turn began is left alone.
+func TestStopReachesTheReplicaRunningTheTurn(t *testing.T) {
+	sw := startTurnOnA(t, nil)
+	w, a, b := sw.w, sw.a, sw.b
+
+	// A stop left over from before this turn does nothing.
+	stale, _ := json.Marshal(map[string]any{"at": sw.clk.now().Add(-time.Minute).UnixMilli(), "by": "U1"})
+	if err := w.db.Set(t.Context(), "turn-stop:"+sw.sid, string(stale)); err != nil {
+		t.Fatal(err)
+	}
+	a.look()
+	if finals := w.replies.final("k1"); len(finals) != 0 {
+		t.Fatalf("an old stop ended the turn: %q", finals)
+	}
+
+	sw.command(t, b, "stop1", "stop")
+	if _, private := sw.bFake.snapshot(); len(private) != 1 || !strings.HasSuffix(private[0], "|Stopping.") {
+		t.Fatalf("b answered the stop %q", private)
+	}
+	a.poll <- struct{}{} // the look that stops it
+	a.router.Wait()
+	if finals := w.replies.final("k1"); len(finals) != 1 || !strings.Contains(finals[0], "stopped") {
+		t.Fatalf("final after the stop on b: %q", finals)
+	}
+
+	// Nothing runs now: a stop anywhere says so, and asks no one.
+	sw.command(t, b, "stop2", "stop")
+	if _, private := sw.bFake.snapshot(); len(private) != 2 || !strings.HasSuffix(private[1], "|Nothing is running here.") {
+		t.Fatalf("b answered the second stop %q", private)
+	}
+}
+
+// TestPauseReachesTheReplicaRunningTheTurn: a /pause of a task whose turn
+// runs on another replica reaches that turn through the store; the flag
+// ends with the turn, so it never pauses the next one.
+func TestPauseReachesTheReplicaRunningTheTurn(t *testing.T) {
+	sw := startTurnOnA(t, func(w *world) func(*bot.RouterConfig) {
+		return func(cfg *bot.RouterConfig) { cfg.Tasks = w.db }
+	})
+	a, b := sw.a, sw.b
+	plan := task.Plan{Items: []task.Item{{Text: "one", Status: task.InProgress}}}
+	if _, err := sw.w.db.SavePlan(t.Context(), sw.sid, sw.m.User.Key(), plan, nil); err != nil {
+		t.Fatal(err)
+	}
+
+	sw.command(t, b, "pause1", "pause")
+	if _, private := sw.bFake.snapshot(); len(private) != 1 || !strings.HasSuffix(private[0], "|Pausing the task after its current step. /resume continues it.") {
+		t.Fatalf("b answered the pause %q", private)
+	}
+	if a.router.PauseAsked(sw.sid) {
+		t.Fatal("a's turn is asked to pause before it looked")
+	}
+	a.look()
+	if !a.router.PauseAsked(sw.sid) {
+		t.Fatal("a's turn was not asked to pause")
+	}
+	sw.command(t, a, "stop1", "stop")
+	a.router.Wait()
+	if a.router.PauseAsked(sw.sid) {
+		t.Fatal("the pause outlived its turn")
+	}
+}
