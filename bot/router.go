@@ -137,6 +137,9 @@ type sessionState struct {
 	author     string             // the running turn's author (User.Key)
 	stopped    bool               // the running turn was stopped by /stop
 	pause      bool               // /pause: the turn pauses after its step
+	// turnKeys are the inbox keys the running turn answers: its batch and
+	// what steered it (router_signal.go pulls no message twice).
+	turnKeys map[string]bool
 }
 
 var _ Handler = (*Router)(nil)
@@ -331,6 +334,7 @@ func (r *Router) turn(ctx context.Context, sid string, batch []Message, base age
 	defer func() {
 		r.mu.Lock()
 		r.session(sid).pause = false // a /pause is this turn's, or the next one's
+		r.session(sid).turnKeys = nil
 		r.mu.Unlock()
 		r.takeReceived(keys...) // the steered ones'
 		if ctx.Err() != nil {
@@ -379,8 +383,13 @@ func (r *Router) turn(ctx context.Context, sid string, batch []Message, base age
 	r.mu.Lock()
 	r.session(sid).cancel = cancel
 	r.session(sid).author = m.User.Key()
+	r.session(sid).turnKeys = map[string]bool{}
+	for _, k := range keys {
+		r.session(sid).turnKeys[k] = true
+	}
 	r.mu.Unlock()
-	defer r.watchSignals(turnCtx, sid)() // a /stop or /pause on another replica
+	// What reaches other replicas for this turn: /stop, /pause, steering.
+	defer r.watchSignals(turnCtx, sid, m)()
 
 	t := base
 	t.SessionID, t.Key = sid, m.Key
@@ -409,6 +418,7 @@ func (r *Router) turn(ctx context.Context, sid string, batch []Message, base age
 			}
 			took = append(took, q)
 			keys = append(keys, q.Key)
+			st.turnKeys[q.Key] = true
 		}
 		st.queue = rest
 		r.mu.Unlock()

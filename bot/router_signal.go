@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 )
 
-// Turn signals: /stop and /pause across replicas (docs/replicas.md). A
+// What reaches a turn from other replicas (docs/replicas.md): /stop,
+// /pause and its author's messages.
+//
+// Turn signals: /stop and /pause across replicas. A
 // command reaches the replica whose router received it, while a session's
 // turn runs on the replica holding the session's lease. A router that
 // finds no turn of its own running, and the lease held by another replica,
@@ -16,6 +19,14 @@ import (
 // older one is left alone, so a request that came too late never stops or
 // pauses the next turn. The replicas' clocks are compared, so a request
 // made within their skew of a turn's start may be missed.
+//
+// Steering: a message of the turn's author in its thread that another
+// replica accepted stays unfinished in the inbox there (that replica
+// cannot run the session). At each look the running replica queues such
+// messages here (pullSteering), where the turn's next step takes them as
+// it takes those that reached this replica. The turn marks them done when
+// it ends, before it hands the session's lease back, so the replica that
+// accepted one finds it answered (settleQueued) and drops it.
 
 // The kinds of turn signal.
 const (
@@ -62,9 +73,10 @@ func (r *Router) signalElsewhere(ctx context.Context, sid, kind string, by User)
 }
 
 // watchSignals looks, while ctx (the turn's) lasts, for signals to session
-// sid's turn, which began now; the returned func ends the watch and waits
-// for it. Without sharing it does nothing.
-func (r *Router) watchSignals(ctx context.Context, sid string) (stop func()) {
+// sid's turn, which began now answering m, and for its author's messages
+// on other replicas; the returned func ends the watch and waits for it.
+// Without sharing it does nothing.
+func (r *Router) watchSignals(ctx context.Context, sid string, m Message) (stop func()) {
 	s := r.cfg.Sharing
 	if s == nil {
 		return func() {}
@@ -75,6 +87,7 @@ func (r *Router) watchSignals(ctx context.Context, sid string) (stop func()) {
 	go func() {
 		defer close(done)
 		for s.Sleep(ctx, s.SignalEvery) == nil {
+			r.pullSteering(ctx, sid, m.Thread, m.User.Key())
 			stop := r.signaled(ctx, signalStop, sid, since)
 			pause := r.signaled(ctx, signalPause, sid, since)
 			if !stop && !pause {
@@ -84,7 +97,7 @@ func (r *Router) watchSignals(ctx context.Context, sid string) (stop func()) {
 			// Under the lock, and only while the turn lasts: its end
 			// clears the pause flag after cancelling ctx, so a flag set
 			// here can never outlive the turn into the next one.
-			if st := r.session(sid); ctx.Err() == nil && st.running {
+			if st, ok := r.sessions[sid]; ok && ctx.Err() == nil && st.running {
 				if pause {
 					st.pause = true
 				}
@@ -117,4 +130,50 @@ func (r *Router) signaled(ctx context.Context, kind, sid string, since int64) bo
 		return false
 	}
 	return sig.At >= since
+}
+
+// pullSteering queues here, for session sid's running turn in thread t,
+// the messages its author sent there that other replicas accepted and
+// that are neither this turn's already nor queued here.
+func (r *Router) pullSteering(ctx context.Context, sid string, t Thread, author string) {
+	open, err := r.cfg.Inbox.Unfinished(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			r.log.Warn("look for steering messages", "session", sid, "err", err)
+		}
+		return
+	}
+	var found []Message
+	for _, it := range open {
+		rec, err := decodeInbox(it.Payload)
+		if err != nil || rec.Kind != kindMessage || rec.Message == nil {
+			continue
+		}
+		if m := *rec.Message; m.Thread == t && m.User.Key() == author {
+			found = append(found, m)
+		}
+	}
+	if len(found) == 0 {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st, ok := r.sessions[sid]
+	if !ok || ctx.Err() != nil || !st.running {
+		return
+	}
+	here := map[string]bool{}
+	for _, q := range st.queue {
+		here[q.Key] = true
+	}
+	for _, w := range st.work {
+		if w.recovered != nil {
+			here[w.recovered.Key] = true
+		}
+	}
+	for _, m := range found {
+		if !here[m.Key] && !st.turnKeys[m.Key] {
+			st.queue = append(st.queue, m)
+		}
+	}
 }

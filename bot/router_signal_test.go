@@ -125,3 +125,55 @@ func TestPauseReachesTheReplicaRunningTheTurn(t *testing.T) {
 		t.Fatal("the pause outlived its turn")
 	}
 }
+
+// TestSteeringReachesTheReplicaRunningTheTurn: the author's follow-up that
+// another replica accepted steers the running turn's next step, as one
+// that reached the running replica does; it gets no answer of its own,
+// and the replica that accepted it drops it once it has the session.
+func TestSteeringReachesTheReplicaRunningTheTurn(t *testing.T) {
+	w := newWorld(t, "slack", bot.Access{})
+	gate := &gateTool{entered: make(chan struct{}), release: make(chan struct{})}
+	w.runner.Tools = append(w.runner.Tools, gate)
+	leases := &memLeases{m: map[string]memLease{}}
+	clk := &sharedClock{}
+	a := startReplica(t, w, leases, clk, "a")
+	b := startReplica(t, w, leases, clk, "b")
+
+	w.srv.Enqueue(llmtest.ToolCall("b1", "build", `{}`), llmtest.Text("Built, and skipped the tests as you asked."))
+	first := msg("slack", "C1", "1.1", "U1", "k1", "build it")
+	first.Mentioned = true
+	if err := a.router.HandleMessage(t.Context(), first); err != nil {
+		t.Fatal(err)
+	}
+	<-gate.entered
+	// Someone else's message in the thread waits for a turn of its own.
+	other := msg("slack", "C1", "1.1", "U2", "k3", "and lint it")
+	steer := msg("slack", "C1", "1.1", "U1", "k2", "skip the tests")
+	for _, m := range []bot.Message{other, steer} {
+		if err := b.router.HandleMessage(t.Context(), m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a.look()
+	w.srv.Enqueue(llmtest.Text("Linted.")) // the other person's turn
+	close(gate.release)
+	a.router.Wait()
+	b.router.Wait()
+
+	reqs := w.srv.Requests()
+	if len(reqs) < 2 || !strings.Contains(string(reqs[1].Body), "skip the tests") || strings.Contains(string(reqs[1].Body), "and lint it") {
+		t.Fatalf("the follow-up on b did not reach a's next model call alone (%d requests)", len(reqs))
+	}
+	if got := w.replies.final("k1"); len(got) != 1 || !strings.Contains(got[0], "skipped the tests") {
+		t.Fatalf("reply: %q", got)
+	}
+	if got := w.replies.final("k2"); len(got) != 0 {
+		t.Fatalf("the steering message got a reply of its own: %q", got)
+	}
+	if got := w.replies.final("k3"); len(got) != 1 || got[0] != "Linted." {
+		t.Fatalf("the other person's message: %q", got)
+	}
+	if left, _ := w.db.Unfinished(t.Context()); len(left) != 0 {
+		t.Fatalf("unfinished: %+v", left)
+	}
+}
