@@ -82,6 +82,8 @@ type Adapter struct {
 	log          *slog.Logger
 	now          func() time.Time
 	sleep        func(ctx context.Context, d time.Duration) error
+	// sweep paces the forgetting of idle rate-limit buckets (buckets.go).
+	sweep bucketSweeper
 
 	// msgs remembers recent messages (thread names, reply chains);
 	// chans what channels are (threads and their parents); modes where
@@ -288,7 +290,7 @@ func (a *Adapter) Edit(ctx context.Context, ref bot.MessageRef, out bot.Out) err
 			Content:         &r.content,
 			Components:      &components,
 			AllowedMentions: r.allowed,
-		}, callOpts(ctx)...)
+		}, a.callOpts(ctx)...)
 		return wrap("PATCH /channels/{id}/messages/{id}", err)
 	}
 	err = edit(dest.channel)
@@ -313,7 +315,7 @@ func (a *Adapter) SendPrivate(ctx context.Context, _ bot.Thread, u bot.User, out
 	if err != nil {
 		return err
 	}
-	dm, err := a.s.UserChannelCreate(u.ID, callOpts(ctx)...)
+	dm, err := a.s.UserChannelCreate(u.ID, a.callOpts(ctx)...)
 	if err != nil {
 		return wrap("POST /users/@me/channels", err)
 	}
@@ -321,7 +323,7 @@ func (a *Adapter) SendPrivate(ctx context.Context, _ bot.Thread, u bot.User, out
 		Content:         r.content,
 		Components:      r.components,
 		AllowedMentions: r.allowed,
-	}, callOpts(ctx)...)
+	}, a.callOpts(ctx)...)
 	return wrap("POST /channels/{id}/messages", err)
 }
 
@@ -332,11 +334,12 @@ func (a *Adapter) Typing(ctx context.Context, t bot.Thread) error {
 	if err != nil {
 		return err
 	}
-	return wrap("POST /channels/{id}/typing", a.s.ChannelTyping(dest.channel, callOpts(ctx)...))
+	return wrap("POST /channels/{id}/typing", a.s.ChannelTyping(dest.channel, a.callOpts(ctx)...))
 }
 
 // callOpts bind every REST call to ctx, and make a 429 return at once.
-func callOpts(ctx context.Context) []discordgo.RequestOption {
+func (a *Adapter) callOpts(ctx context.Context) []discordgo.RequestOption {
+	a.sweepIfDue()
 	return []discordgo.RequestOption{discordgo.WithContext(ctx), discordgo.WithRetryOnRatelimit(false)}
 }
 

@@ -132,13 +132,13 @@ func (a *Adapter) backfill(ctx context.Context, h bot.Handler, active []adapterk
 // id, oldest first. A 429 is waited out once.
 func (a *Adapter) messagesAfter(ctx context.Context, channel, id string) ([]*discordgo.Message, error) {
 	const route = "GET /channels/{id}/messages"
-	msgs, err := a.s.ChannelMessages(channel, backfillMessages, "", id, "", callOpts(ctx)...)
+	msgs, err := a.s.ChannelMessages(channel, backfillMessages, "", id, "", a.callOpts(ctx)...)
 	err = wrap(route, err)
 	if rl, ok := errors.AsType[*bot.RateLimitError](err); ok {
 		if err := a.sleep(ctx, min(rl.RetryAfter, backfillMaxWait)); err != nil {
 			return nil, err
 		}
-		msgs, err = a.s.ChannelMessages(channel, backfillMessages, "", id, "", callOpts(ctx)...)
+		msgs, err = a.s.ChannelMessages(channel, backfillMessages, "", id, "", a.callOpts(ctx)...)
 		err = wrap(route, err)
 	}
 	if err != nil {

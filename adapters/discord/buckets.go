@@ -1,10 +1,10 @@
 package discord
 
 import (
-	"context"
 	"errors"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -26,14 +26,29 @@ import (
 // bucketSweep is how often the idle buckets are forgotten.
 const bucketSweep = time.Minute
 
-// sweepBuckets forgets discordgo's idle rate-limit buckets every
-// bucketSweep until ctx ends.
-func (a *Adapter) sweepBuckets(ctx context.Context) {
-	for a.sleep(ctx, bucketSweep) == nil {
-		if _, err := pruneBuckets(a.s.Ratelimiter, time.Now()); err != nil {
-			a.log.Warn("cannot forget idle rate-limit buckets; memory grows with the channels answered", "err", err)
-			return
-		}
+// bucketSweeper paces the sweep. It runs on the REST path (callOpts), not
+// on a receiver's goroutine: every replica that sends grows buckets,
+// whether or not it receives a shard.
+type bucketSweeper struct {
+	last   atomic.Int64 // unix nanoseconds of the last sweep, on the adapter's clock
+	broken atomic.Bool  // discordgo's layout changed: said once, not tried again
+}
+
+// sweepIfDue forgets discordgo's idle rate-limit buckets when bucketSweep
+// has passed since the last sweep; one caller sweeps, the others go on.
+func (a *Adapter) sweepIfDue() {
+	if a.sweep.broken.Load() {
+		return
+	}
+	now := a.now().UnixNano()
+	last := a.sweep.last.Load()
+	if now-last < int64(bucketSweep) || !a.sweep.last.CompareAndSwap(last, now) {
+		return
+	}
+	// The windows are discordgo's, on its own clock (time.Now).
+	if _, err := pruneBuckets(a.s.Ratelimiter, time.Now()); err != nil {
+		a.sweep.broken.Store(true)
+		a.log.Warn("cannot forget idle rate-limit buckets; memory grows with the channels answered", "err", err)
 	}
 }
 

@@ -73,7 +73,7 @@ func (a *Adapter) command(ctx context.Context, h bot.Handler, in *discordgo.Inte
 // person sees "interaction failed", but the event is still worth handing
 // over (a click's decision edits the message itself).
 func (a *Adapter) ack(ctx context.Context, in *discordgo.Interaction, resp *discordgo.InteractionResponse) {
-	if err := a.s.InteractionRespond(in, resp, callOpts(ctx)...); err != nil {
+	if err := a.s.InteractionRespond(in, resp, a.callOpts(ctx)...); err != nil {
 		a.log.Warn("interaction not acknowledged", "interaction", in.ID,
 			"err", wrap("POST /interactions/{id}/{token}/callback", err))
 	}
@@ -107,7 +107,7 @@ func (r *commandReply) respond(ctx context.Context, out bot.Out) error {
 		Content:         &rd.content,
 		Components:      &components,
 		AllowedMentions: rd.allowed,
-	}, callOpts(ctx)...)
+	}, r.a.callOpts(ctx)...)
 	if err != nil {
 		return wrap("PATCH /webhooks/{id}/{token}/messages/@original", err)
 	}
@@ -126,7 +126,7 @@ func (a *Adapter) followup(ctx context.Context, in *discordgo.Interaction, out b
 		Components:      rd.components,
 		AllowedMentions: rd.allowed,
 		Flags:           discordgo.MessageFlagsEphemeral,
-	}, callOpts(ctx)...)
+	}, a.callOpts(ctx)...)
 	return wrap("POST /webhooks/{id}/{token}", err)
 }
 

@@ -38,10 +38,10 @@ type nonceSend struct {
 // with an enforced nonce when key is set (no files: answers have none).
 func (a *Adapter) createMessage(ctx context.Context, channel string, data *discordgo.MessageSend, key string) (*discordgo.Message, error) {
 	if key == "" {
-		return a.s.ChannelMessageSendComplex(channel, data, callOpts(ctx)...)
+		return a.s.ChannelMessageSendComplex(channel, data, a.callOpts(ctx)...)
 	}
 	endpoint := discordgo.EndpointChannelMessages(channel)
-	body, err := a.s.RequestWithBucketID("POST", endpoint, nonceSend{MessageSend: data, Nonce: nonceOf(key), EnforceNonce: true}, endpoint, callOpts(ctx)...)
+	body, err := a.s.RequestWithBucketID("POST", endpoint, nonceSend{MessageSend: data, Nonce: nonceOf(key), EnforceNonce: true}, endpoint, a.callOpts(ctx)...)
 	if err != nil {
 		return nil, err
 	}

@@ -143,10 +143,7 @@ func (a *Adapter) runShard(ctx context.Context, h bot.Handler, sh *gatewayShard,
 		return err
 	}
 	if sh.id == 0 {
-		// Once, not once per shard: the commands are the application's,
-		// and every REST call (whose buckets the sweep forgets) goes
-		// through shard 0's session.
-		handlers.Go(ctx, func() { a.sweepBuckets(ctx) })
+		// Once, not once per shard: the commands are the application's.
 		me := a.identity()
 		log.Info("connected to Discord", "bot", me.UserID)
 		a.registerCommands(ctx, me.AppID)
@@ -206,7 +203,7 @@ func (a *Adapter) registerCommands(ctx context.Context, appID string) {
 		a.log.Warn("slash commands not registered: READY named no application")
 		return
 	}
-	_, err := a.s.ApplicationCommandBulkOverwrite(appID, a.cfg.GuildID, appCommands(), callOpts(ctx)...)
+	_, err := a.s.ApplicationCommandBulkOverwrite(appID, a.cfg.GuildID, appCommands(), a.callOpts(ctx)...)
 	if err != nil {
 		a.log.Warn("slash commands not registered; mentions and DMs still work",
 			"guild", a.cfg.GuildID, "err", wrap("PUT /applications/{id}/commands", err))

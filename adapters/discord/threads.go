@@ -113,7 +113,7 @@ func (a *Adapter) openThread(ctx context.Context, t bot.Thread) (replyMode, erro
 	if m, ok := a.msgs.Get(t.ID); ok && m.name != "" {
 		name = m.name
 	}
-	th, err := a.s.MessageThreadStart(t.Chat, t.ID, name, archiveMinutes, callOpts(ctx)...)
+	th, err := a.s.MessageThreadStart(t.Chat, t.ID, name, archiveMinutes, a.callOpts(ctx)...)
 	switch code, status := restCode(err); {
 	case err == nil:
 		a.chans.Put(th.ID, chanInfo{GuildID: t.Space, ParentID: t.Chat, Name: th.Name, Thread: true})
@@ -172,7 +172,7 @@ func (a *Adapter) channel(ctx context.Context, id string) chanInfo {
 	if info, ok := a.chans.Get(id); ok {
 		return info
 	}
-	c, err := a.s.Channel(id, callOpts(ctx)...)
+	c, err := a.s.Channel(id, a.callOpts(ctx)...)
 	if err != nil {
 		a.log.Debug("channel lookup failed", "channel", id, "err", wrap("GET /channels/{id}", err))
 		return chanInfo{}
