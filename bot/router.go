@@ -115,7 +115,10 @@ type Router struct {
 	received map[string]time.Time
 	// leaseSeq numbers this process's lease holdings (router_shared.go).
 	leaseSeq atomic.Int64
-	wg       sync.WaitGroup
+	// looked is the running turns' shared read of the unfinished inbox
+	// (router_signal.go).
+	looked inboxLook
+	wg     sync.WaitGroup
 }
 
 // errTurnNotRun is how a turn that never reached the model ended.

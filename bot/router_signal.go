@@ -3,6 +3,8 @@ package bot
 import (
 	"context"
 	"encoding/json"
+	"sync"
+	"time"
 )
 
 // What reaches a turn from other replicas (docs/replicas.md): /stop,
@@ -81,13 +83,14 @@ func (r *Router) watchSignals(ctx context.Context, sid string, m Message) (stop 
 	if s == nil {
 		return func() {}
 	}
-	since := r.cfg.Now().UnixMilli()
+	began := r.cfg.Now()
+	since := began.UnixMilli()
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for s.Sleep(ctx, s.SignalEvery) == nil {
-			r.pullSteering(ctx, sid, m.Thread, m.User.Key())
+			r.pullSteering(ctx, sid, m.Thread, m.User.Key(), began)
 			stop := r.signaled(ctx, signalStop, sid, since)
 			pause := r.signaled(ctx, signalPause, sid, since)
 			if !stop && !pause {
@@ -133,10 +136,11 @@ func (r *Router) signaled(ctx context.Context, kind, sid string, since int64) bo
 }
 
 // pullSteering queues here, for session sid's running turn in thread t,
-// the messages its author sent there that other replicas accepted and
-// that are neither this turn's already nor queued here.
-func (r *Router) pullSteering(ctx context.Context, sid string, t Thread, author string) {
-	open, err := r.cfg.Inbox.Unfinished(ctx)
+// which began at began, the messages its author sent there that other
+// replicas accepted and that are neither this turn's already nor queued
+// here.
+func (r *Router) pullSteering(ctx context.Context, sid string, t Thread, author string, began time.Time) {
+	open, err := r.recentUnfinished(ctx, began)
 	if err != nil {
 		if ctx.Err() == nil {
 			r.log.Warn("look for steering messages", "session", sid, "err", err)
@@ -176,4 +180,34 @@ func (r *Router) pullSteering(ctx context.Context, sid string, t Thread, author 
 			st.queue = append(st.queue, m)
 		}
 	}
+}
+
+// inboxLook is the last read of the unfinished inbox, which the running
+// turns' looks share: one read per half SignalEvery for the replica, not
+// one per turn, as the list grows with the backlog.
+type inboxLook struct {
+	mu    sync.Mutex
+	at    time.Time
+	items []InboxItem
+}
+
+// recentUnfinished is the unfinished inbox as read at most half a
+// SignalEvery ago, and not before notBefore: a turn must not see a read
+// from before it began, which may list what the session's previous turn
+// has answered since. A caller that finds the read under way waits for
+// it.
+func (r *Router) recentUnfinished(ctx context.Context, notBefore time.Time) ([]InboxItem, error) {
+	l := &r.looked
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := r.cfg.Now()
+	if !l.at.Before(notBefore) && now.Sub(l.at) < r.cfg.Sharing.SignalEvery/2 {
+		return l.items, nil
+	}
+	items, err := r.cfg.Inbox.Unfinished(ctx)
+	if err != nil {
+		return nil, err
+	}
+	l.at, l.items = now, items
+	return items, nil
 }
