@@ -189,8 +189,9 @@ type job struct {
 // prepare finds or creates the helper of each item asked for
 // (docs/tasks-helpers.md, "Delegating again"): a helper whose result the
 // model never read reports it; one cut off (a crash, a stop) resumes its
-// sub-session; one paused, or timed out and reported, continues it with
-// the new instruction; otherwise (none yet, a plan rewritten, a redo) a
+// sub-session, or continues it with the new instruction when that was
+// reworded; one paused, or timed out and reported, continues it with the
+// new instruction; otherwise (none yet, a plan rewritten, a redo) a
 // new helper starts. Every helper that runs is marked this call's before any
 // starts, so a crash from here on leaves them to the next call.
 func (dl *delegator) prepare(ctx context.Context, c agent.Caller, p Plan, a DelegateArgs) ([]*job, error) {
@@ -216,6 +217,12 @@ func (dl *delegator) prepare(ctx context.Context, c agent.Caller, p Plan, a Dele
 			// A new message continues its sub-session: a paused one's
 			// ends in the pause's note, an answer of sorts; a timed-out
 			// one's end the model has read.
+			h.Instruction, h.Status, h.Key = arg.Instruction, HelperPending, turnKey(c)
+		case same && !h.Status.finished() && h.Instruction != arg.Instruction:
+			// Cut off, and asked again in other words (after a /stop,
+			// say, because it went the wrong way): the new instruction
+			// continues its sub-session as a new message, the calls it
+			// left without results settled as interrupted.
 			h.Instruction, h.Status, h.Key = arg.Instruction, HelperPending, turnKey(c)
 		case same && !h.Status.finished():
 			h.Status = HelperPending // resumed where it was

@@ -165,3 +165,51 @@ func TestPauseCascadesToHelpers(t *testing.T) {
 		t.Errorf("the helper's transcript: %+v %v", msgs, err)
 	}
 }
+
+// A helper cut off and then asked again in other words continues its
+// sub-session with the new instruction as a new message, rather than
+// resume as if nothing had been said.
+func TestRewordedHelperGetsTheNewInstruction(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m1 := newModel()
+		first := newRig(t, "", m1, nil)
+		first.plan(t, "a", "b")
+		m1.on(taskText, delegateCall("d1", 2))
+		m1.on(helperKey(2), call(2*time.Second, "w1", "work", nil), step{block: true})
+		ctx, kill := context.WithCancel(t.Context())
+		go func() {
+			time.Sleep(5 * time.Second)
+			first.db.Close()
+			kill()
+		}()
+		if _, err := first.runner.RunSync(ctx, first.turn()); err == nil {
+			t.Fatal("the first run survived its crash")
+		}
+
+		m2 := newModel()
+		second := newRig(t, first.path, m2, nil)
+		reworded := "do item 2, but only the billing queue"
+		m2.on(taskText, call(0, "d2", "delegate", task.DelegateArgs{Helpers: []task.HelperArgs{{Item: 2, Instruction: reworded}}}), say(0, "done"))
+		m2.on(helperKey(2), say(0, "billing: 3 waiting"))
+		resume := second.turn()
+		resume.Resume, resume.Text = true, ""
+		if _, err := second.runner.RunSync(t.Context(), resume); err != nil {
+			t.Fatal(err)
+		}
+		h2 := m2.requests(helperKey(2))
+		if len(h2) != 1 || users(h2[0]) != 2 {
+			t.Fatalf("helper 2's requests: %d, want one with both instructions", len(h2))
+		}
+		msgs := h2[0].Messages
+		if last := msgs[len(msgs)-1]; last.Role != llm.RoleUser || !strings.Contains(last.Text, reworded) {
+			t.Errorf("the reworded instruction is not the helper's last message: %+v", last)
+		}
+		if got := toolResult(h2[0], "w1"); got == "" {
+			t.Error("the work done before the interruption is gone from the helper's transcript")
+		}
+		hs := second.helpers(t)
+		if hs[2].Instruction != reworded || hs[2].Result != "billing: 3 waiting" {
+			t.Errorf("after: %+v", hs[2])
+		}
+	})
+}
