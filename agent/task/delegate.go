@@ -19,7 +19,7 @@ const (
 	delegateName = "delegate"
 )
 
-// Defaults of the limits (docs/tasks-helpers.md names their config keys).
+// Defaults of the limits (docs/tasks.md, "Limits and configuration", names their config keys).
 const (
 	DefaultMaxHelpers    = 3
 	DefaultHelperDepth   = 1
@@ -187,7 +187,7 @@ type job struct {
 }
 
 // prepare finds or creates the helper of each item asked for
-// (docs/tasks-helpers.md, "Delegating again"): a helper whose result the
+// (docs/tasks.md, "Durable results, and delegating again"): a helper whose result the
 // model never read reports it; one cut off (a crash, a stop) resumes its
 // sub-session, or continues it with the new instruction when that was
 // reworded; one paused, or timed out and reported, continues it with the

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Helpers (docs/tasks-helpers.md): the delegate tool hands items of a
+// Helpers (docs/tasks.md, "Helpers"): the delegate tool hands items of a
 // task's plan to helpers, each a sub-session of the task's session that
 // runs concurrently with the others, for the task's author. Each helper
 // is a durable record, so its result outlives a restart, a stop or a

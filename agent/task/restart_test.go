@@ -26,16 +26,7 @@ func TestHelpersSurviveARestart(t *testing.T) {
 		m1.on(taskText, delegateCall("d1", 1, 2))
 		m1.on(helperKey(1), say(time.Second, "one"))
 		m1.on(helperKey(2), call(2*time.Second, "w1", "work", nil), step{block: true})
-		ctx, kill := context.WithCancel(t.Context())
-		go func() {
-			time.Sleep(5 * time.Second)
-			// The crash: nothing is written from here on.
-			first.db.Close()
-			kill()
-		}()
-		if _, err := first.runner.RunSync(ctx, first.turn()); err == nil {
-			t.Fatal("the first run survived its crash")
-		}
+		crashAfter(t, first, 5*time.Second)
 
 		m2 := newModel()
 		second := newRig(t, first.path, m2, nil)
@@ -119,6 +110,21 @@ func TestDelegateAgain(t *testing.T) {
 	})
 }
 
+// crashAfter runs r's turn and kills the process after d: nothing is
+// written from then on.
+func crashAfter(t *testing.T, r *rig, d time.Duration) {
+	t.Helper()
+	ctx, kill := context.WithCancel(t.Context())
+	go func() {
+		time.Sleep(d)
+		r.db.Close()
+		kill()
+	}()
+	if _, err := r.runner.RunSync(ctx, r.turn()); err == nil {
+		t.Fatal("the first run survived its crash")
+	}
+}
+
 // users counts a request's user messages.
 func users(req llm.Request) int {
 	n := 0
@@ -176,15 +182,7 @@ func TestRewordedHelperGetsTheNewInstruction(t *testing.T) {
 		first.plan(t, "a", "b")
 		m1.on(taskText, delegateCall("d1", 2))
 		m1.on(helperKey(2), call(2*time.Second, "w1", "work", nil), step{block: true})
-		ctx, kill := context.WithCancel(t.Context())
-		go func() {
-			time.Sleep(5 * time.Second)
-			first.db.Close()
-			kill()
-		}()
-		if _, err := first.runner.RunSync(ctx, first.turn()); err == nil {
-			t.Fatal("the first run survived its crash")
-		}
+		crashAfter(t, first, 5*time.Second)
 
 		m2 := newModel()
 		second := newRig(t, first.path, m2, nil)
