@@ -51,3 +51,14 @@ type ShardedReceiver interface {
 type ShareTaker interface {
 	SetShare(n int)
 }
+
+// StartGated is implemented by adapters whose platform limits how fast a
+// bot opens sessions across all its connections (Discord: one IDENTIFY per
+// 5 s for most bots). Each adapter spaces its own; replicas sharing a
+// store also hand it a gate that spaces the starts of every replica
+// (router_shared.go, startGate).
+type StartGated interface {
+	// SetStartGate makes each new session first wait for gate, with the
+	// spacing its platform asks for.
+	SetStartGate(gate func(ctx context.Context, every time.Duration) error)
+}

@@ -192,6 +192,9 @@ func NewRouter(cfg RouterConfig, adapters ...Adapter) (*Router, error) {
 	}
 	for _, a := range adapters {
 		r.adapters[a.Platform()] = a
+		if g, ok := a.(StartGated); ok && cfg.Sharing != nil {
+			g.SetStartGate(r.startGate(a.Platform()))
+		}
 	}
 	return r, nil
 }

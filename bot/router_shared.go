@@ -110,6 +110,29 @@ func (s *Sharing) settle() error {
 	return nil
 }
 
+// startGate spaces the session starts of platform across the replicas
+// (StartGated): a start takes the lease "start:<platform>" for every and
+// never releases it, so the next start, on any replica, comes every later
+// at the soonest.
+func (r *Router) startGate(platform string) func(ctx context.Context, every time.Duration) error {
+	return func(ctx context.Context, every time.Duration) error {
+		s := r.cfg.Sharing
+		name := "start:" + platform
+		for {
+			// A holder of its own each time: holding it already must
+			// not extend it.
+			holder := s.Holder + "/start/" + strconv.FormatInt(r.leaseSeq.Add(1), 10)
+			ok, err := s.Leases.HoldLease(ctx, name, holder, r.cfg.Now(), every)
+			if err != nil || ok {
+				return err
+			}
+			if err := s.Sleep(ctx, max(every/10, 100*time.Millisecond)); err != nil {
+				return err
+			}
+		}
+	}
+}
+
 // sessionLease is the lease a session's turns run under.
 func sessionLease(sid string) string { return "session:" + sid }
 

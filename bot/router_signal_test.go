@@ -1,6 +1,7 @@
 package bot_test
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -175,5 +176,51 @@ func TestSteeringReachesTheReplicaRunningTheTurn(t *testing.T) {
 	}
 	if left, _ := w.db.Unfinished(t.Context()); len(left) != 0 {
 		t.Fatalf("unfinished: %+v", left)
+	}
+}
+
+// gatedFake is a chat adapter that keeps the start gate replicas give it.
+type gatedFake struct {
+	*chatFake
+	gate chan func(context.Context, time.Duration) error
+}
+
+func (g *gatedFake) SetStartGate(gate func(context.Context, time.Duration) error) { g.gate <- gate }
+
+// TestStartGateSpacesReplicas: the session starts of a platform that
+// limits them bot-wide are spaced across replicas: one replica's start
+// holds the other's until the spacing has passed.
+func TestStartGateSpacesReplicas(t *testing.T) {
+	w := newWorld(t, "slack", bot.Access{})
+	leases := &memLeases{m: map[string]memLease{}}
+	clk := &sharedClock{}
+	ga := &gatedFake{chatFake: &chatFake{platform: "slack"}, gate: make(chan func(context.Context, time.Duration) error, 1)}
+	gb := &gatedFake{chatFake: &chatFake{platform: "slack"}, gate: make(chan func(context.Context, time.Duration) error, 1)}
+	a := startReplicaWith(t, w, leases, clk, "a", nil, ga)
+	b := startReplicaWith(t, w, leases, clk, "b", nil, gb)
+	gateA, gateB := <-ga.gate, <-gb.gate
+
+	const every = 5 * time.Second
+	if err := gateA(t.Context(), every); err != nil {
+		t.Fatal(err)
+	}
+	// b's start waits for a's spacing, then a's next one for b's.
+	for _, next := range []struct {
+		rp   *replica
+		gate func(context.Context, time.Duration) error
+	}{{b, gateB}, {a, gateA}} {
+		started := make(chan error, 1)
+		go func() { started <- next.gate(t.Context(), every) }()
+		next.rp.wake <- struct{}{} // it looked once more: not yet
+		select {
+		case err := <-started:
+			t.Fatalf("a start within the spacing (%v)", err)
+		default:
+		}
+		clk.advance(every)
+		next.rp.wake <- struct{}{}
+		if err := <-started; err != nil {
+			t.Fatal(err)
+		}
 	}
 }

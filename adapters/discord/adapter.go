@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -76,9 +77,11 @@ type Adapter struct {
 	// recovering lets one recovery run at a time, of any shard: a second
 	// lost session waits for the first.
 	recovering chan struct{}
-	// identifying paces the shards' IDENTIFYs (shards.go).
+	// identifying paces the shards' IDENTIFYs (shards.go), and startGate,
+	// with replicas, those of every replica.
 	identifying  sync.Mutex
 	lastIdentify time.Time
+	startGate    atomic.Pointer[func(context.Context, time.Duration) error]
 	log          *slog.Logger
 	now          func() time.Time
 	sleep        func(ctx context.Context, d time.Duration) error

@@ -105,8 +105,17 @@ func (a *Adapter) activeOf(shard int) []adapterkit.Entry[string, activeChannel] 
 	return out
 }
 
+var _ bot.StartGated = (*Adapter)(nil)
+
+// SetStartGate makes each shard's session, when the bot has several, wait
+// for gate before its IDENTIFY (bot.StartGated): replicas that each lead a
+// shard space their IDENTIFYs as one process does.
+func (a *Adapter) SetStartGate(gate func(ctx context.Context, every time.Duration) error) {
+	a.startGate.Store(&gate)
+}
+
 // openShard opens sh's gateway session, identifyEvery after the last
-// shard this process opened.
+// shard this process opened, and after the start gate lets it.
 func (a *Adapter) openShard(ctx context.Context, sh *gatewayShard) error {
 	if len(a.shards) == 1 {
 		return a.open(ctx, sh.s)
@@ -118,6 +127,11 @@ func (a *Adapter) openShard(ctx context.Context, sh *gatewayShard) error {
 			if err := a.sleep(ctx, wait); err != nil {
 				return err
 			}
+		}
+	}
+	if gate := a.startGate.Load(); gate != nil && *gate != nil {
+		if err := (*gate)(ctx, identifyEvery); err != nil {
+			return fmt.Errorf("discord: shard %d: wait for the other replicas' IDENTIFYs: %w", sh.id, err)
 		}
 	}
 	err := a.open(ctx, sh.s)

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -121,6 +122,16 @@ func TestRunShards(t *testing.T) {
 			if ad.Shards() != shards {
 				t.Fatalf("Shards() = %d, want %d", ad.Shards(), shards)
 			}
+			// Replicas' gate (bot.StartGated): asked once per shard, for
+			// Discord's spacing of IDENTIFYs.
+			var gated atomic.Int32
+			ad.SetStartGate(func(_ context.Context, every time.Duration) error {
+				if every != 5*time.Second {
+					t.Errorf("the gate was asked for %v, want 5s", every)
+				}
+				gated.Add(1)
+				return nil
+			})
 			h := newRunHandler()
 			stop := runUntilStopped(t, ad, h)
 			waitFor(t, w.srv, "every shard", w.srv.Connected)
@@ -136,6 +147,9 @@ func TestRunShards(t *testing.T) {
 			stop()
 			handedOnce(t, h, posted)
 			w.checkIdentifies(t, func(int) int { return 1 })
+			if n := gated.Load(); n != int32(shards) {
+				t.Errorf("the start gate was asked %d times, want once per shard (%d)", n, shards)
+			}
 			for _, d := range w.srv.Dispatches() {
 				if d.Type == "MESSAGE_CREATE" && d.Shard != discordtest.ShardOf(d.GuildID, shards) {
 					t.Errorf("message %s of guild %q dispatched on shard %d", d.ID, d.GuildID, d.Shard)
