@@ -78,6 +78,14 @@ func TestStopReachesTheReplicaRunningTheTurn(t *testing.T) {
 	if finals := w.replies.final("k1"); len(finals) != 0 {
 		t.Fatalf("an old stop ended the turn: %q", finals)
 	}
+	// Nor does a record that does not parse.
+	if err := w.db.Set(t.Context(), "turn-stop:"+sw.sid, "{not json"); err != nil {
+		t.Fatal(err)
+	}
+	a.look()
+	if finals := w.replies.final("k1"); len(finals) != 0 {
+		t.Fatalf("a malformed stop ended the turn: %q", finals)
+	}
 
 	sw.command(t, b, "stop1", "stop")
 	if _, private := sw.bFake.snapshot(); len(private) != 1 || !strings.HasSuffix(private[0], "|Stopping.") {
