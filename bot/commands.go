@@ -10,26 +10,6 @@ import (
 	"github.com/parleybot/parley/agent"
 )
 
-// ParseCommand recognizes "/name args…" and "!name args…". A "/name@bot"
-// suffix is dropped (Telegram groups). ok is false for ordinary text.
-func ParseCommand(text string) (name string, args []string, ok bool) {
-	text = strings.TrimSpace(text)
-	if len(text) < 2 || (text[0] != '/' && text[0] != '!') {
-		return "", nil, false
-	}
-	fields := strings.Fields(text[1:])
-	if len(fields) == 0 {
-		return "", nil, false
-	}
-	name, _, _ = strings.Cut(strings.ToLower(fields[0]), "@")
-	for _, r := range name {
-		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') {
-			return "", nil, false // "/etc/passwd is…" is text, not a command
-		}
-	}
-	return name, fields[1:], name != ""
-}
-
 // ErrUnknownCommand is returned for commands Parley does not have.
 var ErrUnknownCommand = errors.New("unknown command")
 

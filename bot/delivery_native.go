@@ -48,27 +48,6 @@ import (
 // message by edits.
 const ReplyNativeStreaming = "native_streaming"
 
-// RefStream is a Stream that knows its message from the start (Slack's
-// chat.startStream returns the ts). Delivery records the ref before the
-// first Append, so that a crash mid-stream resumes by editing that message.
-// A Stream without it is recorded when Finish returns its ref; a crash
-// before that leaves the partial stream behind and a restart answers in a
-// new message (still never a second stream).
-type RefStream interface {
-	Stream
-	Ref() MessageRef
-}
-
-// StreamCloser is implemented by adapters that can end a native stream
-// knowing only its message (Slack's chat.stopStream takes channel and ts):
-// the stream of a process that crashed, or one whose Finish failed. Editing
-// a message that still streams fails (Slack: streaming_state_conflict), so
-// delivery closes such a stream before it edits the message. An error that
-// the message does not stream any more is expected and only logged.
-type StreamCloser interface {
-	CloseStream(ctx context.Context, ref MessageRef) error
-}
-
 // nativeFinishTries bounds the attempts to end a stream that fail with
 // something other than a 429 before the reply goes on by edits (or, when
 // the stream's message is unknown, in a new message).

@@ -6,12 +6,6 @@ import (
 	"unicode/utf8"
 )
 
-// Placeholder is what a new message of a reply shows until it is edited
-// to show its text: answer text only ever reaches a message by an edit. An
-// adapter that cannot take back what it showed (a terminal) may show
-// nothing for it and wait for the edit.
-const Placeholder = "…"
-
 // What a reply shows besides the answer itself.
 const (
 	moreMarker     = "…"             // under a streaming preview cut at SplitAt

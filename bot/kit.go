@@ -33,3 +33,18 @@ type PlatformState interface {
 	// last set at or after since, with their values.
 	KeysWithPrefix(ctx context.Context, prefix string, since time.Time) (map[string]string, error)
 }
+
+// Placeholder is what a new message of a reply shows until it is edited
+// to show its text: answer text only ever reaches a message by an edit. An
+// adapter that cannot take back what it showed (a terminal) may show
+// nothing for it and wait for the edit.
+const Placeholder = "…"
+
+// KV is the small durable key/value store the router keeps flags in, and
+// the core of what adapters keep (PlatformState).
+type KV interface {
+	// Get returns the value stored under key and whether there is one.
+	Get(ctx context.Context, key string) (string, bool, error)
+	// Set stores value under key, replacing any earlier value.
+	Set(ctx context.Context, key, value string) error
+}

@@ -32,14 +32,6 @@ const (
 	TurnNotRun      TurnOutcome = "not_run"     // no adapter or no reply to answer with
 )
 
-// Connection is implemented by adapters that know whether they are
-// connected to their platform (a long poll answered, a gateway or socket
-// session open), for a readiness check. An adapter without it counts as
-// connected.
-type Connection interface {
-	Connected() bool
-}
-
 // Load is what the core has in hand at one moment, for /metrics gauges.
 type Load struct {
 	Queued  int // messages and recovered work waiting behind a conversation's running turn

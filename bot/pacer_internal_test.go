@@ -53,19 +53,19 @@ func TestPacerHoldsRecentChats(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				p := NewPacer(PacerConfig{Platform: "discord",
 					Capabilities: Capabilities{EditEvery: 1100 * time.Millisecond, EditBurst: 2, EditScope: PacePerChat}})
-				most, chat := 0, 0
+				most, chatN := 0, 0
 				for range tt.hours * 60 {
 					for range tt.perMinute {
-						if err := p.Wait(t.Context(), p.Key(Thread{Platform: "discord", Chat: fmt.Sprint(chat)})); err != nil {
+						if err := p.Wait(t.Context(), p.Key(Thread{Platform: "discord", Chat: fmt.Sprint(chatN)})); err != nil {
 							t.Fatal(err)
 						}
-						chat++
+						chatN++
 						most = max(most, p.bucketCount())
 					}
 					time.Sleep(time.Minute)
 				}
 				if most > tt.most {
-					t.Errorf("%d buckets held after %d chats, want ≤ %d", most, chat, tt.most)
+					t.Errorf("%d buckets held after %d chats, want ≤ %d", most, chatN, tt.most)
 				}
 			})
 		})

@@ -32,33 +32,3 @@ type Replicas interface {
 	// others at their next beat.
 	Leave(ctx context.Context, replica string) error
 }
-
-// ShardedReceiver is implemented by adapters whose platform splits the
-// events a bot receives into shards (Discord's gateway sharding). Run
-// receives on every shard; replicas sharing a store instead elect a
-// receiver per shard, so the shards spread over them (router_shared.go).
-type ShardedReceiver interface {
-	// Shards is how many shards the bot's events are split into.
-	Shards() int
-	// RunShard receives shard's events until ctx ends, as Run does for all.
-	RunShard(ctx context.Context, h Handler, shard int) error
-}
-
-// ShareTaker is implemented by adapters that pace platform calls of their
-// own, outside Outbound (Slack's users.info): replicas sharing a store
-// tell them how many replicas now draw on the bot's budgets, as they tell
-// every Pacer (Pacer.SetShare).
-type ShareTaker interface {
-	SetShare(n int)
-}
-
-// StartGated is implemented by adapters whose platform limits how fast a
-// bot opens sessions across all its connections (Discord: one IDENTIFY per
-// 5 s for most bots). Each adapter spaces its own; replicas sharing a
-// store also hand it a gate that spaces the starts of every replica
-// (router_shared.go, startGate).
-type StartGated interface {
-	// SetStartGate makes each new session first wait for gate, with the
-	// spacing its platform asks for.
-	SetStartGate(gate func(ctx context.Context, every time.Duration) error)
-}

@@ -14,15 +14,6 @@ import (
 	"github.com/parleybot/parley/agent/task"
 )
 
-// KV is the small durable key/value store the router keeps flags in, and
-// the core of what adapters keep (PlatformState).
-type KV interface {
-	// Get returns the value stored under key and whether there is one.
-	Get(ctx context.Context, key string) (string, bool, error)
-	// Set stores value under key, replacing any earlier value.
-	Set(ctx context.Context, key, value string) error
-}
-
 // ReplyFactory opens the outbound side of one turn: the Reply that shows
 // the answer to the event inboxKey (delivery: pacing, outbox, splitting).
 type ReplyFactory func(ctx context.Context, a Adapter, inboxKey, sessionID string, t Thread, u User, replyTo string) (Reply, error)
