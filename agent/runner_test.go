@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/parleybot/parley/chat"
 	"log/slog"
 	"path/filepath"
 	"slices"
@@ -17,7 +18,6 @@ import (
 	"github.com/parleybot/parley/agent/llm/llmtest"
 	"github.com/parleybot/parley/agent/llm/openai"
 	"github.com/parleybot/parley/agent/tools"
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/store"
 )
 
@@ -57,9 +57,9 @@ func newHarness(t *testing.T, extra ...agent.Tool) *harness {
 	return h
 }
 
-func (h *harness) session(t *testing.T, chat string) string {
+func (h *harness) session(t *testing.T, chatID string) string {
 	t.Helper()
-	sid, err := h.db.SessionFor(t.Context(), bot.Thread{Platform: "console", Chat: chat})
+	sid, err := h.db.SessionFor(t.Context(), chat.Thread{Platform: "console", Chat: chatID})
 	if err != nil {
 		t.Fatal(err)
 	}

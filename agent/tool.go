@@ -37,7 +37,7 @@ type Caller struct {
 	CallID string
 }
 
-// Origin is where a turn runs, as the chat core addresses it (bot.Thread
+// Origin is where a turn runs, as the chat core addresses it (chat.Thread
 // and bot.Where), for tools that act there later: a reminder delivered in
 // this thread, a scheduled run in this channel.
 type Origin struct {

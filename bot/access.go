@@ -2,6 +2,7 @@ package bot
 
 import (
 	"fmt"
+	"github.com/parleybot/parley/chat"
 	"slices"
 )
 
@@ -33,7 +34,7 @@ func openByDefault(platform string) bool {
 }
 
 // Allowed reports whether u may talk to the bot in t.
-func (a Access) Allowed(u User, t Thread) bool {
+func (a Access) Allowed(u chat.User, t chat.Thread) bool {
 	if a.IsAdmin(u) {
 		return true
 	}
@@ -47,7 +48,7 @@ func (a Access) Allowed(u User, t Thread) bool {
 }
 
 // IsAdmin reports whether u is a configured admin.
-func (a Access) IsAdmin(u User) bool {
+func (a Access) IsAdmin(u chat.User) bool {
 	return slices.Contains(a.Admins, u.Key())
 }
 
@@ -62,7 +63,7 @@ func listed(list []string, id string) bool {
 
 // Refusal is the one answer a stranger gets: it names their id, so they
 // can ask an admin to allow them.
-func Refusal(u User) string {
+func Refusal(u chat.User) string {
 	return fmt.Sprintf("Sorry, I only talk to people I have been set up for. "+
 		"If you should have access, ask an admin to add your %s user id %s to access.%s.allow_users.", u.Platform, u.ID, u.Platform)
 }

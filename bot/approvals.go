@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/bot/outbound"
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/internal/clock"
 )
 
@@ -49,16 +51,16 @@ type ApprovalRecord struct {
 	// expiry; DecidedByName their display name.
 	DecidedBy     string
 	DecidedByName string
-	Refs          []MessageRef // the message showing the buttons
+	Refs          []chat.MessageRef // the message showing the buttons
 	ExpiresAt     time.Time
 	CreatedAt     time.Time
 	DecidedAt     time.Time // zero while pending
 }
 
 // RequesterUser is the person whose turn asked for the call.
-func (r ApprovalRecord) RequesterUser() User {
+func (r ApprovalRecord) RequesterUser() chat.User {
 	platform, id, _ := strings.Cut(r.Requester, ":")
-	return User{Platform: platform, ID: id, Name: r.RequesterName}
+	return chat.User{Platform: platform, ID: id, Name: r.RequesterName}
 }
 
 // Decision is the record's outcome in the agent's terms; the zero Decision
@@ -91,9 +93,9 @@ type ApprovalStore interface {
 	// expired) in one conditional update and reports whether this call
 	// did: of concurrent deciders exactly one wins. An approval or denial
 	// at or after the deadline loses. by is zero for an expiry.
-	DecideApproval(ctx context.Context, id, status string, by User, at time.Time) (won bool, err error)
+	DecideApproval(ctx context.Context, id, status string, by chat.User, at time.Time) (won bool, err error)
 	// SetApprovalRefs records the messages showing the approval.
-	SetApprovalRefs(ctx context.Context, id string, refs []MessageRef) error
+	SetApprovalRefs(ctx context.Context, id string, refs []chat.MessageRef) error
 	// ExpiredApprovals lists pending approvals whose deadline is ≤ now.
 	ExpiredApprovals(ctx context.Context, now time.Time) ([]ApprovalRecord, error)
 	// SessionApprovals lists a session's approvals, oldest first.
@@ -121,7 +123,7 @@ type ApprovalsConfig struct {
 	Store    ApprovalStore
 	Sessions SessionLookup
 	// Outbound shows the approval messages and answers the clickers.
-	Outbound *Outbound
+	Outbound *outbound.Outbound
 	// Approvers are user keys ("telegram:42") who may decide any approval;
 	// a mandatory one (shell, an untrusted MCP server) only they may
 	// approve. The core's default is access.admins.
@@ -259,7 +261,7 @@ func (a *Approvals) Approve(ctx context.Context, req agent.ApprovalRequest) (age
 		if err := a.post(ctx, ad, thread, &rec); err != nil {
 			// Nobody can decide an approval whose message is not known:
 			// close it rather than leave it to expire into a resume.
-			if _, serr := a.settle(context.WithoutCancel(ctx), rec, ApprovalExpired, User{}); serr != nil {
+			if _, serr := a.settle(context.WithoutCancel(ctx), rec, ApprovalExpired, chat.User{}); serr != nil {
 				a.cfg.Logger.Error("close unposted approval", "approval", rec.ID, "err", serr)
 			}
 			return agent.Decision{}, err
@@ -321,11 +323,11 @@ func (a *Approvals) unregister(id string, ch chan agent.Decision) (taken bool) {
 // post sends the approval's messages (the summary first when it needs
 // messages of its own, then the one with the buttons) and records where
 // they are.
-func (a *Approvals) post(ctx context.Context, ad Adapter, thread Thread, rec *ApprovalRecord) error {
+func (a *Approvals) post(ctx context.Context, ad chat.Adapter, thread chat.Thread, rec *ApprovalRecord) error {
 	texts := approvalMessages(*rec, a.cfg.Expiry, ad.Capabilities())
-	buttons := []Button{
-		{Label: "Approve", Style: ButtonPrimary, Data: approveData + rec.ID},
-		{Label: "Deny", Style: ButtonDanger, Data: denyData + rec.ID},
+	buttons := []chat.Button{
+		{Label: "Approve", Style: chat.ButtonPrimary, Data: approveData + rec.ID},
+		{Label: "Deny", Style: chat.ButtonDanger, Data: denyData + rec.ID},
 	}
 	posted := make(chan struct{})
 	a.mu.Lock()
@@ -337,9 +339,9 @@ func (a *Approvals) post(ctx context.Context, ad Adapter, thread Thread, rec *Ap
 		a.mu.Unlock()
 		close(posted)
 	}()
-	var refs []MessageRef
+	var refs []chat.MessageRef
 	for i, text := range texts {
-		out := Out{Text: text}
+		out := chat.Out{Text: text}
 		if i == len(texts)-1 {
 			out.Buttons = buttons
 		}
@@ -383,7 +385,7 @@ func (a *Approvals) wait(ctx context.Context, rec ApprovalRecord, ch chan agent.
 			due = nil
 			// The expiry and a click may race: whichever wins hands its
 			// decision to ch, which the next turn of the loop reads.
-			won, err := a.settle(context.WithoutCancel(ctx), rec, ApprovalExpired, User{})
+			won, err := a.settle(context.WithoutCancel(ctx), rec, ApprovalExpired, chat.User{})
 			if err != nil {
 				return agent.Decision{}, err
 			}

@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"fmt"
+	"github.com/parleybot/parley/chat"
 	"slices"
 	"strings"
 )
@@ -22,7 +23,7 @@ const (
 //
 // There is deliberately no other way to decide: text in the conversation
 // ("yes") never approves anything.
-func (a *Approvals) HandleAction(ctx context.Context, act Action) (handled bool, err error) {
+func (a *Approvals) HandleAction(ctx context.Context, act chat.Action) (handled bool, err error) {
 	id, approve, ok := parseApprovalData(act.Data)
 	if !ok {
 		return false, a.tell(ctx, act, msgNoLongerValid)
@@ -77,8 +78,8 @@ func (a *Approvals) HandleAction(ctx context.Context, act Action) (handled bool,
 
 // expireOnClick expires an approval clicked after its deadline, before the
 // sweep got to it, and tells the clicker.
-func (a *Approvals) expireOnClick(ctx context.Context, act Action, rec ApprovalRecord) error {
-	if _, err := a.settle(ctx, rec, ApprovalExpired, User{}); err != nil {
+func (a *Approvals) expireOnClick(ctx context.Context, act chat.Action, rec ApprovalRecord) error {
+	if _, err := a.settle(ctx, rec, ApprovalExpired, chat.User{}); err != nil {
 		return err
 	}
 	return a.tell(ctx, act, msgExpired)
@@ -90,7 +91,7 @@ func (a *Approvals) expireOnClick(ctx context.Context, act Action, rec ApprovalR
 // the requester's right: stopping one's own request is never a risk. Keys
 // carry the platform, so the same numeric id on another platform is
 // someone else.
-func (a *Approvals) mayDecide(rec ApprovalRecord, u User, approve bool) bool {
+func (a *Approvals) mayDecide(rec ApprovalRecord, u chat.User, approve bool) bool {
 	if u.Platform == "" || u.ID == "" {
 		return false
 	}
@@ -109,7 +110,7 @@ func (a *Approvals) mayDecide(rec ApprovalRecord, u User, approve bool) bool {
 // (Slack ts, Telegram message_id and Discord snowflakes are unique within a
 // channel); workspace and thread are not compared, since adapters may
 // normalize them differently for a click than for a send.
-func shownIn(rec ApprovalRecord, m MessageRef) bool {
+func shownIn(rec ApprovalRecord, m chat.MessageRef) bool {
 	if m.ID == "" {
 		return false
 	}
@@ -122,7 +123,7 @@ func shownIn(rec ApprovalRecord, m MessageRef) bool {
 }
 
 // tell answers the clicker alone.
-func (a *Approvals) tell(ctx context.Context, act Action, text string) error {
+func (a *Approvals) tell(ctx context.Context, act chat.Action, text string) error {
 	if err := a.cfg.Outbound.Tell(ctx, act, text); err != nil {
 		return fmt.Errorf("approvals: answer clicker: %w", err)
 	}
@@ -132,7 +133,7 @@ func (a *Approvals) tell(ctx context.Context, act Action, text string) error {
 // parseApprovalData reads a button payload: "a:<id>" approves, "d:<id>"
 // denies. Anything else, including an over-long payload, is not ours.
 func parseApprovalData(data string) (id string, approve, ok bool) {
-	if len(data) > MaxButtonData {
+	if len(data) > chat.MaxButtonData {
 		return "", false, false
 	}
 	switch {

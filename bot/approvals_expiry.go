@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/parleybot/parley/chat"
 )
 
 // ExpireDue expires every pending approval whose deadline has passed: it
@@ -19,7 +20,7 @@ func (a *Approvals) ExpireDue(ctx context.Context) error {
 	}
 	var errs []error
 	for _, rec := range due {
-		if _, err := a.settle(ctx, rec, ApprovalExpired, User{}); err != nil {
+		if _, err := a.settle(ctx, rec, ApprovalExpired, chat.User{}); err != nil {
 			errs = append(errs, err)
 		}
 	}

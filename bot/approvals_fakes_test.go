@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // apAdapter records what approvals send, edit and say privately. (The
@@ -14,7 +14,7 @@ import (
 // these tests need.)
 type apAdapter struct {
 	platform string
-	caps     bot.Capabilities
+	caps     chat.Capabilities
 
 	mu       sync.Mutex
 	n        int
@@ -25,47 +25,47 @@ type apAdapter struct {
 	sendErrs []error
 	// onSend, if set, runs inside Send after the message exists and before
 	// Send returns its ref.
-	onSend func(ref bot.MessageRef, out bot.Out)
+	onSend func(ref chat.MessageRef, out chat.Out)
 }
 
 type apSent struct {
-	Thread bot.Thread
-	Out    bot.Out
-	Ref    bot.MessageRef
+	Thread chat.Thread
+	Out    chat.Out
+	Ref    chat.MessageRef
 }
 
 type apEdit struct {
-	Ref bot.MessageRef
-	Out bot.Out
+	Ref chat.MessageRef
+	Out chat.Out
 }
 
 type apPrivate struct {
-	Thread bot.Thread
-	User   bot.User
-	Out    bot.Out
+	Thread chat.Thread
+	User   chat.User
+	Out    chat.Out
 }
 
 func newAPAdapter(platform string) *apAdapter {
-	return &apAdapter{platform: platform, caps: bot.Capabilities{MaxLen: 2000, SplitAt: 1900, Buttons: true}}
+	return &apAdapter{platform: platform, caps: chat.Capabilities{MaxLen: 2000, SplitAt: 1900, Buttons: true}}
 }
 
-func (f *apAdapter) Platform() string                       { return f.platform }
-func (f *apAdapter) Capabilities() bot.Capabilities         { return f.caps }
-func (f *apAdapter) Run(context.Context, bot.Handler) error { return nil }
-func (f *apAdapter) Typing(context.Context, bot.Thread) error {
+func (f *apAdapter) Platform() string                        { return f.platform }
+func (f *apAdapter) Capabilities() chat.Capabilities         { return f.caps }
+func (f *apAdapter) Run(context.Context, chat.Handler) error { return nil }
+func (f *apAdapter) Typing(context.Context, chat.Thread) error {
 	return nil
 }
 
-func (f *apAdapter) Send(_ context.Context, t bot.Thread, out bot.Out) (bot.MessageRef, error) {
+func (f *apAdapter) Send(_ context.Context, t chat.Thread, out chat.Out) (chat.MessageRef, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if len(f.sendErrs) > 0 {
 		err := f.sendErrs[0]
 		f.sendErrs = f.sendErrs[1:]
-		return bot.MessageRef{}, err
+		return chat.MessageRef{}, err
 	}
 	f.n++
-	ref := bot.MessageRef{Thread: t, ID: fmt.Sprintf("m%d", f.n)}
+	ref := chat.MessageRef{Thread: t, ID: fmt.Sprintf("m%d", f.n)}
 	f.sends = append(f.sends, apSent{t, out, ref})
 	if hook := f.onSend; hook != nil {
 		f.mu.Unlock()
@@ -75,14 +75,14 @@ func (f *apAdapter) Send(_ context.Context, t bot.Thread, out bot.Out) (bot.Mess
 	return ref, nil
 }
 
-func (f *apAdapter) Edit(_ context.Context, ref bot.MessageRef, out bot.Out) error {
+func (f *apAdapter) Edit(_ context.Context, ref chat.MessageRef, out chat.Out) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.edits = append(f.edits, apEdit{ref, out})
 	return nil
 }
 
-func (f *apAdapter) SendPrivate(_ context.Context, t bot.Thread, u bot.User, out bot.Out) error {
+func (f *apAdapter) SendPrivate(_ context.Context, t chat.Thread, u chat.User, out chat.Out) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.privates = append(f.privates, apPrivate{t, u, out})

@@ -12,16 +12,18 @@ import (
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/outbound"
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/store"
 )
 
 var (
 	apEpoch     = time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
-	apRequester = bot.User{Platform: "telegram", ID: "42", Name: "Alice"}
-	apAdmin     = bot.User{Platform: "telegram", ID: "7", Name: "Root"}
-	apStranger  = bot.User{Platform: "telegram", ID: "99", Name: "Mallory"}
+	apRequester = chat.User{Platform: "telegram", ID: "42", Name: "Alice"}
+	apAdmin     = chat.User{Platform: "telegram", ID: "7", Name: "Root"}
+	apStranger  = chat.User{Platform: "telegram", ID: "99", Name: "Mallory"}
 	// The same numeric id on another platform is another person.
-	apLookalike = bot.User{Platform: "discord", ID: "42", Name: "Alice"}
+	apLookalike = chat.User{Platform: "discord", ID: "42", Name: "Alice"}
 )
 
 const apExpiry = 10 * time.Minute
@@ -38,7 +40,7 @@ type apHarness struct {
 	clock  *apClock
 	db     *store.DB
 	ap     *bot.Approvals
-	thread bot.Thread
+	thread chat.Thread
 	sid    string
 	// mandatory makes the next asks mandatory (only an approver approves).
 	mandatory bool
@@ -57,7 +59,7 @@ func newAPHarness(t *testing.T) *apHarness {
 		path:   filepath.Join(t.TempDir(), "parley.db"),
 		ad:     newAPAdapter("telegram"),
 		clock:  newAPClock(apEpoch),
-		thread: bot.Thread{Platform: "telegram", Chat: "-100"},
+		thread: chat.Thread{Platform: "telegram", Chat: "-100"},
 	}
 	h.start()
 	sid, err := h.db.SessionFor(t.Context(), h.thread)
@@ -79,8 +81,8 @@ func (h *apHarness) start() {
 	h.db = db
 	h.resumed = make(chan bot.ApprovalRecord, 10)
 	resumed := h.resumed
-	out, err := bot.NewOutbound(bot.OutboundConfig{
-		Adapters: []bot.Adapter{h.ad}, Now: h.clock.Now, Sleep: h.clock.Sleep, Logger: slog.New(slog.DiscardHandler),
+	out, err := outbound.New(outbound.Config{
+		Adapters: []chat.Adapter{h.ad}, Now: h.clock.Now, Sleep: h.clock.Sleep, Logger: slog.New(slog.DiscardHandler),
 	})
 	if err != nil {
 		h.t.Fatal(err)
@@ -119,9 +121,9 @@ func (h *apHarness) restart() {
 
 // apAsked is one Approve call running in the background.
 type apAsked struct {
-	id     string         // the approval id, from the message's buttons
-	msg    bot.MessageRef // the message carrying the buttons
-	out    bot.Out
+	id     string          // the approval id, from the message's buttons
+	msg    chat.MessageRef // the message carrying the buttons
+	out    chat.Out
 	cancel context.CancelFunc
 	done   chan apResult
 }
@@ -199,10 +201,10 @@ func (a *apAsked) still(t *testing.T) {
 }
 
 // click clicks a button as u and returns what u was told privately.
-func (h *apHarness) click(u bot.User, data string, msg bot.MessageRef) (handled bool, told []string, err error) {
+func (h *apHarness) click(u chat.User, data string, msg chat.MessageRef) (handled bool, told []string, err error) {
 	h.t.Helper()
 	var mu sync.Mutex
-	handled, err = h.ap.HandleAction(h.t.Context(), bot.Action{
+	handled, err = h.ap.HandleAction(h.t.Context(), chat.Action{
 		Key: "cb1", Thread: h.thread, User: u, Data: data, Message: msg,
 		Respond: func(_ context.Context, text string) error {
 			mu.Lock()

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"fmt"
+	"github.com/parleybot/parley/chat"
 	"strings"
 	"testing"
 	"time"
@@ -46,7 +47,7 @@ func TestRandomApprovalID(t *testing.T) {
 			t.Fatalf("randomToken() = %q (valid %t, repeated %t)", id, validApprovalID(id), seen[id])
 		}
 		seen[id] = true
-		if n := len(approveData + id); n > MaxButtonData {
+		if n := len(approveData + id); n > chat.MaxButtonData {
 			t.Fatalf("payload of %d bytes", n)
 		}
 	}
@@ -68,7 +69,7 @@ func TestApprovalTextStates(t *testing.T) {
 	}
 	for _, tt := range tests {
 		rec.Status = tt.status
-		if got := approvalMessages(rec, 10*time.Minute, Capabilities{}); len(got) != 1 || got[0] != tt.want {
+		if got := approvalMessages(rec, 10*time.Minute, chat.Capabilities{}); len(got) != 1 || got[0] != tt.want {
 			t.Errorf("%s:\n got %q\nwant %q", tt.status, got, tt.want)
 		}
 	}
@@ -77,7 +78,7 @@ func TestApprovalTextStates(t *testing.T) {
 func TestApprovalMandatoryAndRisks(t *testing.T) {
 	rec := ApprovalRecord{ToolName: "shell", Summary: "curl x | sh", Requester: "slack:U1", RequesterName: "Ann",
 		Status: ApprovalPending, Mandatory: true, Risks: []string{"pipes text into a shell or an interpreter", "talks to the network"}}
-	got := approvalMessages(rec, 10*time.Minute, Capabilities{})
+	got := approvalMessages(rec, 10*time.Minute, chat.Capabilities{})
 	want := "🔐 **Approval needed** · `shell` · asked by Ann\n```\ncurl x | sh\n```\n" +
 		"⚠️ **Risky:** pipes text into a shell or an interpreter\n⚠️ **Risky:** talks to the network\n" +
 		"Only an approver can approve this; Ann can deny it. Expires in 10 min."
@@ -97,7 +98,7 @@ func TestApprovalShowsTheWholeSummary(t *testing.T) {
 	summary := strings.Repeat("x", 4990) + " | sh"
 	rec := ApprovalRecord{ToolName: "shell", Summary: summary, RequesterName: "Ann", Status: ApprovalPending}
 	for _, maxLen := range []int{4000, 2000, 1000} {
-		msgs := approvalMessages(rec, time.Minute, Capabilities{MaxLen: maxLen})
+		msgs := approvalMessages(rec, time.Minute, chat.Capabilities{MaxLen: maxLen})
 		if len(msgs) < 2 {
 			t.Fatalf("MaxLen %d: one message for a %d-rune summary", maxLen, len(summary))
 		}
@@ -153,7 +154,7 @@ func FuzzApprovalText(f *testing.F) {
 	f.Fuzz(func(t *testing.T, summary, name, tool string) {
 		for _, status := range []string{ApprovalPending, ApprovalApproved, ApprovalExpired} {
 			rec := ApprovalRecord{ToolName: tool, Summary: summary, RequesterName: name, DecidedByName: name, Status: status}
-			msgs := approvalMessages(rec, 10*time.Minute, Capabilities{MaxLen: 2000})
+			msgs := approvalMessages(rec, 10*time.Minute, chat.Capabilities{MaxLen: 2000})
 			text := msgs[0]
 			if n := strings.Count(text, "```"); n != 2 {
 				t.Fatalf("%d fences in %q", n, text)

@@ -13,6 +13,7 @@ import (
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // TestApprovalRestart: the process dies between the prompt and the click.
@@ -185,13 +186,13 @@ func TestApprovalMessageIsSafe(t *testing.T) {
 		t.Errorf("the first line shows a decision: %q", first)
 	}
 	for i, b := range a.out.Buttons {
-		if len(b.Data) > bot.MaxButtonData || b.Data != []string{"a:", "d:"}[i]+a.id {
+		if len(b.Data) > chat.MaxButtonData || b.Data != []string{"a:", "d:"}[i]+a.id {
 			t.Errorf("button %d data %q", i, b.Data)
 		}
 	}
-	if want := []bot.Button{
-		{Label: "Approve", Style: bot.ButtonPrimary, Data: "a:" + a.id},
-		{Label: "Deny", Style: bot.ButtonDanger, Data: "d:" + a.id},
+	if want := []chat.Button{
+		{Label: "Approve", Style: chat.ButtonPrimary, Data: "a:" + a.id},
+		{Label: "Deny", Style: chat.ButtonDanger, Data: "d:" + a.id},
 	}; !cmp.Equal(want, a.out.Buttons) {
 		t.Errorf("buttons = %+v", a.out.Buttons)
 	}
@@ -232,7 +233,7 @@ func TestApprovalPostFails(t *testing.T) {
 
 func TestApprovalPostWaitsOutRateLimit(t *testing.T) {
 	h := newAPHarness(t)
-	h.ad.failSends(&bot.RateLimitError{RetryAfter: 3 * time.Second, Err: errors.New("429")})
+	h.ad.failSends(&chat.RateLimitError{RetryAfter: 3 * time.Second, Err: errors.New("429")})
 	done := make(chan apResult, 1)
 	go func() {
 		d, err := h.ap.Approve(t.Context(), agent.ApprovalRequest{
@@ -263,19 +264,19 @@ func TestApprovalPostWaitsOutRateLimit(t *testing.T) {
 
 func TestApprovalRefusals(t *testing.T) {
 	h := newAPHarness(t)
-	console, err := h.db.SessionFor(t.Context(), bot.Thread{Platform: "console"})
+	console, err := h.db.SessionFor(t.Context(), chat.Thread{Platform: "console"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
 		name string
 		req  agent.ApprovalRequest
-		caps func(*bot.Capabilities)
+		caps func(*chat.Capabilities)
 	}{
 		{"no tool call id", agent.ApprovalRequest{SessionID: h.sid, Caller: agent.Caller{UserKey: apRequester.Key()}}, nil},
 		{"unknown session", agent.ApprovalRequest{SessionID: "nosuch", Call: llm.ToolCall{ID: "c"}}, nil},
 		{"platform without adapter", agent.ApprovalRequest{SessionID: console, Call: llm.ToolCall{ID: "c"}}, nil},
-		{"adapter without buttons", agent.ApprovalRequest{SessionID: h.sid, Call: llm.ToolCall{ID: "c"}}, func(c *bot.Capabilities) { c.Buttons = false }},
+		{"adapter without buttons", agent.ApprovalRequest{SessionID: h.sid, Call: llm.ToolCall{ID: "c"}}, func(c *chat.Capabilities) { c.Buttons = false }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -307,7 +308,7 @@ func TestApprovalClickBeforeRefIsRecorded(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newAPHarness(t)
 		clicked := make(chan []string, 1)
-		h.ad.onSend = func(ref bot.MessageRef, out bot.Out) {
+		h.ad.onSend = func(ref chat.MessageRef, out chat.Out) {
 			go func() {
 				_, told, err := h.click(apRequester, out.Buttons[0].Data, ref)
 				if err != nil {
@@ -355,7 +356,7 @@ func (s *staleRead) Approval(ctx context.Context, id string) (bot.ApprovalRecord
 	return rec, ok, err
 }
 
-func (s *staleRead) SetApprovalRefs(ctx context.Context, id string, refs []bot.MessageRef) error {
+func (s *staleRead) SetApprovalRefs(ctx context.Context, id string, refs []chat.MessageRef) error {
 	err := s.ApprovalStore.SetApprovalRefs(ctx, id, refs)
 	close(s.refsSet)
 	return err
@@ -372,7 +373,7 @@ func TestApprovalClickReadBeforeRefIsRecorded(t *testing.T) {
 		}
 		h.restart()
 		clicked := make(chan []string, 1)
-		h.ad.onSend = func(ref bot.MessageRef, out bot.Out) {
+		h.ad.onSend = func(ref chat.MessageRef, out chat.Out) {
 			go func() {
 				_, told, err := h.click(apRequester, out.Buttons[0].Data, ref)
 				if err != nil {

@@ -5,13 +5,14 @@ import (
 	"fmt"
 
 	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/chat"
 )
 
 // settle decides rec with status if it is still pending, and reports whether
 // this call did. The winner shows the outcome on the approval message, then
 // hands the decision to the waiting Approve or, with none waiting, to
 // OnDecidedWithoutWaiter. A loser changes nothing.
-func (a *Approvals) settle(ctx context.Context, rec ApprovalRecord, status string, by User) (bool, error) {
+func (a *Approvals) settle(ctx context.Context, rec ApprovalRecord, status string, by chat.User) (bool, error) {
 	at := a.cfg.Now()
 	a.mu.Lock()
 	won, err := a.cfg.Store.DecideApproval(ctx, rec.ID, status, by, at)
@@ -53,7 +54,7 @@ func (a *Approvals) show(ctx context.Context, rec ApprovalRecord) {
 		return
 	}
 	ref := rec.Refs[len(rec.Refs)-1]
-	out := Out{Text: approvalStatus(rec, a.cfg.Expiry, len(rec.Refs))}
+	out := chat.Out{Text: approvalStatus(rec, a.cfg.Expiry, len(rec.Refs))}
 	if err := a.cfg.Outbound.Edit(ctx, ref, out); err != nil {
 		a.cfg.Logger.Error("edit approval message", "approval", rec.ID, "message", ref.ID, "err", err)
 	}

@@ -12,13 +12,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 func TestApprovalAuthorization(t *testing.T) {
 	tests := []struct {
 		name      string
 		mandatory bool
-		user      bot.User
+		user      chat.User
 		verb      string
 		want      *agent.Decision // nil: nothing changes
 		wantMsg   string          // private answer
@@ -31,7 +32,7 @@ func TestApprovalAuthorization(t *testing.T) {
 		{"stranger approves", false, apStranger, "a:", nil, "Only Alice or an approver can approve this.", ""},
 		{"stranger denies", false, apStranger, "d:", nil, "Only Alice or an approver can approve this.", ""},
 		{"same id on another platform", false, apLookalike, "a:", nil, "Only Alice or an approver can approve this.", ""},
-		{"no user", false, bot.User{}, "a:", nil, "Only Alice or an approver can approve this.", ""},
+		{"no user", false, chat.User{}, "a:", nil, "Only Alice or an approver can approve this.", ""},
 		// Mandatory (shell, an untrusted MCP server): the requester may not
 		// approve their own risk, but may still call it off.
 		{"mandatory: requester approves", true, apRequester, "a:", nil, "Only an approver can approve this; Alice can deny it.", ""},
@@ -136,7 +137,7 @@ func TestApprovalConcurrentDeciders(t *testing.T) {
 		h := newAPHarness(t)
 		a := h.ask(h.sid, "call_1", "rm -rf /tmp/x")
 		type click struct {
-			user    bot.User
+			user    chat.User
 			data    string
 			handled bool
 			told    []string
@@ -216,7 +217,7 @@ func TestApprovalClickRacesExpiry(t *testing.T) {
 
 func TestApprovalForgedClicks(t *testing.T) {
 	h := newAPHarness(t)
-	other, err := h.db.SessionFor(t.Context(), bot.Thread{Platform: "telegram", Chat: "-200"})
+	other, err := h.db.SessionFor(t.Context(), chat.Thread{Platform: "telegram", Chat: "-200"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,13 +228,13 @@ func TestApprovalForgedClicks(t *testing.T) {
 	tests := []struct {
 		name string
 		data string
-		msg  bot.MessageRef
+		msg  chat.MessageRef
 	}{
 		{"nonexistent id", "a:0123456789abcdef0123456789abcdef", a.msg},
 		{"another session's approval on this message", "a:" + b.id, a.msg},
 		{"an approval on another message of ours", "a:" + a.id, b.msg},
 		{"right id, same message id in another chat", "a:" + a.id, elsewhere},
-		{"no message", "a:" + a.id, bot.MessageRef{}},
+		{"no message", "a:" + a.id, chat.MessageRef{}},
 		{"payload over 64 bytes", "a:" + a.id + strings.Repeat(" ", 40), a.msg},
 		{"garbage", "\x00\xff\xfe garbage", a.msg},
 		{"empty", "", a.msg},
@@ -270,11 +271,11 @@ func TestApprovalForgedClicks(t *testing.T) {
 func TestApprovalPrivateByDM(t *testing.T) {
 	h := newAPHarness(t)
 	a := h.ask(h.sid, "call_1", "rm -rf /tmp/x")
-	handled, err := h.ap.HandleAction(t.Context(), bot.Action{Thread: h.thread, User: apStranger, Data: "a:" + a.id, Message: a.msg})
+	handled, err := h.ap.HandleAction(t.Context(), chat.Action{Thread: h.thread, User: apStranger, Data: "a:" + a.id, Message: a.msg})
 	if handled || err != nil {
 		t.Fatalf("HandleAction = %t, %v", handled, err)
 	}
-	want := []apPrivate{{Thread: h.thread, User: apStranger, Out: bot.Out{Text: "Only Alice or an approver can approve this."}}}
+	want := []apPrivate{{Thread: h.thread, User: apStranger, Out: chat.Out{Text: "Only Alice or an approver can approve this."}}}
 	if diff := cmp.Diff(want, h.ad.private()); diff != "" {
 		t.Errorf("private messages (-want +got):\n%s", diff)
 	}

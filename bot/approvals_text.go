@@ -2,6 +2,7 @@ package bot
 
 import (
 	"fmt"
+	"github.com/parleybot/parley/chat"
 	"strings"
 	"time"
 	"unicode"
@@ -27,7 +28,7 @@ const (
 // summary goes first, over as many messages as it needs, each a code block
 // of its own, and the last message carries the state, the risks and who may
 // decide (the buttons go under it).
-func approvalMessages(rec ApprovalRecord, expiry time.Duration, caps Capabilities) []string {
+func approvalMessages(rec ApprovalRecord, expiry time.Duration, caps chat.Capabilities) []string {
 	whole := renderApproval(rec, expiry, 0)
 	if caps.MaxLen <= 0 || measure(caps, whole) <= caps.MaxLen {
 		return []string{whole}
@@ -51,7 +52,7 @@ func approvalStatus(rec ApprovalRecord, expiry time.Duration, parts int) string 
 
 // summaryChunks cuts s into pieces that each fit a message as a code block,
 // at line ends where it can.
-func summaryChunks(s string, caps Capabilities) []string {
+func summaryChunks(s string, caps chat.Capabilities) []string {
 	size := caps.MaxLen - 100
 	for size > 50 {
 		chunks := cutRunes(s, size)
@@ -93,7 +94,7 @@ func cutRunes(s string, n int) []string {
 	return out
 }
 
-func measure(caps Capabilities, text string) int {
+func measure(caps chat.Capabilities, text string) int {
 	if caps.Measure != nil {
 		return caps.Measure(text)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/parleybot/parley/agent/kb"
 	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/agent/media"
+	"github.com/parleybot/parley/chat"
 )
 
 // What people attach (docs/attachments.md). A turn reads its messages'
@@ -85,7 +86,7 @@ func (a attached) empty() bool { return a.read == 0 }
 // readTurn reads the files of msgs, joining their texts as joinTexts
 // does, and tells the person what could not be read. An error means the
 // turn must not run now (shutdown).
-func (r *Router) readTurn(ctx context.Context, msgs []Message) (attached, error) {
+func (r *Router) readTurn(ctx context.Context, msgs []chat.Message) (attached, error) {
 	var out attached
 	texts := make([]string, 0, len(msgs))
 	for _, m := range msgs {
@@ -110,7 +111,7 @@ func (r *Router) readTurn(ctx context.Context, msgs []Message) (attached, error)
 
 // readFiles reads m's files. Images are numbered from after, the images
 // earlier messages of the turn had.
-func (r *Router) readFiles(ctx context.Context, m Message, after int) (attached, error) {
+func (r *Router) readFiles(ctx context.Context, m chat.Message, after int) (attached, error) {
 	out := attached{text: m.Text}
 	if strings.TrimSpace(m.Text) != "" {
 		out.read++
@@ -123,7 +124,7 @@ func (r *Router) readFiles(ctx context.Context, m Message, after int) (attached,
 	if m.Text != "" {
 		parts = append(parts, m.Text)
 	}
-	fetcher, canFetch := r.adapters[m.Thread.Platform].(FileFetcher)
+	fetcher, canFetch := r.adapters[m.Thread.Platform].(chat.FileFetcher)
 	for i, f := range m.Files {
 		if i == lim.MaxFiles {
 			n := len(m.Files) - i
@@ -151,7 +152,7 @@ func (r *Router) readFiles(ctx context.Context, m Message, after int) (attached,
 		if err != nil {
 			r.log.Warn("attachment not downloaded", "key", m.Key, "file", f.String(), "err", err)
 			why := "the download failed"
-			if errors.Is(err, ErrFileTooLarge) {
+			if errors.Is(err, chat.ErrFileTooLarge) {
 				why = fmt.Sprintf("it is larger than the %s I download", kb.Size(lim.MaxBytes))
 			}
 			parts = append(parts, fmt.Sprintf("[file %s was attached but not read: %s]", name, why))
@@ -216,7 +217,7 @@ func (r *Router) prepareImage(ctx context.Context, data []byte, name string, lim
 // readText is a file's text as the model reads it, at most limit
 // characters, whether any was read, and what the person is told ("" when
 // it was read whole).
-func readText(ctx context.Context, f File, name string, data []byte, limit int) (text string, ok bool, problem string) {
+func readText(ctx context.Context, f chat.File, name string, data []byte, limit int) (text string, ok bool, problem string) {
 	ex, err := kb.Extract(ctx, f.Name, f.MIME, data)
 	switch {
 	case errors.Is(err, kb.ErrEmpty):
@@ -253,7 +254,7 @@ func readText(ctx context.Context, f File, name string, data []byte, limit int) 
 
 // fileName is how a file is called to people and the model: its name,
 // on one line.
-func fileName(f File) string {
+func fileName(f chat.File) string {
 	name := strings.Join(strings.Fields(f.Name), " ")
 	if name == "" {
 		return "a file"
@@ -264,16 +265,16 @@ func fileName(f File) string {
 // tellProblems says in m's conversation which files were not read, and
 // why. It is said, not just logged: a picture dropped quietly would leave
 // the person believing the model saw it.
-func (r *Router) tellProblems(ctx context.Context, m Message, problems []string) {
+func (r *Router) tellProblems(ctx context.Context, m chat.Message, problems []string) {
 	text := "I could not read everything you attached:\n• " + strings.Join(problems, "\n• ")
-	if _, err := r.cfg.Outbound.Post(ctx, m.Thread, Out{Text: text, ReplyTo: m.ID}); err != nil {
+	if _, err := r.cfg.Outbound.Post(ctx, m.Thread, chat.Out{Text: text, ReplyTo: m.ID}); err != nil {
 		r.log.Warn("could not say which attachments were not read", "key", m.Key, "err", err)
 	}
 }
 
 // tellBlind tells a person, once per model, that the model cannot see the
 // pictures they send; the model itself gets a note for each (agent).
-func (r *Router) tellBlind(ctx context.Context, m Message) {
+func (r *Router) tellBlind(ctx context.Context, m chat.Message) {
 	flag := "blind-told:" + r.cfg.Model + ":" + m.User.Key()
 	if _, told, err := r.cfg.KV.Get(ctx, flag); err != nil || told {
 		return
@@ -287,7 +288,7 @@ func (r *Router) tellBlind(ctx context.Context, m Message) {
 		model = "the model I use here"
 	}
 	text := fmt.Sprintf("%s cannot see images, so I cannot look at your pictures; I can still read text files and PDFs. (I will not say this again.)", model)
-	if _, err := r.cfg.Outbound.Post(ctx, m.Thread, Out{Text: text, ReplyTo: m.ID}); err != nil {
+	if _, err := r.cfg.Outbound.Post(ctx, m.Thread, chat.Out{Text: text, ReplyTo: m.ID}); err != nil {
 		r.log.Warn("could not say that the model cannot see images", "key", m.Key, "err", err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/parleybot/parley/agent/llm/openai"
 	"github.com/parleybot/parley/agent/media/mediatest"
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/store"
 )
 
@@ -55,12 +56,12 @@ func newAttachWorld(t *testing.T, lim bot.Attachments) *attachWorld {
 
 // post is Alice's message in the DM with files attached; it returns its
 // key.
-func (w *attachWorld) post(t *testing.T, text string, files ...bot.File) string {
+func (w *attachWorld) post(t *testing.T, text string, files ...chat.File) string {
 	t.Helper()
 	w.keys++
 	key := fmt.Sprintf("k%d", w.keys)
-	m := bot.Message{Key: key, ID: key, Text: text, Direct: true, Files: files,
-		Thread: bot.Thread{Platform: "slack", Space: "W", Chat: "D1"}, User: slackAlice}
+	m := chat.Message{Key: key, ID: key, Text: text, Direct: true, Files: files,
+		Thread: chat.Thread{Platform: "slack", Space: "W", Chat: "D1"}, User: slackAlice}
 	if err := w.router.HandleMessage(t.Context(), m); err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func (w *attachWorld) post(t *testing.T, text string, files ...bot.File) string 
 }
 
 // send is post, returning once the turn it started has ended.
-func (w *attachWorld) send(t *testing.T, text string, files ...bot.File) string {
+func (w *attachWorld) send(t *testing.T, text string, files ...chat.File) string {
 	t.Helper()
 	key := w.post(t, text, files...)
 	w.router.Wait()
@@ -184,7 +185,7 @@ func TestBadAttachmentsAreAnswered(t *testing.T) {
 	w := newAttachWorld(t, bot.Attachments{MaxFiles: 6, MaxBytes: 1 << 20})
 	good := mediatest.PNG(64, 48)
 	png := mediatest.PNG(300, 200)
-	files := []bot.File{
+	files := []chat.File{
 		w.slack.attach("huge.png", "image/png", make([]byte, 2<<20)),                                                   // oversized
 		w.slack.attach("cut.png", "image/png", png[:len(png)/2]),                                                       // corrupt
 		w.slack.attach("IMG_0042.HEIC", "image/heic", append([]byte("\x00\x00\x00\x18ftypheic"), make([]byte, 64)...)), // unsupported picture

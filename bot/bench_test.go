@@ -12,6 +12,8 @@ import (
 	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/agent/llm/llmtest"
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/outbound"
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/store"
 )
 
@@ -37,7 +39,7 @@ func benchRouter(b *testing.B) (*bot.Router, *store.DB) {
 	r := newRouter(b, bot.RouterConfig{
 		Sessions: db, Inbox: db, KV: db, Runner: runner,
 		Commands: bot.New(db, db, agent.MemoryLimits{}),
-		Reply: func(context.Context, bot.Adapter, string, string, bot.Thread, bot.User, string) (bot.Reply, error) {
+		Reply: func(context.Context, chat.Adapter, string, string, chat.Thread, chat.User, string) (outbound.Reply, error) {
 			return nopReply{}, nil
 		},
 		Logger: slog.New(slog.DiscardHandler),

@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/parleybot/parley/agent/task"
+	"github.com/parleybot/parley/bot/outbound"
+	"github.com/parleybot/parley/chat"
 )
 
 // The checklist: a task's plan shown in its thread as one message, posted
@@ -26,7 +28,7 @@ import (
 // checklists are the sessions' checklist updaters; the router owns one.
 type checklists struct {
 	tasks task.Store
-	out   *Outbound
+	out   *outbound.Outbound
 	log   *slog.Logger
 	ctx   context.Context // the router's base: shutdown ends the updaters
 	spawn func(func())    // runs an updater where Router.Wait sees it
@@ -38,7 +40,7 @@ type checklists struct {
 // checklist is one session's updater.
 type checklist struct {
 	// Owned by checklists.mu.
-	thread  Thread // where a new message goes
+	thread  chat.Thread // where a new message goes
 	replyTo string
 	running bool // an updater goroutine is on it
 	again   bool // the task changed while it was being shown
@@ -47,14 +49,14 @@ type checklist struct {
 	shown string
 }
 
-func newChecklists(ctx context.Context, tasks task.Store, out *Outbound, log *slog.Logger, spawn func(func())) *checklists {
+func newChecklists(ctx context.Context, tasks task.Store, out *outbound.Outbound, log *slog.Logger, spawn func(func())) *checklists {
 	return &checklists{tasks: tasks, out: out, log: log, ctx: ctx, spawn: spawn, open: map[string]*checklist{}}
 }
 
 // show has the checklist of session sid show its task as it is now,
 // posting it in t (as a reply to replyTo) when it has no message yet. It
 // returns at once.
-func (c *checklists) show(sid string, t Thread, replyTo string) {
+func (c *checklists) show(sid string, t chat.Thread, replyTo string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	cl, ok := c.open[sid]
@@ -116,7 +118,7 @@ func (c *checklists) run(sid string, cl *checklist) {
 // plain-text fallback), as the store has it when the chat's budget allows
 // the call. settled reports that the task is idle or paused. A failed
 // call is logged: the next change, or the next turn, tries again.
-func (c *checklists) update(sid string, cl *checklist, t Thread, replyTo string) (settled bool) {
+func (c *checklists) update(sid string, cl *checklist, t chat.Thread, replyTo string) (settled bool) {
 	ctx := c.ctx
 	k, ok, err := c.tasks.Task(ctx, sid)
 	if err != nil || !ok || len(k.Plan.Items) == 0 {
@@ -138,12 +140,12 @@ func (c *checklists) update(sid string, cl *checklist, t Thread, replyTo string)
 	if posted && text == cl.shown {
 		return settledTask(k)
 	}
-	latest := func() Out {
+	latest := func() chat.Out {
 		// What changed while the call waited for its turn goes with it.
 		if now, ok, err := c.tasks.Task(ctx, sid); err == nil && ok {
 			k, text = now, checklistText(now, caps)
 		}
-		return Out{Text: text, ReplyTo: replyTo}
+		return chat.Out{Text: text, ReplyTo: replyTo}
 	}
 	settled = settledTask(k)
 	if !posted {
@@ -179,7 +181,7 @@ func (c *checklists) warn(what, sid string, err error) {
 // checklistText is the checklist of k: a header with the count and what
 // holds the task up, then one line an item. Past the platform's length,
 // notes go first, then the last items, counted.
-func checklistText(k task.Task, caps Capabilities) string {
+func checklistText(k task.Task, caps chat.Capabilities) string {
 	done, total, _ := k.Plan.Counts()
 	head := fmt.Sprintf("📋 Plan — %d of %d done", done, total)
 	switch k.State {
@@ -207,7 +209,7 @@ func checklistText(k task.Task, caps Capabilities) string {
 		text = head + "\n" + strings.Join(lines[:n], "\n") + fmt.Sprintf("\n… and %d more (/status)", len(lines)-n)
 	}
 	if m := func(s string) int { return measure(caps, s) }; m(text) > limit {
-		text = text[:fitPrefix(text, limit, m)] // a platform of tiny messages: what fits
+		text = text[:outbound.FitPrefix(text, limit, m)] // a platform of tiny messages: what fits
 	}
 	return text
 }
@@ -221,7 +223,7 @@ type checklistRef struct {
 	ID       string `json:"id"`
 }
 
-func encodeChecklistRef(ref MessageRef) string {
+func encodeChecklistRef(ref chat.MessageRef) string {
 	t := ref.Thread
 	b, _ := json.Marshal(checklistRef{Platform: t.Platform, Space: t.Space, Chat: t.Chat, Thread: t.ID, ID: ref.ID})
 	return string(b)
@@ -229,10 +231,10 @@ func encodeChecklistRef(ref MessageRef) string {
 
 // decodeChecklistRef reads a kept ref; ok is false when there is none
 // (or it cannot be read, which posts a new checklist).
-func decodeChecklistRef(s string) (MessageRef, bool) {
+func decodeChecklistRef(s string) (chat.MessageRef, bool) {
 	var r checklistRef
 	if s == "" || json.Unmarshal([]byte(s), &r) != nil || r.ID == "" {
-		return MessageRef{}, false
+		return chat.MessageRef{}, false
 	}
-	return MessageRef{Thread: Thread{Platform: r.Platform, Space: r.Space, Chat: r.Chat, ID: r.Thread}, ID: r.ID}, true
+	return chat.MessageRef{Thread: chat.Thread{Platform: r.Platform, Space: r.Space, Chat: r.Chat, ID: r.Thread}, ID: r.ID}, true
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/task"
+	"github.com/parleybot/parley/chat"
 )
 
 // TestChecklistText: the header counts what is done and says what holds
@@ -41,7 +42,7 @@ func TestChecklistText(t *testing.T) {
 		{"tiny", task.Task{Plan: two, State: task.Idle}, 10, "📋 Plan — 1", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got := checklistText(tt.k, Capabilities{MaxLen: tt.maxLen})
+			got := checklistText(tt.k, chat.Capabilities{MaxLen: tt.maxLen})
 			if n := utf8.RuneCountInString(got); n > tt.maxLen {
 				t.Errorf("%d runes, more than %d", n, tt.maxLen)
 			}
@@ -62,7 +63,7 @@ func TestChecklistText(t *testing.T) {
 // TestChecklistRef: a checklist's message survives being kept, thread
 // and all; what cannot be read counts as no message.
 func TestChecklistRef(t *testing.T) {
-	ref := MessageRef{Thread: Thread{Platform: "slack", Space: "W", Chat: "C1", ID: "100.1"}, ID: "1700.5"}
+	ref := chat.MessageRef{Thread: chat.Thread{Platform: "slack", Space: "W", Chat: "C1", ID: "100.1"}, ID: "1700.5"}
 	if got, ok := decodeChecklistRef(encodeChecklistRef(ref)); !ok || got != ref {
 		t.Errorf("round trip: %+v %v", got, ok)
 	}

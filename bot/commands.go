@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/chat"
 )
 
 // ErrUnknownCommand is returned for commands Parley does not have.
@@ -16,7 +17,7 @@ var ErrUnknownCommand = errors.New("unknown command")
 // Command runs a shared command and returns its answer as Markdown. Memory
 // commands act only on the caller's own memory: there is no argument that
 // names another user.
-func (b *Bot) Command(ctx context.Context, c Command) (string, error) {
+func (b *Bot) Command(ctx context.Context, c chat.Command) (string, error) {
 	switch c.Name {
 	case "help", "start":
 		return HelpText(), nil
@@ -31,7 +32,7 @@ func (b *Bot) Command(ctx context.Context, c Command) (string, error) {
 	return "", fmt.Errorf("%w /%s: try /help", ErrUnknownCommand, c.Name)
 }
 
-func (b *Bot) memoryCommand(ctx context.Context, u User, args []string) (string, error) {
+func (b *Bot) memoryCommand(ctx context.Context, u chat.User, args []string) (string, error) {
 	if len(args) == 0 {
 		m, err := b.memory.Memory(ctx, u.Key())
 		if err != nil {
@@ -65,7 +66,7 @@ func (b *Bot) memoryCommand(ctx context.Context, u User, args []string) (string,
 
 // forget removes entry n as numbered by FormatMemory: profile first, then
 // facts.
-func (b *Bot) forget(ctx context.Context, u User, n int) (string, error) {
+func (b *Bot) forget(ctx context.Context, u chat.User, n int) (string, error) {
 	m, err := b.memory.Memory(ctx, u.Key())
 	if err != nil {
 		return "", fmt.Errorf("load memory: %w", err)

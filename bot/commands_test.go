@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/chat"
 )
 
 func TestParseCommand(t *testing.T) {
@@ -28,7 +29,7 @@ func TestParseCommand(t *testing.T) {
 		{"", "", nil, false},
 	}
 	for _, tt := range tests {
-		name, args, ok := ParseCommand(tt.in)
+		name, args, ok := chat.ParseCommand(tt.in)
 		if name != tt.name || ok != tt.ok || !slices.Equal(args, tt.args) {
 			t.Errorf("ParseCommand(%q) = %q %q %v, want %q %q %v", tt.in, name, args, ok, tt.name, tt.args, tt.ok)
 		}
@@ -40,7 +41,7 @@ func FuzzParseCommand(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		name, _, ok := ParseCommand(s)
+		name, _, ok := chat.ParseCommand(s)
 		if !ok {
 			return
 		}

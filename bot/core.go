@@ -10,6 +10,8 @@ import (
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/remind"
 	"github.com/parleybot/parley/agent/task"
+	"github.com/parleybot/parley/bot/outbound"
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/internal/clock"
 )
 
@@ -18,15 +20,15 @@ import (
 type CoreStore interface {
 	SessionMap
 	Inbox
-	Outbox
-	KV
+	outbound.Outbox
+	chat.KV
 	ApprovalStore
 }
 
 // CoreConfig is what the chat core is built from. Adapters, Store and
 // Runner are required.
 type CoreConfig struct {
-	Adapters []Adapter
+	Adapters []chat.Adapter
 	Store    CoreStore
 	// Runner answers turns. The core becomes its Approver: risky tools are
 	// approved with buttons in the conversation that asked.
@@ -106,7 +108,7 @@ const expirySweep = 30 * time.Second
 // durable approvals, the router, the expiry sweep and crash recovery.
 type Core struct {
 	cfg       CoreConfig
-	out       *Outbound
+	out       *outbound.Outbound
 	approvals *Approvals
 	router    *Router
 }
@@ -126,7 +128,7 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 	if cfg.ApprovalExpiry <= 0 {
 		cfg.ApprovalExpiry = DefaultApprovalExpiry
 	}
-	out, err := NewOutbound(OutboundConfig{Adapters: cfg.Adapters, Outbox: cfg.Store, Now: cfg.Now, Sleep: cfg.Sleep, Logger: cfg.Logger})
+	out, err := outbound.New(outbound.Config{Adapters: cfg.Adapters, Outbox: cfg.Store, Now: cfg.Now, Sleep: cfg.Sleep, Logger: cfg.Logger})
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,8 @@ import (
 	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/bottest"
+	"github.com/parleybot/parley/bot/outbound"
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/store"
 )
 
@@ -50,13 +52,13 @@ func TestEveryOutboundKindIsPaced(t *testing.T) {
 			synctest.Wait()
 			for i, m := range w.fake.AllMessages() {
 				if len(m.Buttons) == 2 {
-					user := bot.User{Platform: "slack", ID: users[0], Name: users[0]}
+					user := chat.User{Platform: "slack", ID: users[0], Name: users[0]}
 					for j, u := range users {
 						if m.Ref.Thread == inChat(coreMention("", u, ""), j).Thread {
-							user = bot.User{Platform: "slack", ID: u, Name: u}
+							user = chat.User{Platform: "slack", ID: u, Name: u}
 						}
 					}
-					act := bot.Action{Key: fmt.Sprint("c", i), Thread: m.Ref.Thread, User: user, Data: m.Buttons[1].Data, Message: m.Ref}
+					act := chat.Action{Key: fmt.Sprint("c", i), Thread: m.Ref.Thread, User: user, Data: m.Buttons[1].Data, Message: m.Ref}
 					if err := w.fake.InjectAction(t.Context(), act); err != nil {
 						t.Fatal(err)
 					}
@@ -65,7 +67,7 @@ func TestEveryOutboundKindIsPaced(t *testing.T) {
 		}, func(w *coreWorld) int { return countText(w, "Denied by") }},
 		{"command answers", bot.Access{}, nil, func(t *testing.T, w *coreWorld) {
 			for i, u := range users {
-				c := bot.Command{Key: fmt.Sprint("s", i), Thread: coreThread, User: bot.User{Platform: "slack", ID: u, Name: u}, Name: "help"}
+				c := chat.Command{Key: fmt.Sprint("s", i), Thread: coreThread, User: chat.User{Platform: "slack", ID: u, Name: u}, Name: "help"}
 				if err := w.fake.InjectCommand(t.Context(), c); err != nil {
 					t.Fatal(err)
 				}
@@ -74,7 +76,7 @@ func TestEveryOutboundKindIsPaced(t *testing.T) {
 		{"notices", bot.Access{}, nil, func(t *testing.T, w *coreWorld) {
 			w.fake.FailNext(bottest.OpSendPrivate, 3, fmt.Errorf("cannot open a DM"))
 			for i, u := range users {
-				c := bot.Command{Key: fmt.Sprint("s", i), Thread: coreThread, User: bot.User{Platform: "slack", ID: u, Name: u}, Name: "help"}
+				c := chat.Command{Key: fmt.Sprint("s", i), Thread: coreThread, User: chat.User{Platform: "slack", ID: u, Name: u}, Name: "help"}
 				if err := w.fake.InjectCommand(t.Context(), c); err != nil {
 					t.Fatal(err)
 				}
@@ -115,12 +117,12 @@ func TestEveryOutboundKindIsPaced(t *testing.T) {
 
 // inChat puts m in its own thread of the same chat: threads share the
 // chat's budget.
-func inChat(m bot.Message, i int) bot.Message {
+func inChat(m chat.Message, i int) chat.Message {
 	m.Thread.ID = fmt.Sprintf("100.%d", i+1)
 	return m
 }
 
-func inject(t *testing.T, w *coreWorld, m bot.Message) {
+func inject(t *testing.T, w *coreWorld, m chat.Message) {
 	t.Helper()
 	if err := w.fake.InjectMessage(t.Context(), m); err != nil {
 		t.Fatal(err)
@@ -144,9 +146,9 @@ type telegramLike struct {
 	tg *telegram.Adapter
 }
 
-func (a telegramLike) Capabilities() bot.Capabilities { return a.tg.Capabilities() }
-func (a telegramLike) StreamsIn(t bot.Thread) bool    { return a.tg.StreamsIn(t) }
-func (a telegramLike) StartStream(ctx context.Context, t bot.Thread, u bot.User) (bot.Stream, error) {
+func (a telegramLike) Capabilities() chat.Capabilities { return a.tg.Capabilities() }
+func (a telegramLike) StreamsIn(t chat.Thread) bool    { return a.tg.StreamsIn(t) }
+func (a telegramLike) StartStream(ctx context.Context, t chat.Thread, u chat.User) (chat.Stream, error) {
 	return a.tg.StartStream(ctx, t, u)
 }
 
@@ -166,13 +168,13 @@ func TestTelegramGroupReplyFirstFrame(t *testing.T) {
 			t.Fatal(err)
 		}
 		fake := telegramLike{Adapter: bottest.New(bottest.Config{Platform: "telegram", Capabilities: tg.Capabilities(), LimitEvery: -1}), tg: tg}
-		out, err := bot.NewOutbound(bot.OutboundConfig{Adapters: []bot.Adapter{fake}, Outbox: newMemOutbox(), Logger: slog.New(slog.DiscardHandler)})
+		out, err := outbound.New(outbound.Config{Adapters: []chat.Adapter{fake}, Outbox: &bottest.Outbox{}, Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		group := bot.Thread{Platform: "telegram", Chat: "-1001", ID: "7"}
+		group := chat.Thread{Platform: "telegram", Chat: "-1001", ID: "7"}
 		start := time.Now()
-		reply, err := out.Begin(t.Context(), "k1", "s1", group, bot.User{Platform: "telegram", ID: "42"}, "7")
+		reply, err := out.Begin(t.Context(), "k1", "s1", group, chat.User{Platform: "telegram", ID: "42"}, "7")
 		if err != nil {
 			t.Fatal(err)
 		}

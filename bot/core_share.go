@@ -31,7 +31,7 @@ func (c *Core) beat(ctx context.Context) {
 			return
 		}
 		registered = false
-		c.out.setShare(1)
+		c.out.SetShare(1)
 	}
 	defer func() {
 		if registered {
@@ -54,10 +54,10 @@ func (c *Core) beat(ctx context.Context) {
 				break
 			}
 			if !registered {
-				c.out.rejoin()
+				c.out.Rejoin()
 			}
 			registered = true
-			c.out.setShare(live)
+			c.out.SetShare(live)
 		case registered:
 			leave(ctx)
 		}
@@ -87,24 +87,6 @@ func (c *Core) beat(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-	}
-}
-
-// setShare splits every platform's bot-wide budgets n ways (Pacer.SetShare).
-func (o *Outbound) setShare(n int) {
-	for _, ol := range o.outlets {
-		ol.pacer.SetShare(n)
-		if st, ok := ol.adapter.(ShareTaker); ok {
-			st.SetShare(n)
-		}
-	}
-}
-
-// rejoin has every platform's shared budgets start over without burst
-// credit (Pacer.Rejoin).
-func (o *Outbound) rejoin() {
-	for _, ol := range o.outlets {
-		ol.pacer.Rejoin()
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/bottest"
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/store"
 )
 
@@ -55,7 +56,7 @@ func (m *memReplicas) registered(id string) bool {
 func TestReplicaCountsAsSenderWhileItAnswers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		reg := &memReplicas{seen: map[string]time.Time{}}
-		w := newCoreWorld(t, bottest.New(bottest.Config{Platform: "slack", Capabilities: bot.Capabilities{MaxLen: 4000}}))
+		w := newCoreWorld(t, bottest.New(bottest.Config{Platform: "slack", Capabilities: chat.Capabilities{MaxLen: 4000}}))
 		w.setup = func(cfg *bot.CoreConfig, _ *store.DB) {
 			cfg.Sharing = &bot.Sharing{Leases: &memLeases{m: map[string]memLease{}}, Replicas: reg, Holder: "r1"}
 		}

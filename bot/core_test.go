@@ -17,6 +17,7 @@ import (
 	"github.com/parleybot/parley/agent/tools"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/bottest"
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/store"
 )
 
@@ -93,7 +94,7 @@ func (w *coreWorld) start(t *testing.T, script ...llm.Response) {
 		ts = append(ts, mem)
 	}
 	runner := &agent.Runner{Provider: w.model, Sessions: db, Memory: db, Tools: ts, Logger: slog.New(slog.DiscardHandler)}
-	cfg := bot.CoreConfig{Adapters: []bot.Adapter{w.fake}, Store: db, Runner: runner,
+	cfg := bot.CoreConfig{Adapters: []chat.Adapter{w.fake}, Store: db, Runner: runner,
 		Access: w.access, Limits: w.limits, Logger: slog.New(slog.DiscardHandler)}
 	if w.reminders {
 		withReminders(t, &cfg, db)
@@ -125,7 +126,7 @@ func (w *coreWorld) stop(t *testing.T) {
 }
 
 // approvalPrompt returns the message carrying Approve / Deny buttons.
-func (w *coreWorld) approvalPrompt(t *testing.T, th bot.Thread) bottest.Msg {
+func (w *coreWorld) approvalPrompt(t *testing.T, th chat.Thread) bottest.Msg {
 	t.Helper()
 	for _, m := range w.fake.Messages(th) {
 		if len(m.Buttons) == 2 {
@@ -136,11 +137,11 @@ func (w *coreWorld) approvalPrompt(t *testing.T, th bot.Thread) bottest.Msg {
 	return bottest.Msg{}
 }
 
-var coreThread = bot.Thread{Platform: "slack", Space: "W", Chat: "C1", ID: "100.1"}
+var coreThread = chat.Thread{Platform: "slack", Space: "W", Chat: "C1", ID: "100.1"}
 
-func coreMention(key, user, text string) bot.Message {
-	return bot.Message{Key: key, ID: key, Thread: coreThread, Text: text, Mentioned: true,
-		User: bot.User{Platform: "slack", ID: user, Name: user}}
+func coreMention(key, user, text string) chat.Message {
+	return chat.Message{Key: key, ID: key, Thread: coreThread, Text: text, Mentioned: true,
+		User: chat.User{Platform: "slack", ID: user, Name: user}}
 }
 
 // TestApprovalPendingAcrossCrash: the process dies while a risky tool waits
@@ -161,7 +162,7 @@ func TestApprovalPendingAcrossCrash(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				w := newCoreWorld(t, bottest.New(bottest.Config{Platform: "slack", Capabilities: bot.Capabilities{MaxLen: 4000, Buttons: true, Ephemeral: true}}))
+				w := newCoreWorld(t, bottest.New(bottest.Config{Platform: "slack", Capabilities: chat.Capabilities{MaxLen: 4000, Buttons: true, Ephemeral: true}}))
 				w.start(t, llm.Response{ToolCalls: []llm.ToolCall{{ID: "d1", Name: "deploy", Arguments: []byte(`{}`)}}})
 				if err := w.fake.InjectMessage(t.Context(), coreMention("k1", "ana", "deploy please")); err != nil {
 					t.Fatal(err)
@@ -185,7 +186,7 @@ func TestApprovalPendingAcrossCrash(t *testing.T) {
 					t.Fatalf("approvals after the restart: %+v", n)
 				}
 
-				click := bot.Action{Key: "click1", Thread: coreThread, User: bot.User{Platform: "slack", ID: "ana", Name: "ana"},
+				click := chat.Action{Key: "click1", Thread: coreThread, User: chat.User{Platform: "slack", ID: "ana", Name: "ana"},
 					Data: prompt.Buttons[tt.button].Data, Message: prompt.Ref}
 				if err := w.fake.InjectAction(t.Context(), click); err != nil {
 					t.Fatal(err)

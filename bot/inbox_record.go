@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/chat"
 )
 
 // inboxRecord is what the inbox keeps with an accepted event: enough to
@@ -15,7 +16,7 @@ type inboxRecord struct {
 	V    int    `json:"v"`
 	Kind string `json:"kind"`
 	// Message is the message to answer (kindMessage).
-	Message *Message `json:"message,omitempty"`
+	Message *chat.Message `json:"message,omitempty"`
 	// Approval is the decision to continue a session with (kindApproval).
 	Approval *approvalResume `json:"approval,omitempty"`
 	// KBAdd is a /kb add to finish (kindKBAdd).
@@ -40,8 +41,8 @@ type approvalResume struct {
 	ID        string         `json:"id"`
 	Session   string         `json:"session"`
 	Call      string         `json:"call"`
-	Thread    Thread         `json:"thread"`
-	Requester User           `json:"requester"`
+	Thread    chat.Thread    `json:"thread"`
+	Requester chat.User      `json:"requester"`
 	Decision  agent.Decision `json:"decision"`
 }
 
@@ -50,8 +51,8 @@ func (a approvalResume) key() string { return "approval:" + a.ID }
 
 // message is the message the resumed turn answers as: the requester, in the
 // session's conversation.
-func (a approvalResume) message() Message {
-	return Message{Key: a.key(), Thread: a.Thread, User: a.Requester}
+func (a approvalResume) message() chat.Message {
+	return chat.Message{Key: a.key(), Thread: a.Thread, User: a.Requester}
 }
 
 func encodeInbox(rec inboxRecord) ([]byte, error) {
@@ -106,7 +107,7 @@ func decodeLegacyInbox(payload []byte) (inboxRecord, error) {
 		Approval  string                    `json:"approval"`
 		Session   string                    `json:"session"`
 		Call      string                    `json:"call"`
-		Message   Message                   `json:"message"`
+		Message   chat.Message              `json:"message"`
 		Decisions map[string]agent.Decision `json:"decisions"`
 	}
 	if json.Unmarshal(payload, &old) == nil && old.Approval != "" {
@@ -115,7 +116,7 @@ func decodeLegacyInbox(payload []byte) (inboxRecord, error) {
 			Requester: old.Message.User, Decision: old.Decisions[old.Call],
 		}}, nil
 	}
-	var m Message
+	var m chat.Message
 	if err := json.Unmarshal(payload, &m); err != nil || m.Key == "" {
 		return inboxRecord{}, fmt.Errorf("%w: neither a message nor an approval resume", errUndecodable)
 	}

@@ -9,22 +9,23 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/chat"
 )
 
 func TestDecodeInbox(t *testing.T) {
-	m := Message{Key: "T:C:1.1", ID: "1.1", Thread: Thread{Platform: "slack", Space: "T", Chat: "C", ID: "1.1"},
-		User: User{Platform: "slack", ID: "U1", Name: "ana"}, Text: "hi", Mentioned: true}
+	m := chat.Message{Key: "T:C:1.1", ID: "1.1", Thread: chat.Thread{Platform: "slack", Space: "T", Chat: "C", ID: "1.1"},
+		User: chat.User{Platform: "slack", ID: "U1", Name: "ana"}, Text: "hi", Mentioned: true}
 	a := approvalResume{ID: "ap1", Session: "s1", Call: "c1", Thread: m.Thread, Requester: m.User,
 		Decision: agent.Decision{Approved: true, By: "ana"}}
 	withFiles := m
 	withFiles.Text = "/kb add"
-	withFiles.Files = []File{
+	withFiles.Files = []chat.File{
 		{ID: "F1", Name: "handbook.pdf", MIME: "application/pdf", Size: 12345, URL: "https://files.slack.com/files-pri/T-F1/download/handbook.pdf"},
 		{ID: "AgAD", Name: "photo.jpg", MIME: "image/jpeg"},
 	}
 	legacyMessage, _ := json.Marshal(m)
 	legacyResume, _ := json.Marshal(map[string]any{"approval": "ap1", "session": "s1", "call": "c1",
-		"message":   Message{Key: "approval:ap1", Thread: m.Thread, User: m.User},
+		"message":   chat.Message{Key: "approval:ap1", Thread: m.Thread, User: m.User},
 		"decisions": map[string]agent.Decision{"c1": {Approved: true, By: "ana"}}})
 	encode := func(rec inboxRecord) []byte {
 		b, err := encodeInbox(rec)
@@ -101,7 +102,7 @@ func FuzzDecodeInbox(f *testing.F) {
 // TestInboxRecordOmitsNoFiles: a message without files is recorded as
 // before files existed, so older Parleys reading the inbox see no change.
 func TestInboxRecordOmitsNoFiles(t *testing.T) {
-	b, err := encodeInbox(inboxRecord{Kind: kindMessage, Message: &Message{Key: "k", Text: "hi"}})
+	b, err := encodeInbox(inboxRecord{Kind: kindMessage, Message: &chat.Message{Key: "k", Text: "hi"}})
 	if err != nil {
 		t.Fatal(err)
 	}

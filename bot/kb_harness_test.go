@@ -18,6 +18,7 @@ import (
 
 	"github.com/parleybot/parley/agent/kb"
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/store"
 )
 
@@ -29,14 +30,14 @@ import (
 var kbDay = time.Date(2026, 3, 4, 10, 0, 0, 0, time.UTC)
 
 var (
-	slackAlice = bot.User{Platform: "slack", ID: "alice", Name: "Alice"}
-	slackBob   = bot.User{Platform: "slack", ID: "bob", Name: "Bob"}
-	slackCarol = bot.User{Platform: "slack", ID: "carol", Name: "Carol"}
-	slackRoot  = bot.User{Platform: "slack", ID: "root", Name: "Root"} // an admin
+	slackAlice = chat.User{Platform: "slack", ID: "alice", Name: "Alice"}
+	slackBob   = chat.User{Platform: "slack", ID: "bob", Name: "Bob"}
+	slackCarol = chat.User{Platform: "slack", ID: "carol", Name: "Carol"}
+	slackRoot  = chat.User{Platform: "slack", ID: "root", Name: "Root"} // an admin
 	// Alice on Telegram is another person than Alice on Slack.
-	tgAlice   = bot.User{Platform: "telegram", ID: "alice", Name: "Alice"}
-	tgBob     = bot.User{Platform: "telegram", ID: "bob", Name: "Bob"}
-	tgMallory = bot.User{Platform: "telegram", ID: "mallory", Name: "Mallory"}
+	tgAlice   = chat.User{Platform: "telegram", ID: "alice", Name: "Alice"}
+	tgBob     = chat.User{Platform: "telegram", ID: "bob", Name: "Bob"}
+	tgMallory = chat.User{Platform: "telegram", ID: "mallory", Name: "Mallory"}
 )
 
 // kbAccess: Slack is open by default; on Telegram only Alice and Bob are
@@ -48,25 +49,25 @@ var kbAccess = bot.Access{
 
 // kbPlace is where a command is typed, and by whom.
 type kbPlace struct {
-	thread bot.Thread
-	user   bot.User
+	thread chat.Thread
+	user   chat.User
 	direct bool
 }
 
-func slackChannel(space, chat string, u bot.User) kbPlace {
-	return kbPlace{thread: bot.Thread{Platform: "slack", Space: space, Chat: chat}, user: u}
+func slackChannel(space, chatID string, u chat.User) kbPlace {
+	return kbPlace{thread: chat.Thread{Platform: "slack", Space: space, Chat: chatID}, user: u}
 }
 
-func slackDM(space string, u bot.User) kbPlace {
-	return kbPlace{thread: bot.Thread{Platform: "slack", Space: space, Chat: "D-" + u.ID}, user: u, direct: true}
+func slackDM(space string, u chat.User) kbPlace {
+	return kbPlace{thread: chat.Thread{Platform: "slack", Space: space, Chat: "D-" + u.ID}, user: u, direct: true}
 }
 
-func tgGroup(chat string, u bot.User) kbPlace {
-	return kbPlace{thread: bot.Thread{Platform: "telegram", Chat: chat}, user: u}
+func tgGroup(chatID string, u chat.User) kbPlace {
+	return kbPlace{thread: chat.Thread{Platform: "telegram", Chat: chatID}, user: u}
 }
 
-func tgDM(u bot.User) kbPlace {
-	return kbPlace{thread: bot.Thread{Platform: "telegram", Chat: u.ID}, user: u, direct: true}
+func tgDM(u chat.User) kbPlace {
+	return kbPlace{thread: chat.Thread{Platform: "telegram", Chat: u.ID}, user: u, direct: true}
 }
 
 func (p kbPlace) where() bot.Where {
@@ -74,8 +75,8 @@ func (p kbPlace) where() bot.Where {
 }
 
 // kbPlatform is a chat platform whose people attach files: chatFake, plus
-// FetchFile serving each attached file's bytes through bot.CheckFileSize
-// and bot.ReadFile, the limits every real adapter enforces.
+// FetchFile serving each attached file's bytes through chat.CheckFileSize
+// and chat.ReadFile, the limits every real adapter enforces.
 type kbPlatform struct {
 	*chatFake
 	mu        sync.Mutex
@@ -92,7 +93,7 @@ type kbPlatform struct {
 	started chan struct{}
 }
 
-func (p *kbPlatform) Run(ctx context.Context, h bot.Handler) error {
+func (p *kbPlatform) Run(ctx context.Context, h chat.Handler) error {
 	if p.started != nil {
 		close(p.started)
 	}
@@ -107,17 +108,17 @@ func newKBPlatform(platform string, ephemeral bool) *kbPlatform {
 }
 
 // attach is a file a person attaches, as the platform describes it.
-func (p *kbPlatform) attach(name, mime string, data []byte) bot.File {
+func (p *kbPlatform) attach(name, mime string, data []byte) chat.File {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.n++
 	id := fmt.Sprintf("F%d", p.n)
 	p.files[id] = data
-	return bot.File{ID: id, Name: name, MIME: mime, Size: int64(len(data))}
+	return chat.File{ID: id, Name: name, MIME: mime, Size: int64(len(data))}
 }
 
-func (p *kbPlatform) FetchFile(ctx context.Context, f bot.File, max int64) ([]byte, error) {
-	if err := bot.CheckFileSize(f, max); err != nil {
+func (p *kbPlatform) FetchFile(ctx context.Context, f chat.File, max int64) ([]byte, error) {
+	if err := chat.CheckFileSize(f, max); err != nil {
 		return nil, err // refused before any download, as the adapters do
 	}
 	p.mu.Lock()
@@ -136,7 +137,7 @@ func (p *kbPlatform) FetchFile(ctx context.Context, f bot.File, max int64) ([]by
 	if !ok {
 		return nil, fmt.Errorf("fetch %v: 404 Not Found", f)
 	}
-	return bot.ReadFile(bytes.NewReader(data), int64(len(data)), f, max)
+	return chat.ReadFile(bytes.NewReader(data), int64(len(data)), f, max)
 }
 
 func (p *kbPlatform) downloaded(id string) int {
@@ -244,15 +245,15 @@ func (w *kbWorld) platform(name string) *kbPlatform {
 }
 
 // command is /kb args typed at p with files attached, under a fresh key.
-func (w *kbWorld) command(p kbPlace, files []bot.File, args ...string) bot.Command {
+func (w *kbWorld) command(p kbPlace, files []chat.File, args ...string) chat.Command {
 	w.keys++
-	return bot.Command{Key: fmt.Sprintf("kb-%d", w.keys), Thread: p.thread, User: p.user, Direct: p.direct,
+	return chat.Command{Key: fmt.Sprintf("kb-%d", w.keys), Thread: p.thread, User: p.user, Direct: p.direct,
 		Name: "kb", Args: args, Files: files}
 }
 
 // do runs c to its end (a /kb add runs in the background) and returns
 // the one answer its author was told.
-func (w *kbWorld) do(t *testing.T, c bot.Command) string {
+func (w *kbWorld) do(t *testing.T, c chat.Command) string {
 	t.Helper()
 	p := w.platform(c.Thread.Platform)
 	before := len(p.told(c.User.ID))
@@ -271,7 +272,7 @@ func (w *kbWorld) do(t *testing.T, c bot.Command) string {
 func (w *kbWorld) add(t *testing.T, p kbPlace, name, content string) {
 	t.Helper()
 	f := w.platform(p.thread.Platform).attach(name, "text/markdown", []byte(content))
-	if got := w.do(t, w.command(p, []bot.File{f}, "add")); !strings.Contains(got, name+": added (") {
+	if got := w.do(t, w.command(p, []chat.File{f}, "add")); !strings.Contains(got, name+": added (") {
 		t.Fatalf("/kb add %s at %v: %q", name, p.thread, got)
 	}
 }

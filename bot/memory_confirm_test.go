@@ -9,8 +9,8 @@ import (
 
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/llm"
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/bottest"
+	"github.com/parleybot/parley/chat"
 )
 
 // pageTool stands for web_fetch: its result is text from outside.
@@ -46,7 +46,7 @@ func TestTaintedMemoryNeedsItsOwner(t *testing.T) {
 		if m, _ := w.db.Memory(t.Context(), "slack:ann"); !m.Empty() {
 			t.Fatalf("a tainted turn saved memory directly: %+v", m)
 		}
-		var ask bot.Out
+		var ask chat.Out
 		for _, c := range w.fake.Private() {
 			if len(c.Out.Buttons) == 2 {
 				ask = c.Out
@@ -58,7 +58,7 @@ func TestTaintedMemoryNeedsItsOwner(t *testing.T) {
 		}
 		click := func(key, user string, data string) string {
 			var told string
-			act := bot.Action{Key: key, Thread: dm("ann", 0, "").Thread, User: bot.User{Platform: "slack", ID: user, Name: user}, Data: data,
+			act := chat.Action{Key: key, Thread: dm("ann", 0, "").Thread, User: chat.User{Platform: "slack", ID: user, Name: user}, Data: data,
 				Respond: func(_ context.Context, text string) error { told = text; return nil }}
 			if err := w.fake.InjectAction(t.Context(), act); err != nil {
 				t.Fatal(err)
@@ -85,7 +85,7 @@ func TestTaintedMemoryNeedsItsOwner(t *testing.T) {
 // script.
 func memoryWorld(t *testing.T, ts []agent.Tool, script ...llm.Response) *coreWorld {
 	t.Helper()
-	caps := bot.Capabilities{MaxLen: 4000, Buttons: true, Ephemeral: true}
+	caps := chat.Capabilities{MaxLen: 4000, Buttons: true, Ephemeral: true}
 	w := newCoreWorld(t, bottest.New(bottest.Config{Platform: "slack", Capabilities: caps, LimitEvery: -1}))
 	w.tools, w.memory = ts, true
 	w.start(t, script...)

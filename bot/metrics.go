@@ -2,6 +2,8 @@ package bot
 
 import (
 	"context"
+	"github.com/parleybot/parley/bot/outbound"
+	"github.com/parleybot/parley/chat"
 	"sync/atomic"
 	"time"
 )
@@ -98,7 +100,7 @@ func InboundToModel(ctx context.Context, now time.Time) (platform string, d time
 // Finish call (the model is done) until Finish returns (delivery says the
 // final is visible), and the edit budget of the time it streamed.
 type meteredReply struct {
-	Reply
+	outbound.Reply
 	m        Metrics
 	platform string
 	now      func() time.Time
@@ -110,7 +112,7 @@ type meteredReply struct {
 }
 
 // meter wraps reply for r's Metrics; without Metrics it is reply itself.
-func (r *Router) meter(reply Reply, a Adapter, t Thread) Reply {
+func (r *Router) meter(reply outbound.Reply, a chat.Adapter, t chat.Thread) outbound.Reply {
 	if r.cfg.Metrics == nil {
 		return reply
 	}

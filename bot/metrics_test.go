@@ -11,6 +11,7 @@ import (
 	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/bottest"
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/store"
 )
 
@@ -182,7 +183,7 @@ func TestLoadCountsQueuesAndSlots(t *testing.T) {
 		}
 		other := coreMention("k2", "bo", "hello")
 		other.Thread.ID = "200.1"
-		for _, m := range []bot.Message{coreMention("k1", "ana", "hello"), other, coreMention("k3", "ana", "and this")} {
+		for _, m := range []chat.Message{coreMention("k1", "ana", "hello"), other, coreMention("k3", "ana", "and this")} {
 			if err := w.fake.InjectMessage(t.Context(), m); err != nil {
 				t.Fatal(err)
 			}

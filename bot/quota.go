@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/parleybot/parley/chat"
 	"golang.org/x/time/rate"
 )
 
@@ -37,7 +38,7 @@ type Limits struct {
 type quotas struct {
 	lim    Limits
 	access Access
-	kv     KV
+	kv     chat.KV
 	now    func() time.Time
 
 	mu    sync.Mutex
@@ -46,7 +47,7 @@ type quotas struct {
 	swept time.Time
 }
 
-func newQuotas(lim Limits, access Access, kv KV, now func() time.Time) *quotas {
+func newQuotas(lim Limits, access Access, kv chat.KV, now func() time.Time) *quotas {
 	return &quotas{lim: lim, access: access, kv: kv, now: now, rates: map[string]*rate.Limiter{}}
 }
 
@@ -61,7 +62,7 @@ const (
 
 // admit decides whether u may have another message answered now; notice
 // says why not, for u alone.
-func (q *quotas) admit(ctx context.Context, u User) (notice string, err error) {
+func (q *quotas) admit(ctx context.Context, u chat.User) (notice string, err error) {
 	if q.access.IsAdmin(u) {
 		return "", nil
 	}
@@ -86,7 +87,7 @@ func (q *quotas) admit(ctx context.Context, u User) (notice string, err error) {
 	return "", nil
 }
 
-func (q *quotas) rate(u User) *rate.Limiter {
+func (q *quotas) rate(u chat.User) *rate.Limiter {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	k := u.Key()
@@ -108,10 +109,10 @@ func (q *quotas) rate(u User) *rate.Limiter {
 
 // usageKey holds a person's token use as "<UTC day> <tokens>": one row a
 // person, overwritten each day.
-func usageKey(u User) string { return "tokens:" + u.Key() }
+func usageKey(u chat.User) string { return "tokens:" + u.Key() }
 
 // usedToday is how many tokens u has used this UTC day.
-func (q *quotas) usedToday(ctx context.Context, u User) (int, error) {
+func (q *quotas) usedToday(ctx context.Context, u chat.User) (int, error) {
 	v, ok, err := q.kv.Get(ctx, usageKey(u))
 	if err != nil || !ok {
 		return 0, err
@@ -125,7 +126,7 @@ func (q *quotas) usedToday(ctx context.Context, u User) (int, error) {
 }
 
 // spend adds tokens to u's use today.
-func (q *quotas) spend(ctx context.Context, u User, tokens int) error {
+func (q *quotas) spend(ctx context.Context, u chat.User, tokens int) error {
 	if q.lim.DailyTokens <= 0 || tokens <= 0 || q.access.IsAdmin(u) {
 		return nil
 	}
@@ -140,7 +141,7 @@ func (q *quotas) spend(ctx context.Context, u User, tokens int) error {
 }
 
 // status says what is left of u's limits, for /status; "" for none.
-func (q *quotas) status(ctx context.Context, u User) (string, error) {
+func (q *quotas) status(ctx context.Context, u chat.User) (string, error) {
 	if q.access.IsAdmin(u) || q.lim.DailyTokens <= 0 && q.lim.TurnsPerMinute <= 0 {
 		return "", nil
 	}

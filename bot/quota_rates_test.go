@@ -2,6 +2,7 @@ package bot
 
 import (
 	"fmt"
+	"github.com/parleybot/parley/chat"
 	"testing"
 	"time"
 )
@@ -27,7 +28,7 @@ func TestRatesKeepRecentPeople(t *testing.T) {
 			most, person := 0, 0
 			for range tt.minutes {
 				for range tt.perMinute {
-					u := User{Platform: "discord", ID: fmt.Sprint(person)}
+					u := chat.User{Platform: "discord", ID: fmt.Sprint(person)}
 					person++
 					for range tt.burst {
 						if _, err := q.admit(t.Context(), u); err != nil {

@@ -11,13 +11,14 @@ import (
 	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/bottest"
+	"github.com/parleybot/parley/chat"
 )
 
 // quotaWorld is the core with limits, over a fake platform whose private
 // messages are the notices people get.
 func quotaWorld(t *testing.T, lim bot.Limits, tools []agent.Tool, script ...llm.Response) *coreWorld {
 	t.Helper()
-	caps := bot.Capabilities{MaxLen: 4000, Buttons: true, Ephemeral: true}
+	caps := chat.Capabilities{MaxLen: 4000, Buttons: true, Ephemeral: true}
 	w := newCoreWorld(t, bottest.New(bottest.Config{Platform: "slack", Capabilities: caps, LimitEvery: -1}))
 	w.limits, w.tools = lim, tools
 	w.access = bot.Access{Admins: []string{"slack:root"}}
@@ -26,10 +27,10 @@ func quotaWorld(t *testing.T, lim bot.Limits, tools []agent.Tool, script ...llm.
 }
 
 // dm is a direct message from user in their own DM.
-func dm(user string, n int, text string) bot.Message {
-	return bot.Message{Key: fmt.Sprintf("%s-%d", user, n), ID: fmt.Sprint(n), Text: text, Direct: true,
-		Thread: bot.Thread{Platform: "slack", Space: "W", Chat: "D-" + user},
-		User:   bot.User{Platform: "slack", ID: user, Name: user}}
+func dm(user string, n int, text string) chat.Message {
+	return chat.Message{Key: fmt.Sprintf("%s-%d", user, n), ID: fmt.Sprint(n), Text: text, Direct: true,
+		Thread: chat.Thread{Platform: "slack", Space: "W", Chat: "D-" + user},
+		User:   chat.User{Platform: "slack", ID: user, Name: user}}
 }
 
 // notices returns what user was told privately.
@@ -88,7 +89,7 @@ func TestDailyTokenBudget(t *testing.T) {
 		if got := w.notices("ann"); len(got) != 1 || !strings.Contains(got[0], "today's budget of 100 model tokens") {
 			t.Fatalf("ann was told %q", got)
 		}
-		if err := w.fake.InjectCommand(t.Context(), bot.Command{Key: "s1", Thread: dm("ann", 0, "").Thread, User: dm("ann", 0, "").User, Name: "status", Direct: true}); err != nil {
+		if err := w.fake.InjectCommand(t.Context(), chat.Command{Key: "s1", Thread: dm("ann", 0, "").Thread, User: dm("ann", 0, "").User, Name: "status", Direct: true}); err != nil {
 			t.Fatal(err)
 		}
 		synctest.Wait()

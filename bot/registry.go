@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"github.com/parleybot/parley/chat"
 	"strings"
 )
 
@@ -15,7 +16,7 @@ import (
 type commandEntry struct {
 	name    string
 	aliases []string
-	run     func(r *Router, ctx context.Context, c Command) error
+	run     func(r *Router, ctx context.Context, c chat.Command) error
 }
 
 // commandTable is what runs each command of Commands, by name.
@@ -40,9 +41,9 @@ func commandTable() []commandEntry {
 
 // HelpText is /help's answer, from the command table.
 func HelpText() string {
-	var lines []Usage
+	var lines []chat.Usage
 	width := 0
-	for _, c := range Commands() {
+	for _, c := range chat.Commands() {
 		for _, u := range c.Usage {
 			lines = append(lines, u)
 			width = max(width, len(u.Form))
@@ -85,7 +86,7 @@ const (
 // actionEntry is a kind of button and what handles its clicks.
 type actionEntry struct {
 	prefix string
-	handle func(r *Router, ctx context.Context, a Action) error
+	handle func(r *Router, ctx context.Context, a chat.Action) error
 }
 
 // actionTable is every kind of button.
@@ -101,7 +102,7 @@ func actionTable() []actionEntry {
 
 // findAction returns the handler of a click's payload.
 func findAction(data string) (actionEntry, bool) {
-	if len(data) > MaxButtonData {
+	if len(data) > chat.MaxButtonData {
 		return actionEntry{}, false
 	}
 	for _, e := range actionTable() {

@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"github.com/parleybot/parley/chat"
 	"slices"
 	"testing"
 )
@@ -10,7 +11,7 @@ import (
 // commands, so no menu offers a command nobody runs and none runs unlisted.
 func TestEveryCommandRunsAndIsListed(t *testing.T) {
 	var listed []string
-	for _, c := range Commands() {
+	for _, c := range chat.Commands() {
 		listed = append(listed, c.Name)
 		if _, ok := findCommand(c.Name); !ok {
 			t.Errorf("/%s is listed but nothing runs it", c.Name)

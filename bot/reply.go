@@ -7,24 +7,11 @@ import (
 	"time"
 
 	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/bot/outbound"
 )
 
-// Reply is how one answer is shown as it is produced: the core's delivery
-// (ReplyWriter) sends, edits or streams it on the platform.
-type Reply interface {
-	// Delta appends streamed text.
-	Delta(ctx context.Context, text string) error
-	// Reset discards the text streamed so far: the model call is being
-	// retried and will stream its answer again.
-	Reset(ctx context.Context) error
-	// Progress shows a transient status line (a tool running, a retry).
-	Progress(ctx context.Context, status string) error
-	// Finish shows the final text of the answer.
-	Finish(ctx context.Context, final string) error
-}
-
 // show hands one event of a turn to its reply.
-func show(ctx context.Context, r Reply, ev agent.Event) error {
+func show(ctx context.Context, r outbound.Reply, ev agent.Event) error {
 	switch ev.Kind {
 	case agent.EventText:
 		return r.Delta(ctx, ev.Text)
@@ -41,7 +28,7 @@ func show(ctx context.Context, r Reply, ev agent.Event) error {
 	case agent.EventThinking:
 		// Only a runner told to show thinking (llm.show_thinking) sends
 		// it: its latest words, on the status line.
-		return r.Progress(ctx, "💭 …"+lastWords(ev.Text, maxStatusRunes-3))
+		return r.Progress(ctx, "💭 …"+lastWords(ev.Text, outbound.MaxStatusRunes-3))
 	case agent.EventToolStart:
 		return r.Progress(ctx, "running "+ev.Tool.Name+"…")
 	case agent.EventToolEnd:

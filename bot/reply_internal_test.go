@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/bot/outbound"
 )
 
 // statusSpy records what a reply was told to show.
@@ -39,7 +40,7 @@ func TestShowFallbackAndThinking(t *testing.T) {
 		t.Errorf("fallback shown as %q after %d resets", spy.statuses[0], spy.resets)
 	}
 	got := spy.statuses[1]
-	if !strings.HasPrefix(got, "💭 …") || !strings.HasSuffix(got, "x the user wants the deploy date") || len([]rune(got)) != maxStatusRunes {
+	if !strings.HasPrefix(got, "💭 …") || !strings.HasSuffix(got, "x the user wants the deploy date") || len([]rune(got)) != outbound.MaxStatusRunes {
 		t.Errorf("thinking shown as %q", got)
 	}
 }

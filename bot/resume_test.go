@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"github.com/parleybot/parley/agent/task"
+	"github.com/parleybot/parley/chat"
 	"log/slog"
 	"strings"
 	"testing"
@@ -17,7 +18,7 @@ import (
 
 // crashed leaves the database as a process that died mid-way would: m is
 // accepted in the inbox, and the session holds history.
-func crashed(t *testing.T, w *world, m bot.Message, history ...llm.Message) {
+func crashed(t *testing.T, w *world, m chat.Message, history ...llm.Message) {
 	t.Helper()
 	payload, _ := json.Marshal(m)
 	if ok, err := w.db.Accept(t.Context(), m.Key, m.Thread.Platform, payload); err != nil || !ok {
@@ -159,7 +160,7 @@ func TestStopClosesOpenApproval(t *testing.T) {
 	m.Mentioned = true
 	w.router.HandleMessage(t.Context(), m)
 	<-asked
-	w.router.HandleCommand(t.Context(), bot.Command{Key: "s1", Thread: m.Thread, User: m.User, Name: "stop"})
+	w.router.HandleCommand(t.Context(), chat.Command{Key: "s1", Thread: m.Thread, User: m.User, Name: "stop"})
 	w.router.Wait()
 	sid, _, _ := w.db.BoundSession(t.Context(), m.Thread)
 	// A late click after /stop does not restart the task.

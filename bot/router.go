@@ -12,23 +12,25 @@ import (
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/evolve"
 	"github.com/parleybot/parley/agent/task"
+	"github.com/parleybot/parley/bot/outbound"
+	"github.com/parleybot/parley/chat"
 )
 
 // ReplyFactory opens the outbound side of one turn: the Reply that shows
 // the answer to the event inboxKey (delivery: pacing, outbox, splitting).
-type ReplyFactory func(ctx context.Context, a Adapter, inboxKey, sessionID string, t Thread, u User, replyTo string) (Reply, error)
+type ReplyFactory func(ctx context.Context, a chat.Adapter, inboxKey, sessionID string, t chat.Thread, u chat.User, replyTo string) (outbound.Reply, error)
 
 // RouterConfig wires a Router.
 type RouterConfig struct {
 	Sessions SessionMap
 	Inbox    Inbox
-	KV       KV
+	KV       chat.KV
 	Runner   *agent.Runner
 	Commands *Bot // the shared commands (/memory, /new, /help)
 	Access   Access
 	// Outbound shows everything; nil: one over the adapters without an
 	// outbox, which can post but not deliver replies (tests with Reply).
-	Outbound *Outbound
+	Outbound *outbound.Outbound
 	// Reply opens each turn's reply; nil: Outbound.Begin.
 	Reply ReplyFactory
 	// Approvals decide approval clicks and count what waits, for /status;
@@ -87,7 +89,7 @@ type Router struct {
 	// started (approvals recovered at start-up).
 	base     context.Context
 	shutdown context.CancelFunc
-	adapters map[string]Adapter
+	adapters map[string]chat.Adapter
 	slots    *fairSlots
 	quota    *quotas
 	log      *slog.Logger
@@ -119,7 +121,7 @@ var errTurnNotRun = errors.New("the turn did not run")
 // arrives meanwhile steers it or waits for the next turn, never dropped.
 type sessionState struct {
 	running bool
-	queue   []Message
+	queue   []chat.Message
 	// work is what must run before the queue: messages a crash
 	// interrupted and decisions no turn was waiting for, in order. Each is
 	// checked against the transcript when its time comes, not when it was
@@ -136,10 +138,10 @@ type sessionState struct {
 	turnKeys map[string]bool
 }
 
-var _ Handler = (*Router)(nil)
+var _ chat.Handler = (*Router)(nil)
 
 // NewRouter returns a router for the given adapters.
-func NewRouter(cfg RouterConfig, adapters ...Adapter) (*Router, error) {
+func NewRouter(cfg RouterConfig, adapters ...chat.Adapter) (*Router, error) {
 	if cfg.MaxConcurrent <= 0 {
 		cfg.MaxConcurrent = 8
 	}
@@ -156,20 +158,20 @@ func NewRouter(cfg RouterConfig, adapters ...Adapter) (*Router, error) {
 		return nil, err
 	}
 	if cfg.Outbound == nil {
-		out, err := NewOutbound(OutboundConfig{Adapters: adapters, Now: cfg.Now, Logger: cfg.Logger})
+		out, err := outbound.New(outbound.Config{Adapters: adapters, Now: cfg.Now, Logger: cfg.Logger})
 		if err != nil {
 			return nil, err
 		}
 		cfg.Outbound = out
 	}
 	if cfg.Reply == nil {
-		cfg.Reply = func(ctx context.Context, _ Adapter, key, sid string, t Thread, u User, replyTo string) (Reply, error) {
+		cfg.Reply = func(ctx context.Context, _ chat.Adapter, key, sid string, t chat.Thread, u chat.User, replyTo string) (outbound.Reply, error) {
 			return cfg.Outbound.Begin(ctx, key, sid, t, u, replyTo)
 		}
 	}
 	r := &Router{
 		cfg:      cfg,
-		adapters: map[string]Adapter{},
+		adapters: map[string]chat.Adapter{},
 		slots:    newFairSlots(cfg.MaxConcurrent),
 		quota:    newQuotas(cfg.Limits, cfg.Access, cfg.KV, cfg.Now),
 		log:      cfg.Logger,
@@ -183,7 +185,7 @@ func NewRouter(cfg RouterConfig, adapters ...Adapter) (*Router, error) {
 	}
 	for _, a := range adapters {
 		r.adapters[a.Platform()] = a
-		if g, ok := a.(StartGated); ok && cfg.Sharing != nil {
+		if g, ok := a.(chat.StartGated); ok && cfg.Sharing != nil {
 			g.SetStartGate(r.startGate(a.Platform()))
 		}
 	}
@@ -237,7 +239,7 @@ func (r *Router) serve(ctx context.Context) error {
 func (r *Router) Wait() { r.wg.Wait() }
 
 // HandleMessage gates, checks access, records and enqueues one message.
-func (r *Router) HandleMessage(ctx context.Context, m Message) error {
+func (r *Router) HandleMessage(ctx context.Context, m chat.Message) error {
 	r.stampReceived(m.Key)
 	queued, err := r.handle(ctx, m)
 	if !queued {
@@ -248,7 +250,7 @@ func (r *Router) HandleMessage(ctx context.Context, m Message) error {
 
 // handle is HandleMessage; queued reports whether m was taken for a turn
 // by this call.
-func (r *Router) handle(ctx context.Context, m Message) (queued bool, err error) {
+func (r *Router) handle(ctx context.Context, m chat.Message) (queued bool, err error) {
 	defer func() {
 		if !queued && err == nil {
 			r.answered(m.Thread.Platform, m.Key) // nothing more will come of it
@@ -266,7 +268,7 @@ func (r *Router) handle(ctx context.Context, m Message) (queued bool, err error)
 			return false, nil // a channel message not meant for us
 		}
 	}
-	if name, args, ok := ParseCommand(m.Text); ok {
+	if name, args, ok := chat.ParseCommand(m.Text); ok {
 		return false, r.HandleCommand(ctx, commandOf(m, name, args))
 	}
 	if !r.cfg.Access.Allowed(m.User, m.Thread) {
@@ -288,20 +290,20 @@ func (r *Router) handle(ctx context.Context, m Message) (queued bool, err error)
 
 // commandOf is the command m was typed as. The message's files go with
 // it: "/kb add" names a file sent with the command, not a later one.
-func commandOf(m Message, name string, args []string) Command {
-	return Command{Key: m.Key, Thread: m.Thread, User: m.User, Name: name, Args: args, Direct: m.Direct, Files: m.Files}
+func commandOf(m chat.Message, name string, args []string) chat.Command {
+	return chat.Command{Key: m.Key, Thread: m.Thread, User: m.User, Name: name, Args: args, Direct: m.Direct, Files: m.Files}
 }
 
 // answered tells the adapter of platform, if it waits for answers, that
 // the router is done with the message key (AnswerWatcher).
 func (r *Router) answered(platform, key string) {
-	if w, ok := r.adapters[platform].(AnswerWatcher); ok {
+	if w, ok := r.adapters[platform].(chat.AnswerWatcher); ok {
 		w.Answered(key)
 	}
 }
 
 // refuse answers a stranger once, ever, with their id.
-func (r *Router) refuse(ctx context.Context, m Message) error {
+func (r *Router) refuse(ctx context.Context, m chat.Message) error {
 	flag := "refused:" + m.User.Key()
 	if _, seen, err := r.cfg.KV.Get(ctx, flag); err != nil || seen {
 		return err
@@ -312,14 +314,14 @@ func (r *Router) refuse(ctx context.Context, m Message) error {
 	if _, ok := r.adapters[m.Thread.Platform]; !ok {
 		return nil
 	}
-	_, err := r.cfg.Outbound.Post(ctx, m.Thread, Out{Text: Refusal(m.User), ReplyTo: m.ID})
+	_, err := r.cfg.Outbound.Post(ctx, m.Thread, chat.Out{Text: Refusal(m.User), ReplyTo: m.ID})
 	return err
 }
 
 // turn runs one agent turn for batch and shows it through a Reply. base
 // carries resume settings; its text and caller come from batch. release
 // hands back the turn's concurrency slot before the final delivery.
-func (r *Router) turn(ctx context.Context, sid string, batch []Message, base agent.Turn, release func()) {
+func (r *Router) turn(ctx context.Context, sid string, batch []chat.Message, base agent.Turn, release func()) {
 	m := batch[0]
 	keys := []string{}
 	for _, b := range batch {
@@ -406,7 +408,7 @@ func (r *Router) turn(ctx context.Context, sid string, batch []Message, base age
 		// (docs/architecture.md, Who acts).
 		r.mu.Lock()
 		st := r.session(sid)
-		var took []Message
+		var took []chat.Message
 		rest := st.queue[:0]
 		for _, q := range st.queue {
 			if q.User.Key() != m.User.Key() {
@@ -422,7 +424,7 @@ func (r *Router) turn(ctx context.Context, sid string, batch []Message, base age
 		// Their files are read outside the lock: downloads take a while.
 		var out []agent.Steered
 		for _, q := range took {
-			a, err := r.readTurn(ctx, []Message{q})
+			a, err := r.readTurn(ctx, []chat.Message{q})
 			if err != nil || a.empty() {
 				continue
 			}
@@ -488,7 +490,7 @@ func (r *Router) turn(ctx context.Context, sid string, batch []Message, base age
 // finishFailed ends a reply whose turn failed or was stopped: what was
 // said stays, with a visible note, so nobody waits for an answer that will
 // not come.
-func (r *Router) finishFailed(ctx context.Context, reply Reply, shown string, err error, stopped bool) {
+func (r *Router) finishFailed(ctx context.Context, reply outbound.Reply, shown string, err error, stopped bool) {
 	note := "\n\n_⚠️ " + err.Error() + "_"
 	if stopped {
 		note = "\n\n_⏹ stopped_"
@@ -501,7 +503,7 @@ func (r *Router) finishFailed(ctx context.Context, reply Reply, shown string, er
 	}
 }
 
-func joinTexts(batch []Message) string {
+func joinTexts(batch []chat.Message) string {
 	if len(batch) == 1 {
 		return batch[0].Text
 	}
@@ -517,7 +519,7 @@ func joinTexts(batch []Message) string {
 
 // stop cancels the running turn of t's conversation: here (stopped), or
 // by a signal to the replica that runs it (elsewhere, router_signal.go).
-func (r *Router) stop(ctx context.Context, t Thread, by User) (stopped, elsewhere bool, err error) {
+func (r *Router) stop(ctx context.Context, t chat.Thread, by chat.User) (stopped, elsewhere bool, err error) {
 	sid, ok, err := r.cfg.Sessions.BoundSession(ctx, t)
 	if err != nil || !ok {
 		return false, false, err

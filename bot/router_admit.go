@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/parleybot/parley/chat"
 )
 
 // Admission: a recorded message is answered only within its author's
@@ -19,7 +20,7 @@ func (e *refusedError) Error() string { return "message not taken: " + e.notice 
 // admit queues m, recorded already, or refuses it. was is the length of m
 // before it was cut to MessageChars (0: not cut). queued reports whether a
 // turn will answer m.
-func (r *Router) admit(ctx context.Context, m Message, was int) (queued bool, err error) {
+func (r *Router) admit(ctx context.Context, m chat.Message, was int) (queued bool, err error) {
 	notice, err := r.quota.admit(ctx, m.User)
 	if err == nil && notice == "" {
 		err = r.enqueue(ctx, m)
@@ -41,7 +42,7 @@ func (r *Router) admit(ctx context.Context, m Message, was int) (queued bool, er
 				return false, err
 			}
 		}
-		if err := r.cfg.Outbound.Private(ctx, m.Thread, m.User, Out{Text: notice}); err != nil {
+		if err := r.cfg.Outbound.Private(ctx, m.Thread, m.User, chat.Out{Text: notice}); err != nil {
 			r.log.Warn("could not tell a person their message was limited", "user", m.User.Key(), "err", err)
 		}
 	}
@@ -50,7 +51,7 @@ func (r *Router) admit(ctx context.Context, m Message, was int) (queued bool, er
 
 // queueFull says why m cannot wait in st's queue, "" when it can. Called
 // with r.mu held.
-func (r *Router) queueFull(st *sessionState, m Message) string {
+func (r *Router) queueFull(st *sessionState, m chat.Message) string {
 	lim := r.cfg.Limits
 	if lim.QueueMessages > 0 && len(st.queue) >= lim.QueueMessages {
 		return fmt.Sprintf("%d messages are already waiting in this conversation, so I will not take this one; wait for my answer.", len(st.queue))

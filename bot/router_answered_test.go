@@ -8,6 +8,7 @@ import (
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/llm/llmtest"
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // watchingFake is a chat platform that waits for answers (a terminal).
@@ -27,14 +28,14 @@ func TestAnsweredOncePerMessage(t *testing.T) {
 	tests := []struct {
 		name     string
 		reply    *llmtest.Reply // nil: the model is not asked
-		m        func(bot.Message) bot.Message
+		m        func(chat.Message) chat.Message
 		finished bool // a reply is finished before Answered
 	}{
-		{"answered", new(llmtest.Text("Hello.")), func(m bot.Message) bot.Message { return m }, true},
-		{"the model fails", new(llmtest.Status(400)), func(m bot.Message) bot.Message { return m }, true},
-		{"a bot's message", nil, func(m bot.Message) bot.Message { m.FromBot = true; return m }, false},
-		{"a stranger", nil, func(m bot.Message) bot.Message { m.User.ID = "99"; return m }, false},
-		{"a command", nil, func(m bot.Message) bot.Message { m.Text = "/help"; return m }, false},
+		{"answered", new(llmtest.Text("Hello.")), func(m chat.Message) chat.Message { return m }, true},
+		{"the model fails", new(llmtest.Status(400)), func(m chat.Message) chat.Message { return m }, true},
+		{"a bot's message", nil, func(m chat.Message) chat.Message { m.FromBot = true; return m }, false},
+		{"a stranger", nil, func(m chat.Message) chat.Message { m.User.ID = "99"; return m }, false},
+		{"a command", nil, func(m chat.Message) chat.Message { m.Text = "/help"; return m }, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

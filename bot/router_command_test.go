@@ -1,14 +1,17 @@
 package bot
 
-import "testing"
+import (
+	"github.com/parleybot/parley/chat"
+	"testing"
+)
 
 // TestCommandOfMessageCarriesFiles: a command typed with a file attached
 // ("/kb add" with a document) hands the file to the command.
 func TestCommandOfMessageCarriesFiles(t *testing.T) {
-	files := []File{{ID: "F1", Name: "handbook.pdf", MIME: "application/pdf", Size: 42, URL: "https://files.slack.com/x"}}
-	m := Message{Key: "k1", Thread: Thread{Platform: "slack", Chat: "C1"}, User: User{Platform: "slack", ID: "U1"},
+	files := []chat.File{{ID: "F1", Name: "handbook.pdf", MIME: "application/pdf", Size: 42, URL: "https://files.slack.com/x"}}
+	m := chat.Message{Key: "k1", Thread: chat.Thread{Platform: "slack", Chat: "C1"}, User: chat.User{Platform: "slack", ID: "U1"},
 		Text: "/kb add", Direct: true, Files: files}
-	name, args, ok := ParseCommand(m.Text)
+	name, args, ok := chat.ParseCommand(m.Text)
 	if !ok {
 		t.Fatal("not parsed as a command")
 	}
@@ -17,7 +20,7 @@ func TestCommandOfMessageCarriesFiles(t *testing.T) {
 		len(c.Files) != 1 || c.Files[0] != files[0] {
 		t.Errorf("command = %+v", c)
 	}
-	if c := commandOf(Message{Text: "/help"}, "help", nil); c.Files != nil {
+	if c := commandOf(chat.Message{Text: "/help"}, "help", nil); c.Files != nil {
 		t.Errorf("files of a message without any: %v", c.Files)
 	}
 }

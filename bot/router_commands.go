@@ -2,13 +2,14 @@ package bot
 
 import (
 	"context"
+	"github.com/parleybot/parley/chat"
 	"strings"
 )
 
 // HandleCommand runs a shared command and answers the caller privately:
 // in place where the platform can (ephemeral), else by direct message with
 // a pointer in place. Memory is never shown in a shared channel.
-func (r *Router) HandleCommand(ctx context.Context, c Command) error {
+func (r *Router) HandleCommand(ctx context.Context, c chat.Command) error {
 	rec := inboxRecord{Kind: kindCommand}
 	if isKBAdd(c) {
 		job := newKBAddJob(c)
@@ -20,7 +21,7 @@ func (r *Router) HandleCommand(ctx context.Context, c Command) error {
 	}
 	if !r.cfg.Access.Allowed(c.User, c.Thread) {
 		defer done()
-		return r.refuse(ctx, Message{Key: c.Key, Thread: c.Thread, User: c.User, Direct: c.Direct})
+		return r.refuse(ctx, chat.Message{Key: c.Key, Thread: c.Thread, User: c.User, Direct: c.Direct})
 	}
 	if rec.KBAdd != nil {
 		base := r.base
@@ -30,14 +31,14 @@ func (r *Router) HandleCommand(ctx context.Context, c Command) error {
 	defer done()
 	e, ok := findCommand(c.Name)
 	if !ok {
-		return r.answerPrivately(ctx, c, Out{Text: "Unknown command /" + c.Name + ": try /help"})
+		return r.answerPrivately(ctx, c, chat.Out{Text: "Unknown command /" + c.Name + ": try /help"})
 	}
 	return e.run(r, ctx, c)
 }
 
 // The commands' handlers (registry.go lists them). Each answers privately.
 
-func (r *Router) cmdStop(ctx context.Context, c Command) error {
+func (r *Router) cmdStop(ctx context.Context, c chat.Command) error {
 	stopped, elsewhere, err := r.stop(ctx, c.Thread, c.User)
 	if err != nil {
 		return err
@@ -50,22 +51,22 @@ func (r *Router) cmdStop(ctx context.Context, c Command) error {
 		// Another replica runs it and stops it within a second or so.
 		text = "Stopping."
 	}
-	return r.answerPrivately(ctx, c, Out{Text: text})
+	return r.answerPrivately(ctx, c, chat.Out{Text: text})
 }
 
-func (r *Router) cmdStatus(ctx context.Context, c Command) error {
+func (r *Router) cmdStatus(ctx context.Context, c chat.Command) error {
 	s, err := r.status(ctx, c)
 	if err != nil {
 		return err
 	}
-	return r.answerPrivately(ctx, c, Out{Text: s})
+	return r.answerPrivately(ctx, c, chat.Out{Text: s})
 }
 
-func (r *Router) cmdHelp(ctx context.Context, c Command) error {
-	return r.answerPrivately(ctx, c, Out{Text: HelpText()})
+func (r *Router) cmdHelp(ctx context.Context, c chat.Command) error {
+	return r.answerPrivately(ctx, c, chat.Out{Text: HelpText()})
 }
 
-func (r *Router) cmdMemory(ctx context.Context, c Command) error {
+func (r *Router) cmdMemory(ctx context.Context, c chat.Command) error {
 	if len(c.Args) == 1 && strings.EqualFold(c.Args[0], "clear") {
 		return r.askClearMemory(ctx, c)
 	}
@@ -73,21 +74,21 @@ func (r *Router) cmdMemory(ctx context.Context, c Command) error {
 }
 
 // cmdShared runs a command the shared commands answer (bot.go).
-func (r *Router) cmdShared(ctx context.Context, c Command) error {
+func (r *Router) cmdShared(ctx context.Context, c chat.Command) error {
 	text, err := r.cfg.Commands.Command(ctx, c)
 	if err != nil {
 		text = err.Error()
 	}
-	return r.answerPrivately(ctx, c, Out{Text: text})
+	return r.answerPrivately(ctx, c, chat.Out{Text: text})
 }
 
-func (r *Router) answerPrivately(ctx context.Context, c Command, out Out) error {
+func (r *Router) answerPrivately(ctx context.Context, c chat.Command, out chat.Out) error {
 	return r.cfg.Outbound.Answer(ctx, c, out)
 }
 
 // HandleAction routes a button click to the approvals, which answer the
 // clicker; without approvals every click is answered "no longer valid".
-func (r *Router) HandleAction(ctx context.Context, a Action) error {
+func (r *Router) HandleAction(ctx context.Context, a chat.Action) error {
 	done, err := r.acceptOnce(ctx, a.Key, a.Thread.Platform, inboxRecord{Kind: kindAction})
 	if done == nil {
 		return err // a redelivery, or the inbox failed
@@ -132,7 +133,7 @@ const msgButtonInvalid = "This button is no longer valid."
 
 // approvalClick hands an approval button's click to the approvals, which
 // answer the clicker themselves, refusals included.
-func (r *Router) approvalClick(ctx context.Context, a Action) error {
+func (r *Router) approvalClick(ctx context.Context, a chat.Action) error {
 	if r.cfg.Approvals == nil {
 		return r.cfg.Outbound.Tell(ctx, a, msgButtonInvalid)
 	}

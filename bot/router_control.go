@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"fmt"
+	"github.com/parleybot/parley/chat"
 )
 
 // Who may control a conversation: stop the answer being written, or start
@@ -16,7 +17,7 @@ func starterKey(sid string) string { return "starter:" + sid }
 
 // noteStarter records u as the starter of session sid, unless someone is
 // already recorded.
-func (r *Router) noteStarter(ctx context.Context, sid string, u User) error {
+func (r *Router) noteStarter(ctx context.Context, sid string, u chat.User) error {
 	if _, ok, err := r.cfg.KV.Get(ctx, starterKey(sid)); err != nil || ok {
 		return err
 	}
@@ -28,7 +29,7 @@ func (r *Router) noteStarter(ctx context.Context, sid string, u User) error {
 
 // mayControl reports whether c's caller may stop or renew the conversation
 // in c.Thread.
-func (r *Router) mayControl(ctx context.Context, c Command) (bool, error) {
+func (r *Router) mayControl(ctx context.Context, c chat.Command) (bool, error) {
 	if c.Direct || r.cfg.Access.IsAdmin(c.User) {
 		return true, nil
 	}
@@ -56,14 +57,14 @@ const msgNotYours = "Only the person who started this conversation, the person w
 
 // controlled lets only those who may control the conversation run a
 // command (/stop, /new); anyone else is told so privately.
-func controlled(run func(*Router, context.Context, Command) error) func(*Router, context.Context, Command) error {
-	return func(r *Router, ctx context.Context, c Command) error {
+func controlled(run func(*Router, context.Context, chat.Command) error) func(*Router, context.Context, chat.Command) error {
+	return func(r *Router, ctx context.Context, c chat.Command) error {
 		ok, err := r.mayControl(ctx, c)
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return r.answerPrivately(ctx, c, Out{Text: msgNotYours})
+			return r.answerPrivately(ctx, c, chat.Out{Text: msgNotYours})
 		}
 		return run(r, ctx, c)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/parleybot/parley/agent/llm/llmtest"
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // TestControlIsTheStartersOrAdmins: in Alice's shared thread, Bob (neither
@@ -23,9 +24,9 @@ func TestControlIsTheStartersOrAdmins(t *testing.T) {
 	<-gate.entered
 	sid, _, _ := w.db.BoundSession(t.Context(), alice.Thread)
 
-	bob := bot.User{Platform: "slack", ID: "bob", Name: "bob"}
+	bob := chat.User{Platform: "slack", ID: "bob", Name: "bob"}
 	for i, name := range []string{"stop", "new"} {
-		if err := w.router.HandleCommand(t.Context(), bot.Command{Key: "b" + name, Thread: alice.Thread, User: bob, Name: name}); err != nil {
+		if err := w.router.HandleCommand(t.Context(), chat.Command{Key: "b" + name, Thread: alice.Thread, User: bob, Name: name}); err != nil {
 			t.Fatal(err)
 		}
 		_, private := w.fake.snapshot()
@@ -43,10 +44,10 @@ func TestControlIsTheStartersOrAdmins(t *testing.T) {
 	}
 
 	// The starter and an admin may; so may anyone in their own DM.
-	for _, c := range []bot.Command{
+	for _, c := range []chat.Command{
 		{Key: "a-new", Thread: alice.Thread, User: alice.User, Name: "new"},
-		{Key: "r-new", Thread: alice.Thread, User: bot.User{Platform: "slack", ID: "root", Name: "root"}, Name: "new"},
-		{Key: "b-dm", Thread: bot.Thread{Platform: "slack", Space: "W", Chat: "D9"}, User: bob, Name: "new", Direct: true},
+		{Key: "r-new", Thread: alice.Thread, User: chat.User{Platform: "slack", ID: "root", Name: "root"}, Name: "new"},
+		{Key: "b-dm", Thread: chat.Thread{Platform: "slack", Space: "W", Chat: "D9"}, User: bob, Name: "new", Direct: true},
 	} {
 		if err := w.router.HandleCommand(t.Context(), c); err != nil {
 			t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/parleybot/parley/agent/kb"
+	"github.com/parleybot/parley/chat"
 )
 
 // /kb: the knowledge base from the chat. What is added here belongs to
@@ -30,35 +31,35 @@ type Knowledge interface {
 
 // kbAddJob is a /kb add to finish: what was asked, where, by whom.
 type kbAddJob struct {
-	Thread Thread   `json:"thread"`
-	User   User     `json:"user"`
-	Direct bool     `json:"direct"`
-	URLs   []string `json:"urls,omitempty"`
-	Files  []File   `json:"files,omitempty"`
+	Thread chat.Thread `json:"thread"`
+	User   chat.User   `json:"user"`
+	Direct bool        `json:"direct"`
+	URLs   []string    `json:"urls,omitempty"`
+	Files  []chat.File `json:"files,omitempty"`
 	// respond answers in place where the command came with a way to
 	// (Command.Respond: Discord's deferred answer, Slack's response URL);
 	// a job finished after a restart answers by direct message.
-	respond func(ctx context.Context, out Out) error
+	respond func(ctx context.Context, out chat.Out) error
 }
 
 func (j kbAddJob) where() Where { return Where{Thread: j.Thread, User: j.User, Direct: j.Direct} }
 
 // isKBAdd: a /kb add, which HandleCommand records with what it adds.
-func isKBAdd(c Command) bool {
+func isKBAdd(c chat.Command) bool {
 	return c.Name == "kb" && len(c.Args) > 0 && strings.EqualFold(c.Args[0], "add")
 }
 
-func newKBAddJob(c Command) kbAddJob {
+func newKBAddJob(c chat.Command) kbAddJob {
 	return kbAddJob{Thread: c.Thread, User: c.User, Direct: c.Direct, URLs: c.Args[1:], Files: c.Files, respond: c.Respond}
 }
 
-func (r *Router) cmdKB(ctx context.Context, c Command) error {
+func (r *Router) cmdKB(ctx context.Context, c chat.Command) error {
 	k := r.cfg.Knowledge
 	if k == nil {
-		return r.answerPrivately(ctx, c, Out{Text: "The knowledge base is not set up here."})
+		return r.answerPrivately(ctx, c, chat.Out{Text: "The knowledge base is not set up here."})
 	}
 	if err := k.Ready(); err != nil {
-		return r.answerPrivately(ctx, c, Out{Text: err.Error()})
+		return r.answerPrivately(ctx, c, chat.Out{Text: err.Error()})
 	}
 	sub := ""
 	if len(c.Args) > 0 {
@@ -70,12 +71,12 @@ func (r *Router) cmdKB(ctx context.Context, c Command) error {
 	case "forget", "rm":
 		return r.kbForget(ctx, c)
 	}
-	return r.answerPrivately(ctx, c, Out{Text: "Usage: /kb, /kb add <url> (or with a file attached), /kb forget N"})
+	return r.answerPrivately(ctx, c, chat.Out{Text: "Usage: /kb, /kb add <url> (or with a file attached), /kb forget N"})
 }
 
 // kbList answers with the documents a search here covers, numbered for
 // /kb forget.
-func (r *Router) kbList(ctx context.Context, c Command) error {
+func (r *Router) kbList(ctx context.Context, c chat.Command) error {
 	w := Where{Thread: c.Thread, User: c.User, Direct: c.Direct}
 	docs, err := r.cfg.Knowledge.List(ctx, w.VisibleKeys())
 	if err != nil {
@@ -93,7 +94,7 @@ func (r *Router) kbList(ctx context.Context, c Command) error {
 		b.WriteString("/kb forget N removes one (the person who added it, or an admin).\n")
 	}
 	b.WriteString("_" + r.cfg.Knowledge.Status() + "_")
-	return r.answerPrivately(ctx, c, Out{Text: b.String()})
+	return r.answerPrivately(ctx, c, chat.Out{Text: b.String()})
 }
 
 func addedBy(d kb.Document) string {
@@ -117,7 +118,7 @@ func scopeNote(scope string, w Where) string {
 	return ""
 }
 
-func (r *Router) kbForget(ctx context.Context, c Command) error {
+func (r *Router) kbForget(ctx context.Context, c chat.Command) error {
 	w := Where{Thread: c.Thread, User: c.User, Direct: c.Direct}
 	docs, err := r.cfg.Knowledge.List(ctx, w.VisibleKeys())
 	if err != nil {
@@ -128,16 +129,16 @@ func (r *Router) kbForget(ctx context.Context, c Command) error {
 		n, _ = strconv.Atoi(c.Args[1])
 	}
 	if n < 1 || n > len(docs) {
-		return r.answerPrivately(ctx, c, Out{Text: fmt.Sprintf("Which one? /kb forget N, with N from 1 to %d (see /kb).", len(docs))})
+		return r.answerPrivately(ctx, c, chat.Out{Text: fmt.Sprintf("Which one? /kb forget N, with N from 1 to %d (see /kb).", len(docs))})
 	}
 	d := docs[n-1]
 	if d.AddedBy != c.User.Key() && !r.cfg.Access.IsAdmin(c.User) {
-		return r.answerPrivately(ctx, c, Out{Text: fmt.Sprintf("Only %s or an admin can remove %s.", addedBy(d), d.Source)})
+		return r.answerPrivately(ctx, c, chat.Out{Text: fmt.Sprintf("Only %s or an admin can remove %s.", addedBy(d), d.Source)})
 	}
 	if err := r.cfg.Knowledge.Forget(ctx, d.ID); err != nil {
 		return err
 	}
-	return r.answerPrivately(ctx, c, Out{Text: "Removed " + d.Source + " from the knowledge base."})
+	return r.answerPrivately(ctx, c, chat.Out{Text: "Removed " + d.Source + " from the knowledge base."})
 }
 
 // kbAdd adds what a /kb add named, and answers privately with what
@@ -145,9 +146,9 @@ func (r *Router) kbForget(ctx context.Context, c Command) error {
 // may take a while) and closes the inbox record when done; a shutdown half
 // way leaves it to finish at the next start.
 func (r *Router) kbAdd(ctx context.Context, job kbAddJob, done func()) {
-	c := Command{Thread: job.Thread, User: job.User, Direct: job.Direct, Respond: job.respond}
+	c := chat.Command{Thread: job.Thread, User: job.User, Direct: job.Direct, Respond: job.respond}
 	answer := func(text string) {
-		if err := r.answerPrivately(ctx, c, Out{Text: text}); err != nil {
+		if err := r.answerPrivately(ctx, c, chat.Out{Text: text}); err != nil {
 			r.log.Error("kb add: answer", "err", err)
 		}
 	}
@@ -178,7 +179,7 @@ func (r *Router) kbAdd(ctx context.Context, job kbAddJob, done func()) {
 		lines = append(lines, describeAdd(u, ing, err))
 	}
 	if len(job.Files) > 0 {
-		fetcher, ok := r.adapters[job.Thread.Platform].(FileFetcher)
+		fetcher, ok := r.adapters[job.Thread.Platform].(chat.FileFetcher)
 		for _, f := range job.Files {
 			if !ok {
 				lines = append(lines, f.Name+": files cannot be downloaded from this platform")
@@ -220,7 +221,7 @@ func webAddress(arg string) string {
 // describeAdd says in one line what adding source did.
 func describeAdd(source string, ing kb.Ingested, err error) string {
 	switch {
-	case errors.Is(err, ErrFileTooLarge), errors.Is(err, kb.ErrTooLarge):
+	case errors.Is(err, chat.ErrFileTooLarge), errors.Is(err, kb.ErrTooLarge):
 		return fmt.Sprintf("%s: not added, too large (%v)", source, err)
 	case err != nil:
 		return fmt.Sprintf("%s: not added: %v", source, err)

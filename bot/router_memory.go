@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"github.com/parleybot/parley/chat"
 	"strconv"
 	"strings"
 	"time"
@@ -15,29 +16,29 @@ const clearMemoryTTL = 10 * time.Minute
 
 // askClearMemory asks the caller, privately, to confirm with a button.
 // Where the platform has no buttons, the text form confirms instead.
-func (r *Router) askClearMemory(ctx context.Context, c Command) error {
+func (r *Router) askClearMemory(ctx context.Context, c chat.Command) error {
 	a, ok := r.adapters[c.Thread.Platform]
 	if !ok || !a.Capabilities().Buttons {
 		out, err := r.cfg.Commands.Command(ctx, c) // asks for "/memory clear yes"
 		if err != nil {
 			return err
 		}
-		return r.answerPrivately(ctx, c, Out{Text: out})
+		return r.answerPrivately(ctx, c, chat.Out{Text: out})
 	}
 	token := randomToken()
 	expires := r.cfg.Now().Add(clearMemoryTTL).Unix()
 	if err := r.cfg.KV.Set(ctx, "memclear:"+token, c.User.Key()+"|"+strconv.FormatInt(expires, 10)); err != nil {
 		return err
 	}
-	return r.answerPrivately(ctx, c, Out{
+	return r.answerPrivately(ctx, c, chat.Out{
 		Text:    "This forgets everything I remember about you. Are you sure?",
-		Buttons: []Button{{Label: "Forget everything", Style: ButtonDanger, Data: clearMemoryData + token}},
+		Buttons: []chat.Button{{Label: "Forget everything", Style: chat.ButtonDanger, Data: clearMemoryData + token}},
 	})
 }
 
 // confirmClearMemory acts on the button: only the person who asked, only
 // once, only before it expires.
-func (r *Router) confirmClearMemory(ctx context.Context, a Action) error {
+func (r *Router) confirmClearMemory(ctx context.Context, a chat.Action) error {
 	tell := func(text string) error { return r.cfg.Outbound.Tell(ctx, a, text) }
 	key := "memclear:" + strings.TrimPrefix(a.Data, clearMemoryData)
 	v, ok, err := r.cfg.KV.Get(ctx, key)
@@ -55,7 +56,7 @@ func (r *Router) confirmClearMemory(ctx context.Context, a Action) error {
 	if err := r.cfg.KV.Set(ctx, key, "used"); err != nil {
 		return err
 	}
-	out, err := r.cfg.Commands.Command(ctx, Command{Thread: a.Thread, User: a.User, Name: "memory", Args: []string{"clear", "yes"}})
+	out, err := r.cfg.Commands.Command(ctx, chat.Command{Thread: a.Thread, User: a.User, Name: "memory", Args: []string{"clear", "yes"}})
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/chat"
 )
 
 // Memory a tainted turn proposes (agent.Caller.Tainted: it read a web page,
@@ -38,7 +39,7 @@ func (r *Router) ProposeMemory(ctx context.Context, c agent.Caller, e agent.Memo
 		return fmt.Errorf("conversation of session %s: %w", c.SessionID, err)
 	}
 	platform, id, _ := strings.Cut(c.UserKey, ":")
-	owner := User{Platform: platform, ID: id, Name: c.UserName}
+	owner := chat.User{Platform: platform, ID: id, Name: c.UserName}
 	token := randomToken()
 	rec, err := json.Marshal(pendingMemory{Owner: c.UserKey, Edit: e, Expires: r.cfg.Now().Add(memoryConfirmTTL)})
 	if err != nil {
@@ -47,11 +48,11 @@ func (r *Router) ProposeMemory(ctx context.Context, c agent.Caller, e agent.Memo
 	if err := r.cfg.KV.Set(ctx, memoryConfirmKey(token), string(rec)); err != nil {
 		return err
 	}
-	return r.cfg.Outbound.Private(ctx, info.Thread, owner, Out{
+	return r.cfg.Outbound.Private(ctx, info.Thread, owner, chat.Out{
 		Text: memoryProposalText(e),
-		Buttons: []Button{
-			{Label: "Save", Style: ButtonPrimary, Data: saveMemoryData + token},
-			{Label: "Discard", Style: ButtonDanger, Data: discardMemoryData + token},
+		Buttons: []chat.Button{
+			{Label: "Save", Style: chat.ButtonPrimary, Data: saveMemoryData + token},
+			{Label: "Discard", Style: chat.ButtonDanger, Data: discardMemoryData + token},
 		},
 	})
 }
@@ -74,7 +75,7 @@ func memoryProposalText(e agent.MemoryEdit) string {
 
 // memoryClick takes Save or Discard: only the owner, only once, only
 // before it expires.
-func (r *Router) memoryClick(ctx context.Context, a Action) error {
+func (r *Router) memoryClick(ctx context.Context, a chat.Action) error {
 	save := strings.HasPrefix(a.Data, saveMemoryData)
 	token := strings.TrimPrefix(strings.TrimPrefix(a.Data, saveMemoryData), discardMemoryData)
 	key := memoryConfirmKey(token)

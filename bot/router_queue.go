@@ -7,11 +7,12 @@ import (
 	"time"
 
 	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/chat"
 )
 
 // enqueue queues m in its session and starts draining the session when
 // nothing runs there yet.
-func (r *Router) enqueue(ctx context.Context, m Message) error {
+func (r *Router) enqueue(ctx context.Context, m chat.Message) error {
 	sid, err := r.cfg.Sessions.SessionFor(ctx, m.Thread)
 	if err != nil {
 		return fmt.Errorf("session for %s: %w", m.Thread, err)
@@ -123,7 +124,7 @@ func (r *Router) drainQueue(ctx context.Context, sid string) {
 // not keep other conversations from starting. The session itself stays
 // busy until fn returns, so its answers keep their order. At shutdown fn
 // does not run: its work stays unfinished in the inbox, for the restart.
-func (r *Router) withSlot(ctx context.Context, u User, fn func(release func())) {
+func (r *Router) withSlot(ctx context.Context, u chat.User, fn func(release func())) {
 	who := u.Key()
 	if r.slots.acquire(ctx, who) != nil {
 		return
@@ -136,7 +137,7 @@ func (r *Router) withSlot(ctx context.Context, u User, fn func(release func())) 
 
 // takeBatch removes the leading run of messages by one author: they are
 // answered together, with that person's memory.
-func takeBatch(st *sessionState) []Message {
+func takeBatch(st *sessionState) []chat.Message {
 	n := 0
 	for n < len(st.queue) && st.queue[n].User == st.queue[0].User {
 		n++

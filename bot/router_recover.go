@@ -7,12 +7,13 @@ import (
 	"time"
 
 	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/chat"
 )
 
 // workItem is session work that is not a new message: a message a crash
 // interrupted, or a decision no turn was waiting for. Exactly one is set.
 type workItem struct {
-	recovered *Message
+	recovered *chat.Message
 	approval  *approvalResume
 }
 
@@ -126,12 +127,12 @@ func (r *Router) runWork(ctx context.Context, sid string, item workItem) {
 	}
 	switch p.Phase {
 	case agent.PhaseNotStarted:
-		r.withSlot(ctx, m.User, func(release func()) { r.turn(ctx, sid, []Message{m}, agent.Turn{}, release) })
+		r.withSlot(ctx, m.User, func(release func()) { r.turn(ctx, sid, []chat.Message{m}, agent.Turn{}, release) })
 	case agent.PhaseOpen:
 		// Calls waiting for an approval wait again (the approval is the
 		// same record, its buttons still work); other unfinished calls
 		// are marked interrupted. See agent.Turn.Resume.
-		r.withSlot(ctx, m.User, func(release func()) { r.turn(ctx, sid, []Message{m}, agent.Turn{Resume: true}, release) })
+		r.withSlot(ctx, m.User, func(release func()) { r.turn(ctx, sid, []chat.Message{m}, agent.Turn{Resume: true}, release) })
 	case agent.PhaseAnswered:
 		r.redeliver(ctx, sid, m, p.Answer)
 	}
@@ -154,10 +155,10 @@ func (r *Router) continueApproval(ctx context.Context, sid string, a approvalRes
 	case agent.PhaseNotStarted:
 		decisions := map[string]agent.Decision{a.Call: a.Decision}
 		r.withSlot(ctx, m.User, func(release func()) {
-			r.turn(ctx, sid, []Message{m}, agent.Turn{Resume: true, Decisions: decisions}, release)
+			r.turn(ctx, sid, []chat.Message{m}, agent.Turn{Resume: true, Decisions: decisions}, release)
 		})
 	case agent.PhaseOpen:
-		r.withSlot(ctx, m.User, func(release func()) { r.turn(ctx, sid, []Message{m}, agent.Turn{Resume: true}, release) })
+		r.withSlot(ctx, m.User, func(release func()) { r.turn(ctx, sid, []chat.Message{m}, agent.Turn{Resume: true}, release) })
 	case agent.PhaseAnswered:
 		r.redeliver(ctx, sid, m, p.Answer)
 	}
@@ -229,7 +230,7 @@ func (r *Router) resumeDecided(ctx context.Context, rec ApprovalRecord) {
 
 // redeliver finishes the reply of an answer the model completed before the
 // crash: the outbox continues the same message; nothing is asked again.
-func (r *Router) redeliver(ctx context.Context, sid string, m Message, answer string) {
+func (r *Router) redeliver(ctx context.Context, sid string, m chat.Message, answer string) {
 	defer func() {
 		if err := r.cfg.Inbox.MarkDone(ctx, m.Key); err != nil {
 			r.log.Error("mark inbox done", "key", m.Key, "err", err)

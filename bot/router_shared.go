@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/chat"
 )
 
 // Sharing makes a router one of several replicas of Parley on one shared
@@ -252,7 +253,7 @@ func (r *Router) adopt(ctx context.Context) {
 
 // receive runs a's Run for the router: on every replica, or, when a's
 // platform is elected, on the one replica holding its lease (lead).
-func (r *Router) receive(ctx context.Context, a Adapter) error {
+func (r *Router) receive(ctx context.Context, a chat.Adapter) error {
 	s := r.cfg.Sharing
 	name, elected := "", false
 	if s != nil {
@@ -261,7 +262,7 @@ func (r *Router) receive(ctx context.Context, a Adapter) error {
 	if !elected {
 		return a.Run(ctx, r)
 	}
-	sh, ok := a.(ShardedReceiver)
+	sh, ok := a.(chat.ShardedReceiver)
 	if !ok || sh.Shards() <= 1 {
 		return r.lead(ctx, name, func(ctx context.Context) error { return a.Run(ctx, r) })
 	}
@@ -378,7 +379,7 @@ func (r *Router) settleQueued(ctx context.Context, sid string) {
 		return
 	}
 	gone := map[string]bool{}
-	var started []Message
+	var started []chat.Message
 	for _, m := range queued {
 		if _, ok := open[m.Key]; !ok {
 			gone[m.Key] = true
@@ -396,7 +397,7 @@ func (r *Router) settleQueued(ctx context.Context, sid string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	st := r.sessions[sid]
-	st.queue = slices.DeleteFunc(st.queue, func(m Message) bool { return gone[m.Key] })
+	st.queue = slices.DeleteFunc(st.queue, func(m chat.Message) bool { return gone[m.Key] })
 	for _, m := range started {
 		st.work = append(st.work, workItem{recovered: &m})
 		st.recovering++

@@ -12,6 +12,7 @@ import (
 	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/agent/llm/llmtest"
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // memLeases is bot.Leases in memory, as the stores keep them.
@@ -83,7 +84,7 @@ func startReplica(t *testing.T, w *world, leases bot.Leases, clk *sharedClock, h
 	return startReplicaWith(t, w, leases, clk, holder, nil, &chatFake{platform: "slack"})
 }
 
-func startReplicaWith(t *testing.T, w *world, leases bot.Leases, clk *sharedClock, holder string, elected map[string]string, a bot.Adapter) *replica {
+func startReplicaWith(t *testing.T, w *world, leases bot.Leases, clk *sharedClock, holder string, elected map[string]string, a chat.Adapter) *replica {
 	t.Helper()
 	return startReplicaConfig(t, w, leases, clk, holder, elected, a, nil)
 }
@@ -91,7 +92,7 @@ func startReplicaWith(t *testing.T, w *world, leases bot.Leases, clk *sharedCloc
 // startReplicaConfig is startReplicaWith with tweak, if not nil, applied to
 // the router's configuration.
 func startReplicaConfig(t *testing.T, w *world, leases bot.Leases, clk *sharedClock, holder string, elected map[string]string,
-	a bot.Adapter, tweak func(*bot.RouterConfig)) *replica {
+	a chat.Adapter, tweak func(*bot.RouterConfig)) *replica {
 	t.Helper()
 	rp := &replica{tick: make(chan struct{}), sleeping: make(chan struct{}), wake: make(chan struct{}),
 		poll: make(chan struct{}), done: make(chan struct{})}
@@ -270,7 +271,7 @@ type receiverFake struct {
 	changed chan struct{}
 }
 
-func (f receiverFake) Run(ctx context.Context, _ bot.Handler) error {
+func (f receiverFake) Run(ctx context.Context, _ chat.Handler) error {
 	f.running.Add(1)
 	f.changed <- struct{}{}
 	<-ctx.Done()

@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"encoding/json"
+	"github.com/parleybot/parley/chat"
 	"sync"
 	"time"
 )
@@ -48,7 +49,7 @@ type turnSignal struct {
 // signalElsewhere records a request of kind for session sid when another
 // replica runs it, and reports whether it did; without sharing, or when
 // no replica holds the session, there is nothing to signal.
-func (r *Router) signalElsewhere(ctx context.Context, sid, kind string, by User) (bool, error) {
+func (r *Router) signalElsewhere(ctx context.Context, sid, kind string, by chat.User) (bool, error) {
 	s := r.cfg.Sharing
 	if s == nil {
 		return false, nil
@@ -78,7 +79,7 @@ func (r *Router) signalElsewhere(ctx context.Context, sid, kind string, by User)
 // sid's turn, which began now answering m, and for its author's messages
 // on other replicas; the returned func ends the watch and waits for it.
 // Without sharing it does nothing.
-func (r *Router) watchSignals(ctx context.Context, sid string, m Message) (stop func()) {
+func (r *Router) watchSignals(ctx context.Context, sid string, m chat.Message) (stop func()) {
 	s := r.cfg.Sharing
 	if s == nil {
 		return func() {}
@@ -139,7 +140,7 @@ func (r *Router) signaled(ctx context.Context, kind, sid string, since int64) bo
 // which began at began, the messages its author sent there that other
 // replicas accepted and that are neither this turn's already nor queued
 // here.
-func (r *Router) pullSteering(ctx context.Context, sid string, t Thread, author string, began time.Time) {
+func (r *Router) pullSteering(ctx context.Context, sid string, t chat.Thread, author string, began time.Time) {
 	open, err := r.recentUnfinished(ctx, began)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -147,7 +148,7 @@ func (r *Router) pullSteering(ctx context.Context, sid string, t Thread, author 
 		}
 		return
 	}
-	var found []Message
+	var found []chat.Message
 	for _, it := range open {
 		rec, err := decodeInbox(it.Payload)
 		if err != nil || rec.Kind != kindMessage || rec.Message == nil {

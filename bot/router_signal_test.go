@@ -10,6 +10,7 @@ import (
 	"github.com/parleybot/parley/agent/llm/llmtest"
 	"github.com/parleybot/parley/agent/task"
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // look makes rp's running turn look at its signals once, and waits until
@@ -27,7 +28,7 @@ type signalWorld struct {
 	w     *world
 	a, b  *replica
 	bFake *chatFake
-	m     bot.Message
+	m     chat.Message
 	sid   string
 	clk   *sharedClock
 }
@@ -56,7 +57,7 @@ func startTurnOnA(t *testing.T, tweakB func(*world) func(*bot.RouterConfig)) *si
 // command runs the command name of the conversation's author on rp.
 func (sw *signalWorld) command(t *testing.T, rp *replica, key, name string) {
 	t.Helper()
-	if err := rp.router.HandleCommand(t.Context(), bot.Command{Key: key, Thread: sw.m.Thread, User: sw.m.User, Name: name}); err != nil {
+	if err := rp.router.HandleCommand(t.Context(), chat.Command{Key: key, Thread: sw.m.Thread, User: sw.m.User, Name: name}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -158,7 +159,7 @@ func TestSteeringReachesTheReplicaRunningTheTurn(t *testing.T) {
 	// Someone else's message in the thread waits for a turn of its own.
 	other := msg("slack", "C1", "1.1", "U2", "k3", "and lint it")
 	steer := msg("slack", "C1", "1.1", "U1", "k2", "skip the tests")
-	for _, m := range []bot.Message{other, steer} {
+	for _, m := range []chat.Message{other, steer} {
 		if err := b.router.HandleMessage(t.Context(), m); err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/parleybot/parley/agent/evolve"
+	"github.com/parleybot/parley/chat"
 )
 
 // Learning from use starts with what each run tells about itself, counted
@@ -20,7 +21,7 @@ type RunRecorder interface {
 // recordRun keeps the signals of m's turn; about is what the turn was
 // about (its text, its tools and their errors). A failure to keep them is
 // logged: it must never cost an answer.
-func (r *Router) recordRun(ctx context.Context, sid string, m Message, s evolve.Signals, about string) {
+func (r *Router) recordRun(ctx context.Context, sid string, m chat.Message, s evolve.Signals, about string) {
 	if r.cfg.Runs == nil {
 		return
 	}
@@ -35,7 +36,7 @@ func (r *Router) recordRun(ctx context.Context, sid string, m Message, s evolve.
 
 // noteCorrection marks the person's previous run in the session corrected
 // when what they write now reads as a correction of it.
-func (r *Router) noteCorrection(ctx context.Context, sid string, u User, text string) {
+func (r *Router) noteCorrection(ctx context.Context, sid string, u chat.User, text string) {
 	if r.cfg.Runs == nil || !evolve.IsCorrection(text) {
 		return
 	}

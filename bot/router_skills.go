@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/parleybot/parley/agent/evolve"
+	"github.com/parleybot/parley/chat"
 )
 
 // /skills and /reflect: what Parley has learnt in this place, and
@@ -27,10 +28,10 @@ type Learning interface {
 	Undo(ctx context.Context, r evolve.Revision) error
 }
 
-func (r *Router) cmdSkills(ctx context.Context, c Command) error {
+func (r *Router) cmdSkills(ctx context.Context, c chat.Command) error {
 	l := r.cfg.Learning
 	if l == nil {
-		return r.answerPrivately(ctx, c, Out{Text: "Learning from use is off here."})
+		return r.answerPrivately(ctx, c, chat.Out{Text: "Learning from use is off here."})
 	}
 	w := Where{Thread: c.Thread, User: c.User, Direct: c.Direct}
 	scope := w.Home().Key()
@@ -54,7 +55,7 @@ func (r *Router) cmdSkills(ctx context.Context, c Command) error {
 	switch sub {
 	case "", "list", "ls":
 		if len(skills) == 0 {
-			return r.answerPrivately(ctx, c, Out{Text: "I have learnt no skills here yet."})
+			return r.answerPrivately(ctx, c, chat.Out{Text: "I have learnt no skills here yet."})
 		}
 		var b strings.Builder
 		fmt.Fprintf(&b, "Skills I have learnt here (%d):\n", len(skills))
@@ -67,20 +68,20 @@ func (r *Router) cmdSkills(ctx context.Context, c Command) error {
 				i+1, s.Name, s.Description, 100*rt.InvocationRate(), 100*rt.EditAfterHitRate(), 100*rt.IneffectiveRate())
 		}
 		b.WriteString("/skills show N shows one; /skills forget N removes it.")
-		return r.answerPrivately(ctx, c, Out{Text: b.String()})
+		return r.answerPrivately(ctx, c, chat.Out{Text: b.String()})
 	case "show":
 		s, ok := pick()
 		if !ok {
-			return r.answerPrivately(ctx, c, Out{Text: fmt.Sprintf("Which one? /skills show N, with N from 1 to %d (see /skills).", len(skills))})
+			return r.answerPrivately(ctx, c, chat.Out{Text: fmt.Sprintf("Which one? /skills show N, with N from 1 to %d (see /skills).", len(skills))})
 		}
-		return r.answerPrivately(ctx, c, Out{Text: fmt.Sprintf("*%s*\n_%s_\n\n%s", s.Name, s.Description, s.Body)})
+		return r.answerPrivately(ctx, c, chat.Out{Text: fmt.Sprintf("*%s*\n_%s_\n\n%s", s.Name, s.Description, s.Body)})
 	case "history":
 		revs, err := l.History(ctx, scope)
 		if err != nil {
 			return err
 		}
 		if len(revs) == 0 {
-			return r.answerPrivately(ctx, c, Out{Text: "No changes to undo here."})
+			return r.answerPrivately(ctx, c, chat.Out{Text: "No changes to undo here."})
 		}
 		var b strings.Builder
 		b.WriteString("What I changed here, newest first:\n")
@@ -88,10 +89,10 @@ func (r *Router) cmdSkills(ctx context.Context, c Command) error {
 			fmt.Fprintf(&b, "%d. %s %s %s (%s)\n", i+1, v.Action, v.Kind, v.Name, v.At.Format("2006-01-02 15:04"))
 		}
 		b.WriteString("/skills undo N puts one back.")
-		return r.answerPrivately(ctx, c, Out{Text: b.String()})
+		return r.answerPrivately(ctx, c, chat.Out{Text: b.String()})
 	case "undo":
 		if !c.Direct && !r.cfg.Access.IsAdmin(c.User) {
-			return r.answerPrivately(ctx, c, Out{Text: "Only an admin can undo this place's changes."})
+			return r.answerPrivately(ctx, c, chat.Out{Text: "Only an admin can undo this place's changes."})
 		}
 		revs, err := l.History(ctx, scope)
 		if err != nil {
@@ -101,40 +102,40 @@ func (r *Router) cmdSkills(ctx context.Context, c Command) error {
 			n = 1 // the latest
 		}
 		if n < 1 || n > len(revs) {
-			return r.answerPrivately(ctx, c, Out{Text: fmt.Sprintf("Which one? /skills undo N, with N from 1 to %d (see /skills history).", len(revs))})
+			return r.answerPrivately(ctx, c, chat.Out{Text: fmt.Sprintf("Which one? /skills undo N, with N from 1 to %d (see /skills history).", len(revs))})
 		}
 		v := revs[n-1]
 		if err := l.Undo(ctx, v); err != nil {
 			return err
 		}
-		return r.answerPrivately(ctx, c, Out{Text: fmt.Sprintf("Undone: %s %s %s.", v.Action, v.Kind, v.Name)})
+		return r.answerPrivately(ctx, c, chat.Out{Text: fmt.Sprintf("Undone: %s %s %s.", v.Action, v.Kind, v.Name)})
 	case "forget", "rm":
 		s, ok := pick()
 		if !ok {
-			return r.answerPrivately(ctx, c, Out{Text: fmt.Sprintf("Which one? /skills forget N, with N from 1 to %d (see /skills).", len(skills))})
+			return r.answerPrivately(ctx, c, chat.Out{Text: fmt.Sprintf("Which one? /skills forget N, with N from 1 to %d (see /skills).", len(skills))})
 		}
 		// In a shared place the skills are the team's: an admin decides.
 		// In a direct chat they are the person's own.
 		if !c.Direct && !r.cfg.Access.IsAdmin(c.User) {
-			return r.answerPrivately(ctx, c, Out{Text: "Only an admin can remove this place's skills."})
+			return r.answerPrivately(ctx, c, chat.Out{Text: "Only an admin can remove this place's skills."})
 		}
 		if err := l.ForgetSkill(scope, s.Name); err != nil {
 			return err
 		}
-		return r.answerPrivately(ctx, c, Out{Text: "Removed the skill " + s.Name + "."})
+		return r.answerPrivately(ctx, c, chat.Out{Text: "Removed the skill " + s.Name + "."})
 	}
-	return r.answerPrivately(ctx, c, Out{Text: "Usage: /skills, /skills show N, /skills forget N, /skills history, /skills undo N"})
+	return r.answerPrivately(ctx, c, chat.Out{Text: "Usage: /skills, /skills show N, /skills forget N, /skills history, /skills undo N"})
 }
 
 // cmdReflect reflects on this place now (admins), in the background: it
 // takes model calls.
-func (r *Router) cmdReflect(ctx context.Context, c Command) error {
+func (r *Router) cmdReflect(ctx context.Context, c chat.Command) error {
 	l := r.cfg.Learning
 	if l == nil {
-		return r.answerPrivately(ctx, c, Out{Text: "Learning from use is off here."})
+		return r.answerPrivately(ctx, c, chat.Out{Text: "Learning from use is off here."})
 	}
 	if !r.cfg.Access.IsAdmin(c.User) {
-		return r.answerPrivately(ctx, c, Out{Text: "Only an admin can start a reflection."})
+		return r.answerPrivately(ctx, c, chat.Out{Text: "Only an admin can start a reflection."})
 	}
 	scope := Where{Thread: c.Thread, User: c.User, Direct: c.Direct}.Home().Key()
 	base := r.base
@@ -153,7 +154,7 @@ func (r *Router) cmdReflect(ctx context.Context, c Command) error {
 			}
 			text = "I reflected on this place: " + strings.Join(parts, "; ") + ". See /skills."
 		}
-		if err := r.answerPrivately(base, c, Out{Text: text}); err != nil {
+		if err := r.answerPrivately(base, c, chat.Out{Text: text}); err != nil {
 			r.log.Error("reflect: answer", "err", err)
 		}
 	})

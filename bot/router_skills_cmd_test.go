@@ -11,6 +11,7 @@ import (
 	"github.com/parleybot/parley/agent/guard"
 	"github.com/parleybot/parley/agent/llm/llmtest"
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // skillsAdmin serves /skills and /reflect from skill files and the store,
@@ -63,16 +64,16 @@ func TestSkillsCommands(t *testing.T) {
 	admin.files.Create("space:slack:W", "Deploy", "when deploying: staging first", "1. staging\n2. prod")
 	admin.files.Create("person:slack:bob", "Bob's notes", "how Bob likes summaries", "1. short")
 
-	channel := bot.Thread{Platform: "slack", Space: "W", Chat: "C1"}
-	dm := bot.Thread{Platform: "slack", Space: "W", Chat: "D1"}
-	bob := bot.User{Platform: "slack", ID: "bob", Name: "bob"}
-	root := bot.User{Platform: "slack", ID: "root", Name: "root"}
+	channel := chat.Thread{Platform: "slack", Space: "W", Chat: "C1"}
+	dm := chat.Thread{Platform: "slack", Space: "W", Chat: "D1"}
+	bob := chat.User{Platform: "slack", ID: "bob", Name: "bob"}
+	root := chat.User{Platform: "slack", ID: "root", Name: "root"}
 	n := 0
-	run := func(th bot.Thread, u bot.User, direct bool, args ...string) string {
+	run := func(th chat.Thread, u chat.User, direct bool, args ...string) string {
 		t.Helper()
 		n++
 		name := args[0]
-		c := bot.Command{Key: "c" + string(rune('a'+n)), Thread: th, User: u, Name: name, Args: args[1:], Direct: direct}
+		c := chat.Command{Key: "c" + string(rune('a'+n)), Thread: th, User: u, Name: name, Args: args[1:], Direct: direct}
 		if err := w.router.HandleCommand(t.Context(), c); err != nil {
 			t.Fatal(err)
 		}

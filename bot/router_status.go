@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/parleybot/parley/agent/remind"
+	"github.com/parleybot/parley/chat"
 )
 
 // status describes the conversation in c's thread: model, context use,
 // session age and size, what is running and what waits for approval; and
 // what is left of the caller's own limits.
-func (r *Router) status(ctx context.Context, c Command) (string, error) {
+func (r *Router) status(ctx context.Context, c chat.Command) (string, error) {
 	limits, err := r.quota.status(ctx, c.User)
 	if err != nil {
 		return "", err
@@ -81,7 +82,7 @@ func (r *Router) status(ctx context.Context, c Command) (string, error) {
 
 // nextReminder is the caller's next reminder or scheduled run here, as a
 // /status line; "" when none.
-func (r *Router) nextReminder(ctx context.Context, c Command) string {
+func (r *Router) nextReminder(ctx context.Context, c chat.Command) string {
 	if r.due == nil {
 		return ""
 	}

@@ -10,37 +10,39 @@ import (
 	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/agent/llm/llmtest"
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/outbound"
+	"github.com/parleybot/parley/chat"
 )
 
 func TestClearMemoryWithButton(t *testing.T) {
 	w := newWorld(t, "slack", bot.Access{})
 	w.fake.buttons = true
-	ana := bot.User{Platform: "slack", ID: "U1", Name: "ana"}
-	th := bot.Thread{Platform: "slack", Space: "W", Chat: "C1"}
+	ana := chat.User{Platform: "slack", ID: "U1", Name: "ana"}
+	th := chat.Thread{Platform: "slack", Space: "W", Chat: "C1"}
 	if err := w.db.EditMemory(t.Context(), ana.Key(), agent.Facts, func([]string) ([]string, error) { return []string{"ships on Fridays"}, nil }); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.router.HandleCommand(t.Context(), bot.Command{Key: "c1", Thread: th, User: ana, Name: "memory", Args: []string{"clear"}}); err != nil {
+	if err := w.router.HandleCommand(t.Context(), chat.Command{Key: "c1", Thread: th, User: ana, Name: "memory", Args: []string{"clear"}}); err != nil {
 		t.Fatal(err)
 	}
 	if mem, _ := w.db.Memory(t.Context(), ana.Key()); mem.Empty() {
 		t.Fatal("memory cleared before confirmation")
 	}
 	outs := w.fake.privateOut
-	if len(outs) != 1 || len(outs[0].Buttons) != 1 || len(outs[0].Buttons[0].Data) > bot.MaxButtonData {
+	if len(outs) != 1 || len(outs[0].Buttons) != 1 || len(outs[0].Buttons[0].Data) > chat.MaxButtonData {
 		t.Fatalf("confirmation: %+v", outs)
 	}
 	data := outs[0].Buttons[0].Data
-	click := func(key string, u bot.User, data string) string {
+	click := func(key string, u chat.User, data string) string {
 		var told string
-		err := w.router.HandleAction(t.Context(), bot.Action{Key: key, Thread: th, User: u, Data: data,
+		err := w.router.HandleAction(t.Context(), chat.Action{Key: key, Thread: th, User: u, Data: data,
 			Respond: func(_ context.Context, text string) error { told = text; return nil }})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return told
 	}
-	if told := click("a1", bot.User{Platform: "slack", ID: "U2", Name: "bo"}, data); !strings.Contains(told, "Only the person who asked") {
+	if told := click("a1", chat.User{Platform: "slack", ID: "U2", Name: "bo"}, data); !strings.Contains(told, "Only the person who asked") {
 		t.Fatalf("another user's click: %q", told)
 	}
 	if told := click("a2", ana, "mc:0000"); !strings.Contains(told, "no longer valid") {
@@ -79,7 +81,7 @@ func TestStatus(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	out, err := bot.NewOutbound(bot.OutboundConfig{Adapters: []bot.Adapter{w.fake}})
+	out, err := outbound.New(outbound.Config{Adapters: []chat.Adapter{w.fake}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +99,7 @@ func TestStatus(t *testing.T) {
 		Sessions: w.db, Inbox: w.db, KV: w.db, Runner: w.runner, Commands: bot.New(w.db, w.db, agent.MemoryLimits{}),
 		Reply: w.replies.factory, Model: "openai/gpt-test", Approvals: approvals, Outbound: out, Now: func() time.Time { return now },
 	}, w.fake)
-	if err := r.HandleCommand(t.Context(), bot.Command{Key: "s1", Thread: m.Thread, User: m.User, Name: "status"}); err != nil {
+	if err := r.HandleCommand(t.Context(), chat.Command{Key: "s1", Thread: m.Thread, User: m.User, Name: "status"}); err != nil {
 		t.Fatal(err)
 	}
 	_, private := w.fake.snapshot()

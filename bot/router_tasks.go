@@ -9,6 +9,7 @@ import (
 
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/task"
+	"github.com/parleybot/parley/chat"
 )
 
 // What the router keeps of a task while its turns run (docs/tasks.md):
@@ -34,14 +35,14 @@ const (
 type taskTurn struct {
 	r      *Router
 	sid    string
-	m      Message // the turn's first message: where, and whose turn
-	active bool    // the session has a task
+	m      chat.Message // the turn's first message: where, and whose turn
+	active bool         // the session has a task
 	state  task.State
 }
 
 // beginTask starts following sid's turn for m: a task's state becomes
 // running.
-func (r *Router) beginTask(ctx context.Context, sid string, m Message) *taskTurn {
+func (r *Router) beginTask(ctx context.Context, sid string, m chat.Message) *taskTurn {
 	tt := r.followTask(ctx, sid, m)
 	tt.set(ctx, task.Running, m.User.Name+"'s turn")
 	return tt
@@ -50,7 +51,7 @@ func (r *Router) beginTask(ctx context.Context, sid string, m Message) *taskTurn
 // followTask is what follows a turn of sid for m; nil when tasks are off.
 // A task still running when its turn begins is one a crash cut off: its
 // checklist may lag its plan, and the same message is edited now.
-func (r *Router) followTask(ctx context.Context, sid string, m Message) *taskTurn {
+func (r *Router) followTask(ctx context.Context, sid string, m chat.Message) *taskTurn {
 	if r.cfg.Tasks == nil {
 		return nil
 	}
@@ -99,7 +100,7 @@ func (tt *taskTurn) observe(ctx context.Context, ev agent.Event) {
 // taskRedelivered settles the task of a turn whose answer a crash kept
 // from being shown: the model had finished (or paused), the router never
 // saw it. The checklist catches up with the plan.
-func (r *Router) taskRedelivered(ctx context.Context, sid string, m Message, answer string) {
+func (r *Router) taskRedelivered(ctx context.Context, sid string, m chat.Message, answer string) {
 	r.followTask(ctx, sid, m).observe(ctx, agent.Event{Kind: agent.EventDone, Text: answer, Paused: strings.HasPrefix(answer, agent.PauseMark)})
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/parleybot/parley/agent/task"
+	"github.com/parleybot/parley/chat"
 )
 
 // /pause, /resume and /worklog, and the task's lines in /status
@@ -31,7 +32,7 @@ const (
 
 // hereTask is the task of c's conversation; ok is false, with what to
 // answer, when there is none.
-func (r *Router) hereTask(ctx context.Context, c Command) (sid string, k task.Task, none string, err error) {
+func (r *Router) hereTask(ctx context.Context, c chat.Command) (sid string, k task.Task, none string, err error) {
 	if r.cfg.Tasks == nil {
 		return "", task.Task{}, msgTasksOff, nil
 	}
@@ -48,7 +49,7 @@ func (r *Router) hereTask(ctx context.Context, c Command) (sid string, k task.Ta
 
 // mayRunTask reports whether c's caller may pause or resume task k of
 // session sid.
-func (r *Router) mayRunTask(ctx context.Context, c Command, sid string, k task.Task) (bool, error) {
+func (r *Router) mayRunTask(ctx context.Context, c chat.Command, sid string, k task.Task) (bool, error) {
 	me := c.User.Key()
 	if c.Direct || me == k.Author || r.cfg.Access.IsAdmin(c.User) {
 		return true, nil
@@ -59,31 +60,31 @@ func (r *Router) mayRunTask(ctx context.Context, c Command, sid string, k task.T
 
 // ownTask runs fn with c's task when the caller may control it, and
 // answers otherwise.
-func (r *Router) ownTask(ctx context.Context, c Command, fn func(sid string, k task.Task) (string, error)) error {
+func (r *Router) ownTask(ctx context.Context, c chat.Command, fn func(sid string, k task.Task) (string, error)) error {
 	sid, k, none, err := r.hereTask(ctx, c)
 	if err != nil {
 		return err
 	}
 	if none != "" {
-		return r.answerPrivately(ctx, c, Out{Text: none})
+		return r.answerPrivately(ctx, c, chat.Out{Text: none})
 	}
 	ok, err := r.mayRunTask(ctx, c, sid, k)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return r.answerPrivately(ctx, c, Out{Text: msgNotYourTask})
+		return r.answerPrivately(ctx, c, chat.Out{Text: msgNotYourTask})
 	}
 	text, err := fn(sid, k)
 	if err != nil {
 		return err
 	}
-	return r.answerPrivately(ctx, c, Out{Text: text})
+	return r.answerPrivately(ctx, c, chat.Out{Text: text})
 }
 
 // cmdPause pauses the running task after its current step
 // (agent.Turn.Pause): it keeps everything, and says so in its answer.
-func (r *Router) cmdPause(ctx context.Context, c Command) error {
+func (r *Router) cmdPause(ctx context.Context, c chat.Command) error {
 	return r.ownTask(ctx, c, func(sid string, k task.Task) (string, error) {
 		r.mu.Lock()
 		st := r.sessions[sid]
@@ -109,7 +110,7 @@ func (r *Router) cmdPause(ctx context.Context, c Command) error {
 
 // cmdResume continues a task that is not running: a turn of its author's,
 // as if they had replied "continue".
-func (r *Router) cmdResume(ctx context.Context, c Command) error {
+func (r *Router) cmdResume(ctx context.Context, c chat.Command) error {
 	return r.ownTask(ctx, c, func(sid string, k task.Task) (string, error) {
 		r.mu.Lock()
 		st := r.sessions[sid]
@@ -135,7 +136,7 @@ func (r *Router) cmdResume(ctx context.Context, c Command) error {
 			key = fmt.Sprintf("resume:%s:%d", sid, r.cfg.Now().UnixNano())
 		}
 		r.logTask(ctx, sid, "state", "resumed by "+c.User.Name)
-		m := Message{Key: key, Thread: c.Thread, User: author, Text: text, Direct: c.Direct, Mentioned: true}
+		m := chat.Message{Key: key, Thread: c.Thread, User: author, Text: text, Direct: c.Direct, Mentioned: true}
 		queued, err := r.handle(ctx, m)
 		if err != nil {
 			return "", err
@@ -148,14 +149,14 @@ func (r *Router) cmdResume(ctx context.Context, c Command) error {
 }
 
 // taskAuthor is the person task k acts for; by is who asks.
-func (r *Router) taskAuthor(ctx context.Context, sid string, k task.Task, by User) (User, error) {
+func (r *Router) taskAuthor(ctx context.Context, sid string, k task.Task, by chat.User) (chat.User, error) {
 	if k.Author == by.Key() {
 		return by, nil
 	}
 	u := userOf(k.Author)
 	name, ok, err := r.cfg.KV.Get(ctx, taskAuthorKey(sid))
 	if err != nil {
-		return User{}, err
+		return chat.User{}, err
 	}
 	if ok {
 		u.Name = name
@@ -164,13 +165,13 @@ func (r *Router) taskAuthor(ctx context.Context, sid string, k task.Task, by Use
 }
 
 // cmdWorklog shows the task's work log, privately.
-func (r *Router) cmdWorklog(ctx context.Context, c Command) error {
+func (r *Router) cmdWorklog(ctx context.Context, c chat.Command) error {
 	sid, k, none, err := r.hereTask(ctx, c)
 	if err != nil {
 		return err
 	}
 	if none != "" {
-		return r.answerPrivately(ctx, c, Out{Text: none})
+		return r.answerPrivately(ctx, c, chat.Out{Text: none})
 	}
 	log, err := r.cfg.Tasks.Log(ctx, sid, worklogLines)
 	if err != nil {
@@ -180,12 +181,12 @@ func (r *Router) cmdWorklog(ctx context.Context, c Command) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Work log (the last %d lines; the task is %s, %d of %d done):", worklogLines, stateWords(k.State), done, total)
 	writeLog(&b, log, r.zoneOf(ctx, c.User))
-	return r.answerPrivately(ctx, c, Out{Text: b.String()})
+	return r.answerPrivately(ctx, c, chat.Out{Text: b.String()})
 }
 
 // taskStatus is /status's part on the task of session sid: its state,
 // plan and last steps; "" when it has none.
-func (r *Router) taskStatus(ctx context.Context, sid string, u User) (string, error) {
+func (r *Router) taskStatus(ctx context.Context, sid string, u chat.User) (string, error) {
 	if r.cfg.Tasks == nil {
 		return "", nil
 	}
@@ -223,7 +224,7 @@ func (r *Router) logTask(ctx context.Context, sid, kind, text string) {
 }
 
 // zoneOf is u's time zone where reminders keep one, else UTC.
-func (r *Router) zoneOf(ctx context.Context, u User) *time.Location {
+func (r *Router) zoneOf(ctx context.Context, u chat.User) *time.Location {
 	if r.due == nil {
 		return time.UTC
 	}

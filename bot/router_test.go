@@ -16,6 +16,8 @@ import (
 	"github.com/parleybot/parley/agent/llm/openai"
 	"github.com/parleybot/parley/agent/tools"
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/outbound"
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/store"
 )
 
@@ -25,38 +27,38 @@ type chatFake struct {
 	ephemeral  bool
 	buttons    bool
 	exitAtOnce bool
-	privateOut []bot.Out
+	privateOut []chat.Out
 	mu         sync.Mutex
 	sent       []string // "thread|text"
 	private    []string // "user|text"
 }
 
 func (f *chatFake) Platform() string { return f.platform }
-func (f *chatFake) Capabilities() bot.Capabilities {
-	return bot.Capabilities{MaxLen: 4000, SplitAt: 3900, Ephemeral: f.ephemeral, Buttons: f.buttons}
+func (f *chatFake) Capabilities() chat.Capabilities {
+	return chat.Capabilities{MaxLen: 4000, SplitAt: 3900, Ephemeral: f.ephemeral, Buttons: f.buttons}
 }
-func (f *chatFake) Run(ctx context.Context, _ bot.Handler) error {
+func (f *chatFake) Run(ctx context.Context, _ chat.Handler) error {
 	if f.exitAtOnce {
 		return nil // lets Router.Run return once resumed turns finish
 	}
 	<-ctx.Done()
 	return nil
 }
-func (f *chatFake) Send(_ context.Context, t bot.Thread, out bot.Out) (bot.MessageRef, error) {
+func (f *chatFake) Send(_ context.Context, t chat.Thread, out chat.Out) (chat.MessageRef, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.sent = append(f.sent, t.Chat+"|"+out.Text)
-	return bot.MessageRef{Thread: t, ID: fmt.Sprint(len(f.sent))}, nil
+	return chat.MessageRef{Thread: t, ID: fmt.Sprint(len(f.sent))}, nil
 }
-func (f *chatFake) Edit(context.Context, bot.MessageRef, bot.Out) error { return nil }
-func (f *chatFake) SendPrivate(_ context.Context, _ bot.Thread, u bot.User, out bot.Out) error {
+func (f *chatFake) Edit(context.Context, chat.MessageRef, chat.Out) error { return nil }
+func (f *chatFake) SendPrivate(_ context.Context, _ chat.Thread, u chat.User, out chat.Out) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.private = append(f.private, u.ID+"|"+out.Text)
 	f.privateOut = append(f.privateOut, out)
 	return nil
 }
-func (f *chatFake) Typing(context.Context, bot.Thread) error { return nil }
+func (f *chatFake) Typing(context.Context, chat.Thread) error { return nil }
 
 func (f *chatFake) snapshot() (sent, private []string) {
 	f.mu.Lock()
@@ -98,7 +100,7 @@ func (r *fakeReply) Finish(_ context.Context, final string) error {
 	return nil
 }
 
-func (rs *replies) factory(_ context.Context, _ bot.Adapter, key, sid string, _ bot.Thread, _ bot.User, _ string) (bot.Reply, error) {
+func (rs *replies) factory(_ context.Context, _ chat.Adapter, key, sid string, _ chat.Thread, _ chat.User, _ string) (outbound.Reply, error) {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	rs.open[sid]++
@@ -161,7 +163,7 @@ func (w *world) open(t *testing.T, platform string) {
 	}, w.fake)
 }
 
-func newRouter(t testing.TB, cfg bot.RouterConfig, adapters ...bot.Adapter) *bot.Router {
+func newRouter(t testing.TB, cfg bot.RouterConfig, adapters ...chat.Adapter) *bot.Router {
 	t.Helper()
 	r, err := bot.NewRouter(cfg, adapters...)
 	if err != nil {
@@ -170,11 +172,11 @@ func newRouter(t testing.TB, cfg bot.RouterConfig, adapters ...bot.Adapter) *bot
 	return r
 }
 
-func msg(platform, chat, thread, user, key, text string) bot.Message {
-	return bot.Message{
+func msg(platform, chatID, thread, user, key, text string) chat.Message {
+	return chat.Message{
 		Key: key, ID: key, Text: text,
-		Thread: bot.Thread{Platform: platform, Space: "W", Chat: chat, ID: thread},
-		User:   bot.User{Platform: platform, ID: user, Name: user},
+		Thread: chat.Thread{Platform: platform, Space: "W", Chat: chatID, ID: thread},
+		User:   chat.User{Platform: platform, ID: user, Name: user},
 	}
 }
 
@@ -184,24 +186,24 @@ func TestGatingAndAccess(t *testing.T) {
 		name     string
 		platform string
 		access   bot.Access
-		m        func(m bot.Message) bot.Message
+		m        func(m chat.Message) chat.Message
 		answered bool
 		refused  bool
 	}{
-		{"slack mention, open by default", "slack", bot.Access{}, func(m bot.Message) bot.Message { m.Mentioned = true; return m }, true, false},
-		{"slack channel chatter without mention", "slack", bot.Access{}, func(m bot.Message) bot.Message { return m }, false, false},
-		{"slack DM", "slack", bot.Access{}, func(m bot.Message) bot.Message { m.Direct = true; return m }, true, false},
-		{"a bot's message", "slack", bot.Access{}, func(m bot.Message) bot.Message { m.Mentioned, m.FromBot = true, true; return m }, false, false},
-		{"telegram stranger, closed by default", "telegram", bot.Access{}, func(m bot.Message) bot.Message { m.Direct = true; return m }, false, true},
-		{"telegram allowed user", "telegram", allowTG, func(m bot.Message) bot.Message { m.Direct, m.User.ID = true, "42"; return m }, true, false},
-		{"telegram admin", "telegram", allowTG, func(m bot.Message) bot.Message { m.Direct, m.User.ID = true, "7"; return m }, true, false},
-		{"telegram allowed id on another platform", "discord", bot.Access{Platforms: map[string]bot.AccessList{"telegram": {AllowUsers: []string{"42"}}}}, func(m bot.Message) bot.Message { m.Direct, m.User.ID = true, "42"; return m }, false, true},
-		{"wildcard", "discord", bot.Access{Platforms: map[string]bot.AccessList{"discord": {AllowUsers: []string{"*"}}}}, func(m bot.Message) bot.Message { m.Mentioned = true; return m }, true, false},
-		{"allowed chat", "discord", bot.Access{Platforms: map[string]bot.AccessList{"discord": {AllowChats: []string{"C1"}}}}, func(m bot.Message) bot.Message { m.Mentioned = true; return m }, true, false},
-		{"allowed guild", "discord", bot.Access{Platforms: map[string]bot.AccessList{"discord": {AllowChats: []string{"W"}}}}, func(m bot.Message) bot.Message { m.Mentioned = true; return m }, true, false},
-		{"another chat allowed", "discord", bot.Access{Platforms: map[string]bot.AccessList{"discord": {AllowChats: []string{"C2"}}}}, func(m bot.Message) bot.Message { m.Mentioned = true; return m }, false, true},
-		{"free-response chat", "slack", bot.Access{Platforms: map[string]bot.AccessList{"slack": {FreeChats: []string{"C1"}}}}, func(m bot.Message) bot.Message { return m }, true, false},
-		{"stranger not mentioned is ignored silently", "telegram", bot.Access{}, func(m bot.Message) bot.Message { return m }, false, false},
+		{"slack mention, open by default", "slack", bot.Access{}, func(m chat.Message) chat.Message { m.Mentioned = true; return m }, true, false},
+		{"slack channel chatter without mention", "slack", bot.Access{}, func(m chat.Message) chat.Message { return m }, false, false},
+		{"slack DM", "slack", bot.Access{}, func(m chat.Message) chat.Message { m.Direct = true; return m }, true, false},
+		{"a bot's message", "slack", bot.Access{}, func(m chat.Message) chat.Message { m.Mentioned, m.FromBot = true, true; return m }, false, false},
+		{"telegram stranger, closed by default", "telegram", bot.Access{}, func(m chat.Message) chat.Message { m.Direct = true; return m }, false, true},
+		{"telegram allowed user", "telegram", allowTG, func(m chat.Message) chat.Message { m.Direct, m.User.ID = true, "42"; return m }, true, false},
+		{"telegram admin", "telegram", allowTG, func(m chat.Message) chat.Message { m.Direct, m.User.ID = true, "7"; return m }, true, false},
+		{"telegram allowed id on another platform", "discord", bot.Access{Platforms: map[string]bot.AccessList{"telegram": {AllowUsers: []string{"42"}}}}, func(m chat.Message) chat.Message { m.Direct, m.User.ID = true, "42"; return m }, false, true},
+		{"wildcard", "discord", bot.Access{Platforms: map[string]bot.AccessList{"discord": {AllowUsers: []string{"*"}}}}, func(m chat.Message) chat.Message { m.Mentioned = true; return m }, true, false},
+		{"allowed chat", "discord", bot.Access{Platforms: map[string]bot.AccessList{"discord": {AllowChats: []string{"C1"}}}}, func(m chat.Message) chat.Message { m.Mentioned = true; return m }, true, false},
+		{"allowed guild", "discord", bot.Access{Platforms: map[string]bot.AccessList{"discord": {AllowChats: []string{"W"}}}}, func(m chat.Message) chat.Message { m.Mentioned = true; return m }, true, false},
+		{"another chat allowed", "discord", bot.Access{Platforms: map[string]bot.AccessList{"discord": {AllowChats: []string{"C2"}}}}, func(m chat.Message) chat.Message { m.Mentioned = true; return m }, false, true},
+		{"free-response chat", "slack", bot.Access{Platforms: map[string]bot.AccessList{"slack": {FreeChats: []string{"C1"}}}}, func(m chat.Message) chat.Message { return m }, true, false},
+		{"stranger not mentioned is ignored silently", "telegram", bot.Access{}, func(m chat.Message) chat.Message { return m }, false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -311,7 +313,7 @@ func TestManySessionsConcurrently(t *testing.T) {
 		t.Fatalf("%d times a session had two turns at once", w.replies.overlaps)
 	}
 	for s := range 100 {
-		sid, ok, err := w.db.BoundSession(t.Context(), bot.Thread{Platform: "slack", Space: "W", Chat: fmt.Sprint("C", s)})
+		sid, ok, err := w.db.BoundSession(t.Context(), chat.Thread{Platform: "slack", Space: "W", Chat: fmt.Sprint("C", s)})
 		if err != nil || !ok {
 			t.Fatalf("session %d: %v %v", s, ok, err)
 		}
@@ -338,7 +340,7 @@ func TestCommandsArePrivate(t *testing.T) {
 		t.Fatal(err)
 	}
 	// In a group, on a platform without ephemeral messages: DM + pointer.
-	c := bot.Command{Key: "c1", Thread: bot.Thread{Platform: "telegram", Chat: "G1"}, User: bot.User{Platform: "telegram", ID: "U1", Name: "ana"}, Name: "memory"}
+	c := chat.Command{Key: "c1", Thread: chat.Thread{Platform: "telegram", Chat: "G1"}, User: chat.User{Platform: "telegram", ID: "U1", Name: "ana"}, Name: "memory"}
 	if err := w.router.HandleCommand(t.Context(), c); err != nil {
 		t.Fatal(err)
 	}
@@ -351,7 +353,7 @@ func TestCommandsArePrivate(t *testing.T) {
 	}
 	// Another user asking sees only their own (empty) memory.
 	c2 := c
-	c2.Key, c2.User = "c2", bot.User{Platform: "telegram", ID: "U2", Name: "bo"}
+	c2.Key, c2.User = "c2", chat.User{Platform: "telegram", ID: "U2", Name: "bo"}
 	w.router.HandleCommand(t.Context(), c2)
 	_, private = w.fake.snapshot()
 	if strings.Contains(private[1], "prefers Go") || !strings.HasPrefix(private[1], "U2|") {
@@ -374,7 +376,7 @@ func TestStopCancelsRunningTurn(t *testing.T) {
 	m.Mentioned = true
 	w.router.HandleMessage(t.Context(), m)
 	<-w.replies.streaming // the answer is being written
-	if err := w.router.HandleCommand(t.Context(), bot.Command{Key: "stop1", Thread: m.Thread, User: m.User, Name: "stop"}); err != nil {
+	if err := w.router.HandleCommand(t.Context(), chat.Command{Key: "stop1", Thread: m.Thread, User: m.User, Name: "stop"}); err != nil {
 		t.Fatal(err)
 	}
 	w.router.Wait()
@@ -390,7 +392,7 @@ func TestStopCancelsRunningTurn(t *testing.T) {
 func TestUnknownButtonIsRefusedPrivately(t *testing.T) {
 	w := newWorld(t, "slack", bot.Access{})
 	var told string
-	a := bot.Action{Key: "a1", Thread: bot.Thread{Platform: "slack", Chat: "C1"}, User: bot.User{Platform: "slack", ID: "U1"}, Data: "a:forged",
+	a := chat.Action{Key: "a1", Thread: chat.Thread{Platform: "slack", Chat: "C1"}, User: chat.User{Platform: "slack", ID: "U1"}, Data: "a:forged",
 		Respond: func(_ context.Context, text string) error { told = text; return nil }}
 	if err := w.router.HandleAction(t.Context(), a); err != nil {
 		t.Fatal(err)
@@ -424,7 +426,7 @@ func TestSlotFreedBeforeFinalDelivery(t *testing.T) {
 	router := newRouter(t, bot.RouterConfig{
 		Sessions: w.db, Inbox: w.db, KV: w.db, Runner: w.runner,
 		Commands: bot.New(w.db, w.db, agent.MemoryLimits{}),
-		Reply: func(ctx context.Context, a bot.Adapter, key, sid string, th bot.Thread, u bot.User, replyTo string) (bot.Reply, error) {
+		Reply: func(ctx context.Context, a chat.Adapter, key, sid string, th chat.Thread, u chat.User, replyTo string) (outbound.Reply, error) {
 			r, _ := w.replies.factory(ctx, a, key, sid, th, u, replyTo)
 			return &blockingReply{fakeReply: *r.(*fakeReply), finishing: finishing, release: release}, nil
 		},

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/parleybot/parley/agent/remind"
+	"github.com/parleybot/parley/chat"
 )
 
 // /tz, /remind and /schedules: a person's time zone, and the reminders and
@@ -16,9 +17,9 @@ import (
 // next due time, and a number refers to the list as it is when the command
 // runs.
 
-func (r *Router) cmdTZ(ctx context.Context, c Command) error {
+func (r *Router) cmdTZ(ctx context.Context, c chat.Command) error {
 	if r.due == nil {
-		return r.answerPrivately(ctx, c, Out{Text: msgRemindersOff})
+		return r.answerPrivately(ctx, c, chat.Out{Text: msgRemindersOff})
 	}
 	z := r.due.zones
 	args := c.Args
@@ -28,9 +29,9 @@ func (r *Router) cmdTZ(ctx context.Context, c Command) error {
 	if len(args) > 0 {
 		loc, err := z.SetZone(ctx, c.User.Key(), args[0])
 		if err != nil {
-			return r.answerPrivately(ctx, c, Out{Text: err.Error() + "."})
+			return r.answerPrivately(ctx, c, chat.Out{Text: err.Error() + "."})
 		}
-		return r.answerPrivately(ctx, c, Out{Text: fmt.Sprintf("Your time zone is now %s (local time %s). "+
+		return r.answerPrivately(ctx, c, chat.Out{Text: fmt.Sprintf("Your time zone is now %s (local time %s). "+
 			"Reminders and schedules you set from now on use it; those set before keep theirs.",
 			loc, r.cfg.Now().In(loc).Format("Mon 2 Jan 15:04 MST"))})
 	}
@@ -39,23 +40,23 @@ func (r *Router) cmdTZ(ctx context.Context, c Command) error {
 		return err
 	}
 	why := map[string]string{"set": "you set it", "profile": "from your profile", "default": "the default here"}[source]
-	return r.answerPrivately(ctx, c, Out{Text: fmt.Sprintf("Your time zone: %s (%s); local time %s. /tz Area/City changes it, e.g. /tz Europe/Berlin.",
+	return r.answerPrivately(ctx, c, chat.Out{Text: fmt.Sprintf("Your time zone: %s (%s); local time %s. /tz Area/City changes it, e.g. /tz Europe/Berlin.",
 		loc, why, r.cfg.Now().In(loc).Format("Mon 2 Jan 15:04 MST"))})
 }
 
-func (r *Router) cmdRemind(ctx context.Context, c Command) error {
+func (r *Router) cmdRemind(ctx context.Context, c chat.Command) error {
 	return r.cmdItems(ctx, c, remind.KindReminder)
 }
 
-func (r *Router) cmdSchedules(ctx context.Context, c Command) error {
+func (r *Router) cmdSchedules(ctx context.Context, c chat.Command) error {
 	return r.cmdItems(ctx, c, remind.KindSchedule)
 }
 
 // cmdItems lists this place's items of kind, or cancels, pauses or
 // resumes one.
-func (r *Router) cmdItems(ctx context.Context, c Command, kind remind.Kind) error {
+func (r *Router) cmdItems(ctx context.Context, c chat.Command, kind remind.Kind) error {
 	if r.due == nil {
-		return r.answerPrivately(ctx, c, Out{Text: msgRemindersOff})
+		return r.answerPrivately(ctx, c, chat.Out{Text: msgRemindersOff})
 	}
 	name := "/remind"
 	if kind == remind.KindSchedule {
@@ -86,29 +87,29 @@ func (r *Router) cmdItems(ctx context.Context, c Command, kind remind.Kind) erro
 	}
 	switch sub {
 	case "", "list", "ls":
-		return r.answerPrivately(ctx, c, Out{Text: listItems(items, kind, admin, name)})
+		return r.answerPrivately(ctx, c, chat.Out{Text: listItems(items, kind, admin, name)})
 	case "cancel", "pause", "resume":
 		if kind == remind.KindReminder && sub != "cancel" {
 			break
 		}
 		if n < 1 || n > len(items) {
-			return r.answerPrivately(ctx, c, Out{Text: fmt.Sprintf("There is no number %d here: %s lists them.", n, name)})
+			return r.answerPrivately(ctx, c, chat.Out{Text: fmt.Sprintf("There is no number %d here: %s lists them.", n, name)})
 		}
 		it := items[n-1]
 		if it.Owner != c.User.Key() && !admin {
-			return r.answerPrivately(ctx, c, Out{Text: "Only its creator or an admin can change that."})
+			return r.answerPrivately(ctx, c, chat.Out{Text: "Only its creator or an admin can change that."})
 		}
 		text, err := r.due.change(ctx, it, sub)
 		if err != nil {
 			text = "I could not " + sub + " it: " + err.Error()
 		}
-		return r.answerPrivately(ctx, c, Out{Text: text})
+		return r.answerPrivately(ctx, c, chat.Out{Text: text})
 	}
 	usage := "Usage: /remind, /remind cancel N"
 	if kind == remind.KindSchedule {
 		usage = "Usage: /schedules, /schedules cancel N, /schedules pause N, /schedules resume N"
 	}
-	return r.answerPrivately(ctx, c, Out{Text: usage})
+	return r.answerPrivately(ctx, c, chat.Out{Text: usage})
 }
 
 // change cancels, pauses or resumes it and says what became of it.

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"fmt"
+	"github.com/parleybot/parley/chat"
 	"strings"
 )
 
@@ -47,8 +48,8 @@ func OperatorScope() Scope { return Scope{Kind: ScopeOperator} }
 // conversation, the person, and whether it is their private chat with
 // Parley (the adapter's Message.Direct / Command.Direct).
 type Where struct {
-	Thread Thread
-	User   User
+	Thread chat.Thread
+	User   chat.User
 	Direct bool
 }
 

@@ -5,32 +5,33 @@ import (
 	"testing"
 
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // TestScopeMatrix: for each place a person can write from, where what they
 // create there lives, and which scopes a lookup there covers — and that no
 // lookup ever covers another space or another person.
 func TestScopeMatrix(t *testing.T) {
-	ann := func(p string) bot.User { return bot.User{Platform: p, ID: "ann", Name: "Ann"} }
+	ann := func(p string) chat.User { return chat.User{Platform: p, ID: "ann", Name: "Ann"} }
 	tests := []struct {
 		name    string
 		where   bot.Where
 		home    string
 		visible []string
 	}{
-		{"Slack channel", bot.Where{Thread: bot.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1.1"}, User: ann("slack")},
+		{"Slack channel", bot.Where{Thread: chat.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1.1"}, User: ann("slack")},
 			"space:slack:T1", []string{"operator", "space:slack:T1"}},
-		{"Slack DM", bot.Where{Thread: bot.Thread{Platform: "slack", Space: "T1", Chat: "D1"}, User: ann("slack"), Direct: true},
+		{"Slack DM", bot.Where{Thread: chat.Thread{Platform: "slack", Space: "T1", Chat: "D1"}, User: ann("slack"), Direct: true},
 			"person:slack:ann", []string{"operator", "space:slack:T1", "person:slack:ann"}},
-		{"Discord server thread", bot.Where{Thread: bot.Thread{Platform: "discord", Space: "G1", Chat: "C9", ID: "T7"}, User: ann("discord")},
+		{"Discord server thread", bot.Where{Thread: chat.Thread{Platform: "discord", Space: "G1", Chat: "C9", ID: "T7"}, User: ann("discord")},
 			"space:discord:G1", []string{"operator", "space:discord:G1"}},
-		{"Discord DM", bot.Where{Thread: bot.Thread{Platform: "discord", Chat: "DM5"}, User: ann("discord"), Direct: true},
+		{"Discord DM", bot.Where{Thread: chat.Thread{Platform: "discord", Chat: "DM5"}, User: ann("discord"), Direct: true},
 			"person:discord:ann", []string{"operator", "person:discord:ann"}},
-		{"Telegram group", bot.Where{Thread: bot.Thread{Platform: "telegram", Chat: "-100", ID: "42"}, User: ann("telegram")},
+		{"Telegram group", bot.Where{Thread: chat.Thread{Platform: "telegram", Chat: "-100", ID: "42"}, User: ann("telegram")},
 			"space:telegram:-100", []string{"operator", "space:telegram:-100"}},
-		{"Telegram private chat", bot.Where{Thread: bot.Thread{Platform: "telegram", Chat: "77"}, User: ann("telegram"), Direct: true},
+		{"Telegram private chat", bot.Where{Thread: chat.Thread{Platform: "telegram", Chat: "77"}, User: ann("telegram"), Direct: true},
 			"person:telegram:ann", []string{"operator", "person:telegram:ann"}},
-		{"terminal", bot.Where{Thread: bot.Thread{Platform: "console", Chat: "ann"}, User: ann("console"), Direct: true},
+		{"terminal", bot.Where{Thread: chat.Thread{Platform: "console", Chat: "ann"}, User: ann("console"), Direct: true},
 			"person:console:ann", []string{"operator", "person:console:ann"}},
 	}
 	others := []string{"space:slack:T2", "space:discord:G2", "space:telegram:-200", "person:slack:bob", "person:telegram:bob"}

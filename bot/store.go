@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"github.com/parleybot/parley/chat"
 	"time"
 )
 
@@ -11,12 +12,12 @@ import (
 type SessionMap interface {
 	// SessionFor returns the session bound to t, creating and binding a new
 	// one when t has none.
-	SessionFor(ctx context.Context, t Thread) (string, error)
+	SessionFor(ctx context.Context, t chat.Thread) (string, error)
 	// NewSession binds t to a fresh session (the /new command) and returns it.
-	NewSession(ctx context.Context, t Thread) (string, error)
+	NewSession(ctx context.Context, t chat.Thread) (string, error)
 	// BoundSession returns t's session without creating one; ok is false
 	// when the bot has never been part of t.
-	BoundSession(ctx context.Context, t Thread) (id string, ok bool, err error)
+	BoundSession(ctx context.Context, t chat.Thread) (id string, ok bool, err error)
 	// Session describes the session id: where it lives and how old it is.
 	Session(ctx context.Context, id string) (SessionInfo, error)
 }
@@ -26,7 +27,7 @@ type SessionInfo struct {
 	ID string
 	// Thread is the conversation the session was started for. After /new
 	// the thread is bound to a newer session; this one keeps its origin.
-	Thread    Thread
+	Thread    chat.Thread
 	CreatedAt time.Time
 	// UpdatedAt is when a message was last appended (or CreatedAt).
 	UpdatedAt time.Time
@@ -51,37 +52,4 @@ type InboxItem struct {
 	Platform   string
 	Payload    []byte
 	ReceivedAt time.Time
-}
-
-// Outbox holds each reply's delivery state: the platform messages it has
-// produced and the text they show. One record per inbound event: a retry
-// or a restart continues the same messages instead of posting new ones.
-type Outbox interface {
-	// Reply returns the record for inboxKey; ok is false if none exists.
-	Reply(ctx context.Context, inboxKey string) (rec OutboxRecord, ok bool, err error)
-	// SaveReply creates or updates the record for rec.InboxKey.
-	SaveReply(ctx context.Context, rec OutboxRecord) error
-}
-
-// Reply delivery states.
-const (
-	ReplyStreaming = "streaming" // messages exist; the answer is not final
-	ReplyDelivered = "delivered" // the final text is shown in full
-	ReplyFailed    = "failed"    // delivery gave up; the failure was logged and shown
-	// ReplyPosting: a part of the final answer is being sent as a new
-	// message, Refs[len(Refs)], with Out.Key "<inbox key>#<part>". Saved
-	// before the call, so that a restart knows the part may exist: it asks
-	// a SentFinder, or sends again with the same key (delivery_post.go).
-	ReplyPosting = "posting"
-)
-
-// OutboxRecord is one reply's delivery state.
-type OutboxRecord struct {
-	InboxKey  string
-	SessionID string
-	Thread    Thread
-	Refs      []string // platform message ids, in order: first message, then continuations
-	Text      string   // the text the messages show now
-	Status    string
-	Attempts  int
 }

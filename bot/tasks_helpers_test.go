@@ -9,6 +9,7 @@ import (
 	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/agent/task"
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/store"
 )
 
@@ -49,7 +50,7 @@ func TestHelperApprovalInTheThread(t *testing.T) {
 		}
 		click := func(key, user string) {
 			t.Helper()
-			a := bot.Action{Key: key, Thread: coreThread, User: bot.User{Platform: "slack", ID: user, Name: user},
+			a := chat.Action{Key: key, Thread: coreThread, User: chat.User{Platform: "slack", ID: user, Name: user},
 				Data: prompt.Buttons[0].Data, Message: prompt.Ref}
 			if err := w.fake.InjectAction(t.Context(), a); err != nil {
 				t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"github.com/parleybot/parley/agent/task"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/bottest"
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/store"
 )
 
@@ -105,7 +106,7 @@ func progress(items []string, done int) []string {
 }
 
 // checklists are the messages of th that show a plan.
-func checklists(w *coreWorld, th bot.Thread) []bottest.Msg {
+func checklists(w *coreWorld, th chat.Thread) []bottest.Msg {
 	var out []bottest.Msg
 	for _, m := range w.fake.Messages(th) {
 		if strings.HasPrefix(m.Text, "📋 Plan") {
@@ -122,7 +123,7 @@ func settle() {
 }
 
 // sessionOf is the session of th.
-func sessionOf(t *testing.T, w *coreWorld, th bot.Thread) string {
+func sessionOf(t *testing.T, w *coreWorld, th chat.Thread) string {
 	t.Helper()
 	sid, ok, err := w.db.BoundSession(t.Context(), th)
 	if err != nil || !ok {
@@ -159,8 +160,8 @@ func stateOf(t *testing.T, w *coreWorld, sid string) task.State {
 func command(t *testing.T, w *coreWorld, key, user, name string, args ...string) string {
 	t.Helper()
 	var got []string
-	c := bot.Command{Key: key, Thread: coreThread, User: bot.User{Platform: "slack", ID: user, Name: user}, Name: name, Args: args,
-		Respond: func(_ context.Context, out bot.Out) error { got = append(got, out.Text); return nil }}
+	c := chat.Command{Key: key, Thread: coreThread, User: chat.User{Platform: "slack", ID: user, Name: user}, Name: name, Args: args,
+		Respond: func(_ context.Context, out chat.Out) error { got = append(got, out.Text); return nil }}
 	if err := w.fake.InjectCommand(t.Context(), c); err != nil {
 		t.Fatal(err)
 	}
@@ -527,7 +528,7 @@ func TestTaskWaitsForApproval(t *testing.T) {
 			t.Fatalf("the checklist while the approval waits: %+v", lists)
 		}
 		prompt := w.approvalPrompt(t, coreThread)
-		click := bot.Action{Key: "click1", Thread: coreThread, User: bot.User{Platform: "slack", ID: "ana", Name: "ana"},
+		click := chat.Action{Key: "click1", Thread: coreThread, User: chat.User{Platform: "slack", ID: "ana", Name: "ana"},
 			Data: prompt.Buttons[0].Data, Message: prompt.Ref}
 		if err := w.fake.InjectAction(t.Context(), click); err != nil {
 			t.Fatal(err)

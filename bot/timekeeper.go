@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/parleybot/parley/agent/remind"
+	"github.com/parleybot/parley/bot/outbound"
+	"github.com/parleybot/parley/chat"
 )
 
 // The timekeeper is what the chat core does when a reminder or a schedule
@@ -34,8 +36,8 @@ import (
 type timekeeper struct {
 	items    remind.ItemStore
 	sessions SessionMap
-	outbox   Outbox
-	out      *Outbound
+	outbox   outbound.Outbox
+	out      *outbound.Outbound
 	router   *Router
 	zones    Zones
 	// wake tells the loop an item's next time moved (remind.Loop.Wake).
@@ -62,7 +64,7 @@ func (k *timekeeper) Deliver(ctx context.Context, c remind.Claim) error {
 		if next := k.nextRun(ctx, it); next != "" {
 			text += "\nIt runs again " + next + "."
 		}
-		return k.post(ctx, c.Key(), it, text, []User{ownerOf(it)})
+		return k.post(ctx, c.Key(), it, text, []chat.User{ownerOf(it)})
 	case it.Kind == remind.KindSchedule:
 		return k.startRun(ctx, c)
 	}
@@ -73,7 +75,7 @@ func (k *timekeeper) Deliver(ctx context.Context, c remind.Claim) error {
 	case c.Decision.Late > 0:
 		text += fmt.Sprintf("\n_(late by %s: I was not running at %s)_", c.Decision.Late.Round(time.Minute), k.when(it, c.Occurrence))
 	}
-	var targets []User
+	var targets []chat.User
 	for _, key := range it.Targets {
 		u := userOf(key)
 		if key == it.Owner {
@@ -89,12 +91,12 @@ const postTimeout = 30 * time.Second
 
 // post shows text in it's place once under key: a record already
 // delivered is not posted again.
-func (k *timekeeper) post(ctx context.Context, key string, it remind.Item, text string, mentions []User) error {
+func (k *timekeeper) post(ctx context.Context, key string, it remind.Item, text string, mentions []chat.User) error {
 	rec, ok, err := k.outbox.Reply(ctx, key)
 	if err != nil {
 		return err
 	}
-	if ok && rec.Status == ReplyDelivered {
+	if ok && rec.Status == outbound.ReplyDelivered {
 		return nil // posted before a crash kept the claim from being marked
 	}
 	t := threadOf(it.Place)
@@ -110,12 +112,12 @@ func (k *timekeeper) post(ctx context.Context, key string, it remind.Item, text 
 	// outbox knowing it, and would be shown again after the restart.
 	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), postTimeout)
 	defer cancel()
-	ref, err := k.out.Post(pctx, t, Out{Text: text, Mentions: mentions})
+	ref, err := k.out.Post(pctx, t, chat.Out{Text: text, Mentions: mentions})
 	if err != nil {
 		return fmt.Errorf("post %s: %w", key, err)
 	}
-	return k.outbox.SaveReply(context.WithoutCancel(ctx), OutboxRecord{InboxKey: key, SessionID: sid, Thread: t,
-		Refs: []string{ref.ID}, Text: text, Status: ReplyDelivered})
+	return k.outbox.SaveReply(context.WithoutCancel(ctx), outbound.OutboxRecord{InboxKey: key, SessionID: sid, Thread: t,
+		Refs: []string{ref.ID}, Text: text, Status: outbound.ReplyDelivered})
 }
 
 // startRun starts the turn of a schedule's occurrence, unless its previous
@@ -131,7 +133,7 @@ func (k *timekeeper) startRun(ctx context.Context, c remind.Claim) error {
 	}
 	k.running[it.ID] = &scheduledRun{key: c.Key()}
 	k.mu.Unlock()
-	m := Message{
+	m := chat.Message{
 		Key: c.Key(), Thread: threadOf(it.Place), User: ownerOf(it), Direct: it.Place.Direct, Mentioned: true,
 		Text: fmt.Sprintf("(Scheduled run, due %s, set by %s — /schedules lists it.) %s", k.when(it, c.Occurrence), ownerOf(it).Name, it.Text),
 	}
@@ -148,7 +150,7 @@ func (k *timekeeper) startRun(ctx context.Context, c remind.Claim) error {
 
 // wrap gives a scheduled run's reply the note of the occurrences skipped
 // while it ran.
-func (k *timekeeper) wrap(key string, r Reply) Reply {
+func (k *timekeeper) wrap(key string, r outbound.Reply) outbound.Reply {
 	id, ok := itemOfKey(key)
 	if !ok {
 		return r
@@ -165,7 +167,7 @@ func (k *timekeeper) wrap(key string, r Reply) Reply {
 
 // scheduledReply is a scheduled run's reply.
 type scheduledReply struct {
-	Reply
+	outbound.Reply
 	skipped func() []time.Time
 }
 
@@ -211,7 +213,7 @@ func (k *timekeeper) ended(ctx context.Context, key, answer string, runErr error
 	}
 	text := fmt.Sprintf("⏸ I paused the schedule %q: its last %d runs failed (last: %s). /schedules resume to try again.",
 		it.Text, remind.MaxFailures, result)
-	if err := k.post(ctx, key+":paused", it, text, []User{ownerOf(it)}); err != nil {
+	if err := k.post(ctx, key+":paused", it, text, []chat.User{ownerOf(it)}); err != nil {
 		k.log.Error("schedule: tell the owner it paused", "item", id, "err", err)
 	}
 }
@@ -248,12 +250,12 @@ func itemOfKey(key string) (int64, bool) {
 }
 
 // threadOf is the thread an item is delivered in.
-func threadOf(p remind.Place) Thread {
-	return Thread{Platform: p.Platform, Space: p.Space, Chat: p.Chat, ID: p.Thread}
+func threadOf(p remind.Place) chat.Thread {
+	return chat.Thread{Platform: p.Platform, Space: p.Space, Chat: p.Chat, ID: p.Thread}
 }
 
 // ownerOf is the person an item acts for.
-func ownerOf(it remind.Item) User {
+func ownerOf(it remind.Item) chat.User {
 	u := userOf(it.Owner)
 	u.Name = it.OwnerName
 	return u
@@ -261,10 +263,10 @@ func ownerOf(it remind.Item) User {
 
 // userOf is the person of a user key: "slack:U1", or "telegram:@carol"
 // for a Telegram username not resolved to an id.
-func userOf(key string) User {
+func userOf(key string) chat.User {
 	platform, id, _ := strings.Cut(key, ":")
 	if name, ok := strings.CutPrefix(id, "@"); ok {
-		return User{Platform: platform, Name: name}
+		return chat.User{Platform: platform, Name: name}
 	}
-	return User{Platform: platform, ID: id}
+	return chat.User{Platform: platform, ID: id}
 }

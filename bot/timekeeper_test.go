@@ -16,6 +16,7 @@ import (
 	"github.com/parleybot/parley/agent/remind"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/bottest"
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/store"
 )
 
@@ -42,7 +43,7 @@ func withReminders(t *testing.T, cfg *bot.CoreConfig, db *store.DB) {
 }
 
 func newTimeWorld(t *testing.T) *coreWorld {
-	w := newCoreWorld(t, bottest.New(bottest.Config{Platform: "slack", Capabilities: bot.Capabilities{MaxLen: 4000, Ephemeral: true}}))
+	w := newCoreWorld(t, bottest.New(bottest.Config{Platform: "slack", Capabilities: chat.Capabilities{MaxLen: 4000, Ephemeral: true}}))
 	w.reminders = true
 	w.access = bot.Access{Admins: []string{"slack:boss"}}
 	return w
@@ -98,7 +99,7 @@ func TestReminderAcrossRestarts(t *testing.T) {
 		}
 		r := got[0]
 		if r.Thread != coreThread || !strings.Contains(r.Out.Text, "late by 10m") ||
-			!slices.Equal(r.Out.Mentions, []bot.User{{Platform: "slack", ID: "ana", Name: "ana"}}) {
+			!slices.Equal(r.Out.Mentions, []chat.User{{Platform: "slack", ID: "ana", Name: "ana"}}) {
 			t.Fatalf("the reminder: %+v", r)
 		}
 		if n := w.model.calls.Load(); n != 0 {
@@ -279,7 +280,7 @@ func TestScheduledRuns(t *testing.T) {
 				told = append(told, c)
 			}
 		}
-		if len(told) != 1 || !slices.Equal(told[0].Out.Mentions, []bot.User{{Platform: "slack", ID: "ana", Name: "ana"}}) {
+		if len(told) != 1 || !slices.Equal(told[0].Out.Mentions, []chat.User{{Platform: "slack", ID: "ana", Name: "ana"}}) {
 			t.Fatalf("the creator was not told once: %+v", told)
 		}
 		runs := model.runs
@@ -311,11 +312,11 @@ func TestReminderCommands(t *testing.T) {
 			var got []string
 			th := coreThread
 			if direct {
-				th = bot.Thread{Platform: "slack", Space: "W", Chat: "D-" + user}
+				th = chat.Thread{Platform: "slack", Space: "W", Chat: "D-" + user}
 			}
-			c := bot.Command{Key: "c" + strings.Repeat("x", n), Thread: th, User: bot.User{Platform: "slack", ID: user, Name: user},
+			c := chat.Command{Key: "c" + strings.Repeat("x", n), Thread: th, User: chat.User{Platform: "slack", ID: user, Name: user},
 				Name: args[0], Args: args[1:], Direct: direct,
-				Respond: func(_ context.Context, out bot.Out) error { got = append(got, out.Text); return nil }}
+				Respond: func(_ context.Context, out chat.Out) error { got = append(got, out.Text); return nil }}
 			if err := w.fake.InjectCommand(t.Context(), c); err != nil {
 				t.Fatal(err)
 			}

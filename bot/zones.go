@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"fmt"
+	"github.com/parleybot/parley/chat"
 	"strings"
 	"time"
 )
@@ -14,9 +15,9 @@ import (
 
 // Zones tell each person's time zone. It implements remind.Zones.
 type Zones struct {
-	KV KV
+	KV chat.KV
 	// Adapters are asked for a profile's zone when the person set none.
-	Adapters []Adapter
+	Adapters []chat.Adapter
 	// Default is the zone of everyone else (default UTC).
 	Default *time.Location
 }
@@ -41,12 +42,12 @@ func (z Zones) zone(ctx context.Context, userKey string) (*time.Location, string
 	}
 	platform, id, _ := strings.Cut(userKey, ":")
 	for _, a := range z.Adapters {
-		t, ok := a.(ZoneTeller)
+		t, ok := a.(chat.ZoneTeller)
 		if !ok || a.Platform() != platform {
 			continue
 		}
 		// A profile that cannot be read costs only its zone.
-		if name, err := t.UserZone(ctx, User{Platform: platform, ID: id}); err == nil && name != "" {
+		if name, err := t.UserZone(ctx, chat.User{Platform: platform, ID: id}); err == nil && name != "" {
 			if loc, err := LoadZone(name); err == nil {
 				return loc, "profile", nil
 			}

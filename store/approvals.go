@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/store/internal/rowdata"
 )
 
@@ -99,7 +100,7 @@ func (db *DB) Approval(ctx context.Context, id string) (rec bot.ApprovalRecord, 
 // the deadline loses too, so a click can never beat an expiry that is
 // merely late. by is the decider (zero for an expiry); their display name is
 // remembered for records read later.
-func (db *DB) DecideApproval(ctx context.Context, id, status string, by bot.User, at time.Time) (won bool, err error) {
+func (db *DB) DecideApproval(ctx context.Context, id, status string, by chat.User, at time.Time) (won bool, err error) {
 	var decidedBy any // NULL for an expiry
 	switch status {
 	case bot.ApprovalApproved, bot.ApprovalDenied:
@@ -137,7 +138,7 @@ func (db *DB) DecideApproval(ctx context.Context, id, status string, by bot.User
 
 // SetApprovalRefs records the messages that show approval id (the one with
 // its buttons). An unknown id is ErrNotFound.
-func (db *DB) SetApprovalRefs(ctx context.Context, id string, refs []bot.MessageRef) error {
+func (db *DB) SetApprovalRefs(ctx context.Context, id string, refs []chat.MessageRef) error {
 	enc, err := rowdata.EncodeRefs(refs)
 	if err != nil {
 		return fmt.Errorf("store: set refs of approval %q: %w", id, err)

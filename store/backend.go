@@ -9,6 +9,7 @@ import (
 	"github.com/parleybot/parley/agent/remind"
 	"github.com/parleybot/parley/agent/task"
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // Backend is what a storage engine offers Parley, whichever engine it is
@@ -19,7 +20,7 @@ import (
 // them too (storetest.Store adds them).
 type Backend interface {
 	bot.CoreStore // sessions, inbox, outbox, KV, approvals
-	bot.PlatformState
+	chat.PlatformState
 	bot.RunRecorder
 	bot.HelperSessions
 	bot.Leases   // replicas on one database take turns (docs/replicas.md)

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/parleybot/parley/agent/llm"
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // TestCheckpointsBesideTheWriter: the writer never checkpoints in a
@@ -25,7 +25,7 @@ func TestCheckpointsBesideTheWriter(t *testing.T) {
 	}
 
 	before := db.ckpt.commits.Load()
-	sid, err := db.SessionFor(ctx, bot.Thread{Platform: "telegram", Chat: "1"})
+	sid, err := db.SessionFor(ctx, chat.Thread{Platform: "telegram", Chat: "1"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/store"
 )
 
@@ -61,7 +61,7 @@ func newDB(t testing.TB, opts ...store.Option) *store.DB {
 }
 
 // slackThread is a conversation to bind sessions to.
-var slackThread = bot.Thread{Platform: "slack", Space: "T01", Chat: "C01", ID: "1700000000.000100"}
+var slackThread = chat.Thread{Platform: "slack", Space: "T01", Chat: "C01", ID: "1700000000.000100"}
 
 // add is the memory tool's edit that appends entry.
 func add(entry string) func([]string) ([]string, error) {

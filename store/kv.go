@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // The adapters keep their cursors and reply chains here.
-var _ bot.PlatformState = (*DB)(nil)
+var _ chat.PlatformState = (*DB)(nil)
 
 // Get returns the value stored under key and whether there is one. The kv
 // table holds small values that must survive a restart, such as platform

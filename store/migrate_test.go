@@ -10,7 +10,7 @@ import (
 	"testing/fstest"
 
 	"github.com/parleybot/parley/agent/llm"
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // schemaVersion returns the newest applied goose version and the number of
@@ -68,7 +68,7 @@ func TestMigrateReopen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	thread := bot.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1700000000.000100"}
+	thread := chat.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1700000000.000100"}
 	id, err := db.SessionFor(t.Context(), thread)
 	if err != nil {
 		t.Fatal(err)

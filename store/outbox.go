@@ -6,15 +6,15 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/outbound"
 	"github.com/parleybot/parley/store/internal/rowdata"
 )
 
-var _ bot.Outbox = (*DB)(nil)
+var _ outbound.Outbox = (*DB)(nil)
 
 // Reply returns the outbox record of the reply to the inbound event
 // inboxKey; ok is false when there is none.
-func (db *DB) Reply(ctx context.Context, inboxKey string) (rec bot.OutboxRecord, ok bool, err error) {
+func (db *DB) Reply(ctx context.Context, inboxKey string) (rec outbound.OutboxRecord, ok bool, err error) {
 	var refs string
 	rec.InboxKey = inboxKey
 	err = db.r.QueryRowContext(ctx, `
@@ -23,13 +23,13 @@ func (db *DB) Reply(ctx context.Context, inboxKey string) (rec bot.OutboxRecord,
 	).Scan(&rec.SessionID, &rec.Thread.Platform, &rec.Thread.Space, &rec.Thread.Chat, &rec.Thread.ID,
 		&refs, &rec.Text, &rec.Status, &rec.Attempts)
 	if errors.Is(err, sql.ErrNoRows) {
-		return bot.OutboxRecord{}, false, nil
+		return outbound.OutboxRecord{}, false, nil
 	}
 	if err != nil {
-		return bot.OutboxRecord{}, false, fmt.Errorf("store: reply %q: %w", inboxKey, err)
+		return outbound.OutboxRecord{}, false, fmt.Errorf("store: reply %q: %w", inboxKey, err)
 	}
 	if rec.Refs, err = rowdata.DecodeList(refs); err != nil {
-		return bot.OutboxRecord{}, false, fmt.Errorf("store: reply %q: refs: %w", inboxKey, err)
+		return outbound.OutboxRecord{}, false, fmt.Errorf("store: reply %q: refs: %w", inboxKey, err)
 	}
 	return rec, true, nil
 }
@@ -38,7 +38,7 @@ func (db *DB) Reply(ctx context.Context, inboxKey string) (rec bot.OutboxRecord,
 // inbound event, so a retried or resumed turn finds the messages its reply
 // already produced. The session must exist (ErrNotFound otherwise); an
 // empty Status is stored as "pending".
-func (db *DB) SaveReply(ctx context.Context, rec bot.OutboxRecord) error {
+func (db *DB) SaveReply(ctx context.Context, rec outbound.OutboxRecord) error {
 	if err := rowdata.CheckReply(rec); err != nil {
 		return fmt.Errorf("store: %w", err)
 	}

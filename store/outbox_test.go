@@ -8,13 +8,14 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/bottest"
+	"github.com/parleybot/parley/bot/outbound"
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/store"
 )
 
 // newSession returns the id of a session bound to a fresh thread.
-func newSession(t *testing.T, db *store.DB, th bot.Thread) string {
+func newSession(t *testing.T, db *store.DB, th chat.Thread) string {
 	t.Helper()
 	sid, err := db.SessionFor(t.Context(), th)
 	if err != nil {
@@ -28,11 +29,11 @@ func newSession(t *testing.T, db *store.DB, th bot.Thread) string {
 func TestOutboxUpdateKeepsOneRow(t *testing.T) {
 	path := dbPath(t)
 	db := openDB(t, path, store.WithClock(tickingClock()))
-	th := bot.Thread{Platform: "telegram", Chat: "-100200", ID: "77"}
+	th := chat.Thread{Platform: "telegram", Chat: "-100200", ID: "77"}
 	sid := newSession(t, db, th)
 	for i, text := range []string{"", "part 1", "part 1\n\npart 2"} {
-		rec := bot.OutboxRecord{InboxKey: "telegram:812345678", SessionID: sid, Thread: th,
-			Refs: []string{"501"}, Text: text, Status: bot.ReplyStreaming, Attempts: i}
+		rec := outbound.OutboxRecord{InboxKey: "telegram:812345678", SessionID: sid, Thread: th,
+			Refs: []string{"501"}, Text: text, Status: outbound.ReplyStreaming, Attempts: i}
 		if err := db.SaveReply(t.Context(), rec); err != nil {
 			t.Fatal(err)
 		}
@@ -62,7 +63,7 @@ func TestDeliveryResumesFromSQLite(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		th := bot.Thread{Platform: "fake", Chat: "c1"}
+		th := chat.Thread{Platform: "fake", Chat: "c1"}
 		sid := newSession(t, db, th)
 		caps := bottest.DefaultCapabilities()
 		caps.MaxLen, caps.SplitAt = 120, 100
@@ -73,11 +74,11 @@ func TestDeliveryResumesFromSQLite(t *testing.T) {
 		}
 		final := strings.Join(paras, "\n\n") // ~300 characters: three parts of ≤ 100
 
-		d1, err := bot.NewDelivery(bot.DeliveryConfig{Adapter: fake, Outbox: db, FinalDeadline: 30 * time.Second, Logger: discardLogger()})
+		d1, err := outbound.NewDelivery(outbound.DeliveryConfig{Adapter: fake, Outbox: db, FinalDeadline: 30 * time.Second, Logger: discardLogger()})
 		if err != nil {
 			t.Fatal(err)
 		}
-		w, err := d1.Begin(ctx, "fake:1", sid, th, bot.User{Platform: "fake", ID: "u"}, "")
+		w, err := d1.Begin(ctx, "fake:1", sid, th, chat.User{Platform: "fake", ID: "u"}, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,7 +92,7 @@ func TestDeliveryResumesFromSQLite(t *testing.T) {
 			t.Fatal("Finish succeeded though part 3 could not be posted")
 		}
 		rec, ok, err := db.Reply(ctx, "fake:1")
-		if err != nil || !ok || rec.Status != bot.ReplyFailed || len(rec.Refs) != 2 {
+		if err != nil || !ok || rec.Status != outbound.ReplyFailed || len(rec.Refs) != 2 {
 			t.Fatalf("after the failure the record is %+v (%v, %v); want failed with 2 refs", rec, ok, err)
 		}
 		if err := db.Close(); err != nil {
@@ -101,11 +102,11 @@ func TestDeliveryResumesFromSQLite(t *testing.T) {
 		// Restart: a new database handle and a new Delivery.
 		fake.ClearFaults()
 		db = openDB(t, path)
-		d2, err := bot.NewDelivery(bot.DeliveryConfig{Adapter: fake, Outbox: db, Logger: discardLogger()})
+		d2, err := outbound.NewDelivery(outbound.DeliveryConfig{Adapter: fake, Outbox: db, Logger: discardLogger()})
 		if err != nil {
 			t.Fatal(err)
 		}
-		w, err = d2.Begin(ctx, "fake:1", sid, th, bot.User{Platform: "fake", ID: "u"}, "")
+		w, err = d2.Begin(ctx, "fake:1", sid, th, chat.User{Platform: "fake", ID: "u"}, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +114,7 @@ func TestDeliveryResumesFromSQLite(t *testing.T) {
 			t.Fatal(err)
 		}
 		rec, _, _ = db.Reply(ctx, "fake:1")
-		if rec.Status != bot.ReplyDelivered || len(rec.Refs) != 3 || rec.Attempts != 2 {
+		if rec.Status != outbound.ReplyDelivered || len(rec.Refs) != 3 || rec.Attempts != 2 {
 			t.Errorf("record after resume = %+v; want delivered, 3 refs, 2 attempts", rec)
 		}
 		msgs := fake.Messages(th)

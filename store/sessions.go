@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 var _ bot.SessionMap = (*DB)(nil)
@@ -17,7 +18,7 @@ type SessionInfo = bot.SessionInfo
 // SessionFor returns the session bound to t, creating and binding a new one
 // when t has none. Concurrent calls for the same new thread, from this
 // process or another, all get the same session.
-func (db *DB) SessionFor(ctx context.Context, t bot.Thread) (string, error) {
+func (db *DB) SessionFor(ctx context.Context, t chat.Thread) (string, error) {
 	if err := validThread(t); err != nil {
 		return "", err
 	}
@@ -47,7 +48,7 @@ func (db *DB) SessionFor(ctx context.Context, t bot.Thread) (string, error) {
 
 // BoundSession returns the session bound to t without creating one; ok is
 // false when the bot has never been part of that conversation.
-func (db *DB) BoundSession(ctx context.Context, t bot.Thread) (id string, ok bool, err error) {
+func (db *DB) BoundSession(ctx context.Context, t chat.Thread) (id string, ok bool, err error) {
 	if err := validThread(t); err != nil {
 		return "", false, err
 	}
@@ -63,7 +64,7 @@ func (db *DB) BoundSession(ctx context.Context, t bot.Thread) (id string, ok boo
 
 // NewSession creates a session and binds t to it, replacing any earlier
 // binding, in one transaction. The earlier session and its transcript stay.
-func (db *DB) NewSession(ctx context.Context, t bot.Thread) (string, error) {
+func (db *DB) NewSession(ctx context.Context, t chat.Thread) (string, error) {
 	if err := validThread(t); err != nil {
 		return "", err
 	}
@@ -103,7 +104,7 @@ type queryRower interface {
 }
 
 // boundSession returns the session t is bound to, or sql.ErrNoRows.
-func boundSession(ctx context.Context, q queryRower, t bot.Thread) (string, error) {
+func boundSession(ctx context.Context, q queryRower, t chat.Thread) (string, error) {
 	var id string
 	err := q.QueryRowContext(ctx, `
 		SELECT session_id FROM threads
@@ -114,7 +115,7 @@ func boundSession(ctx context.Context, q queryRower, t bot.Thread) (string, erro
 }
 
 // bindNewSession creates a session for t and binds t to it.
-func (db *DB) bindNewSession(ctx context.Context, tx *sql.Tx, t bot.Thread) (string, error) {
+func (db *DB) bindNewSession(ctx context.Context, tx *sql.Tx, t chat.Thread) (string, error) {
 	id, now := db.newID(), millis(db.now())
 	if _, err := tx.ExecContext(ctx, `
 		INSERT INTO sessions (id, platform, space, chat, thread, created_at, updated_at)
@@ -135,7 +136,7 @@ func (db *DB) bindNewSession(ctx context.Context, tx *sql.Tx, t bot.Thread) (str
 	return id, nil
 }
 
-func validThread(t bot.Thread) error {
+func validThread(t chat.Thread) error {
 	if t.Platform == "" {
 		return fmt.Errorf("store: thread %s has no platform", t)
 	}

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/parleybot/parley/adapters/console"
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/bottest"
+	"github.com/parleybot/parley/chat"
 )
 
 // TestConformance runs the adapter conformance suite against the terminal,
@@ -47,7 +47,7 @@ func TestConformance(t *testing.T) {
 // consoleHarness types into the terminal through a pipe.
 type consoleHarness struct {
 	ad       *console.Adapter
-	operator bot.User
+	operator chat.User
 	in       *io.PipeWriter
 	writing  sync.Mutex // one line at a time, in order
 }
@@ -57,20 +57,20 @@ func newConsoleHarness(t *testing.T) bottest.Harness {
 	// Runs after the suite has stopped Run (cleanups run last first), and
 	// releases a line Run never read.
 	t.Cleanup(func() { pw.Close() })
-	operator := bot.User{Platform: console.Platform, ID: "alice", Name: "alice"}
+	operator := chat.User{Platform: console.Platform, ID: "alice", Name: "alice"}
 	ad := console.New(console.Config{In: pr, Out: io.Discard, User: operator, Now: func() time.Time { return time.Unix(0, 42) }})
 	return &consoleHarness{ad: ad, operator: operator, in: pw}
 }
 
-func (h *consoleHarness) Adapter() bot.Adapter { return h.ad }
+func (h *consoleHarness) Adapter() chat.Adapter { return h.ad }
 
-func (h *consoleHarness) User(name string) bot.User {
-	return bot.User{Platform: console.Platform, ID: name, Name: name}
+func (h *consoleHarness) User(name string) chat.User {
+	return chat.User{Platform: console.Platform, ID: name, Name: name}
 }
 
 // Thread is the terminal's one conversation, whatever the kind: the checks
 // that need a group of people are skipped.
-func (h *consoleHarness) Thread(bottest.ThreadKind, bot.User) bot.Thread { return h.ad.Thread() }
+func (h *consoleHarness) Thread(bottest.ThreadKind, chat.User) chat.Thread { return h.ad.Thread() }
 
 // UserMessage types the operator's line. Run takes the next line only once
 // the last one is answered, which the suite's handler never does, so the
@@ -91,13 +91,13 @@ func (h *consoleHarness) UserMessage(_ context.Context, m bottest.MessageSpec) (
 // Click, Visible, PrivateTo and RateLimitNext serve only the skipped
 // checks.
 
-func (h *consoleHarness) Click(context.Context, bot.MessageRef, int, bot.User) error {
+func (h *consoleHarness) Click(context.Context, chat.MessageRef, int, chat.User) error {
 	return errors.New("console harness: a click is the operator's y/N answer (the buttons check is skipped)")
 }
 
-func (h *consoleHarness) Visible(bot.Thread) []bottest.Visible { return nil }
+func (h *consoleHarness) Visible(chat.Thread) []bottest.Visible { return nil }
 
-func (h *consoleHarness) PrivateTo(bot.User) []string { return nil }
+func (h *consoleHarness) PrivateTo(chat.User) []string { return nil }
 
 func (h *consoleHarness) RateLimitNext(bottest.Op, time.Duration) {
 	panic("console harness: a terminal has no rate limit (the rate limit check is skipped)")

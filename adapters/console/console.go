@@ -1,4 +1,4 @@
-// Package console is the terminal chat: a bot.Adapter whose one
+// Package console is the terminal chat: a chat.Adapter whose one
 // conversation is the OS user's, at the terminal. Lines typed go to the
 // chat core like any platform's messages and commands; answers stream to
 // the terminal as they are written; a message with buttons (an approval)
@@ -11,10 +11,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
-// Platform is the console's bot.Thread and bot.User platform.
+// Platform is the console's chat.Thread and chat.User platform.
 const Platform = "console"
 
 // The terminal takes any length and any pace; these limits only give the
@@ -35,7 +35,7 @@ type Config struct {
 	// User is the person at the terminal, the operator: the one person of
 	// the one conversation, who asks and approves. Platform is set to
 	// "console".
-	User bot.User
+	User chat.User
 	// Interactive prints a prompt before each input line (a terminal, not
 	// a pipe); a pipe's answers to questions are echoed instead.
 	Interactive bool
@@ -51,7 +51,7 @@ type Config struct {
 // Adapter is the terminal chat.
 type Adapter struct {
 	cfg    Config
-	thread bot.Thread
+	thread chat.Thread
 	screen *screen
 	run    string        // this run's id: its start, in Unix nanoseconds
 	wake   chan struct{} // capacity 1: an answer ended, or a question changed
@@ -71,7 +71,7 @@ func New(cfg Config) *Adapter {
 	cfg.User.Platform = Platform
 	a := &Adapter{
 		cfg:    cfg,
-		thread: bot.Thread{Platform: Platform, Chat: cfg.User.ID},
+		thread: chat.Thread{Platform: Platform, Chat: cfg.User.ID},
 		run:    strconv.FormatInt(cfg.Now().UnixNano(), 10),
 		wake:   make(chan struct{}, 1),
 		msgs:   map[string]*message{},
@@ -84,14 +84,14 @@ func New(cfg Config) *Adapter {
 func (a *Adapter) Platform() string { return Platform }
 
 // Thread is the one conversation: the operator's.
-func (a *Adapter) Thread() bot.Thread { return a.thread }
+func (a *Adapter) Thread() chat.Thread { return a.thread }
 
 // Capabilities: buttons are asked as y/N; what is "private" is printed,
 // since the terminal is one person's.
-func (a *Adapter) Capabilities() bot.Capabilities {
-	return bot.Capabilities{
+func (a *Adapter) Capabilities() chat.Capabilities {
+	return chat.Capabilities{
 		MaxLen: maxLen, SplitAt: splitAt,
-		EditEvery: paceEvery, EditBurst: paceBurst, EditScope: bot.PaceGlobal,
+		EditEvery: paceEvery, EditBurst: paceBurst, EditScope: chat.PaceGlobal,
 		Buttons: true, Ephemeral: true,
 	}
 }

@@ -10,11 +10,11 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/internal/syncbuf"
 )
 
-var ana = bot.User{Platform: Platform, ID: "ana", Name: "ana"}
+var ana = chat.User{Platform: Platform, ID: "ana", Name: "ana"}
 
 // fakeCore plays the chat core's part: it records what the console hands
 // it and answers through the console's outbound side, as the core does.
@@ -22,17 +22,17 @@ var ana = bot.User{Platform: Platform, ID: "ana", Name: "ana"}
 type fakeCore struct {
 	a *Adapter
 	// turn answers a message (nil: nothing is shown).
-	turn func(ctx context.Context, m bot.Message)
+	turn func(ctx context.Context, m chat.Message)
 	// click acts on a click (nil: nothing happens).
-	click func(ctx context.Context, act bot.Action)
+	click func(ctx context.Context, act chat.Action)
 
 	mu   sync.Mutex
-	msgs []bot.Message
-	cmds []bot.Command
-	acts []bot.Action
+	msgs []chat.Message
+	cmds []chat.Command
+	acts []chat.Action
 }
 
-func (f *fakeCore) HandleMessage(ctx context.Context, m bot.Message) error {
+func (f *fakeCore) HandleMessage(ctx context.Context, m chat.Message) error {
 	f.mu.Lock()
 	f.msgs = append(f.msgs, m)
 	f.mu.Unlock()
@@ -45,17 +45,17 @@ func (f *fakeCore) HandleMessage(ctx context.Context, m bot.Message) error {
 	return nil
 }
 
-func (f *fakeCore) HandleCommand(ctx context.Context, c bot.Command) error {
+func (f *fakeCore) HandleCommand(ctx context.Context, c chat.Command) error {
 	f.mu.Lock()
 	f.cmds = append(f.cmds, c)
 	f.mu.Unlock()
 	if c.Name == "boom" {
 		return errors.New("no such thing")
 	}
-	return c.Respond(ctx, bot.Out{Text: "ok: " + c.Name})
+	return c.Respond(ctx, chat.Out{Text: "ok: " + c.Name})
 }
 
-func (f *fakeCore) HandleAction(ctx context.Context, act bot.Action) error {
+func (f *fakeCore) HandleAction(ctx context.Context, act chat.Action) error {
 	f.mu.Lock()
 	f.acts = append(f.acts, act)
 	f.mu.Unlock()
@@ -75,24 +75,24 @@ func (f *fakeCore) texts() []string {
 	return out
 }
 
-func (f *fakeCore) commands() []bot.Command {
+func (f *fakeCore) commands() []chat.Command {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return slices.Clone(f.cmds)
 }
 
-func (f *fakeCore) actions() []bot.Action {
+func (f *fakeCore) actions() []chat.Action {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return slices.Clone(f.acts)
 }
 
 // answerWith is a turn that streams text and finishes with it.
-func answerWith(a *Adapter, text string) func(context.Context, bot.Message) {
-	return func(ctx context.Context, m bot.Message) {
+func answerWith(a *Adapter, text string) func(context.Context, chat.Message) {
+	return func(ctx context.Context, m chat.Message) {
 		s, _ := a.StartStream(ctx, m.Thread, m.User)
 		s.Append(ctx, text)
-		s.Finish(ctx, bot.Out{Text: text})
+		s.Finish(ctx, chat.Out{Text: text})
 	}
 }
 
@@ -104,7 +104,7 @@ func newConsole(in io.Reader, interactive bool) (*Adapter, *fakeCore, *syncbuf.B
 }
 
 // runAll runs the console over input until it returns.
-func runAll(t *testing.T, a *Adapter, core bot.Handler) {
+func runAll(t *testing.T, a *Adapter, core chat.Handler) {
 	t.Helper()
 	if err := a.Run(t.Context(), core); err != nil {
 		t.Fatal(err)
@@ -135,7 +135,7 @@ func TestLines(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			a, core, out := newConsole(strings.NewReader(tt.input), false)
-			core.turn = func(ctx context.Context, m bot.Message) { answerWith(a, "re: "+m.Text)(ctx, m) }
+			core.turn = func(ctx context.Context, m chat.Message) { answerWith(a, "re: "+m.Text)(ctx, m) }
 			runAll(t, a, core)
 			if got := core.texts(); !slices.Equal(got, tt.messages) {
 				t.Errorf("messages %q, want %q", got, tt.messages)
@@ -159,7 +159,7 @@ func TestLines(t *testing.T) {
 func TestEventsAreNormalized(t *testing.T) {
 	a, core, _ := newConsole(strings.NewReader("one\n/status\none\n"), false)
 	runAll(t, a, core)
-	thread := bot.Thread{Platform: Platform, Chat: "ana"}
+	thread := chat.Thread{Platform: Platform, Chat: "ana"}
 	keys := map[string]bool{}
 	for _, m := range core.msgs {
 		if m.Thread != thread || m.User != ana || !m.Direct || m.Place.ChatKind != "terminal" || m.ID == "" {
@@ -190,11 +190,11 @@ func TestWaitsForAnswer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, core, out := newConsole(strings.NewReader("one\ntwo\n"), false)
 		release := make(chan struct{})
-		core.turn = func(ctx context.Context, m bot.Message) {
+		core.turn = func(ctx context.Context, m chat.Message) {
 			s, _ := a.StartStream(ctx, m.Thread, m.User)
 			s.Append(ctx, "answer to "+m.Text)
 			<-release
-			s.Finish(ctx, bot.Out{Text: "answer to " + m.Text + "."})
+			s.Finish(ctx, chat.Out{Text: "answer to " + m.Text + "."})
 		}
 		done := make(chan error, 1)
 		go func() { done <- a.Run(t.Context(), core) }()
@@ -245,11 +245,11 @@ func TestInterrupts(t *testing.T) {
 		interrupts := make(chan struct{})
 		a.cfg.Interrupts = interrupts
 		stopped := make(chan struct{})
-		core.turn = func(ctx context.Context, m bot.Message) {
+		core.turn = func(ctx context.Context, m chat.Message) {
 			s, _ := a.StartStream(ctx, m.Thread, m.User)
 			s.Append(ctx, "Counting: one, two,")
 			<-stopped
-			s.Finish(ctx, bot.Out{Text: "Counting: one, two,\n\n_⏹ stopped_"})
+			s.Finish(ctx, chat.Out{Text: "Counting: one, two,\n\n_⏹ stopped_"})
 		}
 		done := make(chan error, 1)
 		go func() { done <- a.Run(t.Context(), core) }()

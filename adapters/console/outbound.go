@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // message is one of the bot's messages as the terminal shows it. A
@@ -25,23 +25,23 @@ type message struct {
 const keptMessages = 256
 
 var (
-	_ bot.Adapter       = (*Adapter)(nil)
-	_ bot.Streamer      = (*Adapter)(nil)
-	_ bot.StatusShower  = (*Adapter)(nil)
-	_ bot.AnswerWatcher = (*Adapter)(nil)
+	_ chat.Adapter       = (*Adapter)(nil)
+	_ chat.Streamer      = (*Adapter)(nil)
+	_ chat.StatusShower  = (*Adapter)(nil)
+	_ chat.AnswerWatcher = (*Adapter)(nil)
 )
 
 // Send prints out as a new message. The delivery's placeholder, posted
 // before an answer's text, prints nothing: the edit that follows prints
 // the text. A message with buttons asks its question once it is shown.
-func (a *Adapter) Send(_ context.Context, t bot.Thread, out bot.Out) (bot.MessageRef, error) {
+func (a *Adapter) Send(_ context.Context, t chat.Thread, out chat.Out) (chat.MessageRef, error) {
 	out.Text = withMentions(out)
 	if err := fits(out.Text); err != nil {
-		return bot.MessageRef{}, err
+		return chat.MessageRef{}, err
 	}
-	ref := bot.MessageRef{Thread: t, ID: a.newID()}
+	ref := chat.MessageRef{Thread: t, ID: a.newID()}
 	m := a.remember(ref.ID)
-	if out.Text == bot.Placeholder && len(out.Buttons) == 0 {
+	if out.Text == chat.Placeholder && len(out.Buttons) == 0 {
 		return ref, nil
 	}
 	a.show(m, ref, out)
@@ -52,7 +52,7 @@ func (a *Adapter) Send(_ context.Context, t bot.Thread, out bot.Out) (bot.Messag
 // the terminal shows last, below it otherwise. A question the message was
 // asking is dropped: its outcome is the new text (an approval decided,
 // expired).
-func (a *Adapter) Edit(_ context.Context, ref bot.MessageRef, out bot.Out) error {
+func (a *Adapter) Edit(_ context.Context, ref chat.MessageRef, out chat.Out) error {
 	out.Text = withMentions(out)
 	if err := fits(out.Text); err != nil {
 		return err
@@ -86,27 +86,27 @@ func (a *Adapter) Edit(_ context.Context, ref bot.MessageRef, out bot.Out) error
 }
 
 // SendPrivate prints out: the terminal is its one person's.
-func (a *Adapter) SendPrivate(_ context.Context, t bot.Thread, _ bot.User, out bot.Out) error {
+func (a *Adapter) SendPrivate(_ context.Context, t chat.Thread, _ chat.User, out chat.Out) error {
 	out.Text = withMentions(out)
 	if err := fits(out.Text); err != nil {
 		return err
 	}
-	ref := bot.MessageRef{Thread: t, ID: a.newID()}
+	ref := chat.MessageRef{Thread: t, ID: a.newID()}
 	a.show(a.remember(ref.ID), ref, out)
 	return nil
 }
 
 // respond is a command's answer, printed where it was typed.
-func (a *Adapter) respond(ctx context.Context, out bot.Out) error {
+func (a *Adapter) respond(ctx context.Context, out chat.Out) error {
 	return a.SendPrivate(ctx, a.thread, a.cfg.User, out)
 }
 
 // Typing does nothing: the prompt does not come back until the answer is
 // written, which says as much.
-func (a *Adapter) Typing(context.Context, bot.Thread) error { return nil }
+func (a *Adapter) Typing(context.Context, chat.Thread) error { return nil }
 
 // ShowStatus prints a progress status on a line of its own.
-func (a *Adapter) ShowStatus(_ context.Context, _ bot.Thread, status string) error {
+func (a *Adapter) ShowStatus(_ context.Context, _ chat.Thread, status string) error {
 	if status != "" {
 		a.screen.print(piece{text: "  · " + status, fresh: true})
 	}
@@ -114,7 +114,7 @@ func (a *Adapter) ShowStatus(_ context.Context, _ bot.Thread, status string) err
 }
 
 // show prints out as m's text, on a line of its own, with its question.
-func (a *Adapter) show(m *message, ref bot.MessageRef, out bot.Out) {
+func (a *Adapter) show(m *message, ref chat.MessageRef, out chat.Out) {
 	p := piece{text: trimEnd(out.Text), fresh: true, owner: m}
 	a.mu.Lock()
 	m.printed = p.text
@@ -148,8 +148,8 @@ func (a *Adapter) keep(id string, m *message) {
 // withMentions is out's text after its Mentions, each as @Name: a
 // terminal has one person and nobody to notify, so a mention only says
 // who the message is for.
-func withMentions(out bot.Out) string {
-	return out.WithMentions(out.Text, func(u bot.User) string {
+func withMentions(out chat.Out) string {
+	return out.WithMentions(out.Text, func(u chat.User) string {
 		return "@" + cmp.Or(strings.TrimLeft(u.Name, "@"), u.ID)
 	})
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // step is one call the core makes on the console's outbound side.
@@ -51,7 +51,7 @@ func TestStream(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			a, _, out := newConsole(strings.NewReader(""), false)
 			ctx := context.Background()
-			var s bot.Stream
+			var s chat.Stream
 			for _, st := range tt.steps {
 				if s == nil && st.status == "" {
 					s, _ = a.StartStream(ctx, a.Thread(), ana)
@@ -60,7 +60,7 @@ func TestStream(t *testing.T) {
 				case st.status != "":
 					a.ShowStatus(ctx, a.Thread(), st.status)
 				case st.finish != nil:
-					ref, err := s.Finish(ctx, bot.Out{Text: *st.finish})
+					ref, err := s.Finish(ctx, chat.Out{Text: *st.finish})
 					if err != nil || ref.ID == "" || ref.Thread != a.Thread() {
 						t.Errorf("Finish = %+v, %v", ref, err)
 					}
@@ -87,7 +87,7 @@ func TestSendEdit(t *testing.T) {
 		want  string
 	}{
 		{"a message", []call{{send: "Hello"}}, "Hello\n"},
-		{"the placeholder waits for its edit", []call{{send: bot.Placeholder}, {edit: "\n\n_⚠️ the model is unavailable_"}}, "_⚠️ the model is unavailable_\n"},
+		{"the placeholder waits for its edit", []call{{send: chat.Placeholder}, {edit: "\n\n_⚠️ the model is unavailable_"}}, "_⚠️ the model is unavailable_\n"},
 		{"an edit that adds", []call{{send: "Hello"}, {edit: "Hello, world"}}, "Hello, world\n"},
 		{"an edit that changes", []call{{send: "Hello"}, {edit: "Goodbye"}}, "Hello\nGoodbye\n"},
 		{"an edit after something else", []call{{send: "Hello"}, {private: "a note"}, {edit: "Hello, world"}}, "Hello\na note\nHello, world\n"},
@@ -98,16 +98,16 @@ func TestSendEdit(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			a, _, out := newConsole(strings.NewReader(""), false)
 			ctx := context.Background()
-			var ref bot.MessageRef
+			var ref chat.MessageRef
 			for _, c := range tt.calls {
 				var err error
 				switch {
 				case c.send != "":
-					ref, err = a.Send(ctx, a.Thread(), bot.Out{Text: c.send})
+					ref, err = a.Send(ctx, a.Thread(), chat.Out{Text: c.send})
 				case c.edit != "":
-					err = a.Edit(ctx, ref, bot.Out{Text: c.edit})
+					err = a.Edit(ctx, ref, chat.Out{Text: c.edit})
 				default:
-					err = a.SendPrivate(ctx, a.Thread(), ana, bot.Out{Text: c.private})
+					err = a.SendPrivate(ctx, a.Thread(), ana, chat.Out{Text: c.private})
 				}
 				if err != nil {
 					t.Fatal(err)
@@ -125,23 +125,23 @@ func TestSendEdit(t *testing.T) {
 // once, in Send, Edit and SendPrivate; without them the text is as
 // before.
 func TestMentions(t *testing.T) {
-	bo := bot.User{Platform: Platform, ID: "bo", Name: "Bo"}
+	bo := chat.User{Platform: Platform, ID: "bo", Name: "Bo"}
 	tests := []struct {
 		name string
-		out  bot.Out
+		out  chat.Out
 		want string
 	}{
-		{"mentions, each once", bot.Out{Text: "standup in 5 minutes", Mentions: []bot.User{ana, bo, ana}}, "@" + ana.Name + " @Bo standup in 5 minutes\n"},
-		{"no name shows the id", bot.Out{Text: "hi", Mentions: []bot.User{{ID: "cy"}, {Name: "@dee"}}}, "@cy @dee hi\n"},
-		{"only mentions", bot.Out{Mentions: []bot.User{bo}}, "@Bo\n"},
-		{"empty mentions", bot.Out{Text: "<@U1> @everyone", Mentions: []bot.User{}}, "<@U1> @everyone\n"},
+		{"mentions, each once", chat.Out{Text: "standup in 5 minutes", Mentions: []chat.User{ana, bo, ana}}, "@" + ana.Name + " @Bo standup in 5 minutes\n"},
+		{"no name shows the id", chat.Out{Text: "hi", Mentions: []chat.User{{ID: "cy"}, {Name: "@dee"}}}, "@cy @dee hi\n"},
+		{"only mentions", chat.Out{Mentions: []chat.User{bo}}, "@Bo\n"},
+		{"empty mentions", chat.Out{Text: "<@U1> @everyone", Mentions: []chat.User{}}, "<@U1> @everyone\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
 			for _, call := range []func(a *Adapter) error{
 				func(a *Adapter) error { _, err := a.Send(ctx, a.Thread(), tt.out); return err },
-				func(a *Adapter) error { return a.Edit(ctx, bot.MessageRef{Thread: a.Thread(), ID: "1:7"}, tt.out) },
+				func(a *Adapter) error { return a.Edit(ctx, chat.MessageRef{Thread: a.Thread(), ID: "1:7"}, tt.out) },
 				func(a *Adapter) error { return a.SendPrivate(ctx, a.Thread(), ana, tt.out) },
 			} {
 				a, _, out := newConsole(strings.NewReader(""), false)
@@ -161,8 +161,8 @@ func TestMentions(t *testing.T) {
 // a message this run never printed: its new text is shown.
 func TestEditOfAnEarlierRun(t *testing.T) {
 	a, _, out := newConsole(strings.NewReader(""), false)
-	ref := bot.MessageRef{Thread: a.Thread(), ID: "1:7"}
-	if err := a.Edit(context.Background(), ref, bot.Out{Text: "Expired"}); err != nil {
+	ref := chat.MessageRef{Thread: a.Thread(), ID: "1:7"}
+	if err := a.Edit(context.Background(), ref, chat.Out{Text: "Expired"}); err != nil {
 		t.Fatal(err)
 	}
 	a.screen.close()
@@ -177,17 +177,17 @@ func TestTooLong(t *testing.T) {
 	a, _, out := newConsole(strings.NewReader(""), false)
 	ctx := context.Background()
 	long := strings.Repeat("x", a.Capabilities().MaxLen+1)
-	ref, err := a.Send(ctx, a.Thread(), bot.Out{Text: "short"})
+	ref, err := a.Send(ctx, a.Thread(), chat.Out{Text: "short"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Send(ctx, a.Thread(), bot.Out{Text: long}); err == nil {
+	if _, err := a.Send(ctx, a.Thread(), chat.Out{Text: long}); err == nil {
 		t.Error("Send of MaxLen+1 characters succeeded")
 	}
-	if err := a.Edit(ctx, ref, bot.Out{Text: long}); err == nil {
+	if err := a.Edit(ctx, ref, chat.Out{Text: long}); err == nil {
 		t.Error("Edit to MaxLen+1 characters succeeded")
 	}
-	if err := a.SendPrivate(ctx, a.Thread(), ana, bot.Out{Text: long}); err == nil {
+	if err := a.SendPrivate(ctx, a.Thread(), ana, chat.Out{Text: long}); err == nil {
 		t.Error("SendPrivate of MaxLen+1 characters succeeded")
 	}
 	a.screen.close()

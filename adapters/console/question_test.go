@@ -8,21 +8,21 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
-var approvalButtons = []bot.Button{
-	{Label: "Approve", Style: bot.ButtonPrimary, Data: "a:1234"},
-	{Label: "Deny", Style: bot.ButtonDanger, Data: "d:1234"},
+var approvalButtons = []chat.Button{
+	{Label: "Approve", Style: chat.ButtonPrimary, Data: "a:1234"},
+	{Label: "Deny", Style: chat.ButtonDanger, Data: "d:1234"},
 }
 
 // approvalTurn streams a little, posts an approval as the core does and
 // waits for the click to edit it, then finishes the answer.
-func approvalTurn(a *Adapter, decided <-chan string, asked func()) func(context.Context, bot.Message) {
-	return func(ctx context.Context, m bot.Message) {
+func approvalTurn(a *Adapter, decided <-chan string, asked func()) func(context.Context, chat.Message) {
+	return func(ctx context.Context, m chat.Message) {
 		s, _ := a.StartStream(ctx, m.Thread, m.User)
 		s.Append(ctx, "Let me check.")
-		a.Send(ctx, m.Thread, bot.Out{Text: "Approval needed: rm -rf build/", Buttons: approvalButtons})
+		a.Send(ctx, m.Thread, chat.Out{Text: "Approval needed: rm -rf build/", Buttons: approvalButtons})
 		// Streamed after the question is asked: held until it is answered.
 		s.Append(ctx, " Waiting.")
 		if asked != nil {
@@ -32,7 +32,7 @@ func approvalTurn(a *Adapter, decided <-chan string, asked func()) func(context.
 		if !ok {
 			d = "none"
 		}
-		s.Finish(ctx, bot.Out{Text: "Let me check. Waiting. " + d})
+		s.Finish(ctx, chat.Out{Text: "Let me check. Waiting. " + d})
 	}
 }
 
@@ -75,8 +75,8 @@ func TestQuestions(t *testing.T) {
 			a, core, out := newConsole(r, false)
 			decided := make(chan string, 1)
 			core.turn = approvalTurn(a, decided, answer)
-			core.click = func(ctx context.Context, act bot.Action) {
-				a.Edit(ctx, act.Message, bot.Out{Text: "Decided: " + act.Data})
+			core.click = func(ctx context.Context, act chat.Action) {
+				a.Edit(ctx, act.Message, chat.Out{Text: "Decided: " + act.Data})
 				decided <- act.Data
 			}
 			runAll(t, a, core)
@@ -104,8 +104,8 @@ func TestQuestionAtATerminal(t *testing.T) {
 	a, core, out := newConsole(strings.NewReader("clean up\ny\n"), true)
 	decided := make(chan string, 1)
 	core.turn = approvalTurn(a, decided, nil)
-	core.click = func(ctx context.Context, act bot.Action) {
-		a.Edit(ctx, act.Message, bot.Out{Text: "Decided: " + act.Data})
+	core.click = func(ctx context.Context, act chat.Action) {
+		a.Edit(ctx, act.Message, chat.Out{Text: "Decided: " + act.Data})
 		decided <- act.Data
 	}
 	runAll(t, a, core)
@@ -152,8 +152,8 @@ func TestOneButton(t *testing.T) {
 // oneButtonCore answers commands with a one-button confirmation.
 type oneButtonCore struct{ *fakeCore }
 
-func (c *oneButtonCore) HandleCommand(ctx context.Context, cmd bot.Command) error {
-	return cmd.Respond(ctx, bot.Out{Text: "Are you sure?", Buttons: []bot.Button{{Label: "Forget everything", Data: "mc:token"}}})
+func (c *oneButtonCore) HandleCommand(ctx context.Context, cmd chat.Command) error {
+	return cmd.Respond(ctx, chat.Out{Text: "Are you sure?", Buttons: []chat.Button{{Label: "Forget everything", Data: "mc:token"}}})
 }
 
 // TestTypedYesApprovesNothing: "yes" outside a question is a message.
@@ -172,10 +172,10 @@ func TestQuestionSettledElsewhere(t *testing.T) {
 		pr, pw := io.Pipe()
 		defer pw.Close()
 		a, core, out := newConsole(pr, false)
-		refs := make(chan bot.MessageRef, 1)
-		core.turn = func(ctx context.Context, m bot.Message) {
+		refs := make(chan chat.MessageRef, 1)
+		core.turn = func(ctx context.Context, m chat.Message) {
 			if m.Text == "clean up" {
-				ref, _ := a.Send(ctx, m.Thread, bot.Out{Text: "Approval needed", Buttons: approvalButtons})
+				ref, _ := a.Send(ctx, m.Thread, chat.Out{Text: "Approval needed", Buttons: approvalButtons})
 				refs <- ref
 			}
 		}
@@ -186,7 +186,7 @@ func TestQuestionSettledElsewhere(t *testing.T) {
 		if a.screen.question() == nil {
 			t.Fatal("no question asked")
 		}
-		a.Edit(t.Context(), <-refs, bot.Out{Text: "Expired"})
+		a.Edit(t.Context(), <-refs, chat.Out{Text: "Expired"})
 		synctest.Wait()
 		io.WriteString(pw, "y\n")
 		pw.Close()
@@ -213,7 +213,7 @@ func TestInterruptAtQuestion(t *testing.T) {
 		a.cfg.Interrupts = interrupts
 		decided := make(chan string, 1)
 		core.turn = approvalTurn(a, decided, nil)
-		core.click = func(_ context.Context, act bot.Action) { decided <- act.Data }
+		core.click = func(_ context.Context, act chat.Action) { decided <- act.Data }
 		done := make(chan error, 1)
 		go func() { done <- a.Run(t.Context(), core) }()
 		io.WriteString(pw, "clean up\n")

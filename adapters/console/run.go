@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // Run reads lines and hands each to h: "/…" as a command, anything else as
@@ -15,7 +15,7 @@ import (
 // question the answer asks. It returns on /quit, at the end of input once
 // the answer being written is shown, on Ctrl-C at the prompt, or when ctx
 // ends.
-func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
+func (a *Adapter) Run(ctx context.Context, h chat.Handler) error {
 	// Cancelling on return releases the reader if it is waiting to hand
 	// over a line nobody will take.
 	ctx, cancel := context.WithCancel(ctx)
@@ -99,16 +99,16 @@ func (a *Adapter) read(ctx context.Context) (lines <-chan string, err *error) {
 }
 
 // handle hands one line to h and reports whether it was /quit.
-func (a *Adapter) handle(ctx context.Context, h bot.Handler, line string) (quit bool) {
+func (a *Adapter) handle(ctx context.Context, h chat.Handler, line string) (quit bool) {
 	line = strings.TrimSpace(line)
 	if line == "" {
 		return false
 	}
-	if name, args, ok := bot.ParseCommand(line); ok {
+	if name, args, ok := chat.ParseCommand(line); ok {
 		if name == "quit" || name == "exit" {
 			return true
 		}
-		c := bot.Command{Key: a.newKey(), Thread: a.thread, User: a.cfg.User, Name: name, Args: args, Direct: true, Respond: a.respond}
+		c := chat.Command{Key: a.newKey(), Thread: a.thread, User: a.cfg.User, Name: name, Args: args, Direct: true, Respond: a.respond}
 		if err := h.HandleCommand(ctx, c); err != nil {
 			a.screen.print(piece{text: "error: " + err.Error(), fresh: true})
 		}
@@ -116,9 +116,9 @@ func (a *Adapter) handle(ctx context.Context, h bot.Handler, line string) (quit 
 	}
 	key := a.newKey()
 	a.wait(key)
-	err := h.HandleMessage(ctx, bot.Message{
+	err := h.HandleMessage(ctx, chat.Message{
 		Key: key, ID: strings.TrimPrefix(key, Platform+":"), Thread: a.thread, User: a.cfg.User, Text: line,
-		Place:  bot.Place{ChatKind: "terminal", ChatName: "terminal chat"},
+		Place:  chat.Place{ChatKind: "terminal", ChatName: "terminal chat"},
 		Direct: true,
 	})
 	if err != nil {
@@ -130,9 +130,9 @@ func (a *Adapter) handle(ctx context.Context, h bot.Handler, line string) (quit 
 
 // stop asks the core to stop the answer being written, as /stop does. The
 // answer shows that it stopped; the command's own reply is not printed.
-func (a *Adapter) stop(ctx context.Context, h bot.Handler) {
-	c := bot.Command{Key: a.newKey(), Thread: a.thread, User: a.cfg.User, Name: "stop", Direct: true,
-		Respond: func(context.Context, bot.Out) error { return nil }}
+func (a *Adapter) stop(ctx context.Context, h chat.Handler) {
+	c := chat.Command{Key: a.newKey(), Thread: a.thread, User: a.cfg.User, Name: "stop", Direct: true,
+		Respond: func(context.Context, chat.Out) error { return nil }}
 	if err := h.HandleCommand(ctx, c); err != nil {
 		a.screen.print(piece{text: "error: " + err.Error(), fresh: true})
 	}

@@ -4,14 +4,14 @@ import (
 	"context"
 	"strings"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // StreamsIn is true: the terminal prints an answer as it is written.
-func (a *Adapter) StreamsIn(bot.Thread) bool { return true }
+func (a *Adapter) StreamsIn(chat.Thread) bool { return true }
 
 // StartStream starts printing an answer.
-func (a *Adapter) StartStream(_ context.Context, t bot.Thread, _ bot.User) (bot.Stream, error) {
+func (a *Adapter) StartStream(_ context.Context, t chat.Thread, _ chat.User) (chat.Stream, error) {
 	return &stream{a: a, t: t, m: &message{}}, nil
 }
 
@@ -19,7 +19,7 @@ func (a *Adapter) StartStream(_ context.Context, t bot.Thread, _ bot.User) (bot.
 // and then Finish from one goroutine at a time.
 type stream struct {
 	a *Adapter
-	t bot.Thread
+	t chat.Thread
 	m *message // the answer's text on the terminal
 	// printed is what the appends printed; since is where in it begins
 	// the text printed after the last interruption (a status line, an
@@ -47,13 +47,13 @@ func (s *stream) Append(_ context.Context, delta string) error {
 // after it ("stopped"), or the end the appends had not reached yet, or,
 // when the final text does not continue the printed one (a retry that
 // wrote something else), the whole final text below it.
-func (s *stream) Finish(_ context.Context, final bot.Out) (bot.MessageRef, error) {
+func (s *stream) Finish(_ context.Context, final chat.Out) (chat.MessageRef, error) {
 	if rest, ok := s.unprinted(final.Text); ok {
 		s.a.screen.print(piece{text: rest, cont: true, end: true, owner: s.m})
 	} else {
 		s.a.screen.print(piece{text: final.Text, fresh: true, end: true, owner: s.m})
 	}
-	ref := bot.MessageRef{Thread: s.t, ID: s.a.newID()}
+	ref := chat.MessageRef{Thread: s.t, ID: s.a.newID()}
 	s.a.mu.Lock()
 	s.m.printed = final.Text
 	s.a.mu.Unlock()

@@ -12,13 +12,13 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/adapterkit"
 	"github.com/parleybot/parley/bot/format"
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/internal/clock"
 )
 
-// platform is bot.Thread.Platform and bot.User.Platform for Discord.
+// platform is chat.Thread.Platform and chat.User.Platform for Discord.
 const platform = "discord"
 
 // DefaultAPIURL is Discord's REST API; proxies and tests use another.
@@ -53,7 +53,7 @@ type Config struct {
 	// State, when set, keeps the newest message handled per channel, so
 	// that a start recovers what was sent while Parley was stopped
 	// (seen.go); the gateway replays nothing to a new process.
-	State bot.PlatformState
+	State chat.PlatformState
 	// Shards is how many gateway shards the bot's events are split into
 	// (discord.shards; Discord requires sharding from 2,500 guilds on);
 	// 0 means 1, up to MaxShards.
@@ -112,7 +112,7 @@ type self struct {
 	AppID  string
 }
 
-var _ bot.Adapter = (*Adapter)(nil)
+var _ chat.Adapter = (*Adapter)(nil)
 
 // New checks cfg and builds the adapter; it makes no network call.
 func New(cfg Config) (*Adapter, error) {
@@ -207,8 +207,8 @@ func (a *Adapter) Platform() string { return platform }
 
 // Capabilities describe Discord (docs/platforms.md#discord-rate-limits,
 // docs/platforms.md#discord-text-limits).
-func (a *Adapter) Capabilities() bot.Capabilities {
-	return bot.Capabilities{
+func (a *Adapter) Capabilities() chat.Capabilities {
+	return chat.Capabilities{
 		MaxLen:  maxLen,
 		SplitAt: splitAt,
 		Measure: format.MeasureDiscord,
@@ -216,7 +216,7 @@ func (a *Adapter) Capabilities() bot.Capabilities {
 		// under one a second leaves room for the other calls there.
 		EditEvery:   1100 * time.Millisecond,
 		EditBurst:   2,
-		EditScope:   bot.PacePerChat,
+		EditScope:   chat.PacePerChat,
 		Buttons:     true,
 		Ephemeral:   true,
 		Typing:      true,
@@ -226,14 +226,14 @@ func (a *Adapter) Capabilities() bot.Capabilities {
 
 // Send posts out in t: in its thread, opening it on the first answer
 // (threads.go), or in the DM channel.
-func (a *Adapter) Send(ctx context.Context, t bot.Thread, out bot.Out) (bot.MessageRef, error) {
+func (a *Adapter) Send(ctx context.Context, t chat.Thread, out chat.Out) (chat.MessageRef, error) {
 	r, err := renderOut(out)
 	if err != nil {
-		return bot.MessageRef{}, err
+		return chat.MessageRef{}, err
 	}
 	dest, err := a.destination(ctx, t, true)
 	if err != nil {
-		return bot.MessageRef{}, err
+		return chat.MessageRef{}, err
 	}
 	m, err := a.createMessage(ctx, dest.channel, &discordgo.MessageSend{
 		Content:         r.content,
@@ -242,11 +242,11 @@ func (a *Adapter) Send(ctx context.Context, t bot.Thread, out bot.Out) (bot.Mess
 		Reference:       dest.reference,
 	}, out.Key)
 	if err != nil {
-		return bot.MessageRef{}, wrap("POST /channels/{id}/messages", err)
+		return chat.MessageRef{}, wrap("POST /channels/{id}/messages", err)
 	}
 	a.msgs.Put(m.ID, seenMessage{root: t.ID, byBot: true})
 	a.sentIn(ctx, dest.channel, t.Space, m.ID)
-	return bot.MessageRef{Thread: t, ID: m.ID}, nil
+	return chat.MessageRef{Thread: t, ID: m.ID}, nil
 }
 
 // sentIn records the bot's own new message as the newest its channel has
@@ -270,7 +270,7 @@ func (a *Adapter) sentIn(ctx context.Context, channel, guild, id string) {
 // Edit replaces the text and buttons of a message the bot sent.
 // Components are always sent, empty without buttons: Discord keeps the
 // old ones otherwise, and a decided approval must lose them.
-func (a *Adapter) Edit(ctx context.Context, ref bot.MessageRef, out bot.Out) error {
+func (a *Adapter) Edit(ctx context.Context, ref chat.MessageRef, out chat.Out) error {
 	if ref.ID == "" {
 		return errors.New("discord: edit of a message without an id")
 	}
@@ -310,7 +310,7 @@ func (a *Adapter) Edit(ctx context.Context, ref bot.MessageRef, out bot.Out) err
 // SendPrivate shows out to u alone. Outside an interaction Discord has no
 // ephemeral messages, so it goes by direct message (commands typed as
 // text, "not allowed" answers without a click to answer).
-func (a *Adapter) SendPrivate(ctx context.Context, _ bot.Thread, u bot.User, out bot.Out) error {
+func (a *Adapter) SendPrivate(ctx context.Context, _ chat.Thread, u chat.User, out chat.Out) error {
 	if u.ID == "" {
 		return errors.New("discord: private message without a user")
 	}
@@ -332,7 +332,7 @@ func (a *Adapter) SendPrivate(ctx context.Context, _ bot.Thread, u bot.User, out
 
 // Typing shows "Parley is typing…" for ~10 s where the answer will appear,
 // opening the conversation's thread first when needed.
-func (a *Adapter) Typing(ctx context.Context, t bot.Thread) error {
+func (a *Adapter) Typing(ctx context.Context, t chat.Thread) error {
 	dest, err := a.destination(ctx, t, true)
 	if err != nil {
 		return err

@@ -10,8 +10,8 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/adapterkit"
+	"github.com/parleybot/parley/chat"
 )
 
 // Bounds of a recovery after a lost session: the channels with the most
@@ -67,14 +67,14 @@ const (
 // (docs/platforms.md#discord-gateway-and-intents): Discord never dispatches
 // what the lost session missed. Messages handled already come again with the
 // same Key, which the core's inbox drops.
-func (a *Adapter) recoverGap(ctx context.Context, h bot.Handler, active []adapterkit.Entry[string, activeChannel]) {
+func (a *Adapter) recoverGap(ctx context.Context, h chat.Handler, active []adapterkit.Entry[string, activeChannel]) {
 	a.backfill(ctx, h, active, gapLostSession)
 }
 
 // recoverRestart is recoverGap for the first READY of a process, from
 // the channels State remembered (seen.go): what was sent while Parley
 // was stopped, or crashed, is dispatched to no later session either.
-func (a *Adapter) recoverRestart(ctx context.Context, h bot.Handler, active []adapterkit.Entry[string, activeChannel]) {
+func (a *Adapter) recoverRestart(ctx context.Context, h chat.Handler, active []adapterkit.Entry[string, activeChannel]) {
 	a.backfill(ctx, h, active, gapStopped)
 }
 
@@ -84,7 +84,7 @@ func (a *Adapter) recoverRestart(ctx context.Context, h bot.Handler, active []ad
 // could be handled; it is let go once the channel is read, so that State
 // never skips what the recovery has yet to hand over. A shutdown keeps
 // it: the next start reads the channel again.
-func (a *Adapter) backfill(ctx context.Context, h bot.Handler, active []adapterkit.Entry[string, activeChannel], what gap) {
+func (a *Adapter) backfill(ctx context.Context, h chat.Handler, active []adapterkit.Entry[string, activeChannel], what gap) {
 	recovered, channels := 0, 0
 	for _, e := range active {
 		if ctx.Err() != nil {
@@ -134,7 +134,7 @@ func (a *Adapter) messagesAfter(ctx context.Context, channel, id string) ([]*dis
 	const route = "GET /channels/{id}/messages"
 	msgs, err := a.s.ChannelMessages(channel, backfillMessages, "", id, "", a.callOpts(ctx)...)
 	err = wrap(route, err)
-	if rl, ok := errors.AsType[*bot.RateLimitError](err); ok {
+	if rl, ok := errors.AsType[*chat.RateLimitError](err); ok {
 		if err := a.sleep(ctx, min(rl.RetryAfter, backfillMaxWait)); err != nil {
 			return nil, err
 		}

@@ -8,28 +8,27 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/internal/syncbuf"
 
 	"github.com/bwmarrin/discordgo"
-
-	"github.com/parleybot/parley/bot"
 )
 
-// messageRecorder is a bot.Handler keeping the messages handed over.
+// messageRecorder is a chat.Handler keeping the messages handed over.
 type messageRecorder struct {
 	mu   sync.Mutex
-	msgs []bot.Message
+	msgs []chat.Message
 }
 
-func (r *messageRecorder) HandleMessage(_ context.Context, m bot.Message) error {
+func (r *messageRecorder) HandleMessage(_ context.Context, m chat.Message) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.msgs = append(r.msgs, m)
 	return nil
 }
 
-func (r *messageRecorder) HandleAction(context.Context, bot.Action) error   { return nil }
-func (r *messageRecorder) HandleCommand(context.Context, bot.Command) error { return nil }
+func (r *messageRecorder) HandleAction(context.Context, chat.Action) error   { return nil }
+func (r *messageRecorder) HandleCommand(context.Context, chat.Command) error { return nil }
 
 // TestRecoverGap: the recovery asks each channel for what followed its
 // newest seen message, hands it over oldest first with the guild that

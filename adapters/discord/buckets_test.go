@@ -13,7 +13,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // bucketKeys lists rl's buckets, through the same layout pruneBuckets uses.
@@ -126,7 +126,7 @@ func TestBucketsStayBounded(t *testing.T) {
 		for round := range rounds {
 			for i := range perRound {
 				ch := fmt.Sprint(500_000 + round*perRound + i)
-				if _, err := a.Send(ctx, bot.Thread{Platform: platform, Chat: ch}, bot.Out{Text: "hello"}); err != nil {
+				if _, err := a.Send(ctx, chat.Thread{Platform: platform, Chat: ch}, chat.Out{Text: "hello"}); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -3,18 +3,18 @@ package discord
 import (
 	"github.com/bwmarrin/discordgo"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // subShow is /memory's default subcommand: it takes no arguments.
 const subShow = "show"
 
-// appCommands are bot.Commands() as Discord application commands, usable in
+// appCommands are chat.Commands() as Discord application commands, usable in
 // guilds and in DMs with the bot.
 func appCommands() []*discordgo.ApplicationCommand {
 	contexts := []discordgo.InteractionContextType{discordgo.InteractionContextGuild, discordgo.InteractionContextBotDM}
 	var cmds []*discordgo.ApplicationCommand
-	for _, spec := range bot.Commands() {
+	for _, spec := range chat.Commands() {
 		cmds = append(cmds, &discordgo.ApplicationCommand{
 			Type:         discordgo.ChatApplicationCommand,
 			Name:         spec.Name,
@@ -29,7 +29,7 @@ func appCommands() []*discordgo.ApplicationCommand {
 
 // subcommandOptions declares a command's subcommands, each with its
 // argument.
-func subcommandOptions(subs []bot.Subcommand) []*discordgo.ApplicationCommandOption {
+func subcommandOptions(subs []chat.Subcommand) []*discordgo.ApplicationCommandOption {
 	var out []*discordgo.ApplicationCommandOption
 	for _, s := range subs {
 		o := &discordgo.ApplicationCommandOption{Type: discordgo.ApplicationCommandOptionSubCommand, Name: s.Name, Description: s.Description}

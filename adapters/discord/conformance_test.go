@@ -14,8 +14,8 @@ import (
 
 	"github.com/parleybot/parley/adapters/discord"
 	"github.com/parleybot/parley/adapters/discord/discordtest"
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/bottest"
+	"github.com/parleybot/parley/chat"
 )
 
 // TestConformance runs the adapter conformance suite against the real
@@ -34,7 +34,7 @@ const confGuild = "700000000000000001"
 // the conversation are replies to the root in P (which the adapter maps
 // to the root's conversation, as it does for inline answers); once the
 // thread exists they are written in the thread. Either way they normalize
-// to the same bot.Thread, which is what the suite checks.
+// to the same chat.Thread, which is what the suite checks.
 type discordHarness struct {
 	srv *discordtest.Server
 	ad  *discord.Adapter
@@ -61,10 +61,10 @@ func newDiscordHarness(t *testing.T) bottest.Harness {
 	return &discordHarness{srv: srv, ad: ad, users: map[string]bool{}}
 }
 
-func (h *discordHarness) Adapter() bot.Adapter { return h.ad }
+func (h *discordHarness) Adapter() chat.Adapter { return h.ad }
 
 // User gives each name a stable snowflake-shaped id.
-func (h *discordHarness) User(name string) bot.User {
+func (h *discordHarness) User(name string) chat.User {
 	f := fnv.New64a()
 	_, _ = f.Write([]byte(name))
 	id := fmt.Sprintf("3%017d", f.Sum64()%1e17)
@@ -74,12 +74,12 @@ func (h *discordHarness) User(name string) bot.User {
 		h.users[id] = true
 		h.srv.AddUser(id, name)
 	}
-	return bot.User{Platform: "discord", ID: id, Name: name}
+	return chat.User{Platform: "discord", ID: id, Name: name}
 }
 
-func (h *discordHarness) Thread(kind bottest.ThreadKind, with bot.User) bot.Thread {
+func (h *discordHarness) Thread(kind bottest.ThreadKind, with chat.User) chat.Thread {
 	if kind == bottest.DirectThread {
-		return bot.Thread{Platform: "discord", Chat: h.srv.DMChannel(with.ID)}
+		return chat.Thread{Platform: "discord", Chat: h.srv.DMChannel(with.ID)}
 	}
 	h.mu.Lock()
 	h.nextCh++
@@ -88,13 +88,13 @@ func (h *discordHarness) Thread(kind bottest.ThreadKind, with bot.User) bot.Thre
 	ch := fmt.Sprintf("6%017d", n)
 	h.srv.AddChannel(confGuild, ch, fmt.Sprintf("conformance-%d", n))
 	root := h.srv.Post(discordtest.Incoming{Channel: ch, Author: with.ID, Content: "starting a conversation"})
-	return bot.Thread{Platform: "discord", Space: confGuild, Chat: ch, ID: root}
+	return chat.Thread{Platform: "discord", Space: confGuild, Chat: ch, ID: root}
 }
 
 // where is the channel the bot's messages of t are in, and the message
 // the suite's messages there reply to: the thread once it is open, else
 // the parent channel, replying to the root.
-func (h *discordHarness) where(t bot.Thread) (channel, replyTo string) {
+func (h *discordHarness) where(t chat.Thread) (channel, replyTo string) {
 	if t.ID == "" {
 		return t.Chat, ""
 	}
@@ -121,7 +121,7 @@ func (h *discordHarness) UserMessage(_ context.Context, m bottest.MessageSpec) (
 	return id, nil
 }
 
-func (h *discordHarness) Click(_ context.Context, ref bot.MessageRef, button int, by bot.User) error {
+func (h *discordHarness) Click(_ context.Context, ref chat.MessageRef, button int, by chat.User) error {
 	ch, _ := h.where(ref.Thread)
 	// Inline answers live in the parent even when a thread exists.
 	for _, c := range []string{ch, ref.Thread.Chat} {
@@ -133,7 +133,7 @@ func (h *discordHarness) Click(_ context.Context, ref bot.MessageRef, button int
 	return fmt.Errorf("discord harness: no bot message %s in %v", ref.ID, ref.Thread)
 }
 
-func (h *discordHarness) Visible(t bot.Thread) []bottest.Visible {
+func (h *discordHarness) Visible(t chat.Thread) []bottest.Visible {
 	var msgs []discordtest.Message
 	ch, _ := h.where(t)
 	if ch != t.Chat {
@@ -168,7 +168,7 @@ func (h *discordHarness) Visible(t bot.Thread) []bottest.Visible {
 	return vis
 }
 
-func (h *discordHarness) PrivateTo(u bot.User) []string {
+func (h *discordHarness) PrivateTo(u chat.User) []string {
 	out := slices.Clone(h.srv.Ephemeral(u.ID))
 	for _, m := range h.srv.BotMessages(h.srv.DMChannel(u.ID)) {
 		text, _, _ := readDiscord(m.Content)

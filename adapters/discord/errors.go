@@ -8,14 +8,14 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/adapterkit"
+	"github.com/parleybot/parley/chat"
 )
 
 // ErrAuth marks a 401: Discord refused the token itself; retrying is
-// pointless, the operator has to fix discord.token. It is a bot.ErrAuth,
+// pointless, the operator has to fix discord.token. It is a chat.ErrAuth,
 // worded for Discord.
-var ErrAuth = bot.TokenRefused("discord refused the bot token; check discord.token (Developer Portal → Bot → Reset Token)")
+var ErrAuth = chat.TokenRefused("discord refused the bot token; check discord.token (Developer Portal → Bot → Reset Token)")
 
 // ErrInvalidBody marks Discord's 50035 Invalid Form Body: a field over its
 // limit (content past 2000 characters, a custom_id past 100) or malformed.
@@ -29,14 +29,14 @@ var ErrForbidden = errors.New("the bot lacks a permission there (50013 Missing P
 const unknownRetryAfter = time.Second
 
 // wrap turns an error of a REST call on route ("POST /channels/{id}/messages")
-// into the shapes the core acts on: *bot.RateLimitError (back off and retry
+// into the shapes the core acts on: *chat.RateLimitError (back off and retry
 // the same call), ErrAuth, ErrInvalidBody, ErrForbidden. Every result
 // still wraps the original, so callers can inspect Discord's own error.
 func wrap(route string, err error) error {
 	if err == nil {
 		return nil
 	}
-	if _, ok := errors.AsType[*bot.RateLimitError](err); ok {
+	if _, ok := errors.AsType[*chat.RateLimitError](err); ok {
 		return err
 	}
 	if e, ok := errors.AsType[*discordgo.RateLimitError](err); ok {
@@ -44,7 +44,7 @@ func wrap(route string, err error) error {
 		if e.RateLimit != nil && e.TooManyRequests != nil && e.RetryAfter > 0 {
 			d = e.RetryAfter
 		}
-		return &bot.RateLimitError{RetryAfter: d, Err: fmt.Errorf("discord %s: %w", route, err)}
+		return &chat.RateLimitError{RetryAfter: d, Err: fmt.Errorf("discord %s: %w", route, err)}
 	}
 	code, status := restCode(err)
 	switch {
@@ -67,7 +67,7 @@ func isUnknown(err error) bool {
 // fileError maps a download of f that got no answer to read: refused
 // before any request (not Discord's CDN), refused on a redirect away from
 // it, or failed in transport.
-func fileError(f bot.File, err error) error {
+func fileError(f chat.File, err error) error {
 	switch {
 	case errors.Is(err, adapterkit.ErrHostRefused):
 		return fmt.Errorf("discord: %v is not on Discord's CDN (%s, %s), so it was not fetched: %w", f, cdnHost, mediaHost, err)
@@ -78,9 +78,9 @@ func fileError(f bot.File, err error) error {
 }
 
 // fileStatus maps the HTTP status of a download of f to the core's
-// shapes (a 429 is a *bot.RateLimitError) or an error that says what
+// shapes (a 429 is a *chat.RateLimitError) or an error that says what
 // happened; nil for 200.
-func fileStatus(f bot.File, resp *http.Response) error {
+func fileStatus(f chat.File, resp *http.Response) error {
 	code := resp.StatusCode
 	status := fmt.Sprintf("HTTP %d %s", code, http.StatusText(code))
 	switch {
@@ -88,7 +88,7 @@ func fileStatus(f bot.File, resp *http.Response) error {
 		return nil
 	case code == http.StatusTooManyRequests:
 		wait := adapterkit.RetryAfter(resp, unknownRetryAfter)
-		return &bot.RateLimitError{RetryAfter: wait, Err: fmt.Errorf("discord: download %v: %s", f, status)}
+		return &chat.RateLimitError{RetryAfter: wait, Err: fmt.Errorf("discord: download %v: %s", f, status)}
 	case code == http.StatusNotFound:
 		// The CDN's answer to an expired signed link, or a deleted file.
 		return fmt.Errorf("discord: %v is gone (%s): its link expired, or the message or file was deleted", f, status)

@@ -6,8 +6,8 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/adapterkit"
+	"github.com/parleybot/parley/chat"
 )
 
 // Files sent with messages: MESSAGE_CREATE lists the attachments, each
@@ -21,12 +21,12 @@ const (
 	mediaHost = "media.discordapp.net"
 )
 
-var _ bot.FileFetcher = (*Adapter)(nil)
+var _ chat.FileFetcher = (*Adapter)(nil)
 
 // filesOf turns a message's attachments into bot.Files, preferring the
 // CDN url to the media proxy's.
-func filesOf(atts []*discordgo.MessageAttachment) []bot.File {
-	var out []bot.File
+func filesOf(atts []*discordgo.MessageAttachment) []chat.File {
+	var out []chat.File
 	for _, a := range atts {
 		if a == nil || a.ID == "" {
 			continue
@@ -35,7 +35,7 @@ func filesOf(atts []*discordgo.MessageAttachment) []bot.File {
 		if u == "" {
 			u = a.ProxyURL
 		}
-		out = append(out, bot.File{ID: a.ID, Name: a.Filename, MIME: a.ContentType, Size: int64(a.Size), URL: u})
+		out = append(out, chat.File{ID: a.ID, Name: a.Filename, MIME: a.ContentType, Size: int64(a.Size), URL: u})
 	}
 	return out
 }
@@ -46,8 +46,8 @@ func filesOf(atts []*discordgo.MessageAttachment) []bot.File {
 // forged one. The request goes through the configured HTTP client
 // itself, not the session's, whose transport rewrites every URL to the
 // API host, and carries no token.
-func (a *Adapter) FetchFile(ctx context.Context, f bot.File, max int64) ([]byte, error) {
-	if err := bot.CheckFileSize(f, max); err != nil {
+func (a *Adapter) FetchFile(ctx context.Context, f chat.File, max int64) ([]byte, error) {
+	if err := chat.CheckFileSize(f, max); err != nil {
 		return nil, fmt.Errorf("discord: %w", err)
 	}
 	if f.URL == "" {
@@ -61,7 +61,7 @@ func (a *Adapter) FetchFile(ctx context.Context, f bot.File, max int64) ([]byte,
 	if err := fileStatus(f, resp); err != nil {
 		return nil, err
 	}
-	b, err := bot.ReadFile(resp.Body, resp.ContentLength, f, max)
+	b, err := chat.ReadFile(resp.Body, resp.ContentLength, f, max)
 	if err != nil {
 		return nil, fmt.Errorf("discord: %w", err)
 	}

@@ -12,8 +12,8 @@ import (
 
 	"github.com/parleybot/parley/adapters/discord"
 	"github.com/parleybot/parley/adapters/discord/discordtest"
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/adapterkit"
+	"github.com/parleybot/parley/chat"
 )
 
 // TestAttachmentReachesTheHandlerAndDownloads: a DM "/kb add" with a file
@@ -33,7 +33,7 @@ func TestAttachmentReachesTheHandlerAndDownloads(t *testing.T) {
 		Attachments: []discordtest.Attachment{{Filename: "hand book.md", ContentType: "text/markdown", Data: data}}})
 	m := h.waitMessage(t, "/kb add")
 	att := srv.Attachments(id)
-	want := bot.File{ID: att[0], Name: "hand book.md", MIME: "text/markdown", Size: int64(len(data)), URL: srv.AttachmentURL(att[0])}
+	want := chat.File{ID: att[0], Name: "hand book.md", MIME: "text/markdown", Size: int64(len(data)), URL: srv.AttachmentURL(att[0])}
 	if len(m.Files) != 1 || m.Files[0] != want {
 		t.Fatalf("files %+v, want %+v", m.Files, want)
 	}
@@ -84,14 +84,14 @@ func TestFetchFile(t *testing.T) {
 	}
 	foreign := newForeignHost(t)
 	big := bytes.Repeat([]byte("x"), 1000)
-	post := func(a discordtest.Attachment) bot.File {
+	post := func(a discordtest.Attachment) chat.File {
 		ids := srv.Attachments(srv.Post(discordtest.Incoming{Channel: dm, Author: alice, Content: "/kb add",
 			Attachments: []discordtest.Attachment{a}}))
 		size := a.Size
 		if size == 0 {
 			size = int64(len(a.Data))
 		}
-		return bot.File{ID: ids[0], Name: a.Filename, MIME: a.ContentType, Size: size, URL: srv.AttachmentURL(ids[0])}
+		return chat.File{ID: ids[0], Name: a.Filename, MIME: a.ContentType, Size: size, URL: srv.AttachmentURL(ids[0])}
 	}
 	gone := post(discordtest.Attachment{Filename: "gone.txt", Data: []byte("x")})
 	srv.FailAttachment(gone.ID, http.StatusNotFound)
@@ -104,7 +104,7 @@ func TestFetchFile(t *testing.T) {
 
 	tests := []struct {
 		name      string
-		file      bot.File
+		file      chat.File
 		max       int64
 		want      string
 		err       error  // errors.Is
@@ -113,17 +113,17 @@ func TestFetchFile(t *testing.T) {
 	}{
 		{name: "fits", file: post(discordtest.Attachment{Filename: "a.txt", Data: []byte("hello")}), max: 5, want: "hello", downloads: 1},
 		{name: "declared size over the limit: nothing downloaded", file: post(discordtest.Attachment{Filename: "big.bin", Data: big}),
-			max: 999, err: bot.ErrFileTooLarge, errText: "1000 bytes"},
+			max: 999, err: chat.ErrFileTooLarge, errText: "1000 bytes"},
 		{name: "a lying declared size is enforced while reading",
 			file: post(discordtest.Attachment{Filename: "liar.bin", Data: big, Size: 10, Chunked: true}), max: 100,
-			err: bot.ErrFileTooLarge, errText: "declared as 10", downloads: 1},
+			err: chat.ErrFileTooLarge, errText: "declared as 10", downloads: 1},
 		{name: "a lying declared size meets Content-Length", file: post(discordtest.Attachment{Filename: "liar2.bin", Data: big, Size: 10}),
-			max: 100, err: bot.ErrFileTooLarge, downloads: 1},
+			max: 100, err: chat.ErrFileTooLarge, downloads: 1},
 		{name: "404", file: gone, max: 100, errText: "is gone (HTTP 404 Not Found)", downloads: 1},
 		{name: "500", file: broken, max: 100, errText: "failed serving", downloads: 1},
 		{name: "429", file: slow, max: 100, errText: "429", downloads: 1},
 		{name: "a foreign host is refused", file: forged, max: 100, err: adapterkit.ErrHostRefused, errText: "not on Discord's CDN"},
-		{name: "no URL", file: bot.File{ID: "1", Name: "x"}, max: 100, errText: "no URL"},
+		{name: "no URL", file: chat.File{ID: "1", Name: "x"}, max: 100, errText: "no URL"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -141,8 +141,8 @@ func TestFetchFile(t *testing.T) {
 			}
 		})
 	}
-	if _, ok := bot.RetryAfter(func() error { _, err := ad.FetchFile(t.Context(), slow, 100); return err }()); !ok {
-		t.Error("a 429 from the CDN is no *bot.RateLimitError")
+	if _, ok := chat.RetryAfter(func() error { _, err := ad.FetchFile(t.Context(), slow, 100); return err }()); !ok {
+		t.Error("a 429 from the CDN is no *chat.RateLimitError")
 	}
 	for _, d := range srv.Downloads() {
 		if d.Authorization != "" {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // Interactions must get their first response within 3 s, whatever the
@@ -17,7 +17,7 @@ import (
 
 // click hands over a button click. The deferral (type 6) keeps the message
 // as it is; the approvals then edit it themselves to show who decided.
-func (a *Adapter) click(ctx context.Context, h bot.Handler, in *discordgo.Interaction) {
+func (a *Adapter) click(ctx context.Context, h chat.Handler, in *discordgo.Interaction) {
 	a.ack(ctx, in, &discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredMessageUpdate})
 	data, ok := in.Data.(discordgo.MessageComponentInteractionData)
 	u := clicker(in)
@@ -26,14 +26,14 @@ func (a *Adapter) click(ctx context.Context, h bot.Handler, in *discordgo.Intera
 		return
 	}
 	th := a.conversationOf(ctx, in.GuildID, in.ChannelID, in.Message)
-	act := bot.Action{
+	act := chat.Action{
 		Key:     "discord:i:" + in.ID,
 		Thread:  th,
 		User:    userOf(u),
 		Data:    data.CustomID,
-		Message: bot.MessageRef{Thread: th, ID: in.Message.ID},
+		Message: chat.MessageRef{Thread: th, ID: in.Message.ID},
 		Respond: func(ctx context.Context, text string) error {
-			return a.followup(ctx, in, bot.Out{Text: text})
+			return a.followup(ctx, in, chat.Out{Text: text})
 		},
 	}
 	if err := h.HandleAction(ctx, act); err != nil {
@@ -43,7 +43,7 @@ func (a *Adapter) click(ctx context.Context, h bot.Handler, in *discordgo.Intera
 
 // command hands over a slash command, deferred as an ephemeral answer
 // (type 5, flags 64): everything a command says is for the caller alone.
-func (a *Adapter) command(ctx context.Context, h bot.Handler, in *discordgo.Interaction) {
+func (a *Adapter) command(ctx context.Context, h chat.Handler, in *discordgo.Interaction) {
 	a.ack(ctx, in, &discordgo.InteractionResponse{
 		Type: discordgo.InteractionResponseDeferredChannelMessageWithSource,
 		Data: &discordgo.InteractionResponseData{Flags: discordgo.MessageFlagsEphemeral},
@@ -55,7 +55,7 @@ func (a *Adapter) command(ctx context.Context, h bot.Handler, in *discordgo.Inte
 		return
 	}
 	r := &commandReply{a: a, in: in}
-	c := bot.Command{
+	c := chat.Command{
 		Key:     "discord:i:" + in.ID,
 		Thread:  a.conversationOf(ctx, in.GuildID, in.ChannelID, nil),
 		User:    userOf(u),
@@ -89,7 +89,7 @@ type commandReply struct {
 	answered bool
 }
 
-func (r *commandReply) respond(ctx context.Context, out bot.Out) error {
+func (r *commandReply) respond(ctx context.Context, out chat.Out) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.answered {
@@ -116,7 +116,7 @@ func (r *commandReply) respond(ctx context.Context, out bot.Out) error {
 }
 
 // followup shows out to the interaction's user alone.
-func (a *Adapter) followup(ctx context.Context, in *discordgo.Interaction, out bot.Out) error {
+func (a *Adapter) followup(ctx context.Context, in *discordgo.Interaction, out chat.Out) error {
 	rd, err := renderOut(out)
 	if err != nil {
 		return err
@@ -134,14 +134,14 @@ func (a *Adapter) followup(ctx context.Context, in *discordgo.Interaction, out b
 // normalize maps messages: a DM; a thread under its parent; in a guild
 // channel, the conversation of the message clicked (an inline answer
 // replies to its root), or the channel itself for a command.
-func (a *Adapter) conversationOf(ctx context.Context, guildID, channelID string, msg *discordgo.Message) bot.Thread {
+func (a *Adapter) conversationOf(ctx context.Context, guildID, channelID string, msg *discordgo.Message) chat.Thread {
 	if guildID == "" {
-		return bot.Thread{Platform: platform, Chat: channelID}
+		return chat.Thread{Platform: platform, Chat: channelID}
 	}
 	if info := a.channel(ctx, channelID); info.Thread && info.ParentID != "" {
-		return bot.Thread{Platform: platform, Space: guildID, Chat: info.ParentID, ID: channelID}
+		return chat.Thread{Platform: platform, Space: guildID, Chat: info.ParentID, ID: channelID}
 	}
-	t := bot.Thread{Platform: platform, Space: guildID, Chat: channelID}
+	t := chat.Thread{Platform: platform, Space: guildID, Chat: channelID}
 	if msg != nil {
 		t.ID = msg.ID
 		if s, ok := a.msgs.Get(msg.ID); ok && s.root != "" {

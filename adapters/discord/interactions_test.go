@@ -10,7 +10,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // recordingHandler records what the adapter hands over, and how many REST
@@ -20,14 +20,14 @@ type recordingHandler struct {
 	onEvent func(ctx context.Context, respond func(ctx context.Context) error) error
 
 	mu          sync.Mutex
-	actions     []bot.Action
-	commands    []bot.Command
+	actions     []chat.Action
+	commands    []chat.Command
 	callsBefore []int
 }
 
-func (h *recordingHandler) HandleMessage(context.Context, bot.Message) error { return nil }
+func (h *recordingHandler) HandleMessage(context.Context, chat.Message) error { return nil }
 
-func (h *recordingHandler) HandleAction(ctx context.Context, a bot.Action) error {
+func (h *recordingHandler) HandleAction(ctx context.Context, a chat.Action) error {
 	h.mu.Lock()
 	h.actions = append(h.actions, a)
 	h.callsBefore = append(h.callsBefore, len(h.f.recorded()))
@@ -38,17 +38,17 @@ func (h *recordingHandler) HandleAction(ctx context.Context, a bot.Action) error
 	return nil
 }
 
-func (h *recordingHandler) HandleCommand(ctx context.Context, c bot.Command) error {
+func (h *recordingHandler) HandleCommand(ctx context.Context, c chat.Command) error {
 	h.mu.Lock()
 	h.commands = append(h.commands, c)
 	h.callsBefore = append(h.callsBefore, len(h.f.recorded()))
 	h.mu.Unlock()
 	if h.onEvent != nil {
 		return h.onEvent(ctx, func(ctx context.Context) error {
-			if err := c.Respond(ctx, bot.Out{Text: "first", Buttons: []bot.Button{{Label: "Clear", Data: "mc:1"}}}); err != nil {
+			if err := c.Respond(ctx, chat.Out{Text: "first", Buttons: []chat.Button{{Label: "Clear", Data: "mc:1"}}}); err != nil {
 				return err
 			}
-			return c.Respond(ctx, bot.Out{Text: "second"})
+			return c.Respond(ctx, chat.Out{Text: "second"})
 		})
 	}
 	return nil
@@ -78,9 +78,9 @@ func TestClick(t *testing.T) {
 		"data":{"custom_id":"a:approval-1","component_type":2}}`)
 	a.onInteraction(testCtx(t), h, in)
 
-	th := bot.Thread{Platform: "discord", Space: testGuild, Chat: testChan, ID: testThr}
-	want := bot.Action{Key: "discord:i:800", Thread: th, User: bot.User{Platform: "discord", ID: "12", Name: "bob"},
-		Data: "a:approval-1", Message: bot.MessageRef{Thread: th, ID: "700"}}
+	th := chat.Thread{Platform: "discord", Space: testGuild, Chat: testChan, ID: testThr}
+	want := chat.Action{Key: "discord:i:800", Thread: th, User: chat.User{Platform: "discord", ID: "12", Name: "bob"},
+		Data: "a:approval-1", Message: chat.MessageRef{Thread: th, ID: "700"}}
 	if len(h.actions) != 1 {
 		t.Fatalf("%d actions handed over, want 1", len(h.actions))
 	}
@@ -130,10 +130,10 @@ func TestCommand(t *testing.T) {
 				return respond(ctx)
 			}}
 			where := `"channel_id":"77","user":{"id":"11","username":"alice"}`
-			wantThread := bot.Thread{Platform: "discord", Chat: "77"}
+			wantThread := chat.Thread{Platform: "discord", Chat: "77"}
 			if tt.guild {
 				where = `"guild_id":"` + testGuild + `","channel_id":"` + testChan + `","member":{"user":{"id":"11","username":"alice"}}`
-				wantThread = bot.Thread{Platform: "discord", Space: testGuild, Chat: testChan}
+				wantThread = chat.Thread{Platform: "discord", Space: testGuild, Chat: testChan}
 			}
 			a.onInteraction(testCtx(t), h, interaction(t, `{"id":"801","application_id":"`+testBot+`","type":2,"token":"tok",`+
 				where+`,"data":`+tt.data+`}`))
@@ -143,7 +143,7 @@ func TestCommand(t *testing.T) {
 			}
 			got := h.commands[0]
 			got.Respond = nil
-			want := bot.Command{Key: "discord:i:801", Thread: wantThread, User: bot.User{Platform: "discord", ID: "11", Name: "alice"},
+			want := chat.Command{Key: "discord:i:801", Thread: wantThread, User: chat.User{Platform: "discord", ID: "11", Name: "alice"},
 				Name: tt.command, Args: tt.args, Direct: !tt.guild}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("command (-want +got):\n%s", diff)

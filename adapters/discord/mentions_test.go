@@ -8,7 +8,7 @@ import (
 
 	"github.com/parleybot/parley/adapters/discord"
 	"github.com/parleybot/parley/adapters/discord/discordtest"
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // TestMentionsPingOnlyThem: a message pings exactly its Mentions, by
@@ -33,30 +33,30 @@ func TestMentionsPingOnlyThem(t *testing.T) {
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
-	th := bot.Thread{Platform: "discord", Space: guild, Chat: channel}
-	anaU := bot.User{Platform: "discord", ID: ana, Name: "ana"}
-	boU := bot.User{Platform: "discord", ID: bo, Name: "bo"}
+	th := chat.Thread{Platform: "discord", Space: guild, Chat: channel}
+	anaU := chat.User{Platform: "discord", ID: ana, Name: "ana"}
+	boU := chat.User{Platform: "discord", ID: bo, Name: "bo"}
 	none := &discordtest.AllowedMentions{Parse: []string{}}
 
 	tests := []struct {
 		name    string
-		out     bot.Out
+		out     chat.Out
 		content string
 		pings   []string
 		allowed *discordtest.AllowedMentions
 	}{
-		{"mentions, each once", bot.Out{Text: "standup in **5** minutes", Mentions: []bot.User{anaU, boU, anaU}},
+		{"mentions, each once", chat.Out{Text: "standup in **5** minutes", Mentions: []chat.User{anaU, boU, anaU}},
 			"<@" + ana + "> <@" + bo + "> standup in **5** minutes", []string{ana, bo},
 			&discordtest.AllowedMentions{Parse: []string{}, Users: []string{ana, bo}}},
-		{"plain keeps them", bot.Out{Text: "**standup**", Plain: true, Mentions: []bot.User{boU}},
+		{"plain keeps them", chat.Out{Text: "**standup**", Plain: true, Mentions: []chat.User{boU}},
 			"<@" + bo + "> standup", []string{bo}, &discordtest.AllowedMentions{Parse: []string{}, Users: []string{bo}}},
-		{"only mentions", bot.Out{Mentions: []bot.User{anaU}},
+		{"only mentions", chat.Out{Mentions: []chat.User{anaU}},
 			"<@" + ana + ">", []string{ana}, &discordtest.AllowedMentions{Parse: []string{}, Users: []string{ana}}},
-		{"mention syntax in the text", bot.Out{Text: "<@" + bo + "> <@!" + ana + "> <@&800000000000000001> @everyone @here"},
+		{"mention syntax in the text", chat.Out{Text: "<@" + bo + "> <@!" + ana + "> <@&800000000000000001> @everyone @here"},
 			"<@" + bo + "> <@!" + ana + "> <@&800000000000000001> @\u200deveryone @\u200dhere", nil, none},
-		{"mention syntax beside a mention", bot.Out{Text: "<@" + bo + "> too", Mentions: []bot.User{anaU}},
+		{"mention syntax beside a mention", chat.Out{Text: "<@" + bo + "> too", Mentions: []chat.User{anaU}},
 			"<@" + ana + "> <@" + bo + "> too", []string{ana}, &discordtest.AllowedMentions{Parse: []string{}, Users: []string{ana}}},
-		{"an id Discord cannot name", bot.Out{Text: "hi", Mentions: []bot.User{{ID: "U1", Name: "everyone"}}},
+		{"an id Discord cannot name", chat.Out{Text: "hi", Mentions: []chat.User{{ID: "U1", Name: "everyone"}}},
 			"@\u200deveryone hi", nil, none},
 	}
 	for _, tt := range tests {
@@ -70,11 +70,11 @@ func TestMentionsPingOnlyThem(t *testing.T) {
 	}
 
 	t.Run("an edit", func(t *testing.T) {
-		ref, err := ad.Send(t.Context(), th, bot.Out{Text: "draft"})
+		ref, err := ad.Send(t.Context(), th, chat.Out{Text: "draft"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := ad.Edit(t.Context(), ref, bot.Out{Text: "<@" + bo + "> @everyone"}); err != nil {
+		if err := ad.Edit(t.Context(), ref, chat.Out{Text: "<@" + bo + "> @everyone"}); err != nil {
 			t.Fatal(err)
 		}
 		checkPings(t, srv, channel, ref.ID, "<@"+bo+"> @\u200deveryone", nil, none)

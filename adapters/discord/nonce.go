@@ -10,7 +10,7 @@ import (
 )
 
 // A final answer's part posted without a placeholder carries a nonce made
-// from its bot.Out.Key, with enforce_nonce: Discord answers a create
+// from its chat.Out.Key, with enforce_nonce: Discord answers a create
 // repeated with the same nonce within a few minutes with the message the
 // first one made, and creates nothing (docs "Create Message"). Delivery
 // repeats a create whose outcome it does not know (a timeout, a crash

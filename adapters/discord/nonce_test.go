@@ -8,7 +8,7 @@ import (
 
 	"github.com/parleybot/parley/adapters/discord"
 	"github.com/parleybot/parley/adapters/discord/discordtest"
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // TestSendKeyIsIdempotent: a Send with an Out.Key carries a nonce with
@@ -41,12 +41,12 @@ func TestSendKeyIsIdempotent(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			th := bot.Thread{Platform: "discord", Chat: dm}
-			first, err := ad.Send(t.Context(), th, bot.Out{Text: "The answer.", Key: tt.key})
+			th := chat.Thread{Platform: "discord", Chat: dm}
+			first, err := ad.Send(t.Context(), th, chat.Out{Text: "The answer.", Key: tt.key})
 			if err != nil {
 				t.Fatal(err)
 			}
-			again, err := ad.Send(t.Context(), th, bot.Out{Text: "The answer.", Key: tt.key})
+			again, err := ad.Send(t.Context(), th, chat.Out{Text: "The answer.", Key: tt.key})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,10 +6,10 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
-// normalize turns a MESSAGE_CREATE into a bot.Message
+// normalize turns a MESSAGE_CREATE into a chat.Message
 // (docs/architecture.md, Conversation identity):
 //
 //   - a DM: Thread{Chat: DM channel}, one continuing conversation;
@@ -23,16 +23,16 @@ import (
 //
 // ok is false for what is not a person's or a bot's chat message: system
 // messages (thread created, pins, joins) and malformed events.
-func (a *Adapter) normalize(ctx context.Context, m *discordgo.Message) (bot.Message, bool) {
+func (a *Adapter) normalize(ctx context.Context, m *discordgo.Message) (chat.Message, bool) {
 	if m == nil || m.ID == "" || m.ChannelID == "" || m.Author == nil || m.Author.ID == "" {
-		return bot.Message{}, false
+		return chat.Message{}, false
 	}
 	if m.Type != discordgo.MessageTypeDefault && m.Type != discordgo.MessageTypeReply {
-		return bot.Message{}, false
+		return chat.Message{}, false
 	}
 	me := a.identity()
 	own := me.UserID != "" && m.Author.ID == me.UserID
-	out := bot.Message{
+	out := chat.Message{
 		Key:     "discord:" + m.ID,
 		ID:      m.ID,
 		User:    userOf(m.Author),
@@ -45,16 +45,16 @@ func (a *Adapter) normalize(ctx context.Context, m *discordgo.Message) (bot.Mess
 
 	if m.GuildID == "" {
 		out.Direct = true
-		out.Thread = bot.Thread{Platform: platform, Chat: m.ChannelID}
-		out.Place = bot.Place{ChatKind: "direct"}
+		out.Thread = chat.Thread{Platform: platform, Chat: m.ChannelID}
+		out.Place = chat.Place{ChatKind: "direct"}
 		a.msgs.Put(m.ID, seenMessage{byBot: own})
 		return out, true
 	}
 
 	info := a.channel(ctx, m.ChannelID)
 	if info.Thread && info.ParentID != "" {
-		out.Thread = bot.Thread{Platform: platform, Space: m.GuildID, Chat: info.ParentID, ID: m.ChannelID}
-		out.Place = bot.Place{ChatName: a.channel(ctx, info.ParentID).Name, ChatKind: "channel", Thread: info.Name}
+		out.Thread = chat.Thread{Platform: platform, Space: m.GuildID, Chat: info.ParentID, ID: m.ChannelID}
+		out.Place = chat.Place{ChatName: a.channel(ctx, info.ParentID).Name, ChatKind: "channel", Thread: info.Name}
 		// Whoever opened it, the bot answers in it.
 		a.modes.Put(m.ChannelID, inThread)
 	} else {
@@ -62,8 +62,8 @@ func (a *Adapter) normalize(ctx context.Context, m *discordgo.Message) (bot.Mess
 		if ref := m.MessageReference; ref != nil && ref.MessageID != "" && (ref.ChannelID == "" || ref.ChannelID == m.ChannelID) {
 			root = a.rootOf(ref.MessageID, m.ReferencedMessage, me.UserID)
 		}
-		out.Thread = bot.Thread{Platform: platform, Space: m.GuildID, Chat: m.ChannelID, ID: root}
-		out.Place = bot.Place{ChatName: info.Name, ChatKind: "channel"}
+		out.Thread = chat.Thread{Platform: platform, Space: m.GuildID, Chat: m.ChannelID, ID: root}
+		out.Place = chat.Place{ChatName: info.Name, ChatKind: "channel"}
 	}
 	a.msgs.Put(m.ID, seenMessage{name: threadName(out.Text), root: out.Thread.ID, byBot: own})
 
@@ -102,12 +102,12 @@ func (a *Adapter) repliesToBot(m *discordgo.Message, botID string) bool {
 
 // userOf is the person behind a Discord user: the name they chose to be
 // shown under, else their account name.
-func userOf(u *discordgo.User) bot.User {
+func userOf(u *discordgo.User) chat.User {
 	name := u.GlobalName
 	if name == "" {
 		name = u.Username
 	}
-	return bot.User{Platform: platform, ID: u.ID, Name: name}
+	return chat.User{Platform: platform, ID: u.ID, Name: name}
 }
 
 func mentions(users []*discordgo.User, id string) bool {

@@ -5,12 +5,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/internal/syncbuf"
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/parleybot/parley/bot"
 )
 
 func TestNormalize(t *testing.T) {
@@ -18,82 +17,82 @@ func TestNormalize(t *testing.T) {
 	bob := &discordgo.User{ID: "12", Username: "bob"}
 	helper := &discordgo.User{ID: "13", Username: "helper", Bot: true}
 	me := &discordgo.User{ID: testBot, Username: "Parley", Bot: true}
-	botUser := bot.User{Platform: "discord", ID: testBot, Name: "Parley"}
-	group := func(id string) bot.Thread {
-		return bot.Thread{Platform: "discord", Space: testGuild, Chat: testChan, ID: id}
+	botUser := chat.User{Platform: "discord", ID: testBot, Name: "Parley"}
+	group := func(id string) chat.Thread {
+		return chat.Thread{Platform: "discord", Space: testGuild, Chat: testChan, ID: id}
 	}
-	channel := bot.Place{ChatName: "general", ChatKind: "channel"}
+	channel := chat.Place{ChatName: "general", ChatKind: "channel"}
 
 	tests := []struct {
 		name  string
 		known map[string]seenMessage // messages the adapter saw before
 		in    discordgo.Message
-		want  bot.Message
+		want  chat.Message
 		drop  bool
 	}{{
 		name: "direct message",
 		in:   discordgo.Message{ID: "501", ChannelID: "77", Author: alice, Content: "hello there"},
-		want: bot.Message{Key: "discord:501", ID: "501", Thread: bot.Thread{Platform: "discord", Chat: "77"},
-			User: bot.User{Platform: "discord", ID: "11", Name: "Alice A."}, Text: "hello there",
-			Place: bot.Place{ChatKind: "direct"}, Direct: true},
+		want: chat.Message{Key: "discord:501", ID: "501", Thread: chat.Thread{Platform: "discord", Chat: "77"},
+			User: chat.User{Platform: "discord", ID: "11", Name: "Alice A."}, Text: "hello there",
+			Place: chat.Place{ChatKind: "direct"}, Direct: true},
 	}, {
 		name: "mention in a guild channel starts a conversation on that message",
 		in: discordgo.Message{ID: "502", ChannelID: testChan, GuildID: testGuild, Author: bob,
 			Content: "<@" + testBot + "> summarize this", Mentions: []*discordgo.User{me}},
-		want: bot.Message{Key: "discord:502", ID: "502", Thread: group("502"),
-			User: bot.User{Platform: "discord", ID: "12", Name: "bob"}, Text: "summarize this", Place: channel, Mentioned: true},
+		want: chat.Message{Key: "discord:502", ID: "502", Thread: group("502"),
+			User: chat.User{Platform: "discord", ID: "12", Name: "bob"}, Text: "summarize this", Place: channel, Mentioned: true},
 	}, {
 		name: "nickname mention form",
 		in: discordgo.Message{ID: "503", ChannelID: testChan, GuildID: testGuild, Author: bob,
 			Content: "hey <@!" + testBot + "> look", Mentions: []*discordgo.User{me}},
-		want: bot.Message{Key: "discord:503", ID: "503", Thread: group("503"),
-			User: bot.User{Platform: "discord", ID: "12", Name: "bob"}, Text: "hey  look", Place: channel, Mentioned: true},
+		want: chat.Message{Key: "discord:503", ID: "503", Thread: group("503"),
+			User: chat.User{Platform: "discord", ID: "12", Name: "bob"}, Text: "hey  look", Place: channel, Mentioned: true},
 	}, {
 		name: "no mention",
 		in:   discordgo.Message{ID: "504", ChannelID: testChan, GuildID: testGuild, Author: bob, Content: "just chatting"},
-		want: bot.Message{Key: "discord:504", ID: "504", Thread: group("504"),
-			User: bot.User{Platform: "discord", ID: "12", Name: "bob"}, Text: "just chatting", Place: channel},
+		want: chat.Message{Key: "discord:504", ID: "504", Thread: group("504"),
+			User: chat.User{Platform: "discord", ID: "12", Name: "bob"}, Text: "just chatting", Place: channel},
 	}, {
 		name: "in a thread: the parent channel and the thread",
 		in:   discordgo.Message{ID: "505", ChannelID: testThr, GuildID: testGuild, Author: bob, Content: "more"},
-		want: bot.Message{Key: "discord:505", ID: "505",
-			Thread: bot.Thread{Platform: "discord", Space: testGuild, Chat: testChan, ID: testThr},
-			User:   bot.User{Platform: "discord", ID: "12", Name: "bob"}, Text: "more",
-			Place: bot.Place{ChatName: "general", ChatKind: "channel", Thread: "a thread"}},
+		want: chat.Message{Key: "discord:505", ID: "505",
+			Thread: chat.Thread{Platform: "discord", Space: testGuild, Chat: testChan, ID: testThr},
+			User:   chat.User{Platform: "discord", ID: "12", Name: "bob"}, Text: "more",
+			Place: chat.Place{ChatName: "general", ChatKind: "channel", Thread: "a thread"}},
 	}, {
 		name:  "reply to the bot's inline answer continues its conversation",
 		known: map[string]seenMessage{"600": {root: "450", byBot: true}},
 		in: discordgo.Message{ID: "506", ChannelID: testChan, GuildID: testGuild, Author: bob, Content: "and then?",
 			Type: discordgo.MessageTypeReply, MessageReference: &discordgo.MessageReference{MessageID: "600", ChannelID: testChan},
 			ReferencedMessage: &discordgo.Message{ID: "600", Author: me}},
-		want: bot.Message{Key: "discord:506", ID: "506", Thread: group("450"),
-			User: bot.User{Platform: "discord", ID: "12", Name: "bob"}, Text: "and then?", Place: channel, Mentioned: true},
+		want: chat.Message{Key: "discord:506", ID: "506", Thread: group("450"),
+			User: chat.User{Platform: "discord", ID: "12", Name: "bob"}, Text: "and then?", Place: channel, Mentioned: true},
 	}, {
 		name: "reply to the bot after a restart: the root its answer replied to",
 		in: discordgo.Message{ID: "507", ChannelID: testChan, GuildID: testGuild, Author: bob, Content: "ok",
 			Type: discordgo.MessageTypeReply, MessageReference: &discordgo.MessageReference{MessageID: "601"},
 			ReferencedMessage: &discordgo.Message{ID: "601", Author: me, MessageReference: &discordgo.MessageReference{MessageID: "451"}}},
-		want: bot.Message{Key: "discord:507", ID: "507", Thread: group("451"),
-			User: bot.User{Platform: "discord", ID: "12", Name: "bob"}, Text: "ok", Place: channel, Mentioned: true},
+		want: chat.Message{Key: "discord:507", ID: "507", Thread: group("451"),
+			User: chat.User{Platform: "discord", ID: "12", Name: "bob"}, Text: "ok", Place: channel, Mentioned: true},
 	}, {
 		name: "reply to a person joins that message's conversation, unmentioned",
 		in: discordgo.Message{ID: "508", ChannelID: testChan, GuildID: testGuild, Author: bob, Content: "agreed",
 			Type: discordgo.MessageTypeReply, MessageReference: &discordgo.MessageReference{MessageID: "452"},
 			ReferencedMessage: &discordgo.Message{ID: "452", Author: alice}},
-		want: bot.Message{Key: "discord:508", ID: "508", Thread: group("452"),
-			User: bot.User{Platform: "discord", ID: "12", Name: "bob"}, Text: "agreed", Place: channel},
+		want: chat.Message{Key: "discord:508", ID: "508", Thread: group("452"),
+			User: chat.User{Platform: "discord", ID: "12", Name: "bob"}, Text: "agreed", Place: channel},
 	}, {
 		name: "from another bot",
 		in:   discordgo.Message{ID: "509", ChannelID: testChan, GuildID: testGuild, Author: helper, Content: "notice"},
-		want: bot.Message{Key: "discord:509", ID: "509", Thread: group("509"),
-			User: bot.User{Platform: "discord", ID: "13", Name: "helper"}, Text: "notice", Place: channel, FromBot: true},
+		want: chat.Message{Key: "discord:509", ID: "509", Thread: group("509"),
+			User: chat.User{Platform: "discord", ID: "13", Name: "helper"}, Text: "notice", Place: channel, FromBot: true},
 	}, {
 		name: "own message",
 		in:   discordgo.Message{ID: "510", ChannelID: testThr, GuildID: testGuild, Author: me, Content: "my answer"},
-		want: bot.Message{Key: "discord:510", ID: "510",
-			Thread: bot.Thread{Platform: "discord", Space: testGuild, Chat: testChan, ID: testThr},
+		want: chat.Message{Key: "discord:510", ID: "510",
+			Thread: chat.Thread{Platform: "discord", Space: testGuild, Chat: testChan, ID: testThr},
 			User:   botUser, Text: "my answer",
-			Place: bot.Place{ChatName: "general", ChatKind: "channel", Thread: "a thread"}, FromBot: true},
+			Place: chat.Place{ChatName: "general", ChatKind: "channel", Thread: "a thread"}, FromBot: true},
 	}, {
 		name: "a command typed with attachments carries them",
 		in: discordgo.Message{ID: "513", ChannelID: "77", Author: alice, Content: "/kb add", Attachments: []*discordgo.MessageAttachment{
@@ -103,9 +102,9 @@ func TestNormalize(t *testing.T) {
 			{ID: "a2", Filename: "notes.txt", Size: 12, ProxyURL: "https://media.discordapp.net/attachments/77/a2/notes.txt"},
 			nil,
 		}},
-		want: bot.Message{Key: "discord:513", ID: "513", Thread: bot.Thread{Platform: "discord", Chat: "77"},
-			User: bot.User{Platform: "discord", ID: "11", Name: "Alice A."}, Text: "/kb add",
-			Place: bot.Place{ChatKind: "direct"}, Direct: true, Files: []bot.File{
+		want: chat.Message{Key: "discord:513", ID: "513", Thread: chat.Thread{Platform: "discord", Chat: "77"},
+			User: chat.User{Platform: "discord", ID: "11", Name: "Alice A."}, Text: "/kb add",
+			Place: chat.Place{ChatKind: "direct"}, Direct: true, Files: []chat.File{
 				{ID: "a1", Name: "handbook.pdf", MIME: "application/pdf", Size: 48213, URL: "https://cdn.discordapp.com/attachments/77/a1/handbook.pdf?ex=1&is=2&hm=3&"},
 				{ID: "a2", Name: "notes.txt", Size: 12, URL: "https://media.discordapp.net/attachments/77/a2/notes.txt"},
 			}},
@@ -114,9 +113,9 @@ func TestNormalize(t *testing.T) {
 		in: discordgo.Message{ID: "514", ChannelID: testChan, GuildID: testGuild, Author: bob, Content: "<@" + testBot + ">",
 			Mentions:    []*discordgo.User{me},
 			Attachments: []*discordgo.MessageAttachment{{ID: "a3", Filename: "x.png", ContentType: "image/png", Size: 5, URL: "https://cdn.discordapp.com/x.png"}}},
-		want: bot.Message{Key: "discord:514", ID: "514", Thread: group("514"),
-			User: bot.User{Platform: "discord", ID: "12", Name: "bob"}, Place: channel, Mentioned: true,
-			Files: []bot.File{{ID: "a3", Name: "x.png", MIME: "image/png", Size: 5, URL: "https://cdn.discordapp.com/x.png"}}},
+		want: chat.Message{Key: "discord:514", ID: "514", Thread: group("514"),
+			User: chat.User{Platform: "discord", ID: "12", Name: "bob"}, Place: channel, Mentioned: true,
+			Files: []chat.File{{ID: "a3", Name: "x.png", MIME: "image/png", Size: 5, URL: "https://cdn.discordapp.com/x.png"}}},
 	}, {
 		name: "system message (thread created)",
 		in:   discordgo.Message{ID: "511", ChannelID: testChan, GuildID: testGuild, Author: bob, Type: discordgo.MessageTypeThreadCreated},
@@ -152,7 +151,7 @@ func TestNormalizeLooksUpUnknownThreads(t *testing.T) {
 	for _, id := range []string{"520", "521"} {
 		got, ok := a.normalize(testCtx(t), &discordgo.Message{ID: id, ChannelID: "301", GuildID: testGuild,
 			Author: &discordgo.User{ID: "12", Username: "bob"}, Content: "hi"})
-		want := bot.Thread{Platform: "discord", Space: testGuild, Chat: testChan, ID: "301"}
+		want := chat.Thread{Platform: "discord", Space: testGuild, Chat: testChan, ID: "301"}
 		if !ok || got.Thread != want || got.Place.Thread != "new thread" {
 			t.Fatalf("normalize = %+v, %v; want thread %v named %q", got, ok, want, "new thread")
 		}

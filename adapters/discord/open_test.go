@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/parleybot/parley/adapters/discord"
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // unreachableGateway is the REST API of a Discord that cannot be reached:
@@ -82,7 +82,7 @@ func TestRunRetriesOpenWithBackoff(t *testing.T) {
 			name: "token refused",
 			fail: answer(http.StatusUnauthorized, `{"message":"401: Unauthorized","code":0}`),
 			wait: time.Hour,
-			want: []time.Duration{0}, wantErr: bot.ErrAuth,
+			want: []time.Duration{0}, wantErr: chat.ErrAuth,
 		},
 	}
 	for _, tt := range tests {
@@ -118,9 +118,9 @@ func TestRunRetriesOpenWithBackoff(t *testing.T) {
 
 type nopHandler struct{}
 
-func (nopHandler) HandleMessage(context.Context, bot.Message) error { return nil }
-func (nopHandler) HandleAction(context.Context, bot.Action) error   { return nil }
-func (nopHandler) HandleCommand(context.Context, bot.Command) error { return nil }
+func (nopHandler) HandleMessage(context.Context, chat.Message) error { return nil }
+func (nopHandler) HandleAction(context.Context, chat.Action) error   { return nil }
+func (nopHandler) HandleCommand(context.Context, chat.Command) error { return nil }
 
 // TestRunWaitsOnConfigSleep: the reconnect backoff waits on Config.Sleep,
 // not on a timer of its own, so a test's clock sees every wait.

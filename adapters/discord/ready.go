@@ -1,8 +1,10 @@
 package discord
 
-import "github.com/parleybot/parley/bot"
+import (
+	"github.com/parleybot/parley/chat"
+)
 
-var _ bot.Connection = (*Adapter)(nil)
+var _ chat.Connection = (*Adapter)(nil)
 
 // Connected reports whether the gateway sessions are open: every shard
 // this process receives on has had its READY (or a resume) since

@@ -9,7 +9,7 @@ import (
 
 	"github.com/parleybot/parley/adapters/discord"
 	"github.com/parleybot/parley/adapters/discord/discordtest"
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // logWatch is a log sink a test can wait on.
@@ -61,10 +61,10 @@ func containsAll(s string, parts []string) bool {
 }
 
 // handed returns what the handler received reading text.
-func (h *runHandler) handed(text string) []bot.Message {
+func (h *runHandler) handed(text string) []chat.Message {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	var out []bot.Message
+	var out []chat.Message
 	for _, m := range h.msgs {
 		if m.Text == text {
 			out = append(out, m)
@@ -130,15 +130,15 @@ func TestRunRecoversLostSession(t *testing.T) {
 
 	for _, tt := range []struct {
 		text, id string
-		want     bot.Thread
+		want     chat.Thread
 		once     bool
 	}{
 		{text: "before, in the channel", once: true},
 		{text: "before, in the DM", once: true},
 		{text: "lost, in the channel", id: lostInChannel, once: true,
-			want: bot.Thread{Platform: "discord", Space: guild, Chat: channel, ID: lostInChannel}},
-		{text: "lost, in the DM", id: lostInDM, once: true, want: bot.Thread{Platform: "discord", Chat: dm}},
-		{text: "after the session was forgotten", id: twice, want: bot.Thread{Platform: "discord", Chat: dm}},
+			want: chat.Thread{Platform: "discord", Space: guild, Chat: channel, ID: lostInChannel}},
+		{text: "lost, in the DM", id: lostInDM, once: true, want: chat.Thread{Platform: "discord", Chat: dm}},
+		{text: "after the session was forgotten", id: twice, want: chat.Thread{Platform: "discord", Chat: dm}},
 	} {
 		got := h.handed(tt.text)
 		if len(got) == 0 || (tt.once && len(got) != 1) {

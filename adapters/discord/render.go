@@ -9,8 +9,8 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/format"
+	"github.com/parleybot/parley/chat"
 )
 
 // Discord's limits that rendering must respect
@@ -39,7 +39,7 @@ type rendered struct {
 // so a longer text is a bug upstream, and losing its end would hide it.
 // Everything Discord would refuse is refused here, before a call that
 // would cost rate-limit budget.
-func renderOut(out bot.Out) (rendered, error) {
+func renderOut(out chat.Out) (rendered, error) {
 	r := rendered{allowed: noMentions()}
 	r.content = withMentions(out, renderText(out), r.allowed)
 	if n := format.UTF16Len(r.content); n > maxLen {
@@ -65,7 +65,7 @@ func renderOut(out bot.Out) (rendered, error) {
 // renderText renders out's Markdown. The plain form (after a formatting
 // rejection) still gets its mass mentions defused; AllowedMentions stops
 // the pings either way, this keeps the text from looking like one.
-func renderText(out bot.Out) string {
+func renderText(out chat.Out) string {
 	if out.Plain {
 		return format.NeutralizeMentions(format.Plain(out.Text))
 	}
@@ -77,8 +77,8 @@ func renderText(out bot.Out) string {
 // snowflake ID; anyone else as @Name, which is text to Discord. (The 100
 // ids allowed_mentions takes at most need more than the content's 2,000
 // characters, so the length check covers that limit.)
-func withMentions(out bot.Out, text string, allowed *discordgo.MessageAllowedMentions) string {
-	return out.WithMentions(text, func(u bot.User) string {
+func withMentions(out chat.Out, text string, allowed *discordgo.MessageAllowedMentions) string {
+	return out.WithMentions(text, func(u chat.User) string {
 		if !snowflake(u.ID) {
 			return format.NeutralizeMentions("@" + cmp.Or(u.Name, u.ID))
 		}
@@ -95,7 +95,7 @@ func snowflake(id string) bool {
 // renderButton makes the i-th button. Its custom_id is the payload the
 // click brings back, so one Discord would refuse is an error; a label too
 // long is only decoration and is shortened.
-func renderButton(i int, b bot.Button) (discordgo.Button, error) {
+func renderButton(i int, b chat.Button) (discordgo.Button, error) {
 	if b.Data == "" || len(b.Data) > maxCustomID {
 		return discordgo.Button{}, fmt.Errorf("discord button %d payload is %d bytes; Discord takes 1 to %d", i, len(b.Data), maxCustomID)
 	}
@@ -108,9 +108,9 @@ func renderButton(i int, b bot.Button) (discordgo.Button, error) {
 	}
 	style := discordgo.SecondaryButton
 	switch b.Style {
-	case bot.ButtonPrimary:
+	case chat.ButtonPrimary:
 		style = discordgo.SuccessButton
-	case bot.ButtonDanger:
+	case chat.ButtonDanger:
 		style = discordgo.DangerButton
 	}
 	return discordgo.Button{Label: label, Style: style, CustomID: b.Data}, nil

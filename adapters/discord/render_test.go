@@ -8,36 +8,36 @@ import (
 	"github.com/bwmarrin/discordgo"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/format"
+	"github.com/parleybot/parley/chat"
 )
 
 func TestRenderOut(t *testing.T) {
 	tests := []struct {
 		name    string
-		out     bot.Out
+		out     chat.Out
 		content string
 		styles  [][]discordgo.ButtonStyle
 		wantErr string
 	}{
-		{name: "markdown", out: bot.Out{Text: "**done** with `make`"}, content: "**done** with `make`"},
-		{name: "mass mentions defused", out: bot.Out{Text: "hi @everyone"}, content: "hi @\u200deveryone"},
-		{name: "plain", out: bot.Out{Text: "**x** @here", Plain: true}, content: "x @\u200dhere"},
-		{name: "exactly the limit", out: bot.Out{Text: strings.Repeat("a", maxLen)}, content: strings.Repeat("a", maxLen)},
-		{name: "over the limit", out: bot.Out{Text: strings.Repeat("a", maxLen+1)}, wantErr: "exceeds the 2000"},
-		{name: "button styles", out: bot.Out{Text: "ok?", Buttons: []bot.Button{
-			{Label: "Approve", Style: bot.ButtonPrimary, Data: "a:1"},
-			{Label: "Deny", Style: bot.ButtonDanger, Data: "d:1"},
+		{name: "markdown", out: chat.Out{Text: "**done** with `make`"}, content: "**done** with `make`"},
+		{name: "mass mentions defused", out: chat.Out{Text: "hi @everyone"}, content: "hi @\u200deveryone"},
+		{name: "plain", out: chat.Out{Text: "**x** @here", Plain: true}, content: "x @\u200dhere"},
+		{name: "exactly the limit", out: chat.Out{Text: strings.Repeat("a", maxLen)}, content: strings.Repeat("a", maxLen)},
+		{name: "over the limit", out: chat.Out{Text: strings.Repeat("a", maxLen+1)}, wantErr: "exceeds the 2000"},
+		{name: "button styles", out: chat.Out{Text: "ok?", Buttons: []chat.Button{
+			{Label: "Approve", Style: chat.ButtonPrimary, Data: "a:1"},
+			{Label: "Deny", Style: chat.ButtonDanger, Data: "d:1"},
 			{Label: "Later", Data: "l:1"},
 		}}, content: "ok?", styles: [][]discordgo.ButtonStyle{{discordgo.SuccessButton, discordgo.DangerButton, discordgo.SecondaryButton}}},
-		{name: "rows of five", out: bot.Out{Text: "pick", Buttons: buttons(7)}, content: "pick",
+		{name: "rows of five", out: chat.Out{Text: "pick", Buttons: buttons(7)}, content: "pick",
 			styles: [][]discordgo.ButtonStyle{
 				{discordgo.SecondaryButton, discordgo.SecondaryButton, discordgo.SecondaryButton, discordgo.SecondaryButton, discordgo.SecondaryButton},
 				{discordgo.SecondaryButton, discordgo.SecondaryButton}}},
-		{name: "too many buttons", out: bot.Out{Text: "pick", Buttons: buttons(26)}, wantErr: "26 buttons"},
-		{name: "custom_id over 100", out: bot.Out{Text: "x", Buttons: []bot.Button{{Label: "A", Data: strings.Repeat("x", 101)}}},
+		{name: "too many buttons", out: chat.Out{Text: "pick", Buttons: buttons(26)}, wantErr: "26 buttons"},
+		{name: "custom_id over 100", out: chat.Out{Text: "x", Buttons: []chat.Button{{Label: "A", Data: strings.Repeat("x", 101)}}},
 			wantErr: "101 bytes"},
-		{name: "empty custom_id", out: bot.Out{Text: "x", Buttons: []bot.Button{{Label: "A"}}}, wantErr: "0 bytes"},
+		{name: "empty custom_id", out: chat.Out{Text: "x", Buttons: []chat.Button{{Label: "A"}}}, wantErr: "0 bytes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -73,10 +73,10 @@ func TestRenderOut(t *testing.T) {
 	}
 }
 
-func buttons(n int) []bot.Button {
-	bs := make([]bot.Button, n)
+func buttons(n int) []chat.Button {
+	bs := make([]chat.Button, n)
 	for i := range bs {
-		bs[i] = bot.Button{Label: "b", Data: "d:" + strings.Repeat("x", i+1)}
+		bs[i] = chat.Button{Label: "b", Data: "d:" + strings.Repeat("x", i+1)}
 	}
 	return bs
 }
@@ -101,8 +101,8 @@ func TestNoMentionsRenderAsBefore(t *testing.T) {
 			if plain {
 				want = format.NeutralizeMentions(format.Plain(md))
 			}
-			for _, mentions := range [][]bot.User{nil, {}} {
-				r, err := renderOut(bot.Out{Text: md, Plain: plain, Mentions: mentions})
+			for _, mentions := range [][]chat.User{nil, {}} {
+				r, err := renderOut(chat.Out{Text: md, Plain: plain, Mentions: mentions})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -10,13 +10,13 @@ import (
 
 	"github.com/parleybot/parley/adapters/discord"
 	"github.com/parleybot/parley/adapters/discord/discordtest"
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/store"
 )
 
 // runUntilStopped runs ad until the returned stop is called, which waits
 // for Run to return.
-func runUntilStopped(t *testing.T, ad *discord.Adapter, h bot.Handler) (stop func()) {
+func runUntilStopped(t *testing.T, ad *discord.Adapter, h chat.Handler) (stop func()) {
 	t.Helper()
 	stopped := untilStopped(t, func(ctx context.Context) error { return ad.Run(ctx, h) })
 	return func() { _ = stopped() }
@@ -114,7 +114,7 @@ func TestRunRecoversAfterRestart(t *testing.T) {
 	runUntilStopped(t, newAdapter(logs), second)
 	logs.waitLine(t, "recovered messages sent while Parley was stopped", "messages=2", "channels=2")
 
-	want := map[string]bot.Thread{
+	want := map[string]chat.Thread{
 		"discord:" + missedInChannel: {Platform: "discord", Space: guild, Chat: channel, ID: missedInChannel},
 		"discord:" + missedInDM:      {Platform: "discord", Chat: dm},
 	}

@@ -11,8 +11,8 @@ import (
 	"github.com/bwmarrin/discordgo"
 	"github.com/gorilla/websocket"
 
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/adapterkit"
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/internal/backoff"
 )
 
@@ -33,7 +33,7 @@ const (
 // Run connects to the gateway and hands events to h until ctx ends
 // (docs/platforms.md#discord-gateway-and-intents), on every shard
 // (Config.Shards, shards.go). After shard 0's first READY it registers
-// the slash commands (bot.Menu) in Config.GuildID, or globally; a
+// the slash commands (chat.Menu) in Config.GuildID, or globally; a
 // failure there is logged, not fatal, since mentions and DMs still work.
 //
 // Events are handled in goroutines of their own, started in the order
@@ -44,7 +44,7 @@ const (
 // channels Config.State remembers (seen.go). Run waits for handlers and
 // recoveries in flight before it returns, since a handler called after
 // Run returned would race the shutdown.
-func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
+func (a *Adapter) Run(ctx context.Context, h chat.Handler) error {
 	// Loaded before connecting, so that no message of this run can be
 	// saved in State before the cursors it replaces were read.
 	restored := a.loadSeen(ctx) > 0
@@ -57,7 +57,7 @@ func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
 // runShard receives sh's events until ctx ends; restored tells that
 // State's cursors of its channels were loaded, to recover after the
 // first READY.
-func (a *Adapter) runShard(ctx context.Context, h bot.Handler, sh *gatewayShard, restored bool) error {
+func (a *Adapter) runShard(ctx context.Context, h chat.Handler, sh *gatewayShard, restored bool) error {
 	if !sh.running.CompareAndSwap(false, true) {
 		return fmt.Errorf("discord: shard %d is running already", sh.id)
 	}
@@ -196,7 +196,7 @@ func (a *Adapter) open(ctx context.Context, s *discordgo.Session) error {
 	}
 }
 
-// registerCommands overwrites the slash commands with bot.Menu(): the
+// registerCommands overwrites the slash commands with chat.Menu(): the
 // call is idempotent, so every start may make it.
 func (a *Adapter) registerCommands(ctx context.Context, appID string) {
 	if appID == "" {
@@ -213,7 +213,7 @@ func (a *Adapter) registerCommands(ctx context.Context, appID string) {
 // handleMessage hands m to h, then lets its channel's cursor pass it. A
 // handling cut short by the shutdown keeps the cursor before m, so that
 // the next start reads m again.
-func (a *Adapter) handleMessage(ctx context.Context, h bot.Handler, m *discordgo.Message) {
+func (a *Adapter) handleMessage(ctx context.Context, h chat.Handler, m *discordgo.Message) {
 	if err := a.onMessage(ctx, h, m); err != nil && ctx.Err() != nil {
 		return
 	}
@@ -221,7 +221,7 @@ func (a *Adapter) handleMessage(ctx context.Context, h bot.Handler, m *discordgo
 }
 
 // onMessage hands m to h unless normalize drops it, and returns h's error.
-func (a *Adapter) onMessage(ctx context.Context, h bot.Handler, m *discordgo.Message) error {
+func (a *Adapter) onMessage(ctx context.Context, h chat.Handler, m *discordgo.Message) error {
 	msg, ok := a.normalize(ctx, m)
 	if !ok {
 		return nil
@@ -233,7 +233,7 @@ func (a *Adapter) onMessage(ctx context.Context, h bot.Handler, m *discordgo.Mes
 	return err
 }
 
-func (a *Adapter) onInteraction(ctx context.Context, h bot.Handler, in *discordgo.Interaction) {
+func (a *Adapter) onInteraction(ctx context.Context, h chat.Handler, in *discordgo.Interaction) {
 	if in == nil || in.ID == "" {
 		return
 	}

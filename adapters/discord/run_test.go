@@ -13,21 +13,21 @@ import (
 
 	"github.com/parleybot/parley/adapters/discord"
 	"github.com/parleybot/parley/adapters/discord/discordtest"
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // runHandler records what Run hands over; commands answer through
 // Respond as the router does.
 type runHandler struct {
 	mu       sync.Mutex
-	msgs     []bot.Message
-	commands []bot.Command
+	msgs     []chat.Message
+	commands []chat.Command
 	changed  chan struct{} // closed and replaced on every message
 }
 
 func newRunHandler() *runHandler { return &runHandler{changed: make(chan struct{})} }
 
-func (h *runHandler) HandleMessage(_ context.Context, m bot.Message) error {
+func (h *runHandler) HandleMessage(_ context.Context, m chat.Message) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.msgs = append(h.msgs, m)
@@ -37,7 +37,7 @@ func (h *runHandler) HandleMessage(_ context.Context, m bot.Message) error {
 }
 
 // waitMessage waits until a message reading text was handed over.
-func (h *runHandler) waitMessage(t *testing.T, text string) bot.Message {
+func (h *runHandler) waitMessage(t *testing.T, text string) chat.Message {
 	t.Helper()
 	deadline := time.NewTimer(15 * time.Second)
 	defer deadline.Stop()
@@ -59,13 +59,13 @@ func (h *runHandler) waitMessage(t *testing.T, text string) bot.Message {
 	}
 }
 
-func (h *runHandler) HandleAction(context.Context, bot.Action) error { return nil }
+func (h *runHandler) HandleAction(context.Context, chat.Action) error { return nil }
 
-func (h *runHandler) HandleCommand(ctx context.Context, c bot.Command) error {
+func (h *runHandler) HandleCommand(ctx context.Context, c chat.Command) error {
 	h.mu.Lock()
 	h.commands = append(h.commands, c)
 	h.mu.Unlock()
-	return c.Respond(ctx, bot.Out{Text: "args " + strings.Join(c.Args, " ")})
+	return c.Respond(ctx, chat.Out{Text: "args " + strings.Join(c.Args, " ")})
 }
 
 // startRun runs the adapter against srv until the test ends.
@@ -91,7 +91,7 @@ func waitFor(t *testing.T, srv *discordtest.Server, what string, cond func() boo
 }
 
 // TestRunRegistersCommands: Run identifies with the intents the adapter
-// needs and registers bot.Menu() where configured.
+// needs and registers chat.Menu() where configured.
 func TestRunRegistersCommands(t *testing.T) {
 	for _, guild := range []string{"", confGuild} {
 		t.Run("guild="+guild, func(t *testing.T) {
@@ -99,7 +99,7 @@ func TestRunRegistersCommands(t *testing.T) {
 			t.Cleanup(srv.Close)
 			srv.AddGuild(confGuild, "g")
 			startRun(t, srv, guild)
-			waitFor(t, srv, "commands", func() bool { return len(srv.Commands(guild)) == len(bot.Menu()) })
+			waitFor(t, srv, "commands", func() bool { return len(srv.Commands(guild)) == len(chat.Menu()) })
 			if got, want := srv.Intents(), int(discord.Intents); got != want {
 				t.Errorf("IDENTIFY intents = %d, want %d", got, want)
 			}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/adapterkit"
+	"github.com/parleybot/parley/chat"
 )
 
 // MaxShards bounds Config.Shards (discord.shards).
@@ -25,7 +25,7 @@ const allShards = -1
 // closes the connections of a faster one.
 const identifyEvery = 5 * time.Second
 
-var _ bot.ShardedReceiver = (*Adapter)(nil)
+var _ chat.ShardedReceiver = (*Adapter)(nil)
 
 // gatewayShard is one gateway connection: its own discordgo session,
 // identified as shard [id, Config.Shards], which Discord sends the
@@ -47,7 +47,7 @@ func (a *Adapter) Shards() int { return len(a.shards) }
 // shard: replicas sharing a store each run the shards they lead. After a
 // restart or a lost session it recovers only the channels of shard's
 // guilds, and the DMs on shard 0; shard 0 registers the slash commands.
-func (a *Adapter) RunShard(ctx context.Context, h bot.Handler, shard int) error {
+func (a *Adapter) RunShard(ctx context.Context, h chat.Handler, shard int) error {
 	if shard < 0 || shard >= len(a.shards) {
 		return fmt.Errorf("discord: shard %d of %d does not exist", shard, len(a.shards))
 	}
@@ -57,7 +57,7 @@ func (a *Adapter) RunShard(ctx context.Context, h bot.Handler, shard int) error 
 
 // runShards runs every shard until ctx ends, or one fails where retrying
 // cannot help: then the others stop and its error is returned.
-func (a *Adapter) runShards(ctx context.Context, h bot.Handler, restored bool) error {
+func (a *Adapter) runShards(ctx context.Context, h chat.Handler, restored bool) error {
 	all, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	var g sync.WaitGroup
@@ -105,10 +105,10 @@ func (a *Adapter) activeOf(shard int) []adapterkit.Entry[string, activeChannel] 
 	return out
 }
 
-var _ bot.StartGated = (*Adapter)(nil)
+var _ chat.StartGated = (*Adapter)(nil)
 
 // SetStartGate makes each shard's session, when the bot has several, wait
-// for gate before its IDENTIFY (bot.StartGated): replicas that each lead a
+// for gate before its IDENTIFY (chat.StartGated): replicas that each lead a
 // shard space their IDENTIFYs as one process does.
 func (a *Adapter) SetStartGate(gate func(ctx context.Context, every time.Duration) error) {
 	a.startGate.Store(&gate)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/parleybot/parley/adapters/discord"
 	"github.com/parleybot/parley/adapters/discord/discordtest"
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // shardedWorld is a fake Discord with one guild and channel per shard,
@@ -122,7 +122,7 @@ func TestRunShards(t *testing.T) {
 			if ad.Shards() != shards {
 				t.Fatalf("Shards() = %d, want %d", ad.Shards(), shards)
 			}
-			// Replicas' gate (bot.StartGated): asked once per shard, for
+			// Replicas' gate (chat.StartGated): asked once per shard, for
 			// Discord's spacing of IDENTIFYs.
 			var gated atomic.Int32
 			ad.SetStartGate(func(_ context.Context, every time.Duration) error {
@@ -135,7 +135,7 @@ func TestRunShards(t *testing.T) {
 			h := newRunHandler()
 			stop := runUntilStopped(t, ad, h)
 			waitFor(t, w.srv, "every shard", w.srv.Connected)
-			waitFor(t, w.srv, "commands", func() bool { return len(w.srv.Commands("")) == len(bot.Menu()) })
+			waitFor(t, w.srv, "commands", func() bool { return len(w.srv.Commands("")) == len(chat.Menu()) })
 
 			posted := w.postEverywhere("hello")
 			for text := range posted {
@@ -177,7 +177,7 @@ func TestRunShardReceivesItsGuilds(t *testing.T) {
 			stop := untilStopped(t, func(ctx context.Context) error { return ad.RunShard(ctx, h, tt.shard) })
 			waitFor(t, w.srv, "the shard", func() bool { return w.srv.ShardConnected(tt.shard) })
 			if tt.shard == 0 {
-				waitFor(t, w.srv, "commands", func() bool { return len(w.srv.Commands("")) == len(bot.Menu()) })
+				waitFor(t, w.srv, "commands", func() bool { return len(w.srv.Commands("")) == len(chat.Menu()) })
 			}
 
 			posted := w.postEverywhere("hello")

@@ -11,10 +11,10 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
-// A guild conversation is bot.Thread{Space: guild, Chat: parent channel P,
+// A guild conversation is chat.Thread{Space: guild, Chat: parent channel P,
 // ID: root message M} (docs/architecture.md, Conversation identity;
 // docs/platforms.md#discord-threads). The bot answers it in the thread
 // started on M (whose channel id is M), opened on the first Send or
@@ -70,7 +70,7 @@ type destination struct {
 
 // destination resolves t to a channel; with open, an unknown guild
 // conversation gets its thread opened first.
-func (a *Adapter) destination(ctx context.Context, t bot.Thread, open bool) (destination, error) {
+func (a *Adapter) destination(ctx context.Context, t chat.Thread, open bool) (destination, error) {
 	if t.Platform != "" && t.Platform != platform {
 		return destination{}, fmt.Errorf("discord: thread %v belongs to another platform", t)
 	}
@@ -100,7 +100,7 @@ func (a *Adapter) destination(ctx context.Context, t bot.Thread, open bool) (des
 
 // openThread starts the thread on t's root message, once even when Typing
 // and Send race for it.
-func (a *Adapter) openThread(ctx context.Context, t bot.Thread) (replyMode, error) {
+func (a *Adapter) openThread(ctx context.Context, t chat.Thread) (replyMode, error) {
 	unlock, err := a.opening.lock(ctx, t.ID)
 	if err != nil {
 		return 0, err

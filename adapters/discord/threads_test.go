@@ -7,11 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/internal/syncbuf"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/parleybot/parley/bot"
 )
 
 const sentMessage = `{"id":"700","channel_id":"x","content":"ok","author":{"id":"` + testBot + `"}}`
@@ -20,7 +19,7 @@ const sentMessage = `{"id":"700","channel_id":"x","content":"ok","author":{"id":
 // opens the thread on its root; the platform's answer decides whether
 // the bot then answers in the thread or inline.
 func TestSendOpensThreadLazily(t *testing.T) {
-	conv := bot.Thread{Platform: "discord", Space: testGuild, Chat: testChan, ID: "450"}
+	conv := chat.Thread{Platform: "discord", Space: testGuild, Chat: testChan, ID: "450"}
 	threadsRoute := "POST /channels/" + testChan + "/messages/450/threads"
 	tests := []struct {
 		name      string
@@ -61,7 +60,7 @@ func TestSendOpensThreadLazily(t *testing.T) {
 			a := newTestAdapter(t, f, &log)
 			a.msgs.Put("450", seenMessage{name: threadName("deploy the staging box"), root: "450"})
 			for range 2 {
-				ref, err := a.Send(testCtx(t), conv, bot.Out{Text: "answer"})
+				ref, err := a.Send(testCtx(t), conv, chat.Out{Text: "answer"})
 				if (err != nil) != tt.wantErr {
 					t.Fatalf("Send error = %v, want error %v", err, tt.wantErr)
 				}
@@ -109,7 +108,7 @@ func TestSendOpensThreadLazily(t *testing.T) {
 // Edit finds the message where Send put it; after a restart it tries the
 // thread, then the parent channel.
 func TestEditResolvesTheChannel(t *testing.T) {
-	conv := bot.Thread{Platform: "discord", Space: testGuild, Chat: testChan, ID: "450"}
+	conv := chat.Thread{Platform: "discord", Space: testGuild, Chat: testChan, ID: "450"}
 	tests := []struct {
 		name  string
 		mode  replyMode // 0: unknown (a restart)
@@ -133,7 +132,7 @@ func TestEditResolvesTheChannel(t *testing.T) {
 			if tt.mode != 0 {
 				a.modes.Put("450", tt.mode)
 			}
-			if err := a.Edit(testCtx(t), bot.MessageRef{Thread: conv, ID: "700"}, bot.Out{Text: "decided"}); err != nil {
+			if err := a.Edit(testCtx(t), chat.MessageRef{Thread: conv, ID: "700"}, chat.Out{Text: "decided"}); err != nil {
 				t.Fatalf("Edit: %v", err)
 			}
 			var got []string
@@ -154,20 +153,20 @@ func TestEditResolvesTheChannel(t *testing.T) {
 func TestSendRejectsBeforeCalling(t *testing.T) {
 	f := newFakeREST(t)
 	a := newTestAdapter(t, f, nil)
-	dm := bot.Thread{Platform: "discord", Chat: "77"}
-	for _, out := range []bot.Out{
-		{Text: "x", Buttons: []bot.Button{{Label: "Approve", Data: strings.Repeat("a", maxCustomID+1)}}},
+	dm := chat.Thread{Platform: "discord", Chat: "77"}
+	for _, out := range []chat.Out{
+		{Text: "x", Buttons: []chat.Button{{Label: "Approve", Data: strings.Repeat("a", maxCustomID+1)}}},
 		{Text: strings.Repeat("y", maxLen+1)},
 	} {
 		if _, err := a.Send(testCtx(t), dm, out); err == nil {
 			t.Errorf("Send accepted %d text characters, buttons %v", len(out.Text), out.Buttons)
 		}
-		if err := a.Edit(testCtx(t), bot.MessageRef{Thread: dm, ID: "1"}, out); err == nil {
+		if err := a.Edit(testCtx(t), chat.MessageRef{Thread: dm, ID: "1"}, out); err == nil {
 			t.Error("Edit accepted what Send refused")
 		}
 	}
-	for _, th := range []bot.Thread{{Platform: "slack", Chat: "C1"}, {Platform: "discord"}} {
-		if _, err := a.Send(testCtx(t), th, bot.Out{Text: "x"}); err == nil {
+	for _, th := range []chat.Thread{{Platform: "slack", Chat: "C1"}, {Platform: "discord"}} {
+		if _, err := a.Send(testCtx(t), th, chat.Out{Text: "x"}); err == nil {
 			t.Errorf("Send to %v succeeded", th)
 		}
 	}
@@ -184,14 +183,14 @@ func TestRateLimitReturnsAtOnce(t *testing.T) {
 			f := newFakeREST(t)
 			f.rateLimit(route, "2.5")
 			a := newTestAdapter(t, f, nil)
-			th := bot.Thread{Platform: "discord", Chat: "77"}
+			th := chat.Thread{Platform: "discord", Chat: "77"}
 			if strings.Contains(route, "threads") {
-				th = bot.Thread{Platform: "discord", Space: testGuild, Chat: testChan, ID: "450"}
+				th = chat.Thread{Platform: "discord", Space: testGuild, Chat: testChan, ID: "450"}
 			}
-			_, err := a.Send(testCtx(t), th, bot.Out{Text: "x"})
-			d, ok := bot.RetryAfter(err)
+			_, err := a.Send(testCtx(t), th, chat.Out{Text: "x"})
+			d, ok := chat.RetryAfter(err)
 			if !ok || d != 2500*time.Millisecond {
-				t.Fatalf("Send error = %v (retry after %v, %v); want a *bot.RateLimitError of 2.5s", err, d, ok)
+				t.Fatalf("Send error = %v (retry after %v, %v); want a *chat.RateLimitError of 2.5s", err, d, ok)
 			}
 			if n := len(f.recorded()); n != 1 {
 				t.Errorf("%d calls, want 1: a 429 is not retried inside the call", n)
@@ -211,20 +210,20 @@ func TestWrap(t *testing.T) {
 		chat string
 		want error
 	}{{"1", ErrInvalidBody}, {"2", ErrAuth}, {"3", ErrForbidden}, {"4", nil}} {
-		_, err := a.Send(testCtx(t), bot.Thread{Platform: "discord", Chat: tt.chat}, bot.Out{Text: "x"})
+		_, err := a.Send(testCtx(t), chat.Thread{Platform: "discord", Chat: tt.chat}, chat.Out{Text: "x"})
 		if err == nil {
 			t.Fatalf("channel %s: Send succeeded", tt.chat)
 		}
 		if tt.want != nil && !errors.Is(err, tt.want) {
 			t.Errorf("channel %s: %v, want %v", tt.chat, err, tt.want)
 		}
-		if errors.Is(err, bot.ErrAuth) != (tt.want == ErrAuth) {
-			t.Errorf("channel %s: %v is bot.ErrAuth = %v", tt.chat, err, errors.Is(err, bot.ErrAuth))
+		if errors.Is(err, chat.ErrAuth) != (tt.want == ErrAuth) {
+			t.Errorf("channel %s: %v is chat.ErrAuth = %v", tt.chat, err, errors.Is(err, chat.ErrAuth))
 		}
 		if !strings.Contains(err.Error(), "POST /channels/{id}/messages") {
 			t.Errorf("channel %s: %v does not name the route", tt.chat, err)
 		}
-		if _, limited := bot.RetryAfter(err); limited {
+		if _, limited := chat.RetryAfter(err); limited {
 			t.Errorf("channel %s: %v read as a rate limit", tt.chat, err)
 		}
 	}

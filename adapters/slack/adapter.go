@@ -12,9 +12,10 @@ import (
 
 	"github.com/slack-go/slack"
 
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/adapterkit"
 	"github.com/parleybot/parley/bot/format"
+	"github.com/parleybot/parley/bot/outbound"
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/internal/clock"
 )
 
@@ -46,7 +47,7 @@ type Config struct {
 	// Mux, when set, is where HTTP mode registers its endpoints instead:
 	// a server shared with other adapters (inbound.Server), which its
 	// owner serves.
-	Mux bot.Mux
+	Mux chat.Mux
 	// HTTPClient makes every Web API and response_url call; nil means
 	// http.DefaultClient.
 	HTTPClient *http.Client
@@ -67,7 +68,7 @@ type Adapter struct {
 	log   *slog.Logger
 	users *userProfiles
 	// usersPace paces users.info (users.go).
-	usersPace *bot.Pacer
+	usersPace *outbound.Pacer
 	// untitled are assistant threads started but not titled yet.
 	untitled *untitledThreads
 
@@ -80,7 +81,7 @@ type Adapter struct {
 	connected atomic.Bool
 }
 
-var _ bot.Adapter = (*Adapter)(nil)
+var _ chat.Adapter = (*Adapter)(nil)
 
 // editEvery paces chat.update: Tier 3 allows ~50 calls a minute for the
 // whole workspace, so one edit per 1.2 s per workspace stays inside it.
@@ -150,8 +151,8 @@ func (a *Adapter) Platform() string { return platform }
 
 // Capabilities describe Slack (docs/platforms.md#slack-rate-limits,
 // docs/platforms.md#slack-text-limits).
-func (a *Adapter) Capabilities() bot.Capabilities {
-	return bot.Capabilities{
+func (a *Adapter) Capabilities() chat.Capabilities {
+	return chat.Capabilities{
 		MaxLen:    maxLen,
 		SplitAt:   splitAt,
 		Measure:   format.MeasureSlack,
@@ -159,7 +160,7 @@ func (a *Adapter) Capabilities() bot.Capabilities {
 		// Tier limits tolerate short bursts; 3 lets a fresh reply's first
 		// edits through without waiting while the long-run rate holds.
 		EditBurst: 3,
-		EditScope: bot.PacePerWorkspace,
+		EditScope: chat.PacePerWorkspace,
 		// chat.postMessage is limited per channel, about one a second
 		// with short bursts, not from chat.update's workspace budget.
 		PostEvery: time.Second,
@@ -172,13 +173,13 @@ func (a *Adapter) Capabilities() bot.Capabilities {
 
 // Send posts out in t, in the thread when t has one. Link unfurls are
 // off: a model citing five URLs must not drown its answer in previews.
-func (a *Adapter) Send(ctx context.Context, t bot.Thread, out bot.Out) (bot.MessageRef, error) {
+func (a *Adapter) Send(ctx context.Context, t chat.Thread, out chat.Out) (chat.MessageRef, error) {
 	if err := checkThread(t); err != nil {
-		return bot.MessageRef{}, err
+		return chat.MessageRef{}, err
 	}
 	r, err := renderOut(out)
 	if err != nil {
-		return bot.MessageRef{}, err
+		return chat.MessageRef{}, err
 	}
 	opts := []slack.MsgOption{slack.MsgOptionText(r.text, false), slack.MsgOptionDisableLinkUnfurl()}
 	if len(r.blocks) > 0 {
@@ -190,15 +191,15 @@ func (a *Adapter) Send(ctx context.Context, t bot.Thread, out bot.Out) (bot.Mess
 	opts = append(opts, keyMetadata(out.Key)...)
 	_, ts, err := a.api.PostMessageContext(ctx, t.Chat, opts...)
 	if err != nil {
-		return bot.MessageRef{}, wrap("chat.postMessage", err)
+		return chat.MessageRef{}, wrap("chat.postMessage", err)
 	}
-	return bot.MessageRef{Thread: t, ID: ts}, nil
+	return chat.MessageRef{Thread: t, ID: ts}, nil
 }
 
 // Edit replaces the message's text and buttons. Blocks are always sent,
 // empty when out has no buttons: chat.update keeps the old blocks unless
 // told otherwise, and a decided approval must lose its buttons.
-func (a *Adapter) Edit(ctx context.Context, ref bot.MessageRef, out bot.Out) error {
+func (a *Adapter) Edit(ctx context.Context, ref chat.MessageRef, out chat.Out) error {
 	if err := checkThread(ref.Thread); err != nil {
 		return err
 	}
@@ -215,7 +216,7 @@ func (a *Adapter) Edit(ctx context.Context, ref bot.MessageRef, out bot.Out) err
 }
 
 // SendPrivate shows out to u alone, as an ephemeral message in t.
-func (a *Adapter) SendPrivate(ctx context.Context, t bot.Thread, u bot.User, out bot.Out) error {
+func (a *Adapter) SendPrivate(ctx context.Context, t chat.Thread, u chat.User, out chat.Out) error {
 	if err := checkThread(t); err != nil {
 		return err
 	}
@@ -223,7 +224,7 @@ func (a *Adapter) SendPrivate(ctx context.Context, t bot.Thread, u bot.User, out
 }
 
 // postEphemeral is chat.postEphemeral in channel (and thread, if set).
-func (a *Adapter) postEphemeral(ctx context.Context, channel, threadTS, user string, out bot.Out) error {
+func (a *Adapter) postEphemeral(ctx context.Context, channel, threadTS, user string, out chat.Out) error {
 	if user == "" {
 		return errors.New("slack: ephemeral message without a user")
 	}
@@ -246,7 +247,7 @@ func (a *Adapter) postEphemeral(ctx context.Context, channel, threadTS, user str
 // a courtesy, so it never fails a reply: a workspace without the AI-app
 // features or the scope just shows nothing (the error is logged). A
 // conversation without a thread (a DM's main view) has no status to set.
-func (a *Adapter) Typing(ctx context.Context, t bot.Thread) error {
+func (a *Adapter) Typing(ctx context.Context, t chat.Thread) error {
 	if t.Chat == "" || t.ID == "" {
 		return nil
 	}
@@ -261,7 +262,7 @@ func (a *Adapter) Typing(ctx context.Context, t bot.Thread) error {
 
 // checkThread rejects a thread that cannot name a Slack conversation,
 // before a call that would fail less clearly.
-func checkThread(t bot.Thread) error {
+func checkThread(t chat.Thread) error {
 	if t.Platform != "" && t.Platform != platform {
 		return fmt.Errorf("slack: thread %v belongs to another platform", t)
 	}

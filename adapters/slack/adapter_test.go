@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 func TestNew(t *testing.T) {
@@ -34,7 +34,7 @@ func TestNew(t *testing.T) {
 				t.Errorf("%s: api url %q", tt.name, a.cfg.APIURL)
 			}
 			c := a.Capabilities()
-			if c.MaxLen != 4000 || c.SplitAt != 3900 || c.EditScope != bot.PacePerWorkspace || !c.Buttons || !c.Ephemeral || c.Measure("hello") != 5 {
+			if c.MaxLen != 4000 || c.SplitAt != 3900 || c.EditScope != chat.PacePerWorkspace || !c.Buttons || !c.Ephemeral || c.Measure("hello") != 5 {
 				t.Errorf("capabilities %+v", c)
 			}
 			continue
@@ -76,11 +76,11 @@ func TestUserProfilesCachesOnce(t *testing.T) {
 
 func TestSlashReplyAndAckPayload(t *testing.T) {
 	r := &slashReply{}
-	if !r.offer(bot.Out{Text: "first"}) || r.offer(bot.Out{Text: "second"}) {
+	if !r.offer(chat.Out{Text: "first"}) || r.offer(chat.Out{Text: "second"}) {
 		t.Fatal("only the first answer goes in the ack")
 	}
 	first := r.close()
-	if first == nil || first.Text != "first" || r.offer(bot.Out{Text: "late"}) {
+	if first == nil || first.Text != "first" || r.offer(chat.Out{Text: "late"}) {
 		t.Fatalf("close = %+v; after the ack answers go later", first)
 	}
 	p, later := ackPayload(first)
@@ -88,7 +88,7 @@ func TestSlashReplyAndAckPayload(t *testing.T) {
 	if !ok || later != nil || m["response_type"] != "ephemeral" || m["text"] != "first" {
 		t.Errorf("payload %#v, later %+v", p, later)
 	}
-	if p, later := ackPayload(&bot.Out{Text: "pick", Buttons: []bot.Button{{Label: "Yes", Data: "y"}}}); later != nil || p.(map[string]any)["blocks"] == nil {
+	if p, later := ackPayload(&chat.Out{Text: "pick", Buttons: []chat.Button{{Label: "Yes", Data: "y"}}}); later != nil || p.(map[string]any)["blocks"] == nil {
 		t.Errorf("buttons are not in the ack: %#v", p)
 	}
 	if p, later := ackPayload(nil); p != nil || later != nil {
@@ -96,14 +96,14 @@ func TestSlashReplyAndAckPayload(t *testing.T) {
 	}
 	// Within Slack's length, but 3 bytes a character, twice (text and
 	// section): past the 20 KB Socket Mode response limit.
-	big := &bot.Out{Text: strings.Repeat("界", 3900), Buttons: []bot.Button{{Label: "ok", Data: "1"}}}
+	big := &chat.Out{Text: strings.Repeat("界", 3900), Buttons: []chat.Button{{Label: "ok", Data: "1"}}}
 	if _, err := renderOut(*big); err != nil {
 		t.Fatal(err)
 	}
 	if p, later := ackPayload(big); p != nil || later != big {
 		t.Errorf("an answer past the Socket Mode limit must go later: %v", later)
 	}
-	tooLong := &bot.Out{Text: strings.Repeat("<", 3000)} // 12,000 characters of &lt;
+	tooLong := &chat.Out{Text: strings.Repeat("<", 3000)} // 12,000 characters of &lt;
 	if p, later := ackPayload(tooLong); p != nil || later != tooLong {
 		t.Errorf("an unrenderable answer must go later, to report its error: %v", later)
 	}
@@ -114,10 +114,10 @@ func TestTypingWithoutThreadIsNoop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Typing(t.Context(), bot.Thread{Platform: "slack", Space: "T1", Chat: "D1"}); err != nil {
+	if err := a.Typing(t.Context(), chat.Thread{Platform: "slack", Space: "T1", Chat: "D1"}); err != nil {
 		t.Errorf("Typing in a DM: %v", err)
 	}
-	if _, err := a.Send(t.Context(), bot.Thread{Platform: "telegram", Chat: "1"}, bot.Out{Text: "x"}); err == nil {
+	if _, err := a.Send(t.Context(), chat.Thread{Platform: "telegram", Chat: "1"}, chat.Out{Text: "x"}); err == nil {
 		t.Error("Send to another platform's thread succeeded")
 	}
 }

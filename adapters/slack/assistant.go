@@ -9,8 +9,8 @@ import (
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/adapterkit"
+	"github.com/parleybot/parley/chat"
 )
 
 // Slack's AI-app surfaces beyond the status (adapter.go Typing): the
@@ -103,7 +103,7 @@ func (a *Adapter) assistantThreadStarted(ctx context.Context, ev *slackevents.As
 
 // titleThread titles an assistant thread after the first message someone
 // writes in it, once per thread; other messages are left alone.
-func (a *Adapter) titleThread(ctx context.Context, m bot.Message) {
+func (a *Adapter) titleThread(ctx context.Context, m chat.Message) {
 	if !m.Direct || m.FromBot || m.Thread.ID == "" {
 		return
 	}

@@ -11,10 +11,10 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/internal/syncbuf"
 
 	"github.com/parleybot/parley/adapters/slack/slacktest"
-	"github.com/parleybot/parley/bot"
 )
 
 func TestCutTitle(t *testing.T) {
@@ -78,22 +78,22 @@ func TestManifestDeclaresTheSuggestedPrompts(t *testing.T) {
 // recordingHandler records the messages handed to it.
 type recordingHandler struct {
 	mu   sync.Mutex
-	msgs []bot.Message
+	msgs []chat.Message
 }
 
-func (h *recordingHandler) HandleMessage(_ context.Context, m bot.Message) error {
+func (h *recordingHandler) HandleMessage(_ context.Context, m chat.Message) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.msgs = append(h.msgs, m)
 	return nil
 }
-func (h *recordingHandler) HandleAction(context.Context, bot.Action) error   { return nil }
-func (h *recordingHandler) HandleCommand(context.Context, bot.Command) error { return nil }
+func (h *recordingHandler) HandleAction(context.Context, chat.Action) error   { return nil }
+func (h *recordingHandler) HandleCommand(context.Context, chat.Command) error { return nil }
 
-func (h *recordingHandler) messages() []bot.Message {
+func (h *recordingHandler) messages() []chat.Message {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return append([]bot.Message(nil), h.msgs...)
+	return append([]chat.Message(nil), h.msgs...)
 }
 
 type assistantFixture struct {

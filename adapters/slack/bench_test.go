@@ -7,7 +7,7 @@ import (
 	"github.com/parleybot/parley/adapters/slack/slacktest"
 	"github.com/parleybot/parley/agent/media"
 	"github.com/parleybot/parley/agent/media/mediatest"
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // BenchmarkFetchScreenshot: what a turn does with each picture before the
@@ -26,7 +26,7 @@ func BenchmarkFetchScreenshot(b *testing.B) {
 	}
 	shot := mediatest.Screenshot()
 	_, ids := srv.PostUserFiles("DALICE", "UALICE", "", "", slacktest.File{Name: "screenshot.png", MIME: "image/png", Data: shot})
-	f := bot.File{ID: ids[0], Name: "screenshot.png", MIME: "image/png", Size: int64(len(shot)), URL: srv.FileURL(ids[0])}
+	f := chat.File{ID: ids[0], Name: "screenshot.png", MIME: "image/png", Size: int64(len(shot)), URL: srv.FileURL(ids[0])}
 	for _, tc := range []struct {
 		name    string
 		prepare bool

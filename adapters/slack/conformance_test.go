@@ -16,8 +16,8 @@ import (
 
 	"github.com/parleybot/parley/adapters/slack"
 	"github.com/parleybot/parley/adapters/slack/slacktest"
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/bottest"
+	"github.com/parleybot/parley/chat"
 )
 
 // TestConformance runs the adapter conformance suite against the real
@@ -53,25 +53,25 @@ func newSlackHarness(t *testing.T) bottest.Harness {
 	return &slackHarness{srv: srv, ad: ad}
 }
 
-func (h *slackHarness) Adapter() bot.Adapter { return h.ad }
+func (h *slackHarness) Adapter() chat.Adapter { return h.ad }
 
-func (h *slackHarness) User(name string) bot.User {
+func (h *slackHarness) User(name string) chat.User {
 	id := "U" + strings.ToUpper(name)
 	h.srv.AddUser(id, name)
-	return bot.User{Platform: "slack", ID: id, Name: name}
+	return chat.User{Platform: "slack", ID: id, Name: name}
 }
 
 // dmChannel is the IM channel between the bot and user id.
 func dmChannel(userID string) string { return "D" + userID }
 
-func (h *slackHarness) Thread(kind bottest.ThreadKind, with bot.User) bot.Thread {
+func (h *slackHarness) Thread(kind bottest.ThreadKind, with chat.User) chat.Thread {
 	team := h.srv.TeamID()
 	if kind == bottest.DirectThread {
 		ch := dmChannel(with.ID)
 		h.srv.AddChannel(ch, ch, slacktest.IM)
 		// A DM is one continuing conversation: no thread root
 		// (normalize.go messageThread).
-		return bot.Thread{Platform: "slack", Space: team, Chat: ch}
+		return chat.Thread{Platform: "slack", Space: team, Chat: ch}
 	}
 	h.mu.Lock()
 	h.nextCh++
@@ -82,7 +82,7 @@ func (h *slackHarness) Thread(kind bottest.ThreadKind, with bot.User) bot.Thread
 	// The person starts the conversation; its thread is rooted at their
 	// top-level message, which is what messages in it normalize to.
 	root := h.srv.PostUserMessage(ch, with.ID, "starting a conversation", "")
-	return bot.Thread{Platform: "slack", Space: team, Chat: ch, ID: root}
+	return chat.Thread{Platform: "slack", Space: team, Chat: ch, ID: root}
 }
 
 func (h *slackHarness) UserMessage(_ context.Context, m bottest.MessageSpec) (string, error) {
@@ -110,7 +110,7 @@ func (h *slackHarness) UserMessage(_ context.Context, m bottest.MessageSpec) (st
 	return h.srv.PostUserMessage(m.Thread.Chat, m.From.ID, text, m.Thread.ID), nil
 }
 
-func (h *slackHarness) Click(_ context.Context, ref bot.MessageRef, button int, by bot.User) error {
+func (h *slackHarness) Click(_ context.Context, ref chat.MessageRef, button int, by chat.User) error {
 	for _, m := range h.srv.Messages(ref.Thread.Chat) {
 		if m.TS != ref.ID {
 			continue
@@ -126,7 +126,7 @@ func (h *slackHarness) Click(_ context.Context, ref bot.MessageRef, button int, 
 	return fmt.Errorf("no message %s in %s", ref.ID, ref.Thread.Chat)
 }
 
-func (h *slackHarness) Visible(t bot.Thread) []bottest.Visible {
+func (h *slackHarness) Visible(t chat.Thread) []bottest.Visible {
 	var msgs []slacktest.Message
 	if t.ID == "" {
 		// The conversation's main view: top-level messages.
@@ -159,7 +159,7 @@ func (h *slackHarness) isBots(m slacktest.Message) bool {
 	return m.BotID == h.srv.BotID() && m.User == h.srv.BotUserID()
 }
 
-func (h *slackHarness) PrivateTo(u bot.User) []string {
+func (h *slackHarness) PrivateTo(u chat.User) []string {
 	var out []string
 	for _, e := range h.srv.Ephemerals(u.ID) {
 		text, _, _ := showContent(e.Text, "", e.Blocks)

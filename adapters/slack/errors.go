@@ -8,15 +8,15 @@ import (
 
 	"github.com/slack-go/slack"
 
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/adapterkit"
+	"github.com/parleybot/parley/chat"
 )
 
 // ErrAuth marks errors where Slack refused the token itself (invalid_auth,
 // not_authed, account_inactive, token_revoked, token_expired): retrying is
 // pointless, the operator has to fix the configuration. It is a
-// bot.ErrAuth, worded for Slack.
-var ErrAuth = bot.TokenRefused("slack refused the bot token; check slack.bot_token (xoxb-…) and that the app is installed in the workspace")
+// chat.ErrAuth, worded for Slack.
+var ErrAuth = chat.TokenRefused("slack refused the bot token; check slack.bot_token (xoxb-…) and that the app is installed in the workspace")
 
 // ScopeError is Slack's missing_scope, naming the scope to add so the
 // operator does not have to guess from the method name.
@@ -54,19 +54,19 @@ func retryAfter(err error) (time.Duration, bool) {
 }
 
 // wrap turns an error from Slack method into the shapes the core acts on:
-// *bot.RateLimitError (back off and retry the same call),
-// bot.ErrFormatRejected (repeat it as plain text), ErrAuth and
+// *chat.RateLimitError (back off and retry the same call),
+// chat.ErrFormatRejected (repeat it as plain text), ErrAuth and
 // *ScopeError (an operator's configuration to fix). Every result still
 // wraps the original, so callers can inspect Slack's own error code.
 func wrap(method string, err error) error {
 	if err == nil {
 		return nil
 	}
-	if _, ok := errors.AsType[*bot.RateLimitError](err); ok {
+	if _, ok := errors.AsType[*chat.RateLimitError](err); ok {
 		return err
 	}
 	if d, ok := retryAfter(err); ok {
-		return &bot.RateLimitError{RetryAfter: d, Err: fmt.Errorf("slack %s: %w", method, err)}
+		return &chat.RateLimitError{RetryAfter: d, Err: fmt.Errorf("slack %s: %w", method, err)}
 	}
 	e, ok := errors.AsType[slack.SlackErrorResponse](err)
 	if !ok {
@@ -82,7 +82,7 @@ func wrap(method string, err error) error {
 		}
 		return &ScopeError{Method: method, Scope: scope, Err: err}
 	case "invalid_blocks", "invalid_blocks_format":
-		return fmt.Errorf("slack %s: %w: %w", method, bot.ErrFormatRejected, err)
+		return fmt.Errorf("slack %s: %w: %w", method, chat.ErrFormatRejected, err)
 	}
 	return fmt.Errorf("slack %s: %w", method, err)
 }
@@ -109,7 +109,7 @@ func scopeFor(method string) string {
 // fileError maps a download of f that got no answer to read: refused
 // before any request (not Slack's host), refused on a redirect away from
 // Slack's hosts, or failed in transport.
-func fileError(f bot.File, err error) error {
+func fileError(f chat.File, err error) error {
 	switch {
 	case errors.Is(err, adapterkit.ErrHostRefused):
 		return fmt.Errorf("slack: %v is not on Slack's file host (%s), so the bot token was not sent there: %w", f, slackFileHost, err)
@@ -120,9 +120,9 @@ func fileError(f bot.File, err error) error {
 }
 
 // fileStatus maps the HTTP status of a download of f to the core's
-// shapes (a 429 is a *bot.RateLimitError, a 401 ErrAuth) or an error that
+// shapes (a 429 is a *chat.RateLimitError, a 401 ErrAuth) or an error that
 // says what happened; nil for 200.
-func fileStatus(f bot.File, resp *http.Response) error {
+func fileStatus(f chat.File, resp *http.Response) error {
 	code := resp.StatusCode
 	status := fmt.Sprintf("HTTP %d %s", code, http.StatusText(code))
 	switch {
@@ -130,7 +130,7 @@ func fileStatus(f bot.File, resp *http.Response) error {
 		return nil
 	case code == http.StatusTooManyRequests:
 		wait := adapterkit.RetryAfter(resp, time.Second)
-		return &bot.RateLimitError{RetryAfter: wait, Err: fmt.Errorf("slack: download %v: %s", f, status)}
+		return &chat.RateLimitError{RetryAfter: wait, Err: fmt.Errorf("slack: download %v: %s", f, status)}
 	case code == http.StatusUnauthorized:
 		return fmt.Errorf("slack: download %v: %w (%s)", f, ErrAuth, status)
 	case code == http.StatusForbidden:

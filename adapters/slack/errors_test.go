@@ -10,7 +10,7 @@ import (
 
 	"github.com/slack-go/slack"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 func TestRetryAfter(t *testing.T) {
@@ -47,7 +47,7 @@ func TestWrap(t *testing.T) {
 		name     string
 		method   string
 		err      error
-		retry    time.Duration // > 0: a *bot.RateLimitError with it
+		retry    time.Duration // > 0: a *chat.RateLimitError with it
 		is       []error
 		scope    string // a *ScopeError naming it
 		mentions string
@@ -55,13 +55,13 @@ func TestWrap(t *testing.T) {
 		{name: "rate limit", method: "chat.update", err: rl, retry: 30 * time.Second, is: []error{rl}, mentions: "chat.update"},
 		{name: "ratelimited body", method: "chat.postMessage", err: slack.SlackErrorResponse{Err: "ratelimited"}, retry: time.Second},
 		{name: "5xx", method: "chat.postMessage", err: slack.StatusCodeError{Code: 502, Status: "502 Bad Gateway"}, retry: time.Second},
-		{name: "invalid_auth", method: "auth.test", err: slack.SlackErrorResponse{Err: "invalid_auth"}, is: []error{ErrAuth, bot.ErrAuth}, mentions: "slack.bot_token"},
-		{name: "not_authed", method: "chat.postMessage", err: slack.SlackErrorResponse{Err: "not_authed"}, is: []error{ErrAuth, bot.ErrAuth}},
-		{name: "account_inactive", method: "chat.postMessage", err: slack.SlackErrorResponse{Err: "account_inactive"}, is: []error{ErrAuth, bot.ErrAuth}},
+		{name: "invalid_auth", method: "auth.test", err: slack.SlackErrorResponse{Err: "invalid_auth"}, is: []error{ErrAuth, chat.ErrAuth}, mentions: "slack.bot_token"},
+		{name: "not_authed", method: "chat.postMessage", err: slack.SlackErrorResponse{Err: "not_authed"}, is: []error{ErrAuth, chat.ErrAuth}},
+		{name: "account_inactive", method: "chat.postMessage", err: slack.SlackErrorResponse{Err: "account_inactive"}, is: []error{ErrAuth, chat.ErrAuth}},
 		{name: "missing_scope with needed", method: "chat.startStream", err: slack.SlackErrorResponse{Err: "missing_scope", Needed: "assistant:write", Provided: "chat:write"}, scope: "assistant:write", mentions: "assistant:write"},
 		{name: "missing_scope without needed", method: "users.info", err: slack.SlackErrorResponse{Err: "missing_scope"}, scope: "users:read", mentions: "users:read"},
-		{name: "invalid_blocks", method: "chat.postMessage", err: slack.SlackErrorResponse{Err: "invalid_blocks"}, is: []error{bot.ErrFormatRejected}},
-		{name: "invalid_blocks_format", method: "chat.update", err: slack.SlackErrorResponse{Err: "invalid_blocks_format"}, is: []error{bot.ErrFormatRejected}},
+		{name: "invalid_blocks", method: "chat.postMessage", err: slack.SlackErrorResponse{Err: "invalid_blocks"}, is: []error{chat.ErrFormatRejected}},
+		{name: "invalid_blocks_format", method: "chat.update", err: slack.SlackErrorResponse{Err: "invalid_blocks_format"}, is: []error{chat.ErrFormatRejected}},
 		{name: "other", method: "chat.update", err: slack.SlackErrorResponse{Err: "message_not_found"}, mentions: "message_not_found"},
 	}
 	for _, tt := range tests {
@@ -70,9 +70,9 @@ func TestWrap(t *testing.T) {
 			if err == nil {
 				t.Fatal("wrap returned nil")
 			}
-			d, limited := bot.RetryAfter(err)
+			d, limited := chat.RetryAfter(err)
 			if tt.retry > 0 != limited || d != tt.retry {
-				t.Errorf("bot.RetryAfter = %v, %v; want %v", d, limited, tt.retry)
+				t.Errorf("chat.RetryAfter = %v, %v; want %v", d, limited, tt.retry)
 			}
 			if e, ok := errors.AsType[slack.SlackErrorResponse](tt.err); ok {
 				if got, ok := errors.AsType[slack.SlackErrorResponse](err); !ok || got.Err != e.Err {
@@ -95,7 +95,7 @@ func TestWrap(t *testing.T) {
 	if wrap("x", nil) != nil {
 		t.Error("wrap(nil) is not nil")
 	}
-	already := &bot.RateLimitError{RetryAfter: time.Minute}
+	already := &chat.RateLimitError{RetryAfter: time.Minute}
 	if wrap("x", already) != already {
 		t.Error("an existing RateLimitError is wrapped again")
 	}

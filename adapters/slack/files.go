@@ -8,8 +8,8 @@ import (
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/adapterkit"
+	"github.com/parleybot/parley/chat"
 )
 
 // Files people share: a message event of subtype file_share (and its
@@ -21,7 +21,7 @@ import (
 // slackFileHost is where Slack serves the files of a workspace.
 const slackFileHost = "files.slack.com"
 
-var _ bot.FileFetcher = (*Adapter)(nil)
+var _ chat.FileFetcher = (*Adapter)(nil)
 
 // messageFiles are the files of a message event. slack-go decodes a new
 // message's top-level fields, files among them, into ev.Message.
@@ -34,8 +34,8 @@ func messageFiles(ev *slackevents.MessageEvent) []slack.File {
 
 // filesOf turns the files of a message event into bot.Files. Deleted
 // files (mode tombstone) are left out: they have nothing to fetch.
-func filesOf(fs []slack.File) []bot.File {
-	var out []bot.File
+func filesOf(fs []slack.File) []chat.File {
+	var out []chat.File
 	for _, f := range fs {
 		if f.ID == "" || f.Mode == "tombstone" {
 			continue
@@ -48,7 +48,7 @@ func filesOf(fs []slack.File) []bot.File {
 		if u == "" {
 			u = f.URLPrivate
 		}
-		out = append(out, bot.File{ID: f.ID, Name: name, MIME: f.Mimetype, Size: int64(f.Size), URL: u})
+		out = append(out, chat.File{ID: f.ID, Name: name, MIME: f.Mimetype, Size: int64(f.Size), URL: u})
 	}
 	return out
 }
@@ -59,8 +59,8 @@ func filesOf(fs []slack.File) []bot.File {
 // must go nowhere else. Redirects are followed on those hosts only; Slack
 // answers a file the bot may not read with a redirect to its sign-in page,
 // which is reported, not fetched.
-func (a *Adapter) FetchFile(ctx context.Context, f bot.File, max int64) ([]byte, error) {
-	if err := bot.CheckFileSize(f, max); err != nil {
+func (a *Adapter) FetchFile(ctx context.Context, f chat.File, max int64) ([]byte, error) {
+	if err := chat.CheckFileSize(f, max); err != nil {
 		return nil, fmt.Errorf("slack: %w", err)
 	}
 	if f.URL == "" {
@@ -75,7 +75,7 @@ func (a *Adapter) FetchFile(ctx context.Context, f bot.File, max int64) ([]byte,
 	if err := fileStatus(f, resp); err != nil {
 		return nil, err
 	}
-	b, err := bot.ReadFile(resp.Body, resp.ContentLength, f, max)
+	b, err := chat.ReadFile(resp.Body, resp.ContentLength, f, max)
 	if err != nil {
 		return nil, fmt.Errorf("slack: %w", err)
 	}

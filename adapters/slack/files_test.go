@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/parleybot/parley/adapters/slack/slacktest"
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/adapterkit"
+	"github.com/parleybot/parley/chat"
 )
 
 // newFileAdapter is an adapter on srv, not running: FetchFile needs no
@@ -53,7 +53,7 @@ func TestFileSharedReachesTheHandlerAndDownloads(t *testing.T) {
 		t.Fatalf("no message: %v", err)
 	}
 	m := h.messages()[0]
-	want := bot.File{ID: ids[0], Name: "hand book.md", MIME: "text/markdown", Size: int64(len(data)), URL: srv.FileURL(ids[0])}
+	want := chat.File{ID: ids[0], Name: "hand book.md", MIME: "text/markdown", Size: int64(len(data)), URL: srv.FileURL(ids[0])}
 	if m.Text != "/kb add" || len(m.Files) != 1 || m.Files[0] != want {
 		t.Fatalf("message %q with files %+v, want %+v", m.Text, m.Files, want)
 	}
@@ -98,13 +98,13 @@ func TestFetchFile(t *testing.T) {
 	ad := newFileAdapter(t, srv)
 	foreign := newForeignHost(t)
 	big := bytes.Repeat([]byte("x"), 1000)
-	share := func(f slacktest.File) bot.File {
+	share := func(f slacktest.File) chat.File {
 		_, ids := srv.PostUserFiles("C1", "U1", "/kb add", "", f)
 		size := f.Size
 		if size == 0 {
 			size = int64(len(f.Data))
 		}
-		return bot.File{ID: ids[0], Name: f.Name, MIME: f.MIME, Size: size, URL: srv.FileURL(ids[0])}
+		return chat.File{ID: ids[0], Name: f.Name, MIME: f.MIME, Size: size, URL: srv.FileURL(ids[0])}
 	}
 	gone := share(slacktest.File{Name: "gone.txt", Data: []byte("x")})
 	srv.FailFile(gone.ID, http.StatusNotFound)
@@ -115,7 +115,7 @@ func TestFetchFile(t *testing.T) {
 
 	tests := []struct {
 		name      string
-		file      bot.File
+		file      chat.File
 		max       int64
 		want      string
 		err       error  // errors.Is
@@ -125,15 +125,15 @@ func TestFetchFile(t *testing.T) {
 		{name: "fits", file: share(slacktest.File{Name: "a.txt", MIME: "text/plain", Data: []byte("hello")}), max: 5,
 			want: "hello", downloads: 1},
 		{name: "declared size over the limit: nothing downloaded", file: share(slacktest.File{Name: "big.bin", Data: big}), max: 999,
-			err: bot.ErrFileTooLarge, errText: "1000 bytes"},
+			err: chat.ErrFileTooLarge, errText: "1000 bytes"},
 		{name: "a lying declared size is enforced while reading", file: share(slacktest.File{Name: "liar.bin", Data: big, Size: 10, Chunked: true}),
-			max: 100, err: bot.ErrFileTooLarge, errText: "declared as 10", downloads: 1},
+			max: 100, err: chat.ErrFileTooLarge, errText: "declared as 10", downloads: 1},
 		{name: "a lying declared size meets Content-Length", file: share(slacktest.File{Name: "liar2.bin", Data: big, Size: 10}),
-			max: 100, err: bot.ErrFileTooLarge, downloads: 1},
+			max: 100, err: chat.ErrFileTooLarge, downloads: 1},
 		{name: "404", file: gone, max: 100, errText: "is gone (HTTP 404 Not Found)", downloads: 1},
 		{name: "500", file: broken, max: 100, errText: "failed serving", downloads: 1},
 		{name: "a foreign host is refused", file: forged, max: 100, err: adapterkit.ErrHostRefused, errText: "not on Slack's file host"},
-		{name: "no URL", file: bot.File{ID: "F9", Name: "remote"}, max: 100, errText: "no download URL"},
+		{name: "no URL", file: chat.File{ID: "F9", Name: "remote"}, max: 100, errText: "no download URL"},
 		{name: "no limit", file: gone, max: 0, errText: "not positive"},
 	}
 	for _, tt := range tests {
@@ -173,7 +173,7 @@ func TestFetchFileRedirectAway(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = ad.FetchFile(t.Context(), bot.File{ID: "F1", Name: "a.pdf", URL: api.URL + "/files-pri/T1-F1/download/a.pdf"}, 100)
+	_, err = ad.FetchFile(t.Context(), chat.File{ID: "F1", Name: "a.pdf", URL: api.URL + "/files-pri/T1-F1/download/a.pdf"}, 100)
 	if !errors.Is(err, adapterkit.ErrRedirectRefused) || !strings.Contains(err.Error(), "files:read") || strings.Contains(err.Error(), "xoxb-secret") {
 		t.Fatalf("FetchFile = %v, want a refused redirect naming the scope", err)
 	}
@@ -201,20 +201,20 @@ func TestFakeFileHostWantsTheToken(t *testing.T) {
 
 // TestFileStatus: the statuses of a download map to the core's shapes.
 func TestFileStatus(t *testing.T) {
-	f := bot.File{ID: "F1", Name: "a.pdf"}
+	f := chat.File{ID: "F1", Name: "a.pdf"}
 	resp := func(code int, retryAfter string) *http.Response {
 		return &http.Response{StatusCode: code, Header: http.Header{"Retry-After": {retryAfter}}}
 	}
 	if err := fileStatus(f, resp(http.StatusOK, "")); err != nil {
 		t.Errorf("200: %v", err)
 	}
-	if d, ok := bot.RetryAfter(fileStatus(f, resp(http.StatusTooManyRequests, "7"))); !ok || d != 7*time.Second {
+	if d, ok := chat.RetryAfter(fileStatus(f, resp(http.StatusTooManyRequests, "7"))); !ok || d != 7*time.Second {
 		t.Errorf("429: retry after %v, %v", d, ok)
 	}
-	if d, ok := bot.RetryAfter(fileStatus(f, resp(http.StatusTooManyRequests, ""))); !ok || d != time.Second {
+	if d, ok := chat.RetryAfter(fileStatus(f, resp(http.StatusTooManyRequests, ""))); !ok || d != time.Second {
 		t.Errorf("429 without Retry-After: %v, %v", d, ok)
 	}
-	if err := fileStatus(f, resp(http.StatusUnauthorized, "")); !errors.Is(err, bot.ErrAuth) {
+	if err := fileStatus(f, resp(http.StatusUnauthorized, "")); !errors.Is(err, chat.ErrAuth) {
 		t.Errorf("401: %v", err)
 	}
 	if err := fileStatus(f, resp(http.StatusForbidden, "")); err == nil || !strings.Contains(err.Error(), "files:read") {

@@ -6,16 +6,16 @@ import (
 
 	"github.com/slack-go/slack"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // A final answer's part posted without a placeholder carries its
-// bot.Out.Key in the message's metadata (docs.slack.dev "Message
+// chat.Out.Key in the message's metadata (docs.slack.dev "Message
 // metadata"), so that delivery, unsure whether a post went through (a
 // crash between the call and recording its ts, a timeout), finds it in the
 // conversation instead of posting it twice.
 
-var _ bot.SentFinder = (*Adapter)(nil)
+var _ chat.SentFinder = (*Adapter)(nil)
 
 // replyEventType is the metadata event_type of Parley's answers.
 const replyEventType = "parley_reply"
@@ -43,12 +43,12 @@ func keyMetadata(key string) []slack.MsgOption {
 // messages after after (a ts; "" reads from the newest): the thread's
 // replies (conversations.replies) or, at a conversation's top level (a
 // DM), its history (conversations.history), metadata included.
-func (a *Adapter) FindSent(ctx context.Context, t bot.Thread, key, after string) (bot.MessageRef, bool, error) {
+func (a *Adapter) FindSent(ctx context.Context, t chat.Thread, key, after string) (chat.MessageRef, bool, error) {
 	if err := checkThread(t); err != nil {
-		return bot.MessageRef{}, false, err
+		return chat.MessageRef{}, false, err
 	}
 	if key == "" {
-		return bot.MessageRef{}, false, errors.New("slack: looking for a message without a key")
+		return chat.MessageRef{}, false, errors.New("slack: looking for a message without a key")
 	}
 	cursor := ""
 	for range findPages {
@@ -74,16 +74,16 @@ func (a *Adapter) FindSent(ctx context.Context, t bot.Thread, key, after string)
 			if t.ID != "" {
 				method = "conversations.replies"
 			}
-			return bot.MessageRef{}, false, wrap(method, err)
+			return chat.MessageRef{}, false, wrap(method, err)
 		}
 		for _, m := range msgs {
 			if md := m.Metadata; md.EventType == replyEventType && md.EventPayload["key"] == key {
-				return bot.MessageRef{Thread: t, ID: m.Timestamp}, true, nil
+				return chat.MessageRef{Thread: t, ID: m.Timestamp}, true, nil
 			}
 		}
 		if cursor == "" {
 			break
 		}
 	}
-	return bot.MessageRef{}, false, nil
+	return chat.MessageRef{}, false, nil
 }

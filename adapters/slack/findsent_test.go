@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/parleybot/parley/adapters/slack/slacktest"
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // TestFindSent: a message sent with an Out.Key carries it in its metadata
@@ -15,10 +15,10 @@ func TestFindSent(t *testing.T) {
 	f := newStreamFixture(t)
 	f.srv.AddChannel("DALICE", "alice", slacktest.IM)
 	question := f.srv.PostUserMessage("DALICE", "UALICE", "a question", "")
-	dm := bot.Thread{Platform: "slack", Space: f.srv.TeamID(), Chat: "DALICE"}
+	dm := chat.Thread{Platform: "slack", Space: f.srv.TeamID(), Chat: "DALICE"}
 	tests := []struct {
 		name   string
-		thread bot.Thread
+		thread chat.Thread
 		after  string
 	}{
 		{"thread", f.thread, f.thread.ID},
@@ -27,10 +27,10 @@ func TestFindSent(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := t.Context()
-			if _, err := f.ad.Send(ctx, tt.thread, bot.Out{Text: "no key"}); err != nil {
+			if _, err := f.ad.Send(ctx, tt.thread, chat.Out{Text: "no key"}); err != nil {
 				t.Fatal(err)
 			}
-			sent, err := f.ad.Send(ctx, tt.thread, bot.Out{Text: "The answer.", Key: "k-" + tt.name + "#1"})
+			sent, err := f.ad.Send(ctx, tt.thread, chat.Out{Text: "The answer.", Key: "k-" + tt.name + "#1"})
 			if err != nil {
 				t.Fatal(err)
 			}

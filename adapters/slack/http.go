@@ -14,8 +14,8 @@ import (
 	"github.com/slack-go/slack/slackevents"
 
 	"github.com/parleybot/parley/adapters/inbound"
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/adapterkit"
+	"github.com/parleybot/parley/chat"
 )
 
 // HTTP mode (docs/platforms.md#slack-receiving,
@@ -49,7 +49,7 @@ const maxRequestBody = 1 << 20
 // bounds the work that outlives a request (a click's handling, a slash
 // command's late answer), as Run's ctx does, and should end no earlier
 // than the server.
-func (a *Adapter) Handler(ctx context.Context, h bot.Handler) http.Handler {
+func (a *Adapter) Handler(ctx context.Context, h chat.Handler) http.Handler {
 	return a.newHTTPHandler(ctx, h)
 }
 
@@ -57,14 +57,14 @@ func (a *Adapter) Handler(ctx context.Context, h bot.Handler) http.Handler {
 type httpHandler struct {
 	a   *Adapter
 	ctx context.Context
-	h   bot.Handler
+	h   chat.Handler
 	mux *http.ServeMux
 	// pending runs the work that outlives its request; Run stops it after
 	// the server has shut down, and it refuses requests from then on.
 	pending adapterkit.Group
 }
 
-func (a *Adapter) newHTTPHandler(ctx context.Context, h bot.Handler) *httpHandler {
+func (a *Adapter) newHTTPHandler(ctx context.Context, h chat.Handler) *httpHandler {
 	hh := &httpHandler{a: a, ctx: ctx, h: h, mux: http.NewServeMux()}
 	hh.mux.HandleFunc(EventsPath, hh.verified(hh.events))
 	hh.mux.HandleFunc(InteractivityPath, hh.verified(hh.interactivity))
@@ -76,7 +76,7 @@ func (hh *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { hh.mu
 
 // serveHTTP is Run in HTTP mode: it registers the endpoints on
 // Config.Mux, or serves them on Config.Listen itself, until ctx ends.
-func (a *Adapter) serveHTTP(ctx context.Context, h bot.Handler) error {
+func (a *Adapter) serveHTTP(ctx context.Context, h chat.Handler) error {
 	hh := a.newHTTPHandler(ctx, h)
 	var own *inbound.Server
 	mux := a.cfg.Mux

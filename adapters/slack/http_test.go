@@ -19,30 +19,30 @@ import (
 	"time"
 
 	"github.com/parleybot/parley/adapters/slack/slacktest"
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 const testSigningSecret = "8f742231b10e8888abcd99yyyzzz85a5"
 
-// recorder is a bot.Handler that records what reaches it. A slash
+// recorder is a chat.Handler that records what reaches it. A slash
 // command is answered through Respond with answer, as the core does.
 type recorder struct {
-	msgs   chan bot.Message
-	acts   chan bot.Action
-	cmds   chan bot.Command
+	msgs   chan chat.Message
+	acts   chan chat.Action
+	cmds   chan chat.Command
 	answer string
 }
 
 func newRecorder() *recorder {
-	return &recorder{msgs: make(chan bot.Message, 8), acts: make(chan bot.Action, 8), cmds: make(chan bot.Command, 8),
+	return &recorder{msgs: make(chan chat.Message, 8), acts: make(chan chat.Action, 8), cmds: make(chan chat.Command, 8),
 		answer: "You have 2 memories."}
 }
 
-func (r *recorder) HandleMessage(_ context.Context, m bot.Message) error { r.msgs <- m; return nil }
-func (r *recorder) HandleAction(_ context.Context, a bot.Action) error   { r.acts <- a; return nil }
-func (r *recorder) HandleCommand(ctx context.Context, c bot.Command) error {
+func (r *recorder) HandleMessage(_ context.Context, m chat.Message) error { r.msgs <- m; return nil }
+func (r *recorder) HandleAction(_ context.Context, a chat.Action) error   { r.acts <- a; return nil }
+func (r *recorder) HandleCommand(ctx context.Context, c chat.Command) error {
 	r.cmds <- c
-	return c.Respond(ctx, bot.Out{Text: r.answer})
+	return c.Respond(ctx, chat.Out{Text: r.answer})
 }
 
 // nothing fails the test if anything reached the handler. The handler
@@ -152,7 +152,7 @@ func TestHTTPEventReachesHandler(t *testing.T) {
 	select {
 	case m := <-f.rec.msgs:
 		if m.Key != "T1:C1:1700000000.000100" || m.Text != "summarize" || !m.Mentioned || m.User.ID != "U1" || m.User.Name != "alice" ||
-			m.Thread != (bot.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1700000000.000100"}) {
+			m.Thread != (chat.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1700000000.000100"}) {
 			t.Errorf("message %+v", m)
 		}
 	default:
@@ -173,7 +173,7 @@ func TestHTTPHandlerErrorAsksForRetry(t *testing.T) {
 
 type failingHandler struct{ *recorder }
 
-func (failingHandler) HandleMessage(context.Context, bot.Message) error {
+func (failingHandler) HandleMessage(context.Context, chat.Message) error {
 	return errors.New("inbox down")
 }
 
@@ -254,15 +254,15 @@ func TestHTTPBlockActions(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("click answered %d", code)
 	}
-	var act bot.Action
+	var act chat.Action
 	select {
 	case act = <-f.rec.acts:
 	case <-t.Context().Done():
 		t.Fatal("no action")
 	}
-	want := bot.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1700000000.000100"}
+	want := chat.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1700000000.000100"}
 	if act.Data != "appr-42" || act.User.ID != "U1" || act.Key != "trig-1" || act.Thread != want ||
-		act.Message != (bot.MessageRef{Thread: want, ID: "1700000000.000200"}) || act.Respond == nil {
+		act.Message != (chat.MessageRef{Thread: want, ID: "1700000000.000200"}) || act.Respond == nil {
 		t.Fatalf("action %+v", act)
 	}
 	// Respond answers the clicker alone, as in Socket Mode.
@@ -300,7 +300,7 @@ func TestHTTPSlashCommand(t *testing.T) {
 	select {
 	case c := <-f.rec.cmds:
 		if c.Name != "memory" || len(c.Args) != 0 || c.User.ID != "U1" || c.Key != "slash:T1:trig-2" ||
-			c.Thread != (bot.Thread{Platform: "slack", Space: "T1", Chat: "C1"}) {
+			c.Thread != (chat.Thread{Platform: "slack", Space: "T1", Chat: "C1"}) {
 			t.Errorf("command %+v", c)
 		}
 	default:

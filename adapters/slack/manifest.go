@@ -5,7 +5,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // The app manifest (https://docs.slack.dev/reference/app-manifest) that
@@ -115,7 +115,7 @@ func Manifest(name string) string {
 	m.Features.AssistantView.AssistantDescription = "Ask " + name + " to research, summarize or run a task; it remembers what you tell it to."
 	m.Features.AssistantView.SuggestedPrompts = suggestedPrompts() // assistant.go
 	var names, forms []string
-	for _, c := range bot.Commands() {
+	for _, c := range chat.Commands() {
 		names = append(names, c.Name)
 		for _, u := range c.Usage {
 			forms = append(forms, strings.TrimPrefix(u.Form, "/"))

@@ -12,36 +12,36 @@ import (
 	"github.com/slack-go/slack/slackutilsx"
 
 	"github.com/parleybot/parley/adapters/slack/slacktest"
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/format"
+	"github.com/parleybot/parley/chat"
 )
 
 // TestMentionsPingOnlyThem: a message pings exactly its Mentions, written
 // <@ID> before the text and never escaped, in mrkdwn, in plain text and in
 // blocks; mention syntax in the text itself pings nobody.
 func TestMentionsPingOnlyThem(t *testing.T) {
-	ana := bot.User{Platform: "slack", ID: "UANA", Name: "Ana"}
-	bo := bot.User{Platform: "slack", ID: "UBO", Name: "Bo"}
+	ana := chat.User{Platform: "slack", ID: "UANA", Name: "Ana"}
+	bo := chat.User{Platform: "slack", ID: "UBO", Name: "Bo"}
 	tests := []struct {
 		name  string
-		out   bot.Out
+		out   chat.Out
 		text  string
 		pings []string
 	}{
-		{"mentions, each once", bot.Out{Text: "standup in **5** minutes", Mentions: []bot.User{ana, bo, ana}},
+		{"mentions, each once", chat.Out{Text: "standup in **5** minutes", Mentions: []chat.User{ana, bo, ana}},
 			"<@UANA> <@UBO> standup in *5* minutes", []string{"UANA", "UBO"}},
-		{"plain keeps them", bot.Out{Text: "**standup** <soon>", Plain: true, Mentions: []bot.User{bo}},
+		{"plain keeps them", chat.Out{Text: "**standup** <soon>", Plain: true, Mentions: []chat.User{bo}},
 			"<@UBO> standup &lt;soon&gt;", []string{"UBO"}},
-		{"in blocks too", bot.Out{Text: "standup", Mentions: []bot.User{ana}, Buttons: []bot.Button{{Label: "Snooze", Data: "s:1"}}},
+		{"in blocks too", chat.Out{Text: "standup", Mentions: []chat.User{ana}, Buttons: []chat.Button{{Label: "Snooze", Data: "s:1"}}},
 			"<@UANA> standup", []string{"UANA"}},
-		{"only mentions", bot.Out{Mentions: []bot.User{ana}}, "<@UANA>", []string{"UANA"}},
-		{"mention syntax in the text", bot.Out{Text: "<@UBO> <@UANA|ana> <!channel> @everyone"},
+		{"only mentions", chat.Out{Mentions: []chat.User{ana}}, "<@UANA>", []string{"UANA"}},
+		{"mention syntax in the text", chat.Out{Text: "<@UBO> <@UANA|ana> <!channel> @everyone"},
 			"&lt;@UBO&gt; &lt;@UANA|ana&gt; &lt;!channel&gt; @\u200deveryone", nil},
-		{"mention syntax in plain text", bot.Out{Text: "<@UBO> <!here>", Plain: true},
+		{"mention syntax in plain text", chat.Out{Text: "<@UBO> <!here>", Plain: true},
 			"&lt;@UBO&gt; &lt;!here&gt;", nil},
-		{"mention syntax beside a mention", bot.Out{Text: "<@UBO> too", Mentions: []bot.User{ana}},
+		{"mention syntax beside a mention", chat.Out{Text: "<@UBO> too", Mentions: []chat.User{ana}},
 			"<@UANA> &lt;@UBO&gt; too", []string{"UANA"}},
-		{"an id Slack cannot name", bot.Out{Text: "hi", Mentions: []bot.User{{ID: "UANA><!channel", Name: "<Ana>"}, {Name: "everyone"}, {ID: "u1"}}},
+		{"an id Slack cannot name", chat.Out{Text: "hi", Mentions: []chat.User{{ID: "UANA><!channel", Name: "<Ana>"}, {Name: "everyone"}, {ID: "u1"}}},
 			"@&lt;Ana&gt; @\u200deveryone @u1 hi", nil},
 	}
 	srv := slacktest.NewServer(slacktest.WithoutRateLimits())
@@ -50,7 +50,7 @@ func TestMentionsPingOnlyThem(t *testing.T) {
 	srv.AddUser("UBO", "Bo")
 	srv.AddChannel("CTEAM", "team", slacktest.Public)
 	ad := newFileAdapter(t, srv)
-	th := bot.Thread{Platform: "slack", Space: srv.TeamID(), Chat: "CTEAM"}
+	th := chat.Thread{Platform: "slack", Space: srv.TeamID(), Chat: "CTEAM"}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ref, err := ad.Send(t.Context(), th, tt.out)
@@ -84,8 +84,8 @@ func TestNoMentionsRenderAsBefore(t *testing.T) {
 			if plain {
 				want = format.NeutralizeMentions(slackutilsx.EscapeMessage(format.Plain(md)))
 			}
-			for _, mentions := range [][]bot.User{nil, {}} {
-				if got := renderText(bot.Out{Text: md, Plain: plain, Mentions: mentions}); got != want {
+			for _, mentions := range [][]chat.User{nil, {}} {
+				if got := renderText(chat.Out{Text: md, Plain: plain, Mentions: mentions}); got != want {
 					t.Errorf("renderText(%q, plain %v, mentions %v) = %q, want %q", md, plain, mentions, got, want)
 				}
 			}
@@ -101,19 +101,19 @@ func TestUserZone(t *testing.T) {
 	srv.AddUserWithZone("UANA", "Ana", "Europe/Berlin")
 	srv.AddUser("UBO", "Bo")
 	ad := newFileAdapter(t, srv)
-	var zt bot.ZoneTeller = ad
+	var zt chat.ZoneTeller = ad
 	ctx := t.Context()
 	tests := []struct {
-		user    bot.User
+		user    chat.User
 		zone    string
 		wantErr bool
 	}{
-		{bot.User{Platform: "slack", ID: "UANA"}, "Europe/Berlin", false},
-		{bot.User{Platform: "slack", ID: "UANA", Name: "Ana"}, "Europe/Berlin", false}, // cached
-		{bot.User{ID: "UBO"}, "", false},
-		{bot.User{Platform: "slack"}, "", false},
-		{bot.User{Platform: "slack", ID: "UNOBODY"}, "", true},
-		{bot.User{Platform: "discord", ID: "UANA"}, "", true},
+		{chat.User{Platform: "slack", ID: "UANA"}, "Europe/Berlin", false},
+		{chat.User{Platform: "slack", ID: "UANA", Name: "Ana"}, "Europe/Berlin", false}, // cached
+		{chat.User{ID: "UBO"}, "", false},
+		{chat.User{Platform: "slack"}, "", false},
+		{chat.User{Platform: "slack", ID: "UNOBODY"}, "", true},
+		{chat.User{Platform: "discord", ID: "UANA"}, "", true},
 	}
 	for _, tt := range tests {
 		zone, err := zt.UserZone(ctx, tt.user)

@@ -6,7 +6,7 @@ import (
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // Normalization: pure functions from slack-go's types to the core's
@@ -41,21 +41,21 @@ func ignoredMessage(subtype string) bool {
 
 // normalizeEvent turns an Events API callback into a Message; ok is false
 // for events that carry no new message.
-func normalizeEvent(e slackevents.EventsAPIEvent, me self) (bot.Message, bool) {
+func normalizeEvent(e slackevents.EventsAPIEvent, me self) (chat.Message, bool) {
 	switch ev := e.InnerEvent.Data.(type) {
 	case *slackevents.MessageEvent:
 		return normalizeMessage(e.TeamID, ev, me)
 	case *slackevents.AppMentionEvent:
 		return normalizeMention(e.TeamID, ev, me)
 	}
-	return bot.Message{}, false
+	return chat.Message{}, false
 }
 
 // normalizeMessage turns a message event from workspace team into a
 // Message; ok is false for events that are no new message.
-func normalizeMessage(team string, ev *slackevents.MessageEvent, me self) (bot.Message, bool) {
+func normalizeMessage(team string, ev *slackevents.MessageEvent, me self) (chat.Message, bool) {
 	if ev == nil || ignoredMessage(ev.SubType) || ev.Channel == "" || ev.TimeStamp == "" {
-		return bot.Message{}, false
+		return chat.Message{}, false
 	}
 	if team == "" {
 		team = ev.UserTeam
@@ -65,11 +65,11 @@ func normalizeMessage(team string, ev *slackevents.MessageEvent, me self) (bot.M
 	if user == "" {
 		user = ev.BotID // a bot_message has no user; the bot is the author
 	}
-	m := bot.Message{
+	m := chat.Message{
 		Key:       messageKey(team, ev.Channel, ev.TimeStamp),
 		ID:        ev.TimeStamp,
 		Thread:    messageThread(team, ev.Channel, ev.TimeStamp, ev.ThreadTimeStamp, direct),
-		User:      bot.User{Platform: platform, ID: user},
+		User:      chat.User{Platform: platform, ID: user},
 		Text:      stripMention(ev.Text, me.UserID),
 		Direct:    direct,
 		Mentioned: mentions(ev.Text, me.UserID),
@@ -83,21 +83,21 @@ func normalizeMessage(team string, ev *slackevents.MessageEvent, me self) (bot.M
 // normalizeMention turns an app_mention into the same Message as its twin
 // message event (same Key), so whichever arrives first wins the inbox and
 // the other is dropped there.
-func normalizeMention(team string, ev *slackevents.AppMentionEvent, me self) (bot.Message, bool) {
+func normalizeMention(team string, ev *slackevents.AppMentionEvent, me self) (chat.Message, bool) {
 	if ev == nil || ev.Edited != nil || ev.Channel == "" || ev.TimeStamp == "" {
 		// An edit that adds a mention arrives as app_mention again: the
 		// message was already answered, or deliberately not.
-		return bot.Message{}, false
+		return chat.Message{}, false
 	}
 	if team == "" {
 		team = ev.UserTeam
 	}
 	direct := isDMChannel(ev.Channel)
-	m := bot.Message{
+	m := chat.Message{
 		Key:       messageKey(team, ev.Channel, ev.TimeStamp),
 		ID:        ev.TimeStamp,
 		Thread:    messageThread(team, ev.Channel, ev.TimeStamp, ev.ThreadTimeStamp, direct),
-		User:      bot.User{Platform: platform, ID: ev.User},
+		User:      chat.User{Platform: platform, ID: ev.User},
 		Text:      stripMention(ev.Text, me.UserID),
 		Direct:    direct,
 		Mentioned: true,
@@ -116,13 +116,13 @@ func normalizeMention(team string, ev *slackevents.AppMentionEvent, me self) (bo
 // normalizeAction turns a block_actions click on one of our buttons into
 // an Action; ok is false for other interactions (views, shortcuts) and
 // for clicks without a message to refer to.
-func normalizeAction(cb *slack.InteractionCallback) (bot.Action, bool) {
+func normalizeAction(cb *slack.InteractionCallback) (chat.Action, bool) {
 	if cb == nil || cb.Type != slack.InteractionTypeBlockActions || len(cb.ActionCallback.BlockActions) == 0 {
-		return bot.Action{}, false
+		return chat.Action{}, false
 	}
 	act := cb.ActionCallback.BlockActions[0]
 	if act == nil {
-		return bot.Action{}, false
+		return chat.Action{}, false
 	}
 	channel := cb.Container.ChannelID
 	if channel == "" {
@@ -133,7 +133,7 @@ func normalizeAction(cb *slack.InteractionCallback) (bot.Action, bool) {
 		msgTS = cb.Message.Timestamp
 	}
 	if channel == "" || msgTS == "" {
-		return bot.Action{}, false
+		return chat.Action{}, false
 	}
 	threadTS := cb.Container.ThreadTs
 	if threadTS == "" {
@@ -148,20 +148,20 @@ func normalizeAction(cb *slack.InteractionCallback) (bot.Action, bool) {
 		// timestamp tells two clicks apart.
 		key = team + ":" + channel + ":" + msgTS + ":" + act.ActionTs
 	}
-	return bot.Action{
+	return chat.Action{
 		Key:     key,
 		Thread:  th,
-		User:    bot.User{Platform: platform, ID: cb.User.ID, Name: cb.User.Name},
+		User:    chat.User{Platform: platform, ID: cb.User.ID, Name: cb.User.Name},
 		Data:    act.Value,
-		Message: bot.MessageRef{Thread: th, ID: msgTS},
+		Message: chat.MessageRef{Thread: th, ID: msgTS},
 	}, true
 }
 
 // normalizeCommand turns a slash command into a Command. Slack sends no
 // thread with slash commands, so the conversation is the channel.
-func normalizeCommand(sc *slack.SlashCommand) (bot.Command, bool) {
+func normalizeCommand(sc *slack.SlashCommand) (chat.Command, bool) {
 	if sc == nil || sc.Command == "" || sc.ChannelID == "" || sc.UserID == "" {
-		return bot.Command{}, false
+		return chat.Command{}, false
 	}
 	fields := strings.Fields(sc.Text)
 	name := strings.ToLower(strings.TrimPrefix(sc.Command, "/"))
@@ -175,10 +175,10 @@ func normalizeCommand(sc *slack.SlashCommand) (bot.Command, bool) {
 	if sc.TriggerID != "" {
 		key = "slash:" + sc.TeamID + ":" + sc.TriggerID
 	}
-	return bot.Command{
+	return chat.Command{
 		Key:    key,
-		Thread: bot.Thread{Platform: platform, Space: sc.TeamID, Chat: sc.ChannelID},
-		User:   bot.User{Platform: platform, ID: sc.UserID, Name: sc.UserName},
+		Thread: chat.Thread{Platform: platform, Space: sc.TeamID, Chat: sc.ChannelID},
+		User:   chat.User{Platform: platform, ID: sc.UserID, Name: sc.UserName},
 		Name:   name,
 		Args:   fields,
 		Direct: isDMChannel(sc.ChannelID) || sc.ChannelName == "directmessage",
@@ -192,8 +192,8 @@ func messageKey(team, channel, ts string) string { return team + ":" + channel +
 // messageThread is the conversation of a message: in a channel the thread
 // root (a top-level message roots a new thread); in a DM the continuing
 // conversation, unless the message is inside a thread there.
-func messageThread(team, channel, ts, threadTS string, direct bool) bot.Thread {
-	t := bot.Thread{Platform: platform, Space: team, Chat: channel, ID: threadTS}
+func messageThread(team, channel, ts, threadTS string, direct bool) chat.Thread {
+	t := chat.Thread{Platform: platform, Space: team, Chat: channel, ID: threadTS}
 	if t.ID == "" && !direct {
 		t.ID = ts
 	}
@@ -204,8 +204,8 @@ func messageThread(team, channel, ts, threadTS string, direct bool) bot.Thread {
 func isDMChannel(channel string) bool { return strings.HasPrefix(channel, "D") }
 
 // place describes the conversation for the model's prompt.
-func place(channelType string, direct bool, threadID string) bot.Place {
-	p := bot.Place{ChatKind: "channel", Thread: threadID}
+func place(channelType string, direct bool, threadID string) chat.Place {
+	p := chat.Place{ChatKind: "channel", Thread: threadID}
 	switch {
 	case direct:
 		p.ChatKind = "direct"

@@ -10,7 +10,7 @@ import (
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 var testSelf = self{UserID: "UBOT", BotID: "BBOT"}
@@ -30,89 +30,89 @@ func parseEvent(t *testing.T, body string) slackevents.EventsAPIEvent {
 }
 
 func TestNormalizeEvent(t *testing.T) {
-	channelThread := bot.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1700000000.000100"}
+	channelThread := chat.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1700000000.000100"}
 	tests := []struct {
 		name  string
 		inner string
 		ok    bool
-		want  bot.Message
+		want  chat.Message
 	}{
 		{
 			name:  "app_mention in a channel starts a thread on it",
 			inner: `{"type":"app_mention","user":"U1","text":"<@UBOT> summarize this","ts":"1700000000.000100","channel":"C1","event_ts":"1700000000.000100"}`,
 			ok:    true,
-			want: bot.Message{Key: "T1:C1:1700000000.000100", ID: "1700000000.000100", Thread: channelThread,
-				User: bot.User{Platform: "slack", ID: "U1"}, Text: "summarize this", Mentioned: true,
-				Place: bot.Place{ChatKind: "channel", Thread: "1700000000.000100"}},
+			want: chat.Message{Key: "T1:C1:1700000000.000100", ID: "1700000000.000100", Thread: channelThread,
+				User: chat.User{Platform: "slack", ID: "U1"}, Text: "summarize this", Mentioned: true,
+				Place: chat.Place{ChatKind: "channel", Thread: "1700000000.000100"}},
 		},
 		{
 			name:  "the matching message event has the same key",
 			inner: `{"type":"message","client_msg_id":"c1","user":"U1","text":"<@UBOT> summarize this","ts":"1700000000.000100","channel":"C1","channel_type":"channel","event_ts":"1700000000.000100"}`,
 			ok:    true,
-			want: bot.Message{Key: "T1:C1:1700000000.000100", ID: "1700000000.000100", Thread: channelThread,
-				User: bot.User{Platform: "slack", ID: "U1"}, Text: "summarize this", Mentioned: true,
-				Place: bot.Place{ChatKind: "channel", Thread: "1700000000.000100"}},
+			want: chat.Message{Key: "T1:C1:1700000000.000100", ID: "1700000000.000100", Thread: channelThread,
+				User: chat.User{Platform: "slack", ID: "U1"}, Text: "summarize this", Mentioned: true,
+				Place: chat.Place{ChatKind: "channel", Thread: "1700000000.000100"}},
 		},
 		{
 			name:  "thread reply without mention continues the thread",
 			inner: `{"type":"message","user":"U2","text":"and the budget?","ts":"1700000050.000200","thread_ts":"1700000000.000100","channel":"C1","channel_type":"channel","event_ts":"1700000050.000200"}`,
 			ok:    true,
-			want: bot.Message{Key: "T1:C1:1700000050.000200", ID: "1700000050.000200", Thread: channelThread,
-				User: bot.User{Platform: "slack", ID: "U2"}, Text: "and the budget?",
-				Place: bot.Place{ChatKind: "channel", Thread: "1700000000.000100"}},
+			want: chat.Message{Key: "T1:C1:1700000050.000200", ID: "1700000050.000200", Thread: channelThread,
+				User: chat.User{Platform: "slack", ID: "U2"}, Text: "and the budget?",
+				Place: chat.Place{ChatKind: "channel", Thread: "1700000000.000100"}},
 		},
 		{
 			name:  "private channel message is a group",
 			inner: `{"type":"message","user":"U2","text":"hi","ts":"1700000060.000100","channel":"G1","channel_type":"group","event_ts":"1700000060.000100"}`,
 			ok:    true,
-			want: bot.Message{Key: "T1:G1:1700000060.000100", ID: "1700000060.000100",
-				Thread: bot.Thread{Platform: "slack", Space: "T1", Chat: "G1", ID: "1700000060.000100"},
-				User:   bot.User{Platform: "slack", ID: "U2"}, Text: "hi",
-				Place: bot.Place{ChatKind: "group", Thread: "1700000060.000100"}},
+			want: chat.Message{Key: "T1:G1:1700000060.000100", ID: "1700000060.000100",
+				Thread: chat.Thread{Platform: "slack", Space: "T1", Chat: "G1", ID: "1700000060.000100"},
+				User:   chat.User{Platform: "slack", ID: "U2"}, Text: "hi",
+				Place: chat.Place{ChatKind: "group", Thread: "1700000060.000100"}},
 		},
 		{
 			name:  "a DM is one continuing conversation",
 			inner: `{"type":"message","user":"U1","text":"hello","ts":"1700000100.000100","channel":"D1","channel_type":"im","event_ts":"1700000100.000100"}`,
 			ok:    true,
-			want: bot.Message{Key: "T1:D1:1700000100.000100", ID: "1700000100.000100",
-				Thread: bot.Thread{Platform: "slack", Space: "T1", Chat: "D1"},
-				User:   bot.User{Platform: "slack", ID: "U1"}, Text: "hello", Direct: true,
-				Place: bot.Place{ChatKind: "direct"}},
+			want: chat.Message{Key: "T1:D1:1700000100.000100", ID: "1700000100.000100",
+				Thread: chat.Thread{Platform: "slack", Space: "T1", Chat: "D1"},
+				User:   chat.User{Platform: "slack", ID: "U1"}, Text: "hello", Direct: true,
+				Place: chat.Place{ChatKind: "direct"}},
 		},
 		{
 			name:  "a DM thread reply is its own conversation",
 			inner: `{"type":"message","user":"U1","text":"more","ts":"1700000200.000100","thread_ts":"1700000100.000100","channel":"D1","channel_type":"im","event_ts":"1700000200.000100"}`,
 			ok:    true,
-			want: bot.Message{Key: "T1:D1:1700000200.000100", ID: "1700000200.000100",
-				Thread: bot.Thread{Platform: "slack", Space: "T1", Chat: "D1", ID: "1700000100.000100"},
-				User:   bot.User{Platform: "slack", ID: "U1"}, Text: "more", Direct: true,
-				Place: bot.Place{ChatKind: "direct", Thread: "1700000100.000100"}},
+			want: chat.Message{Key: "T1:D1:1700000200.000100", ID: "1700000200.000100",
+				Thread: chat.Thread{Platform: "slack", Space: "T1", Chat: "D1", ID: "1700000100.000100"},
+				User:   chat.User{Platform: "slack", ID: "U1"}, Text: "more", Direct: true,
+				Place: chat.Place{ChatKind: "direct", Thread: "1700000100.000100"}},
 		},
 		{
 			name:  "another bot's bot_message is flagged",
 			inner: `{"type":"message","subtype":"bot_message","bot_id":"B9","username":"ci","text":"build failed","ts":"1700000300.000100","channel":"C1","channel_type":"channel","event_ts":"1700000300.000100"}`,
 			ok:    true,
-			want: bot.Message{Key: "T1:C1:1700000300.000100", ID: "1700000300.000100",
-				Thread: bot.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1700000300.000100"},
-				User:   bot.User{Platform: "slack", ID: "B9"}, Text: "build failed", FromBot: true,
-				Place: bot.Place{ChatKind: "channel", Thread: "1700000300.000100"}},
+			want: chat.Message{Key: "T1:C1:1700000300.000100", ID: "1700000300.000100",
+				Thread: chat.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1700000300.000100"},
+				User:   chat.User{Platform: "slack", ID: "B9"}, Text: "build failed", FromBot: true,
+				Place: chat.Place{ChatKind: "channel", Thread: "1700000300.000100"}},
 		},
 		{
 			name:  "our own post is flagged",
 			inner: `{"type":"message","user":"UBOT","bot_id":"BBOT","app_id":"A1","text":"Here is the summary","ts":"1700000400.000100","thread_ts":"1700000000.000100","channel":"C1","channel_type":"channel","event_ts":"1700000400.000100"}`,
 			ok:    true,
-			want: bot.Message{Key: "T1:C1:1700000400.000100", ID: "1700000400.000100", Thread: channelThread,
-				User: bot.User{Platform: "slack", ID: "UBOT"}, Text: "Here is the summary", FromBot: true,
-				Place: bot.Place{ChatKind: "channel", Thread: "1700000000.000100"}},
+			want: chat.Message{Key: "T1:C1:1700000400.000100", ID: "1700000400.000100", Thread: channelThread,
+				User: chat.User{Platform: "slack", ID: "UBOT"}, Text: "Here is the summary", FromBot: true,
+				Place: chat.Place{ChatKind: "channel", Thread: "1700000000.000100"}},
 		},
 		{
 			name:  "our own message without bot_id is flagged by user id",
 			inner: `{"type":"message","user":"UBOT","text":"x","ts":"1700000410.000100","channel":"D1","channel_type":"im","event_ts":"1700000410.000100"}`,
 			ok:    true,
-			want: bot.Message{Key: "T1:D1:1700000410.000100", ID: "1700000410.000100",
-				Thread: bot.Thread{Platform: "slack", Space: "T1", Chat: "D1"},
-				User:   bot.User{Platform: "slack", ID: "UBOT"}, Text: "x", Direct: true, FromBot: true,
-				Place: bot.Place{ChatKind: "direct"}},
+			want: chat.Message{Key: "T1:D1:1700000410.000100", ID: "1700000410.000100",
+				Thread: chat.Thread{Platform: "slack", Space: "T1", Chat: "D1"},
+				User:   chat.User{Platform: "slack", ID: "UBOT"}, Text: "x", Direct: true, FromBot: true,
+				Place: chat.Place{ChatKind: "direct"}},
 		},
 		{
 			name: "a file shared with a command carries the file",
@@ -122,11 +122,11 @@ func TestNormalizeEvent(t *testing.T) {
 				`{"id":"F2","title":"notes","mimetype":"text/plain","size":12,"url_private":"https://files.slack.com/files-pri/T1-F2/notes"},` +
 				`{"id":"F3","mode":"tombstone"}]}`,
 			ok: true,
-			want: bot.Message{Key: "T1:D1:1700000450.000100", ID: "1700000450.000100",
-				Thread: bot.Thread{Platform: "slack", Space: "T1", Chat: "D1"},
-				User:   bot.User{Platform: "slack", ID: "U1"}, Text: "/kb add", Direct: true,
-				Place: bot.Place{ChatKind: "direct"},
-				Files: []bot.File{
+			want: chat.Message{Key: "T1:D1:1700000450.000100", ID: "1700000450.000100",
+				Thread: chat.Thread{Platform: "slack", Space: "T1", Chat: "D1"},
+				User:   chat.User{Platform: "slack", ID: "U1"}, Text: "/kb add", Direct: true,
+				Place: chat.Place{ChatKind: "direct"},
+				Files: []chat.File{
 					{ID: "F1", Name: "handbook.pdf", MIME: "application/pdf", Size: 48213, URL: "https://files.slack.com/files-pri/T1-F1/download/handbook.pdf"},
 					// No download URL, no name: url_private and the title.
 					{ID: "F2", Name: "notes", MIME: "text/plain", Size: 12, URL: "https://files.slack.com/files-pri/T1-F2/notes"},
@@ -137,11 +137,11 @@ func TestNormalizeEvent(t *testing.T) {
 			inner: `{"type":"app_mention","user":"U1","text":"<@UBOT> /kb add","ts":"1700000460.000100","channel":"C1","event_ts":"1700000460.000100","files":[` +
 				`{"id":"F4","name":"a.md","mimetype":"text/markdown","size":3,"url_private_download":"https://files.slack.com/files-pri/T1-F4/download/a.md"}]}`,
 			ok: true,
-			want: bot.Message{Key: "T1:C1:1700000460.000100", ID: "1700000460.000100",
-				Thread: bot.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1700000460.000100"},
-				User:   bot.User{Platform: "slack", ID: "U1"}, Text: "/kb add", Mentioned: true,
-				Place: bot.Place{ChatKind: "channel", Thread: "1700000460.000100"},
-				Files: []bot.File{{ID: "F4", Name: "a.md", MIME: "text/markdown", Size: 3, URL: "https://files.slack.com/files-pri/T1-F4/download/a.md"}}},
+			want: chat.Message{Key: "T1:C1:1700000460.000100", ID: "1700000460.000100",
+				Thread: chat.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1700000460.000100"},
+				User:   chat.User{Platform: "slack", ID: "U1"}, Text: "/kb add", Mentioned: true,
+				Place: chat.Place{ChatKind: "channel", Thread: "1700000460.000100"},
+				Files: []chat.File{{ID: "F4", Name: "a.md", MIME: "text/markdown", Size: 3, URL: "https://files.slack.com/files-pri/T1-F4/download/a.md"}}},
 		},
 		{
 			name:  "message_changed (our chat.update echoed) is ignored",
@@ -229,20 +229,20 @@ func TestNormalizeAction(t *testing.T) {
 "actions":[{"action_id":"parley_button_1","block_id":"parley_actions_0","value":"d:42","type":"button","action_ts":"1700000550.000300"}]}`
 	const viewSubmission = `{"type":"view_submission","user":{"id":"U1"},"team":{"id":"T1"},"view":{"id":"V1"}}`
 
-	inThread := bot.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1700000000.000100"}
-	dm := bot.Thread{Platform: "slack", Space: "T1", Chat: "D1"}
+	inThread := chat.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1700000000.000100"}
+	dm := chat.Thread{Platform: "slack", Space: "T1", Chat: "D1"}
 	tests := []struct {
 		name, payload string
 		ok            bool
-		want          bot.Action
+		want          chat.Action
 	}{
-		{"click in a thread", clickInThread, true, bot.Action{Key: "111.222.abc", Thread: inThread,
-			User: bot.User{Platform: "slack", ID: "U2", Name: "bob"}, Data: "a:42",
-			Message: bot.MessageRef{Thread: inThread, ID: "1700000400.000100"}}},
-		{"click in a DM without trigger id", clickInDM, true, bot.Action{Key: "T1:D1:1700000500.000100:1700000550.000300", Thread: dm,
-			User: bot.User{Platform: "slack", ID: "U1", Name: "alice"}, Data: "d:42",
-			Message: bot.MessageRef{Thread: dm, ID: "1700000500.000100"}}},
-		{"view submission", viewSubmission, false, bot.Action{}},
+		{"click in a thread", clickInThread, true, chat.Action{Key: "111.222.abc", Thread: inThread,
+			User: chat.User{Platform: "slack", ID: "U2", Name: "bob"}, Data: "a:42",
+			Message: chat.MessageRef{Thread: inThread, ID: "1700000400.000100"}}},
+		{"click in a DM without trigger id", clickInDM, true, chat.Action{Key: "T1:D1:1700000500.000100:1700000550.000300", Thread: dm,
+			User: chat.User{Platform: "slack", ID: "U1", Name: "alice"}, Data: "d:42",
+			Message: chat.MessageRef{Thread: dm, ID: "1700000500.000100"}}},
+		{"view submission", viewSubmission, false, chat.Action{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -295,7 +295,7 @@ func TestNormalizeCommand(t *testing.T) {
 			if got.Name != tt.cmd || !slices.Equal(got.Args, tt.args) || got.Direct != tt.direct {
 				t.Errorf("got Name %q Args %q Direct %v; want %q %q %v", got.Name, got.Args, got.Direct, tt.cmd, tt.args, tt.direct)
 			}
-			wantThread := bot.Thread{Platform: "slack", Space: "T1", Chat: tt.sc.ChannelID}
+			wantThread := chat.Thread{Platform: "slack", Space: "T1", Chat: tt.sc.ChannelID}
 			if got.Thread != wantThread || got.User.ID != "U1" || !strings.HasSuffix(got.Key, "333.444.def") {
 				t.Errorf("got %+v", got)
 			}

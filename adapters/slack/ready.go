@@ -1,8 +1,10 @@
 package slack
 
-import "github.com/parleybot/parley/bot"
+import (
+	"github.com/parleybot/parley/chat"
+)
 
-var _ bot.Connection = (*Adapter)(nil)
+var _ chat.Connection = (*Adapter)(nil)
 
 // Connected reports whether Run receives events: a Socket Mode connection
 // is open (false while it reconnects), or HTTP mode's endpoints are

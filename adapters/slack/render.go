@@ -10,8 +10,8 @@ import (
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackutilsx"
 
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/format"
+	"github.com/parleybot/parley/chat"
 )
 
 // Slack's limits that rendering must respect
@@ -55,7 +55,7 @@ type rendered struct {
 // Over-long text is an error, never truncated: the core splits answers
 // at SplitAt, so a longer text is a bug upstream, and silently losing its
 // end would hide it.
-func renderOut(out bot.Out) (rendered, error) {
+func renderOut(out chat.Out) (rendered, error) {
 	text := renderText(out)
 	if n := format.UTF16Len(text); n > maxLen {
 		return rendered{}, fmt.Errorf("slack message of %d characters exceeds the %d Slack allows for editable messages", n, maxLen)
@@ -90,7 +90,7 @@ func renderOut(out bot.Out) (rendered, error) {
 // plain form (the core asks for it after a formatting rejection) still
 // needs &, < and > escaped, or a model-written <!channel> would notify a
 // channel.
-func renderText(out bot.Out) string {
+func renderText(out chat.Out) string {
 	text := format.Slack(out.Text)
 	if out.Plain {
 		text = escapeText(format.Plain(out.Text))
@@ -109,8 +109,8 @@ func escapeText(text string) string {
 // escaping that defuses mention syntax in the text leaves them whole. An
 // ID Slack would not read as a user id is shown as @Name, escaped, which
 // notifies nobody (Parley never asks Slack to parse names).
-func withMentions(out bot.Out, text string) string {
-	return out.WithMentions(text, func(u bot.User) string {
+func withMentions(out chat.Out, text string) string {
+	return out.WithMentions(text, func(u chat.User) string {
 		if slackUserID(u.ID) {
 			return "<@" + u.ID + ">"
 		}
@@ -128,7 +128,7 @@ func slackUserID(id string) bool {
 // renderButton makes the i-th button. Its value is the payload the click
 // brings back; a label too long for Slack is shortened rather than
 // failing the message, since it is only decoration.
-func renderButton(i int, b bot.Button) (*slack.ButtonBlockElement, error) {
+func renderButton(i int, b chat.Button) (*slack.ButtonBlockElement, error) {
 	if len(b.Data) > maxButtonValue {
 		return nil, fmt.Errorf("slack button %d payload is %d bytes; Slack allows %d", i, len(b.Data), maxButtonValue)
 	}
@@ -142,9 +142,9 @@ func renderButton(i int, b bot.Button) (*slack.ButtonBlockElement, error) {
 	e := slack.NewButtonBlockElement(buttonActionPrefix+strconv.Itoa(i), b.Data,
 		slack.NewTextBlockObject(slack.PlainTextType, label, false, false))
 	switch b.Style {
-	case bot.ButtonPrimary:
+	case chat.ButtonPrimary:
 		e.Style = slack.StylePrimary
-	case bot.ButtonDanger:
+	case chat.ButtonDanger:
 		e.Style = slack.StyleDanger
 	}
 	return e, nil

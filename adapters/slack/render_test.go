@@ -7,8 +7,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/format"
+	"github.com/parleybot/parley/chat"
 )
 
 // blockJSON is the part of Block Kit the tests look at.
@@ -46,9 +46,9 @@ func marshalBlocks(t *testing.T, r rendered) []blockJSON {
 
 func TestRenderApprovalButtons(t *testing.T) {
 	long := strings.Repeat("x", maxButtonValue)
-	r, err := renderOut(bot.Out{Text: "May I run **deploy**?", Buttons: []bot.Button{
-		{Label: "Approve", Style: bot.ButtonPrimary, Data: long},
-		{Label: "Deny", Style: bot.ButtonDanger, Data: "d:1"},
+	r, err := renderOut(chat.Out{Text: "May I run **deploy**?", Buttons: []chat.Button{
+		{Label: "Approve", Style: chat.ButtonPrimary, Data: long},
+		{Label: "Deny", Style: chat.ButtonDanger, Data: "d:1"},
 		{Label: "Later", Data: "l:1"},
 	}})
 	if err != nil {
@@ -75,11 +75,11 @@ func TestRenderApprovalButtons(t *testing.T) {
 }
 
 func TestRenderButtonRows(t *testing.T) {
-	var buttons []bot.Button
+	var buttons []chat.Button
 	for i := range 12 {
-		buttons = append(buttons, bot.Button{Label: fmt.Sprint("b", i), Data: fmt.Sprint(i)})
+		buttons = append(buttons, chat.Button{Label: fmt.Sprint("b", i), Data: fmt.Sprint(i)})
 	}
-	r, err := renderOut(bot.Out{Text: "pick", Buttons: buttons})
+	r, err := renderOut(chat.Out{Text: "pick", Buttons: buttons})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,25 +106,25 @@ func TestRenderButtonRows(t *testing.T) {
 func TestRenderRejects(t *testing.T) {
 	tests := []struct {
 		name string
-		out  bot.Out
+		out  chat.Out
 	}{
-		{"value too long", bot.Out{Text: "x", Buttons: []bot.Button{{Label: "a", Data: strings.Repeat("v", maxButtonValue+1)}}}},
-		{"text too long", bot.Out{Text: strings.Repeat("a", maxLen+1)}},
-		{"text too long once rendered", bot.Out{Text: strings.Repeat("<", maxLen/4+1)}},
+		{"value too long", chat.Out{Text: "x", Buttons: []chat.Button{{Label: "a", Data: strings.Repeat("v", maxButtonValue+1)}}}},
+		{"text too long", chat.Out{Text: strings.Repeat("a", maxLen+1)}},
+		{"text too long once rendered", chat.Out{Text: strings.Repeat("<", maxLen/4+1)}},
 	}
 	for _, tt := range tests {
 		if _, err := renderOut(tt.out); err == nil {
 			t.Errorf("%s: no error", tt.name)
 		}
 	}
-	if _, err := renderOut(bot.Out{Text: strings.Repeat("a", maxLen)}); err != nil {
+	if _, err := renderOut(chat.Out{Text: strings.Repeat("a", maxLen)}); err != nil {
 		t.Errorf("exactly maxLen: %v", err)
 	}
 }
 
 func TestRenderLongTextWithButtons(t *testing.T) {
 	text := strings.Repeat("word ", 790) + "end" // 3,953 characters
-	r, err := renderOut(bot.Out{Text: text, Buttons: []bot.Button{{Label: strings.Repeat("L", 100), Data: "1"}}})
+	r, err := renderOut(chat.Out{Text: text, Buttons: []chat.Button{{Label: strings.Repeat("L", 100), Data: "1"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,12 +150,12 @@ func TestRenderLongTextWithButtons(t *testing.T) {
 
 func TestRenderPlainAndMentions(t *testing.T) {
 	tests := []struct {
-		out     bot.Out
+		out     chat.Out
 		want    string
 		notHave []string
 	}{
-		{bot.Out{Text: "**hi** <!channel> @here"}, "*hi* &lt;!channel&gt; @\u200dhere", nil},
-		{bot.Out{Text: "**hi** <!channel> @everyone", Plain: true}, "", []string{"<!channel>", "**", "@everyone"}},
+		{chat.Out{Text: "**hi** <!channel> @here"}, "*hi* &lt;!channel&gt; @\u200dhere", nil},
+		{chat.Out{Text: "**hi** <!channel> @everyone", Plain: true}, "", []string{"<!channel>", "**", "@everyone"}},
 	}
 	for _, tt := range tests {
 		got := renderText(tt.out)

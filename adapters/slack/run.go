@@ -9,8 +9,8 @@ import (
 	"github.com/slack-go/slack/slackevents"
 	"github.com/slack-go/slack/socketmode"
 
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/adapterkit"
+	"github.com/parleybot/parley/chat"
 )
 
 // nameLookupWait bounds a users.info call made while receiving: a name is
@@ -34,7 +34,7 @@ const nameLookupWait = 2 * time.Second
 // In HTTP mode (Config.Mode ModeHTTP) Run serves the Events API,
 // interactivity and slash-command endpoints on Config.Listen instead
 // (http.go); the same normalization and acknowledging rules apply.
-func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
+func (a *Adapter) Run(ctx context.Context, h chat.Handler) error {
 	if _, err := a.me.Fetch(ctx, a.whoAmI); err != nil {
 		return err
 	}
@@ -83,7 +83,7 @@ func (a *Adapter) whoAmI(ctx context.Context) (self, error) {
 
 // receive handles one Socket Mode event. It never waits for an answer to
 // be written: the handler only records and enqueues.
-func (a *Adapter) receive(ctx context.Context, sm *socketmode.Client, h bot.Handler, evt socketmode.Event, pending *adapterkit.Group) {
+func (a *Adapter) receive(ctx context.Context, sm *socketmode.Client, h chat.Handler, evt socketmode.Event, pending *adapterkit.Group) {
 	switch evt.Type {
 	case socketmode.EventTypeConnecting, socketmode.EventTypeConnected, socketmode.EventTypeHello:
 		a.connected.Store(evt.Type != socketmode.EventTypeConnecting)
@@ -144,7 +144,7 @@ func (a *Adapter) receive(ctx context.Context, sm *socketmode.Client, h bot.Hand
 // handleEvent normalizes an Events API event and hands it on. A new
 // assistant thread gets its suggested prompts and goes no further
 // (assistant.go); other events Parley does not act on are only acked.
-func (a *Adapter) handleEvent(ctx context.Context, h bot.Handler, e slackevents.EventsAPIEvent) error {
+func (a *Adapter) handleEvent(ctx context.Context, h chat.Handler, e slackevents.EventsAPIEvent) error {
 	if ev, ok := e.InnerEvent.Data.(*slackevents.AssistantThreadStartedEvent); ok {
 		a.assistantThreadStarted(ctx, ev)
 		return nil
@@ -172,7 +172,7 @@ func (a *Adapter) handleEvent(ctx context.Context, h bot.Handler, e slackevents.
 // handleInteraction hands a click on one of our buttons to the handler,
 // with Respond answering the clicker; other interactions are ignored.
 // The interaction is acknowledged already.
-func (a *Adapter) handleInteraction(ctx context.Context, h bot.Handler, cb *slack.InteractionCallback) {
+func (a *Adapter) handleInteraction(ctx context.Context, h chat.Handler, cb *slack.InteractionCallback) {
 	act, ok := normalizeAction(cb)
 	if !ok {
 		return
@@ -184,9 +184,9 @@ func (a *Adapter) handleInteraction(ctx context.Context, h bot.Handler, cb *slac
 }
 
 // clickResponder answers a clicker alone, ephemerally where they clicked.
-func (a *Adapter) clickResponder(t bot.Thread, user string) func(context.Context, string) error {
+func (a *Adapter) clickResponder(t chat.Thread, user string) func(context.Context, string) error {
 	return func(ctx context.Context, text string) error {
-		return a.postEphemeral(ctx, t.Chat, t.ID, user, bot.Out{Text: text})
+		return a.postEphemeral(ctx, t.Chat, t.ID, user, chat.Out{Text: text})
 	}
 }
 

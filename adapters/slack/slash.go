@@ -8,7 +8,7 @@ import (
 
 	"github.com/slack-go/slack"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // Slash commands (docs/platforms.md#slack-slash-commands) are answered best
@@ -33,12 +33,12 @@ const commandFailed = "Sorry, that command failed. Please try again in a moment.
 type slashReply struct {
 	mu    sync.Mutex
 	acked bool
-	first *bot.Out
+	first *chat.Out
 }
 
 // offer keeps out for the ack and reports true, or reports false once
 // the ack has gone or an answer is already waiting for it.
-func (r *slashReply) offer(out bot.Out) bool {
+func (r *slashReply) offer(out chat.Out) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.acked || r.first != nil {
@@ -49,7 +49,7 @@ func (r *slashReply) offer(out bot.Out) bool {
 }
 
 // close marks the ack as sent and returns the answer it carries.
-func (r *slashReply) close() *bot.Out {
+func (r *slashReply) close() *chat.Out {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.acked = true
@@ -60,14 +60,14 @@ func (r *slashReply) close() *bot.Out {
 // handler's answer when it came in time. ack is called exactly once, with
 // the ack's payload or nil: a Socket Mode ack, or the HTTP response in
 // HTTP mode. slashCommand returns once the handler has.
-func (a *Adapter) slashCommand(ctx context.Context, h bot.Handler, sc slack.SlashCommand, ack func(payload any)) {
+func (a *Adapter) slashCommand(ctx context.Context, h chat.Handler, sc slack.SlashCommand, ack func(payload any)) {
 	cmd, ok := normalizeCommand(&sc)
 	if !ok {
 		ack(nil)
 		return
 	}
 	reply := &slashReply{}
-	cmd.Respond = func(ctx context.Context, out bot.Out) error {
+	cmd.Respond = func(ctx context.Context, out chat.Out) error {
 		if reply.offer(out) {
 			return nil
 		}
@@ -95,7 +95,7 @@ func (a *Adapter) slashCommand(ctx context.Context, h bot.Handler, sc slack.Slas
 
 	first := reply.close()
 	if first == nil && failed {
-		first = &bot.Out{Text: commandFailed}
+		first = &chat.Out{Text: commandFailed}
 	}
 	payload, later := ackPayload(first)
 	ack(payload)
@@ -110,7 +110,7 @@ func (a *Adapter) slashCommand(ctx context.Context, h bot.Handler, sc slack.Slas
 // ackPayload is the ack carrying out as an ephemeral answer; later is set
 // instead when out cannot go in the ack (too big for Socket Mode, or not
 // renderable, in which case respondLater reports why).
-func ackPayload(out *bot.Out) (payload any, later *bot.Out) {
+func ackPayload(out *chat.Out) (payload any, later *chat.Out) {
 	if out == nil {
 		return nil, nil
 	}
@@ -130,7 +130,7 @@ func ackPayload(out *bot.Out) (payload any, later *bot.Out) {
 
 // respondLater answers a slash command after its ack: by response_url,
 // which works in channels the bot is not in, else ephemerally.
-func (a *Adapter) respondLater(ctx context.Context, sc slack.SlashCommand, out bot.Out) error {
+func (a *Adapter) respondLater(ctx context.Context, sc slack.SlashCommand, out chat.Out) error {
 	r, err := renderOut(out)
 	if err != nil {
 		return err

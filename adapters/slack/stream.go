@@ -10,19 +10,19 @@ import (
 
 	"github.com/slack-go/slack"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // Native streaming (docs/platforms.md#slack-streaming): chat.startStream
 // opens a message that chat.appendStream extends with markdown_text and
-// chat.stopStream ends. Delivery (bot/delivery_native.go) drives it and
+// chat.stopStream ends. Delivery (bot/outbound/delivery_native.go) drives it and
 // falls back to send+edit whenever StartStream fails with anything but a
 // rate limit.
 
 var (
-	_ bot.Streamer     = (*Adapter)(nil)
-	_ bot.StreamCloser = (*Adapter)(nil)
-	_ bot.RefStream    = (*stream)(nil)
+	_ chat.Streamer     = (*Adapter)(nil)
+	_ chat.StreamCloser = (*Adapter)(nil)
+	_ chat.RefStream    = (*stream)(nil)
 )
 
 // maxStreamChunk is the most markdown_text one chat.appendStream (or
@@ -34,18 +34,18 @@ const maxStreamChunk = 12000
 // and answering in a new thread under the person's message would move the
 // conversation somewhere they did not put it. Delivery then answers with
 // send+edit.
-var ErrStreamNeedsThread = fmt.Errorf("slack: native streaming needs a thread (chat.startStream requires thread_ts): %w", bot.ErrStreamNotHere)
+var ErrStreamNeedsThread = fmt.Errorf("slack: native streaming needs a thread (chat.startStream requires thread_ts): %w", chat.ErrStreamNotHere)
 
 // StreamsIn reports whether t is a thread: Slack streams nowhere else.
-func (a *Adapter) StreamsIn(t bot.Thread) bool { return t.ID != "" }
+func (a *Adapter) StreamsIn(t chat.Thread) bool { return t.ID != "" }
 
 // StartStream opens a native stream replying in t to u. Outside DMs Slack
 // wants the recipient: the asking user and their team (t.Space, the team
 // the message came from). Errors go through wrap: a 429 is a
-// *bot.RateLimitError (start later); everything else (missing_scope,
+// *chat.RateLimitError (start later); everything else (missing_scope,
 // unknown_method, missing_recipient_*, user_not_found, …) makes delivery
 // fall back to send+edit.
-func (a *Adapter) StartStream(ctx context.Context, t bot.Thread, u bot.User) (bot.Stream, error) {
+func (a *Adapter) StartStream(ctx context.Context, t chat.Thread, u chat.User) (chat.Stream, error) {
 	if err := checkThread(t); err != nil {
 		return nil, err
 	}
@@ -66,14 +66,14 @@ func (a *Adapter) StartStream(ctx context.Context, t bot.Thread, u bot.User) (bo
 	if ts == "" {
 		return nil, errors.New("slack chat.startStream: no ts in the answer")
 	}
-	return &stream{a: a, ref: bot.MessageRef{Thread: t, ID: ts}}, nil
+	return &stream{a: a, ref: chat.MessageRef{Thread: t, ID: ts}}, nil
 }
 
 // CloseStream ends the stream of ref's message, whoever started it (a
 // process that crashed, a Finish that failed). A message that does not
 // stream any more (message_not_in_streaming_state, or stopped_by_user) is
 // already what the caller wants: nil.
-func (a *Adapter) CloseStream(ctx context.Context, ref bot.MessageRef) error {
+func (a *Adapter) CloseStream(ctx context.Context, ref chat.MessageRef) error {
 	if err := checkThread(ref.Thread); err != nil {
 		return err
 	}
@@ -102,7 +102,7 @@ func notStreaming(err error) bool {
 // assumption.
 type stream struct {
 	a   *Adapter
-	ref bot.MessageRef
+	ref chat.MessageRef
 
 	mu sync.Mutex
 	// shown is the markdown Slack has accepted into the message, exactly.
@@ -121,7 +121,7 @@ type stream struct {
 }
 
 // Ref is the stream's message, known from chat.startStream.
-func (s *stream) Ref() bot.MessageRef { return s.ref }
+func (s *stream) Ref() chat.MessageRef { return s.ref }
 
 // Append adds delta (Markdown) to the message, in calls of at most
 // maxStreamChunk characters. After an error nothing the caller needs to
@@ -172,7 +172,7 @@ func (s *stream) appendChunk(ctx context.Context, c string) error {
 // Slack ended the stream itself) the stream is stopped and the message
 // replaced with chat.update, rendered as Send renders it. Retrying after
 // an error redoes only what is left.
-func (s *stream) Finish(ctx context.Context, final bot.Out) (bot.MessageRef, error) {
+func (s *stream) Finish(ctx context.Context, final chat.Out) (chat.MessageRef, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.done {
@@ -189,26 +189,26 @@ func (s *stream) Finish(ctx context.Context, final bot.Out) (bot.MessageRef, err
 			for _, c := range chunks {
 				if err := s.appendChunk(ctx, c); err != nil {
 					if !s.stopped {
-						return bot.MessageRef{}, err
+						return chat.MessageRef{}, err
 					}
 					break // Slack ended it: replace below
 				}
 			}
 			if !s.stopped {
 				if err := s.stop(ctx, last); err != nil {
-					return bot.MessageRef{}, err
+					return chat.MessageRef{}, err
 				}
 				if !s.unsure {
 					s.shown += last
 				}
 			}
 		} else if err := s.stop(ctx, ""); err != nil {
-			return bot.MessageRef{}, err
+			return chat.MessageRef{}, err
 		}
 	}
 	if !native || s.unsure || s.shown != final.Text {
 		if err := s.a.Edit(ctx, s.ref, final); err != nil {
-			return bot.MessageRef{}, err
+			return chat.MessageRef{}, err
 		}
 	}
 	s.done = true

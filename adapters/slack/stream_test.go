@@ -8,8 +8,9 @@ import (
 	"time"
 
 	"github.com/parleybot/parley/adapters/slack/slacktest"
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/bottest"
+	"github.com/parleybot/parley/bot/outbound"
+	"github.com/parleybot/parley/chat"
 )
 
 // streamFixture is a channel thread rooted at a person's question, with
@@ -17,8 +18,8 @@ import (
 type streamFixture struct {
 	srv    *slacktest.Server
 	ad     *Adapter
-	thread bot.Thread
-	user   bot.User
+	thread chat.Thread
+	user   chat.User
 }
 
 func newStreamFixture(t *testing.T) *streamFixture {
@@ -34,8 +35,8 @@ func newStreamFixture(t *testing.T) *streamFixture {
 	root := srv.PostUserMessage("CSTREAM", "UALICE", "a question", "")
 	return &streamFixture{
 		srv: srv, ad: ad,
-		thread: bot.Thread{Platform: "slack", Space: srv.TeamID(), Chat: "CSTREAM", ID: root},
-		user:   bot.User{Platform: "slack", ID: "UALICE", Name: "alice"},
+		thread: chat.Thread{Platform: "slack", Space: srv.TeamID(), Chat: "CSTREAM", ID: root},
+		user:   chat.User{Platform: "slack", ID: "UALICE", Name: "alice"},
 	}
 }
 
@@ -60,15 +61,15 @@ func (f *streamFixture) only(t *testing.T) slacktest.Message {
 	return ms[0]
 }
 
-func (f *streamFixture) start(t *testing.T) bot.RefStream {
+func (f *streamFixture) start(t *testing.T) chat.RefStream {
 	t.Helper()
 	s, err := f.ad.StartStream(t.Context(), f.thread, f.user)
 	if err != nil {
 		t.Fatalf("StartStream: %v", err)
 	}
-	rs, ok := s.(bot.RefStream)
+	rs, ok := s.(chat.RefStream)
 	if !ok {
-		t.Fatalf("stream %T is not a bot.RefStream", s)
+		t.Fatalf("stream %T is not a chat.RefStream", s)
 	}
 	return rs
 }
@@ -97,7 +98,7 @@ func TestStreamInChannelThread(t *testing.T) {
 		}
 	}
 	final := "Hello, **world**. Done."
-	ref, err := s.Finish(ctx, bot.Out{Text: final})
+	ref, err := s.Finish(ctx, chat.Out{Text: final})
 	if err != nil {
 		t.Fatalf("Finish: %v", err)
 	}
@@ -109,7 +110,7 @@ func TestStreamInChannelThread(t *testing.T) {
 		t.Errorf("%d postMessage/update calls, want none: the rest goes with stopStream", n)
 	}
 	// Finish is final: again is a no-op.
-	if ref2, err := s.Finish(ctx, bot.Out{Text: final}); err != nil || ref2 != ref {
+	if ref2, err := s.Finish(ctx, chat.Out{Text: final}); err != nil || ref2 != ref {
 		t.Errorf("second Finish = %+v, %v", ref2, err)
 	}
 	if err := s.Append(ctx, "more"); err == nil {
@@ -140,7 +141,7 @@ func TestStreamFinishReplacesAfterReset(t *testing.T) {
 		t.Fatal(err)
 	}
 	final := "The second attempt"
-	if _, err := s.Finish(ctx, bot.Out{Text: final}); err != nil {
+	if _, err := s.Finish(ctx, chat.Out{Text: final}); err != nil {
 		t.Fatalf("Finish: %v", err)
 	}
 	if m := f.only(t); m.Streaming || m.Visible() != final {
@@ -155,7 +156,7 @@ func TestStreamFinishWithButtons(t *testing.T) {
 	if err := s.Append(ctx, "Run it?"); err != nil {
 		t.Fatal(err)
 	}
-	_, err := s.Finish(ctx, bot.Out{Text: "Run it?", Buttons: []bot.Button{{Label: "Yes", Data: "ok"}}})
+	_, err := s.Finish(ctx, chat.Out{Text: "Run it?", Buttons: []chat.Button{{Label: "Yes", Data: "ok"}}})
 	if err != nil {
 		t.Fatalf("Finish: %v", err)
 	}
@@ -173,12 +174,12 @@ func TestStreamFinishRetriesAfterRateLimitedUpdate(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.srv.FailNextRateLimited("chat.update", 1, 2*time.Second)
-	_, err := s.Finish(ctx, bot.Out{Text: "final"})
-	if rl, ok := errors.AsType[*bot.RateLimitError](err); !ok || rl.RetryAfter != 2*time.Second {
+	_, err := s.Finish(ctx, chat.Out{Text: "final"})
+	if rl, ok := errors.AsType[*chat.RateLimitError](err); !ok || rl.RetryAfter != 2*time.Second {
 		t.Fatalf("Finish = %v, want a 2s rate limit", err)
 	}
 	// The stream is stopped already; the retry only replaces the text.
-	if _, err := s.Finish(ctx, bot.Out{Text: "final"}); err != nil {
+	if _, err := s.Finish(ctx, chat.Out{Text: "final"}); err != nil {
 		t.Fatalf("Finish again: %v", err)
 	}
 	if m := f.only(t); m.Streaming || m.Visible() != "final" {
@@ -195,9 +196,9 @@ func TestStreamAppendRateLimited(t *testing.T) {
 	s := f.start(t)
 	f.srv.FailNextRateLimited("chat.appendStream", 1, 5*time.Second)
 	err := s.Append(ctx, "Hello")
-	rl, ok := errors.AsType[*bot.RateLimitError](err)
+	rl, ok := errors.AsType[*chat.RateLimitError](err)
 	if !ok || rl.RetryAfter != 5*time.Second {
-		t.Fatalf("Append = %v, want *bot.RateLimitError for 5s", err)
+		t.Fatalf("Append = %v, want *chat.RateLimitError for 5s", err)
 	}
 	if err := s.Append(ctx, "Hello"); err != nil {
 		t.Fatalf("Append again: %v", err)
@@ -236,7 +237,7 @@ func TestStreamStartFailures(t *testing.T) {
 		if err == nil || s != nil {
 			t.Fatalf("%s: StartStream = %v, %v; want an error", code, s, err)
 		}
-		if _, limited := bot.RetryAfter(err); limited {
+		if _, limited := chat.RetryAfter(err); limited {
 			t.Errorf("%s: %v is a rate limit; delivery would retry instead of falling back", code, err)
 		}
 		if _, isScope := errors.AsType[*ScopeError](err); isScope != (code == "missing_scope") {
@@ -246,19 +247,19 @@ func TestStreamStartFailures(t *testing.T) {
 	f.srv.SetStreamingError("")
 
 	// A DM's main view has no thread: no call, an error to fall back on.
-	dm := bot.Thread{Platform: "slack", Space: f.srv.TeamID(), Chat: "DUALICE"}
+	dm := chat.Thread{Platform: "slack", Space: f.srv.TeamID(), Chat: "DUALICE"}
 	if _, err := f.ad.StartStream(ctx, dm, f.user); !errors.Is(err, ErrStreamNeedsThread) {
 		t.Errorf("DM without thread: %v", err)
 	}
 	// In a DM thread no recipient is needed.
 	f.srv.AddChannel("DUALICE", "DUALICE", slacktest.IM)
 	dm.ID = f.srv.PostUserMessage("DUALICE", "UALICE", "hi", "")
-	if _, err := f.ad.StartStream(ctx, dm, bot.User{}); err != nil {
+	if _, err := f.ad.StartStream(ctx, dm, chat.User{}); err != nil {
 		t.Errorf("DM thread: %v", err)
 	}
 	// In a channel, a missing recipient fails before any call.
 	calls := len(f.srv.CallsTo("chat.startStream"))
-	if _, err := f.ad.StartStream(ctx, f.thread, bot.User{}); err == nil {
+	if _, err := f.ad.StartStream(ctx, f.thread, chat.User{}); err == nil {
 		t.Error("channel stream without a recipient started")
 	}
 	if got := len(f.srv.CallsTo("chat.startStream")); got != calls {
@@ -266,7 +267,7 @@ func TestStreamStartFailures(t *testing.T) {
 	}
 	f.srv.FailNextRateLimited("chat.startStream", 1, 3*time.Second)
 	_, err := f.ad.StartStream(ctx, f.thread, f.user)
-	if rl, ok := errors.AsType[*bot.RateLimitError](err); !ok || rl.RetryAfter != 3*time.Second {
+	if rl, ok := errors.AsType[*chat.RateLimitError](err); !ok || rl.RetryAfter != 3*time.Second {
 		t.Errorf("429 on start: %v", err)
 	}
 }
@@ -288,10 +289,10 @@ func TestCloseStream(t *testing.T) {
 		}
 	}
 	// The message can be edited now.
-	if err := f.ad.Edit(ctx, ref, bot.Out{Text: "edited"}); err != nil {
+	if err := f.ad.Edit(ctx, ref, chat.Out{Text: "edited"}); err != nil {
 		t.Errorf("Edit after CloseStream: %v", err)
 	}
-	if err := f.ad.CloseStream(ctx, bot.MessageRef{Thread: f.thread, ID: "1.2"}); err == nil {
+	if err := f.ad.CloseStream(ctx, chat.MessageRef{Thread: f.thread, ID: "1.2"}); err == nil {
 		t.Error("CloseStream of an unknown message succeeded")
 	}
 }
@@ -310,7 +311,7 @@ func TestDeliveryStreamsNatively(t *testing.T) {
 			f.srv.SetStreamingError(tt.streamErr)
 			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 			defer cancel()
-			d, err := bot.NewDelivery(bot.DeliveryConfig{Adapter: f.ad, Outbox: &bottest.Outbox{}})
+			d, err := outbound.NewDelivery(outbound.DeliveryConfig{Adapter: f.ad, Outbox: &bottest.Outbox{}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/adapterkit"
+	"github.com/parleybot/parley/bot/outbound"
+	"github.com/parleybot/parley/chat"
 )
 
 // maxCachedUsers bounds the profile cache; past it the profiles cached
@@ -64,26 +65,26 @@ const (
 	usersInfoBurst = 20
 )
 
-// newUsersPace is the users.info budget, one for the bot (bot.PaceGlobal),
+// newUsersPace is the users.info budget, one for the bot (chat.PaceGlobal),
 // so replicas split it (SetShare), on the adapter's clock.
-func newUsersPace(now func() time.Time, sleep func(context.Context, time.Duration) error) *bot.Pacer {
-	return bot.NewPacer(bot.PacerConfig{Platform: platform, Now: now, Sleep: sleep, Capabilities: bot.Capabilities{
-		EditEvery: usersInfoEvery, EditBurst: usersInfoBurst, EditScope: bot.PaceGlobal,
+func newUsersPace(now func() time.Time, sleep func(context.Context, time.Duration) error) *outbound.Pacer {
+	return outbound.NewPacer(outbound.PacerConfig{Platform: platform, Now: now, Sleep: sleep, Capabilities: chat.Capabilities{
+		EditEvery: usersInfoEvery, EditBurst: usersInfoBurst, EditScope: chat.PaceGlobal,
 	}})
 }
 
 // errUsersInfoBudget is a lookup skipped for users.info's budget.
 var errUsersInfoBudget = errors.New("slack: users.info: budget spent for now; going without the name")
 
-var _ bot.ShareTaker = (*Adapter)(nil)
+var _ chat.ShareTaker = (*Adapter)(nil)
 
 // SetShare gives this replica its share of users.info's budget when n
-// replicas send for the bot (bot.ShareTaker).
+// replicas send for the bot (chat.ShareTaker).
 func (a *Adapter) SetShare(n int) { a.usersPace.SetShare(n) }
 
 // lookupProfile is users.info, for the profile cache, within its budget.
 func (a *Adapter) lookupProfile(ctx context.Context, id string) (profile, error) {
-	key := a.usersPace.Key(bot.Thread{Platform: platform})
+	key := a.usersPace.Key(chat.Thread{Platform: platform})
 	if !a.usersPace.Free(key) {
 		return profile{}, errUsersInfoBudget
 	}
@@ -104,11 +105,11 @@ func (a *Adapter) lookupProfile(ctx context.Context, id string) (profile, error)
 	return p, nil
 }
 
-var _ bot.ZoneTeller = (*Adapter)(nil)
+var _ chat.ZoneTeller = (*Adapter)(nil)
 
 // UserZone is the time zone of u's Slack profile ("" when it has none),
 // from the users.info that also gives their name, cached.
-func (a *Adapter) UserZone(ctx context.Context, u bot.User) (string, error) {
+func (a *Adapter) UserZone(ctx context.Context, u chat.User) (string, error) {
 	if u.Platform != "" && u.Platform != platform {
 		return "", fmt.Errorf("slack: time zone of %s, a person of another platform", u.Key())
 	}

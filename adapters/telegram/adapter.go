@@ -14,9 +14,9 @@ import (
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/adapterkit"
 	"github.com/parleybot/parley/bot/format"
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/internal/clock"
 )
 
@@ -62,11 +62,11 @@ type Config struct {
 	// Mux, when set, is where webhook mode registers its handler instead
 	// of serving Listen itself: a server shared with other adapters
 	// (inbound.Server), which its owner serves.
-	Mux bot.Mux
+	Mux chat.Mux
 	// State keeps what must survive a restart: the poll offset, the
 	// reply chains of groups without topics, groups' migrations.
 	// Required.
-	State bot.PlatformState
+	State chat.PlatformState
 	// PollTimeout is getUpdates' long-poll timeout; zero means
 	// DefaultPollTimeout.
 	PollTimeout time.Duration
@@ -86,7 +86,7 @@ type Adapter struct {
 	api   *tgbotapi.BotAPI // never used directly: call binds a copy to a context
 	http  *http.Client
 	log   *slog.Logger
-	state bot.PlatformState
+	state chat.PlatformState
 	now   func() time.Time
 	// sleep is Config.Sleep; tests replace it so retries never wait.
 	sleep func(ctx context.Context, d time.Duration) error
@@ -112,7 +112,7 @@ type Adapter struct {
 // talks in now.
 const rememberMigrations = 4096
 
-var _ bot.Adapter = (*Adapter)(nil)
+var _ chat.Adapter = (*Adapter)(nil)
 
 // New checks cfg and builds the adapter; it makes no network call.
 func New(cfg Config) (*Adapter, error) {
@@ -180,14 +180,14 @@ func (a *Adapter) Platform() string { return platform }
 
 // Capabilities describe Telegram (docs/platforms.md#telegram-rate-limits,
 // docs/platforms.md#telegram-text-limits).
-func (a *Adapter) Capabilities() bot.Capabilities {
-	return bot.Capabilities{
+func (a *Adapter) Capabilities() chat.Capabilities {
+	return chat.Capabilities{
 		MaxLen:    maxLen,
 		SplitAt:   splitAt,
 		Measure:   format.MeasureTelegram,
 		EditEvery: time.Second,
 		EditBurst: 1,
-		EditScope: bot.PacePerChat,
+		EditScope: chat.PacePerChat,
 		PaceOf:    paceOf,
 		// The Bot FAQ's ~30 messages a second across all chats, in
 		// bursts of 20 rather than a second's 30: calls in flight when
@@ -205,9 +205,9 @@ func (a *Adapter) Capabilities() bot.Capabilities {
 // paceOf budgets edits by kind of chat: groups (negative ids) allow about
 // 20 messages a minute, private chats about one a second. Short bursts
 // pass (Bots FAQ); a burst of two is what lets streaming frames, which
-// leave a bucket's last token to finals (bot.Pacer.WaitFrame), stream at
+// leave a bucket's last token to finals (outbound.Pacer.WaitFrame), stream at
 // the chat's rate while the final answer goes out the moment it is ready.
-func paceOf(t bot.Thread) (time.Duration, int) {
+func paceOf(t chat.Thread) (time.Duration, int) {
 	if strings.HasPrefix(t.Chat, "-") {
 		return 3 * time.Second, 2
 	}

@@ -14,8 +14,8 @@ import (
 
 	"github.com/parleybot/parley/adapters/telegram"
 	"github.com/parleybot/parley/adapters/telegram/telegramtest"
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/bottest"
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/store"
 )
 
@@ -63,9 +63,9 @@ func newTelegramHarness(t *testing.T) bottest.Harness {
 	return &telegramHarness{srv: srv, ad: ad, users: map[string]int64{}}
 }
 
-func (h *telegramHarness) Adapter() bot.Adapter { return h.ad }
+func (h *telegramHarness) Adapter() chat.Adapter { return h.ad }
 
-func (h *telegramHarness) User(name string) bot.User {
+func (h *telegramHarness) User(name string) chat.User {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	id, ok := h.users[name]
@@ -74,24 +74,24 @@ func (h *telegramHarness) User(name string) bot.User {
 		h.users[name] = id
 		h.srv.AddUser(id, name, strings.ToLower(name))
 	}
-	return bot.User{Platform: "telegram", ID: strconv.FormatInt(id, 10), Name: name}
+	return chat.User{Platform: "telegram", ID: strconv.FormatInt(id, 10), Name: name}
 }
 
-func (h *telegramHarness) Thread(kind bottest.ThreadKind, with bot.User) bot.Thread {
+func (h *telegramHarness) Thread(kind bottest.ThreadKind, with chat.User) chat.Thread {
 	if kind == bottest.DirectThread {
 		// A private chat's id is the person's; it is one conversation.
-		return bot.Thread{Platform: "telegram", Chat: with.ID}
+		return chat.Thread{Platform: "telegram", Chat: with.ID}
 	}
 	h.mu.Lock()
 	h.topics++
 	n := h.topics
 	h.mu.Unlock()
 	topic := h.srv.AddTopic(forumID, fmt.Sprintf("conformance %d", n))
-	return bot.Thread{Platform: "telegram", Chat: strconv.FormatInt(forumID, 10), ID: "topic:" + strconv.Itoa(topic)}
+	return chat.Thread{Platform: "telegram", Chat: strconv.FormatInt(forumID, 10), ID: "topic:" + strconv.Itoa(topic)}
 }
 
 // where decodes a harness thread: chat and topic.
-func where(t bot.Thread) (int64, int, error) {
+func where(t chat.Thread) (int64, int, error) {
 	chat, err := strconv.ParseInt(t.Chat, 10, 64)
 	if err != nil {
 		return 0, 0, fmt.Errorf("telegram harness: thread %v has no chat id", t)
@@ -124,7 +124,7 @@ func (h *telegramHarness) UserMessage(_ context.Context, m bottest.MessageSpec) 
 	return strconv.Itoa(p.MessageID), nil
 }
 
-func (h *telegramHarness) Click(_ context.Context, ref bot.MessageRef, button int, by bot.User) error {
+func (h *telegramHarness) Click(_ context.Context, ref chat.MessageRef, button int, by chat.User) error {
 	chat, _, err := where(ref.Thread)
 	if err != nil {
 		return err
@@ -141,7 +141,7 @@ func (h *telegramHarness) Click(_ context.Context, ref bot.MessageRef, button in
 	return err
 }
 
-func (h *telegramHarness) Visible(t bot.Thread) []bottest.Visible {
+func (h *telegramHarness) Visible(t chat.Thread) []bottest.Visible {
 	chat, topic, err := where(t)
 	if err != nil {
 		return nil
@@ -166,7 +166,7 @@ func visible(m telegramtest.Message) bottest.Visible {
 	return v // Pings stay nil: Telegram has no mass mentions
 }
 
-func (h *telegramHarness) PrivateTo(u bot.User) []string {
+func (h *telegramHarness) PrivateTo(u chat.User) []string {
 	id, err := strconv.ParseInt(u.ID, 10, 64)
 	if err != nil {
 		return nil

@@ -12,14 +12,14 @@ import (
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/adapterkit"
+	"github.com/parleybot/parley/chat"
 )
 
 // ErrUnauthorized marks Telegram refusing the token itself: retrying is
 // pointless, the operator has to fix the configuration. It is a
-// bot.ErrAuth, worded for Telegram.
-var ErrUnauthorized = bot.TokenRefused("telegram refused the bot token; check telegram.token (from @BotFather)")
+// chat.ErrAuth, worded for Telegram.
+var ErrUnauthorized = chat.TokenRefused("telegram refused the bot token; check telegram.token (from @BotFather)")
 
 // ErrNoPrivateChat marks a private message Telegram would not deliver: the
 // person never started the bot, or blocked it. Bots cannot open private
@@ -62,8 +62,8 @@ type ctxClient struct {
 
 func (c ctxClient) Do(r *http.Request) (*http.Response, error) { return c.c.Do(r.WithContext(c.ctx)) }
 
-// mapError turns an error of method into *bot.RateLimitError (back off,
-// retry the same call), bot.ErrFormatRejected (repeat as plain text),
+// mapError turns an error of method into *chat.RateLimitError (back off,
+// retry the same call), chat.ErrFormatRejected (repeat as plain text),
 // ErrUnauthorized, ErrNoPrivateChat, or nil for an edit that changed
 // nothing because nothing differed. Results wrap the *tgbotapi.Error, so
 // callers can still read Telegram's code; transport errors lose the token.
@@ -77,12 +77,12 @@ func (a *Adapter) mapError(method string, err error) error {
 	case e.Code == http.StatusTooManyRequests:
 		// Never slept on here: retry_after can be minutes, and delivery
 		// coalesces frames while it waits.
-		return &bot.RateLimitError{RetryAfter: max(time.Duration(e.RetryAfter)*time.Second, time.Second),
+		return &chat.RateLimitError{RetryAfter: max(time.Duration(e.RetryAfter)*time.Second, time.Second),
 			Err: fmt.Errorf("telegram %s: %w", method, err)}
 	case e.Code == http.StatusUnauthorized:
 		return fmt.Errorf("telegram %s: %w (%w)", method, ErrUnauthorized, err)
 	case strings.Contains(desc, "can't parse entities"):
-		return fmt.Errorf("telegram %s: %w: %w", method, bot.ErrFormatRejected, err)
+		return fmt.Errorf("telegram %s: %w: %w", method, chat.ErrFormatRejected, err)
 	case strings.Contains(desc, "message is not modified"):
 		return nil // the message already reads so: what the edit wanted
 	case e.Code == http.StatusForbidden && (strings.Contains(desc, "initiate conversation") || strings.Contains(desc, "bot was blocked")):
@@ -127,18 +127,18 @@ func isFatal(err error) bool {
 
 // tooBigForBots is a file over the Bot API's download limit for bots: no
 // limit of the caller's could let it through, so it is ErrFileTooLarge.
-func tooBigForBots(f bot.File, size int64) error {
-	return fmt.Errorf("telegram: %w: %v is %d bytes, and Telegram lets bots download files of up to 20 MB", bot.ErrFileTooLarge, f, size)
+func tooBigForBots(f chat.File, size int64) error {
+	return fmt.Errorf("telegram: %w: %v is %d bytes, and Telegram lets bots download files of up to 20 MB", chat.ErrFileTooLarge, f, size)
 }
 
 // getFileError maps a failed getFile of f: too big for bots, a file_id
 // Telegram does not know, or what call mapped already.
-func getFileError(f bot.File, err error) error {
+func getFileError(f chat.File, err error) error {
 	if e, ok := errors.AsType[*tgbotapi.Error](err); ok {
 		desc := strings.ToLower(e.Message)
 		switch {
 		case strings.Contains(desc, "file is too big"):
-			return fmt.Errorf("telegram: %w: %v: Telegram lets bots download files of up to 20 MB (%w)", bot.ErrFileTooLarge, f, err)
+			return fmt.Errorf("telegram: %w: %v: Telegram lets bots download files of up to 20 MB (%w)", chat.ErrFileTooLarge, f, err)
 		case strings.Contains(desc, "file_id"), strings.Contains(desc, "temporarily unavailable"):
 			return fmt.Errorf("telegram: %v cannot be fetched: Telegram does not know its file_id, or the file is unavailable for now: %w", f, err)
 		}
@@ -147,9 +147,9 @@ func getFileError(f bot.File, err error) error {
 }
 
 // fileStatus maps the HTTP status of a download of f to the core's
-// shapes (a 429 is a *bot.RateLimitError, a 401 ErrUnauthorized) or an
+// shapes (a 429 is a *chat.RateLimitError, a 401 ErrUnauthorized) or an
 // error that says what happened; nil for 200. It quotes no URL.
-func fileStatus(f bot.File, resp *http.Response) error {
+func fileStatus(f chat.File, resp *http.Response) error {
 	code := resp.StatusCode
 	status := fmt.Sprintf("HTTP %d %s", code, http.StatusText(code))
 	switch {
@@ -157,7 +157,7 @@ func fileStatus(f bot.File, resp *http.Response) error {
 		return nil
 	case code == http.StatusTooManyRequests:
 		wait := adapterkit.RetryAfter(resp, time.Second)
-		return &bot.RateLimitError{RetryAfter: wait, Err: fmt.Errorf("telegram: download %v: %s", f, status)}
+		return &chat.RateLimitError{RetryAfter: wait, Err: fmt.Errorf("telegram: download %v: %s", f, status)}
 	case code == http.StatusUnauthorized:
 		return fmt.Errorf("telegram: download %v: %w (%s)", f, ErrUnauthorized, status)
 	case code == http.StatusNotFound:

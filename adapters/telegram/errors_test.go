@@ -10,17 +10,17 @@ import (
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 func TestErrorMapping(t *testing.T) {
-	private := bot.Thread{Platform: "telegram", Chat: "11"}
+	private := chat.Thread{Platform: "telegram", Chat: "11"}
 	send := func(ctx context.Context, a *Adapter) error {
-		_, err := a.Send(ctx, private, bot.Out{Text: "hi"})
+		_, err := a.Send(ctx, private, chat.Out{Text: "hi"})
 		return err
 	}
 	edit := func(ctx context.Context, a *Adapter) error {
-		return a.Edit(ctx, bot.MessageRef{Thread: private, ID: "5"}, bot.Out{Text: "hi"})
+		return a.Edit(ctx, chat.MessageRef{Thread: private, ID: "5"}, chat.Out{Text: "hi"})
 	}
 	tests := []struct {
 		name   string
@@ -32,7 +32,7 @@ func TestErrorMapping(t *testing.T) {
 		name: "429 is a RateLimitError with Telegram's retry_after", method: "sendMessage", op: send,
 		reply: stubReply{Code: 429, Desc: "Too Many Requests: retry after 7", RetryAfter: 7},
 		check: func(t *testing.T, err error) {
-			if d, ok := bot.RetryAfter(err); !ok || d != 7*time.Second {
+			if d, ok := chat.RetryAfter(err); !ok || d != 7*time.Second {
 				t.Errorf("RetryAfter(%v) = %v, %v; want 7s, true", err, d, ok)
 			}
 		},
@@ -40,7 +40,7 @@ func TestErrorMapping(t *testing.T) {
 		name: "429 without retry_after still waits a second", method: "editMessageText", op: edit,
 		reply: stubReply{Code: 429, Desc: "Too Many Requests"},
 		check: func(t *testing.T, err error) {
-			if d, ok := bot.RetryAfter(err); !ok || d != time.Second {
+			if d, ok := chat.RetryAfter(err); !ok || d != time.Second {
 				t.Errorf("RetryAfter(%v) = %v, %v; want 1s, true", err, d, ok)
 			}
 		},
@@ -48,8 +48,8 @@ func TestErrorMapping(t *testing.T) {
 		name: "can't parse entities is a format rejection", method: "sendMessage", op: send,
 		reply: stubReply{Code: 400, Desc: "Bad Request: can't parse entities: Unsupported start tag \"x\" at byte offset 0"},
 		check: func(t *testing.T, err error) {
-			if !errors.Is(err, bot.ErrFormatRejected) {
-				t.Errorf("err = %v, want bot.ErrFormatRejected", err)
+			if !errors.Is(err, chat.ErrFormatRejected) {
+				t.Errorf("err = %v, want chat.ErrFormatRejected", err)
 			}
 			if e, ok := errors.AsType[*tgbotapi.Error](err); !ok || e.Code != 400 {
 				t.Errorf("err = %v does not wrap Telegram's error", err)
@@ -83,8 +83,8 @@ func TestErrorMapping(t *testing.T) {
 		name: "401 is the token", method: "sendMessage", op: send,
 		reply: stubReply{Code: 401, Desc: "Unauthorized"},
 		check: func(t *testing.T, err error) {
-			if !errors.Is(err, ErrUnauthorized) || !errors.Is(err, bot.ErrAuth) {
-				t.Errorf("err = %v, want ErrUnauthorized, a bot.ErrAuth", err)
+			if !errors.Is(err, ErrUnauthorized) || !errors.Is(err, chat.ErrAuth) {
+				t.Errorf("err = %v, want ErrUnauthorized, a chat.ErrAuth", err)
 			}
 		},
 	}, {
@@ -94,7 +94,7 @@ func TestErrorMapping(t *testing.T) {
 			if e, ok := errors.AsType[*tgbotapi.Error](err); !ok || e.Message != "Bad Request: chat not found" {
 				t.Errorf("err = %v, want Telegram's error wrapped", err)
 			}
-			if _, ok := bot.RetryAfter(err); ok || errors.Is(err, bot.ErrFormatRejected) {
+			if _, ok := chat.RetryAfter(err); ok || errors.Is(err, chat.ErrFormatRejected) {
 				t.Errorf("err = %v mapped to a rate limit or format rejection", err)
 			}
 		},
@@ -127,7 +127,7 @@ func TestTransportErrorsHideToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = a.Send(t.Context(), bot.Thread{Platform: "telegram", Chat: "11"}, bot.Out{Text: "hi"})
+	_, err = a.Send(t.Context(), chat.Thread{Platform: "telegram", Chat: "11"}, chat.Out{Text: "hi"})
 	if err == nil {
 		t.Fatal("Send to a closed port succeeded")
 	}
@@ -137,7 +137,7 @@ func TestTransportErrorsHideToken(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	_, err = a.Send(ctx, bot.Thread{Platform: "telegram", Chat: "11"}, bot.Out{Text: "hi"})
+	_, err = a.Send(ctx, chat.Thread{Platform: "telegram", Chat: "11"}, chat.Out{Text: "hi"})
 	if !errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "TEST-very-secret") {
 		t.Errorf("cancelled Send: %v; want context.Canceled, without the token", err)
 	}

@@ -10,33 +10,33 @@ import (
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/adapterkit"
+	"github.com/parleybot/parley/chat"
 )
 
 // Files people send: a document or a photo (in several sizes) comes with
 // a file_id and no URL. getFile turns the id into a file_path, valid for
 // an hour, and the bytes are at <api base>/file/bot<token>/<file_path>.
 // That URL holds the token, so it is built only here, never kept in a
-// bot.File (inbox records are stored) and never shown in an error.
+// chat.File (inbox records are stored) and never shown in an error.
 
 // maxBotDownload is the largest file the Bot API lets a bot download
 // (getFile: "up to 20MB in size"); a local Bot API server allows more,
 // but keeping its limit everywhere costs nothing Parley needs.
 const maxBotDownload = 20 << 20
 
-var _ bot.FileFetcher = (*Adapter)(nil)
+var _ chat.FileFetcher = (*Adapter)(nil)
 
 // filesOf turns what m carries into bot.Files: its document, the largest
 // size of its photo (the smaller ones are previews of it), and its voice
 // note, audio, video, round video or animation. Parley reads none of the
 // last ones, but the core tells the person so (by their declared type,
 // without downloading them) rather than let them go unseen.
-func filesOf(m *tgbotapi.Message) []bot.File {
-	var out []bot.File
+func filesOf(m *tgbotapi.Message) []chat.File {
+	var out []chat.File
 	add := func(id, name, mime string, size int) {
 		if id != "" {
-			out = append(out, bot.File{ID: id, Name: name, MIME: mime, Size: int64(size)})
+			out = append(out, chat.File{ID: id, Name: name, MIME: mime, Size: int64(size)})
 		}
 	}
 	if d := m.Document; d != nil {
@@ -93,9 +93,9 @@ func largestPhoto(sizes []tgbotapi.PhotoSize) (tgbotapi.PhotoSize, bool) {
 
 // FetchFile downloads f by its file_id: getFile, then the file from the
 // Bot API's host. A file over Telegram's 20 MB limit for bots fails with
-// bot.ErrFileTooLarge before getFile is asked. Whatever fails, the error
+// chat.ErrFileTooLarge before getFile is asked. Whatever fails, the error
 // never holds the token.
-func (a *Adapter) FetchFile(ctx context.Context, f bot.File, max int64) ([]byte, error) {
+func (a *Adapter) FetchFile(ctx context.Context, f chat.File, max int64) ([]byte, error) {
 	b, err := a.fetchFile(ctx, f, max)
 	if err != nil {
 		return nil, redact(err, a.cfg.Token)
@@ -103,8 +103,8 @@ func (a *Adapter) FetchFile(ctx context.Context, f bot.File, max int64) ([]byte,
 	return b, nil
 }
 
-func (a *Adapter) fetchFile(ctx context.Context, f bot.File, max int64) ([]byte, error) {
-	if err := bot.CheckFileSize(f, max); err != nil {
+func (a *Adapter) fetchFile(ctx context.Context, f chat.File, max int64) ([]byte, error) {
+	if err := chat.CheckFileSize(f, max); err != nil {
 		return nil, fmt.Errorf("telegram: %w", err)
 	}
 	if f.Size > maxBotDownload {
@@ -125,7 +125,7 @@ func (a *Adapter) fetchFile(ctx context.Context, f bot.File, max int64) ([]byte,
 		return nil, fmt.Errorf("telegram getFile: no file_path for %v", f)
 	}
 	// getFile knows the size where the message did not say it.
-	if err := bot.CheckFileSize(bot.File{ID: f.ID, Name: f.Name, Size: int64(tf.FileSize)}, max); err != nil {
+	if err := chat.CheckFileSize(chat.File{ID: f.ID, Name: f.Name, Size: int64(tf.FileSize)}, max); err != nil {
 		return nil, fmt.Errorf("telegram: %w", err)
 	}
 	resp, err := adapterkit.Get(ctx, a.http, a.fileURL(tf.FilePath), nil, a.fileHosts)
@@ -136,7 +136,7 @@ func (a *Adapter) fetchFile(ctx context.Context, f bot.File, max int64) ([]byte,
 	if err := fileStatus(f, resp); err != nil {
 		return nil, err
 	}
-	b, err := bot.ReadFile(resp.Body, resp.ContentLength, f, max)
+	b, err := chat.ReadFile(resp.Body, resp.ContentLength, f, max)
 	if err != nil {
 		return nil, fmt.Errorf("telegram: %w", err)
 	}

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/parleybot/parley/adapters/telegram/telegramtest"
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/adapterkit"
+	"github.com/parleybot/parley/chat"
 )
 
 // newFileFake is the full fake with the unit tests' token, whose secret
@@ -51,8 +51,8 @@ func TestDocumentReachesTheHandlerAndDownloads(t *testing.T) {
 		Document: &telegramtest.Attachment{Name: "handbook.md", MIME: "text/markdown", Data: data}})
 	h.waitFor(t, "the message", func() bool { return len(h.messages()) > 0 })
 	m := h.messages()[0]
-	want := bot.File{ID: p.FileID, Name: "handbook.md", MIME: "text/markdown", Size: int64(len(data))}
-	if name, args, ok := bot.ParseCommand(m.Text); !ok || name != "kb" || len(args) != 1 || len(m.Files) != 1 || m.Files[0] != want {
+	want := chat.File{ID: p.FileID, Name: "handbook.md", MIME: "text/markdown", Size: int64(len(data))}
+	if name, args, ok := chat.ParseCommand(m.Text); !ok || name != "kb" || len(args) != 1 || len(m.Files) != 1 || m.Files[0] != want {
 		t.Fatalf("message %q with files %+v, want /kb add with %+v", m.Text, m.Files, want)
 	}
 	got, err := a.FetchFile(t.Context(), m.Files[0], 1<<20)
@@ -73,7 +73,7 @@ func TestPhotoIsItsLargestSize(t *testing.T) {
 	p := srv.Post(telegramtest.Incoming{Chat: 11, From: 11, Text: "what is this?", Photo: &telegramtest.Attachment{Data: []byte("JPEG")}})
 	h.waitFor(t, "the message", func() bool { return len(h.messages()) > 0 })
 	m := h.messages()[0]
-	if len(m.Files) != 1 || m.Files[0] != (bot.File{ID: p.FileID, Name: "photo.jpg", MIME: "image/jpeg", Size: 4}) {
+	if len(m.Files) != 1 || m.Files[0] != (chat.File{ID: p.FileID, Name: "photo.jpg", MIME: "image/jpeg", Size: 4}) {
 		t.Fatalf("files %+v", m.Files)
 	}
 	if got, err := a.FetchFile(t.Context(), m.Files[0], 100); err != nil || string(got) != "JPEG" {
@@ -111,13 +111,13 @@ func TestFetchFile(t *testing.T) {
 	srv, a := newFileFake(t)
 	foreign := newForeignHost(t)
 	big := bytes.Repeat([]byte("x"), 1000)
-	post := func(att telegramtest.Attachment) bot.File {
+	post := func(att telegramtest.Attachment) chat.File {
 		p := srv.Post(telegramtest.Incoming{Chat: 11, From: 11, Text: "/kb add", Document: &att})
 		size := att.Size
 		if size == 0 {
 			size = int64(len(att.Data))
 		}
-		return bot.File{ID: p.FileID, Name: att.Name, Size: size}
+		return chat.File{ID: p.FileID, Name: att.Name, Size: size}
 	}
 	gone := post(telegramtest.Attachment{Name: "gone.txt", Data: []byte("x")})
 	srv.FailFile(gone.ID, http.StatusNotFound)
@@ -131,7 +131,7 @@ func TestFetchFile(t *testing.T) {
 
 	tests := []struct {
 		name      string
-		file      bot.File
+		file      chat.File
 		max       int64
 		want      string
 		err       error  // errors.Is
@@ -142,18 +142,18 @@ func TestFetchFile(t *testing.T) {
 		{name: "fits", file: post(telegramtest.Attachment{Name: "a.txt", Data: []byte("hello")}), max: 5, want: "hello", getFile: 1, downloads: 1},
 		{name: "a URL in the file is ignored: the file comes from the Bot API", file: forged, max: 100, want: "mine", getFile: 1, downloads: 1},
 		{name: "declared size over the limit: nothing asked", file: post(telegramtest.Attachment{Name: "big.bin", Data: big}), max: 999,
-			err: bot.ErrFileTooLarge, errText: "1000 bytes"},
-		{name: "over Telegram's 20 MB: getFile is not asked", file: huge, max: 100 << 20, err: bot.ErrFileTooLarge, errText: "up to 20 MB"},
-		{name: "over 20 MB, undeclared: getFile refuses", file: hugeUndeclared, max: 100 << 20, err: bot.ErrFileTooLarge,
+			err: chat.ErrFileTooLarge, errText: "1000 bytes"},
+		{name: "over Telegram's 20 MB: getFile is not asked", file: huge, max: 100 << 20, err: chat.ErrFileTooLarge, errText: "up to 20 MB"},
+		{name: "over 20 MB, undeclared: getFile refuses", file: hugeUndeclared, max: 100 << 20, err: chat.ErrFileTooLarge,
 			errText: "file is too big", getFile: 1},
 		{name: "a lying declared size is enforced while reading",
 			file: post(telegramtest.Attachment{Name: "liar.bin", Data: big, Size: 10, Chunked: true}), max: 100,
-			err: bot.ErrFileTooLarge, errText: "declared as 10", getFile: 1, downloads: 1},
+			err: chat.ErrFileTooLarge, errText: "declared as 10", getFile: 1, downloads: 1},
 		{name: "a lying declared size meets Content-Length", file: post(telegramtest.Attachment{Name: "liar2.bin", Data: big, Size: 10}),
-			max: 100, err: bot.ErrFileTooLarge, getFile: 1, downloads: 1},
+			max: 100, err: chat.ErrFileTooLarge, getFile: 1, downloads: 1},
 		{name: "404", file: gone, max: 100, errText: "is gone (HTTP 404 Not Found)", getFile: 1, downloads: 1},
 		{name: "500", file: broken, max: 100, errText: "failed serving", getFile: 1, downloads: 1},
-		{name: "an unknown file_id", file: bot.File{ID: "nope", Name: "x"}, max: 100, errText: "does not know its file_id", getFile: 1},
+		{name: "an unknown file_id", file: chat.File{ID: "nope", Name: "x"}, max: 100, errText: "does not know its file_id", getFile: 1},
 		{name: "no limit", file: gone, max: -1, errText: "not positive"},
 	}
 	for _, tt := range tests {
@@ -199,7 +199,7 @@ func TestFetchFileRedirectAwayAndTransportErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = a.FetchFile(t.Context(), bot.File{ID: "d", Name: "a.txt"}, 100)
+	_, err = a.FetchFile(t.Context(), chat.File{ID: "d", Name: "a.txt"}, 100)
 	if !errors.Is(err, adapterkit.ErrRedirectRefused) {
 		t.Errorf("FetchFile = %v, want a refused redirect", err)
 	}
@@ -209,7 +209,7 @@ func TestFetchFileRedirectAwayAndTransportErrors(t *testing.T) {
 	}
 
 	api.Close() // connection refused from now on
-	_, err = a.FetchFile(t.Context(), bot.File{ID: "d", Name: "a.txt"}, 100)
+	_, err = a.FetchFile(t.Context(), chat.File{ID: "d", Name: "a.txt"}, 100)
 	if err == nil {
 		t.Fatal("FetchFile from a closed server succeeded")
 	}
@@ -217,17 +217,17 @@ func TestFetchFileRedirectAwayAndTransportErrors(t *testing.T) {
 }
 
 func TestFileStatus(t *testing.T) {
-	f := bot.File{ID: "d", Name: "a.pdf"}
+	f := chat.File{ID: "d", Name: "a.pdf"}
 	resp := func(code int, retryAfter string) *http.Response {
 		return &http.Response{StatusCode: code, Header: http.Header{"Retry-After": {retryAfter}}}
 	}
 	if err := fileStatus(f, resp(http.StatusOK, "")); err != nil {
 		t.Errorf("200: %v", err)
 	}
-	if d, ok := bot.RetryAfter(fileStatus(f, resp(http.StatusTooManyRequests, "3"))); !ok || d != 3*time.Second {
+	if d, ok := chat.RetryAfter(fileStatus(f, resp(http.StatusTooManyRequests, "3"))); !ok || d != 3*time.Second {
 		t.Errorf("429: retry after %v, %v", d, ok)
 	}
-	if err := fileStatus(f, resp(http.StatusUnauthorized, "")); !errors.Is(err, bot.ErrAuth) {
+	if err := fileStatus(f, resp(http.StatusUnauthorized, "")); !errors.Is(err, chat.ErrAuth) {
 		t.Errorf("401: %v", err)
 	}
 	if err := fileStatus(f, resp(http.StatusForbidden, "")); err == nil || !strings.Contains(err.Error(), "403") {

@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // Test doubles for the adapter's collaborators: State, the sleep between
-// retries, and the bot.Handler.
+// retries, and the chat.Handler.
 
 // memState is an in-memory State; failGet/failSet make it fail. It
 // remembers when each key was set, on the real clock (fake in a synctest
@@ -33,7 +33,7 @@ type staleDelete struct {
 	before time.Time
 }
 
-var _ bot.PlatformState = (*memState)(nil)
+var _ chat.PlatformState = (*memState)(nil)
 
 func newMemState() *memState {
 	return &memState{kv: map[string]string{}, setAt: map[string]time.Time{}}
@@ -124,7 +124,7 @@ func (s *sleeps) all() []time.Duration {
 }
 
 // newTestAdapter is the adapter against the stub; it never sleeps.
-func newTestAdapter(t *testing.T, s *stubAPI, st bot.PlatformState, mod ...func(*Config)) (*Adapter, *sleeps) {
+func newTestAdapter(t *testing.T, s *stubAPI, st chat.PlatformState, mod ...func(*Config)) (*Adapter, *sleeps) {
 	t.Helper()
 	cfg := Config{Token: testToken, APIURL: s.URL(), State: st, PollTimeout: time.Second, Logger: discard}
 	for _, m := range mod {
@@ -139,21 +139,21 @@ func newTestAdapter(t *testing.T, s *stubAPI, st bot.PlatformState, mod ...func(
 	return a, sl
 }
 
-// recorder is a bot.Handler that records; failMessages makes the next n
+// recorder is a chat.Handler that records; failMessages makes the next n
 // HandleMessage calls fail.
 type recorder struct {
 	mu           sync.Mutex
-	msgs         []bot.Message
-	acts         []bot.Action
+	msgs         []chat.Message
+	acts         []chat.Action
 	failMessages int
-	onMessage    func(bot.Message) // called first, outside the lock
-	onAction     func(context.Context, bot.Action) error
+	onMessage    func(chat.Message) // called first, outside the lock
+	onAction     func(context.Context, chat.Action) error
 	changed      chan struct{}
 }
 
 func newRecorder() *recorder { return &recorder{changed: make(chan struct{})} }
 
-func (r *recorder) HandleMessage(_ context.Context, m bot.Message) error {
+func (r *recorder) HandleMessage(_ context.Context, m chat.Message) error {
 	if r.onMessage != nil {
 		r.onMessage(m)
 	}
@@ -168,7 +168,7 @@ func (r *recorder) HandleMessage(_ context.Context, m bot.Message) error {
 	return nil
 }
 
-func (r *recorder) HandleAction(ctx context.Context, a bot.Action) error {
+func (r *recorder) HandleAction(ctx context.Context, a chat.Action) error {
 	r.mu.Lock()
 	f := r.onAction
 	r.mu.Unlock()
@@ -183,23 +183,23 @@ func (r *recorder) HandleAction(ctx context.Context, a bot.Action) error {
 	return err
 }
 
-func (r *recorder) HandleCommand(context.Context, bot.Command) error { return nil }
+func (r *recorder) HandleCommand(context.Context, chat.Command) error { return nil }
 
 func (r *recorder) notifyLocked() {
 	close(r.changed)
 	r.changed = make(chan struct{})
 }
 
-func (r *recorder) messages() []bot.Message {
+func (r *recorder) messages() []chat.Message {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]bot.Message(nil), r.msgs...)
+	return append([]chat.Message(nil), r.msgs...)
 }
 
-func (r *recorder) actions() []bot.Action {
+func (r *recorder) actions() []chat.Action {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]bot.Action(nil), r.acts...)
+	return append([]chat.Action(nil), r.acts...)
 }
 
 // waitFor blocks until cond holds on what the handler received.
@@ -224,7 +224,7 @@ func (r *recorder) waitFor(t *testing.T, what string, cond func() bool) {
 
 // running starts a.Run and returns a stop that cancels it and returns what
 // Run returned; stop also runs at cleanup.
-func running(t *testing.T, a *Adapter, h bot.Handler) (stop func() error) {
+func running(t *testing.T, a *Adapter, h chat.Handler) (stop func() error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -8,8 +8,8 @@ import (
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/format"
+	"github.com/parleybot/parley/chat"
 )
 
 // A person of Out.Mentions is written one of three ways:
@@ -23,8 +23,8 @@ import (
 
 // htmlMentions puts out's Mentions before text, rendered HTML: a text
 // mention is <a href="tg://user?id=…">Name</a>.
-func htmlMentions(out bot.Out, text string) string {
-	return out.WithMentions(text, func(u bot.User) string {
+func htmlMentions(out chat.Out, text string) string {
+	return out.WithMentions(text, func(u chat.User) string {
 		label := html.EscapeString(mentionLabel(u))
 		if id, ok := personID(u); ok {
 			return `<a href="tg://user?id=` + strconv.FormatInt(id, 10) + `">` + label + "</a>"
@@ -36,10 +36,10 @@ func htmlMentions(out bot.Out, text string) string {
 // plainMentions puts out's Mentions before text, plain: a text mention is
 // the name with a text_mention entity over it, since plain text has no
 // links.
-func plainMentions(out bot.Out, text string) rendered {
+func plainMentions(out chat.Out, text string) rendered {
 	var r rendered
 	at := 0 // where the next mention starts, in UTF-16 units as entities count
-	r.text = out.WithMentions(text, func(u bot.User) string {
+	r.text = out.WithMentions(text, func(u chat.User) string {
 		label := mentionLabel(u)
 		n := format.UTF16Len(label)
 		if id, ok := personID(u); ok {
@@ -55,7 +55,7 @@ func plainMentions(out bot.Out, text string) rendered {
 
 // personID is u's numeric id, when u has one: a person's is positive (a
 // chat writing anonymously, "chat:…", is no one to notify).
-func personID(u bot.User) (int64, bool) {
+func personID(u chat.User) (int64, bool) {
 	id, err := strconv.ParseInt(u.ID, 10, 64)
 	return id, err == nil && id > 0
 }
@@ -63,7 +63,7 @@ func personID(u bot.User) (int64, bool) {
 // mentionLabel is what shows of u: their name, @username for a username
 // without an id, else their id. A name's own leading @ goes: before a
 // name that is no username it would start the mention of someone else's.
-func mentionLabel(u bot.User) string {
+func mentionLabel(u chat.User) string {
 	name := strings.TrimLeft(strings.TrimSpace(u.Name), "@")
 	if _, person := personID(u); !person && u.ID == "" && username(name) {
 		return "@" + name

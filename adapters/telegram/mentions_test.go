@@ -11,21 +11,22 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/parleybot/parley/adapters/telegram/telegramtest"
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/format"
+	"github.com/parleybot/parley/bot/outbound"
+	"github.com/parleybot/parley/chat"
 )
 
 const mentionGroup = -100500
 
 // newMentionFake is the full fake with a group, Ana (no username) and Bo
 // (@bo_builder) in it, and the adapter on it.
-func newMentionFake(t *testing.T) (*telegramtest.Server, *Adapter, bot.Thread) {
+func newMentionFake(t *testing.T) (*telegramtest.Server, *Adapter, chat.Thread) {
 	t.Helper()
 	srv, a := newFileFake(t)
 	srv.AddGroup(mentionGroup, "Team")
 	srv.AddUser(101, "Ana", "")
 	srv.AddUser(102, "Bo", "bo_builder")
-	return srv, a, bot.Thread{Platform: "telegram", Chat: "-100500"}
+	return srv, a, chat.Thread{Platform: "telegram", Chat: "-100500"}
 }
 
 // TestMentionsPingOnlyThem: a message mentions exactly its Mentions with
@@ -33,33 +34,33 @@ func newMentionFake(t *testing.T) (*telegramtest.Server, *Adapter, bot.Thread) {
 // username as @username; mention syntax in the text itself mentions
 // nobody.
 func TestMentionsPingOnlyThem(t *testing.T) {
-	ana := bot.User{Platform: "telegram", ID: "101", Name: "Ana"}
-	bo := bot.User{Platform: "telegram", ID: "102", Name: "Bo"}
+	ana := chat.User{Platform: "telegram", ID: "101", Name: "Ana"}
+	bo := chat.User{Platform: "telegram", ID: "102", Name: "Bo"}
 	tests := []struct {
 		name    string
-		out     bot.Out
+		out     chat.Out
 		visible string
 		ids     []int64
 		runs    []string // the text each text mention covers
 	}{
-		{"mentions, each once", bot.Out{Text: "standup in **5** minutes", Mentions: []bot.User{ana, bo, ana}},
+		{"mentions, each once", chat.Out{Text: "standup in **5** minutes", Mentions: []chat.User{ana, bo, ana}},
 			"Ana Bo standup in 5 minutes", []int64{101, 102}, []string{"Ana", "Bo"}},
-		{"plain keeps them", bot.Out{Text: "**standup** <soon>", Plain: true, Mentions: []bot.User{bo, ana}},
+		{"plain keeps them", chat.Out{Text: "**standup** <soon>", Plain: true, Mentions: []chat.User{bo, ana}},
 			"Bo Ana standup <soon>", []int64{102, 101}, []string{"Bo", "Ana"}},
-		{"plain offsets count UTF-16", bot.Out{Text: "hi", Plain: true, Mentions: []bot.User{{ID: "101", Name: "😀 Ana"}, bo}},
+		{"plain offsets count UTF-16", chat.Out{Text: "hi", Plain: true, Mentions: []chat.User{{ID: "101", Name: "😀 Ana"}, bo}},
 			"😀 Ana Bo hi", []int64{101, 102}, []string{"😀 Ana", "Bo"}},
-		{"a name is escaped", bot.Out{Text: "hi", Mentions: []bot.User{{ID: "101", Name: "<Ana & co>"}}},
+		{"a name is escaped", chat.Out{Text: "hi", Mentions: []chat.User{{ID: "101", Name: "<Ana & co>"}}},
 			"<Ana & co> hi", []int64{101}, []string{"<Ana & co>"}},
-		{"no name shows the id", bot.Out{Mentions: []bot.User{{ID: "101"}}}, "101", []int64{101}, []string{"101"}},
-		{"a username without an id", bot.Out{Text: "hi", Mentions: []bot.User{{Name: "@bo_builder"}}},
+		{"no name shows the id", chat.Out{Mentions: []chat.User{{ID: "101"}}}, "101", []int64{101}, []string{"101"}},
+		{"a username without an id", chat.Out{Text: "hi", Mentions: []chat.User{{Name: "@bo_builder"}}},
 			"@bo_builder hi", nil, nil},
-		{"a name that is no username", bot.Out{Text: "hi", Mentions: []bot.User{{Name: "@Bo builder"}, {ID: "chat:-100500", Name: "Team"}}},
+		{"a name that is no username", chat.Out{Text: "hi", Mentions: []chat.User{{Name: "@Bo builder"}, {ID: "chat:-100500", Name: "Team"}}},
 			"Bo builder Team hi", nil, nil},
-		{"mention syntax in the text", bot.Out{Text: `[Ana](tg://user?id=101) <a href="tg://user?id=102">Bo</a> <tg://user?id=102> <@101> @everyone`},
+		{"mention syntax in the text", chat.Out{Text: `[Ana](tg://user?id=101) <a href="tg://user?id=102">Bo</a> <tg://user?id=102> <@101> @everyone`},
 			`Ana (tg://user?id=101) <a href="tg://user?id=102">Bo</a> tg://user?id=102 <@101> @everyone`, nil, nil},
-		{"mention syntax in plain text", bot.Out{Text: "[Ana](tg://user?id=101)", Plain: true},
+		{"mention syntax in plain text", chat.Out{Text: "[Ana](tg://user?id=101)", Plain: true},
 			"Ana (tg://user?id=101)", nil, nil},
-		{"mention syntax beside a mention", bot.Out{Text: "[Bo](tg://user?id=102) too", Mentions: []bot.User{ana}},
+		{"mention syntax beside a mention", chat.Out{Text: "[Bo](tg://user?id=102) too", Mentions: []chat.User{ana}},
 			"Ana Bo (tg://user?id=102) too", []int64{101}, []string{"Ana"}},
 	}
 	srv, a, th := newMentionFake(t)
@@ -89,12 +90,12 @@ func TestPlainFallbackKeepsMentions(t *testing.T) {
 	srv, a, th := newMentionFake(t)
 	srv.FailNext("sendMessage", telegramtest.Fault{Status: http.StatusBadRequest,
 		Description: "Bad Request: can't parse entities: Unsupported start tag \"x\" at byte offset 0"})
-	out, err := bot.NewOutbound(bot.OutboundConfig{Adapters: []bot.Adapter{a},
+	out, err := outbound.New(outbound.Config{Adapters: []chat.Adapter{a},
 		Sleep: func(_ context.Context, d time.Duration) error { t.Errorf("slept %v", d); return nil }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, err := out.Post(t.Context(), th, bot.Out{Text: "**standup**", Mentions: []bot.User{{ID: "101", Name: "Ana"}}})
+	ref, err := out.Post(t.Context(), th, chat.Out{Text: "**standup**", Mentions: []chat.User{{ID: "101", Name: "Ana"}}})
 	if err != nil {
 		t.Fatalf("Post: %v", err)
 	}
@@ -108,12 +109,12 @@ func TestPlainFallbackKeepsMentions(t *testing.T) {
 // is what it was before they existed, with no entities.
 func TestNoMentionsRenderAsBefore(t *testing.T) {
 	for _, md := range []string{"**done** with `make`", "<@1> @everyone & more", "> quote\n- item", "[x](https://example.com)"} {
-		for _, mentions := range [][]bot.User{nil, {}} {
-			r, err := render(bot.Out{Text: md, Mentions: mentions})
+		for _, mentions := range [][]chat.User{nil, {}} {
+			r, err := render(chat.Out{Text: md, Mentions: mentions})
 			if err != nil || r.text != format.TelegramHTML(md) || r.parseMode != "HTML" || r.entities != nil {
 				t.Errorf("render(%q, mentions %v) = %+v, %v; want the HTML as before", md, mentions, r, err)
 			}
-			r, err = render(bot.Out{Text: md, Plain: true, Mentions: mentions})
+			r, err = render(chat.Out{Text: md, Plain: true, Mentions: mentions})
 			if err != nil || r.text != format.Plain(md) || r.parseMode != "" || r.entities != nil {
 				t.Errorf("render(%q, plain, mentions %v) = %+v, %v; want the plain text as before", md, mentions, r, err)
 			}
@@ -122,7 +123,7 @@ func TestNoMentionsRenderAsBefore(t *testing.T) {
 }
 
 // sentMessage is the bot's message ref in the fake.
-func sentMessage(t *testing.T, srv *telegramtest.Server, ref bot.MessageRef) telegramtest.Message {
+func sentMessage(t *testing.T, srv *telegramtest.Server, ref chat.MessageRef) telegramtest.Message {
 	t.Helper()
 	for _, m := range srv.BotMessages(mentionGroup) {
 		if ref.ID == strconv.Itoa(m.ID) {

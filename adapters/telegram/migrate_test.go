@@ -9,7 +9,7 @@ import (
 
 	"github.com/parleybot/parley/adapters/telegram"
 	"github.com/parleybot/parley/adapters/telegram/telegramtest"
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/store"
 )
 
@@ -39,13 +39,13 @@ func TestGroupBecomesSupergroup(t *testing.T) {
 		return a
 	}
 	ctx := context.Background()
-	conv := bot.Thread{Platform: "telegram", Chat: "-5", ID: "1"}
+	conv := chat.Thread{Platform: "telegram", Chat: "-5", ID: "1"}
 
-	ref, err := newAdapter().Send(ctx, conv, bot.Out{Text: "Hello **there**", ReplyTo: "1"})
+	ref, err := newAdapter().Send(ctx, conv, chat.Out{Text: "Hello **there**", ReplyTo: "1"})
 	if err != nil {
 		t.Fatalf("Send into the upgraded group: %v", err)
 	}
-	if err := newAdapter().Edit(ctx, ref, bot.Out{Text: "Hello again"}); err != nil {
+	if err := newAdapter().Edit(ctx, ref, chat.Out{Text: "Hello again"}); err != nil {
 		t.Fatalf("Edit through the old conversation: %v", err)
 	}
 	msgs := tg.BotMessages(newID)

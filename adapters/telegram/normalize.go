@@ -12,7 +12,7 @@ import (
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // update is one inbound update decoded twice: the library's struct, and
@@ -66,15 +66,15 @@ func decodeUpdate(raw []byte) (update, error) {
 	return u, nil
 }
 
-// normalizeMessage turns a message into a bot.Message; ok is false for one
+// normalizeMessage turns a message into a chat.Message; ok is false for one
 // the bot is not to see: neither text nor a file, no author, or a command
 // addressed to another bot. A photo or document without a caption is
 // seen: the picture is the message; so are voice notes and videos (which
 // are answered as unread) and stickers (as their emoji). Errors are the State's: the message
 // is then retried.
-func (a *Adapter) normalizeMessage(ctx context.Context, m *tgbotapi.Message, x *extMessage, me tgbotapi.User) (bot.Message, bool, error) {
+func (a *Adapter) normalizeMessage(ctx context.Context, m *tgbotapi.Message, x *extMessage, me tgbotapi.User) (chat.Message, bool, error) {
 	if m == nil || m.Chat == nil {
-		return bot.Message{}, false, nil
+		return chat.Message{}, false, nil
 	}
 	if x == nil {
 		x = &extMessage{}
@@ -91,11 +91,11 @@ func (a *Adapter) normalizeMessage(ctx context.Context, m *tgbotapi.Message, x *
 	user, ok := author(m)
 	files := filesOf(m)
 	if text == "" && len(files) == 0 || !ok {
-		return bot.Message{}, false, nil
+		return chat.Message{}, false, nil
 	}
 	text, mentioned, forOther := address(text, entities, me)
 	if forOther {
-		return bot.Message{}, false, nil
+		return chat.Message{}, false, nil
 	}
 	if r := m.ReplyToMessage; r != nil && r.From != nil && me.ID != 0 && r.From.ID == me.ID &&
 		!(x.IsTopic && r.MessageID == x.ThreadID) {
@@ -105,17 +105,17 @@ func (a *Adapter) normalizeMessage(ctx context.Context, m *tgbotapi.Message, x *
 	}
 	id, err := a.messageThread(ctx, m, x)
 	if err != nil {
-		return bot.Message{}, false, err
+		return chat.Message{}, false, err
 	}
 	direct := m.Chat.Type == "private"
-	place := bot.Place{ChatName: m.Chat.Title, ChatKind: "group"}
+	place := chat.Place{ChatName: m.Chat.Title, ChatKind: "group"}
 	if direct {
-		place = bot.Place{ChatName: strings.TrimSpace(m.Chat.FirstName + " " + m.Chat.LastName), ChatKind: "direct"}
+		place = chat.Place{ChatName: strings.TrimSpace(m.Chat.FirstName + " " + m.Chat.LastName), ChatKind: "direct"}
 	}
 	if x.IsTopic && x.ReplyTo != nil && x.ReplyTo.ForumTopicCreated != nil {
 		place.Thread = x.ReplyTo.ForumTopicCreated.Name
 	}
-	return bot.Message{
+	return chat.Message{
 		Key:       messageKey(m.Chat.ID, m.MessageID),
 		ID:        strconv.Itoa(m.MessageID),
 		Thread:    makeThread(m.Chat.ID, id),
@@ -171,18 +171,18 @@ func (a *Adapter) messageThread(ctx context.Context, m *tgbotapi.Message, x *ext
 // author names who wrote m. A message sent on behalf of a chat (an
 // anonymous admin, a channel) is that chat's, so that no memory lands on
 // Telegram's placeholder user.
-func author(m *tgbotapi.Message) (bot.User, bool) {
+func author(m *tgbotapi.Message) (chat.User, bool) {
 	if c := m.SenderChat; c != nil {
-		return bot.User{Platform: platform, ID: "chat:" + strconv.FormatInt(c.ID, 10), Name: c.Title}, true
+		return chat.User{Platform: platform, ID: "chat:" + strconv.FormatInt(c.ID, 10), Name: c.Title}, true
 	}
 	if m.From == nil {
-		return bot.User{}, false
+		return chat.User{}, false
 	}
 	return person(m.From), true
 }
 
-func person(u *tgbotapi.User) bot.User {
-	return bot.User{Platform: platform, ID: strconv.FormatInt(u.ID, 10), Name: strings.TrimSpace(u.FirstName + " " + u.LastName)}
+func person(u *tgbotapi.User) chat.User {
+	return chat.User{Platform: platform, ID: strconv.FormatInt(u.ID, 10), Name: strings.TrimSpace(u.FirstName + " " + u.LastName)}
 }
 
 // address reads how text addresses the bot: mentioned by @username or a
@@ -252,12 +252,12 @@ func cutSpans(u []uint16, cuts [][2]int) string {
 	return b.String()
 }
 
-// normalizeAction turns a click into a bot.Action (without Respond); ok is
+// normalizeAction turns a click into a chat.Action (without Respond); ok is
 // false for a query without the message it was under (inline mode), or
 // without a clicker.
-func (a *Adapter) normalizeAction(ctx context.Context, q *tgbotapi.CallbackQuery, x *extMessage) (bot.Action, bool, error) {
+func (a *Adapter) normalizeAction(ctx context.Context, q *tgbotapi.CallbackQuery, x *extMessage) (chat.Action, bool, error) {
 	if q == nil || q.From == nil || q.Message == nil || q.Message.Chat == nil {
-		return bot.Action{}, false, nil
+		return chat.Action{}, false, nil
 	}
 	m := q.Message
 	if x == nil {
@@ -271,7 +271,7 @@ func (a *Adapter) normalizeAction(ctx context.Context, q *tgbotapi.CallbackQuery
 	default:
 		root, ok, err := a.chainOf(ctx, m.Chat.ID, m.MessageID)
 		if err != nil {
-			return bot.Action{}, false, err
+			return chat.Action{}, false, err
 		}
 		if !ok {
 			root = m.MessageID // a message from before chains were kept
@@ -279,11 +279,11 @@ func (a *Adapter) normalizeAction(ctx context.Context, q *tgbotapi.CallbackQuery
 		id = strconv.Itoa(root)
 	}
 	t := makeThread(m.Chat.ID, id)
-	return bot.Action{
+	return chat.Action{
 		Key:     "telegram:cb:" + q.ID,
 		Thread:  t,
 		User:    person(q.From),
 		Data:    q.Data,
-		Message: bot.MessageRef{Thread: t, ID: strconv.Itoa(m.MessageID)},
+		Message: chat.MessageRef{Thread: t, ID: strconv.Itoa(m.MessageID)},
 	}, true, nil
 }

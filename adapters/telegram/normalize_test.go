@@ -8,7 +8,7 @@ import (
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // The world of the normalization tests.
@@ -24,7 +24,7 @@ var testMe = tgbotapi.User{ID: testBotID, IsBot: true, FirstName: "Parley", User
 
 // offlineAdapter normalizes without a network: nothing it does here calls
 // Telegram.
-func offlineAdapter(t testing.TB, st bot.PlatformState) *Adapter {
+func offlineAdapter(t testing.TB, st chat.PlatformState) *Adapter {
 	t.Helper()
 	a, err := New(Config{Token: testToken, APIURL: "http://127.0.0.1:1", State: st, Logger: discard})
 	if err != nil {
@@ -35,52 +35,52 @@ func offlineAdapter(t testing.TB, st bot.PlatformState) *Adapter {
 }
 
 func TestNormalizeMessage(t *testing.T) {
-	aliceU := bot.User{Platform: "telegram", ID: "11", Name: "Alice Smith"}
-	inGroup := func(id string) bot.Thread { return bot.Thread{Platform: "telegram", Chat: "-100500", ID: id} }
-	teamPlace := bot.Place{ChatName: "Team", ChatKind: "group"}
+	aliceU := chat.User{Platform: "telegram", ID: "11", Name: "Alice Smith"}
+	inGroup := func(id string) chat.Thread { return chat.Thread{Platform: "telegram", Chat: "-100500", ID: id} }
+	teamPlace := chat.Place{ChatName: "Team", ChatKind: "group"}
 	tests := []struct {
 		name      string
 		seed      map[string]string // State before
 		update    string
-		want      *bot.Message // nil: dropped
+		want      *chat.Message // nil: dropped
 		wantChain map[string]string
-		wantCmd   []string // what bot.ParseCommand reads in the text
+		wantCmd   []string // what chat.ParseCommand reads in the text
 	}{{
 		name:   "private chat",
 		update: `{"message":{"message_id":5,"from":` + alice + `,"chat":` + dmChat + `,"date":1,"text":"hello there"}}`,
-		want: &bot.Message{Key: "telegram:11:5", ID: "5", Thread: bot.Thread{Platform: "telegram", Chat: "11"}, User: aliceU,
-			Text: "hello there", Place: bot.Place{ChatName: "Alice Smith", ChatKind: "direct"}, Direct: true},
+		want: &chat.Message{Key: "telegram:11:5", ID: "5", Thread: chat.Thread{Platform: "telegram", Chat: "11"}, User: aliceU,
+			Text: "hello there", Place: chat.Place{ChatName: "Alice Smith", ChatKind: "direct"}, Direct: true},
 	}, {
 		name: "group mention starts a chain",
 		update: `{"message":{"message_id":7,"from":` + alice + `,"chat":` + group + `,"date":1,"text":"@Parley_Bot summarize this",
 			"entities":[{"type":"mention","offset":0,"length":11}]}}`,
-		want: &bot.Message{Key: "telegram:-100500:7", ID: "7", Thread: inGroup("7"), User: aliceU,
+		want: &chat.Message{Key: "telegram:-100500:7", ID: "7", Thread: inGroup("7"), User: aliceU,
 			Text: "summarize this", Place: teamPlace, Mentioned: true},
 		wantChain: map[string]string{"telegram:chain:-100500:7": "7"},
 	}, {
 		name: "mention mid-text after an emoji (UTF-16 offsets)",
 		update: `{"message":{"message_id":8,"from":` + alice + `,"chat":` + group + `,"date":1,"text":"hi 👋 @parley_bot please",
 			"entities":[{"type":"mention","offset":6,"length":11}]}}`,
-		want: &bot.Message{Key: "telegram:-100500:8", ID: "8", Thread: inGroup("8"), User: aliceU,
+		want: &chat.Message{Key: "telegram:-100500:8", ID: "8", Thread: inGroup("8"), User: aliceU,
 			Text: "hi 👋 please", Place: teamPlace, Mentioned: true},
 	}, {
 		name: "text_mention of the bot",
 		update: `{"message":{"message_id":9,"from":` + alice + `,"chat":` + group + `,"date":1,"text":"Parley do it",
 			"entities":[{"type":"text_mention","offset":0,"length":6,"user":` + botUser + `}]}}`,
-		want: &bot.Message{Key: "telegram:-100500:9", ID: "9", Thread: inGroup("9"), User: aliceU,
+		want: &chat.Message{Key: "telegram:-100500:9", ID: "9", Thread: inGroup("9"), User: aliceU,
 			Text: "do it", Place: teamPlace, Mentioned: true},
 	}, {
 		name: "mention of someone else",
 		update: `{"message":{"message_id":10,"from":` + alice + `,"chat":` + group + `,"date":1,"text":"@bob look",
 			"entities":[{"type":"mention","offset":0,"length":4}]}}`,
-		want: &bot.Message{Key: "telegram:-100500:10", ID: "10", Thread: inGroup("10"), User: aliceU,
+		want: &chat.Message{Key: "telegram:-100500:10", ID: "10", Thread: inGroup("10"), User: aliceU,
 			Text: "@bob look", Place: teamPlace},
 	}, {
 		name: "reply to the bot continues its chain",
 		seed: map[string]string{"telegram:chain:-100500:50": "40"},
 		update: `{"message":{"message_id":51,"from":` + alice + `,"chat":` + group + `,"date":1,"text":"and then?",
 			"reply_to_message":{"message_id":50,"from":` + botUser + `,"chat":` + group + `,"date":1,"text":"answer"}}}`,
-		want: &bot.Message{Key: "telegram:-100500:51", ID: "51", Thread: inGroup("40"), User: aliceU,
+		want: &chat.Message{Key: "telegram:-100500:51", ID: "51", Thread: inGroup("40"), User: aliceU,
 			Text: "and then?", Place: teamPlace, Mentioned: true},
 		wantChain: map[string]string{"telegram:chain:-100500:51": "40"},
 	}, {
@@ -88,39 +88,39 @@ func TestNormalizeMessage(t *testing.T) {
 		seed: map[string]string{"telegram:chain:-100500:41": "40"},
 		update: `{"message":{"message_id":52,"from":` + alice + `,"chat":` + group + `,"date":1,"text":"agreed",
 			"reply_to_message":{"message_id":41,"from":` + alice + `,"chat":` + group + `,"date":1,"text":"x"}}}`,
-		want: &bot.Message{Key: "telegram:-100500:52", ID: "52", Thread: inGroup("40"), User: aliceU,
+		want: &chat.Message{Key: "telegram:-100500:52", ID: "52", Thread: inGroup("40"), User: aliceU,
 			Text: "agreed", Place: teamPlace},
 	}, {
 		name: "reply outside any chain roots a new one",
 		update: `{"message":{"message_id":53,"from":` + alice + `,"chat":` + group + `,"date":1,"text":"what",
 			"reply_to_message":{"message_id":3,"from":` + alice + `,"chat":` + group + `,"date":1,"text":"x"}}}`,
-		want: &bot.Message{Key: "telegram:-100500:53", ID: "53", Thread: inGroup("53"), User: aliceU,
+		want: &chat.Message{Key: "telegram:-100500:53", ID: "53", Thread: inGroup("53"), User: aliceU,
 			Text: "what", Place: teamPlace},
 		wantChain: map[string]string{"telegram:chain:-100500:53": "53"},
 	}, {
 		name: "topic message replying to the topic's creation is no reply",
 		update: `{"message":{"message_id":78,"message_thread_id":77,"is_topic_message":true,"from":` + alice + `,"chat":` + forum + `,"date":1,"text":"status?",
 			"reply_to_message":{"message_id":77,"message_thread_id":77,"from":` + botUser + `,"chat":` + forum + `,"date":1,"forum_topic_created":{"name":"Deploys","icon_color":1}}}}`,
-		want: &bot.Message{Key: "telegram:-100600:78", ID: "78", Thread: bot.Thread{Platform: "telegram", Chat: "-100600", ID: "topic:77"},
-			User: aliceU, Text: "status?", Place: bot.Place{ChatName: "Forum", ChatKind: "group", Thread: "Deploys"}},
+		want: &chat.Message{Key: "telegram:-100600:78", ID: "78", Thread: chat.Thread{Platform: "telegram", Chat: "-100600", ID: "topic:77"},
+			User: aliceU, Text: "status?", Place: chat.Place{ChatName: "Forum", ChatKind: "group", Thread: "Deploys"}},
 	}, {
 		name: "topic message replying to the bot",
 		update: `{"message":{"message_id":79,"message_thread_id":77,"is_topic_message":true,"from":` + alice + `,"chat":` + forum + `,"date":1,"text":"why",
 			"reply_to_message":{"message_id":60,"message_thread_id":77,"from":` + botUser + `,"chat":` + forum + `,"date":1,"text":"because"}}}`,
-		want: &bot.Message{Key: "telegram:-100600:79", ID: "79", Thread: bot.Thread{Platform: "telegram", Chat: "-100600", ID: "topic:77"},
-			User: aliceU, Text: "why", Place: bot.Place{ChatName: "Forum", ChatKind: "group"}, Mentioned: true},
+		want: &chat.Message{Key: "telegram:-100600:79", ID: "79", Thread: chat.Thread{Platform: "telegram", Chat: "-100600", ID: "topic:77"},
+			User: aliceU, Text: "why", Place: chat.Place{ChatName: "Forum", ChatKind: "group"}, Mentioned: true},
 	}, {
 		name: "command addressed to us",
 		update: `{"message":{"message_id":12,"from":` + alice + `,"chat":` + group + `,"date":1,"text":"/memory@Parley_bot forget 2",
 			"entities":[{"type":"bot_command","offset":0,"length":18}]}}`,
-		want: &bot.Message{Key: "telegram:-100500:12", ID: "12", Thread: inGroup("12"), User: aliceU,
+		want: &chat.Message{Key: "telegram:-100500:12", ID: "12", Thread: inGroup("12"), User: aliceU,
 			Text: "/memory forget 2", Place: teamPlace, Mentioned: true},
 		wantCmd: []string{"memory", "forget", "2"},
 	}, {
 		name: "bare command",
 		update: `{"message":{"message_id":13,"from":` + alice + `,"chat":` + group + `,"date":1,"text":"/help",
 			"entities":[{"type":"bot_command","offset":0,"length":5}]}}`,
-		want: &bot.Message{Key: "telegram:-100500:13", ID: "13", Thread: inGroup("13"), User: aliceU,
+		want: &chat.Message{Key: "telegram:-100500:13", ID: "13", Thread: inGroup("13"), User: aliceU,
 			Text: "/help", Place: teamPlace, Mentioned: true},
 	}, {
 		name: "command for another bot is dropped",
@@ -129,29 +129,29 @@ func TestNormalizeMessage(t *testing.T) {
 	}, {
 		name:   "from a bot",
 		update: `{"message":{"message_id":15,"from":{"id":77,"is_bot":true,"first_name":"Helper"},"chat":` + group + `,"date":1,"text":"beep"}}`,
-		want: &bot.Message{Key: "telegram:-100500:15", ID: "15", Thread: inGroup("15"),
-			User: bot.User{Platform: "telegram", ID: "77", Name: "Helper"}, Text: "beep", Place: teamPlace, FromBot: true},
+		want: &chat.Message{Key: "telegram:-100500:15", ID: "15", Thread: inGroup("15"),
+			User: chat.User{Platform: "telegram", ID: "77", Name: "Helper"}, Text: "beep", Place: teamPlace, FromBot: true},
 	}, {
 		name: "anonymous admin is the chat, not the placeholder",
 		update: `{"message":{"message_id":16,"from":{"id":1087968824,"is_bot":true,"first_name":"Group","username":"GroupAnonymousBot"},
 			"sender_chat":` + group + `,"chat":` + group + `,"date":1,"text":"announce"}}`,
-		want: &bot.Message{Key: "telegram:-100500:16", ID: "16", Thread: inGroup("16"),
-			User: bot.User{Platform: "telegram", ID: "chat:-100500", Name: "Team"}, Text: "announce", Place: teamPlace},
+		want: &chat.Message{Key: "telegram:-100500:16", ID: "16", Thread: inGroup("16"),
+			User: chat.User{Platform: "telegram", ID: "chat:-100500", Name: "Team"}, Text: "announce", Place: teamPlace},
 	}, {
 		name: "caption counts as text",
 		update: `{"message":{"message_id":17,"from":` + alice + `,"chat":` + dmChat + `,"date":1,"photo":[{"file_id":"f","file_unique_id":"u","width":1,"height":1}],
 			"caption":"@parley_bot what is this","caption_entities":[{"type":"mention","offset":0,"length":11}]}}`,
-		want: &bot.Message{Key: "telegram:11:17", ID: "17", Thread: bot.Thread{Platform: "telegram", Chat: "11"}, User: aliceU,
-			Text: "what is this", Place: bot.Place{ChatName: "Alice Smith", ChatKind: "direct"}, Direct: true, Mentioned: true,
-			Files: []bot.File{{ID: "f", Name: "photo.jpg", MIME: "image/jpeg"}}},
+		want: &chat.Message{Key: "telegram:11:17", ID: "17", Thread: chat.Thread{Platform: "telegram", Chat: "11"}, User: aliceU,
+			Text: "what is this", Place: chat.Place{ChatName: "Alice Smith", ChatKind: "direct"}, Direct: true, Mentioned: true,
+			Files: []chat.File{{ID: "f", Name: "photo.jpg", MIME: "image/jpeg"}}},
 	}, {
 		name: "a document captioned with a command is the command, with the file",
 		update: `{"message":{"message_id":20,"from":` + alice + `,"chat":` + group + `,"date":1,
 			"document":{"file_id":"BQAC-doc","file_unique_id":"AgAD1","file_name":"handbook.pdf","mime_type":"application/pdf","file_size":48213},
 			"caption":"/kb@parley_bot add","caption_entities":[{"type":"bot_command","offset":0,"length":14}]}}`,
-		want: &bot.Message{Key: "telegram:-100500:20", ID: "20", Thread: inGroup("20"), User: aliceU,
+		want: &chat.Message{Key: "telegram:-100500:20", ID: "20", Thread: inGroup("20"), User: aliceU,
 			Text: "/kb add", Place: teamPlace, Mentioned: true,
-			Files: []bot.File{{ID: "BQAC-doc", Name: "handbook.pdf", MIME: "application/pdf", Size: 48213}}},
+			Files: []chat.File{{ID: "BQAC-doc", Name: "handbook.pdf", MIME: "application/pdf", Size: 48213}}},
 		wantCmd: []string{"kb", "add"},
 	}, {
 		name: "a photo is its largest size",
@@ -159,58 +159,58 @@ func TestNormalizeMessage(t *testing.T) {
 			"photo":[{"file_id":"small","file_unique_id":"u1","width":90,"height":68,"file_size":1200},
 				{"file_id":"large","file_unique_id":"u3","width":1280,"height":960,"file_size":98000},
 				{"file_id":"medium","file_unique_id":"u2","width":320,"height":240,"file_size":12000}]}}`,
-		want: &bot.Message{Key: "telegram:11:21", ID: "21", Thread: bot.Thread{Platform: "telegram", Chat: "11"}, User: aliceU,
-			Text: "this one", Place: bot.Place{ChatName: "Alice Smith", ChatKind: "direct"}, Direct: true,
-			Files: []bot.File{{ID: "large", Name: "photo.jpg", MIME: "image/jpeg", Size: 98000}}},
+		want: &chat.Message{Key: "telegram:11:21", ID: "21", Thread: chat.Thread{Platform: "telegram", Chat: "11"}, User: aliceU,
+			Text: "this one", Place: chat.Place{ChatName: "Alice Smith", ChatKind: "direct"}, Direct: true,
+			Files: []chat.File{{ID: "large", Name: "photo.jpg", MIME: "image/jpeg", Size: 98000}}},
 	}, {
 		name: "a document without a name or size",
 		update: `{"message":{"message_id":22,"from":` + alice + `,"chat":` + dmChat + `,"date":1,"caption":"/kb add",
 			"caption_entities":[{"type":"bot_command","offset":0,"length":3}],"document":{"file_id":"d","file_unique_id":"u"}}}`,
-		want: &bot.Message{Key: "telegram:11:22", ID: "22", Thread: bot.Thread{Platform: "telegram", Chat: "11"}, User: aliceU,
-			Text: "/kb add", Place: bot.Place{ChatName: "Alice Smith", ChatKind: "direct"}, Direct: true, Mentioned: true,
-			Files: []bot.File{{ID: "d", Name: "document"}}},
+		want: &chat.Message{Key: "telegram:11:22", ID: "22", Thread: chat.Thread{Platform: "telegram", Chat: "11"}, User: aliceU,
+			Text: "/kb add", Place: chat.Place{ChatName: "Alice Smith", ChatKind: "direct"}, Direct: true, Mentioned: true,
+			Files: []chat.File{{ID: "d", Name: "document"}}},
 	}, {
 		// The file is the message: the core reads it (a picture, a text).
 		name:   "a document without a caption is seen",
 		update: `{"message":{"message_id":23,"from":` + alice + `,"chat":` + dmChat + `,"date":1,"document":{"file_id":"d","file_unique_id":"u"}}}`,
-		want: &bot.Message{Key: "telegram:11:23", ID: "23", Thread: bot.Thread{Platform: "telegram", Chat: "11"}, User: aliceU,
-			Place: bot.Place{ChatName: "Alice Smith", ChatKind: "direct"}, Direct: true, Files: []bot.File{{ID: "d", Name: "document"}}},
+		want: &chat.Message{Key: "telegram:11:23", ID: "23", Thread: chat.Thread{Platform: "telegram", Chat: "11"}, User: aliceU,
+			Place: chat.Place{ChatName: "Alice Smith", ChatKind: "direct"}, Direct: true, Files: []chat.File{{ID: "d", Name: "document"}}},
 	}, {
 		// Parley reads none of these, and the core says so: never unseen.
 		name:   "a voice note is seen",
 		update: `{"message":{"message_id":30,"from":` + alice + `,"chat":` + dmChat + `,"date":1,"voice":{"file_id":"v","file_unique_id":"u","duration":3,"mime_type":"audio/ogg","file_size":5120}}}`,
-		want: &bot.Message{Key: "telegram:11:30", ID: "30", Thread: bot.Thread{Platform: "telegram", Chat: "11"}, User: aliceU,
-			Place: bot.Place{ChatName: "Alice Smith", ChatKind: "direct"}, Direct: true, Files: []bot.File{{ID: "v", Name: "voice message", MIME: "audio/ogg", Size: 5120}}},
+		want: &chat.Message{Key: "telegram:11:30", ID: "30", Thread: chat.Thread{Platform: "telegram", Chat: "11"}, User: aliceU,
+			Place: chat.Place{ChatName: "Alice Smith", ChatKind: "direct"}, Direct: true, Files: []chat.File{{ID: "v", Name: "voice message", MIME: "audio/ogg", Size: 5120}}},
 	}, {
 		name:   "audio, video and a round video are seen, typed when Telegram does not say",
 		update: `{"message":{"message_id":31,"from":` + alice + `,"chat":` + dmChat + `,"date":1,"audio":{"file_id":"a","file_unique_id":"u1","duration":60,"title":"Standup"},"video":{"file_id":"vd","file_unique_id":"u2","width":1,"height":1,"duration":1,"file_name":"demo.mov","mime_type":"video/quicktime"},"video_note":{"file_id":"vn","file_unique_id":"u3","length":240,"duration":5}}}`,
-		want: &bot.Message{Key: "telegram:11:31", ID: "31", Thread: bot.Thread{Platform: "telegram", Chat: "11"}, User: aliceU,
-			Place: bot.Place{ChatName: "Alice Smith", ChatKind: "direct"}, Direct: true, Files: []bot.File{
+		want: &chat.Message{Key: "telegram:11:31", ID: "31", Thread: chat.Thread{Platform: "telegram", Chat: "11"}, User: aliceU,
+			Place: chat.Place{ChatName: "Alice Smith", ChatKind: "direct"}, Direct: true, Files: []chat.File{
 				{ID: "a", Name: "Standup", MIME: "audio/mpeg"}, {ID: "vd", Name: "demo.mov", MIME: "video/quicktime"}, {ID: "vn", Name: "video message", MIME: "video/mp4"}}},
 	}, {
 		name:   "an animation is its document, once",
 		update: `{"message":{"message_id":32,"from":` + alice + `,"chat":` + dmChat + `,"date":1,"animation":{"file_id":"g","file_unique_id":"u","width":1,"height":1,"duration":1,"file_name":"cat.mp4","mime_type":"video/mp4"},"document":{"file_id":"g","file_unique_id":"u","file_name":"cat.mp4","mime_type":"video/mp4"}}}`,
-		want: &bot.Message{Key: "telegram:11:32", ID: "32", Thread: bot.Thread{Platform: "telegram", Chat: "11"}, User: aliceU,
-			Place: bot.Place{ChatName: "Alice Smith", ChatKind: "direct"}, Direct: true, Files: []bot.File{{ID: "g", Name: "cat.mp4", MIME: "video/mp4"}}},
+		want: &chat.Message{Key: "telegram:11:32", ID: "32", Thread: chat.Thread{Platform: "telegram", Chat: "11"}, User: aliceU,
+			Place: chat.Place{ChatName: "Alice Smith", ChatKind: "direct"}, Direct: true, Files: []chat.File{{ID: "g", Name: "cat.mp4", MIME: "video/mp4"}}},
 	}, {
 		name:   "a sticker is its emoji",
 		update: `{"message":{"message_id":33,"from":` + alice + `,"chat":` + dmChat + `,"date":1,"sticker":{"file_id":"s","file_unique_id":"u","width":512,"height":512,"is_animated":false,"emoji":"👍"}}}`,
-		want: &bot.Message{Key: "telegram:11:33", ID: "33", Thread: bot.Thread{Platform: "telegram", Chat: "11"}, User: aliceU,
-			Place: bot.Place{ChatName: "Alice Smith", ChatKind: "direct"}, Direct: true, Text: "[sticker 👍]"},
+		want: &chat.Message{Key: "telegram:11:33", ID: "33", Thread: chat.Thread{Platform: "telegram", Chat: "11"}, User: aliceU,
+			Place: chat.Place{ChatName: "Alice Smith", ChatKind: "direct"}, Direct: true, Text: "[sticker 👍]"},
 	}, {
 		name: "a photo without a caption is seen",
 		update: `{"message":{"message_id":24,"from":` + alice + `,"chat":` + group + `,"date":1,
 			"photo":[{"file_id":"p","file_unique_id":"u","width":800,"height":600,"file_size":50000}]}}`,
-		want: &bot.Message{Key: "telegram:-100500:24", ID: "24", Thread: inGroup("24"), User: aliceU, Place: teamPlace,
-			Files: []bot.File{{ID: "p", Name: "photo.jpg", MIME: "image/jpeg", Size: 50000}}},
+		want: &chat.Message{Key: "telegram:-100500:24", ID: "24", Thread: inGroup("24"), User: aliceU, Place: teamPlace,
+			Files: []chat.File{{ID: "p", Name: "photo.jpg", MIME: "image/jpeg", Size: 50000}}},
 	}, {
 		name:   "service message without text is dropped",
 		update: `{"message":{"message_id":18,"from":` + alice + `,"chat":` + group + `,"date":1,"new_chat_members":[` + alice + `]}}`,
 	}, {
 		name:   "entities out of range are ignored",
 		update: `{"message":{"message_id":19,"from":` + alice + `,"chat":` + dmChat + `,"date":1,"text":"hey","entities":[{"type":"mention","offset":2,"length":40},{"type":"bot_command","offset":-1,"length":2}]}}`,
-		want: &bot.Message{Key: "telegram:11:19", ID: "19", Thread: bot.Thread{Platform: "telegram", Chat: "11"}, User: aliceU,
-			Text: "hey", Place: bot.Place{ChatName: "Alice Smith", ChatKind: "direct"}, Direct: true},
+		want: &chat.Message{Key: "telegram:11:19", ID: "19", Thread: chat.Thread{Platform: "telegram", Chat: "11"}, User: aliceU,
+			Text: "hey", Place: chat.Place{ChatName: "Alice Smith", ChatKind: "direct"}, Direct: true},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -243,7 +243,7 @@ func TestNormalizeMessage(t *testing.T) {
 				}
 			}
 			if tt.wantCmd != nil {
-				name, args, _ := bot.ParseCommand(got.Text)
+				name, args, _ := chat.ParseCommand(got.Text)
 				if diff := cmp.Diff(tt.wantCmd, append([]string{name}, args...)); diff != "" {
 					t.Errorf("the core parses %q as (-want +got):\n%s", got.Text, diff)
 				}
@@ -291,26 +291,26 @@ func TestNormalizeAction(t *testing.T) {
 		name   string
 		seed   map[string]string
 		update string
-		want   *bot.Action
+		want   *chat.Action
 	}{{
 		name:   "in a private chat",
 		update: `{"callback_query":{"id":"q1","from":` + alice + `,"chat_instance":"c","data":"a:1","message":{"message_id":9,"from":` + botUser + `,"chat":` + dmChat + `,"date":1,"text":"ok?"}}}`,
-		want: &bot.Action{Key: "telegram:cb:q1", Thread: bot.Thread{Platform: "telegram", Chat: "11"},
-			User: bot.User{Platform: "telegram", ID: "11", Name: "Alice Smith"}, Data: "a:1",
-			Message: bot.MessageRef{Thread: bot.Thread{Platform: "telegram", Chat: "11"}, ID: "9"}},
+		want: &chat.Action{Key: "telegram:cb:q1", Thread: chat.Thread{Platform: "telegram", Chat: "11"},
+			User: chat.User{Platform: "telegram", ID: "11", Name: "Alice Smith"}, Data: "a:1",
+			Message: chat.MessageRef{Thread: chat.Thread{Platform: "telegram", Chat: "11"}, ID: "9"}},
 	}, {
 		name:   "in a topic",
 		update: `{"callback_query":{"id":"q2","from":` + alice + `,"chat_instance":"c","data":"d","message":{"message_id":90,"message_thread_id":77,"is_topic_message":true,"from":` + botUser + `,"chat":` + forum + `,"date":1,"text":"ok?"}}}`,
-		want: &bot.Action{Key: "telegram:cb:q2", Thread: bot.Thread{Platform: "telegram", Chat: "-100600", ID: "topic:77"},
-			User: bot.User{Platform: "telegram", ID: "11", Name: "Alice Smith"}, Data: "d",
-			Message: bot.MessageRef{Thread: bot.Thread{Platform: "telegram", Chat: "-100600", ID: "topic:77"}, ID: "90"}},
+		want: &chat.Action{Key: "telegram:cb:q2", Thread: chat.Thread{Platform: "telegram", Chat: "-100600", ID: "topic:77"},
+			User: chat.User{Platform: "telegram", ID: "11", Name: "Alice Smith"}, Data: "d",
+			Message: chat.MessageRef{Thread: chat.Thread{Platform: "telegram", Chat: "-100600", ID: "topic:77"}, ID: "90"}},
 	}, {
 		name:   "in a reply chain",
 		seed:   map[string]string{"telegram:chain:-100500:60": "40"},
 		update: `{"callback_query":{"id":"q3","from":` + alice + `,"chat_instance":"c","data":"d","message":{"message_id":60,"from":` + botUser + `,"chat":` + group + `,"date":1,"text":"ok?"}}}`,
-		want: &bot.Action{Key: "telegram:cb:q3", Thread: bot.Thread{Platform: "telegram", Chat: "-100500", ID: "40"},
-			User: bot.User{Platform: "telegram", ID: "11", Name: "Alice Smith"}, Data: "d",
-			Message: bot.MessageRef{Thread: bot.Thread{Platform: "telegram", Chat: "-100500", ID: "40"}, ID: "60"}},
+		want: &chat.Action{Key: "telegram:cb:q3", Thread: chat.Thread{Platform: "telegram", Chat: "-100500", ID: "40"},
+			User: chat.User{Platform: "telegram", ID: "11", Name: "Alice Smith"}, Data: "d",
+			Message: chat.MessageRef{Thread: chat.Thread{Platform: "telegram", Chat: "-100500", ID: "40"}, ID: "60"}},
 	}, {
 		name:   "inline message without a message",
 		update: `{"callback_query":{"id":"q4","from":` + alice + `,"chat_instance":"c","inline_message_id":"i","data":"d"}}`,

@@ -11,7 +11,7 @@ import (
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // pollSlack is how much longer than the long-poll timeout a getUpdates
@@ -26,7 +26,7 @@ const pollSlack = 15 * time.Second
 // returned nil, and confirms the update to Telegram on the next call: a
 // restart repeats at most the update being handled (the router dedupes
 // it by Key) and loses none.
-func (a *Adapter) poll(ctx context.Context, h bot.Handler) error {
+func (a *Adapter) poll(ctx context.Context, h chat.Handler) error {
 	// A webhook makes getUpdates fail with 409; pending updates are kept.
 	if _, err := a.call(ctx, "deleteWebhook", tgbotapi.Params{"drop_pending_updates": "false"}); err != nil && ctx.Err() == nil {
 		a.log.Warn("deleteWebhook failed; polling may meet 409 Conflict", "err", err)
@@ -91,7 +91,7 @@ func (a *Adapter) getUpdates(ctx context.Context, offset int) ([]json.RawMessage
 // handleBatch hands the updates to h in order, advancing and saving the
 // offset after each. It stops at the first update h failed to record: the
 // next getUpdates starts from it again.
-func (a *Adapter) handleBatch(ctx context.Context, h bot.Handler, key string, batch []json.RawMessage, offset *int) error {
+func (a *Adapter) handleBatch(ctx context.Context, h chat.Handler, key string, batch []json.RawMessage, offset *int) error {
 	for _, raw := range batch {
 		if ctx.Err() != nil {
 			return nil // stopping: the rest are fetched again next time
@@ -149,7 +149,7 @@ func (a *Adapter) logPollError(err error, failures int) {
 			"attempt", failures+1, "err", err)
 		return
 	}
-	if d, ok := bot.RetryAfter(err); ok {
+	if d, ok := chat.RetryAfter(err); ok {
 		a.log.Warn("Telegram rate-limited polling", "retry_after", d)
 		return
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 const offsetKey = "telegram:1000:offset"
@@ -20,7 +20,7 @@ func dm(n int) string {
 	return fmt.Sprintf(`{"message":{"message_id":%d,"from":%s,"chat":%s,"date":1,"text":"hello %d"}}`, n, alice, dmChat, n)
 }
 
-func keys(msgs []bot.Message) []string {
+func keys(msgs []chat.Message) []string {
 	var out []string
 	for _, m := range msgs {
 		out = append(out, m.Key)
@@ -46,7 +46,7 @@ func TestPollSavesOffsetAfterHandlerAndRetries(t *testing.T) {
 	rec := newRecorder()
 	rec.failMessages = 1
 	var savedWhenHandled []string
-	rec.onMessage = func(bot.Message) { savedWhenHandled = append(savedWhenHandled, st.get(offsetKey)) }
+	rec.onMessage = func(chat.Message) { savedWhenHandled = append(savedWhenHandled, st.get(offsetKey)) }
 	running(t, a, rec)
 
 	s.waitFor(t, "a poll confirming both updates", func() bool { return slices.Contains(offsets(s), "3") })

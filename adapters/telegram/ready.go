@@ -1,8 +1,10 @@
 package telegram
 
-import "github.com/parleybot/parley/bot"
+import (
+	"github.com/parleybot/parley/chat"
+)
 
-var _ bot.Connection = (*Adapter)(nil)
+var _ chat.Connection = (*Adapter)(nil)
 
 // Connected reports whether Run receives updates: polling, with the last
 // getUpdates answered (a failing one makes it false until one succeeds),

@@ -7,8 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/parleybot/parley/adapters/telegram/telegramtest"
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/format"
+	"github.com/parleybot/parley/chat"
 )
 
 // FuzzRenderedHTMLParses: whatever Markdown the model writes, partial
@@ -47,7 +47,7 @@ func FuzzRenderedHTMLParses(f *testing.F) {
 				t.Fatalf("Markdown %q rendered as %q, which Telegram refuses: %v", in, html, err)
 			}
 		}
-		u := bot.User{Platform: "telegram", Name: name}
+		u := chat.User{Platform: "telegram", Name: name}
 		if id != 0 {
 			u.ID = strconv.FormatInt(id, 10)
 		}
@@ -55,7 +55,7 @@ func FuzzRenderedHTMLParses(f *testing.F) {
 		if id > 0 {
 			want = []int64{id}
 		}
-		out := bot.Out{Text: md, Mentions: []bot.User{u}}
+		out := chat.Out{Text: md, Mentions: []chat.User{u}}
 		if r, err := render(out); err == nil {
 			p, err := telegramtest.ParseHTML(r.text)
 			if err != nil {

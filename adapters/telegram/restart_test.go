@@ -13,7 +13,7 @@ import (
 
 	"github.com/parleybot/parley/adapters/telegram"
 	"github.com/parleybot/parley/adapters/telegram/telegramtest"
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/store"
 )
 
@@ -31,7 +31,7 @@ type keyRecorder struct {
 
 func newKeyRecorder() *keyRecorder { return &keyRecorder{changed: make(chan struct{})} }
 
-func (r *keyRecorder) HandleMessage(_ context.Context, m bot.Message) error {
+func (r *keyRecorder) HandleMessage(_ context.Context, m chat.Message) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.keys = append(r.keys, m.Key)
@@ -59,8 +59,8 @@ func (r *keyRecorder) wait(ctx context.Context, n int) error {
 		}
 	}
 }
-func (r *keyRecorder) HandleAction(context.Context, bot.Action) error   { return nil }
-func (r *keyRecorder) HandleCommand(context.Context, bot.Command) error { return nil }
+func (r *keyRecorder) HandleAction(context.Context, chat.Action) error   { return nil }
+func (r *keyRecorder) HandleCommand(context.Context, chat.Command) error { return nil }
 
 func (r *keyRecorder) got() []string {
 	r.mu.Lock()

@@ -10,9 +10,9 @@ import (
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/adapterkit"
 	"github.com/parleybot/parley/bot/format"
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/internal/backoff"
 )
 
@@ -30,7 +30,7 @@ const (
 // getMe who the bot is (retrying while Telegram is unreachable; a refused
 // token is returned at once), then polls or serves the webhook
 // (Config.Mode) while it registers the command menu.
-func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
+func (a *Adapter) Run(ctx context.Context, h chat.Handler) error {
 	me, err := a.me.Fetch(ctx, a.whoAmI)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -77,7 +77,7 @@ func (a *Adapter) whoAmI(ctx context.Context) (tgbotapi.User, error) {
 
 // setCommands registers the command menu. A failure only costs the menu.
 func (a *Adapter) setCommands(ctx context.Context) {
-	menu := bot.Menu()
+	menu := chat.Menu()
 	cmds := make([]tgbotapi.BotCommand, len(menu))
 	for i, c := range menu {
 		cmds[i] = tgbotapi.BotCommand{Command: c.Name, Description: c.Description}
@@ -96,7 +96,7 @@ func (a *Adapter) setCommands(ctx context.Context) {
 // (from 0): Telegram's retry_after when it gave one, else a doubling
 // backoff, jittered so that restarted instances do not retry in step.
 func retryWait(err error, failures int) time.Duration {
-	if d, ok := bot.RetryAfter(err); ok {
+	if d, ok := chat.RetryAfter(err); ok {
 		return d
 	}
 	return backoff.Policy{Base: backoffMin, Cap: backoffMax, Jitter: backoff.Equal}.Delay(failures)
@@ -105,7 +105,7 @@ func retryWait(err error, failures int) time.Duration {
 // dispatch hands one raw update to h. An error means the update was not
 // recorded and must be retried; an update that can never be understood is
 // logged and skipped (nil error).
-func (a *Adapter) dispatch(ctx context.Context, h bot.Handler, raw json.RawMessage) error {
+func (a *Adapter) dispatch(ctx context.Context, h chat.Handler, raw json.RawMessage) error {
 	u, err := decodeUpdate(raw)
 	if err != nil {
 		a.log.Warn("update skipped", "err", err, "update", truncate(string(raw), 500))
@@ -132,7 +132,7 @@ func (a *Adapter) dispatch(ctx context.Context, h bot.Handler, raw json.RawMessa
 // click hands a button click to h, then answers the query if the handler
 // did not: Telegram keeps the clicker's spinner turning until it is
 // answered, and each query takes one answer.
-func (a *Adapter) click(ctx context.Context, h bot.Handler, q *tgbotapi.CallbackQuery, x *extMessage) error {
+func (a *Adapter) click(ctx context.Context, h chat.Handler, q *tgbotapi.CallbackQuery, x *extMessage) error {
 	act, ok, err := a.normalizeAction(ctx, q, x)
 	if err != nil {
 		return err
@@ -173,13 +173,13 @@ func (q *answer) claim() bool {
 	return true
 }
 
-// respond is bot.Action.Respond: an alert only the clicker sees.
+// respond is chat.Action.Respond: an alert only the clicker sees.
 func (q *answer) respond(ctx context.Context, text string) error {
 	if !q.claim() {
 		return fmt.Errorf("telegram: callback query %s is answered already", q.id)
 	}
 	err := q.a.answerQuery(ctx, q.id, text)
-	if _, limited := bot.RetryAfter(err); limited || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	if _, limited := chat.RetryAfter(err); limited || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		// Not answered: the caller may try again, or the default answer
 		// after the handler goes out.
 		q.mu.Lock()

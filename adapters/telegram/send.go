@@ -10,8 +10,8 @@ import (
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/format"
+	"github.com/parleybot/parley/chat"
 )
 
 // rendered is an Out as the Bot API takes it.
@@ -28,7 +28,7 @@ type rendered struct {
 // refused the HTML), refusing what Telegram would refuse: over-long text
 // (the core splits; adapters never truncate) and button payloads outside
 // callback_data's 1–64 bytes.
-func render(out bot.Out) (rendered, error) {
+func render(out chat.Out) (rendered, error) {
 	r := rendered{text: htmlMentions(out, format.TelegramHTML(out.Text)), parseMode: "HTML"}
 	n := format.TelegramVisibleLen(r.text)
 	if out.Plain {
@@ -44,8 +44,8 @@ func render(out bot.Out) (rendered, error) {
 	if len(out.Buttons) > 0 {
 		row := make([]tgbotapi.InlineKeyboardButton, 0, len(out.Buttons))
 		for _, b := range out.Buttons {
-			if b.Data == "" || len(b.Data) > bot.MaxButtonData {
-				return rendered{}, fmt.Errorf("telegram: button %q has a %d-byte payload; callback_data takes 1–%d", b.Label, len(b.Data), bot.MaxButtonData)
+			if b.Data == "" || len(b.Data) > chat.MaxButtonData {
+				return rendered{}, fmt.Errorf("telegram: button %q has a %d-byte payload; callback_data takes 1–%d", b.Label, len(b.Data), chat.MaxButtonData)
 			}
 			row = append(row, tgbotapi.NewInlineKeyboardButtonData(b.Label, b.Data))
 		}
@@ -77,17 +77,17 @@ func (r rendered) params(p tgbotapi.Params) error {
 
 // Send posts out in t: in its topic, or into its reply chain, which
 // remembers the message so that a reply to it continues the conversation.
-func (a *Adapter) Send(ctx context.Context, t bot.Thread, out bot.Out) (bot.MessageRef, error) {
+func (a *Adapter) Send(ctx context.Context, t chat.Thread, out chat.Out) (chat.MessageRef, error) {
 	w, err := parseThread(t)
 	if err != nil {
-		return bot.MessageRef{}, err
+		return chat.MessageRef{}, err
 	}
 	if w.root != 0 {
 		defer a.chains.begin(w.chat)()
 	}
 	id, err := a.sendMessage(ctx, w, out)
 	if err != nil {
-		return bot.MessageRef{}, err
+		return chat.MessageRef{}, err
 	}
 	if w.root != 0 {
 		if err := a.joinChain(ctx, w.chat, id, w.root); err != nil {
@@ -96,10 +96,10 @@ func (a *Adapter) Send(ctx context.Context, t bot.Thread, out bot.Out) (bot.Mess
 			a.log.Error("sent message not recorded in its reply chain", "thread", t.String(), "message", id, "err", err)
 		}
 	}
-	return bot.MessageRef{Thread: t, ID: strconv.Itoa(id)}, nil
+	return chat.MessageRef{Thread: t, ID: strconv.Itoa(id)}, nil
 }
 
-func (a *Adapter) sendMessage(ctx context.Context, w where, out bot.Out) (int, error) {
+func (a *Adapter) sendMessage(ctx context.Context, w where, out chat.Out) (int, error) {
 	r, err := render(out)
 	if err != nil {
 		return 0, err
@@ -134,7 +134,7 @@ func (a *Adapter) sendMessage(ctx context.Context, w where, out bot.Out) (int, e
 // Edit replaces the message's text. The keyboard is sent only when out has
 // buttons: an edit without reply_markup removes it, which is what a
 // decided approval needs.
-func (a *Adapter) Edit(ctx context.Context, ref bot.MessageRef, out bot.Out) error {
+func (a *Adapter) Edit(ctx context.Context, ref chat.MessageRef, out chat.Out) error {
 	w, err := parseThread(ref.Thread)
 	if err != nil {
 		return err
@@ -158,7 +158,7 @@ func (a *Adapter) Edit(ctx context.Context, ref bot.MessageRef, out bot.Out) err
 // SendPrivate sends out to u's private chat: Telegram has no ephemeral
 // messages. It fails with ErrNoPrivateChat, explained, when u never
 // started the bot.
-func (a *Adapter) SendPrivate(ctx context.Context, _ bot.Thread, u bot.User, out bot.Out) error {
+func (a *Adapter) SendPrivate(ctx context.Context, _ chat.Thread, u chat.User, out chat.Out) error {
 	if strings.HasPrefix(u.ID, "chat:") {
 		return fmt.Errorf("%w: %s writes anonymously, as a chat", ErrNoPrivateChat, u.ID)
 	}
@@ -171,7 +171,7 @@ func (a *Adapter) SendPrivate(ctx context.Context, _ bot.Thread, u bot.User, out
 }
 
 // Typing shows "typing…" for about 5 s (in t's topic, if any).
-func (a *Adapter) Typing(ctx context.Context, t bot.Thread) error {
+func (a *Adapter) Typing(ctx context.Context, t chat.Thread) error {
 	w, err := parseThread(t)
 	if err != nil {
 		return err

@@ -7,33 +7,33 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 func TestSendParams(t *testing.T) {
 	noPreview := `{"is_disabled":true}`
 	tests := []struct {
 		name   string
-		thread bot.Thread
-		out    bot.Out
+		thread chat.Thread
+		out    chat.Out
 		want   map[string]string // "" means absent
 	}{{
 		name:   "private chat, HTML",
-		thread: bot.Thread{Platform: "telegram", Chat: "11"},
-		out:    bot.Out{Text: "**done** <now>", ReplyTo: "4"},
+		thread: chat.Thread{Platform: "telegram", Chat: "11"},
+		out:    chat.Out{Text: "**done** <now>", ReplyTo: "4"},
 		want: map[string]string{"chat_id": "11", "text": "<b>done</b> &lt;now&gt;", "parse_mode": "HTML",
 			"link_preview_options": noPreview, "message_thread_id": "", "reply_parameters": "", "reply_markup": ""},
 	}, {
 		name:   "topic with a reply and buttons",
-		thread: bot.Thread{Platform: "telegram", Chat: "-100600", ID: "topic:77"},
-		out:    bot.Out{Text: "ok?", ReplyTo: "80", Buttons: []bot.Button{{Label: "Approve", Data: "a:1"}, {Label: "Deny", Data: "d:1"}}},
+		thread: chat.Thread{Platform: "telegram", Chat: "-100600", ID: "topic:77"},
+		out:    chat.Out{Text: "ok?", ReplyTo: "80", Buttons: []chat.Button{{Label: "Approve", Data: "a:1"}, {Label: "Deny", Data: "d:1"}}},
 		want: map[string]string{"chat_id": "-100600", "message_thread_id": "77",
 			"reply_parameters": `{"allow_sending_without_reply":true,"message_id":80}`,
 			"reply_markup":     `{"inline_keyboard":[[{"text":"Approve","callback_data":"a:1"},{"text":"Deny","callback_data":"d:1"}]]}`},
 	}, {
 		name:   "plain",
-		thread: bot.Thread{Platform: "telegram", Chat: "-100500", ID: "40"},
-		out:    bot.Out{Text: "**done** <now>", Plain: true},
+		thread: chat.Thread{Platform: "telegram", Chat: "-100500", ID: "40"},
+		out:    chat.Out{Text: "**done** <now>", Plain: true},
 		want:   map[string]string{"chat_id": "-100500", "text": "done <now>", "parse_mode": "", "message_thread_id": ""},
 	}}
 	for _, tt := range tests {
@@ -66,9 +66,9 @@ func TestSendRecordsReplyChain(t *testing.T) {
 	s := newStub(t)
 	st := newMemState()
 	a, _ := newTestAdapter(t, s, st)
-	th := bot.Thread{Platform: "telegram", Chat: "-100500", ID: "40"}
+	th := chat.Thread{Platform: "telegram", Chat: "-100500", ID: "40"}
 	for range 2 {
-		ref, err := a.Send(t.Context(), th, bot.Out{Text: "part"})
+		ref, err := a.Send(t.Context(), th, chat.Out{Text: "part"})
 		if err != nil {
 			t.Fatalf("Send: %v", err)
 		}
@@ -81,21 +81,21 @@ func TestSendRecordsReplyChain(t *testing.T) {
 // TestSendRefusesBeforeCalling: what Telegram would refuse is refused
 // without a call, so nothing half-happens.
 func TestSendRefusesBeforeCalling(t *testing.T) {
-	dm := bot.Thread{Platform: "telegram", Chat: "11"}
+	dm := chat.Thread{Platform: "telegram", Chat: "11"}
 	tests := []struct {
 		name   string
-		thread bot.Thread
-		out    bot.Out
+		thread chat.Thread
+		out    chat.Out
 	}{
-		{"over-long", dm, bot.Out{Text: strings.Repeat("a", maxLen+1)}},
-		{"over-long plain", dm, bot.Out{Text: strings.Repeat("é", maxLen+1), Plain: true}},
-		{"empty", dm, bot.Out{Text: "  "}},
-		{"button payload over 64 bytes", dm, bot.Out{Text: "x", Buttons: []bot.Button{{Label: "A", Data: strings.Repeat("d", 65)}}}},
-		{"empty button payload", dm, bot.Out{Text: "x", Buttons: []bot.Button{{Label: "A"}}}},
-		{"another platform", bot.Thread{Platform: "slack", Chat: "11"}, bot.Out{Text: "x"}},
-		{"no chat", bot.Thread{Platform: "telegram"}, bot.Out{Text: "x"}},
-		{"bad topic", bot.Thread{Platform: "telegram", Chat: "-1", ID: "topic:x"}, bot.Out{Text: "x"}},
-		{"bad reply", bot.Thread{Platform: "telegram", Chat: "-1", ID: "9"}, bot.Out{Text: "x", ReplyTo: "abc"}},
+		{"over-long", dm, chat.Out{Text: strings.Repeat("a", maxLen+1)}},
+		{"over-long plain", dm, chat.Out{Text: strings.Repeat("é", maxLen+1), Plain: true}},
+		{"empty", dm, chat.Out{Text: "  "}},
+		{"button payload over 64 bytes", dm, chat.Out{Text: "x", Buttons: []chat.Button{{Label: "A", Data: strings.Repeat("d", 65)}}}},
+		{"empty button payload", dm, chat.Out{Text: "x", Buttons: []chat.Button{{Label: "A"}}}},
+		{"another platform", chat.Thread{Platform: "slack", Chat: "11"}, chat.Out{Text: "x"}},
+		{"no chat", chat.Thread{Platform: "telegram"}, chat.Out{Text: "x"}},
+		{"bad topic", chat.Thread{Platform: "telegram", Chat: "-1", ID: "topic:x"}, chat.Out{Text: "x"}},
+		{"bad reply", chat.Thread{Platform: "telegram", Chat: "-1", ID: "9"}, chat.Out{Text: "x", ReplyTo: "abc"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -104,7 +104,7 @@ func TestSendRefusesBeforeCalling(t *testing.T) {
 			if _, err := a.Send(t.Context(), tt.thread, tt.out); err == nil {
 				t.Error("Send succeeded")
 			}
-			if err := a.Edit(t.Context(), bot.MessageRef{Thread: tt.thread, ID: "5"}, tt.out); err == nil && tt.out.ReplyTo == "" {
+			if err := a.Edit(t.Context(), chat.MessageRef{Thread: tt.thread, ID: "5"}, tt.out); err == nil && tt.out.ReplyTo == "" {
 				t.Error("Edit succeeded")
 			}
 			if n := len(s.callsTo("sendMessage")); n != 0 {
@@ -120,11 +120,11 @@ func TestSendRefusesBeforeCalling(t *testing.T) {
 func TestEditKeyboard(t *testing.T) {
 	s := newStub(t)
 	a, _ := newTestAdapter(t, s, newMemState())
-	ref := bot.MessageRef{Thread: bot.Thread{Platform: "telegram", Chat: "-100600", ID: "topic:77"}, ID: "90"}
-	if err := a.Edit(t.Context(), ref, bot.Out{Text: "ok?", Buttons: []bot.Button{{Label: "Yes", Data: "y"}}}); err != nil {
+	ref := chat.MessageRef{Thread: chat.Thread{Platform: "telegram", Chat: "-100600", ID: "topic:77"}, ID: "90"}
+	if err := a.Edit(t.Context(), ref, chat.Out{Text: "ok?", Buttons: []chat.Button{{Label: "Yes", Data: "y"}}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Edit(t.Context(), ref, bot.Out{Text: "Approved by bob"}); err != nil {
+	if err := a.Edit(t.Context(), ref, chat.Out{Text: "Approved by bob"}); err != nil {
 		t.Fatal(err)
 	}
 	calls := s.callsTo("editMessageText")
@@ -147,14 +147,14 @@ func TestEditKeyboard(t *testing.T) {
 func TestSendPrivateAndTyping(t *testing.T) {
 	s := newStub(t)
 	a, _ := newTestAdapter(t, s, newMemState())
-	group := bot.Thread{Platform: "telegram", Chat: "-100600", ID: "topic:77"}
-	if err := a.SendPrivate(t.Context(), group, bot.User{Platform: "telegram", ID: "11"}, bot.Out{Text: "only you"}); err != nil {
+	group := chat.Thread{Platform: "telegram", Chat: "-100600", ID: "topic:77"}
+	if err := a.SendPrivate(t.Context(), group, chat.User{Platform: "telegram", ID: "11"}, chat.Out{Text: "only you"}); err != nil {
 		t.Fatal(err)
 	}
 	if c := s.callsTo("sendMessage"); len(c) != 1 || c[0].Params.Get("chat_id") != "11" || c[0].Params.Get("message_thread_id") != "" {
 		t.Errorf("SendPrivate calls %v, want one sendMessage to chat 11", c)
 	}
-	err := a.SendPrivate(t.Context(), group, bot.User{Platform: "telegram", ID: "chat:-100500"}, bot.Out{Text: "x"})
+	err := a.SendPrivate(t.Context(), group, chat.User{Platform: "telegram", ID: "chat:-100500"}, chat.Out{Text: "x"})
 	if !errors.Is(err, ErrNoPrivateChat) {
 		t.Errorf("SendPrivate to an anonymous admin: %v, want ErrNoPrivateChat", err)
 	}
@@ -170,11 +170,11 @@ func TestStream(t *testing.T) {
 	s := newStub(t)
 	a, _ := newTestAdapter(t, s, newMemState())
 	ctx := t.Context()
-	if _, err := a.StartStream(ctx, bot.Thread{Platform: "telegram", Chat: "-100500", ID: "40"}, bot.User{}); !errors.Is(err, bot.ErrStreamNotHere) {
-		t.Errorf("StartStream in a group: %v, want bot.ErrStreamNotHere", err)
+	if _, err := a.StartStream(ctx, chat.Thread{Platform: "telegram", Chat: "-100500", ID: "40"}, chat.User{}); !errors.Is(err, chat.ErrStreamNotHere) {
+		t.Errorf("StartStream in a group: %v, want chat.ErrStreamNotHere", err)
 	}
-	dm := bot.Thread{Platform: "telegram", Chat: "11"}
-	st, err := a.StartStream(ctx, dm, bot.User{Platform: "telegram", ID: "11"})
+	dm := chat.Thread{Platform: "telegram", Chat: "11"}
+	st, err := a.StartStream(ctx, dm, chat.User{Platform: "telegram", ID: "11"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +182,7 @@ func TestStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.script("sendMessageDraft", stubReply{Code: 429, RetryAfter: 3})
-	if _, ok := bot.RetryAfter(st.Append(ctx, "ld**")); !ok {
+	if _, ok := chat.RetryAfter(st.Append(ctx, "ld**")); !ok {
 		t.Error("a rate-limited Append did not report it")
 	}
 	if err := st.Append(ctx, "ld**"); err != nil { // delivery repeats the delta
@@ -191,7 +191,7 @@ func TestStream(t *testing.T) {
 	if err := st.Append(ctx, strings.Repeat("x", maxLen)); err != nil {
 		t.Fatal(err)
 	}
-	ref, err := st.Finish(ctx, bot.Out{Text: "Hello **world**"})
+	ref, err := st.Finish(ctx, chat.Out{Text: "Hello **world**"})
 	if err != nil {
 		t.Fatal(err)
 	}

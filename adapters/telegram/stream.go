@@ -9,8 +9,8 @@ import (
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/format"
+	"github.com/parleybot/parley/chat"
 )
 
 // Native streaming (docs/platforms.md#telegram-streaming): in a private chat
@@ -18,20 +18,20 @@ import (
 // place; the preview is ephemeral, so Finish posts the answer with
 // sendMessage. Groups refuse drafts and answer by send and edit.
 
-var _ bot.Streamer = (*Adapter)(nil)
+var _ chat.Streamer = (*Adapter)(nil)
 
 // ErrStreamGroup is StartStream's answer outside private chats.
-var ErrStreamGroup = fmt.Errorf("telegram: drafts (sendMessageDraft) exist only in private chats: %w", bot.ErrStreamNotHere)
+var ErrStreamGroup = fmt.Errorf("telegram: drafts (sendMessageDraft) exist only in private chats: %w", chat.ErrStreamNotHere)
 
 // StreamsIn reports whether t is a private chat, where drafts exist.
-func (a *Adapter) StreamsIn(t bot.Thread) bool {
+func (a *Adapter) StreamsIn(t chat.Thread) bool {
 	w, err := parseThread(t)
 	return err == nil && private(w.chat)
 }
 
 // StartStream opens a draft in a private chat. It makes no call: the first
 // Append shows the draft.
-func (a *Adapter) StartStream(_ context.Context, t bot.Thread, _ bot.User) (bot.Stream, error) {
+func (a *Adapter) StartStream(_ context.Context, t chat.Thread, _ chat.User) (chat.Stream, error) {
 	w, err := parseThread(t)
 	if err != nil {
 		return nil, err
@@ -48,7 +48,7 @@ func (a *Adapter) StartStream(_ context.Context, t bot.Thread, _ bot.User) (bot.
 // draft is one streamed answer.
 type draft struct {
 	a  *Adapter
-	t  bot.Thread
+	t  chat.Thread
 	w  where
 	id int64
 
@@ -85,6 +85,6 @@ func (d *draft) Append(ctx context.Context, delta string) error {
 }
 
 // Finish posts final as the answer's message; the draft then disappears.
-func (d *draft) Finish(ctx context.Context, final bot.Out) (bot.MessageRef, error) {
+func (d *draft) Finish(ctx context.Context, final chat.Out) (chat.MessageRef, error) {
 	return d.a.Send(ctx, d.t, final)
 }

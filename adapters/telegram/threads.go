@@ -8,24 +8,24 @@ import (
 	"sync"
 	"time"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // Conversation identity (docs/architecture.md, Conversation identity;
-// docs/platforms.md#telegram-conversations): bot.Thread{Chat: chat id,
+// docs/platforms.md#telegram-conversations): chat.Thread{Chat: chat id,
 // ID: ""} for a private chat, "topic:<message_thread_id>" for a forum
 // topic, and "<root message_id>" for a reply chain in a group without
 // topics.
 const topicPrefix = "topic:"
 
-// where is a bot.Thread decoded for the Bot API.
+// where is a chat.Thread decoded for the Bot API.
 type where struct {
 	chat  int64
 	topic int // message_thread_id; 0 none
 	root  int // reply chain root; 0 none
 }
 
-func parseThread(t bot.Thread) (where, error) {
+func parseThread(t chat.Thread) (where, error) {
 	if t.Platform != "" && t.Platform != platform {
 		return where{}, fmt.Errorf("telegram: thread %v belongs to another platform", t)
 	}
@@ -50,8 +50,8 @@ func parseThread(t bot.Thread) (where, error) {
 	return w, nil
 }
 
-func makeThread(chat int64, id string) bot.Thread {
-	return bot.Thread{Platform: platform, Chat: strconv.FormatInt(chat, 10), ID: id}
+func makeThread(chatID int64, id string) chat.Thread {
+	return chat.Thread{Platform: platform, Chat: strconv.FormatInt(chatID, 10), ID: id}
 }
 
 func topicID(threadID int) string { return topicPrefix + strconv.Itoa(threadID) }

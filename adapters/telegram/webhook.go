@@ -16,7 +16,7 @@ import (
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/parleybot/parley/adapters/inbound"
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // Webhook mode (docs/platforms.md#telegram-receiving): Telegram POSTs each
@@ -47,7 +47,7 @@ func validSecret(s string) bool {
 
 // webhookRun is what deliveries need from the Run serving them.
 type webhookRun struct {
-	h      bot.Handler
+	h      chat.Handler
 	secret string
 }
 
@@ -130,7 +130,7 @@ func (a *Adapter) setWebhookRun(run *webhookRun) {
 // Config.Mux (or serves it on Config.Listen itself), registers the webhook
 // with Telegram, and serves until ctx ends. The webhook stays registered
 // on shutdown: Telegram keeps the updates until the next start.
-func (a *Adapter) serveWebhook(ctx context.Context, h bot.Handler) error {
+func (a *Adapter) serveWebhook(ctx context.Context, h chat.Handler) error {
 	secret := a.cfg.WebhookSecret
 	if secret == "" {
 		secret = rand.Text()

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 const (
@@ -172,19 +172,19 @@ func TestClickAnsweredOnce(t *testing.T) {
 	tests := []struct {
 		name       string
 		update     string
-		onAction   func(context.Context, bot.Action) error
+		onAction   func(context.Context, chat.Action) error
 		wantErr    bool
 		wantText   string
 		wantAlert  bool
 		wantHandle int
 	}{
 		{name: "handler answers", update: click, wantHandle: 1, wantText: "Only the requester can decide.", wantAlert: true,
-			onAction: func(ctx context.Context, a bot.Action) error {
+			onAction: func(ctx context.Context, a chat.Action) error {
 				return a.Respond(ctx, "Only the **requester** can decide.")
 			}},
 		{name: "handler does not answer", update: click, wantHandle: 1},
 		{name: "handler answers twice", update: click, wantHandle: 1, wantText: "first", wantAlert: true,
-			onAction: func(ctx context.Context, a bot.Action) error {
+			onAction: func(ctx context.Context, a chat.Action) error {
 				if err := a.Respond(ctx, "first"); err != nil {
 					return err
 				}
@@ -194,10 +194,10 @@ func TestClickAnsweredOnce(t *testing.T) {
 				return nil
 			}},
 		{name: "long answer is cut to 200", update: click, wantHandle: 1, wantText: strings.Repeat("é", 199) + "…", wantAlert: true,
-			onAction: func(ctx context.Context, a bot.Action) error { return a.Respond(ctx, long) }},
+			onAction: func(ctx context.Context, a chat.Action) error { return a.Respond(ctx, long) }},
 		{name: "query without a message", update: inline},
 		{name: "handler fails: retried, not answered yet", update: click, wantHandle: 1, wantErr: true,
-			onAction: func(context.Context, bot.Action) error { return errors.New("inbox down") }},
+			onAction: func(context.Context, chat.Action) error { return errors.New("inbox down") }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

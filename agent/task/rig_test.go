@@ -16,7 +16,7 @@ import (
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/agent/task"
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/store"
 )
 
@@ -170,7 +170,7 @@ func mustJSON(t *testing.T, v any) json.RawMessage {
 const taskText = "TASK: check the three services"
 
 var (
-	thread = bot.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1.1"}
+	thread = chat.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1.1"}
 	author = agent.Caller{UserKey: "slack:U1", UserName: "ana", Scopes: []string{"space:slack:T1"},
 		Origin: agent.Origin{Platform: "slack", Space: "T1", Chat: "C1", Thread: "1.1", Home: "space:slack:T1"}}
 )

@@ -5,7 +5,7 @@
 // identity, asked of the platform once (Self), and downloads of attached
 // files from the platform's own hosts only (Hosts, Get).
 //
-// The contracts adapters share with the core and the store (bot.Mux,
-// bot.PlatformState, bot.ErrAuth) are in package bot; retry waits are in
+// The contracts adapters share with the core and the store (chat.Mux,
+// chat.PlatformState, chat.ErrAuth) are in package bot; retry waits are in
 // internal/backoff.
 package adapterkit

@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/time/rate"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // Errors the fake platform answers with.
@@ -28,9 +28,9 @@ var (
 )
 
 // RateLimited returns the error a platform's 429 becomes: a
-// *bot.RateLimitError asking to wait d.
+// *chat.RateLimitError asking to wait d.
 func RateLimited(d time.Duration) error {
-	return &bot.RateLimitError{RetryAfter: d, Err: errors.New("bottest: 429 too many requests")}
+	return &chat.RateLimitError{RetryAfter: d, Err: errors.New("bottest: 429 too many requests")}
 }
 
 // Op names an Adapter method, for call records and fault injection.
@@ -46,8 +46,8 @@ const (
 // Config configures an Adapter. The zero value is a platform named "fake"
 // with DefaultCapabilities, its limits enforced, on the wall clock.
 type Config struct {
-	Platform     string           // default "fake"
-	Capabilities bot.Capabilities // no MaxLen, EditEvery or Measure: DefaultCapabilities()
+	Platform     string            // default "fake"
+	Capabilities chat.Capabilities // no MaxLen, EditEvery or Measure: DefaultCapabilities()
 	// LimitEvery and LimitBurst are the platform's own budget for Send and
 	// Edit together, per Capabilities.EditScope; zero takes EditEvery and
 	// EditBurst, a negative LimitEvery enforces no rate limit.
@@ -71,10 +71,10 @@ type Config struct {
 
 // DefaultCapabilities are Telegram-like: 4,000 characters, parts of 3,900,
 // one edit per second per chat.
-func DefaultCapabilities() bot.Capabilities {
-	return bot.Capabilities{
+func DefaultCapabilities() chat.Capabilities {
+	return chat.Capabilities{
 		MaxLen: 4000, SplitAt: 3900,
-		EditEvery: time.Second, EditBurst: 1, EditScope: bot.PacePerChat,
+		EditEvery: time.Second, EditBurst: 1, EditScope: chat.PacePerChat,
 		Buttons: true, Typing: true,
 	}
 }
@@ -83,11 +83,11 @@ func DefaultCapabilities() bot.Capabilities {
 type Call struct {
 	Op     Op
 	At     time.Time
-	Thread bot.Thread
-	Ref    bot.MessageRef // the message sent or edited (zero if none)
-	Out    bot.Out
-	User   bot.User // SendPrivate's recipient
-	Err    error    // what the call returned
+	Thread chat.Thread
+	Ref    chat.MessageRef // the message sent or edited (zero if none)
+	Out    chat.Out
+	User   chat.User // SendPrivate's recipient
+	Err    error     // what the call returned
 	// Applied is true when the call took effect on the platform (even if
 	// it then returned an error); NoOp when an applied edit left the text
 	// as it was.
@@ -97,9 +97,9 @@ type Call struct {
 
 // Msg is one message the bot posted, as the platform shows it now.
 type Msg struct {
-	Ref      bot.MessageRef
+	Ref      chat.MessageRef
 	Text     string
-	Buttons  []bot.Button
+	Buttons  []chat.Button
 	ReplyTo  string
 	SentAt   time.Time
 	EditedAt time.Time // zero if never edited
@@ -110,7 +110,7 @@ type Msg struct {
 // Adapter is the fake platform. Safe for concurrent use.
 type Adapter struct {
 	cfg   Config
-	caps  bot.Capabilities
+	caps  chat.Capabilities
 	every time.Duration
 	burst int
 
@@ -125,14 +125,14 @@ type Adapter struct {
 	rateLimited int
 	counts      map[Op]int // applied calls
 
-	handler   bot.Handler
+	handler   chat.Handler
 	ready     chan struct{}
 	readyOnce sync.Once
 }
 
 var (
-	_ bot.Adapter    = (*Adapter)(nil)
-	_ bot.SentFinder = (*Adapter)(nil)
+	_ chat.Adapter    = (*Adapter)(nil)
+	_ chat.SentFinder = (*Adapter)(nil)
 )
 
 // New returns a fake platform.
@@ -167,12 +167,12 @@ func New(cfg Config) *Adapter {
 	return a
 }
 
-func (a *Adapter) Platform() string               { return a.cfg.Platform }
-func (a *Adapter) Capabilities() bot.Capabilities { return a.caps }
+func (a *Adapter) Platform() string                { return a.cfg.Platform }
+func (a *Adapter) Capabilities() chat.Capabilities { return a.caps }
 
 // Run hands inbound events injected with InjectMessage, InjectAction and
 // InjectCommand to h until ctx ends.
-func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
+func (a *Adapter) Run(ctx context.Context, h chat.Handler) error {
 	a.mu.Lock()
 	a.handler = h
 	a.mu.Unlock()
@@ -182,12 +182,12 @@ func (a *Adapter) Run(ctx context.Context, h bot.Handler) error {
 }
 
 // Send posts out in t.
-func (a *Adapter) Send(ctx context.Context, t bot.Thread, out bot.Out) (bot.MessageRef, error) {
+func (a *Adapter) Send(ctx context.Context, t chat.Thread, out chat.Out) (chat.MessageRef, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	c := Call{Op: OpSend, At: a.cfg.Now(), Thread: t, Out: out}
 	if err := a.refuse(ctx, &c, t, out.Text); err != nil {
-		return bot.MessageRef{}, a.record(c, err)
+		return chat.MessageRef{}, a.record(c, err)
 	}
 	if m := a.keyed(t, out.Key); m != nil && a.cfg.KeyedSends {
 		// The platform returns the message the key created.
@@ -196,7 +196,7 @@ func (a *Adapter) Send(ctx context.Context, t bot.Thread, out bot.Out) (bot.Mess
 	}
 	a.nextID++
 	id := strconv.Itoa(a.nextID)
-	c.Ref = bot.MessageRef{Thread: t, ID: id}
+	c.Ref = chat.MessageRef{Thread: t, ID: id}
 	a.msgs[id] = &Msg{Ref: c.Ref, Text: out.Text, Buttons: out.Buttons, ReplyTo: out.ReplyTo, SentAt: c.At, Key: out.Key}
 	a.order = append(a.order, id)
 	c.Applied = true
@@ -204,7 +204,7 @@ func (a *Adapter) Send(ctx context.Context, t bot.Thread, out bot.Out) (bot.Mess
 		// The message exists; the caller hears of an error (a timeout
 		// after the platform processed the request, an undecodable
 		// answer): the classic duplicate trap.
-		ref := bot.MessageRef{}
+		ref := chat.MessageRef{}
 		if keepRef {
 			ref = c.Ref
 		}
@@ -214,7 +214,7 @@ func (a *Adapter) Send(ctx context.Context, t bot.Thread, out bot.Out) (bot.Mess
 }
 
 // Edit replaces the text and buttons of a message.
-func (a *Adapter) Edit(ctx context.Context, ref bot.MessageRef, out bot.Out) error {
+func (a *Adapter) Edit(ctx context.Context, ref chat.MessageRef, out chat.Out) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	c := Call{Op: OpEdit, At: a.cfg.Now(), Thread: ref.Thread, Ref: ref, Out: out}
@@ -236,7 +236,7 @@ func (a *Adapter) Edit(ctx context.Context, ref bot.MessageRef, out bot.Out) err
 }
 
 // SendPrivate records a private message to u; it is not rate limited.
-func (a *Adapter) SendPrivate(ctx context.Context, t bot.Thread, u bot.User, out bot.Out) error {
+func (a *Adapter) SendPrivate(ctx context.Context, t chat.Thread, u chat.User, out chat.Out) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	c := Call{Op: OpSendPrivate, At: a.cfg.Now(), Thread: t, User: u, Out: out}
@@ -251,7 +251,7 @@ func (a *Adapter) SendPrivate(ctx context.Context, t bot.Thread, u bot.User, out
 }
 
 // Typing records a typing indicator; it is not rate limited.
-func (a *Adapter) Typing(ctx context.Context, t bot.Thread) error {
+func (a *Adapter) Typing(ctx context.Context, t chat.Thread) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	c := Call{Op: OpTyping, At: a.cfg.Now(), Thread: t}
@@ -264,7 +264,7 @@ func (a *Adapter) Typing(ctx context.Context, t bot.Thread) error {
 
 // refuse applies, in order, what a platform checks before it acts on a
 // send or an edit: injected faults, the rate limit, the length limit.
-func (a *Adapter) refuse(ctx context.Context, c *Call, t bot.Thread, text string) error {
+func (a *Adapter) refuse(ctx context.Context, c *Call, t chat.Thread, text string) error {
 	if err := a.injected(ctx, c.Op); err != nil {
 		return err
 	}
@@ -308,15 +308,15 @@ func (a *Adapter) measure(text string) int {
 // limit enforces the platform's budget on sends and edits, with its own
 // token bucket per scope: a call over budget is refused with a retry-after
 // and costs nothing, as on the real platforms.
-func (a *Adapter) limit(t bot.Thread, now time.Time) error {
+func (a *Adapter) limit(t chat.Thread, now time.Time) error {
 	if a.every <= 0 {
 		return nil
 	}
 	var key string
 	switch a.caps.EditScope {
-	case bot.PacePerWorkspace:
+	case chat.PacePerWorkspace:
 		key = "space:" + t.Space
-	case bot.PaceGlobal:
+	case chat.PaceGlobal:
 		key = "global"
 	default:
 		key = "chat:" + t.Space + "/" + t.Chat
@@ -340,7 +340,7 @@ func (a *Adapter) limit(t bot.Thread, now time.Time) error {
 }
 
 // keyed returns the message sent in t with key, or nil. Callers hold a.mu.
-func (a *Adapter) keyed(t bot.Thread, key string) *Msg {
+func (a *Adapter) keyed(t chat.Thread, key string) *Msg {
 	if key == "" {
 		return nil
 	}
@@ -355,14 +355,14 @@ func (a *Adapter) keyed(t bot.Thread, key string) *Msg {
 // FindSent finds the message sent in t with Out.Key key, when
 // Config.FindsSent; otherwise it finds nothing, as on a platform that
 // cannot look (after is not used: keys are unique).
-func (a *Adapter) FindSent(_ context.Context, t bot.Thread, key, _ string) (bot.MessageRef, bool, error) {
+func (a *Adapter) FindSent(_ context.Context, t chat.Thread, key, _ string) (chat.MessageRef, bool, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if !a.cfg.FindsSent {
-		return bot.MessageRef{}, false, nil
+		return chat.MessageRef{}, false, nil
 	}
 	if m := a.keyed(t, key); m != nil {
 		return m.Ref, true, nil
 	}
-	return bot.MessageRef{}, false, nil
+	return chat.MessageRef{}, false, nil
 }

@@ -7,7 +7,7 @@ import (
 )
 
 // Clock is a manual clock for code that takes Now and Sleep functions
-// (bot.PacerConfig, bot.DeliveryConfig): time moves only when Advance is
+// (outbound.PacerConfig, outbound.DeliveryConfig): time moves only when Advance is
 // called. Inside a testing/synctest bubble the real clock is already fake
 // and usually simpler; Clock is for tests that step time explicitly.
 type Clock struct {

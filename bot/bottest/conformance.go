@@ -7,12 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // The conformance suite: every platform adapter, wired to its platform's
 // fake, must pass RunConformance. It checks the promises the chat core
-// builds on (bot.Adapter, docs/platforms.md#adapter-contract) from both
+// builds on (chat.Adapter, docs/platforms.md#adapter-contract) from both
 // sides: what the core gets back from the adapter, and what a person on the
 // platform sees.
 //
@@ -78,9 +78,9 @@ var ErrUnsupported = errors.New("bottest: the platform never delivers such an ev
 // MessageSpec describes an inbound message for Harness.UserMessage.
 type MessageSpec struct {
 	// Thread is where it is written: a conversation from Harness.Thread.
-	Thread bot.Thread
+	Thread chat.Thread
 	// From is the author, from Harness.User.
-	From bot.User
+	From chat.User
 	// Text is what the author typed, apart from any mention of the bot:
 	// letters, digits and single spaces.
 	Text string
@@ -103,7 +103,7 @@ type MessageSpec struct {
 // Visible is one of the bot's messages as people in its conversation see
 // it now.
 type Visible struct {
-	// ID is the message's id, as in bot.MessageRef.ID.
+	// ID is the message's id, as in chat.MessageRef.ID.
 	ID string
 	// Text is what a person reads: formatting interpreted and its markup
 	// gone (Telegram HTML tags and entities, Slack mrkdwn / markdown,
@@ -141,22 +141,22 @@ type Visible struct {
 // is part of what is checked.
 type Harness interface {
 	// Adapter returns the adapter under test, wired to the fake.
-	Adapter() bot.Adapter
+	Adapter() chat.Adapter
 	// User returns the person called name, as the adapter must identify
 	// them (Platform and ID; Name is not checked). The same name gives the
 	// same person; different names, different people. Every person can
 	// write to the bot directly and is a member of every group chat.
-	User(name string) bot.User
+	User(name string) chat.User
 	// Thread returns a conversation of the kind, with the person with:
 	// the direct one with them, or a new group conversation they started
 	// (the author of its root message, where the platform needs one). It
-	// must be exactly the bot.Thread the adapter normalizes messages
+	// must be exactly the chat.Thread the adapter normalizes messages
 	// written there to, and Send to it must post where those messages are.
 	// Each GroupThread call returns a new conversation.
-	Thread(kind ThreadKind, with bot.User) bot.Thread
+	Thread(kind ThreadKind, with chat.User) chat.Thread
 	// UserMessage makes the platform deliver m to the adapter as its real
 	// API would, and returns the platform's id of the message (what
-	// bot.Message.ID must be). It may return before the adapter has
+	// chat.Message.ID must be). It may return before the adapter has
 	// handled it, and may be called as soon as Run has been started: the
 	// fake holds the event until the adapter is connected or polls, as the
 	// platform does for a connecting app. It returns ErrUnsupported when
@@ -170,15 +170,15 @@ type Harness interface {
 	// that is what makes the check a round trip. It returns an error if
 	// there is no such message or button. Like UserMessage it may return
 	// before the adapter has handled the click.
-	Click(ctx context.Context, ref bot.MessageRef, button int, by bot.User) error
+	Click(ctx context.Context, ref chat.MessageRef, button int, by chat.User) error
 	// Visible returns the bot's messages in t, oldest first, as people in
 	// t see them now: not its ephemeral or private messages, not messages
 	// of people.
-	Visible(t bot.Thread) []Visible
+	Visible(t chat.Thread) []Visible
 	// PrivateTo returns the texts shown to u alone, oldest first, as u
 	// reads them: ephemeral messages, callback alerts, interaction replies
 	// only u sees, and the bot's messages in its direct conversation with u.
-	PrivateTo(u bot.User) []string
+	PrivateTo(u chat.User) []string
 	// RateLimitNext makes the platform answer the next call of op (OpSend
 	// or OpEdit) with its rate-limit answer asking to retry after
 	// retryAfter: Slack HTTP 429 with Retry-After and "ratelimited",
@@ -215,7 +215,7 @@ type Harness interface {
 //     messages dropped or flagged FromBot.
 //   - private messages: SendPrivate reaches that person alone.
 //   - rate limit (send, edit): a 429 returns at once as a
-//     *bot.RateLimitError carrying the platform's retry-after, and changes
+//     *chat.RateLimitError carrying the platform's retry-after, and changes
 //     nothing.
 //   - run stops on cancel: at once, and while receiving.
 //   - typing: never an error, in either kind of conversation.

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // checkInbound: messages arrive normalized; the router gates, dedupes and
@@ -35,7 +35,7 @@ func checkInbound(t *testing.T, newHarness func(*testing.T) Harness) {
 	}
 	// deliver writes spec, waits for it to reach the handler (by its token
 	// word) and checks what every normalized message must have.
-	deliver := func(t *testing.T, token string, spec MessageSpec) bot.Message {
+	deliver := func(t *testing.T, token string, spec MessageSpec) chat.Message {
 		t.Helper()
 		id := write(t, spec)
 		m, err := run.waitMessage(ctx, token)
@@ -99,11 +99,11 @@ func checkInbound(t *testing.T, newHarness func(*testing.T) Harness) {
 		deliver(t, "tokafter", MessageSpec{Thread: group, From: bob, Text: "after the duplicate tokafter"})
 	})
 	ownOK := t.Run("own messages", func(t *testing.T) {
-		ref, err := a.Send(ctx, group, bot.Out{Text: "my own words tokown"})
+		ref, err := a.Send(ctx, group, chat.Out{Text: "my own words tokown"})
 		if err != nil {
 			t.Fatalf("Send: %v", noLimits(err))
 		}
-		if err := a.Edit(ctx, ref, bot.Out{Text: "my own words tokown edited"}); err != nil {
+		if err := a.Edit(ctx, ref, chat.Out{Text: "my own words tokown edited"}); err != nil {
 			t.Fatalf("Edit: %v", noLimits(err))
 		}
 		// The platform echoes the post and edit before this message;

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // checkCapabilities: the pacer and the splitter divide by them and measure
@@ -33,9 +33,9 @@ func checkCapabilities(t *testing.T, newHarness func(*testing.T) Harness) {
 		t.Errorf("EditBurst = %d, want >= 1", c.EditBurst)
 	}
 	switch c.EditScope {
-	case bot.PacePerChat, bot.PacePerWorkspace, bot.PaceGlobal:
+	case chat.PacePerChat, chat.PacePerWorkspace, chat.PaceGlobal:
 	default:
-		t.Errorf("EditScope = %d, not a bot.PaceScope", c.EditScope)
+		t.Errorf("EditScope = %d, not a chat.PaceScope", c.EditScope)
 	}
 	if c.Measure != nil && c.SplitAt > 0 {
 		// Plain ASCII has no markup and one unit per character on every
@@ -68,7 +68,7 @@ func checkSendEdit(t *testing.T, newHarness func(*testing.T) Harness) {
 			startConfRun(t, a)
 			th := h.Thread(kind, h.User("alice"))
 
-			ref, err := a.Send(ctx, th, bot.Out{Text: "conformance first draft"})
+			ref, err := a.Send(ctx, th, chat.Out{Text: "conformance first draft"})
 			if err != nil {
 				t.Fatalf("Send: %v", noLimits(err))
 			}
@@ -80,7 +80,7 @@ func checkSendEdit(t *testing.T, newHarness func(*testing.T) Harness) {
 			}
 			expectOneVisible(t, h, th, ref.ID, "conformance first draft")
 
-			if err := a.Edit(ctx, ref, bot.Out{Text: "conformance final answer"}); err != nil {
+			if err := a.Edit(ctx, ref, chat.Out{Text: "conformance final answer"}); err != nil {
 				t.Fatalf("Edit: %v", noLimits(err))
 			}
 			expectOneVisible(t, h, th, ref.ID, "conformance final answer")
@@ -90,7 +90,7 @@ func checkSendEdit(t *testing.T, newHarness func(*testing.T) Harness) {
 
 // expectOneVisible checks that th shows exactly one message of the bot's: id,
 // reading text.
-func expectOneVisible(t *testing.T, h Harness, th bot.Thread, id, text string) {
+func expectOneVisible(t *testing.T, h Harness, th chat.Thread, id, text string) {
 	t.Helper()
 	vis := h.Visible(th)
 	if len(vis) != 1 || vis[0].ID != id || strings.TrimSpace(vis[0].Text) != text {
@@ -113,7 +113,7 @@ func checkLengths(t *testing.T, newHarness func(*testing.T) Harness) {
 	th := h.Thread(GroupThread, h.User("alice"))
 
 	split := confText(c.SplitAt)
-	ref, err := a.Send(ctx, th, bot.Out{Text: split})
+	ref, err := a.Send(ctx, th, chat.Out{Text: split})
 	if err != nil {
 		t.Fatalf("Send of exactly SplitAt (%d) characters: %v", c.SplitAt, noLimits(err))
 	}
@@ -123,7 +123,7 @@ func checkLengths(t *testing.T, newHarness func(*testing.T) Harness) {
 	}
 
 	full := confText(c.MaxLen)
-	if err := a.Edit(ctx, ref, bot.Out{Text: full}); err != nil {
+	if err := a.Edit(ctx, ref, chat.Out{Text: full}); err != nil {
 		t.Errorf("Edit to exactly MaxLen (%d) characters: %v", c.MaxLen, noLimits(err))
 	} else if v, ok := visibleByID(h.Visible(th), ref.ID); !ok || strings.TrimSpace(v.Text) != full {
 		t.Errorf("Edit to exactly MaxLen characters shows %s; want message %s with the %d characters intact",
@@ -132,10 +132,10 @@ func checkLengths(t *testing.T, newHarness func(*testing.T) Harness) {
 	before := h.Visible(th)
 
 	long := confText(c.MaxLen + 1)
-	if _, err := a.Send(ctx, th, bot.Out{Text: long}); err == nil {
+	if _, err := a.Send(ctx, th, chat.Out{Text: long}); err == nil {
 		t.Errorf("Send of MaxLen+1 (%d) characters succeeded; want an error (the core splits; adapters never truncate)", c.MaxLen+1)
 	}
-	if err := a.Edit(ctx, ref, bot.Out{Text: long}); err == nil {
+	if err := a.Edit(ctx, ref, chat.Out{Text: long}); err == nil {
 		t.Errorf("Edit to MaxLen+1 (%d) characters succeeded; want an error", c.MaxLen+1)
 	}
 	if after := h.Visible(th); !sameVisible(before, after) {
@@ -154,7 +154,7 @@ func checkMarkdown(t *testing.T, newHarness func(*testing.T) Harness) {
 	ctx := confContext(t)
 	startConfRun(t, a)
 	th := h.Thread(GroupThread, h.User("alice"))
-	ref, err := a.Send(ctx, th, bot.Out{Text: "Deploy **finished** with `make ship` now"})
+	ref, err := a.Send(ctx, th, chat.Out{Text: "Deploy **finished** with `make ship` now"})
 	if err != nil {
 		t.Fatalf("Send: %v", noLimits(err))
 	}
@@ -182,15 +182,15 @@ func checkMassMentions(t *testing.T, newHarness func(*testing.T) Harness) {
 	startConfRun(t, a)
 	th := h.Thread(GroupThread, h.User("alice"))
 	const text = "Heads up @everyone and @here and @channel, also <!channel> <!here> <!everyone>"
-	ref, err := a.Send(ctx, th, bot.Out{Text: "draft"})
+	ref, err := a.Send(ctx, th, chat.Out{Text: "draft"})
 	if err != nil {
 		t.Fatalf("Send: %v", noLimits(err))
 	}
 	// Both paths: a streamed answer's final text arrives by Edit.
-	if err := a.Edit(ctx, ref, bot.Out{Text: text}); err != nil {
+	if err := a.Edit(ctx, ref, chat.Out{Text: text}); err != nil {
 		t.Fatalf("Edit: %v", noLimits(err))
 	}
-	if _, err := a.Send(ctx, th, bot.Out{Text: text}); err != nil {
+	if _, err := a.Send(ctx, th, chat.Out{Text: text}); err != nil {
 		t.Fatalf("Send: %v", noLimits(err))
 	}
 	vis := h.Visible(th)
@@ -223,11 +223,11 @@ func checkButtons(t *testing.T, newHarness func(*testing.T) Harness) {
 	alice, bob := h.User("alice"), h.User("bob")
 	th := h.Thread(GroupThread, alice)
 
-	long := confButtonData(bot.MaxButtonData)
+	long := confButtonData(chat.MaxButtonData)
 	const short = "d:conformance"
-	ref, err := a.Send(ctx, th, bot.Out{Text: "May I run the deploy", Buttons: []bot.Button{
-		{Label: "Approve", Style: bot.ButtonPrimary, Data: long},
-		{Label: "Deny", Style: bot.ButtonDanger, Data: short},
+	ref, err := a.Send(ctx, th, chat.Out{Text: "May I run the deploy", Buttons: []chat.Button{
+		{Label: "Approve", Style: chat.ButtonPrimary, Data: long},
+		{Label: "Deny", Style: chat.ButtonDanger, Data: short},
 	}})
 	if err != nil {
 		t.Fatalf("Send with buttons: %v", noLimits(err))
@@ -241,7 +241,7 @@ func checkButtons(t *testing.T, newHarness func(*testing.T) Harness) {
 	// reply to the click itself.
 	answers := []string{"conformance private answer one", "conformance private answer two"}
 	var n atomic.Int32
-	run.rec.setOnAction(func(ctx context.Context, act bot.Action) error {
+	run.rec.setOnAction(func(ctx context.Context, act chat.Action) error {
 		text := "conformance private answer extra"
 		if i := int(n.Add(1)) - 1; i < len(answers) {
 			text = answers[i]
@@ -249,15 +249,15 @@ func checkButtons(t *testing.T, newHarness func(*testing.T) Harness) {
 		if act.Respond != nil {
 			return act.Respond(ctx, text)
 		}
-		return a.SendPrivate(ctx, act.Thread, act.User, bot.Out{Text: text})
+		return a.SendPrivate(ctx, act.Thread, act.User, chat.Out{Text: text})
 	})
 
 	clicks := []struct {
-		by     bot.User
+		by     chat.User
 		button int
 		data   string
 		answer string
-		other  bot.User
+		other  chat.User
 	}{
 		{bob, 0, long, answers[0], alice},
 		{alice, 1, short, answers[1], bob},
@@ -311,7 +311,7 @@ func checkButtons(t *testing.T, newHarness func(*testing.T) Harness) {
 	}
 
 	// A decision replaces the buttons with who decided.
-	if err := a.Edit(ctx, ref, bot.Out{Text: "Approved by bob"}); err != nil {
+	if err := a.Edit(ctx, ref, chat.Out{Text: "Approved by bob"}); err != nil {
 		t.Fatalf("Edit removing the buttons: %v", noLimits(err))
 	}
 	if v, ok := visibleByID(h.Visible(th), ref.ID); !ok || len(v.Buttons) != 0 || strings.TrimSpace(v.Text) != "Approved by bob" {

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // checkPrivate: SendPrivate reaches that person alone (/memory, "not allowed").
@@ -18,7 +18,7 @@ func checkPrivate(t *testing.T, newHarness func(*testing.T) Harness) {
 	alice, bob := h.User("alice"), h.User("bob")
 	th := h.Thread(GroupThread, alice)
 	const text = "conformance private note"
-	if err := a.SendPrivate(ctx, th, alice, bot.Out{Text: text}); err != nil {
+	if err := a.SendPrivate(ctx, th, alice, chat.Out{Text: text}); err != nil {
 		t.Fatalf("SendPrivate: %v", noLimits(err))
 	}
 	if !anyContains(h.PrivateTo(alice), text) {
@@ -44,7 +44,7 @@ func checkRateLimit(t *testing.T, newHarness func(*testing.T) Harness) {
 		th := h.Thread(GroupThread, h.User("alice"))
 		h.RateLimitNext(OpSend, confRetryAfter)
 		err := callPromptly(t, func(ctx context.Context) error {
-			_, err := a.Send(ctx, th, bot.Out{Text: "conformance rate limited"})
+			_, err := a.Send(ctx, th, chat.Out{Text: "conformance rate limited"})
 			return err
 		})
 		expectRetryAfter(t, "Send", err)
@@ -57,13 +57,13 @@ func checkRateLimit(t *testing.T, newHarness func(*testing.T) Harness) {
 		a := h.Adapter()
 		startConfRun(t, a)
 		th := h.Thread(GroupThread, h.User("alice"))
-		ref, err := a.Send(confContext(t), th, bot.Out{Text: "conformance before"})
+		ref, err := a.Send(confContext(t), th, chat.Out{Text: "conformance before"})
 		if err != nil {
 			t.Fatalf("Send: %v", noLimits(err))
 		}
 		h.RateLimitNext(OpEdit, confRetryAfter)
 		err = callPromptly(t, func(ctx context.Context) error {
-			return a.Edit(ctx, ref, bot.Out{Text: "conformance after"})
+			return a.Edit(ctx, ref, chat.Out{Text: "conformance after"})
 		})
 		expectRetryAfter(t, "Edit", err)
 		expectOneVisible(t, h, th, ref.ID, "conformance before")
@@ -99,12 +99,12 @@ func callPromptly(t *testing.T, call func(ctx context.Context) error) error {
 // retry-after the platform asked for.
 func expectRetryAfter(t *testing.T, op string, err error) {
 	t.Helper()
-	d, ok := bot.RetryAfter(err)
+	d, ok := chat.RetryAfter(err)
 	switch {
 	case err == nil:
 		t.Errorf("%s succeeded; the platform answered 429", op)
 	case !ok:
-		t.Errorf("%s returned %v (%T); want a *bot.RateLimitError, which bot.RetryAfter recognizes", op, err, err)
+		t.Errorf("%s returned %v (%T); want a *chat.RateLimitError, which chat.RetryAfter recognizes", op, err, err)
 	case d <= 0:
 		t.Errorf("%s: RetryAfter = %v, want > 0", op, d)
 	case d < confRetryAfter/2 || d > 2*confRetryAfter:
@@ -139,7 +139,7 @@ func checkRunStops(t *testing.T, newHarness func(*testing.T) Harness) {
 }
 
 // checkTyping: Typing never fails a turn; a platform without an
-// indicator makes it a no-op (bot.Adapter).
+// indicator makes it a no-op (chat.Adapter).
 func checkTyping(t *testing.T, newHarness func(*testing.T) Harness) {
 	h := newHarness(t)
 	a := h.Adapter()

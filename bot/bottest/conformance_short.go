@@ -6,7 +6,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/outbound"
+	"github.com/parleybot/parley/chat"
 )
 
 // checkShortAnswer: an answer the model finishes before the first frame is
@@ -22,7 +23,7 @@ func checkShortAnswer(t *testing.T, newHarness func(*testing.T) Harness) {
 			alice := h.User("alice")
 			th := h.Thread(kind, alice)
 			c := &countCalls{Adapter: h.Adapter()}
-			d, err := bot.NewDelivery(bot.DeliveryConfig{Adapter: c, Outbox: &Outbox{}, Logger: slog.New(slog.DiscardHandler)})
+			d, err := outbound.NewDelivery(outbound.DeliveryConfig{Adapter: c, Outbox: &Outbox{}, Logger: slog.New(slog.DiscardHandler)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -49,19 +50,19 @@ func checkShortAnswer(t *testing.T, newHarness func(*testing.T) Harness) {
 // countCalls counts the calls that show text. It hides whether the
 // adapter streams natively: a short answer must not need to know.
 type countCalls struct {
-	bot.Adapter
+	chat.Adapter
 	mu                    sync.Mutex
 	sends, edits, streams int
 }
 
-func (c *countCalls) Send(ctx context.Context, t bot.Thread, out bot.Out) (bot.MessageRef, error) {
+func (c *countCalls) Send(ctx context.Context, t chat.Thread, out chat.Out) (chat.MessageRef, error) {
 	c.mu.Lock()
 	c.sends++
 	c.mu.Unlock()
 	return c.Adapter.Send(ctx, t, out)
 }
 
-func (c *countCalls) Edit(ctx context.Context, ref bot.MessageRef, out bot.Out) error {
+func (c *countCalls) Edit(ctx context.Context, ref chat.MessageRef, out chat.Out) error {
 	c.mu.Lock()
 	c.edits++
 	c.mu.Unlock()
@@ -70,16 +71,16 @@ func (c *countCalls) Edit(ctx context.Context, ref bot.MessageRef, out bot.Out) 
 
 // StreamsIn and StartStream make countCalls a Streamer whenever the
 // adapter is one, counting every stream started.
-func (c *countCalls) StreamsIn(t bot.Thread) bool {
-	s, ok := c.Adapter.(bot.Streamer)
+func (c *countCalls) StreamsIn(t chat.Thread) bool {
+	s, ok := c.Adapter.(chat.Streamer)
 	return ok && s.StreamsIn(t)
 }
 
-func (c *countCalls) StartStream(ctx context.Context, t bot.Thread, u bot.User) (bot.Stream, error) {
+func (c *countCalls) StartStream(ctx context.Context, t chat.Thread, u chat.User) (chat.Stream, error) {
 	c.mu.Lock()
 	c.streams++
 	c.mu.Unlock()
-	return c.Adapter.(bot.Streamer).StartStream(ctx, t, u)
+	return c.Adapter.(chat.Streamer).StartStream(ctx, t, u)
 }
 
 func (c *countCalls) counts() (sends, edits, streams int) {

@@ -12,7 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // confContext bounds a check's calls and waits; it only ever ends a
@@ -25,7 +25,7 @@ func confContext(t *testing.T) context.Context {
 
 // noLimits explains a rate limit on a call the suite did not provoke.
 func noLimits(err error) error {
-	if _, ok := bot.RetryAfter(err); ok {
+	if _, ok := chat.RetryAfter(err); ok {
 		return fmt.Errorf("%w (the fake rate-limited the suite: newHarness must turn the fake's own limits off)", err)
 	}
 	return err
@@ -44,7 +44,7 @@ type confRun struct {
 }
 
 // startConfRun starts a.Run and stops it when the test ends, if stop has not.
-func startConfRun(t *testing.T, a bot.Adapter) *confRun {
+func startConfRun(t *testing.T, a chat.Adapter) *confRun {
 	// Not t.Context(): that ends before cleanups run, and stop must tell
 	// a Run that quit by itself from one that was stopped.
 	ctx, cancel := context.WithCancel(context.Background())
@@ -83,8 +83,8 @@ func (r *confRun) stop(t *testing.T) {
 }
 
 // waitMessage returns the first message whose text has the word token.
-func (r *confRun) waitMessage(ctx context.Context, token string) (bot.Message, error) {
-	var m bot.Message
+func (r *confRun) waitMessage(ctx context.Context, token string) (chat.Message, error) {
+	var m chat.Message
 	err := r.wait(ctx, func(rec *confHandler) bool {
 		for _, x := range rec.msgs {
 			if hasWord(x.Text, token) {
@@ -98,10 +98,10 @@ func (r *confRun) waitMessage(ctx context.Context, token string) (bot.Message, e
 }
 
 // messages returns every message whose text has the word token.
-func (r *confRun) messages(token string) []bot.Message {
+func (r *confRun) messages(token string) []chat.Message {
 	r.rec.mu.Lock()
 	defer r.rec.mu.Unlock()
-	var out []bot.Message
+	var out []chat.Message
 	for _, m := range r.rec.msgs {
 		if hasWord(m.Text, token) {
 			out = append(out, m)
@@ -154,7 +154,7 @@ func (r *confRun) wait(ctx context.Context, found func(*confHandler) bool) error
 
 // confAction is a click and what answering the clicker returned.
 type confAction struct {
-	act bot.Action
+	act chat.Action
 	err error
 }
 
@@ -162,21 +162,21 @@ type confAction struct {
 // like the router.
 type confHandler struct {
 	mu       sync.Mutex
-	msgs     []bot.Message
+	msgs     []chat.Message
 	acts     []confAction
-	onAction func(context.Context, bot.Action) error
+	onAction func(context.Context, chat.Action) error
 	changed  chan struct{} // closed and replaced on every event
 }
 
 func newConfHandler() *confHandler { return &confHandler{changed: make(chan struct{})} }
 
-func (r *confHandler) setOnAction(f func(context.Context, bot.Action) error) {
+func (r *confHandler) setOnAction(f func(context.Context, chat.Action) error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.onAction = f
 }
 
-func (r *confHandler) HandleMessage(_ context.Context, m bot.Message) error {
+func (r *confHandler) HandleMessage(_ context.Context, m chat.Message) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.msgs = append(r.msgs, m)
@@ -184,7 +184,7 @@ func (r *confHandler) HandleMessage(_ context.Context, m bot.Message) error {
 	return nil
 }
 
-func (r *confHandler) HandleAction(ctx context.Context, a bot.Action) error {
+func (r *confHandler) HandleAction(ctx context.Context, a chat.Action) error {
 	r.mu.Lock()
 	f := r.onAction
 	r.mu.Unlock()
@@ -200,7 +200,7 @@ func (r *confHandler) HandleAction(ctx context.Context, a bot.Action) error {
 }
 
 // HandleCommand accepts commands; no check sends any.
-func (r *confHandler) HandleCommand(context.Context, bot.Command) error { return nil }
+func (r *confHandler) HandleCommand(context.Context, chat.Command) error { return nil }
 
 // notify wakes waiters; called with r.mu held.
 func (r *confHandler) notify() {

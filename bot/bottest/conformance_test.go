@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/bottest"
+	"github.com/parleybot/parley/chat"
 )
 
 // The in-memory fake is adapter and platform in one: it stores what the
@@ -114,14 +114,14 @@ func TestConformanceMutant(t *testing.T) {
 // memHarness is a bottest.Harness over the in-memory fake.
 type memHarness struct {
 	fake   *bottest.Adapter
-	ad     bot.Adapter // fake, or a mutant wrapping it
+	ad     chat.Adapter // fake, or a mutant wrapping it
 	mutant string
 
 	mu     sync.Mutex
 	nextID int
 }
 
-func newMemHarness(caps bot.Capabilities, mutant string) *memHarness {
+func newMemHarness(caps chat.Capabilities, mutant string) *memHarness {
 	// The fake's own rate limit is off: the suite provokes 429s only
 	// through RateLimitNext.
 	fake := bottest.New(bottest.Config{Capabilities: caps, LimitEvery: -1})
@@ -132,21 +132,21 @@ func newMemHarness(caps bot.Capabilities, mutant string) *memHarness {
 	return h
 }
 
-func (h *memHarness) Adapter() bot.Adapter { return h.ad }
+func (h *memHarness) Adapter() chat.Adapter { return h.ad }
 
-func (h *memHarness) User(name string) bot.User {
-	return bot.User{Platform: h.fake.Platform(), ID: "U-" + name, Name: name}
+func (h *memHarness) User(name string) chat.User {
+	return chat.User{Platform: h.fake.Platform(), ID: "U-" + name, Name: name}
 }
 
-func (h *memHarness) Thread(kind bottest.ThreadKind, with bot.User) bot.Thread {
+func (h *memHarness) Thread(kind bottest.ThreadKind, with chat.User) chat.Thread {
 	if kind == bottest.DirectThread {
 		return h.direct(with)
 	}
-	return bot.Thread{Platform: h.fake.Platform(), Space: "W1", Chat: "C1", ID: "T" + h.newID()}
+	return chat.Thread{Platform: h.fake.Platform(), Space: "W1", Chat: "C1", ID: "T" + h.newID()}
 }
 
-func (h *memHarness) direct(u bot.User) bot.Thread {
-	return bot.Thread{Platform: h.fake.Platform(), Chat: "D-" + u.ID}
+func (h *memHarness) direct(u chat.User) chat.Thread {
+	return chat.Thread{Platform: h.fake.Platform(), Chat: "D-" + u.ID}
 }
 
 func (h *memHarness) newID() string {
@@ -158,7 +158,7 @@ func (h *memHarness) newID() string {
 
 func (h *memHarness) UserMessage(ctx context.Context, spec bottest.MessageSpec) (string, error) {
 	id := h.newID()
-	m := bot.Message{
+	m := chat.Message{
 		Key: "fake:" + id, ID: id, Thread: spec.Thread, User: spec.From, Text: spec.Text,
 		Direct:    spec.Thread == h.direct(spec.From),
 		Mentioned: spec.Mention,
@@ -178,8 +178,8 @@ func (h *memHarness) UserMessage(ctx context.Context, spec bottest.MessageSpec) 
 	return id, nil
 }
 
-func (h *memHarness) Click(ctx context.Context, ref bot.MessageRef, button int, by bot.User) error {
-	var buttons []bot.Button
+func (h *memHarness) Click(ctx context.Context, ref chat.MessageRef, button int, by chat.User) error {
+	var buttons []chat.Button
 	found := false
 	for _, m := range h.fake.Messages(ref.Thread) {
 		if m.Ref.ID == ref.ID {
@@ -193,19 +193,19 @@ func (h *memHarness) Click(ctx context.Context, ref bot.MessageRef, button int, 
 	if h.mutant == "cut-button-data" {
 		data = data[:len(data)-1]
 	}
-	return h.fake.InjectAction(ctx, bot.Action{
+	return h.fake.InjectAction(ctx, chat.Action{
 		Key: "click:" + h.newID(), Thread: ref.Thread, User: by, Data: data, Message: ref,
 		Respond: func(ctx context.Context, text string) error {
 			if h.mutant == "public-respond" {
-				_, err := h.fake.Send(ctx, ref.Thread, bot.Out{Text: text})
+				_, err := h.fake.Send(ctx, ref.Thread, chat.Out{Text: text})
 				return err
 			}
-			return h.fake.SendPrivate(ctx, ref.Thread, by, bot.Out{Text: text})
+			return h.fake.SendPrivate(ctx, ref.Thread, by, chat.Out{Text: text})
 		},
 	})
 }
 
-func (h *memHarness) Visible(t bot.Thread) []bottest.Visible {
+func (h *memHarness) Visible(t chat.Thread) []bottest.Visible {
 	var out []bottest.Visible
 	for _, m := range h.fake.Messages(t) {
 		v := bottest.Visible{ID: m.Ref.ID, Text: m.Text}
@@ -222,7 +222,7 @@ func (h *memHarness) Visible(t bot.Thread) []bottest.Visible {
 	return out
 }
 
-func (h *memHarness) PrivateTo(u bot.User) []string {
+func (h *memHarness) PrivateTo(u chat.User) []string {
 	var out []string
 	for _, c := range h.fake.Private() {
 		if c.User.Platform == u.Platform && c.User.ID == u.ID {
@@ -247,7 +247,7 @@ type mutantAdapter struct {
 	mutant string
 }
 
-func (m *mutantAdapter) Send(ctx context.Context, t bot.Thread, out bot.Out) (bot.MessageRef, error) {
+func (m *mutantAdapter) Send(ctx context.Context, t chat.Thread, out chat.Out) (chat.MessageRef, error) {
 	out = m.cut(out)
 	ref, err := m.Adapter.Send(ctx, t, out)
 	return ref, m.slowDown(ctx, err, func() error {
@@ -256,7 +256,7 @@ func (m *mutantAdapter) Send(ctx context.Context, t bot.Thread, out bot.Out) (bo
 	})
 }
 
-func (m *mutantAdapter) Edit(ctx context.Context, ref bot.MessageRef, out bot.Out) error {
+func (m *mutantAdapter) Edit(ctx context.Context, ref chat.MessageRef, out chat.Out) error {
 	out = m.cut(out)
 	if m.mutant == "edit-posts-new" {
 		_, err := m.Adapter.Send(ctx, ref.Thread, out)
@@ -266,7 +266,7 @@ func (m *mutantAdapter) Edit(ctx context.Context, ref bot.MessageRef, out bot.Ou
 	return m.slowDown(ctx, err, func() error { return m.Adapter.Edit(ctx, ref, out) })
 }
 
-func (m *mutantAdapter) SendPrivate(ctx context.Context, t bot.Thread, u bot.User, out bot.Out) error {
+func (m *mutantAdapter) SendPrivate(ctx context.Context, t chat.Thread, u chat.User, out chat.Out) error {
 	if m.mutant == "private-to-all" {
 		_, err := m.Adapter.Send(ctx, t, out)
 		return err
@@ -274,7 +274,7 @@ func (m *mutantAdapter) SendPrivate(ctx context.Context, t bot.Thread, u bot.Use
 	return m.Adapter.SendPrivate(ctx, t, u, out)
 }
 
-func (m *mutantAdapter) cut(out bot.Out) bot.Out {
+func (m *mutantAdapter) cut(out chat.Out) chat.Out {
 	if limit := m.Capabilities().MaxLen; m.mutant == "truncate" && len(out.Text) > limit {
 		out.Text = out.Text[:limit]
 	}
@@ -283,7 +283,7 @@ func (m *mutantAdapter) cut(out bot.Out) bot.Out {
 
 // slowDown is what the rate-limit mutants do with a 429.
 func (m *mutantAdapter) slowDown(ctx context.Context, err error, retry func() error) error {
-	d, limited := bot.RetryAfter(err)
+	d, limited := chat.RetryAfter(err)
 	switch {
 	case !limited:
 		return err

@@ -3,13 +3,13 @@ package bottest
 import (
 	"context"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // InjectMessage hands m to the Handler given to Run, as the platform
 // delivering a message would, and returns what the handler returned. It
 // waits for Run to start, or for ctx to end.
-func (a *Adapter) InjectMessage(ctx context.Context, m bot.Message) error {
+func (a *Adapter) InjectMessage(ctx context.Context, m chat.Message) error {
 	h, err := a.waitHandler(ctx)
 	if err != nil {
 		return err
@@ -18,7 +18,7 @@ func (a *Adapter) InjectMessage(ctx context.Context, m bot.Message) error {
 }
 
 // InjectAction hands a button click to the Handler given to Run.
-func (a *Adapter) InjectAction(ctx context.Context, act bot.Action) error {
+func (a *Adapter) InjectAction(ctx context.Context, act chat.Action) error {
 	h, err := a.waitHandler(ctx)
 	if err != nil {
 		return err
@@ -27,7 +27,7 @@ func (a *Adapter) InjectAction(ctx context.Context, act bot.Action) error {
 }
 
 // InjectCommand hands a slash command to the Handler given to Run.
-func (a *Adapter) InjectCommand(ctx context.Context, c bot.Command) error {
+func (a *Adapter) InjectCommand(ctx context.Context, c chat.Command) error {
 	h, err := a.waitHandler(ctx)
 	if err != nil {
 		return err
@@ -35,7 +35,7 @@ func (a *Adapter) InjectCommand(ctx context.Context, c bot.Command) error {
 	return h.HandleCommand(ctx, c)
 }
 
-func (a *Adapter) waitHandler(ctx context.Context) (bot.Handler, error) {
+func (a *Adapter) waitHandler(ctx context.Context) (chat.Handler, error) {
 	select {
 	case <-a.ready:
 	case <-ctx.Done():

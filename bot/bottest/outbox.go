@@ -5,19 +5,19 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/outbound"
 )
 
-// Outbox is an in-memory bot.Outbox, for tests that drive a Delivery
+// Outbox is an in-memory outbound.Outbox, for tests that drive a Delivery
 // without a database. The zero value is empty and ready.
 type Outbox struct {
 	mu   sync.Mutex
-	recs map[string]bot.OutboxRecord
+	recs map[string]outbound.OutboxRecord
 }
 
-var _ bot.Outbox = (*Outbox)(nil)
+var _ outbound.Outbox = (*Outbox)(nil)
 
-func (o *Outbox) Reply(_ context.Context, key string) (bot.OutboxRecord, bool, error) {
+func (o *Outbox) Reply(_ context.Context, key string) (outbound.OutboxRecord, bool, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	rec, ok := o.recs[key]
@@ -25,11 +25,11 @@ func (o *Outbox) Reply(_ context.Context, key string) (bot.OutboxRecord, bool, e
 	return rec, ok, nil
 }
 
-func (o *Outbox) SaveReply(_ context.Context, rec bot.OutboxRecord) error {
+func (o *Outbox) SaveReply(_ context.Context, rec outbound.OutboxRecord) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.recs == nil {
-		o.recs = map[string]bot.OutboxRecord{}
+		o.recs = map[string]outbound.OutboxRecord{}
 	}
 	rec.Refs = slices.Clone(rec.Refs)
 	o.recs[rec.InboxKey] = rec

@@ -3,12 +3,12 @@ package bottest
 import (
 	"slices"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // Messages returns the messages the bot posted in t, in the order they
 // were sent, as they show now.
-func (a *Adapter) Messages(t bot.Thread) []Msg {
+func (a *Adapter) Messages(t chat.Thread) []Msg {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var out []Msg
@@ -87,9 +87,9 @@ func (a *Adapter) RateLimited() int {
 
 // Duplicate is one text shown by more than one message of a thread.
 type Duplicate struct {
-	Thread bot.Thread
+	Thread chat.Thread
 	Text   string
-	Refs   []bot.MessageRef
+	Refs   []chat.MessageRef
 }
 
 // DuplicateFinals returns every text that two or more messages of one
@@ -99,10 +99,10 @@ func (a *Adapter) DuplicateFinals() []Duplicate {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	type key struct {
-		t    bot.Thread
+		t    chat.Thread
 		text string
 	}
-	seen := map[key][]bot.MessageRef{}
+	seen := map[key][]chat.MessageRef{}
 	var keys []key
 	for _, id := range a.order {
 		m := a.msgs[id]

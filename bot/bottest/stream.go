@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // Ops of native streaming, for call records and fault injection.
@@ -33,8 +33,8 @@ var (
 )
 
 // Streaming is the fake platform with native streaming, like Slack's
-// chat.startStream / appendStream / stopStream: a bot.Streamer (and a
-// bot.StreamCloser) whose streams are messages of the fake, their text
+// chat.startStream / appendStream / stopStream: a chat.Streamer (and a
+// chat.StreamCloser) whose streams are messages of the fake, their text
 // growing with each append. StartStream, Append, Finish and CloseStream
 // draw from the same rate budget as Send and Edit, refuse text over
 // MaxLen, and take injected faults under their own Op. Safe for concurrent
@@ -49,16 +49,16 @@ type Streaming struct {
 
 // streamState is one stream, guarded by Adapter.mu.
 type streamState struct {
-	ref  bot.MessageRef
+	ref  chat.MessageRef
 	open bool
 	last time.Time // of the start or the last append, for expiry
 }
 
 var (
-	_ bot.Adapter      = (*Streaming)(nil)
-	_ bot.Streamer     = (*Streaming)(nil)
-	_ bot.StreamCloser = (*Streaming)(nil)
-	_ bot.RefStream    = (*fakeStream)(nil)
+	_ chat.Adapter      = (*Streaming)(nil)
+	_ chat.Streamer     = (*Streaming)(nil)
+	_ chat.StreamCloser = (*Streaming)(nil)
+	_ chat.RefStream    = (*fakeStream)(nil)
 )
 
 // NewStreaming returns a fake platform with native streaming. Streams
@@ -78,10 +78,10 @@ func (s *Streaming) ExpireStreamsAfter(d time.Duration) {
 
 // StreamsIn reports true: the fake streams everywhere, unless a fault
 // injected on OpStartStream says otherwise.
-func (s *Streaming) StreamsIn(bot.Thread) bool { return true }
+func (s *Streaming) StreamsIn(chat.Thread) bool { return true }
 
 // StartStream opens a stream in t for u: a new, empty message.
-func (s *Streaming) StartStream(ctx context.Context, t bot.Thread, u bot.User) (bot.Stream, error) {
+func (s *Streaming) StartStream(ctx context.Context, t chat.Thread, u chat.User) (chat.Stream, error) {
 	a := s.Adapter
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -93,7 +93,7 @@ func (s *Streaming) StartStream(ctx context.Context, t bot.Thread, u bot.User) (
 		return nil, a.record(c, err)
 	}
 	a.nextID++
-	c.Ref = bot.MessageRef{Thread: t, ID: fmt.Sprint(a.nextID)}
+	c.Ref = chat.MessageRef{Thread: t, ID: fmt.Sprint(a.nextID)}
 	a.msgs[c.Ref.ID] = &Msg{Ref: c.Ref, SentAt: c.At}
 	a.order = append(a.order, c.Ref.ID)
 	s.streams[c.Ref.ID] = &streamState{ref: c.Ref, open: true, last: c.At}
@@ -106,7 +106,7 @@ func (s *Streaming) StartStream(ctx context.Context, t bot.Thread, u bot.User) (
 }
 
 // Edit edits a message, unless it is still streaming.
-func (s *Streaming) Edit(ctx context.Context, ref bot.MessageRef, out bot.Out) error {
+func (s *Streaming) Edit(ctx context.Context, ref chat.MessageRef, out chat.Out) error {
 	a := s.Adapter
 	a.mu.Lock()
 	if st, ok := s.streams[ref.ID]; ok && st.ref.Thread == ref.Thread && s.streaming(st, a.cfg.Now()) {
@@ -122,7 +122,7 @@ func (s *Streaming) Edit(ctx context.Context, ref bot.MessageRef, out bot.Out) e
 
 // CloseStream ends the stream of ref without changing its text, as
 // Slack's chat.stopStream does given only channel and ts.
-func (s *Streaming) CloseStream(ctx context.Context, ref bot.MessageRef) error {
+func (s *Streaming) CloseStream(ctx context.Context, ref chat.MessageRef) error {
 	a := s.Adapter
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -143,7 +143,7 @@ func (s *Streaming) CloseStream(ctx context.Context, ref bot.MessageRef) error {
 }
 
 // IsStreaming reports whether ref's stream is open now.
-func (s *Streaming) IsStreaming(ref bot.MessageRef) bool {
+func (s *Streaming) IsStreaming(ref chat.MessageRef) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st, ok := s.streams[ref.ID]
@@ -171,21 +171,21 @@ func (s *Streaming) streaming(st *streamState, now time.Time) bool {
 	return st.open
 }
 
-// fakeStream is the bot.Stream StartStream returns.
+// fakeStream is the chat.Stream StartStream returns.
 type fakeStream struct {
 	s   *Streaming
-	ref bot.MessageRef
+	ref chat.MessageRef
 }
 
 // Ref returns the stream's message, known from the start as on Slack.
-func (f *fakeStream) Ref() bot.MessageRef { return f.ref }
+func (f *fakeStream) Ref() chat.MessageRef { return f.ref }
 
 // Append adds delta to the message.
 func (f *fakeStream) Append(ctx context.Context, delta string) error {
 	s, a := f.s, f.s.Adapter
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	c := Call{Op: OpAppend, At: a.cfg.Now(), Thread: f.ref.Thread, Ref: f.ref, Out: bot.Out{Text: delta}}
+	c := Call{Op: OpAppend, At: a.cfg.Now(), Thread: f.ref.Thread, Ref: f.ref, Out: chat.Out{Text: delta}}
 	if err := f.check(ctx, &c); err != nil {
 		return a.record(c, err)
 	}
@@ -207,16 +207,16 @@ func (f *fakeStream) Append(ctx context.Context, delta string) error {
 
 // Finish ends the stream, the message showing final in place of what was
 // streamed.
-func (f *fakeStream) Finish(ctx context.Context, final bot.Out) (bot.MessageRef, error) {
+func (f *fakeStream) Finish(ctx context.Context, final chat.Out) (chat.MessageRef, error) {
 	s, a := f.s, f.s.Adapter
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	c := Call{Op: OpFinish, At: a.cfg.Now(), Thread: f.ref.Thread, Ref: f.ref, Out: final}
 	if err := f.check(ctx, &c); err != nil {
-		return bot.MessageRef{}, a.record(c, err)
+		return chat.MessageRef{}, a.record(c, err)
 	}
 	if err := a.checkLen(final.Text); err != nil {
-		return bot.MessageRef{}, a.record(c, err)
+		return chat.MessageRef{}, a.record(c, err)
 	}
 	m := a.msgs[f.ref.ID]
 	c.NoOp = m.Text == final.Text && fmt.Sprint(m.Buttons) == fmt.Sprint(final.Buttons)
@@ -224,7 +224,7 @@ func (f *fakeStream) Finish(ctx context.Context, final bot.Out) (bot.MessageRef,
 	s.streams[f.ref.ID].open = false
 	c.Applied = true
 	if err, _ := a.failAfter(c.Op); err != nil {
-		return bot.MessageRef{}, a.record(c, err)
+		return chat.MessageRef{}, a.record(c, err)
 	}
 	return f.ref, a.record(c, nil)
 }

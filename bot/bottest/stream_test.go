@@ -6,19 +6,19 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/bottest"
+	"github.com/parleybot/parley/chat"
 )
 
-var asker = bot.User{Platform: "fake", ID: "U1", Name: "Ada"}
+var asker = chat.User{Platform: "fake", ID: "U1", Name: "Ada"}
 
-func startStream(t *testing.T, s *bottest.Streaming, th bot.Thread) (bot.Stream, bot.MessageRef) {
+func startStream(t *testing.T, s *bottest.Streaming, th chat.Thread) (chat.Stream, chat.MessageRef) {
 	t.Helper()
 	st, err := s.StartStream(t.Context(), th, asker)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs, ok := st.(bot.RefStream)
+	rs, ok := st.(chat.RefStream)
 	if !ok {
 		t.Fatal("the fake's stream does not report its ref")
 	}
@@ -46,13 +46,13 @@ func TestStreamingLifecycle(t *testing.T) {
 	if !s.IsStreaming(ref) {
 		t.Error("IsStreaming = false for an open stream")
 	}
-	if err := s.Edit(ctx, ref, bot.Out{Text: "edited"}); !errors.Is(err, bottest.ErrStreaming) {
+	if err := s.Edit(ctx, ref, chat.Out{Text: "edited"}); !errors.Is(err, bottest.ErrStreaming) {
 		t.Errorf("edit while streaming = %v, want ErrStreaming", err)
 	}
 	if err := st.Append(ctx, ""); !errors.Is(err, bottest.ErrEmpty) {
 		t.Errorf("empty append = %v", err)
 	}
-	got, err := st.Finish(ctx, bot.Out{Text: "Hello, world!"})
+	got, err := st.Finish(ctx, chat.Out{Text: "Hello, world!"})
 	if err != nil || got != ref {
 		t.Fatalf("Finish = %v, %v", got, err)
 	}
@@ -62,10 +62,10 @@ func TestStreamingLifecycle(t *testing.T) {
 	if err := st.Append(ctx, "more"); !errors.Is(err, bottest.ErrNotStreaming) {
 		t.Errorf("append after Finish = %v, want ErrNotStreaming", err)
 	}
-	if _, err := st.Finish(ctx, bot.Out{Text: "again"}); !errors.Is(err, bottest.ErrNotStreaming) {
+	if _, err := st.Finish(ctx, chat.Out{Text: "again"}); !errors.Is(err, bottest.ErrNotStreaming) {
 		t.Errorf("second Finish = %v, want ErrNotStreaming", err)
 	}
-	if err := s.Edit(ctx, ref, bot.Out{Text: "edited"}); err != nil {
+	if err := s.Edit(ctx, ref, chat.Out{Text: "edited"}); err != nil {
 		t.Errorf("edit after Finish = %v", err)
 	}
 	if n, f := len(s.Appends()), len(s.Finished()); n != 3 || f != 1 {
@@ -104,7 +104,7 @@ func TestStreamingCloseAndExpiry(t *testing.T) {
 		if err := st.Append(ctx, " here?"); !errors.Is(err, bottest.ErrNotStreaming) {
 			t.Errorf("append after expiry = %v, want ErrNotStreaming", err)
 		}
-		if err := s.Edit(ctx, ref, bot.Out{Text: "edited"}); err != nil {
+		if err := s.Edit(ctx, ref, chat.Out{Text: "edited"}); err != nil {
 			t.Errorf("edit after expiry = %v", err)
 		}
 	})
@@ -128,7 +128,7 @@ func TestStreamingLimitsAndFaults(t *testing.T) {
 		}
 		st, _ := startStream(t, s, chat1)
 		err := st.Append(ctx, "x")
-		if _, limited := bot.RetryAfter(err); !limited {
+		if _, limited := chat.RetryAfter(err); !limited {
 			t.Fatalf("append right after the start = %v, want a 429 from the shared budget", err)
 		}
 		time.Sleep(time.Second)
@@ -137,7 +137,7 @@ func TestStreamingLimitsAndFaults(t *testing.T) {
 		}
 		time.Sleep(time.Second)
 		s.FailNext(bottest.OpAppend, 1, bottest.RateLimited(2*time.Second))
-		if _, limited := bot.RetryAfter(st.Append(ctx, "a")); !limited {
+		if _, limited := chat.RetryAfter(st.Append(ctx, "a")); !limited {
 			t.Error("the injected 429 did not happen")
 		}
 		s.FailAfter(bottest.OpAppend, 1, bottest.ErrServer, false)

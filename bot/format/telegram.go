@@ -63,7 +63,7 @@ func telegramLinkable(u string) bool {
 
 // tgUserLink reports whether u is a tg://user link, which Telegram turns
 // into a mention that notifies the person: only a message's own Mentions
-// may do that (bot.Out), never its text, whoever wrote it.
+// may do that (chat.Out), never its text, whoever wrote it.
 func tgUserLink(u string) bool {
 	host := strings.TrimLeft(u[len("tg:"):], "/")
 	if i := strings.IndexAny(host, "?#/"); i >= 0 {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // Paths the operator endpoints are served on.
@@ -26,9 +26,9 @@ type Pinger interface {
 type Health struct {
 	// Store must answer for Parley to be ready.
 	Store Pinger
-	// Adapters must each be connected (bot.Connection; one without it
+	// Adapters must each be connected (chat.Connection; one without it
 	// counts as connected).
-	Adapters []bot.Adapter
+	Adapters []chat.Adapter
 }
 
 // pingWait bounds the store's answer to a readiness probe, well inside
@@ -61,7 +61,7 @@ func (h Health) Readyz(w http.ResponseWriter, r *http.Request) {
 	}
 	for _, a := range h.Adapters {
 		state := "connected"
-		if c, ok := a.(bot.Connection); ok && !c.Connected() {
+		if c, ok := a.(chat.Connection); ok && !c.Connected() {
 			state, ready = "not connected", false
 		}
 		lines = append(lines, platformLabel(a.Platform())+": "+state)
@@ -76,7 +76,7 @@ func (h Health) Readyz(w http.ResponseWriter, r *http.Request) {
 
 // Serve registers /metrics, /healthz and /readyz on mux (http.listen's
 // server, shared with the platforms' webhooks).
-func (r *Recorder) Serve(mux bot.Mux, h Health) {
+func (r *Recorder) Serve(mux chat.Mux, h Health) {
 	mux.Handle("GET "+MetricsPath, r.Handler())
 	mux.Handle("GET "+HealthPath, http.HandlerFunc(h.Healthz))
 	mux.Handle("GET "+ReadyPath, http.HandlerFunc(h.Readyz))

@@ -14,6 +14,7 @@ import (
 	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/metrics"
+	"github.com/parleybot/parley/chat"
 )
 
 // scrape returns the Prometheus text of rec.
@@ -238,9 +239,9 @@ func grep(text, prefix string) string {
 	return strings.Join(out, "\n")
 }
 
-// fakeAdapter is a bot.Adapter that may say whether it is connected.
+// fakeAdapter is a chat.Adapter that may say whether it is connected.
 type fakeAdapter struct {
-	bot.Adapter
+	chat.Adapter
 	platform string
 }
 
@@ -279,15 +280,15 @@ func TestEndpoints(t *testing.T) {
 	tests := []struct {
 		name     string
 		store    error
-		adapters []bot.Adapter
+		adapters []chat.Adapter
 		code     int
 		body     string
 	}{
-		{"ready", nil, []bot.Adapter{connectedAdapter{fakeAdapter{platform: "telegram"}, true}, fakeAdapter{platform: "console"}},
+		{"ready", nil, []chat.Adapter{connectedAdapter{fakeAdapter{platform: "telegram"}, true}, fakeAdapter{platform: "console"}},
 			http.StatusOK, "store: ok\ntelegram: connected\nconsole: connected\n"},
-		{"a platform down", nil, []bot.Adapter{connectedAdapter{fakeAdapter{platform: "slack"}, true}, connectedAdapter{fakeAdapter{platform: "discord"}, false}},
+		{"a platform down", nil, []chat.Adapter{connectedAdapter{fakeAdapter{platform: "slack"}, true}, connectedAdapter{fakeAdapter{platform: "discord"}, false}},
 			http.StatusServiceUnavailable, "store: ok\nslack: connected\ndiscord: not connected\n"},
-		{"store closed", errors.New("store: /secret/path/parley.db does not answer"), []bot.Adapter{connectedAdapter{fakeAdapter{platform: "telegram"}, true}},
+		{"store closed", errors.New("store: /secret/path/parley.db does not answer"), []chat.Adapter{connectedAdapter{fakeAdapter{platform: "telegram"}, true}},
 			http.StatusServiceUnavailable, "store: not answering\ntelegram: connected\n"},
 	}
 	for _, tt := range tests {

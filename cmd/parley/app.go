@@ -20,6 +20,7 @@ import (
 	"github.com/parleybot/parley/agent/tools/webfetch"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/cmd/parley/internal/config"
+	"github.com/parleybot/parley/internal/secret"
 )
 
 // app is Parley wired together: storage, the model, the harness and the
@@ -210,7 +211,7 @@ func policies(a config.Approval) map[string]agent.Policy {
 	return p
 }
 
-func reveal(m map[string]config.Secret) map[string]string {
+func reveal(m map[string]secret.Secret) map[string]string {
 	if m == nil {
 		return nil
 	}

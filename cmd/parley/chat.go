@@ -10,6 +10,7 @@ import (
 
 	"github.com/parleybot/parley/adapters/console"
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/cmd/parley/internal/config"
 )
 
@@ -56,7 +57,7 @@ func runChat(ctx context.Context, e *environment, cfg *config.Config) error {
 	approvers := append(slices.Clone(cfg.ApproversOrAdmins()), operator.Key())
 	// The core's warnings (a turn failed) are about the conversation, which
 	// the terminal shows itself.
-	cc, err := coreConfig(a, []bot.Adapter{term}, acc, approvers, newLogger(e.stderr, slog.LevelError))
+	cc, err := coreConfig(a, []chat.Adapter{term}, acc, approvers, newLogger(e.stderr, slog.LevelError))
 	if err != nil {
 		return err
 	}
@@ -82,7 +83,7 @@ type terminal struct {
 	err  error // Run's, which the core ignores once its context has ended
 }
 
-func (t *terminal) Run(ctx context.Context, h bot.Handler) error {
+func (t *terminal) Run(ctx context.Context, h chat.Handler) error {
 	t.err = t.Adapter.Run(ctx, h)
 	t.quit()
 	return t.err
@@ -91,7 +92,7 @@ func (t *terminal) Run(ctx context.Context, h bot.Handler) error {
 // consoleUser is the OS user: the terminal chat has no other identity.
 // $USER comes first because containers often run as a uid with no passwd
 // entry.
-func consoleUser(e *environment) bot.User {
+func consoleUser(e *environment) chat.User {
 	name, _ := e.lookupEnv("USER")
 	if u, err := user.Current(); name == "" && err == nil {
 		name = u.Username
@@ -99,5 +100,5 @@ func consoleUser(e *environment) bot.User {
 	if name == "" {
 		name = "you"
 	}
-	return bot.User{Platform: console.Platform, ID: name, Name: name}
+	return chat.User{Platform: console.Platform, ID: name, Name: name}
 }

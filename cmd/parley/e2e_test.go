@@ -21,7 +21,7 @@ import (
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/llm/llmtest"
 	"github.com/parleybot/parley/agent/tools/shell"
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/store"
 )
 
@@ -247,7 +247,7 @@ func TestInterruptKeepsPartialAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	sid, err := db.SessionFor(t.Context(), bot.Thread{Platform: "console", Chat: "ana"})
+	sid, err := db.SessionFor(t.Context(), chat.Thread{Platform: "console", Chat: "ana"})
 	if err != nil {
 		t.Fatal(err)
 	}

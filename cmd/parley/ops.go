@@ -8,6 +8,7 @@ import (
 	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/metrics"
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/cmd/parley/internal/config"
 )
 
@@ -65,7 +66,7 @@ func (o *operator) metrics() bot.Metrics {
 
 // serve registers the endpoints on web, once the core they report on
 // exists. web is not nil whenever o is not (inboundServer).
-func (o *operator) serve(web *inbound.Server, core *bot.Core, db backend, adapters []bot.Adapter) error {
+func (o *operator) serve(web *inbound.Server, core *bot.Core, db backend, adapters []chat.Adapter) error {
 	if o == nil {
 		return nil
 	}

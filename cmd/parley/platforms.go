@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"github.com/parleybot/parley/agent/evolve"
+	"github.com/parleybot/parley/chat"
 	"log/slog"
 	"strings"
 	"time"
@@ -17,7 +18,7 @@ import (
 //
 // web, when not nil, is served on http.listen for as long as the core
 // runs; failing to listen stops everything.
-func runPlatforms(ctx context.Context, a *app, adapters []bot.Adapter, web *inbound.Server, logger *slog.Logger) error {
+func runPlatforms(ctx context.Context, a *app, adapters []chat.Adapter, web *inbound.Server, logger *slog.Logger) error {
 	cfg := a.cfg
 	approvers := cfg.ApproversOrAdmins()
 	if approvers == nil {
@@ -66,7 +67,7 @@ func runPlatforms(ctx context.Context, a *app, adapters []bot.Adapter, web *inbo
 
 // coreConfig is the chat core of a over adapters, the terminal's or the
 // chat platforms'.
-func coreConfig(a *app, adapters []bot.Adapter, acc bot.Access, approvers []string, logger *slog.Logger) (bot.CoreConfig, error) {
+func coreConfig(a *app, adapters []chat.Adapter, acc bot.Access, approvers []string, logger *slog.Logger) (bot.CoreConfig, error) {
 	var runs bot.RunRecorder
 	var learn bot.Learning
 	if a.cfg.Evolution.Enabled {

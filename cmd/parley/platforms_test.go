@@ -15,8 +15,8 @@ import (
 
 	"github.com/parleybot/parley/adapters/inbound"
 	"github.com/parleybot/parley/agent/llm/llmtest"
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/bottest"
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/cmd/parley/internal/config"
 )
 
@@ -28,9 +28,9 @@ type watched struct {
 }
 
 func newWatched() *watched {
-	caps := bot.Capabilities{
+	caps := chat.Capabilities{
 		MaxLen: 4000, SplitAt: 3900, EditEvery: 20 * time.Millisecond, EditBurst: 2,
-		EditScope: bot.PacePerWorkspace, Buttons: true, Ephemeral: true, Typing: true,
+		EditScope: chat.PacePerWorkspace, Buttons: true, Ephemeral: true, Typing: true,
 	}
 	return &watched{Adapter: bottest.New(bottest.Config{Platform: "slack", Capabilities: caps}), changed: make(chan struct{}, 1)}
 }
@@ -42,18 +42,18 @@ func (w *watched) poke() {
 	}
 }
 
-func (w *watched) Send(ctx context.Context, t bot.Thread, out bot.Out) (bot.MessageRef, error) {
+func (w *watched) Send(ctx context.Context, t chat.Thread, out chat.Out) (chat.MessageRef, error) {
 	defer w.poke()
 	return w.Adapter.Send(ctx, t, out)
 }
 
-func (w *watched) Edit(ctx context.Context, ref bot.MessageRef, out bot.Out) error {
+func (w *watched) Edit(ctx context.Context, ref chat.MessageRef, out chat.Out) error {
 	defer w.poke()
 	return w.Adapter.Edit(ctx, ref, out)
 }
 
 // waitFor blocks until cond holds for the messages in t.
-func (w *watched) waitFor(t *testing.T, th bot.Thread, what string, cond func([]bottest.Msg) bool) []bottest.Msg {
+func (w *watched) waitFor(t *testing.T, th chat.Thread, what string, cond func([]bottest.Msg) bool) []bottest.Msg {
 	t.Helper()
 	deadline := time.After(30 * time.Second) // a hang, not a timing assertion
 	for {
@@ -88,9 +88,9 @@ func platformConfig(t *testing.T, dataDir string, srv *llmtest.Server, extra map
 
 // start runs Parley's platform runtime over fake until the returned stop
 // is called; stop waits for it to return.
-func start(t *testing.T, cfg *config.Config, fake bot.Adapter) (stop func()) {
+func start(t *testing.T, cfg *config.Config, fake chat.Adapter) (stop func()) {
 	t.Helper()
-	return startWith(t, cfg, nil, func(*app) []bot.Adapter { return []bot.Adapter{fake} })
+	return startWith(t, cfg, nil, func(*app) []chat.Adapter { return []chat.Adapter{fake} })
 }
 
 // startPlatforms runs Parley as `parley run` does: the adapters of the
@@ -98,7 +98,7 @@ func start(t *testing.T, cfg *config.Config, fake bot.Adapter) (stop func()) {
 func startPlatforms(t *testing.T, cfg *config.Config) (stop func()) {
 	t.Helper()
 	web := inboundServer(cfg, slog.New(slog.DiscardHandler))
-	return startWith(t, cfg, web, func(a *app) []bot.Adapter {
+	return startWith(t, cfg, web, func(a *app) []chat.Adapter {
 		adapters, err := platformAdapters(cfg, a.db, web, a.ops, slog.New(slog.DiscardHandler))
 		if err != nil {
 			t.Fatal(err)
@@ -135,7 +135,7 @@ func (p *instance) start(t *testing.T) {
 // stop stops Parley, waiting for its turns to end.
 func (p *instance) stop() { p.halt() }
 
-func startWith(t *testing.T, cfg *config.Config, web *inbound.Server, adapters func(a *app) []bot.Adapter) (stop func()) {
+func startWith(t *testing.T, cfg *config.Config, web *inbound.Server, adapters func(a *app) []chat.Adapter) (stop func()) {
 	t.Helper()
 	logger := slog.New(slog.DiscardHandler)
 	a, err := openApp(t.Context(), cfg, logger)
@@ -155,12 +155,12 @@ func startWith(t *testing.T, cfg *config.Config, web *inbound.Server, adapters f
 	}
 }
 
-var thread = bot.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1700000000.000100"}
+var thread = chat.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1700000000.000100"}
 
-func mention(key, user, text string) bot.Message {
-	return bot.Message{
+func mention(key, user, text string) chat.Message {
+	return chat.Message{
 		Key: key, ID: key, Thread: thread, Text: text, Mentioned: true,
-		User: bot.User{Platform: "slack", ID: user, Name: user},
+		User: chat.User{Platform: "slack", ID: user, Name: user},
 	}
 }
 
@@ -190,13 +190,13 @@ func TestPlatformApprovalWithButtons(t *testing.T) {
 			prompt = m
 		}
 	}
-	if !strings.Contains(prompt.Text, "shell") || !strings.Contains(prompt.Text, "echo approved-run") || len(prompt.Buttons[0].Data) > bot.MaxButtonData {
+	if !strings.Contains(prompt.Text, "shell") || !strings.Contains(prompt.Text, "echo approved-run") || len(prompt.Buttons[0].Data) > chat.MaxButtonData {
 		t.Fatalf("approval message: %+v", prompt)
 	}
 
 	click := func(key, user, data string) string {
 		var told string
-		act := bot.Action{Key: key, Thread: thread, User: bot.User{Platform: "slack", ID: user, Name: user}, Data: data, Message: prompt.Ref,
+		act := chat.Action{Key: key, Thread: thread, User: chat.User{Platform: "slack", ID: user, Name: user}, Data: data, Message: prompt.Ref,
 			Respond: func(_ context.Context, text string) error { told = text; return nil }}
 		if err := fake.InjectAction(t.Context(), act); err != nil {
 			t.Fatal(err)

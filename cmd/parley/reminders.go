@@ -9,13 +9,14 @@ import (
 
 	"github.com/parleybot/parley/agent/remind"
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/cmd/parley/internal/config"
 )
 
 // withReminders adds reminders and scheduled runs (docs/reminders.md) to
 // the core: the remind and schedule tools, each person's time zone, and
 // the loop that delivers what falls due.
-func withReminders(cc *bot.CoreConfig, a *app, adapters []bot.Adapter, logger *slog.Logger) error {
+func withReminders(cc *bot.CoreConfig, a *app, adapters []chat.Adapter, logger *slog.Logger) error {
 	c := a.cfg.Reminders
 	loc, err := bot.LoadZone(c.DefaultZone)
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 	"github.com/parleybot/parley/adapters/inbound"
 	"github.com/parleybot/parley/adapters/slack"
 	"github.com/parleybot/parley/adapters/telegram"
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/cmd/parley/internal/config"
 )
 
@@ -80,8 +80,8 @@ func inboundServer(cfg *config.Config, logger *slog.Logger) *inbound.Server {
 // chains): the app's database. web, when not nil, is where adapters that
 // receive over HTTP register their endpoints. ops, when not nil, counts
 // their API calls.
-func platformAdapters(cfg *config.Config, state bot.PlatformState, web *inbound.Server, ops *operator, logger *slog.Logger) ([]bot.Adapter, error) {
-	var out []bot.Adapter
+func platformAdapters(cfg *config.Config, state chat.PlatformState, web *inbound.Server, ops *operator, logger *slog.Logger) ([]chat.Adapter, error) {
+	var out []chat.Adapter
 	for _, p := range cfg.EnabledPlatforms() {
 		a, err := newAdapter(p, cfg, state, web, ops.httpClient(p), logger)
 		if err != nil {
@@ -92,9 +92,9 @@ func platformAdapters(cfg *config.Config, state bot.PlatformState, web *inbound.
 	return out, nil
 }
 
-func newAdapter(platform string, cfg *config.Config, state bot.PlatformState, web *inbound.Server, hc *http.Client, logger *slog.Logger) (bot.Adapter, error) {
+func newAdapter(platform string, cfg *config.Config, state chat.PlatformState, web *inbound.Server, hc *http.Client, logger *slog.Logger) (chat.Adapter, error) {
 	// A nil *inbound.Server must not become a non-nil interface.
-	var mux bot.Mux
+	var mux chat.Mux
 	if web != nil {
 		mux = web
 	}

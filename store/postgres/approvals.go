@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/store"
 	"github.com/parleybot/parley/store/internal/rowdata"
 )
@@ -94,7 +95,7 @@ func (db *DB) Approval(ctx context.Context, id string) (rec bot.ApprovalRecord, 
 // PostgreSQL's row lock makes concurrent deciders queue on the row, and
 // each re-checks status = 'pending' against the version the one before
 // committed, so exactly one wins and the others change nothing.
-func (db *DB) DecideApproval(ctx context.Context, id, status string, by bot.User, at time.Time) (won bool, err error) {
+func (db *DB) DecideApproval(ctx context.Context, id, status string, by chat.User, at time.Time) (won bool, err error) {
 	var decidedBy *string // NULL for an expiry
 	switch status {
 	case bot.ApprovalApproved, bot.ApprovalDenied:
@@ -129,7 +130,7 @@ func (db *DB) DecideApproval(ctx context.Context, id, status string, by bot.User
 
 // SetApprovalRefs records the messages that show approval id. An unknown
 // id is store.ErrNotFound.
-func (db *DB) SetApprovalRefs(ctx context.Context, id string, refs []bot.MessageRef) error {
+func (db *DB) SetApprovalRefs(ctx context.Context, id string, refs []chat.MessageRef) error {
 	enc, err := rowdata.EncodeRefs(refs)
 	if err != nil {
 		return fmt.Errorf("postgres: set refs of approval %q: %w", id, err)

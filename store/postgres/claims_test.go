@@ -8,7 +8,7 @@ import (
 
 	"github.com/parleybot/parley/agent/remind"
 	"github.com/parleybot/parley/agent/task"
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/store/postgres"
 	"github.com/parleybot/parley/store/postgres/pgtest"
 )
@@ -98,7 +98,7 @@ func TestSavePlanReplacesInTurn(t *testing.T) {
 	t.Parallel()
 	dbs := handles(t, 2)
 	ctx := t.Context()
-	sid, err := dbs[0].SessionFor(ctx, bot.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1"})
+	sid, err := dbs[0].SessionFor(ctx, chat.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1"})
 	if err != nil {
 		t.Fatal(err)
 	}

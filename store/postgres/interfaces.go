@@ -7,6 +7,8 @@ import (
 	"github.com/parleybot/parley/agent/remind"
 	"github.com/parleybot/parley/agent/task"
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/outbound"
+	"github.com/parleybot/parley/chat"
 )
 
 // *DB stands in for *store.DB wherever the consumers declare what they
@@ -16,11 +18,11 @@ import (
 var (
 	_ bot.SessionMap     = (*DB)(nil)
 	_ bot.Inbox          = (*DB)(nil)
-	_ bot.Outbox         = (*DB)(nil)
+	_ outbound.Outbox    = (*DB)(nil)
 	_ bot.ApprovalStore  = (*DB)(nil)
-	_ bot.PlatformState  = (*DB)(nil)
+	_ chat.PlatformState = (*DB)(nil)
 	_ bot.CoreStore      = (*DB)(nil)
-	_ bot.KV             = (*DB)(nil)
+	_ chat.KV            = (*DB)(nil)
 	_ bot.HelperSessions = (*DB)(nil)
 	_ bot.RunRecorder    = (*DB)(nil)
 	_ bot.SessionLookup  = (*DB)(nil)

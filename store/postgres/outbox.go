@@ -7,14 +7,14 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/outbound"
 	"github.com/parleybot/parley/store"
 	"github.com/parleybot/parley/store/internal/rowdata"
 )
 
 // Reply returns the outbox record of the reply to the inbound event
 // inboxKey; ok is false when there is none.
-func (db *DB) Reply(ctx context.Context, inboxKey string) (rec bot.OutboxRecord, ok bool, err error) {
+func (db *DB) Reply(ctx context.Context, inboxKey string) (rec outbound.OutboxRecord, ok bool, err error) {
 	var refs string
 	rec.InboxKey = inboxKey
 	err = db.pool.QueryRow(ctx, `
@@ -23,13 +23,13 @@ func (db *DB) Reply(ctx context.Context, inboxKey string) (rec bot.OutboxRecord,
 	).Scan(&rec.SessionID, &rec.Thread.Platform, &rec.Thread.Space, &rec.Thread.Chat, &rec.Thread.ID,
 		&refs, &rec.Text, &rec.Status, &rec.Attempts)
 	if noRows(err) {
-		return bot.OutboxRecord{}, false, nil
+		return outbound.OutboxRecord{}, false, nil
 	}
 	if err != nil {
-		return bot.OutboxRecord{}, false, fmt.Errorf("postgres: reply %q: %w", inboxKey, err)
+		return outbound.OutboxRecord{}, false, fmt.Errorf("postgres: reply %q: %w", inboxKey, err)
 	}
 	if rec.Refs, err = rowdata.DecodeList(refs); err != nil {
-		return bot.OutboxRecord{}, false, fmt.Errorf("postgres: reply %q: refs: %w", inboxKey, err)
+		return outbound.OutboxRecord{}, false, fmt.Errorf("postgres: reply %q: refs: %w", inboxKey, err)
 	}
 	return rec, true, nil
 }
@@ -41,7 +41,7 @@ func (db *DB) Reply(ctx context.Context, inboxKey string) (rec bot.OutboxRecord,
 // One upsert: the last writer's record stands, as under SQLite's lock.
 // An unknown session shows as the foreign key's violation, not as a
 // separate read that another process could invalidate.
-func (db *DB) SaveReply(ctx context.Context, rec bot.OutboxRecord) error {
+func (db *DB) SaveReply(ctx context.Context, rec outbound.OutboxRecord) error {
 	if err := rowdata.CheckReply(rec); err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}

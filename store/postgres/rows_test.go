@@ -10,7 +10,7 @@ import (
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/kb"
 	"github.com/parleybot/parley/agent/llm"
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/store/postgres"
 	"github.com/parleybot/parley/store/postgres/pgtest"
 )
@@ -18,7 +18,7 @@ import (
 // What the conformance suite cannot see: the rows behind the behaviour,
 // read through a connection of their own.
 
-var slackThread = bot.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1700000000.000100"}
+var slackThread = chat.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1700000000.000100"}
 
 // TestImagesStoredOnce: a picture's bytes are kept once per session
 // whatever number of messages show it, the message rows hold no bytes,

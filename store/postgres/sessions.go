@@ -7,7 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/store"
 )
 
@@ -23,7 +23,7 @@ var errRaced = errors.New("raced by a concurrent caller")
 // INSERT … ON CONFLICT DO NOTHING, so of several processes binding the
 // thread at once one wins, and the others roll back the session they
 // made and read the winner's.
-func (db *DB) SessionFor(ctx context.Context, t bot.Thread) (string, error) {
+func (db *DB) SessionFor(ctx context.Context, t chat.Thread) (string, error) {
 	if err := validThread(t); err != nil {
 		return "", err
 	}
@@ -52,7 +52,7 @@ func (db *DB) SessionFor(ctx context.Context, t bot.Thread) (string, error) {
 
 // BoundSession returns the session bound to t without creating one; ok is
 // false when the bot has never been part of that conversation.
-func (db *DB) BoundSession(ctx context.Context, t bot.Thread) (id string, ok bool, err error) {
+func (db *DB) BoundSession(ctx context.Context, t chat.Thread) (id string, ok bool, err error) {
 	if err := validThread(t); err != nil {
 		return "", false, err
 	}
@@ -68,7 +68,7 @@ func (db *DB) BoundSession(ctx context.Context, t bot.Thread) (id string, ok boo
 
 // NewSession creates a session and binds t to it, replacing any earlier
 // binding, in one transaction. The earlier session and its transcript stay.
-func (db *DB) NewSession(ctx context.Context, t bot.Thread) (string, error) {
+func (db *DB) NewSession(ctx context.Context, t chat.Thread) (string, error) {
 	if err := validThread(t); err != nil {
 		return "", err
 	}
@@ -102,7 +102,7 @@ func (db *DB) Session(ctx context.Context, id string) (store.SessionInfo, error)
 }
 
 // boundSession returns the session t is bound to, or pgx.ErrNoRows.
-func boundSession(ctx context.Context, q querier, t bot.Thread) (string, error) {
+func boundSession(ctx context.Context, q querier, t chat.Thread) (string, error) {
 	var id string
 	err := q.QueryRow(ctx, `
 		SELECT session_id FROM threads
@@ -115,7 +115,7 @@ func boundSession(ctx context.Context, q querier, t bot.Thread) (string, error) 
 // bindNewSession creates a session for t and binds t to it. With rebind
 // it replaces an existing binding (/new); without, an existing binding
 // wins and the result is errRaced.
-func (db *DB) bindNewSession(ctx context.Context, tx pgx.Tx, t bot.Thread, rebind bool) (string, error) {
+func (db *DB) bindNewSession(ctx context.Context, tx pgx.Tx, t chat.Thread, rebind bool) (string, error) {
 	id, now := db.newID(), ts(db.now())
 	if _, err := tx.Exec(ctx, `
 		INSERT INTO sessions (id, platform, space, chat, thread, created_at, updated_at)
@@ -143,7 +143,7 @@ func (db *DB) bindNewSession(ctx context.Context, tx pgx.Tx, t bot.Thread, rebin
 	return id, nil
 }
 
-func validThread(t bot.Thread) error {
+func validThread(t chat.Thread) error {
 	if t.Platform == "" {
 		return fmt.Errorf("postgres: thread %s has no platform", t)
 	}

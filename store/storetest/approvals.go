@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 var approvalTests = []test{
@@ -22,8 +23,8 @@ var approvalTests = []test{
 }
 
 var (
-	apAlice = bot.User{Platform: "telegram", ID: "42", Name: "Alice"}
-	apAdmin = bot.User{Platform: "telegram", ID: "7", Name: "Root"}
+	apAlice = chat.User{Platform: "telegram", ID: "42", Name: "Alice"}
+	apAdmin = chat.User{Platform: "telegram", ID: "7", Name: "Root"}
 )
 
 // newApprovalRec returns a pending approval of call in approvalSession sid, due ten
@@ -37,9 +38,9 @@ func newApprovalRec(id, sid, call string) bot.ApprovalRecord {
 }
 
 // approvalSession creates a approvalSession to hang approvals on.
-func approvalSession(t *testing.T, db Store, chat string) string {
+func approvalSession(t *testing.T, db Store, chatID string) string {
 	t.Helper()
-	sid, err := db.SessionFor(t.Context(), bot.Thread{Platform: "telegram", Chat: chat})
+	sid, err := db.SessionFor(t.Context(), chat.Thread{Platform: "telegram", Chat: chatID})
 	if err != nil {
 		t.Fatalf("SessionFor: %v", err)
 	}
@@ -124,7 +125,7 @@ func testDecideApproval(t *testing.T, s suite) {
 	tests := []struct {
 		name    string
 		status  string
-		by      bot.User
+		by      chat.User
 		at      time.Time
 		won     bool
 		wantErr bool
@@ -133,9 +134,9 @@ func testDecideApproval(t *testing.T, s suite) {
 		{"deny before the deadline", bot.ApprovalDenied, apAdmin, epoch, true, false},
 		{"approve at the deadline loses", bot.ApprovalApproved, apAlice, deadline, false, false},
 		{"deny after the deadline loses", bot.ApprovalDenied, apAlice, deadline.Add(time.Hour), false, false},
-		{"expire after the deadline", bot.ApprovalExpired, bot.User{}, deadline, true, false},
-		{"expire early (unpostable message)", bot.ApprovalExpired, bot.User{}, epoch, true, false},
-		{"approve without a decider", bot.ApprovalApproved, bot.User{}, epoch, false, true},
+		{"expire after the deadline", bot.ApprovalExpired, chat.User{}, deadline, true, false},
+		{"expire early (unpostable message)", bot.ApprovalExpired, chat.User{}, epoch, true, false},
+		{"approve without a decider", bot.ApprovalApproved, chat.User{}, epoch, false, true},
 		{"back to pending", bot.ApprovalPending, apAlice, epoch, false, true},
 		{"unknown status", "maybe", apAlice, epoch, false, true},
 	}
@@ -193,7 +194,7 @@ func testDecideApprovalRace(t *testing.T, s suite) {
 		const n = 40
 		type result struct {
 			status string
-			by     bot.User
+			by     chat.User
 			won    bool
 			err    error
 		}
@@ -243,7 +244,7 @@ func testDecideApprovalRace(t *testing.T, s suite) {
 	}
 }
 
-func approvalKeyOf(u bot.User) string {
+func approvalKeyOf(u chat.User) string {
 	if u.ID == "" {
 		return ""
 	}
@@ -254,7 +255,7 @@ func testSetApprovalRefs(t *testing.T, s suite) {
 	db := s.fresh(t)
 	ctx := t.Context()
 	rec := mustCreateApproval(t, db, newApprovalRec("ap1", approvalSession(t, db, "c1"), "call_1"))
-	refs := []bot.MessageRef{{Thread: bot.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1.5"}, ID: "1.7"}}
+	refs := []chat.MessageRef{{Thread: chat.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1.5"}, ID: "1.7"}}
 	if err := db.SetApprovalRefs(ctx, rec.ID, refs); err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,8 @@ import (
 	"github.com/parleybot/parley/agent/remind"
 	"github.com/parleybot/parley/agent/task"
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/outbound"
+	"github.com/parleybot/parley/chat"
 )
 
 // Fill and Readers serve tests that copy a database from one engine to
@@ -44,7 +46,7 @@ func Fill(t testing.TB, db Store) Filled {
 			t.Fatal(err)
 		}
 	}
-	th := bot.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1700000000.000100"}
+	th := chat.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1700000000.000100"}
 	var err error
 	f.Session, err = db.SessionFor(ctx, th)
 	must(err)
@@ -62,15 +64,15 @@ func Fill(t testing.TB, db Store) Filled {
 		must(err)
 	}
 	must(db.MarkDone(ctx, "T1:C1:1.0"))
-	must(db.SaveReply(ctx, bot.OutboxRecord{InboxKey: "T1:C1:1.0", SessionID: f.Session, Thread: th,
-		Refs: []string{"1700000001.000200", `quo"te`}, Text: "part one", Status: bot.ReplyDelivered, Attempts: 2}))
+	must(db.SaveReply(ctx, outbound.OutboxRecord{InboxKey: "T1:C1:1.0", SessionID: f.Session, Thread: th,
+		Refs: []string{"1700000001.000200", `quo"te`}, Text: "part one", Status: outbound.ReplyDelivered, Attempts: 2}))
 	rec := bot.ApprovalRecord{ID: "ap1", SessionID: f.Session, ToolCallID: "c1", ToolName: "shell", Summary: "rm -rf /tmp/x",
 		Requester: f.User, Approvers: []string{f.User, "slack:U2"}, Status: bot.ApprovalPending, Mandatory: true,
 		Risks: []string{"deletes files"}, ExpiresAt: epoch.Add(10 * time.Minute), CreatedAt: epoch}
 	_, _, err = db.CreateApproval(ctx, rec)
 	must(err)
-	must(db.SetApprovalRefs(ctx, "ap1", []bot.MessageRef{{Thread: th, ID: "17.1"}}))
-	_, err = db.DecideApproval(ctx, "ap1", bot.ApprovalApproved, bot.User{Platform: "slack", ID: "U2"}, epoch.Add(time.Minute))
+	must(db.SetApprovalRefs(ctx, "ap1", []chat.MessageRef{{Thread: th, ID: "17.1"}}))
+	_, err = db.DecideApproval(ctx, "ap1", bot.ApprovalApproved, chat.User{Platform: "slack", ID: "U2"}, epoch.Add(time.Minute))
 	must(err)
 	must(db.Set(ctx, "telegram:offset", "42"))
 
@@ -110,7 +112,7 @@ func Fill(t testing.TB, db Store) Filled {
 	}
 	must(db.ClaimDelivered(ctx, claims[0]))
 
-	f.Parent, err = db.NewSession(ctx, bot.Thread{Platform: "slack", Space: "T1", Chat: "C2"})
+	f.Parent, err = db.NewSession(ctx, chat.Thread{Platform: "slack", Space: "T1", Chat: "C2"})
 	must(err)
 	_, err = db.SavePlan(ctx, f.Parent, f.User, task.Plan{Items: []task.Item{{Text: "read the logs", Status: task.Done}, {Text: "fix it", Status: task.InProgress}}},
 		[]task.Entry{{At: epoch, Kind: "plan", Text: "item 1 added"}})

@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 var inboxTests = []test{
@@ -129,7 +129,7 @@ func testUnfinished(t *testing.T, s suite) {
 func testBoundSession(t *testing.T, s suite) {
 	db := s.fresh(t)
 	ctx := t.Context()
-	th := bot.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1.2"}
+	th := chat.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1.2"}
 	if _, ok, err := db.BoundSession(ctx, th); err != nil || ok {
 		t.Fatalf("unbound thread: ok=%v err=%v", ok, err)
 	}

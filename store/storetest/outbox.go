@@ -7,7 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/outbound"
+	"github.com/parleybot/parley/chat"
 )
 
 var outboxTests = []test{
@@ -21,7 +22,7 @@ var outboxTests = []test{
 }
 
 // saveAndRead saves rec and checks that Reply reads it back unchanged.
-func saveAndRead(t *testing.T, db Store, rec bot.OutboxRecord) {
+func saveAndRead(t *testing.T, db Store, rec outbound.OutboxRecord) {
 	t.Helper()
 	if err := db.SaveReply(t.Context(), rec); err != nil {
 		t.Fatal(err)
@@ -37,17 +38,17 @@ func saveAndRead(t *testing.T, db Store, rec bot.OutboxRecord) {
 
 func testOutboxRoundTrip(t *testing.T, s suite) {
 	db := s.fresh(t)
-	th := bot.Thread{Platform: "slack", Space: "T01", Chat: "C01", ID: "1700000000.000100"}
+	th := chat.Thread{Platform: "slack", Space: "T01", Chat: "C01", ID: "1700000000.000100"}
 	sid := newSession(t, db, th)
 	tests := []struct {
 		name string
-		rec  bot.OutboxRecord
+		rec  outbound.OutboxRecord
 	}{
-		{"no messages yet", bot.OutboxRecord{Status: bot.ReplyStreaming}},
-		{"one message", bot.OutboxRecord{Refs: []string{"1700000001.000200"}, Text: "…", Status: bot.ReplyStreaming}},
-		{"continuations", bot.OutboxRecord{Refs: []string{"1", "2", "3"}, Text: "part one\n\npart two\n\n```go\nx := 1\n```", Status: bot.ReplyDelivered, Attempts: 2}},
-		{"failed", bot.OutboxRecord{Refs: []string{"9"}, Text: "", Status: bot.ReplyFailed, Attempts: 7}},
-		{"unicode and quotes", bot.OutboxRecord{Refs: []string{`quo"te`, "ü"}, Text: "注意：请看 \"x\" 🙂", Status: bot.ReplyDelivered, Attempts: 1}},
+		{"no messages yet", outbound.OutboxRecord{Status: outbound.ReplyStreaming}},
+		{"one message", outbound.OutboxRecord{Refs: []string{"1700000001.000200"}, Text: "…", Status: outbound.ReplyStreaming}},
+		{"continuations", outbound.OutboxRecord{Refs: []string{"1", "2", "3"}, Text: "part one\n\npart two\n\n```go\nx := 1\n```", Status: outbound.ReplyDelivered, Attempts: 2}},
+		{"failed", outbound.OutboxRecord{Refs: []string{"9"}, Text: "", Status: outbound.ReplyFailed, Attempts: 7}},
+		{"unicode and quotes", outbound.OutboxRecord{Refs: []string{`quo"te`, "ü"}, Text: "注意：请看 \"x\" 🙂", Status: outbound.ReplyDelivered, Attempts: 1}},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -61,13 +62,13 @@ func testOutboxRoundTrip(t *testing.T, s suite) {
 
 func testOutboxUpdate(t *testing.T, s suite) {
 	db := s.fresh(t)
-	th := bot.Thread{Platform: "telegram", Chat: "-100200", ID: "77"}
+	th := chat.Thread{Platform: "telegram", Chat: "-100200", ID: "77"}
 	sid := newSession(t, db, th)
-	steps := []bot.OutboxRecord{
-		{Refs: []string{"501"}, Status: bot.ReplyStreaming},
-		{Refs: []string{"501", "502"}, Text: "part 1", Status: bot.ReplyStreaming, Attempts: 1},
-		{Refs: []string{"501", "502"}, Text: "part 1\n\npart 2", Status: bot.ReplyDelivered, Attempts: 1},
-		{Refs: []string{"501"}, Text: "fewer refs", Status: bot.ReplyFailed, Attempts: 2},
+	steps := []outbound.OutboxRecord{
+		{Refs: []string{"501"}, Status: outbound.ReplyStreaming},
+		{Refs: []string{"501", "502"}, Text: "part 1", Status: outbound.ReplyStreaming, Attempts: 1},
+		{Refs: []string{"501", "502"}, Text: "part 1\n\npart 2", Status: outbound.ReplyDelivered, Attempts: 1},
+		{Refs: []string{"501"}, Text: "fewer refs", Status: outbound.ReplyFailed, Attempts: 2},
 	}
 	for _, rec := range steps {
 		rec.InboxKey, rec.SessionID, rec.Thread = "telegram:812345678", sid, th
@@ -85,8 +86,8 @@ func testOutboxUnknownKey(t *testing.T, s suite) {
 
 func testOutboxNeedsSession(t *testing.T, s suite) {
 	db := s.fresh(t)
-	th := bot.Thread{Platform: "discord", Chat: "1200000000000000001"}
-	err := db.SaveReply(t.Context(), bot.OutboxRecord{InboxKey: "discord:1", SessionID: "no-such-session", Thread: th, Status: bot.ReplyStreaming})
+	th := chat.Thread{Platform: "discord", Chat: "1200000000000000001"}
+	err := db.SaveReply(t.Context(), outbound.OutboxRecord{InboxKey: "discord:1", SessionID: "no-such-session", Thread: th, Status: outbound.ReplyStreaming})
 	if !s.notFound(err) {
 		t.Fatalf("SaveReply with an unknown session = %v, want not found", err)
 	}
@@ -97,15 +98,15 @@ func testOutboxNeedsSession(t *testing.T, s suite) {
 
 func testOutboxRejectsIncompleteRecords(t *testing.T, s suite) {
 	db := s.fresh(t)
-	th := bot.Thread{Platform: "slack", Space: "T1", Chat: "C1"}
+	th := chat.Thread{Platform: "slack", Space: "T1", Chat: "C1"}
 	sid := newSession(t, db, th)
 	tests := []struct {
 		name string
-		rec  bot.OutboxRecord
+		rec  outbound.OutboxRecord
 	}{
-		{"no inbox key", bot.OutboxRecord{SessionID: sid, Thread: th}},
-		{"no session", bot.OutboxRecord{InboxKey: "k", Thread: th}},
-		{"no platform", bot.OutboxRecord{InboxKey: "k", SessionID: sid, Thread: bot.Thread{Chat: "C1"}}},
+		{"no inbox key", outbound.OutboxRecord{SessionID: sid, Thread: th}},
+		{"no session", outbound.OutboxRecord{InboxKey: "k", Thread: th}},
+		{"no platform", outbound.OutboxRecord{InboxKey: "k", SessionID: sid, Thread: chat.Thread{Chat: "C1"}}},
 	}
 	for _, tt := range tests {
 		if err := db.SaveReply(t.Context(), tt.rec); err == nil {
@@ -119,9 +120,9 @@ func testOutboxRejectsIncompleteRecords(t *testing.T, s suite) {
 
 func testOutboxSurvivesRestart(t *testing.T, s suite) {
 	db, reopen := s.open(t, Options{})
-	th := bot.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1.1"}
+	th := chat.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1.1"}
 	sid := newSession(t, db, th)
-	rec := bot.OutboxRecord{InboxKey: "T1:C1:1.1", SessionID: sid, Thread: th, Refs: []string{"2.2"}, Status: bot.ReplyStreaming}
+	rec := outbound.OutboxRecord{InboxKey: "T1:C1:1.1", SessionID: sid, Thread: th, Refs: []string{"2.2"}, Status: outbound.ReplyStreaming}
 	if err := db.SaveReply(t.Context(), rec); err != nil {
 		t.Fatal(err)
 	}
@@ -138,14 +139,14 @@ func testOutboxSurvivesRestart(t *testing.T, s suite) {
 
 func testOutboxConcurrentSaves(t *testing.T, s suite) {
 	db := s.fresh(t)
-	th := bot.Thread{Platform: "telegram", Chat: "42"}
+	th := chat.Thread{Platform: "telegram", Chat: "42"}
 	sid := newSession(t, db, th)
 	var wg sync.WaitGroup
 	for i := range 16 {
 		wg.Go(func() {
 			for j := range 10 {
-				rec := bot.OutboxRecord{InboxKey: fmt.Sprintf("telegram:%d", i), SessionID: sid, Thread: th,
-					Refs: []string{fmt.Sprint(j)}, Status: bot.ReplyStreaming, Attempts: j}
+				rec := outbound.OutboxRecord{InboxKey: fmt.Sprintf("telegram:%d", i), SessionID: sid, Thread: th,
+					Refs: []string{fmt.Sprint(j)}, Status: outbound.ReplyStreaming, Attempts: j}
 				if err := db.SaveReply(t.Context(), rec); err != nil {
 					t.Error(err)
 					return

@@ -7,14 +7,15 @@ import (
 
 	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 var (
-	slackThread = bot.Thread{Platform: "slack", Space: "T01", Chat: "C01", ID: "1700000000.000100"}
-	slackDM     = bot.Thread{Platform: "slack", Space: "T01", Chat: "D01"}
-	tgTopic     = bot.Thread{Platform: "telegram", Chat: "-100123", ID: "7"}
-	tgPrivate   = bot.Thread{Platform: "telegram", Chat: "42"}
-	discord     = bot.Thread{Platform: "discord", Space: "G1", Chat: "1200000000000000001"}
+	slackThread = chat.Thread{Platform: "slack", Space: "T01", Chat: "C01", ID: "1700000000.000100"}
+	slackDM     = chat.Thread{Platform: "slack", Space: "T01", Chat: "D01"}
+	tgTopic     = chat.Thread{Platform: "telegram", Chat: "-100123", ID: "7"}
+	tgPrivate   = chat.Thread{Platform: "telegram", Chat: "42"}
+	discord     = chat.Thread{Platform: "discord", Space: "G1", Chat: "1200000000000000001"}
 )
 
 var sessionTests = []test{
@@ -28,7 +29,7 @@ var sessionTests = []test{
 }
 
 // newSession returns the id of the session bound to th.
-func newSession(t *testing.T, db Store, th bot.Thread) string {
+func newSession(t *testing.T, db Store, th chat.Thread) string {
 	t.Helper()
 	sid, err := db.SessionFor(t.Context(), th)
 	if err != nil {
@@ -39,7 +40,7 @@ func newSession(t *testing.T, db Store, th bot.Thread) string {
 
 func testSessionForBindsEachThreadOnce(t *testing.T, s suite) {
 	db := s.fresh(t)
-	threads := []bot.Thread{
+	threads := []chat.Thread{
 		slackThread, slackDM, tgTopic, tgPrivate, discord,
 		// Each differs from one above in a single part, so is another
 		// conversation.
@@ -48,7 +49,7 @@ func testSessionForBindsEachThreadOnce(t *testing.T, s suite) {
 		{Platform: "slack", Space: "T01", Chat: "C01", ID: "1700000000.000200"},
 		{Platform: "console", Space: "T01", Chat: "D01"},
 	}
-	ids := make(map[string]bot.Thread)
+	ids := make(map[string]chat.Thread)
 	for _, th := range threads {
 		id := newSession(t, db, th)
 		if other, dup := ids[id]; dup {
@@ -68,7 +69,7 @@ func testSessionForConcurrent(t *testing.T, s suite) {
 	// do not queue on a shared connection, only on the database's locks.
 	db, reopen := s.open(t, Options{})
 	dbs := []Store{db, reopen()}
-	threads := []bot.Thread{slackThread, slackDM, tgTopic, discord}
+	threads := []chat.Thread{slackThread, slackDM, tgTopic, discord}
 
 	const callers = 16
 	got := make([][]string, len(threads))
@@ -106,8 +107,8 @@ func testSessionForConcurrent(t *testing.T, s suite) {
 
 func testSessionForSurvivesRestart(t *testing.T, s suite) {
 	db, reopen := s.open(t, Options{})
-	want := make(map[bot.Thread]string)
-	for _, th := range []bot.Thread{slackThread, tgPrivate, discord} {
+	want := make(map[chat.Thread]string)
+	for _, th := range []chat.Thread{slackThread, tgPrivate, discord} {
 		want[th] = newSession(t, db, th)
 	}
 	closeNow(t, db)
@@ -208,10 +209,10 @@ func testSessionInfo(t *testing.T, s suite) {
 
 func testSessionNeedsPlatform(t *testing.T, s suite) {
 	db := s.fresh(t)
-	if _, err := db.SessionFor(t.Context(), bot.Thread{Chat: "C1"}); err == nil {
+	if _, err := db.SessionFor(t.Context(), chat.Thread{Chat: "C1"}); err == nil {
 		t.Error("SessionFor accepted a thread without a platform")
 	}
-	if _, err := db.NewSession(t.Context(), bot.Thread{Chat: "C1"}); err == nil {
+	if _, err := db.NewSession(t.Context(), chat.Thread{Chat: "C1"}); err == nil {
 		t.Error("NewSession accepted a thread without a platform")
 	}
 }

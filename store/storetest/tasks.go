@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/parleybot/parley/agent/task"
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 var taskTests = []test{
@@ -21,7 +21,7 @@ var taskTests = []test{
 func testTasks(t *testing.T, s suite) {
 	db := s.fresh(t)
 	ctx := t.Context()
-	sid, err := db.SessionFor(ctx, bot.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1.1"})
+	sid, err := db.SessionFor(ctx, chat.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1.1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func testTasks(t *testing.T, s suite) {
 func testHelpers(t *testing.T, s suite) {
 	db := s.fresh(t) // a ticking clock
 	ctx := t.Context()
-	thread := bot.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1.1"}
+	thread := chat.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1.1"}
 	parent, err := db.SessionFor(ctx, thread)
 	if err != nil {
 		t.Fatal(err)
@@ -130,7 +130,7 @@ func testEditPlanConcurrent(t *testing.T, s suite) {
 	db, reopen := s.open(t, Options{})
 	dbs := []Store{db, reopen()}
 	ctx := t.Context()
-	sid, err := db.SessionFor(ctx, bot.Thread{Platform: "console", Chat: "ana"})
+	sid, err := db.SessionFor(ctx, chat.Thread{Platform: "console", Chat: "ana"})
 	if err != nil {
 		t.Fatal(err)
 	}

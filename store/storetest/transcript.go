@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/parleybot/parley/agent/llm"
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 var transcriptTests = []test{
@@ -160,7 +160,7 @@ func testAppendMessagesConcurrent(t *testing.T, s suite) {
 func testReplaceMessages(t *testing.T, s suite) {
 	db := s.fresh(t)
 	ctx := t.Context()
-	sid := newSession(t, db, bot.Thread{Platform: "console", Chat: "ana"})
+	sid := newSession(t, db, chat.Thread{Platform: "console", Chat: "ana"})
 	old := []llm.Message{{Role: llm.RoleUser, Text: "one"}, {Role: llm.RoleAssistant, Text: "two"}, {Role: llm.RoleUser, Text: "three"}}
 	if err := db.AppendMessages(ctx, sid, old...); err != nil {
 		t.Fatal(err)

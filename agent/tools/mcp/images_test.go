@@ -15,7 +15,7 @@ import (
 	"github.com/parleybot/parley/agent/llm/llmtest"
 	"github.com/parleybot/parley/agent/llm/openai"
 	"github.com/parleybot/parley/agent/media/mediatest"
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/store"
 )
 
@@ -72,7 +72,7 @@ func TestMCPImageMovedAfterToolResult(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	sid, err := db.SessionFor(t.Context(), bot.Thread{Platform: "console", Chat: "ana"})
+	sid, err := db.SessionFor(t.Context(), chat.Thread{Platform: "console", Chat: "ana"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // ApprovalJSON is an approval's JSON columns (approvers, refs, risks), as
@@ -44,8 +45,8 @@ func DecodeApproval(rec *bot.ApprovalRecord, c ApprovalJSON) error {
 	return nil
 }
 
-// storedRef is the JSON form of a bot.MessageRef in the refs column. Its
-// own tags keep the column stable if bot.MessageRef's fields are renamed.
+// storedRef is the JSON form of a chat.MessageRef in the refs column. Its
+// own tags keep the column stable if chat.MessageRef's fields are renamed.
 type storedRef struct {
 	Platform string `json:"platform"`
 	Space    string `json:"space,omitempty"`
@@ -55,7 +56,7 @@ type storedRef struct {
 }
 
 // EncodeRefs returns the refs column's text.
-func EncodeRefs(refs []bot.MessageRef) (string, error) {
+func EncodeRefs(refs []chat.MessageRef) (string, error) {
 	out := make([]storedRef, len(refs))
 	for i, r := range refs {
 		out[i] = storedRef{r.Thread.Platform, r.Thread.Space, r.Thread.Chat, r.Thread.ID, r.ID}
@@ -68,15 +69,15 @@ func EncodeRefs(refs []bot.MessageRef) (string, error) {
 }
 
 // DecodeRefs reads the refs column back; none reads as nil.
-func DecodeRefs(s string) ([]bot.MessageRef, error) {
+func DecodeRefs(s string) ([]chat.MessageRef, error) {
 	var in []storedRef
 	if err := json.Unmarshal([]byte(s), &in); err != nil {
 		return nil, fmt.Errorf("refs: %w", err)
 	}
-	var refs []bot.MessageRef
+	var refs []chat.MessageRef
 	for _, r := range in {
-		refs = append(refs, bot.MessageRef{
-			Thread: bot.Thread{Platform: r.Platform, Space: r.Space, Chat: r.Chat, ID: r.Thread},
+		refs = append(refs, chat.MessageRef{
+			Thread: chat.Thread{Platform: r.Platform, Space: r.Space, Chat: r.Chat, ID: r.Thread},
 			ID:     r.ID,
 		})
 	}

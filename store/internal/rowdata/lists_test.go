@@ -3,7 +3,7 @@ package rowdata
 import (
 	"testing"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // TestListFormat pins the JSON list columns: both engines query into
@@ -27,7 +27,7 @@ func TestListFormat(t *testing.T) {
 		}
 	}
 
-	refs := []bot.MessageRef{{Thread: bot.Thread{Platform: "slack", Chat: "C1", ID: "T1"}, ID: "M1"}}
+	refs := []chat.MessageRef{{Thread: chat.Thread{Platform: "slack", Chat: "C1", ID: "T1"}, ID: "M1"}}
 	got, err := EncodeRefs(refs)
 	const want = `[{"platform":"slack","chat":"C1","thread":"T1","id":"M1"}]`
 	if err != nil || got != want {

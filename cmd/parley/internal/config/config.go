@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/parleybot/parley/internal/secret"
 )
 
 // LLM providers a model may name in llm.model ("provider/model").
@@ -132,17 +134,17 @@ type ModelLimits struct {
 
 // Provider holds one LLM provider's endpoint and credentials.
 type Provider struct {
-	APIKey Secret `mapstructure:"api_key"`
+	APIKey secret.Secret `mapstructure:"api_key"`
 	// BaseURL overrides the SDK's endpoint; "" keeps the SDK default.
 	BaseURL string `mapstructure:"base_url"`
 }
 
 // Slack configures the Slack adapter.
 type Slack struct {
-	Enabled       bool   `mapstructure:"enabled"`
-	BotToken      Secret `mapstructure:"bot_token"`
-	AppToken      Secret `mapstructure:"app_token"`
-	SigningSecret Secret `mapstructure:"signing_secret"`
+	Enabled       bool          `mapstructure:"enabled"`
+	BotToken      secret.Secret `mapstructure:"bot_token"`
+	AppToken      secret.Secret `mapstructure:"app_token"`
+	SigningSecret secret.Secret `mapstructure:"signing_secret"`
 	// Mode is SlackModeSocket or SlackModeHTTP.
 	Mode string `mapstructure:"mode"`
 	// APIURL is the Web API base; it always ends in "/" because the Slack
@@ -152,8 +154,8 @@ type Slack struct {
 
 // Telegram configures the Telegram adapter.
 type Telegram struct {
-	Enabled bool   `mapstructure:"enabled"`
-	Token   Secret `mapstructure:"token"`
+	Enabled bool          `mapstructure:"enabled"`
+	Token   secret.Secret `mapstructure:"token"`
 	// Mode is TelegramModePolling or TelegramModeWebhook.
 	Mode   string `mapstructure:"mode"`
 	APIURL string `mapstructure:"api_url"`
@@ -162,14 +164,14 @@ type Telegram struct {
 	WebhookURL string `mapstructure:"webhook_url"`
 	// WebhookSecret is checked on every webhook request; empty means a
 	// random one for each start.
-	WebhookSecret Secret `mapstructure:"webhook_secret"`
+	WebhookSecret secret.Secret `mapstructure:"webhook_secret"`
 }
 
 // Discord configures the Discord adapter.
 type Discord struct {
-	Enabled bool   `mapstructure:"enabled"`
-	Token   Secret `mapstructure:"token"`
-	APIURL  string `mapstructure:"api_url"`
+	Enabled bool          `mapstructure:"enabled"`
+	Token   secret.Secret `mapstructure:"token"`
+	APIURL  string        `mapstructure:"api_url"`
 	// GuildID registers the application commands in that guild only, where
 	// changes show at once; empty registers them globally.
 	GuildID string `mapstructure:"guild_id"`
@@ -240,12 +242,12 @@ type MCP struct {
 // MCPServer is one MCP server: a command speaking stdio, or a streamable
 // HTTP URL. In the environment (PARLEY_TOOLS_MCP_SERVERS) the list is JSON.
 type MCPServer struct {
-	Name    string            `mapstructure:"name" json:"name"`
-	Command string            `mapstructure:"command" json:"command"`
-	Args    []string          `mapstructure:"args" json:"args"`
-	Env     map[string]Secret `mapstructure:"env" json:"env"`
-	URL     string            `mapstructure:"url" json:"url"`
-	Headers map[string]Secret `mapstructure:"headers" json:"headers"`
+	Name    string                   `mapstructure:"name" json:"name"`
+	Command string                   `mapstructure:"command" json:"command"`
+	Args    []string                 `mapstructure:"args" json:"args"`
+	Env     map[string]secret.Secret `mapstructure:"env" json:"env"`
+	URL     string                   `mapstructure:"url" json:"url"`
+	Headers map[string]secret.Secret `mapstructure:"headers" json:"headers"`
 	// Trusted servers' tools run without asking; others need approval.
 	Trusted bool `mapstructure:"trusted" json:"trusted"`
 }

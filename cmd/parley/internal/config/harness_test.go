@@ -6,12 +6,13 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/parleybot/parley/internal/secret"
 )
 
 func TestMCPServers(t *testing.T) {
 	want := []MCPServer{
-		{Name: "files", Command: "npx", Args: []string{"-y", "server-filesystem", "/srv"}, Env: map[string]Secret{"GITHUB_TOKEN": "x", "Mixed_Case": "y"}},
-		{Name: "gh", URL: "https://mcp.example.com/mcp", Headers: map[string]Secret{"Authorization": "Bearer t"}, Trusted: true},
+		{Name: "files", Command: "npx", Args: []string{"-y", "server-filesystem", "/srv"}, Env: map[string]secret.Secret{"GITHUB_TOKEN": "x", "Mixed_Case": "y"}},
+		{Name: "gh", URL: "https://mcp.example.com/mcp", Headers: map[string]secret.Secret{"Authorization": "Bearer t"}, Trusted: true},
 	}
 	t.Run("yaml keeps the case of env and header names", func(t *testing.T) {
 		cfg := mustLoadYAML(t, `

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/parleybot/parley/internal/secret"
 )
 
 // env turns a map into a LoadOptions.Env, so tests never touch the
@@ -123,7 +124,7 @@ func TestLoadPrecedence(t *testing.T) {
 			yaml: "telegram:\n  mode: polling\n",
 			env:  map[string]string{"PARLEY_TELEGRAM_TOKEN": "123:abc"},
 			get:  func(c *Config) any { return c.Telegram.Token },
-			want: Secret("123:abc"),
+			want: secret.Secret("123:abc"),
 		},
 		{
 			name: "env int beats file int",
@@ -217,7 +218,7 @@ func TestLoadPrecedence(t *testing.T) {
 			name: "values are trimmed",
 			env:  map[string]string{"PARLEY_TELEGRAM_TOKEN": "  123:abc\n"},
 			get:  func(c *Config) any { return c.Telegram.Token },
-			want: Secret("123:abc"),
+			want: secret.Secret("123:abc"),
 		},
 		{
 			name: "numeric YAML scalar read as a string",
@@ -267,8 +268,8 @@ func TestLoadAPIKeyFallback(t *testing.T) {
 		name          string
 		yaml          string
 		env           map[string]string
-		wantOpenAI    Secret
-		wantAnthropic Secret
+		wantOpenAI    secret.Secret
+		wantAnthropic secret.Secret
 	}{
 		{
 			name: "plain variables alone",

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/parleybot/parley/internal/lazyre"
+	"github.com/parleybot/parley/internal/secret"
 )
 
 // What Parley prints about configuration values, in errors and in `parley
@@ -96,7 +97,7 @@ func quietArgs(args []any) []any {
 // that text about to be printed can be scrubbed of them.
 func (c *Config) SecretValues() []string {
 	var out []string
-	add := func(s Secret) {
+	add := func(s secret.Secret) {
 		if v := s.Reveal(); v != "" {
 			out = append(out, v)
 		}

@@ -3,6 +3,8 @@ package config
 import (
 	"fmt"
 	"net/url"
+
+	"github.com/parleybot/parley/internal/secret"
 )
 
 // Storage engines for store.driver.
@@ -20,7 +22,7 @@ type Store struct {
 	// PostgresURL is the PostgreSQL connection URL
 	// (postgres://user:password@host:5432/db?sslmode=…), used when Driver is
 	// "postgres". It may carry a password, so it is masked like any secret.
-	PostgresURL Secret `mapstructure:"postgres_url"`
+	PostgresURL secret.Secret `mapstructure:"postgres_url"`
 	// LeaseSeconds is how long a replica's leases (a session's turns, an
 	// elected receiver) outlive its last renewal: how soon the other
 	// replicas take over from one that died. PostgreSQL only.

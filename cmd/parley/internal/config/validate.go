@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/parleybot/parley/agent/llm"
+	"github.com/parleybot/parley/internal/secret"
 )
 
 // ValidationError lists every problem found in a configuration, so an
@@ -188,7 +189,7 @@ func (c *Config) validate() []string {
 	if c.Telegram.Enabled {
 		require(&p, "telegram.token", c.Telegram.Token, "telegram.enabled is true")
 		if c.Telegram.Mode == TelegramModeWebhook {
-			require(&p, "telegram.webhook_url", Secret(c.Telegram.WebhookURL), "telegram.enabled is true and telegram.mode is webhook")
+			require(&p, "telegram.webhook_url", secret.Secret(c.Telegram.WebhookURL), "telegram.enabled is true and telegram.mode is webhook")
 		}
 	}
 	if c.Telegram.WebhookURL != "" && !isHTTPURL(c.Telegram.WebhookURL) {
@@ -223,7 +224,7 @@ func (c *Config) validate() []string {
 
 // require reports key as missing when an enabled platform needs it, and
 // says how to set it.
-func require(p *[]string, key string, value Secret, when string) {
+func require(p *[]string, key string, value secret.Secret, when string) {
 	if value == "" {
 		*p = append(*p, fmt.Sprintf("%s: required when %s; set it in the config file or %s",
 			key, when, EnvVar(key)))

@@ -1,0 +1,32 @@
+// Package bot is Parley's platform-neutral chat layer: who is talking where
+// (Thread, User), the conversation → session map, running turns through the
+// agent and the commands every platform shares.
+package chat
+
+import "fmt"
+
+// Thread names one conversation (docs/architecture.md, Conversation
+// identity). Platform is "console", "slack", "telegram" or "discord"; Space
+// is the workspace or guild (empty where the platform has none); Chat the
+// channel or chat; ID the thread root, topic or reply chain (empty for a
+// continuing DM).
+type Thread struct {
+	Platform string
+	Space    string
+	Chat     string
+	ID       string
+}
+
+func (t Thread) String() string {
+	return fmt.Sprintf("%s:%s:%s:%s", t.Platform, t.Space, t.Chat, t.ID)
+}
+
+// User is a person on one platform.
+type User struct {
+	Platform string
+	ID       string
+	Name     string // display name, for prompts and messages
+}
+
+// Key is the stable identity memory is stored under: "platform:id".
+func (u User) Key() string { return u.Platform + ":" + u.ID }

@@ -1,0 +1,68 @@
+package chat
+
+import (
+	"context"
+	"time"
+)
+
+// What an adapter may implement besides Adapter: the core looks for each
+// with a type assertion.
+
+// Connection is implemented by adapters that know whether they are
+// connected to their platform (a long poll answered, a gateway or socket
+// session open), for a readiness check. An adapter without it counts as
+// connected.
+type Connection interface {
+	Connected() bool
+}
+
+// RefStream is a Stream that knows its message from the start (Slack's
+// chat.startStream returns the ts). Delivery records the ref before the
+// first Append, so that a crash mid-stream resumes by editing that message.
+// A Stream without it is recorded when Finish returns its ref; a crash
+// before that leaves the partial stream behind and a restart answers in a
+// new message (still never a second stream).
+type RefStream interface {
+	Stream
+	Ref() MessageRef
+}
+
+// StreamCloser is implemented by adapters that can end a native stream
+// knowing only its message (Slack's chat.stopStream takes channel and ts):
+// the stream of a process that crashed, or one whose Finish failed. Editing
+// a message that still streams fails (Slack: streaming_state_conflict), so
+// delivery closes such a stream before it edits the message. An error that
+// the message does not stream any more is expected and only logged.
+type StreamCloser interface {
+	CloseStream(ctx context.Context, ref MessageRef) error
+}
+
+// ShardedReceiver is implemented by adapters whose platform splits the
+// events a bot receives into shards (Discord's gateway sharding). Run
+// receives on every shard; replicas sharing a store instead elect a
+// receiver per shard, so the shards spread over them (router_shared.go).
+type ShardedReceiver interface {
+	// Shards is how many shards the bot's events are split into.
+	Shards() int
+	// RunShard receives shard's events until ctx ends, as Run does for all.
+	RunShard(ctx context.Context, h Handler, shard int) error
+}
+
+// ShareTaker is implemented by adapters that pace platform calls of their
+// own, outside Outbound (Slack's users.info): replicas sharing a store
+// tell them how many replicas now draw on the bot's budgets, as they tell
+// every Pacer (Pacer.SetShare).
+type ShareTaker interface {
+	SetShare(n int)
+}
+
+// StartGated is implemented by adapters whose platform limits how fast a
+// bot opens sessions across all its connections (Discord: one IDENTIFY per
+// 5 s for most bots). Each adapter spaces its own; replicas sharing a
+// store also hand it a gate that spaces the starts of every replica
+// (router_shared.go, startGate).
+type StartGated interface {
+	// SetStartGate makes each new session first wait for gate, with the
+	// spacing its platform asks for.
+	SetStartGate(gate func(ctx context.Context, every time.Duration) error)
+}
