@@ -11,6 +11,9 @@ const Wildcard = "*"
 
 // AccessList restricts one platform to listed users and chats.
 type AccessList struct {
+	// Open admits everyone while both allow lists are empty: the
+	// platform's description says (chat.Platform.Open).
+	Open       bool
 	AllowUsers []string // platform user ids, or "*"
 	AllowChats []string // platform chat/channel ids, or "*"
 	// FreeChats are chats where the bot answers every message, mention or
@@ -26,21 +29,15 @@ type Access struct {
 	Admins []string
 }
 
-// openByDefault reports whether an empty allow list admits everyone: a
-// Slack app is installed into one workspace, whose members are already
-// vetted; Telegram and Discord bots are reachable by anyone who finds them.
-func openByDefault(platform string) bool {
-	return platform == "slack" || platform == "console"
-}
-
 // Allowed reports whether u may talk to the bot in t.
 func (a Access) Allowed(u chat.User, t chat.Thread) bool {
 	if a.IsAdmin(u) {
 		return true
 	}
-	l, configured := a.Platforms[u.Platform]
-	if !configured || (len(l.AllowUsers) == 0 && len(l.AllowChats) == 0) {
-		return openByDefault(u.Platform)
+	// A platform not configured at all admits nobody.
+	l := a.Platforms[u.Platform]
+	if len(l.AllowUsers) == 0 && len(l.AllowChats) == 0 {
+		return l.Open
 	}
 	// A listed chat allows it; so does a listed workspace or guild
 	// (Thread.Space), so one entry covers a whole Discord server.

@@ -95,7 +95,7 @@ func (w *coreWorld) start(t *testing.T, script ...llm.Response) {
 	}
 	runner := &agent.Runner{Provider: w.model, Sessions: db, Memory: db, Tools: ts, Logger: slog.New(slog.DiscardHandler)}
 	cfg := bot.CoreConfig{Adapters: []chat.Adapter{w.fake}, Store: db, Runner: runner,
-		Access: w.access, Limits: w.limits, Logger: slog.New(slog.DiscardHandler)}
+		Access: slackOpen(w.access), Limits: w.limits, Logger: slog.New(slog.DiscardHandler)}
 	if w.reminders {
 		withReminders(t, &cfg, db)
 	}

@@ -43,7 +43,7 @@ var (
 // kbAccess: Slack is open by default; on Telegram only Alice and Bob are
 // allowed; Root is an admin.
 var kbAccess = bot.Access{
-	Platforms: map[string]bot.AccessList{"telegram": {AllowUsers: []string{"alice", "bob"}}},
+	Platforms: map[string]bot.AccessList{"slack": {Open: true}, "telegram": {AllowUsers: []string{"alice", "bob"}}},
 	Admins:    []string{slackRoot.Key()},
 }
 

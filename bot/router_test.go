@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -129,10 +130,23 @@ type world struct {
 
 func newWorld(t *testing.T, platform string, access bot.Access) *world {
 	t.Helper()
-	w := &world{srv: llmtest.NewServer(), path: filepath.Join(t.TempDir(), "parley.db"), access: access}
+	w := &world{srv: llmtest.NewServer(), path: filepath.Join(t.TempDir(), "parley.db"), access: slackOpen(access)}
 	t.Cleanup(w.srv.Close)
 	w.open(t, platform)
 	return w
+}
+
+// slackOpen is a with Slack open to everyone unless a says otherwise, as
+// Slack's description has it (adapters/slack.Platform).
+func slackOpen(a bot.Access) bot.Access {
+	if _, ok := a.Platforms["slack"]; !ok {
+		a.Platforms = maps.Clone(a.Platforms)
+		if a.Platforms == nil {
+			a.Platforms = map[string]bot.AccessList{}
+		}
+		a.Platforms["slack"] = bot.AccessList{Open: true}
+	}
+	return a
 }
 
 // open (re)starts Parley's pieces over the same database, as a process
@@ -163,8 +177,11 @@ func (w *world) open(t *testing.T, platform string) {
 	}, w.fake)
 }
 
+// newRouter is a router over adapters, Slack open to everyone unless
+// cfg.Access says otherwise, as in Parley.
 func newRouter(t testing.TB, cfg bot.RouterConfig, adapters ...chat.Adapter) *bot.Router {
 	t.Helper()
+	cfg.Access = slackOpen(cfg.Access)
 	r, err := bot.NewRouter(cfg, adapters...)
 	if err != nil {
 		t.Fatal(err)
@@ -202,7 +219,7 @@ func TestGatingAndAccess(t *testing.T) {
 		{"allowed chat", "discord", bot.Access{Platforms: map[string]bot.AccessList{"discord": {AllowChats: []string{"C1"}}}}, func(m chat.Message) chat.Message { m.Mentioned = true; return m }, true, false},
 		{"allowed guild", "discord", bot.Access{Platforms: map[string]bot.AccessList{"discord": {AllowChats: []string{"W"}}}}, func(m chat.Message) chat.Message { m.Mentioned = true; return m }, true, false},
 		{"another chat allowed", "discord", bot.Access{Platforms: map[string]bot.AccessList{"discord": {AllowChats: []string{"C2"}}}}, func(m chat.Message) chat.Message { m.Mentioned = true; return m }, false, true},
-		{"free-response chat", "slack", bot.Access{Platforms: map[string]bot.AccessList{"slack": {FreeChats: []string{"C1"}}}}, func(m chat.Message) chat.Message { return m }, true, false},
+		{"free-response chat", "slack", bot.Access{Platforms: map[string]bot.AccessList{"slack": {Open: true, FreeChats: []string{"C1"}}}}, func(m chat.Message) chat.Message { return m }, true, false},
 		{"stranger not mentioned is ignored silently", "telegram", bot.Access{}, func(m chat.Message) chat.Message { return m }, false, false},
 	}
 	for _, tt := range tests {

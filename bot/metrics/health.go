@@ -64,7 +64,7 @@ func (h Health) Readyz(w http.ResponseWriter, r *http.Request) {
 		if c, ok := a.(chat.Connection); ok && !c.Connected() {
 			state, ready = "not connected", false
 		}
-		lines = append(lines, platformLabel(a.Platform())+": "+state)
+		lines = append(lines, a.Platform()+": "+state)
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")

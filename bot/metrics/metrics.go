@@ -30,8 +30,9 @@ import (
 // Recorder holds Parley's metrics and implements bot.Metrics. Safe for
 // concurrent use.
 type Recorder struct {
-	reg *prometheus.Registry
-	now func() time.Time
+	reg       *prometheus.Registry
+	now       func() time.Time
+	platforms []string // the values of the platform label, with "console" and "other"
 
 	turns       *prometheus.CounterVec
 	errors      *prometheus.CounterVec
@@ -77,8 +78,9 @@ func New(cfg Config) *Recorder {
 		cfg.Now = time.Now
 	}
 	r := &Recorder{
-		reg: prometheus.NewRegistry(),
-		now: cfg.Now,
+		reg:       prometheus.NewRegistry(),
+		now:       cfg.Now,
+		platforms: slices.Clone(cfg.Platforms),
 		turns: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "parley_turns_total", Help: "Turns ended, by platform and outcome (answered, failed, stopped, interrupted, not_run).",
 		}, []string{"platform", "outcome"}),
@@ -120,7 +122,7 @@ func New(cfg Config) *Recorder {
 		r.tokens.WithLabelValues(dir)
 	}
 	for _, p := range cfg.Platforms {
-		p = platformLabel(p)
+		p = r.platformLabel(p)
 		for _, o := range outcomes() {
 			r.turns.WithLabelValues(p, string(o))
 		}
@@ -153,23 +155,23 @@ func (r *Recorder) TurnEnded(platform string, outcome bot.TurnOutcome) {
 	if slices.Contains(outcomes(), outcome) {
 		o = string(outcome)
 	}
-	r.turns.WithLabelValues(platformLabel(platform), o).Inc()
+	r.turns.WithLabelValues(r.platformLabel(platform), o).Inc()
 }
 
 // FinalShown implements bot.Metrics.
 func (r *Recorder) FinalShown(platform string, d time.Duration, allowed int) {
-	p := platformLabel(platform)
+	p := r.platformLabel(platform)
 	r.final.WithLabelValues(p).Observe(d.Seconds())
 	if allowed > 0 {
 		r.editBudget.WithLabelValues(p).Add(float64(allowed))
 	}
 }
 
-// platformLabel is platform if it is one Parley has, else "other": the
-// label's values stay a fixed set whatever a caller passes.
-func platformLabel(platform string) string {
-	switch platform {
-	case "slack", "telegram", "discord", "console":
+// platformLabel is platform if it is one of Config.Platforms or the
+// terminal, else "other": the label's values stay a fixed set whatever a
+// caller passes.
+func (r *Recorder) platformLabel(platform string) string {
+	if platform == "console" || slices.Contains(r.platforms, platform) {
 		return platform
 	}
 	return "other"

@@ -34,7 +34,7 @@ type modelTransport struct {
 
 func (t modelTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if platform, d, ok := bot.InboundToModel(req.Context(), t.r.now()); ok {
-		t.r.inbound.WithLabelValues(platformLabel(platform)).Observe(d.Seconds())
+		t.r.inbound.WithLabelValues(t.r.platformLabel(platform)).Observe(d.Seconds())
 	}
 	return t.next.RoundTrip(req)
 }

@@ -49,7 +49,7 @@ func runChat(ctx context.Context, e *environment, cfg *config.Config) error {
 		Interactive: e.terminal,
 		Interrupts:  e.interrupts,
 	}), quit: cancel}
-	acc := access(cfg.Access)
+	acc := access(cfg)
 	acc.Platforms[console.Platform] = bot.AccessList{AllowUsers: []string{operator.ID}}
 	acc.Admins = append(acc.Admins, operator.Key())
 	// The person at the terminal is the operator: they approve there, the

@@ -12,9 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/parleybot/parley/adapters/discord"
-	"github.com/parleybot/parley/adapters/slack"
-	"github.com/parleybot/parley/adapters/telegram"
 	"github.com/parleybot/parley/agent/llm/anthropic"
 	"github.com/parleybot/parley/agent/llm/openai"
 	"github.com/parleybot/parley/agent/tools/shell"
@@ -129,20 +126,10 @@ func checks(cfg *config.Config) []check {
 			return fmt.Sprintf("key %s at %s", p.APIKey, config.RedactURL(orDefault(p.BaseURL, "https://api.anthropic.com"))), err
 		}})
 	}
-	if cfg.Slack.Enabled {
-		list = append(list, check{"slack", func(ctx context.Context) (string, error) {
-			return slack.Check(ctx, cfg.Slack.BotToken.Reveal(), cfg.Slack.APIURL)
-		}})
-	}
-	if cfg.Telegram.Enabled {
-		list = append(list, check{"telegram", func(ctx context.Context) (string, error) {
-			return telegram.Check(ctx, cfg.Telegram.Token.Reveal(), cfg.Telegram.APIURL)
-		}})
-	}
-	if cfg.Discord.Enabled {
-		list = append(list, check{"discord", func(ctx context.Context) (string, error) {
-			return discord.Check(ctx, cfg.Discord.Token.Reveal(), cfg.Discord.APIURL)
-		}})
+	for _, p := range cfg.Platforms {
+		if p.Section.Enabled() {
+			list = append(list, check{p.Name, p.Section.Check})
+		}
 	}
 	return list
 }

@@ -48,7 +48,7 @@ func (o *operator) modelClient() *http.Client {
 
 // httpClient is the client platform's adapter calls its API with, counted;
 // nil (the adapter's default) without metrics.
-func (o *operator) httpClient(platform string) *http.Client {
+func (o *operator) httpClient(platform chat.Platform) *http.Client {
 	if o == nil {
 		return nil
 	}

@@ -24,7 +24,7 @@ func runPlatforms(ctx context.Context, a *app, adapters []chat.Adapter, web *inb
 	if approvers == nil {
 		approvers = []string{} // nobody: not "the core's default"
 	}
-	cc, err := coreConfig(a, adapters, access(cfg.Access), approvers, logger)
+	cc, err := coreConfig(a, adapters, access(cfg), approvers, logger)
 	if err != nil {
 		return err
 	}
@@ -104,17 +104,13 @@ func coreConfig(a *app, adapters []chat.Adapter, acc bot.Access, approvers []str
 	return cc, nil
 }
 
-// access turns the config's allow lists into the router's policy.
-func access(c config.Access) bot.Access {
-	list := func(l config.AllowList) bot.AccessList {
-		return bot.AccessList{AllowUsers: l.AllowUsers, AllowChats: l.AllowChats, FreeChats: l.FreeChats}
+// access turns the config's allow lists into the router's policy, each
+// platform open or closed by default as its description says.
+func access(cfg *config.Config) bot.Access {
+	acc := bot.Access{Platforms: map[string]bot.AccessList{}, Admins: cfg.Access.Admins}
+	for _, p := range cfg.Platforms {
+		l := cfg.Access.Platforms[p.Name]
+		acc.Platforms[p.Name] = bot.AccessList{Open: p.Open, AllowUsers: l.AllowUsers, AllowChats: l.AllowChats, FreeChats: l.FreeChats}
 	}
-	return bot.Access{
-		Platforms: map[string]bot.AccessList{
-			config.PlatformSlack:    list(c.Slack),
-			config.PlatformTelegram: list(c.Telegram),
-			config.PlatformDiscord:  list(c.Discord),
-		},
-		Admins: c.Admins,
-	}
+	return acc
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/parleybot/parley/bot/bottest"
 	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/cmd/parley/internal/config"
+	"github.com/parleybot/parley/cmd/parley/internal/platforms"
 )
 
 // watched wraps the fake platform and signals every change the bot makes,
@@ -79,7 +80,7 @@ func platformConfig(t *testing.T, dataDir string, srv *llmtest.Server, extra map
 	for k, v := range extra {
 		env[k] = v
 	}
-	cfg, err := config.Load(config.LoadOptions{Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
+	cfg, err := config.Load(config.LoadOptions{Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok }, Platforms: platforms.All()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/cmd/parley/internal/config"
+	"github.com/parleybot/parley/cmd/parley/internal/platforms"
 )
 
 // environment is everything the commands take from the process, so tests
@@ -21,6 +23,17 @@ type environment struct {
 	lookupEnv  func(string) (string, bool)
 	terminal   bool            // stdin is a terminal
 	interrupts <-chan struct{} // Ctrl-C
+	// platforms are the chat platforms Parley knows; nil: all of
+	// Parley's own (platforms.All). Tests add one of their own.
+	platforms []chat.Platform
+}
+
+// platformList is e's platforms.
+func (e *environment) platformList() []chat.Platform {
+	if e.platforms == nil {
+		return platforms.All()
+	}
+	return e.platforms
 }
 
 // exitError carries a specific exit status.
@@ -45,7 +58,7 @@ func execute(ctx context.Context, e *environment, args []string) int {
 func newRootCmd(e *environment) *cobra.Command {
 	var configPath string
 	load := func() (*config.Config, error) {
-		return config.Load(config.LoadOptions{Path: configPath, Env: e.lookupEnv})
+		return config.Load(config.LoadOptions{Path: configPath, Env: e.lookupEnv, Platforms: e.platformList()})
 	}
 	root := &cobra.Command{
 		Use:   "parley",

@@ -3,16 +3,11 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
-	"net/http"
 
 	"github.com/spf13/cobra"
 
-	"github.com/parleybot/parley/adapters/discord"
 	"github.com/parleybot/parley/adapters/inbound"
-	"github.com/parleybot/parley/adapters/slack"
-	"github.com/parleybot/parley/adapters/telegram"
 	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/cmd/parley/internal/config"
 )
@@ -30,7 +25,7 @@ func newRunCmd(e *environment, load func() (*config.Config, error)) *cobra.Comma
 			if len(cfg.EnabledPlatforms()) == 0 {
 				if !e.terminal {
 					return errors.New("no chat platform is enabled and standard input is not a terminal: " +
-						"enable slack, telegram or discord in the config, or run `parley chat` to read from a pipe")
+						"enable " + cfg.PlatformNames("or") + " in the config, or run `parley chat` to read from a pipe")
 				}
 				return runChat(cmd.Context(), e, cfg)
 			}
@@ -67,9 +62,11 @@ func newRunCmd(e *environment, load func() (*config.Config, error)) *cobra.Comma
 // receiving over HTTP (Slack's HTTP mode, Telegram's webhook) and the
 // operator endpoints (ops.go) share, or nil when nothing is served.
 func inboundServer(cfg *config.Config, logger *slog.Logger) *inbound.Server {
-	slackHTTP := cfg.Slack.Enabled && cfg.Slack.Mode == config.SlackModeHTTP
-	telegramHook := cfg.Telegram.Enabled && cfg.Telegram.Mode == config.TelegramModeWebhook
-	if !slackHTTP && !telegramHook && !cfg.HTTP.Ops() {
+	serves := cfg.HTTP.Ops()
+	for _, p := range cfg.Platforms {
+		serves = serves || p.Section.ServesHTTP()
+	}
+	if !serves {
 		return nil
 	}
 	return inbound.New(cfg.HTTP.Address(), logger)
@@ -81,41 +78,22 @@ func inboundServer(cfg *config.Config, logger *slog.Logger) *inbound.Server {
 // receive over HTTP register their endpoints. ops, when not nil, counts
 // their API calls.
 func platformAdapters(cfg *config.Config, state chat.PlatformState, web *inbound.Server, ops *operator, logger *slog.Logger) ([]chat.Adapter, error) {
+	env := chat.Env{Listen: cfg.HTTP.Address(), State: state, Logger: logger}
+	// A nil *inbound.Server must not become a non-nil interface.
+	if web != nil {
+		env.Mux = web
+	}
 	var out []chat.Adapter
-	for _, p := range cfg.EnabledPlatforms() {
-		a, err := newAdapter(p, cfg, state, web, ops.httpClient(p), logger)
+	for _, p := range cfg.Platforms {
+		if !p.Section.Enabled() {
+			continue
+		}
+		env.HTTPClient = ops.httpClient(p.Platform)
+		a, err := p.Section.New(env)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, a)
 	}
 	return out, nil
-}
-
-func newAdapter(platform string, cfg *config.Config, state chat.PlatformState, web *inbound.Server, hc *http.Client, logger *slog.Logger) (chat.Adapter, error) {
-	// A nil *inbound.Server must not become a non-nil interface.
-	var mux chat.Mux
-	if web != nil {
-		mux = web
-	}
-	switch platform {
-	case config.PlatformSlack:
-		return slack.New(slack.Config{
-			BotToken: cfg.Slack.BotToken.Reveal(), AppToken: cfg.Slack.AppToken.Reveal(),
-			APIURL: cfg.Slack.APIURL, Mode: cfg.Slack.Mode, SigningSecret: cfg.Slack.SigningSecret.Reveal(),
-			Listen: cfg.HTTP.Address(), Mux: mux, HTTPClient: hc, Logger: logger,
-		})
-	case config.PlatformTelegram:
-		return telegram.New(telegram.Config{
-			Token: cfg.Telegram.Token.Reveal(), APIURL: cfg.Telegram.APIURL, Mode: cfg.Telegram.Mode,
-			WebhookURL: cfg.Telegram.WebhookURL, WebhookSecret: cfg.Telegram.WebhookSecret.Reveal(),
-			Listen: cfg.HTTP.Address(), Mux: mux, State: state, HTTPClient: hc, Logger: logger,
-		})
-	case config.PlatformDiscord:
-		return discord.New(discord.Config{
-			Token: cfg.Discord.Token.Reveal(), APIURL: cfg.Discord.APIURL, GuildID: cfg.Discord.GuildID,
-			Shards: cfg.Discord.Shards, State: state, HTTPClient: hc, Logger: logger,
-		})
-	}
-	return nil, fmt.Errorf("unknown platform %q", platform)
 }

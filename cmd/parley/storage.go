@@ -59,9 +59,11 @@ func sharing(cfg *config.Config, db backend) *bot.Sharing {
 	if cfg.Store.Driver != config.StorePostgres {
 		return nil
 	}
-	elected := map[string]string{config.PlatformDiscord: "receive:discord"}
-	if cfg.Telegram.Mode != config.TelegramModeWebhook {
-		elected[config.PlatformTelegram] = "receive:telegram"
+	elected := map[string]string{}
+	for _, p := range cfg.Platforms {
+		if lease := p.Section.Receiver(); lease != "" {
+			elected[p.Name] = lease
+		}
 	}
 	return &bot.Sharing{Leases: db, Replicas: db, Holder: replicaID(), Elected: elected,
 		TTL: time.Duration(cfg.Store.LeaseSeconds) * time.Second}

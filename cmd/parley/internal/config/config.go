@@ -10,11 +10,14 @@
 package config
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"strings"
 
+	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/internal/secret"
 )
 
@@ -30,22 +33,9 @@ const (
 	DefaultAnthropicModel = "anthropic/claude-sonnet-4-5"
 )
 
-// Platform names, as returned by [Config.EnabledPlatforms] and used in access.admins.
-const (
-	PlatformSlack    = "slack"
-	PlatformTelegram = "telegram"
-	PlatformDiscord  = "discord"
-	PlatformConsole  = "console"
-)
-
-// Connection modes for slack.mode and telegram.mode.
-const (
-	SlackModeSocket = "socket"
-	SlackModeHTTP   = "http"
-
-	TelegramModePolling = "polling"
-	TelegramModeWebhook = "webhook"
-)
+// PlatformConsole is the terminal's platform name, for access.admins; the
+// chat platforms' names are those of the list Load was given.
+const PlatformConsole = "console"
 
 // Config is Parley's whole configuration. Obtain one from [Load]: a
 // hand-built Config skips defaults, environment overrides and validation.
@@ -56,15 +46,16 @@ type Config struct {
 	// DataDir holds the SQLite database and any other state.
 	DataDir string `mapstructure:"data_dir"`
 
-	LLM      LLM      `mapstructure:"llm"`
-	Slack    Slack    `mapstructure:"slack"`
-	Telegram Telegram `mapstructure:"telegram"`
-	Discord  Discord  `mapstructure:"discord"`
-	Access   Access   `mapstructure:"access"`
-	Tools    Tools    `mapstructure:"tools"`
-	Memory   Memory   `mapstructure:"memory"`
-	Limits   Limits   `mapstructure:"limits"`
-	KB       KB       `mapstructure:"kb"`
+	LLM LLM `mapstructure:"llm"`
+	// Platforms are the chat platforms of the list Load was given, in its
+	// order, each with its section of the configuration (keys under its
+	// name: "slack.bot_token").
+	Platforms []Platform `mapstructure:"-"`
+	Access    Access     `mapstructure:"access"`
+	Tools     Tools      `mapstructure:"tools"`
+	Memory    Memory     `mapstructure:"memory"`
+	Limits    Limits     `mapstructure:"limits"`
+	KB        KB         `mapstructure:"kb"`
 	// Attachments bounds what is read of the files people attach.
 	Attachments Attachments `mapstructure:"attachments"`
 	Evolution   Evolution   `mapstructure:"evolution"`
@@ -139,56 +130,38 @@ type Provider struct {
 	BaseURL string `mapstructure:"base_url"`
 }
 
-// Slack configures the Slack adapter.
-type Slack struct {
-	Enabled       bool          `mapstructure:"enabled"`
-	BotToken      secret.Secret `mapstructure:"bot_token"`
-	AppToken      secret.Secret `mapstructure:"app_token"`
-	SigningSecret secret.Secret `mapstructure:"signing_secret"`
-	// Mode is SlackModeSocket or SlackModeHTTP.
-	Mode string `mapstructure:"mode"`
-	// APIURL is the Web API base; it always ends in "/" because the Slack
-	// SDK appends method names to it directly.
-	APIURL string `mapstructure:"api_url"`
+// Platform is one chat platform: its description and its section of the
+// configuration.
+type Platform struct {
+	chat.Platform
+	Section chat.Settings
 }
 
-// Telegram configures the Telegram adapter.
-type Telegram struct {
-	Enabled bool          `mapstructure:"enabled"`
-	Token   secret.Secret `mapstructure:"token"`
-	// Mode is TelegramModePolling or TelegramModeWebhook.
-	Mode   string `mapstructure:"mode"`
-	APIURL string `mapstructure:"api_url"`
-	// WebhookURL is the public https URL Telegram posts updates to in
-	// webhook mode; its path is served on http.listen.
-	WebhookURL string `mapstructure:"webhook_url"`
-	// WebhookSecret is checked on every webhook request; empty means a
-	// random one for each start.
-	WebhookSecret secret.Secret `mapstructure:"webhook_secret"`
+// Format writes the platform as its name and its section's values, so
+// that the section's secrets mask themselves as everywhere else: fmt would
+// print a pointer's fields raw, and a description is only functions.
+func (p Platform) Format(f fmt.State, verb rune) {
+	var section any = p.Section
+	if v := reflect.ValueOf(p.Section); v.Kind() == reflect.Pointer && !v.IsNil() {
+		section = v.Elem().Interface()
+	}
+	fmt.Fprintf(f, "{%s "+fmt.FormatString(f, verb)+"}", p.Name, section)
 }
 
-// Discord configures the Discord adapter.
-type Discord struct {
-	Enabled bool          `mapstructure:"enabled"`
-	Token   secret.Secret `mapstructure:"token"`
-	APIURL  string        `mapstructure:"api_url"`
-	// GuildID registers the application commands in that guild only, where
-	// changes show at once; empty registers them globally.
-	GuildID string `mapstructure:"guild_id"`
-	// Shards splits the gateway into that many connections (Discord
-	// requires sharding from 2,500 guilds on); replicas sharing a store
-	// spread them over themselves.
-	Shards int `mapstructure:"shards"`
+// MarshalJSON writes the platform as its name and its section (secrets
+// masked): a description's functions have no JSON.
+func (p Platform) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Name    string        `json:"name"`
+		Section chat.Settings `json:"section"`
+	}{p.Name, p.Section})
 }
-
-// MaxDiscordShards bounds discord.shards.
-const MaxDiscordShards = 1024
 
 // Access says who may talk to the bot and who administers it.
 type Access struct {
-	Slack    AllowList `mapstructure:"slack"`
-	Telegram AllowList `mapstructure:"telegram"`
-	Discord  AllowList `mapstructure:"discord"`
+	// Platforms are the allow lists of the chat platforms, by name
+	// (access.<name>.allow_users …).
+	Platforms map[string]*AllowList `mapstructure:"-"`
 	// Admins are "platform:id" entries, e.g. "telegram:42".
 	Admins []string `mapstructure:"admins"`
 }
@@ -346,9 +319,9 @@ func (h HTTP) Address() string {
 func (h HTTP) Ops() bool { return h.Listen != "" }
 
 // Default returns the configuration used when neither the file nor the
-// environment sets anything.
-func Default() Config {
-	return Config{
+// environment sets anything, with a section for each of platforms.
+func Default(platforms ...chat.Platform) Config {
+	c := Config{
 		DataDir: "./data",
 		LLM: LLM{
 			FallbackCooldownSeconds: 60,
@@ -357,12 +330,9 @@ func Default() Config {
 			MaxConcurrent:           8,
 			Vision:                  VisionAuto,
 		},
-		Slack:    Slack{Mode: SlackModeSocket, APIURL: "https://slack.com/api/"},
-		Telegram: Telegram{Mode: TelegramModePolling, APIURL: "https://api.telegram.org"},
-		Discord:  Discord{APIURL: "https://discord.com/api/v9", Shards: 1},
-		Tools:    Tools{WebFetch: Toggle{Enabled: true}, Approval: Approval{ExpireMinutes: 10}},
-		Memory:   Memory{ProfileChars: 1500, FactsChars: 3000},
-		Limits:   Limits{TurnsPerMinute: 10, DailyTokens: 1_000_000, QueueMessages: 20, QueueBytes: 64 << 10, MessageChars: 16000},
+		Tools:  Tools{WebFetch: Toggle{Enabled: true}, Approval: Approval{ExpireMinutes: 10}},
+		Memory: Memory{ProfileChars: 1500, FactsChars: 3000},
+		Limits: Limits{TurnsPerMinute: 10, DailyTokens: 1_000_000, QueueMessages: 20, QueueBytes: 64 << 10, MessageChars: 16000},
 		KB: KB{ChunkLines: 40, ChunkOverlap: 5, ChunkChars: 4000, MaxFileMB: 20, MaxScopeMB: 200, TopK: 5,
 			KeywordWeight: 1, VectorWeight: 1.5, RRFK: 60},
 		Evolution:   defaultEvolution(),
@@ -370,7 +340,13 @@ func Default() Config {
 		Tasks:       defaultTasks(),
 		Store:       defaultStore(),
 		Attachments: defaultAttachments(),
+		Access:      Access{Platforms: map[string]*AllowList{}},
 	}
+	for _, p := range platforms {
+		c.Platforms = append(c.Platforms, Platform{Platform: p, Section: p.Settings()})
+		c.Access.Platforms[p.Name] = &AllowList{}
+	}
+	return c
 }
 
 // ApproversOrAdmins are the approvers in effect: tools.approval.approvers,
@@ -398,20 +374,26 @@ func (c *Config) DBPath() string {
 	return filepath.Join(c.DataDir, "parley.db")
 }
 
-// EnabledPlatforms lists the enabled chat platforms in a fixed order
-// (slack, telegram, discord).
+// EnabledPlatforms lists the names of the enabled chat platforms, in the
+// order of the list.
 func (c *Config) EnabledPlatforms() []string {
 	var out []string
-	if c.Slack.Enabled {
-		out = append(out, PlatformSlack)
-	}
-	if c.Telegram.Enabled {
-		out = append(out, PlatformTelegram)
-	}
-	if c.Discord.Enabled {
-		out = append(out, PlatformDiscord)
+	for _, p := range c.Platforms {
+		if p.Section.Enabled() {
+			out = append(out, p.Name)
+		}
 	}
 	return out
+}
+
+// Platform returns the platform named name, or nil.
+func (c *Config) Platform(name string) *Platform {
+	for i := range c.Platforms {
+		if c.Platforms[i].Name == name {
+			return &c.Platforms[i]
+		}
+	}
+	return nil
 }
 
 // ProviderModel splits Model into the provider and the provider's own model

@@ -101,7 +101,7 @@ func TestRequireLLM(t *testing.T) {
 
 	t.Run("hand-built config with a bad model", func(t *testing.T) {
 		t.Parallel()
-		cfg := Default()
+		cfg := defaults()
 		cfg.LLM.Model = "gpt-4o"
 		if err := cfg.RequireLLM(); err == nil || !strings.HasPrefix(err.Error(), `llm.model: "gpt-4o" must be provider/model`) {
 			t.Errorf("RequireLLM() = %v; want a provider/model error", err)
@@ -154,7 +154,7 @@ func TestEnvVar(t *testing.T) {
 
 	// Two keys mapping to one variable would make one of them unsettable.
 	seen := map[string]string{}
-	for _, l := range leaves() {
+	for _, l := range leavesOf() {
 		name := EnvVar(l.key)
 		if other, dup := seen[name]; dup {
 			t.Errorf("keys %q and %q share the variable %s", other, l.key, name)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/parleybot/parley/cmd/parley/internal/platforms"
 	"github.com/spf13/viper"
 )
 
@@ -34,6 +35,15 @@ func tagKeys(t *testing.T) []string {
 				continue
 			}
 			if tag == "-" {
+				// The chat platforms' sections and allow lists, by name.
+				for _, p := range platforms.All() {
+					switch f.Type {
+					case reflect.TypeFor[[]Platform]():
+						walk(reflect.TypeOf(p.Settings()).Elem(), prefix+p.Name+".")
+					case reflect.TypeFor[map[string]*AllowList]():
+						walk(reflect.TypeFor[AllowList](), prefix+p.Name+".")
+					}
+				}
 				continue
 			}
 			if f.Type.Kind() == reflect.Struct {
@@ -50,7 +60,7 @@ func tagKeys(t *testing.T) []string {
 func TestLeavesMatchTags(t *testing.T) {
 	t.Parallel()
 	var got []string
-	for _, l := range leaves() {
+	for _, l := range leavesOf() {
 		got = append(got, l.key)
 	}
 	if diff := cmp.Diff(tagKeys(t), got); diff != "" {
@@ -116,11 +126,11 @@ func TestExampleLoadsAsDefaults(t *testing.T) {
 		t.Fatalf("Load(config.example.yaml): %v", err)
 	}
 	// The documented values must be the real defaults.
-	want := Default()
+	want := defaults()
 	want.File = cfg.File
 	// "[]" in YAML and a nil default both mean no entries.
-	if diff := cmp.Diff(&want, cfg, cmpopts.EquateEmpty()); diff != "" {
-		t.Errorf("config.example.yaml disagrees with Default() (-Default +example):\n%s", diff)
+	if diff := cmp.Diff(&want, cfg, cmpopts.EquateEmpty(), samePlatform); diff != "" {
+		t.Errorf("config.example.yaml disagrees with defaults() (-Default +example):\n%s", diff)
 	}
 }
 

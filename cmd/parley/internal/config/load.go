@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"github.com/spf13/viper"
+
+	"github.com/parleybot/parley/chat"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -29,6 +31,9 @@ type LoadOptions struct {
 	// Getwd returns the directory that relative paths start from; nil
 	// means os.Getwd.
 	Getwd func() (string, error)
+	// Platforms are the chat platforms whose sections the configuration
+	// has (cmd/parley's list); keys of any other are unknown.
+	Platforms []chat.Platform
 	// UserHomeDir locates ~ for ~/.config when XDG_CONFIG_HOME is unset;
 	// nil means os.UserHomeDir.
 	UserHomeDir func() (string, error)
@@ -85,10 +90,10 @@ func Load(opts LoadOptions) (*Config, error) {
 		}
 	}
 
-	cfg := Default()
+	cfg := Default(opts.Platforms...)
 	cfg.File = path
 	var problems []string
-	problems = append(problems, unknownKeys(v)...)
+	problems = append(problems, unknownKeys(&cfg, v)...)
 	raw, err := caseSensitive(data)
 	if err != nil {
 		return nil, fmt.Errorf("config: parse %s: %w", path, err)
@@ -180,46 +185,69 @@ func fallbackEnv(key string) string {
 
 // leaf is one configuration key and the struct field that holds it.
 type leaf struct {
-	key   string // dotted, e.g. "llm.openai.api_key"
-	index []int  // for reflect.Value.FieldByIndex on a Config
-	typ   reflect.Type
+	key string // dotted, e.g. "llm.openai.api_key"
+	typ reflect.Type
+	// field is the value holding the key in a Config with the same
+	// platforms.
+	field func(c *Config) reflect.Value
+	// platform: the key is in a chat platform's section.
+	platform bool
 }
 
-// leaves lists every key of Config in declaration order, derived from the
-// mapstructure tags so the struct is the single source of truth for key
-// names, environment variables and the documentation test.
-func leaves() []leaf {
+// leaves lists every key of c in declaration order, derived from the
+// mapstructure tags so the structs are the single source of truth for key
+// names, environment variables and the documentation test. Each chat
+// platform's section comes where Config declares Platforms, and its allow
+// lists where Access declares its own.
+func (c *Config) leaves() []leaf {
 	var out []leaf
-	var walk func(t reflect.Type, prefix string, index []int)
-	walk = func(t reflect.Type, prefix string, index []int) {
+	var walk func(t reflect.Type, prefix string, root func(*Config) reflect.Value, index []int, platform bool)
+	walk = func(t reflect.Type, prefix string, root func(*Config) reflect.Value, index []int, platform bool) {
 		for i := range t.NumField() {
 			f := t.Field(i)
+			key := func(tag string) string {
+				if prefix == "" {
+					return tag
+				}
+				return prefix + "." + tag
+			}
+			switch f.Type {
+			case reflect.TypeFor[[]Platform]():
+				for n, p := range c.Platforms {
+					section := func(c *Config) reflect.Value { return reflect.ValueOf(c.Platforms[n].Section).Elem() }
+					walk(reflect.TypeOf(p.Section).Elem(), key(p.Name), section, nil, true)
+				}
+				continue
+			case reflect.TypeFor[map[string]*AllowList]():
+				for _, p := range c.Platforms {
+					list := func(c *Config) reflect.Value { return reflect.ValueOf(c.Access.Platforms[p.Name]).Elem() }
+					walk(reflect.TypeFor[AllowList](), key(p.Name), list, nil, false)
+				}
+				continue
+			}
 			tag := f.Tag.Get("mapstructure")
 			if tag == "" || tag == "-" {
 				continue
 			}
-			key := tag
-			if prefix != "" {
-				key = prefix + "." + tag
-			}
 			idx := append(slices.Clip(index), i)
 			if f.Type.Kind() == reflect.Struct {
-				walk(f.Type, key, idx)
+				walk(f.Type, key(tag), root, idx, platform)
 				continue
 			}
-			out = append(out, leaf{key: key, index: idx, typ: f.Type})
+			out = append(out, leaf{key: key(tag), typ: f.Type, platform: platform,
+				field: func(c *Config) reflect.Value { return root(c).FieldByIndex(idx) }})
 		}
 	}
-	walk(reflect.TypeFor[Config](), "", nil)
+	walk(reflect.TypeFor[Config](), "", func(c *Config) reflect.Value { return reflect.ValueOf(c).Elem() }, nil, false)
 	return out
 }
 
 // unknownKeys reports keys in the file that Config does not have, so a
 // typo ("bot_tokn") is an error instead of a silently ignored setting.
-func unknownKeys(v *viper.Viper) []string {
+func unknownKeys(c *Config, v *viper.Viper) []string {
 	known := map[string]bool{}    // leaf keys
 	sections := map[string]bool{} // "llm", "llm.openai", …
-	for _, l := range leaves() {
+	for _, l := range c.leaves() {
 		known[l.key] = true
 		for k := l.key; ; {
 			i := strings.LastIndexByte(k, '.')
@@ -266,9 +294,8 @@ func underKnownLeaf(k string, known map[string]bool) bool {
 // precedence, converting each value to its field's type. Every failed
 // conversion is reported by key; none panics or silently yields zero.
 func decode(cfg *Config, v *viper.Viper, file map[string]any, env func(string) (string, bool)) []string {
-	root := reflect.ValueOf(cfg).Elem()
 	var problems []string
-	for _, l := range leaves() {
+	for _, l := range cfg.leaves() {
 		raw, from := lookup(l.key, v, env)
 		if from == "" && structured(l.typ) {
 			// Viper lower-cases mapping keys and splits them at dots;
@@ -282,7 +309,7 @@ func decode(cfg *Config, v *viper.Viper, file map[string]any, env func(string) (
 		if raw == nil {
 			continue // keep the default
 		}
-		if err := set(root.FieldByIndex(l.index), raw); err != nil {
+		if err := set(l.field(cfg), raw); err != nil {
 			p := l.key + ": " + err.Error()
 			if from != "" {
 				p += " (from " + from + ")"

@@ -224,7 +224,7 @@ func TestLoadIsIndependentPerCall(t *testing.T) {
 	// as they would through viper's global instance.
 	a := mustLoadYAML(t, "data_dir: /a\n", nil)
 	b := mustLoadYAML(t, "", map[string]string{"PARLEY_HTTP_LISTEN": ":9"})
-	if a.DataDir != "/a" || b.DataDir != Default().DataDir || a.HTTP.Listen != Default().HTTP.Listen {
+	if a.DataDir != "/a" || b.DataDir != defaults().DataDir || a.HTTP.Listen != defaults().HTTP.Listen {
 		t.Errorf("loads leaked into each other: a=%+v b=%+v", a, b)
 	}
 }

@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/parleybot/parley/adapters/slack"
+	"github.com/parleybot/parley/cmd/parley/internal/platforms"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/parleybot/parley/internal/secret"
 )
@@ -25,6 +28,7 @@ func hermetic(t *testing.T, vars map[string]string) LoadOptions {
 	t.Helper()
 	wd, home := t.TempDir(), t.TempDir()
 	return LoadOptions{
+		Platforms:   platforms.All(),
 		Env:         env(vars),
 		Getwd:       func() (string, error) { return wd, nil },
 		UserHomeDir: func() (string, error) { return home, nil },
@@ -65,8 +69,8 @@ func TestLoadDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
-	want := Default()
-	if diff := cmp.Diff(&want, cfg); diff != "" {
+	want := defaults()
+	if diff := cmp.Diff(&want, cfg, samePlatform); diff != "" {
 		t.Errorf("Load with no file and no env (-want +got):\n%s", diff)
 	}
 	if got, want := cfg.DBPath(), filepath.Join("data", "parley.db"); got != want {
@@ -123,7 +127,7 @@ func TestLoadPrecedence(t *testing.T) {
 			name: "env-only key, section present without it",
 			yaml: "telegram:\n  mode: polling\n",
 			env:  map[string]string{"PARLEY_TELEGRAM_TOKEN": "123:abc"},
-			get:  func(c *Config) any { return c.Telegram.Token },
+			get:  func(c *Config) any { return telegramOf(c).Token },
 			want: secret.Secret("123:abc"),
 		},
 		{
@@ -169,13 +173,13 @@ func TestLoadPrecedence(t *testing.T) {
 		{
 			name: "empty file value keeps default",
 			yaml: "slack:\n  mode: \"\"\n",
-			get:  func(c *Config) any { return c.Slack.Mode },
-			want: SlackModeSocket,
+			get:  func(c *Config) any { return slackOf(c).Mode },
+			want: slack.ModeSocket,
 		},
 		{
 			name: "null file value keeps default",
 			yaml: "telegram:\n  api_url:\n",
-			get:  func(c *Config) any { return c.Telegram.APIURL },
+			get:  func(c *Config) any { return telegramOf(c).APIURL },
 			want: "https://api.telegram.org",
 		},
 		{
@@ -186,26 +190,26 @@ func TestLoadPrecedence(t *testing.T) {
 		},
 		{
 			name: "discord shards default to one",
-			get:  func(c *Config) any { return c.Discord.Shards },
+			get:  func(c *Config) any { return discordOf(c).Shards },
 			want: 1,
 		},
 		{
 			name: "discord shards from the file",
 			yaml: "discord:\n  shards: 3\n",
-			get:  func(c *Config) any { return c.Discord.Shards },
+			get:  func(c *Config) any { return discordOf(c).Shards },
 			want: 3,
 		},
 		{
 			name: "discord shards from the environment",
 			yaml: "discord:\n  shards: 3\n",
 			env:  map[string]string{"PARLEY_DISCORD_SHARDS": "16"},
-			get:  func(c *Config) any { return c.Discord.Shards },
+			get:  func(c *Config) any { return discordOf(c).Shards },
 			want: 16,
 		},
 		{
 			name: "file keys are case-insensitive",
 			yaml: "Discord:\n  API_URL: https://proxy.example/api/v9\n",
-			get:  func(c *Config) any { return c.Discord.APIURL },
+			get:  func(c *Config) any { return discordOf(c).APIURL },
 			want: "https://proxy.example/api/v9",
 		},
 		{
@@ -217,7 +221,7 @@ func TestLoadPrecedence(t *testing.T) {
 		{
 			name: "values are trimmed",
 			env:  map[string]string{"PARLEY_TELEGRAM_TOKEN": "  123:abc\n"},
-			get:  func(c *Config) any { return c.Telegram.Token },
+			get:  func(c *Config) any { return telegramOf(c).Token },
 			want: secret.Secret("123:abc"),
 		},
 		{
@@ -241,14 +245,14 @@ func TestLoadPrecedence(t *testing.T) {
 		{
 			name: "slack api_url gains its trailing slash",
 			env:  map[string]string{"PARLEY_SLACK_API_URL": "https://slack-gov.com/api"},
-			get:  func(c *Config) any { return c.Slack.APIURL },
+			get:  func(c *Config) any { return slackOf(c).APIURL },
 			want: "https://slack-gov.com/api/",
 		},
 		{
 			name: "mode is case-insensitive",
 			yaml: "slack:\n  mode: HTTP\n",
-			get:  func(c *Config) any { return c.Slack.Mode },
-			want: SlackModeHTTP,
+			get:  func(c *Config) any { return slackOf(c).Mode },
+			want: slack.ModeHTTP,
 		},
 	}
 	for _, tt := range tests {
@@ -377,7 +381,7 @@ func TestLoadLists(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			cfg := mustLoadYAML(t, tt.yaml, tt.env)
-			if diff := cmp.Diff(tt.want, cfg.Access.Telegram.AllowUsers); diff != "" {
+			if diff := cmp.Diff(tt.want, cfg.Access.Platforms["telegram"].AllowUsers); diff != "" {
 				t.Errorf("access.telegram.allow_users (-want +got):\n%s", diff)
 			}
 		})
@@ -454,7 +458,7 @@ func TestLoadSearch(t *testing.T) {
 			}
 			wantFile, wantDir := files[tt.want], "/from-"+tt.want
 			if tt.want == "" {
-				wantDir = Default().DataDir
+				wantDir = defaults().DataDir
 			}
 			if cfg.File != wantFile || cfg.DataDir != wantDir {
 				t.Errorf("loaded File %q with data_dir %q; want %q with %q", cfg.File, cfg.DataDir, wantFile, wantDir)

@@ -2,6 +2,7 @@ package config
 
 import (
 	"net/url"
+	"reflect"
 	"strings"
 
 	"github.com/parleybot/parley/internal/lazyre"
@@ -104,12 +105,11 @@ func (c *Config) SecretValues() []string {
 	}
 	add(c.LLM.OpenAI.APIKey)
 	add(c.LLM.Anthropic.APIKey)
-	add(c.Slack.BotToken)
-	add(c.Slack.AppToken)
-	add(c.Slack.SigningSecret)
-	add(c.Telegram.Token)
-	add(c.Telegram.WebhookSecret)
-	add(c.Discord.Token)
+	for _, l := range c.leaves() {
+		if l.platform && l.typ == reflect.TypeFor[secret.Secret]() {
+			add(l.field(c).Interface().(secret.Secret))
+		}
+	}
 	for _, srv := range c.Tools.MCP.Servers {
 		for _, v := range srv.Env {
 			add(v)

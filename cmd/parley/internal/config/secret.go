@@ -15,9 +15,8 @@ import (
 // "what configuration am I running with" output and logs.
 func (c *Config) Redacted() string {
 	var b strings.Builder
-	v := reflect.ValueOf(c).Elem()
-	for _, l := range leaves() {
-		fmt.Fprintf(&b, "%s: %s\n", l.key, redactedValue(v.FieldByIndex(l.index)))
+	for _, l := range c.leaves() {
+		fmt.Fprintf(&b, "%s: %s\n", l.key, redactedValue(l.field(c)))
 	}
 	return b.String()
 }

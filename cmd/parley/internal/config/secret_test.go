@@ -49,7 +49,7 @@ func secretConfig(t *testing.T) (*Config, []string) {
 
 func countSecretFields() int {
 	n := 0
-	for _, l := range leaves() {
+	for _, l := range leavesOf() {
 		if l.typ == reflect.TypeFor[secret.Secret]() {
 			n++
 		}
@@ -73,15 +73,15 @@ func TestSecretsNeverPrinted(t *testing.T) {
 		"json":         string(js),
 		"slog text":    logText.String(),
 		"slog json":    logJSON.String(),
-		"error":        fmt.Errorf("auth failed with %v", cfg.Slack.BotToken).Error(),
-		"Sprint field": fmt.Sprint(cfg.Slack.SigningSecret),
+		"error":        fmt.Errorf("auth failed with %v", slackOf(cfg).BotToken).Error(),
+		"Sprint field": fmt.Sprint(slackOf(cfg).SigningSecret),
 	}
 	// Every verb, including ones that make no sense for the type: fmt's
 	// fallbacks for those must not print the raw string either.
 	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%d", "%T %[1]v"} {
 		for name, value := range map[string]any{
 			"*Config": cfg, "Config": *cfg, "LLM": cfg.LLM, "Provider": cfg.LLM.Anthropic,
-			"Slack": cfg.Slack, "Telegram": cfg.Telegram, "Secret": cfg.Discord.Token,
+			"Slack": *slackOf(cfg), "Telegram": *telegramOf(cfg), "Secret": discordOf(cfg).Token,
 		} {
 			outputs[verb+" "+name] = fmt.Sprintf(verb, value)
 		}
@@ -121,7 +121,7 @@ func TestRedacted(t *testing.T) {
 			t.Errorf("Redacted() lacks %q:\n%s", want, out)
 		}
 	}
-	if got, want := strings.Count(out, "\n"), len(leaves()); got != want {
+	if got, want := strings.Count(out, "\n"), len(leavesOf()); got != want {
 		t.Errorf("Redacted() has %d lines, want one per key (%d)", got, want)
 	}
 }

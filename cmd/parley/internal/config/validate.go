@@ -56,13 +56,6 @@ func (c *Config) normalize() {
 			c.Memory.GuardModel = canonical
 		}
 	}
-	c.Slack.Mode = strings.ToLower(c.Slack.Mode)
-	c.Telegram.Mode = strings.ToLower(c.Telegram.Mode)
-	// The Slack SDK appends method names to the base URL directly, so a
-	// missing slash would turn ".../api" + "chat.postMessage" into a 404.
-	if !strings.HasSuffix(c.Slack.APIURL, "/") {
-		c.Slack.APIURL += "/"
-	}
 }
 
 // validate returns one message per problem, each starting with the key.
@@ -81,9 +74,6 @@ func (c *Config) validate() []string {
 
 	if n := c.LLM.MaxConcurrent; n < 1 || n > 1000 {
 		add("llm.max_concurrent: %d is out of range; want 1 to 1000", n)
-	}
-	if n := c.Discord.Shards; n < 1 || n > MaxDiscordShards {
-		add("discord.shards: %d is out of range; want 1 to %d", n, MaxDiscordShards)
 	}
 	if n := c.Tools.Approval.ExpireMinutes; n < 1 || n > 7*24*60 {
 		add("tools.approval.expire_minutes: %d is out of range; want 1 to 10080 (a week)", n)
@@ -150,70 +140,27 @@ func (c *Config) validate() []string {
 	for _, u := range []struct{ key, value string }{
 		{"llm.openai.base_url", c.LLM.OpenAI.BaseURL},
 		{"llm.anthropic.base_url", c.LLM.Anthropic.BaseURL},
-		{"slack.api_url", c.Slack.APIURL},
-		{"telegram.api_url", c.Telegram.APIURL},
-		{"discord.api_url", c.Discord.APIURL},
 	} {
 		if u.value != "" && !isHTTPURL(u.value) {
 			add("%s: %q is not a valid URL; want http(s)://host[:port][/path]", u.key, u.value)
 		}
 	}
 
-	switch c.Slack.Mode {
-	case SlackModeSocket, SlackModeHTTP:
-	default:
-		add("slack.mode: %q is not valid; want socket or http", c.Slack.Mode)
-	}
-	switch c.Telegram.Mode {
-	case TelegramModePolling, TelegramModeWebhook:
-	default:
-		add("telegram.mode: %q is not valid; want polling or webhook", c.Telegram.Mode)
-	}
-
-	if c.Slack.Enabled {
-		require(&p, "slack.bot_token", c.Slack.BotToken, "slack.enabled is true")
-		switch c.Slack.Mode {
-		case SlackModeSocket:
-			require(&p, "slack.app_token", c.Slack.AppToken, "slack.enabled is true and slack.mode is socket")
-		case SlackModeHTTP:
-			require(&p, "slack.signing_secret", c.Slack.SigningSecret, "slack.enabled is true and slack.mode is http")
-		}
-	}
-	// Swapped Slack tokens fail later with an opaque "not_allowed_token_type".
-	if strings.HasPrefix(string(c.Slack.BotToken), "xapp-") {
-		add("slack.bot_token: this is an app-level token (xapp-…); want the bot token (xoxb-…)")
-	}
-	if strings.HasPrefix(string(c.Slack.AppToken), "xoxb-") {
-		add("slack.app_token: this is a bot token (xoxb-…); want the app-level token (xapp-…)")
-	}
-	if c.Telegram.Enabled {
-		require(&p, "telegram.token", c.Telegram.Token, "telegram.enabled is true")
-		if c.Telegram.Mode == TelegramModeWebhook {
-			require(&p, "telegram.webhook_url", secret.Secret(c.Telegram.WebhookURL), "telegram.enabled is true and telegram.mode is webhook")
-		}
-	}
-	if c.Telegram.WebhookURL != "" && !isHTTPURL(c.Telegram.WebhookURL) {
-		add("telegram.webhook_url: %q is not a valid URL; want https://your.host/path", c.Telegram.WebhookURL)
-	}
-	if s := string(c.Telegram.WebhookSecret); s != "" && !validWebhookSecret(s) {
-		// The value is a secret: say what is wrong, never echo it.
-		add("telegram.webhook_secret: want 1 to 256 characters of A-Z, a-z, 0-9, _ and - (Telegram's rule)")
-	}
-	if c.Discord.Enabled {
-		require(&p, "discord.token", c.Discord.Token, "discord.enabled is true")
+	for _, pl := range c.Platforms {
+		pl.Section.Validate(&problems{list: &p})
 	}
 
 	for _, a := range c.Access.Admins {
-		if isAdmin(a) {
+		if c.isAdmin(a) {
 			continue
 		}
-		add("access.admins: %q must be platform:id with platform slack, telegram, discord or console, e.g. telegram:42", a)
+		add("access.admins: %q must be platform:id with platform %s, e.g. telegram:42", a, c.platformNames())
 	}
 	for _, a := range c.Tools.Approval.Approvers {
-		if isAdmin(a) {
+		if c.isAdmin(a) {
 			continue
 		}
-		add("tools.approval.approvers: %q must be platform:id with platform slack, telegram, discord or console, e.g. telegram:42", a)
+		add("tools.approval.approvers: %q must be platform:id with platform %s, e.g. telegram:42", a, c.platformNames())
 	}
 
 	if c.HTTP.Listen != "" && !isHostPort(c.HTTP.Listen) {
@@ -231,27 +178,52 @@ func require(p *[]string, key string, value secret.Secret, when string) {
 	}
 }
 
-// validWebhookSecret applies Telegram's rule for setWebhook's secret_token.
-func validWebhookSecret(s string) bool {
-	if len(s) > 256 {
-		return false
-	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
-			return false
-		}
-	}
-	return true
+// isAdmin reports whether a has the form platform:id, of a platform this
+// configuration knows.
+func (c *Config) isAdmin(a string) bool {
+	platform, id, _ := strings.Cut(a, ":")
+	return id != "" && (platform == PlatformConsole || c.Platform(platform) != nil)
 }
 
-// isAdmin reports whether a has the form platform:id.
-func isAdmin(a string) bool {
-	platform, id, _ := strings.Cut(a, ":")
-	switch platform {
-	case PlatformSlack, PlatformTelegram, PlatformDiscord, PlatformConsole:
-		return id != ""
+// platformNames are the names a platform:id may start with, for messages:
+// "slack, telegram, discord or console".
+func (c *Config) platformNames() string {
+	return orList(append(c.names(), PlatformConsole), "or")
+}
+
+// PlatformNames lists the chat platforms for a message, the last after
+// word: "slack, telegram or discord".
+func (c *Config) PlatformNames(word string) string { return orList(c.names(), word) }
+
+func (c *Config) names() []string {
+	var names []string
+	for _, p := range c.Platforms {
+		names = append(names, p.Name)
 	}
-	return false
+	return names
+}
+
+// orList is "a, b or c".
+func orList(items []string, word string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " " + word + " " + items[len(items)-1]
+}
+
+// problems is how a platform's section reports to validate (chat.Problems).
+type problems struct{ list *[]string }
+
+func (p *problems) Add(format string, args ...any) {
+	*p.list = append(*p.list, fmt.Sprintf(format, quietArgs(args)...))
+}
+
+func (p *problems) Require(key, value, when string) { require(p.list, key, secret.Secret(value), when) }
+
+func (p *problems) URL(key, value, want string) {
+	if value != "" && !isHTTPURL(value) {
+		p.Add("%s: %q is not a valid URL; want %s", key, value, want)
+	}
 }
 
 func isHTTPURL(s string) bool {

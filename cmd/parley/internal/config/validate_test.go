@@ -280,7 +280,7 @@ func TestEnabledPlatformTokens(t *testing.T) {
 				"PARLEY_TELEGRAM_ENABLED": "true", "PARLEY_TELEGRAM_TOKEN": "1:a",
 				"PARLEY_DISCORD_ENABLED": "true", "PARLEY_DISCORD_TOKEN": "d",
 			},
-			wantPlatforms: []string{PlatformSlack, PlatformTelegram, PlatformDiscord},
+			wantPlatforms: []string{"slack", "telegram", "discord"},
 		},
 		{
 			name: "slack http mode with its tokens",
@@ -288,12 +288,12 @@ func TestEnabledPlatformTokens(t *testing.T) {
 				"PARLEY_SLACK_ENABLED": "true", "PARLEY_SLACK_MODE": "http",
 				"PARLEY_SLACK_BOT_TOKEN": "xoxb-1", "PARLEY_SLACK_SIGNING_SECRET": "s",
 			},
-			wantPlatforms: []string{PlatformSlack},
+			wantPlatforms: []string{"slack"},
 		},
 		{
 			name:          "telegram alone",
 			env:           map[string]string{"PARLEY_TELEGRAM_ENABLED": "true", "PARLEY_TELEGRAM_TOKEN": "1:a"},
-			wantPlatforms: []string{PlatformTelegram},
+			wantPlatforms: []string{"telegram"},
 		},
 	}
 	for _, tt := range tests {
