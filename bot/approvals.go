@@ -14,6 +14,7 @@ import (
 	"github.com/parleybot/parley/bot/outbound"
 	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/internal/clock"
+	"github.com/parleybot/parley/internal/randid"
 )
 
 // Approval statuses, as stored.
@@ -187,7 +188,7 @@ func NewApprovals(cfg ApprovalsConfig) (*Approvals, error) {
 	}
 	cfg.Now, cfg.Sleep = clock.Or(cfg.Now, cfg.Sleep)
 	if cfg.NewID == nil {
-		cfg.NewID = randomToken
+		cfg.NewID = randid.New
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()

@@ -2,11 +2,13 @@ package bot
 
 import (
 	"fmt"
-	"github.com/parleybot/parley/chat"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/parleybot/parley/chat"
+	"github.com/parleybot/parley/internal/randid"
 )
 
 func TestParseApprovalData(t *testing.T) {
@@ -42,9 +44,9 @@ func TestParseApprovalData(t *testing.T) {
 func TestRandomApprovalID(t *testing.T) {
 	seen := map[string]bool{}
 	for range 100 {
-		id := randomToken()
+		id := randid.New()
 		if !validApprovalID(id) || len(id) != 32 || seen[id] {
-			t.Fatalf("randomToken() = %q (valid %t, repeated %t)", id, validApprovalID(id), seen[id])
+			t.Fatalf("randid.New() = %q (valid %t, repeated %t)", id, validApprovalID(id), seen[id])
 		}
 		seen[id] = true
 		if n := len(approveData + id); n > chat.MaxButtonData {

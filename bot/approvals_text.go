@@ -2,11 +2,13 @@ package bot
 
 import (
 	"fmt"
-	"github.com/parleybot/parley/chat"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/parleybot/parley/bot/format"
+	"github.com/parleybot/parley/chat"
 )
 
 // The approval message is Markdown that the adapter renders. Its first line
@@ -30,13 +32,13 @@ const (
 // decide (the buttons go under it).
 func approvalMessages(rec ApprovalRecord, expiry time.Duration, caps chat.Capabilities) []string {
 	whole := renderApproval(rec, expiry, 0)
-	if caps.MaxLen <= 0 || measure(caps, whole) <= caps.MaxLen {
+	if caps.MaxLen <= 0 || caps.Size(whole) <= caps.MaxLen {
 		return []string{whole}
 	}
 	chunks := summaryChunks(rec.Summary, caps)
 	out := make([]string, 0, len(chunks)+1)
 	for i, c := range chunks {
-		block, _ := codeBlock(c, -1)
+		block, _ := format.CodeBlock(c, -1)
 		out = append(out, fmt.Sprintf("`%s`, part %d of %d:\n%s", toolName(rec.ToolName), i+1, len(chunks), block))
 	}
 	return append(out, renderApproval(rec, expiry, len(chunks)))
@@ -58,8 +60,8 @@ func summaryChunks(s string, caps chat.Capabilities) []string {
 		chunks := cutRunes(s, size)
 		fits := true
 		for _, c := range chunks {
-			block, _ := codeBlock(c, -1)
-			if measure(caps, "`x`, part 99 of 99:\n"+block) > caps.MaxLen {
+			block, _ := format.CodeBlock(c, -1)
+			if caps.Size("`x`, part 99 of 99:\n"+block) > caps.MaxLen {
 				fits = false
 				break
 			}
@@ -94,13 +96,6 @@ func cutRunes(s string, n int) []string {
 	return out
 }
 
-func measure(caps chat.Capabilities, text string) int {
-	if caps.Measure != nil {
-		return caps.Measure(text)
-	}
-	return utf8.RuneCountInString(text)
-}
-
 // renderApproval is the message with rec's state. above is how many
 // messages before it show the summary; 0 shows it here.
 func renderApproval(rec ApprovalRecord, expiry time.Duration, above int) string {
@@ -117,7 +112,7 @@ func renderApproval(rec ApprovalRecord, expiry time.Duration, above int) string 
 		fmt.Fprintf(&b, "🔐 **Approval needed** · %s\n", asked)
 	}
 	if above == 0 {
-		block, _ := codeBlock(rec.Summary, -1)
+		block, _ := format.CodeBlock(rec.Summary, -1)
 		b.WriteString(block)
 	} else {
 		fmt.Fprintf(&b, "_The whole call is in the %d message(s) above._", above)
@@ -130,10 +125,10 @@ func renderApproval(rec ApprovalRecord, expiry time.Duration, above int) string 
 	if rec.Status == ApprovalPending {
 		if rec.Mandatory {
 			fmt.Fprintf(&b, "\nOnly an approver can approve this; %s can deny it. Expires in %s.",
-				inlineText(requesterName(rec)), humanDuration(expiry))
+				inlineText(requesterName(rec)), format.Duration(expiry))
 		} else {
 			fmt.Fprintf(&b, "\nOnly %s or an approver can decide. Expires in %s.",
-				inlineText(requesterName(rec)), humanDuration(expiry))
+				inlineText(requesterName(rec)), format.Duration(expiry))
 		}
 	}
 	return b.String()
@@ -180,44 +175,6 @@ func displayName(name, key, fallback string) string {
 	return fallback
 }
 
-// codeBlock fences s so that it shows verbatim. Backtick runs are broken
-// with zero-width spaces so that s cannot close the fence; controls and
-// invisible format characters (bidi overrides that make a command read
-// differently than it runs) show as U+FFFD. cut counts the runes past
-// limit that were left out; a negative limit keeps them all.
-func codeBlock(s string, limit int) (block string, cut int) {
-	s = strings.TrimRight(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
-	var b strings.Builder
-	b.WriteString("```\n")
-	n := 0
-	prevTick := false
-	for _, r := range s {
-		if n == limit {
-			cut++
-			continue
-		}
-		n++
-		switch {
-		case r == '\n' || r == '\t':
-		case unicode.IsControl(r) || isHiddenFormat(r):
-			r = utf8.RuneError
-		}
-		if r == '`' && prevTick {
-			b.WriteString(zeroWidthSp)
-		}
-		prevTick = r == '`'
-		b.WriteRune(r)
-		if r == '@' || r == '<' {
-			b.WriteString(zeroWidthSp) // "@everyone", "<!channel>", "<@U123>" no longer mention
-		}
-	}
-	if strings.TrimSpace(s) == "" {
-		b.WriteString("(no summary)")
-	}
-	b.WriteString("\n```")
-	return b.String(), cut
-}
-
 // inlineText makes a display name safe inside the Markdown first line:
 // one line, bounded, Markdown punctuation escaped and mentions broken.
 func inlineText(s string) string {
@@ -248,41 +205,7 @@ func plainText(s string) string {
 
 // oneLine collapses whitespace and drops controls and invisible format
 // characters, keeping at most maxNameLen runes.
-func oneLine(s string) string { return squash(s, maxNameLen) }
-
-// squash is oneLine keeping at most max runes, then "…".
-func squash(s string, max int) string {
-	var b strings.Builder
-	n, space := 0, false
-	for _, r := range s {
-		if unicode.IsSpace(r) || unicode.IsControl(r) {
-			space = b.Len() > 0
-			continue
-		}
-		if isHiddenFormat(r) {
-			continue
-		}
-		if n == max {
-			b.WriteString("…")
-			break
-		}
-		if space {
-			b.WriteByte(' ')
-			n++
-			space = false
-		}
-		b.WriteRune(r)
-		n++
-	}
-	return b.String()
-}
-
-// isHiddenFormat reports invisible format characters (Unicode Cf: bidi
-// controls, zero-width spaces, tag characters), except the zero-width
-// joiner that emoji sequences need.
-func isHiddenFormat(r rune) bool {
-	return r != '\u200d' && unicode.Is(unicode.Cf, r)
-}
+func oneLine(s string) string { return format.Squash(s, maxNameLen) }
 
 // toolName keeps a tool name to the characters tool names use, so it can
 // sit in an inline code span.
@@ -302,15 +225,4 @@ func toolName(name string) string {
 		return "tool"
 	}
 	return b.String()
-}
-
-// humanDuration says d the way the approval message does: "10 min".
-func humanDuration(d time.Duration) string {
-	switch {
-	case d >= time.Minute && d%time.Minute == 0:
-		return fmt.Sprintf("%d min", d/time.Minute)
-	case d >= time.Second && d%time.Second == 0 && d < time.Minute:
-		return fmt.Sprintf("%d s", d/time.Second)
-	}
-	return d.Round(time.Second).String()
 }

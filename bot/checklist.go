@@ -195,7 +195,7 @@ func checklistText(k task.Task, caps chat.Capabilities) string {
 	if limit <= 0 {
 		limit = caps.MaxLen
 	}
-	if limit <= 0 || measure(caps, text) <= limit {
+	if limit <= 0 || caps.Size(text) <= limit {
 		return text
 	}
 	bare := task.Plan{Items: make([]task.Item, len(k.Plan.Items))}
@@ -205,11 +205,11 @@ func checklistText(k task.Task, caps chat.Capabilities) string {
 	}
 	lines := strings.Split(bare.Render(), "\n")
 	text = head + "\n" + strings.Join(lines, "\n")
-	for n := len(lines) - 1; n > 0 && measure(caps, text) > limit; n-- {
+	for n := len(lines) - 1; n > 0 && caps.Size(text) > limit; n-- {
 		text = head + "\n" + strings.Join(lines[:n], "\n") + fmt.Sprintf("\n… and %d more (/status)", len(lines)-n)
 	}
-	if m := func(s string) int { return measure(caps, s) }; m(text) > limit {
-		text = text[:outbound.FitPrefix(text, limit, m)] // a platform of tiny messages: what fits
+	if caps.Size(text) > limit {
+		text = text[:outbound.FitPrefix(text, limit, caps.Size)] // a platform of tiny messages: what fits
 	}
 	return text
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/bottest"
 	"github.com/parleybot/parley/chat"
+	"github.com/parleybot/parley/internal/clock"
 	"github.com/parleybot/parley/store"
 )
 
@@ -72,10 +73,10 @@ func (p *pacedModel) Stream(ctx context.Context, _ llm.Request) iter.Seq2[llm.Ev
 			p.inbound = append(p.inbound, inboundSeen{platform, d, ok})
 			p.mu.Unlock()
 		}
-		if !yield(llm.Event{Kind: llm.EventTextDelta, Text: "Hel"}, nil) || bot.Sleep(ctx, p.gap) != nil {
+		if !yield(llm.Event{Kind: llm.EventTextDelta, Text: "Hel"}, nil) || clock.Sleep(ctx, p.gap) != nil {
 			return
 		}
-		if !yield(llm.Event{Kind: llm.EventTextDelta, Text: "lo"}, nil) || bot.Sleep(ctx, p.gap2) != nil {
+		if !yield(llm.Event{Kind: llm.EventTextDelta, Text: "lo"}, nil) || clock.Sleep(ctx, p.gap2) != nil {
 			return
 		}
 		if p.fail != nil {

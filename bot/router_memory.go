@@ -2,10 +2,12 @@ package bot
 
 import (
 	"context"
-	"github.com/parleybot/parley/chat"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/parleybot/parley/chat"
+	"github.com/parleybot/parley/internal/randid"
 )
 
 // /memory clear asks for a confirmation button; its payload is a one-time
@@ -25,7 +27,7 @@ func (r *Router) askClearMemory(ctx context.Context, c chat.Command) error {
 		}
 		return r.answerPrivately(ctx, c, chat.Out{Text: out})
 	}
-	token := randomToken()
+	token := randid.New()
 	expires := r.cfg.Now().Add(clearMemoryTTL).Unix()
 	if err := r.cfg.KV.Set(ctx, "memclear:"+token, c.User.Key()+"|"+strconv.FormatInt(expires, 10)); err != nil {
 		return err

@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/bot/format"
 	"github.com/parleybot/parley/chat"
+	"github.com/parleybot/parley/internal/randid"
 )
 
 // Memory a tainted turn proposes (agent.Caller.Tainted: it read a web page,
@@ -40,7 +42,7 @@ func (r *Router) ProposeMemory(ctx context.Context, c agent.Caller, e agent.Memo
 	}
 	platform, id, _ := strings.Cut(c.UserKey, ":")
 	owner := chat.User{Platform: platform, ID: id, Name: c.UserName}
-	token := randomToken()
+	token := randid.New()
 	rec, err := json.Marshal(pendingMemory{Owner: c.UserKey, Edit: e, Expires: r.cfg.Now().Add(memoryConfirmTTL)})
 	if err != nil {
 		return fmt.Errorf("encode memory proposal: %w", err)
@@ -60,16 +62,16 @@ func (r *Router) ProposeMemory(ctx context.Context, c agent.Caller, e agent.Memo
 // memoryProposalText shows the entry exactly, in a code block where no
 // Markdown applies and nothing pings.
 func memoryProposalText(e agent.MemoryEdit) string {
-	block, _ := codeBlock(e.Content, -1)
+	block, _ := format.CodeBlock(e.Content, -1)
 	var b strings.Builder
 	b.WriteString("A conversation that read content from outside (a web page, a tool's result or someone else's message) " +
 		"asked me to remember this about you. I keep it only if you save it:\n")
 	b.WriteString(block)
 	if e.Action == "replace" {
-		old, _ := codeBlock(e.OldText, -1)
+		old, _ := format.CodeBlock(e.OldText, -1)
 		b.WriteString("\nIt replaces the entry that contains:\n" + old)
 	}
-	fmt.Fprintf(&b, "\n(%s, expires in %s)", e.Target, humanDuration(memoryConfirmTTL))
+	fmt.Fprintf(&b, "\n(%s, expires in %s)", e.Target, format.Duration(memoryConfirmTTL))
 	return b.String()
 }
 

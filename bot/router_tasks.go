@@ -9,6 +9,7 @@ import (
 
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/task"
+	"github.com/parleybot/parley/bot/format"
 	"github.com/parleybot/parley/chat"
 )
 
@@ -90,7 +91,7 @@ func (tt *taskTurn) observe(ctx context.Context, ev agent.Event) {
 		tt.log(ctx, "check", "check step: verifying the items marked done before the final answer")
 	case agent.EventDone:
 		if ev.Paused {
-			tt.set(ctx, task.Paused, squash(ev.Text, logResultRunes))
+			tt.set(ctx, task.Paused, format.Squash(ev.Text, logResultRunes))
 		} else {
 			tt.set(ctx, task.Idle, "finished")
 		}
@@ -112,7 +113,7 @@ func (tt *taskTurn) ended(ctx context.Context, err error, stopped bool) {
 	}
 	why := "stopped with /stop"
 	if !stopped {
-		why = "failed: " + squash(err.Error(), logResultRunes)
+		why = "failed: " + format.Squash(err.Error(), logResultRunes)
 	}
 	tt.set(ctx, task.Idle, why)
 }
@@ -167,8 +168,8 @@ func (tt *taskTurn) log(ctx context.Context, kind, text string) {
 // toolLine is a tool call as the work log shows it: the tool, its
 // arguments and the first line of its result, each cut short.
 func toolLine(ev agent.Event) string {
-	args := squash(compactJSON(ev.Tool.Arguments), logArgsRunes)
-	result := squash(firstLine(strings.TrimSpace(ev.Result)), logResultRunes)
+	args := format.Squash(compactJSON(ev.Tool.Arguments), logArgsRunes)
+	result := format.Squash(firstLine(strings.TrimSpace(ev.Result)), logResultRunes)
 	if ev.IsError {
 		return fmt.Sprintf("%s %s → failed: %s", ev.Tool.Name, args, result)
 	}

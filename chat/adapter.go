@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Adapter is one chat platform. Adapters translate and nothing else: they
@@ -291,6 +292,15 @@ type Capabilities struct {
 	// (Telegram ~5 s, Discord ~10 s); delivery repeats it a little sooner.
 	// Zero means it lasts until cleared, or is not known.
 	TypingLasts time.Duration
+}
+
+// Size is markdown's size as the platform counts it after rendering:
+// Measure, or runes where the adapter gives none.
+func (c Capabilities) Size(markdown string) int {
+	if c.Measure != nil {
+		return c.Measure(markdown)
+	}
+	return utf8.RuneCountInString(markdown)
 }
 
 // RateLimitError is the one shape of "slow down" every adapter returns,

@@ -3,7 +3,7 @@ package store
 import (
 	"time"
 
-	"github.com/parleybot/parley/store/internal/rowdata"
+	"github.com/parleybot/parley/internal/randid"
 )
 
 // Option configures Open.
@@ -16,7 +16,7 @@ type config struct {
 }
 
 func defaultConfig() config {
-	return config{now: time.Now, newID: rowdata.RandomID, busyTimeout: 5 * time.Second}
+	return config{now: time.Now, newID: randid.New, busyTimeout: 5 * time.Second}
 }
 
 // WithClock sets the clock that stamps created_at and updated_at. It is

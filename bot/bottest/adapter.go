@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"golang.org/x/time/rate"
 
@@ -298,12 +297,7 @@ func (a *Adapter) checkLen(text string) error {
 	return nil
 }
 
-func (a *Adapter) measure(text string) int {
-	if a.caps.Measure != nil {
-		return a.caps.Measure(text)
-	}
-	return utf8.RuneCountInString(text)
-}
+func (a *Adapter) measure(text string) int { return a.caps.Size(text) }
 
 // limit enforces the platform's budget on sends and edits, with its own
 // token bucket per scope: a call over budget is refused with a retry-after

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
-	"unicode/utf8"
 
 	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/internal/clock"
@@ -109,10 +108,7 @@ func NewDelivery(cfg DeliveryConfig) (*Delivery, error) {
 	if d.cfg.Split == nil {
 		d.cfg.Split = cutLines
 	}
-	d.measure = d.caps.Measure
-	if d.measure == nil {
-		d.measure = utf8.RuneCountInString
-	}
+	d.measure = d.caps.Size
 	d.maxLen = max(d.caps.MaxLen, 0)
 	d.splitAt = d.caps.SplitAt
 	if d.splitAt <= 0 || (d.maxLen > 0 && d.splitAt > d.maxLen) {

@@ -4,7 +4,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/parleybot/parley/store/internal/rowdata"
+	"github.com/parleybot/parley/internal/randid"
 )
 
 // Option configures Open. The options mirror store's, so code that builds
@@ -18,7 +18,7 @@ type config struct {
 }
 
 func defaultConfig() config {
-	return config{now: time.Now, newID: rowdata.RandomID, logger: slog.Default()}
+	return config{now: time.Now, newID: randid.New, logger: slog.Default()}
 }
 
 // WithClock sets the clock that stamps every time the store writes of its
