@@ -182,11 +182,12 @@ func TestApprovalSurvivesShutdown(t *testing.T) {
 	h := newHarness(t, risky)
 	sid := h.session(t, "ana")
 	asked := make(chan struct{})
-	h.runner.Approver = blockingApprover{asked: asked}
 	h.srv.Enqueue(llmtest.ToolCall("r1", "risky", `{}`))
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error)
-	go func() { _, err := h.runner.RunSync(ctx, turn(sid, "ana", "do it")); done <- err }()
+	tn := turn(sid, "ana", "do it")
+	tn.Caller.Approve = blockingApprover{asked: asked}
+	go func() { _, err := h.runner.RunSync(ctx, tn); done <- err }()
 	<-asked
 	cancel() // shutdown while the approval message waits for a click
 	if err := <-done; !errors.Is(err, context.Canceled) {

@@ -29,10 +29,6 @@ type Runner struct {
 	Sessions SessionStore
 	Memory   MemoryStore
 	Tools    []Tool
-	Approver Approver // nil: tools that need approval are refused
-	// Confirmer asks people to confirm memory edits proposed by a turn
-	// that read untrusted content; nil: such edits are refused.
-	Confirmer MemoryConfirmer
 
 	// Skills lists, each turn, the skills learnt in the turn's scopes for
 	// the system prompt; nil: none.

@@ -427,12 +427,13 @@ func TestApprovals(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			risky := &testTool{name: "risky", policy: agent.PolicyAlways, run: func(json.RawMessage) (string, error) { return "ran", nil }}
 			h := newHarness(t, risky)
-			if tt.approver != nil {
-				h.runner.Approver = tt.approver
-			}
 			sid := h.session(t, "ana")
 			h.srv.Enqueue(llmtest.ToolCall("c1", "risky", `{"path":"/tmp/x"}`), llmtest.Text("ok"))
-			evs, err := collect(t.Context(), h.runner, turn(sid, "ana", "do it"))
+			tn := turn(sid, "ana", "do it")
+			if tt.approver != nil {
+				tn.Caller.Approve = tt.approver
+			}
+			evs, err := collect(t.Context(), h.runner, tn)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -26,9 +26,13 @@ type Caller struct {
 	// keep (memory) may have been planted and needs the person's own
 	// confirmation.
 	Tainted bool
-	// Confirm asks the caller to confirm a memory edit; nil where no one
-	// can be asked.
+	// Confirm asks the caller to confirm a memory edit a tainted turn
+	// proposes; nil where no one can be asked, and such edits are refused.
 	Confirm MemoryConfirmer
+	// Approve asks approvers about a tool call that needs approval; nil
+	// where no one can approve, and such calls are refused. Helpers a
+	// turn starts ask the same.
+	Approve Approver
 	// Origin is where the turn runs, for tools that act there later.
 	Origin Origin
 	// CallID is the id of the tool call being run, for tools that keep

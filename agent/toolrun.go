@@ -98,7 +98,6 @@ func (x *run) runTool(ctx context.Context, tools map[string]Tool, call llm.ToolC
 	caller.SessionID = x.t.SessionID
 	caller.CallID = call.ID
 	caller.Tainted = x.tainted
-	caller.Confirm = x.r.Confirmer
 	if x.r.policy(tool) == PolicyAlways {
 		text, verdict := x.approve(ctx, tool, call, caller)
 		switch verdict {
@@ -168,12 +167,12 @@ const (
 	approvalPending                 // undecided when the run was cancelled
 )
 
-// approve asks the Approver and reports the model-facing refusal text.
+// approve asks the turn's Approver (Caller.Approve) and reports the model-facing refusal text.
 func (x *run) approve(ctx context.Context, tool Tool, call llm.ToolCall, caller Caller) (string, approvalVerdict) {
 	if d, ok := x.t.Decisions[call.ID]; ok {
 		return verdict(d)
 	}
-	if x.r.Approver == nil {
+	if caller.Approve == nil {
 		return "denied: this tool needs approval and no one can approve it here", approvalRefused
 	}
 	summary := call.Name + " " + string(call.Arguments)
@@ -187,7 +186,7 @@ func (x *run) approve(ctx context.Context, tool Tool, call llm.ToolCall, caller 
 	if !x.emit(Event{Kind: EventApprovalNeeded, Approval: req}) {
 		return InterruptedResult, approvalRefused
 	}
-	d, err := x.r.Approver.Approve(ctx, *req)
+	d, err := caller.Approve.Approve(ctx, *req)
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", approvalPending

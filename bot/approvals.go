@@ -115,8 +115,22 @@ const maxApprovalID = 32
 // SessionLookup finds the conversation a session lives in, where its
 // approval messages are posted.
 type SessionLookup interface {
-	Session(ctx context.Context, id string) (SessionInfo, error)
+	SessionThread(ctx context.Context, id string) (chat.Thread, error)
 }
+
+// Resumer continues a session whose approval was decided (or expired)
+// while no turn waited for it, as after a restart. It runs on the click or
+// sweep that decided, so it hands off rather than run the turn.
+type Resumer interface {
+	ResumeDecided(ctx context.Context, rec ApprovalRecord)
+}
+
+// Button payload prefixes of approval messages: a prefix and the
+// approval's id (the router's action table routes them here).
+const (
+	approveData = "a:" // approve an approval
+	denyData    = "d:" // deny an approval
+)
 
 // ApprovalsConfig configures Approvals. Store, Sessions and Outbound are
 // required.
@@ -131,13 +145,9 @@ type ApprovalsConfig struct {
 	Approvers []string
 	// Expiry is how long an approval waits; DefaultApprovalExpiry if zero.
 	Expiry time.Duration
-	// OnDecidedWithoutWaiter is called when an approval is decided (or
-	// expires) and no Approve call is waiting for it, as after a restart.
-	// The core sets it to its router's ResumeApproval, which continues the
-	// session. It runs on the click or sweep that decided, so it hands off
-	// rather than run the turn. Nil: such decisions are recorded and
-	// shown, nothing more.
-	OnDecidedWithoutWaiter func(ctx context.Context, rec ApprovalRecord)
+	// Resumer takes a decision no Approve call waits for (the router);
+	// nil: such decisions are recorded and shown, nothing more.
+	Resumer Resumer
 	// Now and Sleep are the clock (defaults: time.Now and a timer). Sleep
 	// returns nil once d has passed, or ctx's error. Outbound has its own,
 	// which should be the same.
@@ -159,7 +169,7 @@ type ApprovalsConfig struct {
 // The record in the store is the truth; the only in-memory state is a
 // waiter per approval that an Approve call is blocked on. A decision goes
 // to that waiter, or, when there is none (the process restarted since the
-// approval was asked), to OnDecidedWithoutWaiter: exactly one of the two.
+// approval was asked), to the Resumer: exactly one of the two.
 type Approvals struct {
 	cfg       ApprovalsConfig
 	approvers map[string]bool
@@ -205,7 +215,7 @@ func NewApprovals(cfg ApprovalsConfig) (*Approvals, error) {
 // Approve posts an approval message with Approve / Deny buttons in the
 // session's conversation and waits for a decision or the expiry. When ctx
 // ends first it returns ctx's error and the approval stays pending: its
-// buttons still work, and a later decision goes to OnDecidedWithoutWaiter.
+// buttons still work, and a later decision goes to the Resumer.
 // Asking again about a tool call that already has an approval (a re-run
 // after a restart) reuses it: a decided one returns its decision at once, a
 // pending one is waited for without posting a second message.
@@ -213,11 +223,10 @@ func (a *Approvals) Approve(ctx context.Context, req agent.ApprovalRequest) (age
 	if req.SessionID == "" || req.Call.ID == "" {
 		return agent.Decision{}, errors.New("approvals: request without session or tool call id")
 	}
-	info, err := a.cfg.Sessions.Session(ctx, req.SessionID)
+	thread, err := a.cfg.Sessions.SessionThread(ctx, req.SessionID)
 	if err != nil {
 		return agent.Decision{}, fmt.Errorf("approvals: conversation of session %s: %w", req.SessionID, err)
 	}
-	thread := info.Thread
 	ad, ok := a.cfg.Outbound.Adapter(thread.Platform)
 	if !ok {
 		return agent.Decision{}, fmt.Errorf("approvals: no adapter for platform %q", thread.Platform)
@@ -398,7 +407,7 @@ func (a *Approvals) wait(ctx context.Context, rec ApprovalRecord, ch chan agent.
 		case <-ctx.Done():
 			if a.unregister(rec.ID, ch) {
 				// Decided at the same moment. The decider is showing it and
-				// then hands it here, not to OnDecidedWithoutWaiter: take
+				// then hands it here, not to the Resumer: take
 				// it, or no one would act on it.
 				return <-ch, nil
 			}

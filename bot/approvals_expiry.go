@@ -10,7 +10,7 @@ import (
 // ExpireDue expires every pending approval whose deadline has passed: it
 // marks each expired (losing to any click that got there first), edits its
 // message and hands the Expired decision to the waiting Approve, or to
-// OnDecidedWithoutWaiter when none waits (approvals asked before a
+// the Resumer when none waits (approvals asked before a
 // restart). The core calls it periodically, and once at startup. An
 // Approve that is waiting expires on its own clock even without it.
 func (a *Approvals) ExpireDue(ctx context.Context) error {

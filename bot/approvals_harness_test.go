@@ -44,7 +44,7 @@ type apHarness struct {
 	sid    string
 	// mandatory makes the next asks mandatory (only an approver approves).
 	mandatory bool
-	// resumed receives what OnDecidedWithoutWaiter is called with.
+	// resumed receives what the Resumer is called with.
 	resumed chan bot.ApprovalRecord
 	// pollEvery is ApprovalsConfig.PollEvery (replicas sharing the store).
 	pollEvery time.Duration
@@ -93,13 +93,11 @@ func (h *apHarness) start() {
 	}
 	h.ap, err = bot.NewApprovals(bot.ApprovalsConfig{
 		Store:     st,
-		Sessions:  db,
+		Sessions:  threadOf{db},
 		Outbound:  out,
 		Approvers: []string{apAdmin.Key()},
 		Expiry:    apExpiry,
-		OnDecidedWithoutWaiter: func(_ context.Context, rec bot.ApprovalRecord) {
-			resumed <- rec
-		},
+		Resumer:   resumeInto(resumed),
 		Now:       h.clock.Now,
 		Sleep:     h.clock.Sleep,
 		PollEvery: h.pollEvery,
@@ -109,6 +107,20 @@ func (h *apHarness) start() {
 		h.t.Fatal(err)
 	}
 }
+
+// threadOf finds a session's conversation in the store, as the router
+// does for the approvals it builds.
+type threadOf struct{ db *store.DB }
+
+func (s threadOf) SessionThread(ctx context.Context, id string) (chat.Thread, error) {
+	info, err := s.db.Session(ctx, id)
+	return info.Thread, err
+}
+
+// resumeInto is a Resumer that hands every decision on to a channel.
+type resumeInto chan<- bot.ApprovalRecord
+
+func (r resumeInto) ResumeDecided(_ context.Context, rec bot.ApprovalRecord) { r <- rec }
 
 // restart simulates the process dying and starting again.
 func (h *apHarness) restart() {
@@ -225,12 +237,12 @@ func (h *apHarness) status(id string) string {
 	return rec.Status
 }
 
-// noResume fails if OnDecidedWithoutWaiter was called.
+// noResume fails if the Resumer was called.
 func (h *apHarness) noResume() {
 	h.t.Helper()
 	select {
 	case rec := <-h.resumed:
-		h.t.Errorf("OnDecidedWithoutWaiter(%+v) called; a waiter was there", rec)
+		h.t.Errorf("the Resumer(%+v) called; a waiter was there", rec)
 	default:
 	}
 }
@@ -241,7 +253,7 @@ func (h *apHarness) resumedRecord() bot.ApprovalRecord {
 	case rec := <-h.resumed:
 		return rec
 	default:
-		h.t.Fatal("OnDecidedWithoutWaiter was not called")
+		h.t.Fatal("the Resumer was not called")
 		return bot.ApprovalRecord{}
 	}
 }

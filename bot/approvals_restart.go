@@ -22,13 +22,13 @@ func (a *Approvals) Pending(ctx context.Context, sessionID string) (int, error) 
 }
 
 // Recover hands every approval decided at or after since to
-// OnDecidedWithoutWaiter. A crash between a decision and the run it
+// the Resumer. A crash between a decision and the run it
 // resumes loses nothing this way; the core calls it once at startup, before
 // clicks are taken, with since about one expiry period back. It may repeat a
 // decision the core already acted on: the core resumes a session only while
 // the decided call still has no result.
 func (a *Approvals) Recover(ctx context.Context, since time.Time) error {
-	if a.cfg.OnDecidedWithoutWaiter == nil {
+	if a.cfg.Resumer == nil {
 		return nil
 	}
 	recs, err := a.cfg.Store.DecidedApprovals(ctx, since)
@@ -36,7 +36,7 @@ func (a *Approvals) Recover(ctx context.Context, since time.Time) error {
 		return fmt.Errorf("approvals: recover: %w", err)
 	}
 	for _, rec := range recs {
-		a.cfg.OnDecidedWithoutWaiter(ctx, rec)
+		a.cfg.Resumer.ResumeDecided(ctx, rec)
 	}
 	return nil
 }

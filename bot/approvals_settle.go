@@ -11,7 +11,7 @@ import (
 // settle decides rec with status if it is still pending, and reports whether
 // this call did. The winner shows the outcome on the approval message, then
 // hands the decision to the waiting Approve or, with none waiting, to
-// OnDecidedWithoutWaiter. A loser changes nothing.
+// the Resumer. A loser changes nothing.
 func (a *Approvals) settle(ctx context.Context, rec ApprovalRecord, status string, by chat.User) (bool, error) {
 	at := a.cfg.Now()
 	a.mu.Lock()
@@ -40,8 +40,8 @@ func (a *Approvals) settle(ctx context.Context, rec ApprovalRecord, status strin
 	switch {
 	case ch != nil:
 		ch <- rec.Decision() // buffered, and only ever sent to once
-	case a.cfg.OnDecidedWithoutWaiter != nil:
-		a.cfg.OnDecidedWithoutWaiter(ctx, rec)
+	case a.cfg.Resumer != nil:
+		a.cfg.Resumer.ResumeDecided(ctx, rec)
 	}
 	return true, nil
 }

@@ -136,14 +136,6 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 	if cfg.Sharing != nil {
 		poll = time.Second // a click may reach another replica
 	}
-	approvals, err := NewApprovals(ApprovalsConfig{
-		Store: cfg.Store, Sessions: cfg.Store, Outbound: out,
-		Approvers: cfg.Approvers, Expiry: cfg.ApprovalExpiry, PollEvery: poll,
-		Now: cfg.Now, Sleep: cfg.Sleep, Logger: cfg.Logger,
-	})
-	if err != nil {
-		return nil, err
-	}
 	if cfg.Sharing != nil {
 		sharing := *cfg.Sharing
 		if sharing.Sleep == nil {
@@ -155,7 +147,9 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 	router, err := NewRouter(RouterConfig{
 		Sessions: cfg.Store, Inbox: cfg.Store, KV: cfg.Store, Runner: cfg.Runner,
 		Commands: New(cfg.Store, cfg.Runner.Memory, cfg.MemoryLimits),
-		Access:   cfg.Access, Outbound: out, Approvals: approvals,
+		Access:   cfg.Access, Outbound: out,
+		Approvals: &ApprovalsConfig{Store: cfg.Store, Approvers: cfg.Approvers, Expiry: cfg.ApprovalExpiry,
+			PollEvery: poll, Now: cfg.Now, Sleep: cfg.Sleep, Logger: cfg.Logger},
 		MaxConcurrent: cfg.MaxConcurrent, Model: cfg.Model, Limits: cfg.Limits, ResumeWithin: cfg.ResumeWithin,
 		Knowledge: cfg.Knowledge, Attachments: cfg.Attachments, Runs: cfg.Runs, Learning: cfg.Learning, Tasks: cfg.Tasks, Helpers: cfg.Helpers,
 		Metrics: cfg.Metrics, Now: cfg.Now, Logger: cfg.Logger, Sharing: cfg.Sharing,
@@ -180,10 +174,7 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 			l.Logger = tk.log
 		}
 	}
-	approvals.cfg.OnDecidedWithoutWaiter = router.resumeDecided
-	cfg.Runner.Approver = approvals
-	cfg.Runner.Confirmer = router
-	return &Core{cfg: cfg, out: out, approvals: approvals, router: router}, nil
+	return &Core{cfg: cfg, out: out, approvals: router.approvals, router: router}, nil
 }
 
 // Run runs the core until ctx ends: it first queues what a crash

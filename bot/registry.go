@@ -76,8 +76,6 @@ func findCommand(name string) (commandEntry, bool) {
 // and an opaque id, at most MaxButtonData bytes: everything the click
 // needs is stored under the id, never in the payload.
 const (
-	approveData       = "a:"  // approve an approval
-	denyData          = "d:"  // deny an approval
 	clearMemoryData   = "mc:" // confirm /memory clear
 	saveMemoryData    = "ms:" // save a memory entry a tainted turn proposed
 	discardMemoryData = "md:" // discard it

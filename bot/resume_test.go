@@ -147,19 +147,18 @@ func TestResumeApprovalAfterRestart(t *testing.T) {
 
 func TestStopClosesOpenApproval(t *testing.T) {
 	w := newWorld(t, "slack", bot.Access{})
+	w.approvals = &bot.ApprovalsConfig{}
+	w.open(t, "slack") // again, the router now asking approvals
+	w.fake.buttons, w.fake.posted = true, make(chan string, 1)
 	deploy := &countingTool{}
 	w.runner.Tools = append(w.runner.Tools, deploy)
-	asked := make(chan struct{})
-	w.runner.Approver = approverFunc(func(ctx context.Context, _ agent.ApprovalRequest) (agent.Decision, error) {
-		close(asked)
-		<-ctx.Done()
-		return agent.Decision{}, ctx.Err()
-	})
 	w.srv.Enqueue(llmtest.ToolCall("d1", "deploy", `{}`))
 	m := msg("slack", "C1", "1.1", "U1", "k1", "deploy please")
 	m.Mentioned = true
 	w.router.HandleMessage(t.Context(), m)
-	<-asked
+	if asked := <-w.fake.posted; !strings.Contains(asked, "deploy") {
+		t.Fatalf("the first message sent is not the approval: %q", asked)
+	}
 	w.router.HandleCommand(t.Context(), chat.Command{Key: "s1", Thread: m.Thread, User: m.User, Name: "stop"})
 	w.router.Wait()
 	sid, _, _ := w.db.BoundSession(t.Context(), m.Thread)

@@ -33,9 +33,12 @@ type RouterConfig struct {
 	Outbound *outbound.Outbound
 	// Reply opens each turn's reply; nil: Outbound.Begin.
 	Reply ReplyFactory
-	// Approvals decide approval clicks and count what waits, for /status;
-	// nil: every approval click is answered "no longer valid".
-	Approvals *Approvals
+	// Approvals configures the approvals the router asks for its turns'
+	// risky tool calls, whose clicks it takes and whose decisions no turn
+	// waits for it resumes (Store, Approvers, Expiry, the clock, PollEvery;
+	// the rest is the router's). Nil: tools that need approval are
+	// refused and every approval click is answered "no longer valid".
+	Approvals *ApprovalsConfig
 	// MaxConcurrent bounds the turns running at once, across sessions;
 	// waiting turns start in arrival order. Default 8.
 	MaxConcurrent int
@@ -84,6 +87,8 @@ type HelperSessions interface {
 // through it. It implements Handler.
 type Router struct {
 	cfg RouterConfig
+	// approvals are what the router's turns ask; nil: none (RouterConfig.Approvals).
+	approvals *Approvals
 	// base is the context of every turn. Run cancels it when its own
 	// context ends, so shutdown reaches turns queued even before Run
 	// started (approvals recovered at start-up).
@@ -140,6 +145,23 @@ type sessionState struct {
 
 var _ chat.Handler = (*Router)(nil)
 
+// approver is what a turn asks about a risky tool call: never a typed
+// nil, which the runner would take for one that can answer.
+func (r *Router) approver() agent.Approver {
+	if r.approvals == nil {
+		return nil
+	}
+	return r.approvals
+}
+
+// sessionThreads finds a session's conversation, for approvals.
+type sessionThreads struct{ SessionMap }
+
+func (s sessionThreads) SessionThread(ctx context.Context, id string) (chat.Thread, error) {
+	info, err := s.Session(ctx, id)
+	return info.Thread, err
+}
+
 // NewRouter returns a router for the given adapters.
 func NewRouter(cfg RouterConfig, adapters ...chat.Adapter) (*Router, error) {
 	if cfg.MaxConcurrent <= 0 {
@@ -178,6 +200,21 @@ func NewRouter(cfg RouterConfig, adapters ...chat.Adapter) (*Router, error) {
 		decode:   make(chan struct{}, decodeSlots),
 		sessions: map[string]*sessionState{},
 		received: map[string]time.Time{},
+	}
+	if cfg.Approvals != nil {
+		ac := *cfg.Approvals
+		ac.Sessions, ac.Outbound, ac.Resumer = sessionThreads{cfg.Sessions}, cfg.Outbound, r
+		if ac.Now == nil {
+			ac.Now = cfg.Now
+		}
+		if ac.Logger == nil {
+			ac.Logger = cfg.Logger
+		}
+		a, err := NewApprovals(ac)
+		if err != nil {
+			return nil, err
+		}
+		r.approvals = a
 	}
 	r.base, r.shutdown = context.WithCancel(context.Background())
 	if cfg.Tasks != nil {
@@ -394,6 +431,7 @@ func (r *Router) turn(ctx context.Context, sid string, batch []chat.Message, bas
 	t.SessionID, t.Key = sid, m.Key
 	where := Where{Thread: m.Thread, User: m.User, Direct: m.Direct}
 	t.Caller = agent.Caller{SessionID: sid, UserKey: m.User.Key(), UserName: m.User.Name, Scopes: where.VisibleKeys(),
+		Confirm: r, Approve: r.approver(),
 		Origin: agent.Origin{Platform: m.Thread.Platform, Space: m.Thread.Space, Chat: m.Thread.Chat, Thread: m.Thread.ID,
 			Direct: m.Direct, Home: where.Home().Key()}}
 	t.Place = agent.Place{Platform: m.Thread.Platform, ChatName: m.Place.ChatName, ChatKind: m.Place.ChatKind, Thread: m.Place.Thread}

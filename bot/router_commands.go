@@ -134,9 +134,9 @@ const msgButtonInvalid = "This button is no longer valid."
 // approvalClick hands an approval button's click to the approvals, which
 // answer the clicker themselves, refusals included.
 func (r *Router) approvalClick(ctx context.Context, a chat.Action) error {
-	if r.cfg.Approvals == nil {
+	if r.approvals == nil {
 		return r.cfg.Outbound.Tell(ctx, a, msgButtonInvalid)
 	}
-	_, err := r.cfg.Approvals.HandleAction(ctx, a)
+	_, err := r.approvals.HandleAction(ctx, a)
 	return err
 }

@@ -219,10 +219,10 @@ func (r *Router) ResumeApproval(ctx context.Context, rec ApprovalRecord) error {
 	return nil
 }
 
-// resumeDecided is ApprovalsConfig.Resume for a core: it logs what it
+// ResumeDecided is the router as the approvals' Resumer: it logs what it
 // cannot hand on, since the click or sweep that decided has no one to
 // tell.
-func (r *Router) resumeDecided(ctx context.Context, rec ApprovalRecord) {
+func (r *Router) ResumeDecided(ctx context.Context, rec ApprovalRecord) {
 	if err := r.ResumeApproval(ctx, rec); err != nil && !errors.Is(err, context.Canceled) {
 		r.log.Error("resume approval", "approval", rec.ID, "err", err)
 	}

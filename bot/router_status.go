@@ -61,8 +61,8 @@ func (r *Router) status(ctx context.Context, c chat.Command) (string, error) {
 	} else {
 		b.WriteString("Now: idle\n")
 	}
-	if r.cfg.Approvals != nil {
-		n, err := r.cfg.Approvals.Pending(ctx, sid)
+	if r.approvals != nil {
+		n, err := r.approvals.Pending(ctx, sid)
 		if err != nil {
 			return "", err
 		}

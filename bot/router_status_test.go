@@ -85,10 +85,6 @@ func TestStatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	approvals, err := bot.NewApprovals(bot.ApprovalsConfig{Store: w.db, Sessions: w.db, Outbound: out})
-	if err != nil {
-		t.Fatal(err)
-	}
 	// An answer a fallback model wrote, with what its call cost.
 	if err := w.db.AppendMessages(t.Context(), sid, llm.Message{Role: llm.RoleAssistant, Text: "later", Model: "anthropic/claude-haiku-4-5",
 		Usage: &llm.Usage{InputTokens: 20000, CachedTokens: 12345}}); err != nil {
@@ -97,7 +93,7 @@ func TestStatus(t *testing.T) {
 	w.runner.ContextWindow = 1000
 	r := newRouter(t, bot.RouterConfig{
 		Sessions: w.db, Inbox: w.db, KV: w.db, Runner: w.runner, Commands: bot.New(w.db, w.db, agent.MemoryLimits{}),
-		Reply: w.replies.factory, Model: "openai/gpt-test", Approvals: approvals, Outbound: out, Now: func() time.Time { return now },
+		Reply: w.replies.factory, Model: "openai/gpt-test", Approvals: &bot.ApprovalsConfig{Store: w.db}, Outbound: out, Now: func() time.Time { return now },
 	}, w.fake)
 	if err := r.HandleCommand(t.Context(), chat.Command{Key: "s1", Thread: m.Thread, User: m.User, Name: "status"}); err != nil {
 		t.Fatal(err)

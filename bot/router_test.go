@@ -32,6 +32,8 @@ type chatFake struct {
 	mu         sync.Mutex
 	sent       []string // "thread|text"
 	private    []string // "user|text"
+	// posted, when set, gets the text of every message sent, as it is.
+	posted chan string
 }
 
 func (f *chatFake) Platform() string { return f.platform }
@@ -49,6 +51,9 @@ func (f *chatFake) Send(_ context.Context, t chat.Thread, out chat.Out) (chat.Me
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.sent = append(f.sent, t.Chat+"|"+out.Text)
+	if f.posted != nil {
+		f.posted <- out.Text
+	}
 	return chat.MessageRef{Thread: t, ID: fmt.Sprint(len(f.sent))}, nil
 }
 func (f *chatFake) Edit(context.Context, chat.MessageRef, chat.Out) error { return nil }
@@ -126,6 +131,9 @@ type world struct {
 	fake    *chatFake
 	router  *bot.Router
 	access  bot.Access
+	// approvals, when set before open, are what the router's turns ask
+	// (over the world's database).
+	approvals *bot.ApprovalsConfig
 }
 
 func newWorld(t *testing.T, platform string, access bot.Access) *world {
@@ -167,13 +175,16 @@ func (w *world) open(t *testing.T, platform string) {
 		Provider: openai.New(openai.Config{APIKey: "sk-test", BaseURL: w.srv.OpenAIBaseURL()}),
 		Sessions: db, Memory: db, Tools: []agent.Tool{mem}, Logger: slog.New(slog.DiscardHandler),
 	}
+	if w.approvals != nil {
+		w.approvals.Store = db
+	}
 	w.replies = &replies{finals: map[string][]string{}, open: map[string]int{}, streaming: make(chan string, 1)}
 	w.fake = &chatFake{platform: platform}
 	w.router = newRouter(t, bot.RouterConfig{
 		Sessions: db, Inbox: db, KV: db, Runner: w.runner,
 		Commands: bot.New(db, db, agent.MemoryLimits{}),
 		Access:   w.access, Reply: w.replies.factory, Logger: slog.New(slog.DiscardHandler),
-		Runs: evolve.Recorder{Runs: db, Memos: db},
+		Runs: evolve.Recorder{Runs: db, Memos: db}, Approvals: w.approvals,
 	}, w.fake)
 }
 

@@ -205,7 +205,6 @@ func newRig(t *testing.T, path string, m *model, configure func(*task.Delegation
 		Provider:  m,
 		Sessions:  db,
 		Memory:    db,
-		Approver:  r.approver,
 		Plans:     tasks,
 		MaxChecks: -1, // the check step is not what these tests are about
 		Logger:    slog.New(slog.DiscardHandler),
@@ -245,6 +244,7 @@ func (r *rig) plan(t *testing.T, items ...string) {
 func (r *rig) turn() agent.Turn {
 	c := author
 	c.SessionID = r.parent
+	c.Approve = r.approver
 	return agent.Turn{SessionID: r.parent, Caller: c, Text: taskText, Key: "slack:T1:C1:1.1"}
 }
 
