@@ -25,7 +25,6 @@ var (
 	_ chat.KV            = (*DB)(nil)
 	_ bot.HelperSessions = (*DB)(nil)
 	_ bot.RunRecorder    = (*DB)(nil)
-	_ bot.SessionLookup  = (*DB)(nil)
 
 	_ agent.SessionStore    = (*DB)(nil)
 	_ agent.MemoryStore     = (*DB)(nil)
