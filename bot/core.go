@@ -10,6 +10,7 @@ import (
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/remind"
 	"github.com/parleybot/parley/agent/task"
+	"github.com/parleybot/parley/bot/approvals"
 	"github.com/parleybot/parley/bot/outbound"
 	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/internal/clock"
@@ -22,7 +23,7 @@ type CoreStore interface {
 	Inbox
 	outbound.Outbox
 	chat.KV
-	ApprovalStore
+	approvals.Store
 }
 
 // CoreConfig is what the chat core is built from. Adapters, Store and
@@ -109,7 +110,7 @@ const expirySweep = 30 * time.Second
 type Core struct {
 	cfg       CoreConfig
 	out       *outbound.Outbound
-	approvals *Approvals
+	approvals *approvals.Approvals
 	router    *Router
 }
 
@@ -126,7 +127,7 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 		cfg.Approvers = cfg.Access.Admins
 	}
 	if cfg.ApprovalExpiry <= 0 {
-		cfg.ApprovalExpiry = DefaultApprovalExpiry
+		cfg.ApprovalExpiry = approvals.DefaultExpiry
 	}
 	out, err := outbound.New(outbound.Config{Adapters: cfg.Adapters, Outbox: cfg.Store, Now: cfg.Now, Sleep: cfg.Sleep, Logger: cfg.Logger})
 	if err != nil {
@@ -148,7 +149,7 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 		Sessions: cfg.Store, Inbox: cfg.Store, KV: cfg.Store, Runner: cfg.Runner,
 		Commands: New(cfg.Store, cfg.Runner.Memory, cfg.MemoryLimits),
 		Access:   cfg.Access, Outbound: out,
-		Approvals: &ApprovalsConfig{Store: cfg.Store, Approvers: cfg.Approvers, Expiry: cfg.ApprovalExpiry,
+		Approvals: &approvals.Config{Store: cfg.Store, Approvers: cfg.Approvers, Expiry: cfg.ApprovalExpiry,
 			PollEvery: poll, Now: cfg.Now, Sleep: cfg.Sleep, Logger: cfg.Logger},
 		MaxConcurrent: cfg.MaxConcurrent, Model: cfg.Model, Limits: cfg.Limits, ResumeWithin: cfg.ResumeWithin,
 		Knowledge: cfg.Knowledge, Attachments: cfg.Attachments, Runs: cfg.Runs, Learning: cfg.Learning, Tasks: cfg.Tasks, Helpers: cfg.Helpers,

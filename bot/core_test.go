@@ -16,6 +16,7 @@ import (
 	"github.com/parleybot/parley/agent/llm/llmtest"
 	"github.com/parleybot/parley/agent/tools"
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/approvals"
 	"github.com/parleybot/parley/bot/bottest"
 	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/store"
@@ -182,7 +183,7 @@ func TestApprovalPendingAcrossCrash(t *testing.T) {
 				if last := msgs[len(msgs)-1]; last.Role != llm.RoleAssistant || len(last.ToolCalls) != 1 {
 					t.Fatalf("the pending call was settled by the restart: %+v", last)
 				}
-				if n, _ := w.db.SessionApprovals(t.Context(), sid); len(n) != 1 || n[0].Status != bot.ApprovalPending {
+				if n, _ := w.db.SessionApprovals(t.Context(), sid); len(n) != 1 || n[0].Status != approvals.StatusPending {
 					t.Fatalf("approvals after the restart: %+v", n)
 				}
 

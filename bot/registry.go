@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"github.com/parleybot/parley/bot/approvals"
 	"github.com/parleybot/parley/chat"
 	"strings"
 )
@@ -90,8 +91,8 @@ type actionEntry struct {
 // actionTable is every kind of button.
 func actionTable() []actionEntry {
 	return []actionEntry{
-		{approveData, (*Router).approvalClick},
-		{denyData, (*Router).approvalClick},
+		{approvals.ApproveData, (*Router).approvalClick},
+		{approvals.DenyData, (*Router).approvalClick},
 		{clearMemoryData, (*Router).confirmClearMemory},
 		{saveMemoryData, (*Router).memoryClick},
 		{discardMemoryData, (*Router).memoryClick},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"github.com/parleybot/parley/agent/task"
+	"github.com/parleybot/parley/bot/approvals"
 	"github.com/parleybot/parley/chat"
 	"log/slog"
 	"strings"
@@ -129,8 +130,8 @@ func TestResumeApprovalAfterRestart(t *testing.T) {
 		llm.Message{Role: llm.RoleUser, Text: m.Text, Key: m.Key},
 		llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "d1", Name: "deploy", Arguments: json.RawMessage(`{}`)}}})
 	w.srv.Enqueue(llmtest.Text("Deployed."))
-	rec := bot.ApprovalRecord{ID: "ap1", SessionID: sid, ToolCallID: "d1", Requester: m.User.Key(), RequesterName: m.User.Name,
-		Status: bot.ApprovalApproved, DecidedBy: m.User.Key(), DecidedByName: "U1"}
+	rec := approvals.Record{ID: "ap1", SessionID: sid, ToolCallID: "d1", Requester: m.User.Key(), RequesterName: m.User.Name,
+		Status: approvals.StatusApproved, DecidedBy: m.User.Key(), DecidedByName: "U1"}
 	for range 2 { // Recover may repeat a decision: one resume only
 		if err := w.router.ResumeApproval(t.Context(), rec); err != nil {
 			t.Fatal(err)
@@ -147,7 +148,7 @@ func TestResumeApprovalAfterRestart(t *testing.T) {
 
 func TestStopClosesOpenApproval(t *testing.T) {
 	w := newWorld(t, "slack", bot.Access{})
-	w.approvals = &bot.ApprovalsConfig{}
+	w.approvals = &approvals.Config{}
 	w.open(t, "slack") // again, the router now asking approvals
 	w.fake.buttons, w.fake.posted = true, make(chan string, 1)
 	deploy := &countingTool{}
@@ -163,7 +164,7 @@ func TestStopClosesOpenApproval(t *testing.T) {
 	w.router.Wait()
 	sid, _, _ := w.db.BoundSession(t.Context(), m.Thread)
 	// A late click after /stop does not restart the task.
-	late := bot.ApprovalRecord{ID: "ap1", SessionID: sid, ToolCallID: "d1", Requester: m.User.Key(), Status: bot.ApprovalApproved}
+	late := approvals.Record{ID: "ap1", SessionID: sid, ToolCallID: "d1", Requester: m.User.Key(), Status: approvals.StatusApproved}
 	if err := w.router.ResumeApproval(t.Context(), late); err != nil {
 		t.Fatal(err)
 	}
@@ -326,8 +327,8 @@ func TestApprovalResumeSurvivesCrash(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- w.router.Run(ctx) }()
-	rec := bot.ApprovalRecord{ID: "ap1", SessionID: sid, ToolCallID: "d1", Requester: m.User.Key(), RequesterName: m.User.Name,
-		Status: bot.ApprovalApproved, DecidedBy: m.User.Key(), DecidedByName: "U1"}
+	rec := approvals.Record{ID: "ap1", SessionID: sid, ToolCallID: "d1", Requester: m.User.Key(), RequesterName: m.User.Name,
+		Status: approvals.StatusApproved, DecidedBy: m.User.Key(), DecidedByName: "U1"}
 	if err := w.router.ResumeApproval(t.Context(), rec); err != nil {
 		t.Fatal(err)
 	}
@@ -371,8 +372,8 @@ func TestHelperApprovalResumesNoTurn(t *testing.T) {
 	w.db.AppendMessages(t.Context(), h.Session,
 		llm.Message{Role: llm.RoleUser, Text: "deploy", Key: "h1"},
 		llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "d1", Name: "deploy", Arguments: json.RawMessage(`{}`)}}})
-	rec := bot.ApprovalRecord{ID: "ap1", SessionID: h.Session, ToolCallID: "d1", Requester: m.User.Key(), RequesterName: m.User.Name,
-		Status: bot.ApprovalApproved, DecidedBy: m.User.Key(), DecidedByName: "U1"}
+	rec := approvals.Record{ID: "ap1", SessionID: h.Session, ToolCallID: "d1", Requester: m.User.Key(), RequesterName: m.User.Name,
+		Status: approvals.StatusApproved, DecidedBy: m.User.Key(), DecidedByName: "U1"}
 	for _, helpers := range []bot.HelperSessions{w.db, nil} {
 		w.router = newRouter(t, bot.RouterConfig{Sessions: w.db, Inbox: w.db, KV: w.db, Runner: w.runner,
 			Commands: bot.New(w.db, w.db, agent.MemoryLimits{}), Reply: w.replies.factory, Logger: slog.New(slog.DiscardHandler),

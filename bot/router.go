@@ -12,6 +12,7 @@ import (
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/evolve"
 	"github.com/parleybot/parley/agent/task"
+	"github.com/parleybot/parley/bot/approvals"
 	"github.com/parleybot/parley/bot/outbound"
 	"github.com/parleybot/parley/chat"
 )
@@ -38,7 +39,7 @@ type RouterConfig struct {
 	// waits for it resumes (Store, Approvers, Expiry, the clock, PollEvery;
 	// the rest is the router's). Nil: tools that need approval are
 	// refused and every approval click is answered "no longer valid".
-	Approvals *ApprovalsConfig
+	Approvals *approvals.Config
 	// MaxConcurrent bounds the turns running at once, across sessions;
 	// waiting turns start in arrival order. Default 8.
 	MaxConcurrent int
@@ -88,7 +89,7 @@ type HelperSessions interface {
 type Router struct {
 	cfg RouterConfig
 	// approvals are what the router's turns ask; nil: none (RouterConfig.Approvals).
-	approvals *Approvals
+	approvals *approvals.Approvals
 	// base is the context of every turn. Run cancels it when its own
 	// context ends, so shutdown reaches turns queued even before Run
 	// started (approvals recovered at start-up).
@@ -210,7 +211,7 @@ func NewRouter(cfg RouterConfig, adapters ...chat.Adapter) (*Router, error) {
 		if ac.Logger == nil {
 			ac.Logger = cfg.Logger
 		}
-		a, err := NewApprovals(ac)
+		a, err := approvals.New(ac)
 		if err != nil {
 			return nil, err
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/bot/approvals"
 	"github.com/parleybot/parley/bot/format"
 	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/internal/randid"
@@ -20,7 +21,7 @@ import (
 // buttons carry a one-time token; the edit waits in the KV store under it.
 
 // memoryConfirmTTL bounds how long a Save button stays valid.
-const memoryConfirmTTL = DefaultApprovalExpiry
+const memoryConfirmTTL = approvals.DefaultExpiry
 
 // pendingMemory is an edit waiting for its owner's decision.
 type pendingMemory struct {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/bot/approvals"
 	"github.com/parleybot/parley/chat"
 )
 
@@ -168,7 +169,7 @@ func (r *Router) continueApproval(ctx context.Context, sid string, a approvalRes
 // turn was waiting for it: after a restart, or a click on a message whose
 // turn ended. It runs only while the call still has no result, and once
 // per approval (the inbox dedupes its key).
-func (r *Router) ResumeApproval(ctx context.Context, rec ApprovalRecord) error {
+func (r *Router) ResumeApproval(ctx context.Context, rec approvals.Record) error {
 	r.mu.Lock()
 	st, ok := r.sessions[rec.SessionID]
 	recovering := ok && st.recovering > 0
@@ -222,7 +223,7 @@ func (r *Router) ResumeApproval(ctx context.Context, rec ApprovalRecord) error {
 // ResumeDecided is the router as the approvals' Resumer: it logs what it
 // cannot hand on, since the click or sweep that decided has no one to
 // tell.
-func (r *Router) ResumeDecided(ctx context.Context, rec ApprovalRecord) {
+func (r *Router) ResumeDecided(ctx context.Context, rec approvals.Record) {
 	if err := r.ResumeApproval(ctx, rec); err != nil && !errors.Is(err, context.Canceled) {
 		r.log.Error("resume approval", "approval", rec.ID, "err", err)
 	}

@@ -319,7 +319,7 @@ func (r *Router) lead(ctx context.Context, name string, run func(context.Context
 // work of it left unfinished: only then may a decision made here without
 // a waiter continue the session (ResumeApproval). Otherwise the turn that
 // waits for it, here or on another replica, reads the decision from the
-// record (ApprovalsConfig.PollEvery), or the turn that will be adopted
+// record (approvals.Config.PollEvery), or the turn that will be adopted
 // finds it there when it asks again; a second continuation would answer
 // twice.
 func (r *Router) sessionIdle(ctx context.Context, sid string) (bool, error) {

@@ -10,6 +10,7 @@ import (
 	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/agent/llm/llmtest"
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/approvals"
 	"github.com/parleybot/parley/bot/outbound"
 	"github.com/parleybot/parley/chat"
 )
@@ -76,8 +77,8 @@ func TestStatus(t *testing.T) {
 	}
 	now := info.CreatedAt.Add(90 * time.Minute)
 	for _, call := range []string{"c1", "c2"} {
-		if _, _, err := w.db.CreateApproval(t.Context(), bot.ApprovalRecord{ID: "ap-" + call, SessionID: sid, ToolCallID: call,
-			ToolName: "shell", Requester: m.User.Key(), Status: bot.ApprovalPending, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}); err != nil {
+		if _, _, err := w.db.CreateApproval(t.Context(), approvals.Record{ID: "ap-" + call, SessionID: sid, ToolCallID: call,
+			ToolName: "shell", Requester: m.User.Key(), Status: approvals.StatusPending, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -93,7 +94,7 @@ func TestStatus(t *testing.T) {
 	w.runner.ContextWindow = 1000
 	r := newRouter(t, bot.RouterConfig{
 		Sessions: w.db, Inbox: w.db, KV: w.db, Runner: w.runner, Commands: bot.New(w.db, w.db, agent.MemoryLimits{}),
-		Reply: w.replies.factory, Model: "openai/gpt-test", Approvals: &bot.ApprovalsConfig{Store: w.db}, Outbound: out, Now: func() time.Time { return now },
+		Reply: w.replies.factory, Model: "openai/gpt-test", Approvals: &approvals.Config{Store: w.db}, Outbound: out, Now: func() time.Time { return now },
 	}, w.fake)
 	if err := r.HandleCommand(t.Context(), chat.Command{Key: "s1", Thread: m.Thread, User: m.User, Name: "status"}); err != nil {
 		t.Fatal(err)

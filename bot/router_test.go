@@ -17,6 +17,7 @@ import (
 	"github.com/parleybot/parley/agent/llm/openai"
 	"github.com/parleybot/parley/agent/tools"
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/approvals"
 	"github.com/parleybot/parley/bot/outbound"
 	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/store"
@@ -133,7 +134,7 @@ type world struct {
 	access  bot.Access
 	// approvals, when set before open, are what the router's turns ask
 	// (over the world's database).
-	approvals *bot.ApprovalsConfig
+	approvals *approvals.Config
 }
 
 func newWorld(t *testing.T, platform string, access bot.Access) *world {

@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/approvals"
 	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/store/internal/rowdata"
 )
 
-var _ bot.ApprovalStore = (*DB)(nil)
+var _ approvals.Store = (*DB)(nil)
 
 // approvalColumns selects an approval with the display names of its
 // requester and decider. The names live in the users table, keyed like the
@@ -31,13 +31,13 @@ const approvalColumns = `
 // A tool call asks once: when (SessionID, ToolCallID) already has an
 // approval (a re-run after a crash), that one is returned untouched, with
 // created false. An unknown session is ErrNotFound.
-func (db *DB) CreateApproval(ctx context.Context, rec bot.ApprovalRecord) (stored bot.ApprovalRecord, created bool, err error) {
+func (db *DB) CreateApproval(ctx context.Context, rec approvals.Record) (stored approvals.Record, created bool, err error) {
 	if rec.ID == "" || rec.SessionID == "" || rec.ToolCallID == "" {
-		return bot.ApprovalRecord{}, false, errors.New("store: create approval: id, session and tool call id are required")
+		return approvals.Record{}, false, errors.New("store: create approval: id, session and tool call id are required")
 	}
 	cols, err := rowdata.EncodeApproval(rec)
 	if err != nil {
-		return bot.ApprovalRecord{}, false, fmt.Errorf("store: create approval %q: %w", rec.ID, err)
+		return approvals.Record{}, false, fmt.Errorf("store: create approval %q: %w", rec.ID, err)
 	}
 	err = db.write(ctx, func(tx *sql.Tx) error {
 		var one int
@@ -75,19 +75,19 @@ func (db *DB) CreateApproval(ctx context.Context, rec bot.ApprovalRecord) (store
 		return err
 	})
 	if err != nil {
-		return bot.ApprovalRecord{}, false, fmt.Errorf("store: create approval for call %q of session %q: %w", rec.ToolCallID, rec.SessionID, err)
+		return approvals.Record{}, false, fmt.Errorf("store: create approval for call %q of session %q: %w", rec.ToolCallID, rec.SessionID, err)
 	}
 	return stored, created, nil
 }
 
 // Approval returns the approval id; ok is false when there is none.
-func (db *DB) Approval(ctx context.Context, id string) (rec bot.ApprovalRecord, ok bool, err error) {
+func (db *DB) Approval(ctx context.Context, id string) (rec approvals.Record, ok bool, err error) {
 	rec, err = scanApproval(db.r.QueryRowContext(ctx, approvalColumns+` WHERE a.id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return bot.ApprovalRecord{}, false, nil
+		return approvals.Record{}, false, nil
 	}
 	if err != nil {
-		return bot.ApprovalRecord{}, false, fmt.Errorf("store: approval %q: %w", id, err)
+		return approvals.Record{}, false, fmt.Errorf("store: approval %q: %w", id, err)
 	}
 	return rec, true, nil
 }
@@ -103,12 +103,12 @@ func (db *DB) Approval(ctx context.Context, id string) (rec bot.ApprovalRecord, 
 func (db *DB) DecideApproval(ctx context.Context, id, status string, by chat.User, at time.Time) (won bool, err error) {
 	var decidedBy any // NULL for an expiry
 	switch status {
-	case bot.ApprovalApproved, bot.ApprovalDenied:
+	case approvals.StatusApproved, approvals.StatusDenied:
 		if by.Platform == "" || by.ID == "" {
 			return false, fmt.Errorf("store: decide approval %q: %s needs a decider", id, status)
 		}
 		decidedBy = by.Key()
-	case bot.ApprovalExpired:
+	case approvals.StatusExpired:
 	default:
 		return false, fmt.Errorf("store: decide approval %q: invalid status %q", id, status)
 	}
@@ -157,7 +157,7 @@ func (db *DB) SetApprovalRefs(ctx context.Context, id string, refs []chat.Messag
 
 // ExpiredApprovals lists the pending approvals whose deadline is at or
 // before now, earliest first: the expiry sweep's work.
-func (db *DB) ExpiredApprovals(ctx context.Context, now time.Time) ([]bot.ApprovalRecord, error) {
+func (db *DB) ExpiredApprovals(ctx context.Context, now time.Time) ([]approvals.Record, error) {
 	recs, err := db.approvals(ctx, `
 		WHERE a.status = 'pending' AND a.expires_at <= ? ORDER BY a.expires_at, a.id`, millis(now))
 	if err != nil {
@@ -168,7 +168,7 @@ func (db *DB) ExpiredApprovals(ctx context.Context, now time.Time) ([]bot.Approv
 
 // SessionApprovals lists every approval of a session, pending or decided,
 // oldest first.
-func (db *DB) SessionApprovals(ctx context.Context, sessionID string) ([]bot.ApprovalRecord, error) {
+func (db *DB) SessionApprovals(ctx context.Context, sessionID string) ([]approvals.Record, error) {
 	recs, err := db.approvals(ctx, `
 		WHERE a.session_id = ? ORDER BY a.created_at, a.id`, sessionID)
 	if err != nil {
@@ -181,7 +181,7 @@ func (db *DB) SessionApprovals(ctx context.Context, sessionID string) ([]bot.App
 // since, in decision order. It runs once at startup, to find decisions a
 // crash may have kept from being acted on; it scans the table, which holds
 // one small row per approval ever asked.
-func (db *DB) DecidedApprovals(ctx context.Context, since time.Time) ([]bot.ApprovalRecord, error) {
+func (db *DB) DecidedApprovals(ctx context.Context, since time.Time) ([]approvals.Record, error) {
 	recs, err := db.approvals(ctx, `
 		WHERE a.status <> 'pending' AND a.decided_at >= ? ORDER BY a.decided_at, a.id`, millis(since))
 	if err != nil {
@@ -191,13 +191,13 @@ func (db *DB) DecidedApprovals(ctx context.Context, since time.Time) ([]bot.Appr
 }
 
 // approvals runs approvalColumns with the given WHERE … ORDER BY clause.
-func (db *DB) approvals(ctx context.Context, where string, args ...any) ([]bot.ApprovalRecord, error) {
+func (db *DB) approvals(ctx context.Context, where string, args ...any) ([]approvals.Record, error) {
 	rows, err := db.r.QueryContext(ctx, approvalColumns+where, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var recs []bot.ApprovalRecord
+	var recs []approvals.Record
 	for rows.Next() {
 		rec, err := scanApproval(rows)
 		if err != nil {
@@ -214,9 +214,9 @@ type rowScanner interface {
 }
 
 // scanApproval reads one row of approvalColumns.
-func scanApproval(row rowScanner) (bot.ApprovalRecord, error) {
+func scanApproval(row rowScanner) (approvals.Record, error) {
 	var (
-		rec                         bot.ApprovalRecord
+		rec                         approvals.Record
 		cols                        rowdata.ApprovalJSON
 		expires, created, decidedAt int64
 	)
@@ -224,10 +224,10 @@ func scanApproval(row rowScanner) (bot.ApprovalRecord, error) {
 		&rec.Requester, &rec.RequesterName, &cols.Approvers, &rec.Status,
 		&rec.DecidedBy, &rec.DecidedByName, &cols.Refs,
 		&expires, &created, &decidedAt, &rec.Mandatory, &cols.Risks); err != nil {
-		return bot.ApprovalRecord{}, err
+		return approvals.Record{}, err
 	}
 	if err := rowdata.DecodeApproval(&rec, cols); err != nil {
-		return bot.ApprovalRecord{}, err
+		return approvals.Record{}, err
 	}
 	rec.ExpiresAt, rec.CreatedAt = fromMillis(expires), fromMillis(created)
 	if decidedAt != 0 {

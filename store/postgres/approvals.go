@@ -8,7 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/approvals"
 	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/store"
 	"github.com/parleybot/parley/store/internal/rowdata"
@@ -34,13 +34,13 @@ const approvalColumns = `
 // processes creating the same approval at once: the loser's insert waits
 // for the winner's commit, inserts nothing, and the SELECT that follows
 // (a new snapshot under READ COMMITTED) reads the winner's record.
-func (db *DB) CreateApproval(ctx context.Context, rec bot.ApprovalRecord) (stored bot.ApprovalRecord, created bool, err error) {
+func (db *DB) CreateApproval(ctx context.Context, rec approvals.Record) (stored approvals.Record, created bool, err error) {
 	if rec.ID == "" || rec.SessionID == "" || rec.ToolCallID == "" {
-		return bot.ApprovalRecord{}, false, errors.New("postgres: create approval: id, session and tool call id are required")
+		return approvals.Record{}, false, errors.New("postgres: create approval: id, session and tool call id are required")
 	}
 	cols, err := rowdata.EncodeApproval(rec)
 	if err != nil {
-		return bot.ApprovalRecord{}, false, fmt.Errorf("postgres: create approval %q: %w", rec.ID, err)
+		return approvals.Record{}, false, fmt.Errorf("postgres: create approval %q: %w", rec.ID, err)
 	}
 	err = db.tx(ctx, func(tx pgx.Tx) error {
 		// The conflict target is the tool call only: an id collision must
@@ -69,19 +69,19 @@ func (db *DB) CreateApproval(ctx context.Context, rec bot.ApprovalRecord) (store
 		return err
 	})
 	if err != nil {
-		return bot.ApprovalRecord{}, false, fmt.Errorf("postgres: create approval for call %q of session %q: %w", rec.ToolCallID, rec.SessionID, err)
+		return approvals.Record{}, false, fmt.Errorf("postgres: create approval for call %q of session %q: %w", rec.ToolCallID, rec.SessionID, err)
 	}
 	return stored, created, nil
 }
 
 // Approval returns the approval id; ok is false when there is none.
-func (db *DB) Approval(ctx context.Context, id string) (rec bot.ApprovalRecord, ok bool, err error) {
+func (db *DB) Approval(ctx context.Context, id string) (rec approvals.Record, ok bool, err error) {
 	rec, err = scanApproval(db.pool.QueryRow(ctx, approvalColumns+` WHERE a.id = $1`, id))
 	if noRows(err) {
-		return bot.ApprovalRecord{}, false, nil
+		return approvals.Record{}, false, nil
 	}
 	if err != nil {
-		return bot.ApprovalRecord{}, false, fmt.Errorf("postgres: approval %q: %w", id, err)
+		return approvals.Record{}, false, fmt.Errorf("postgres: approval %q: %w", id, err)
 	}
 	return rec, true, nil
 }
@@ -98,13 +98,13 @@ func (db *DB) Approval(ctx context.Context, id string) (rec bot.ApprovalRecord, 
 func (db *DB) DecideApproval(ctx context.Context, id, status string, by chat.User, at time.Time) (won bool, err error) {
 	var decidedBy *string // NULL for an expiry
 	switch status {
-	case bot.ApprovalApproved, bot.ApprovalDenied:
+	case approvals.StatusApproved, approvals.StatusDenied:
 		if by.Platform == "" || by.ID == "" {
 			return false, fmt.Errorf("postgres: decide approval %q: %s needs a decider", id, status)
 		}
 		key := by.Key()
 		decidedBy = &key
-	case bot.ApprovalExpired:
+	case approvals.StatusExpired:
 	default:
 		return false, fmt.Errorf("postgres: decide approval %q: invalid status %q", id, status)
 	}
@@ -147,7 +147,7 @@ func (db *DB) SetApprovalRefs(ctx context.Context, id string, refs []chat.Messag
 
 // ExpiredApprovals lists the pending approvals whose deadline is at or
 // before now, earliest first: the expiry sweep's work.
-func (db *DB) ExpiredApprovals(ctx context.Context, now time.Time) ([]bot.ApprovalRecord, error) {
+func (db *DB) ExpiredApprovals(ctx context.Context, now time.Time) ([]approvals.Record, error) {
 	recs, err := db.approvals(ctx, `
 		WHERE a.status = 'pending' AND a.expires_at <= $1 ORDER BY a.expires_at, a.id COLLATE "C"`, ts(now))
 	if err != nil {
@@ -158,7 +158,7 @@ func (db *DB) ExpiredApprovals(ctx context.Context, now time.Time) ([]bot.Approv
 
 // SessionApprovals lists every approval of a session, pending or decided,
 // oldest first.
-func (db *DB) SessionApprovals(ctx context.Context, sessionID string) ([]bot.ApprovalRecord, error) {
+func (db *DB) SessionApprovals(ctx context.Context, sessionID string) ([]approvals.Record, error) {
 	recs, err := db.approvals(ctx, `
 		WHERE a.session_id = $1 ORDER BY a.created_at, a.id COLLATE "C"`, sessionID)
 	if err != nil {
@@ -169,7 +169,7 @@ func (db *DB) SessionApprovals(ctx context.Context, sessionID string) ([]bot.App
 
 // DecidedApprovals lists the approvals decided (or expired) at or after
 // since, in decision order.
-func (db *DB) DecidedApprovals(ctx context.Context, since time.Time) ([]bot.ApprovalRecord, error) {
+func (db *DB) DecidedApprovals(ctx context.Context, since time.Time) ([]approvals.Record, error) {
 	recs, err := db.approvals(ctx, `
 		WHERE a.status <> 'pending' AND a.decided_at >= $1 ORDER BY a.decided_at, a.id COLLATE "C"`, ts(since))
 	if err != nil {
@@ -181,7 +181,7 @@ func (db *DB) DecidedApprovals(ctx context.Context, since time.Time) ([]bot.Appr
 // approvals runs approvalColumns with the given WHERE … ORDER BY clause.
 // Text in an ORDER BY is compared bytewise (COLLATE "C"), as SQLite
 // compares it, whatever the database's collation.
-func (db *DB) approvals(ctx context.Context, where string, args ...any) ([]bot.ApprovalRecord, error) {
+func (db *DB) approvals(ctx context.Context, where string, args ...any) ([]approvals.Record, error) {
 	rows, err := db.pool.Query(ctx, approvalColumns+where, args...)
 	if err != nil {
 		return nil, err
@@ -204,9 +204,9 @@ func collect[T any](rows pgx.Rows, scan func(rowScanner) (T, error)) ([]T, error
 }
 
 // scanApproval reads one row of approvalColumns.
-func scanApproval(row rowScanner) (bot.ApprovalRecord, error) {
+func scanApproval(row rowScanner) (approvals.Record, error) {
 	var (
-		rec       bot.ApprovalRecord
+		rec       approvals.Record
 		cols      rowdata.ApprovalJSON
 		decidedAt *time.Time
 	)
@@ -214,10 +214,10 @@ func scanApproval(row rowScanner) (bot.ApprovalRecord, error) {
 		&rec.Requester, &rec.RequesterName, &cols.Approvers, &rec.Status,
 		&rec.DecidedBy, &rec.DecidedByName, &cols.Refs,
 		&rec.ExpiresAt, &rec.CreatedAt, &decidedAt, &rec.Mandatory, &cols.Risks); err != nil {
-		return bot.ApprovalRecord{}, err
+		return approvals.Record{}, err
 	}
 	if err := rowdata.DecodeApproval(&rec, cols); err != nil {
-		return bot.ApprovalRecord{}, err
+		return approvals.Record{}, err
 	}
 	rec.ExpiresAt, rec.CreatedAt, rec.DecidedAt = fromTS(rec.ExpiresAt), fromTS(rec.CreatedAt), fromOptTS(decidedAt)
 	return rec, nil

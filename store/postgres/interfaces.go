@@ -7,6 +7,7 @@ import (
 	"github.com/parleybot/parley/agent/remind"
 	"github.com/parleybot/parley/agent/task"
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/approvals"
 	"github.com/parleybot/parley/bot/outbound"
 	"github.com/parleybot/parley/chat"
 )
@@ -19,7 +20,7 @@ var (
 	_ bot.SessionMap     = (*DB)(nil)
 	_ bot.Inbox          = (*DB)(nil)
 	_ outbound.Outbox    = (*DB)(nil)
-	_ bot.ApprovalStore  = (*DB)(nil)
+	_ approvals.Store    = (*DB)(nil)
 	_ chat.PlatformState = (*DB)(nil)
 	_ bot.CoreStore      = (*DB)(nil)
 	_ chat.KV            = (*DB)(nil)

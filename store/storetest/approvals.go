@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/approvals"
 	"github.com/parleybot/parley/chat"
 )
 
@@ -29,11 +29,11 @@ var (
 
 // newApprovalRec returns a pending approval of call in approvalSession sid, due ten
 // minutes after epoch.
-func newApprovalRec(id, sid, call string) bot.ApprovalRecord {
-	return bot.ApprovalRecord{
+func newApprovalRec(id, sid, call string) approvals.Record {
+	return approvals.Record{
 		ID: id, SessionID: sid, ToolCallID: call, ToolName: "shell", Summary: "rm -rf /tmp/x",
 		Requester: apAlice.Key(), RequesterName: apAlice.Name, Approvers: []string{apAlice.Key(), apAdmin.Key()},
-		Status: bot.ApprovalPending, ExpiresAt: epoch.Add(10 * time.Minute), CreatedAt: epoch,
+		Status: approvals.StatusPending, ExpiresAt: epoch.Add(10 * time.Minute), CreatedAt: epoch,
 	}
 }
 
@@ -47,7 +47,7 @@ func approvalSession(t *testing.T, db Store, chatID string) string {
 	return sid
 }
 
-func mustCreateApproval(t *testing.T, db Store, rec bot.ApprovalRecord) bot.ApprovalRecord {
+func mustCreateApproval(t *testing.T, db Store, rec approvals.Record) approvals.Record {
 	t.Helper()
 	got, created, err := db.CreateApproval(t.Context(), rec)
 	if err != nil || !created {
@@ -99,7 +99,7 @@ func testCreateApprovalErrors(t *testing.T, s suite) {
 	mustCreateApproval(t, db, newApprovalRec("ap1", sid, "call_1"))
 	tests := []struct {
 		name     string
-		rec      bot.ApprovalRecord
+		rec      approvals.Record
 		notFound bool
 	}{
 		{"unknown session", newApprovalRec("ap2", "nosuch", "call_1"), true},
@@ -130,14 +130,14 @@ func testDecideApproval(t *testing.T, s suite) {
 		won     bool
 		wantErr bool
 	}{
-		{"approve before the deadline", bot.ApprovalApproved, apAlice, deadline.Add(-time.Millisecond), true, false},
-		{"deny before the deadline", bot.ApprovalDenied, apAdmin, epoch, true, false},
-		{"approve at the deadline loses", bot.ApprovalApproved, apAlice, deadline, false, false},
-		{"deny after the deadline loses", bot.ApprovalDenied, apAlice, deadline.Add(time.Hour), false, false},
-		{"expire after the deadline", bot.ApprovalExpired, chat.User{}, deadline, true, false},
-		{"expire early (unpostable message)", bot.ApprovalExpired, chat.User{}, epoch, true, false},
-		{"approve without a decider", bot.ApprovalApproved, chat.User{}, epoch, false, true},
-		{"back to pending", bot.ApprovalPending, apAlice, epoch, false, true},
+		{"approve before the deadline", approvals.StatusApproved, apAlice, deadline.Add(-time.Millisecond), true, false},
+		{"deny before the deadline", approvals.StatusDenied, apAdmin, epoch, true, false},
+		{"approve at the deadline loses", approvals.StatusApproved, apAlice, deadline, false, false},
+		{"deny after the deadline loses", approvals.StatusDenied, apAlice, deadline.Add(time.Hour), false, false},
+		{"expire after the deadline", approvals.StatusExpired, chat.User{}, deadline, true, false},
+		{"expire early (unpostable message)", approvals.StatusExpired, chat.User{}, epoch, true, false},
+		{"approve without a decider", approvals.StatusApproved, chat.User{}, epoch, false, true},
+		{"back to pending", approvals.StatusPending, apAlice, epoch, false, true},
 		{"unknown status", "maybe", apAlice, epoch, false, true},
 	}
 	for _, tt := range tests {
@@ -165,7 +165,7 @@ func testDecideApproval(t *testing.T, s suite) {
 			}
 			// Whatever happened, a decided approval stays decided.
 			if tt.won {
-				for _, s := range []string{bot.ApprovalApproved, bot.ApprovalDenied, bot.ApprovalExpired} {
+				for _, s := range []string{approvals.StatusApproved, approvals.StatusDenied, approvals.StatusExpired} {
 					if again, err := db.DecideApproval(ctx, rec.ID, s, apAdmin, epoch); again || err != nil {
 						t.Errorf("deciding %s again = %t, %v; want lost", s, again, err)
 					}
@@ -177,7 +177,7 @@ func testDecideApproval(t *testing.T, s suite) {
 
 func testDecideUnknownApproval(t *testing.T, s suite) {
 	db := s.fresh(t)
-	if won, err := db.DecideApproval(t.Context(), "nosuch", bot.ApprovalApproved, apAlice, epoch); won || err != nil {
+	if won, err := db.DecideApproval(t.Context(), "nosuch", approvals.StatusApproved, apAlice, epoch); won || err != nil {
 		t.Errorf("DecideApproval(nosuch) = %t, %v; want lost", won, err)
 	}
 }
@@ -205,11 +205,11 @@ func testDecideApprovalRace(t *testing.T, s suite) {
 			r := &results[i]
 			switch i % 3 {
 			case 0:
-				r.status, r.by = bot.ApprovalApproved, apAlice
+				r.status, r.by = approvals.StatusApproved, apAlice
 			case 1:
-				r.status, r.by = bot.ApprovalDenied, apAdmin
+				r.status, r.by = approvals.StatusDenied, apAdmin
 			default:
-				r.status = bot.ApprovalExpired
+				r.status = approvals.StatusExpired
 			}
 			db := db1
 			if i%2 == 1 {
@@ -275,7 +275,7 @@ func testApprovalListings(t *testing.T, s suite) {
 	db := s.fresh(t)
 	ctx := t.Context()
 	s1, s2 := approvalSession(t, db, "c1"), approvalSession(t, db, "c2")
-	due := func(id, sid, call string, minutes int) bot.ApprovalRecord {
+	due := func(id, sid, call string, minutes int) approvals.Record {
 		r := newApprovalRec(id, sid, call)
 		r.ExpiresAt = epoch.Add(time.Duration(minutes) * time.Minute)
 		r.CreatedAt = epoch.Add(time.Duration(len(id)) * time.Second)
@@ -285,11 +285,11 @@ func testApprovalListings(t *testing.T, s suite) {
 	soon := due("soon", s1, "call_2", 5)
 	sooner := due("sooner", s2, "call_1", 2)
 	decided := due("decided", s1, "call_3", 1)
-	if won, err := db.DecideApproval(ctx, decided.ID, bot.ApprovalDenied, apAdmin, epoch.Add(30*time.Second)); !won || err != nil {
+	if won, err := db.DecideApproval(ctx, decided.ID, approvals.StatusDenied, apAdmin, epoch.Add(30*time.Second)); !won || err != nil {
 		t.Fatalf("DecideApproval = %t, %v", won, err)
 	}
 
-	ids := func(recs []bot.ApprovalRecord, err error) []string {
+	ids := func(recs []approvals.Record, err error) []string {
 		t.Helper()
 		if err != nil {
 			t.Fatal(err)

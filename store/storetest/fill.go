@@ -13,7 +13,7 @@ import (
 	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/agent/remind"
 	"github.com/parleybot/parley/agent/task"
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/approvals"
 	"github.com/parleybot/parley/bot/outbound"
 	"github.com/parleybot/parley/chat"
 )
@@ -66,13 +66,13 @@ func Fill(t testing.TB, db Store) Filled {
 	must(db.MarkDone(ctx, "T1:C1:1.0"))
 	must(db.SaveReply(ctx, outbound.OutboxRecord{InboxKey: "T1:C1:1.0", SessionID: f.Session, Thread: th,
 		Refs: []string{"1700000001.000200", `quo"te`}, Text: "part one", Status: outbound.ReplyDelivered, Attempts: 2}))
-	rec := bot.ApprovalRecord{ID: "ap1", SessionID: f.Session, ToolCallID: "c1", ToolName: "shell", Summary: "rm -rf /tmp/x",
-		Requester: f.User, Approvers: []string{f.User, "slack:U2"}, Status: bot.ApprovalPending, Mandatory: true,
+	rec := approvals.Record{ID: "ap1", SessionID: f.Session, ToolCallID: "c1", ToolName: "shell", Summary: "rm -rf /tmp/x",
+		Requester: f.User, Approvers: []string{f.User, "slack:U2"}, Status: approvals.StatusPending, Mandatory: true,
 		Risks: []string{"deletes files"}, ExpiresAt: epoch.Add(10 * time.Minute), CreatedAt: epoch}
 	_, _, err = db.CreateApproval(ctx, rec)
 	must(err)
 	must(db.SetApprovalRefs(ctx, "ap1", []chat.MessageRef{{Thread: th, ID: "17.1"}}))
-	_, err = db.DecideApproval(ctx, "ap1", bot.ApprovalApproved, chat.User{Platform: "slack", ID: "U2"}, epoch.Add(time.Minute))
+	_, err = db.DecideApproval(ctx, "ap1", approvals.StatusApproved, chat.User{Platform: "slack", ID: "U2"}, epoch.Add(time.Minute))
 	must(err)
 	must(db.Set(ctx, "telegram:offset", "42"))
 

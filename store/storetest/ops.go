@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/approvals"
 )
 
 var opsTests = []test{
@@ -39,7 +39,7 @@ func testOperatorCounts(t *testing.T, s suite) {
 	sid := approvalSession(t, db, "c1")
 	mustCreateApproval(t, db, newApprovalRec("ap1", sid, "call_1"))
 	mustCreateApproval(t, db, newApprovalRec("ap2", sid, "call_2"))
-	if _, err := db.DecideApproval(ctx, "ap2", bot.ApprovalApproved, apAlice, epoch); err != nil {
+	if _, err := db.DecideApproval(ctx, "ap2", approvals.StatusApproved, apAlice, epoch); err != nil {
 		t.Fatal(err)
 	}
 	addItem(t, db, reminder("person:telegram:1", "telegram:1", rt0.Add(-time.Minute)))   // due

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/approvals"
 	"github.com/parleybot/parley/chat"
 )
 
@@ -15,7 +15,7 @@ type ApprovalJSON struct {
 }
 
 // EncodeApproval returns rec's JSON columns.
-func EncodeApproval(rec bot.ApprovalRecord) (ApprovalJSON, error) {
+func EncodeApproval(rec approvals.Record) (ApprovalJSON, error) {
 	var c ApprovalJSON
 	var err error
 	if c.Approvers, err = EncodeList(rec.Approvers); err != nil {
@@ -31,7 +31,7 @@ func EncodeApproval(rec bot.ApprovalRecord) (ApprovalJSON, error) {
 // DecodeApproval sets rec's Approvers, Refs and Risks from its JSON
 // columns. No risks reads as nil, as created; approvers read as stored,
 // an empty list included.
-func DecodeApproval(rec *bot.ApprovalRecord, c ApprovalJSON) error {
+func DecodeApproval(rec *approvals.Record, c ApprovalJSON) error {
 	var err error
 	if rec.Risks, err = DecodeList(c.Risks); err != nil {
 		return fmt.Errorf("approval %q: risks: %w", rec.ID, err)

@@ -1,4 +1,4 @@
-package bot_test
+package approvals_test
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package bot
+package approvals
 
 import (
 	"context"
@@ -14,7 +14,7 @@ func (a *Approvals) Pending(ctx context.Context, sessionID string) (int, error) 
 	}
 	n := 0
 	for _, rec := range recs {
-		if rec.Status == ApprovalPending {
+		if rec.Status == StatusPending {
 			n++
 		}
 	}

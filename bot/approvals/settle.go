@@ -1,4 +1,4 @@
-package bot
+package approvals
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 // this call did. The winner shows the outcome on the approval message, then
 // hands the decision to the waiting Approve or, with none waiting, to
 // the Resumer. A loser changes nothing.
-func (a *Approvals) settle(ctx context.Context, rec ApprovalRecord, status string, by chat.User) (bool, error) {
+func (a *Approvals) settle(ctx context.Context, rec Record, status string, by chat.User) (bool, error) {
 	at := a.cfg.Now()
 	a.mu.Lock()
 	won, err := a.cfg.Store.DecideApproval(ctx, rec.ID, status, by, at)
@@ -29,7 +29,7 @@ func (a *Approvals) settle(ctx context.Context, rec ApprovalRecord, status strin
 		return false, nil
 	}
 	rec.Status, rec.DecidedAt = status, at
-	if status != ApprovalExpired {
+	if status != StatusExpired {
 		rec.DecidedBy, rec.DecidedByName = by.Key(), by.Name
 	}
 	a.cfg.Logger.Info("approval decided", "approval", rec.ID, "session", rec.SessionID,
@@ -49,7 +49,7 @@ func (a *Approvals) settle(ctx context.Context, rec ApprovalRecord, status strin
 // show edits the approval's status message (the last of its messages, the
 // one with the buttons) to its current state, without buttons. The
 // messages before it show the summary, which does not change.
-func (a *Approvals) show(ctx context.Context, rec ApprovalRecord) {
+func (a *Approvals) show(ctx context.Context, rec Record) {
 	if len(rec.Refs) == 0 {
 		return
 	}

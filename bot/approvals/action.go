@@ -1,4 +1,4 @@
-package bot
+package approvals
 
 import (
 	"context"
@@ -47,15 +47,15 @@ func (a *Approvals) HandleAction(ctx context.Context, act chat.Action) (handled 
 	if !a.mayDecide(rec, act.User, approve) {
 		return false, a.tell(ctx, act, notAllowedText(rec))
 	}
-	if rec.Status != ApprovalPending {
+	if rec.Status != StatusPending {
 		return false, a.tell(ctx, act, alreadyDecidedText(rec))
 	}
 	if !a.cfg.Now().Before(rec.ExpiresAt) {
 		return false, a.expireOnClick(ctx, act, rec)
 	}
-	status := ApprovalDenied
+	status := StatusDenied
 	if approve {
-		status = ApprovalApproved
+		status = StatusApproved
 	}
 	won, err := a.settle(ctx, rec, status, act.User)
 	if err != nil {
@@ -70,7 +70,7 @@ func (a *Approvals) HandleAction(ctx context.Context, act chat.Action) (handled 
 	} else if !found {
 		return false, fmt.Errorf("approvals: approval %s vanished while decided", id)
 	}
-	if rec.Status == ApprovalPending {
+	if rec.Status == StatusPending {
 		return false, a.expireOnClick(ctx, act, rec)
 	}
 	return false, a.tell(ctx, act, alreadyDecidedText(rec))
@@ -78,8 +78,8 @@ func (a *Approvals) HandleAction(ctx context.Context, act chat.Action) (handled 
 
 // expireOnClick expires an approval clicked after its deadline, before the
 // sweep got to it, and tells the clicker.
-func (a *Approvals) expireOnClick(ctx context.Context, act chat.Action, rec ApprovalRecord) error {
-	if _, err := a.settle(ctx, rec, ApprovalExpired, chat.User{}); err != nil {
+func (a *Approvals) expireOnClick(ctx context.Context, act chat.Action, rec Record) error {
+	if _, err := a.settle(ctx, rec, StatusExpired, chat.User{}); err != nil {
 		return err
 	}
 	return a.tell(ctx, act, msgExpired)
@@ -91,7 +91,7 @@ func (a *Approvals) expireOnClick(ctx context.Context, act chat.Action, rec Appr
 // the requester's right: stopping one's own request is never a risk. Keys
 // carry the platform, so the same numeric id on another platform is
 // someone else.
-func (a *Approvals) mayDecide(rec ApprovalRecord, u chat.User, approve bool) bool {
+func (a *Approvals) mayDecide(rec Record, u chat.User, approve bool) bool {
 	if u.Platform == "" || u.ID == "" {
 		return false
 	}
@@ -110,7 +110,7 @@ func (a *Approvals) mayDecide(rec ApprovalRecord, u chat.User, approve bool) boo
 // (Slack ts, Telegram message_id and Discord snowflakes are unique within a
 // channel); workspace and thread are not compared, since adapters may
 // normalize them differently for a click than for a send.
-func shownIn(rec ApprovalRecord, m chat.MessageRef) bool {
+func shownIn(rec Record, m chat.MessageRef) bool {
 	if m.ID == "" {
 		return false
 	}
@@ -137,10 +137,10 @@ func parseApprovalData(data string) (id string, approve, ok bool) {
 		return "", false, false
 	}
 	switch {
-	case strings.HasPrefix(data, approveData):
-		id, approve = data[len(approveData):], true
-	case strings.HasPrefix(data, denyData):
-		id = data[len(denyData):]
+	case strings.HasPrefix(data, ApproveData):
+		id, approve = data[len(ApproveData):], true
+	case strings.HasPrefix(data, DenyData):
+		id = data[len(DenyData):]
 	default:
 		return "", false, false
 	}
@@ -152,7 +152,7 @@ func parseApprovalData(data string) (id string, approve, ok bool) {
 
 // afterPosting waits until rec's message, if it is being posted by this
 // process, has its ref recorded, and returns the record as it is then.
-func (a *Approvals) afterPosting(ctx context.Context, rec ApprovalRecord) (ApprovalRecord, error) {
+func (a *Approvals) afterPosting(ctx context.Context, rec Record) (Record, error) {
 	a.mu.Lock()
 	posted := a.posting[rec.ID]
 	a.mu.Unlock()

@@ -1,4 +1,4 @@
-package bot_test
+package approvals_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/llm"
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/approvals"
 	"github.com/parleybot/parley/chat"
 )
 
@@ -35,7 +35,7 @@ func TestApprovalRestart(t *testing.T) {
 		t.Errorf("edits = %+v", edits)
 	}
 	rec := h.resumedRecord()
-	if rec.ID != a.id || rec.SessionID != h.sid || rec.ToolCallID != "call_1" || rec.Status != bot.ApprovalApproved {
+	if rec.ID != a.id || rec.SessionID != h.sid || rec.ToolCallID != "call_1" || rec.Status != approvals.StatusApproved {
 		t.Errorf("resumed with %+v", rec)
 	}
 	if d := rec.Decision(); d != (agent.Decision{Approved: true, By: "Alice"}) {
@@ -220,7 +220,7 @@ func TestApprovalPostFails(t *testing.T) {
 		t.Fatalf("Approve = %v, want the send error", err)
 	}
 	recs, err := h.db.SessionApprovals(t.Context(), h.sid)
-	if err != nil || len(recs) != 1 || recs[0].Status != bot.ApprovalExpired {
+	if err != nil || len(recs) != 1 || recs[0].Status != approvals.StatusExpired {
 		t.Fatalf("approvals = %+v, %v; want one, closed", recs, err)
 	}
 	// Closed, so no sweep later resumes the session over it.
@@ -296,7 +296,7 @@ func TestApprovalRefusals(t *testing.T) {
 }
 
 func TestNewApprovalsNeedsItsParts(t *testing.T) {
-	if _, err := bot.NewApprovals(bot.ApprovalsConfig{}); err == nil {
+	if _, err := approvals.New(approvals.Config{}); err == nil {
 		t.Error("NewApprovals without store, adapters and sessions succeeded")
 	}
 }
@@ -338,13 +338,13 @@ func TestApprovalClickBeforeRefIsRecorded(t *testing.T) {
 // refs returns only after the poster has recorded the refs and left: the
 // clicker then holds a record older than the store.
 type staleRead struct {
-	bot.ApprovalStore
+	approvals.Store
 	once    sync.Once
 	refsSet chan struct{}
 }
 
-func (s *staleRead) Approval(ctx context.Context, id string) (bot.ApprovalRecord, bool, error) {
-	rec, ok, err := s.ApprovalStore.Approval(ctx, id)
+func (s *staleRead) Approval(ctx context.Context, id string) (approvals.Record, bool, error) {
+	rec, ok, err := s.Store.Approval(ctx, id)
 	if ok && len(rec.Refs) == 0 {
 		stall := false
 		s.once.Do(func() { stall = true })
@@ -357,7 +357,7 @@ func (s *staleRead) Approval(ctx context.Context, id string) (bot.ApprovalRecord
 }
 
 func (s *staleRead) SetApprovalRefs(ctx context.Context, id string, refs []chat.MessageRef) error {
-	err := s.ApprovalStore.SetApprovalRefs(ctx, id, refs)
+	err := s.Store.SetApprovalRefs(ctx, id, refs)
 	close(s.refsSet)
 	return err
 }
@@ -368,8 +368,8 @@ func (s *staleRead) SetApprovalRefs(ctx context.Context, id string, refs []chat.
 func TestApprovalClickReadBeforeRefIsRecorded(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newAPHarness(t)
-		h.wrapStore = func(st bot.ApprovalStore) bot.ApprovalStore {
-			return &staleRead{ApprovalStore: st, refsSet: make(chan struct{})}
+		h.wrapStore = func(st approvals.Store) approvals.Store {
+			return &staleRead{Store: st, refsSet: make(chan struct{})}
 		}
 		h.restart()
 		clicked := make(chan []string, 1)

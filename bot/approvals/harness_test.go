@@ -1,4 +1,4 @@
-package bot_test
+package approvals_test
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/llm"
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/approvals"
 	"github.com/parleybot/parley/bot/outbound"
 	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/store"
@@ -39,17 +39,17 @@ type apHarness struct {
 	ad     *apAdapter
 	clock  *apClock
 	db     *store.DB
-	ap     *bot.Approvals
+	ap     *approvals.Approvals
 	thread chat.Thread
 	sid    string
 	// mandatory makes the next asks mandatory (only an approver approves).
 	mandatory bool
 	// resumed receives what the Resumer is called with.
-	resumed chan bot.ApprovalRecord
+	resumed chan approvals.Record
 	// pollEvery is ApprovalsConfig.PollEvery (replicas sharing the store).
 	pollEvery time.Duration
 	// wrapStore, if set, stands between the Approvals and the store.
-	wrapStore func(bot.ApprovalStore) bot.ApprovalStore
+	wrapStore func(approvals.Store) approvals.Store
 }
 
 func newAPHarness(t *testing.T) *apHarness {
@@ -79,7 +79,7 @@ func (h *apHarness) start() {
 		h.t.Fatal(err)
 	}
 	h.db = db
-	h.resumed = make(chan bot.ApprovalRecord, 10)
+	h.resumed = make(chan approvals.Record, 10)
 	resumed := h.resumed
 	out, err := outbound.New(outbound.Config{
 		Adapters: []chat.Adapter{h.ad}, Now: h.clock.Now, Sleep: h.clock.Sleep, Logger: slog.New(slog.DiscardHandler),
@@ -87,11 +87,11 @@ func (h *apHarness) start() {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	var st bot.ApprovalStore = db
+	var st approvals.Store = db
 	if h.wrapStore != nil {
 		st = h.wrapStore(db)
 	}
-	h.ap, err = bot.NewApprovals(bot.ApprovalsConfig{
+	h.ap, err = approvals.New(approvals.Config{
 		Store:     st,
 		Sessions:  threadOf{db},
 		Outbound:  out,
@@ -118,9 +118,9 @@ func (s threadOf) SessionThread(ctx context.Context, id string) (chat.Thread, er
 }
 
 // resumeInto is a Resumer that hands every decision on to a channel.
-type resumeInto chan<- bot.ApprovalRecord
+type resumeInto chan<- approvals.Record
 
-func (r resumeInto) ResumeDecided(_ context.Context, rec bot.ApprovalRecord) { r <- rec }
+func (r resumeInto) ResumeDecided(_ context.Context, rec approvals.Record) { r <- rec }
 
 // restart simulates the process dying and starting again.
 func (h *apHarness) restart() {
@@ -247,13 +247,13 @@ func (h *apHarness) noResume() {
 	}
 }
 
-func (h *apHarness) resumedRecord() bot.ApprovalRecord {
+func (h *apHarness) resumedRecord() approvals.Record {
 	h.t.Helper()
 	select {
 	case rec := <-h.resumed:
 		return rec
 	default:
 		h.t.Fatal("the Resumer was not called")
-		return bot.ApprovalRecord{}
+		return approvals.Record{}
 	}
 }

@@ -1,4 +1,4 @@
-package bot_test
+package approvals_test
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/parleybot/parley/agent"
-	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/bot/approvals"
 	"github.com/parleybot/parley/chat"
 )
 
@@ -61,7 +61,7 @@ func TestApprovalAuthorization(t *testing.T) {
 			}
 			if tt.want == nil {
 				a.still(t)
-				if got := h.status(a.id); got != bot.ApprovalPending {
+				if got := h.status(a.id); got != approvals.StatusPending {
 					t.Errorf("status = %s, want pending", got)
 				}
 				if e := h.ad.edited(); len(e) != 0 {
@@ -95,7 +95,7 @@ func TestApprovalExpires(t *testing.T) {
 	if err != nil || d != (agent.Decision{Expired: true}) {
 		t.Fatalf("Approve = %+v, %v; want expired", d, err)
 	}
-	if got := h.status(a.id); got != bot.ApprovalExpired {
+	if got := h.status(a.id); got != approvals.StatusExpired {
 		t.Errorf("status = %s, want expired", got)
 	}
 	edits := h.ad.edited()
@@ -257,7 +257,7 @@ func TestApprovalForgedClicks(t *testing.T) {
 	a.still(t)
 	b.still(t)
 	for _, id := range []string{a.id, b.id} {
-		if got := h.status(id); got != bot.ApprovalPending {
+		if got := h.status(id); got != approvals.StatusPending {
 			t.Errorf("approval %s is %s, want pending", id, got)
 		}
 	}
@@ -289,7 +289,7 @@ func TestApprovalCancelKeepsItPending(t *testing.T) {
 	if _, err := a.result(t); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Approve after cancel = %v, want context.Canceled", err)
 	}
-	if got := h.status(a.id); got != bot.ApprovalPending {
+	if got := h.status(a.id); got != approvals.StatusPending {
 		t.Errorf("status = %s, want pending", got)
 	}
 	if e := h.ad.edited(); len(e) != 0 {
@@ -299,7 +299,7 @@ func TestApprovalCancelKeepsItPending(t *testing.T) {
 	if handled, _, err := h.click(apAdmin, "d:"+a.id, a.msg); !handled || err != nil {
 		t.Fatalf("click = %t, %v", handled, err)
 	}
-	if rec := h.resumedRecord(); rec.Status != bot.ApprovalDenied || rec.ToolCallID != "call_1" {
+	if rec := h.resumedRecord(); rec.Status != approvals.StatusDenied || rec.ToolCallID != "call_1" {
 		t.Errorf("resumed with %+v", rec)
 	}
 }
@@ -326,7 +326,7 @@ func TestApprovalClickRacesCancel(t *testing.T) {
 		case err == nil && d.Approved:
 			h.noResume()
 		case errors.Is(err, context.Canceled):
-			if rec := h.resumedRecord(); rec.Status != bot.ApprovalApproved {
+			if rec := h.resumedRecord(); rec.Status != approvals.StatusApproved {
 				t.Errorf("resumed with %+v", rec)
 			}
 		default:
@@ -350,7 +350,7 @@ func TestApprovalDecidedOnAnotherReplica(t *testing.T) {
 				h.waitSleep() // the expiry and the poll both wait on the clock
 			}
 			// The other replica's click: recorded, with no waiter there.
-			won, err := h.db.DecideApproval(t.Context(), a.id, bot.ApprovalApproved, apAdmin, h.clock.Now())
+			won, err := h.db.DecideApproval(t.Context(), a.id, approvals.StatusApproved, apAdmin, h.clock.Now())
 			if err != nil || !won {
 				t.Fatalf("decide = %t, %v", won, err)
 			}

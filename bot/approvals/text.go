@@ -1,4 +1,4 @@
-package bot
+package approvals
 
 import (
 	"fmt"
@@ -30,7 +30,7 @@ const (
 // summary goes first, over as many messages as it needs, each a code block
 // of its own, and the last message carries the state, the risks and who may
 // decide (the buttons go under it).
-func approvalMessages(rec ApprovalRecord, expiry time.Duration, caps chat.Capabilities) []string {
+func approvalMessages(rec Record, expiry time.Duration, caps chat.Capabilities) []string {
 	whole := renderApproval(rec, expiry, 0)
 	if caps.MaxLen <= 0 || caps.Size(whole) <= caps.MaxLen {
 		return []string{whole}
@@ -48,7 +48,7 @@ func approvalMessages(rec ApprovalRecord, expiry time.Duration, caps chat.Capabi
 // last of approvalMessages, for a record shown in parts messages.
 // A decided state is no longer than the pending one (the line saying who
 // may decide goes), so it fits where the pending one did.
-func approvalStatus(rec ApprovalRecord, expiry time.Duration, parts int) string {
+func approvalStatus(rec Record, expiry time.Duration, parts int) string {
 	return renderApproval(rec, expiry, max(parts-1, 0))
 }
 
@@ -98,15 +98,15 @@ func cutRunes(s string, n int) []string {
 
 // renderApproval is the message with rec's state. above is how many
 // messages before it show the summary; 0 shows it here.
-func renderApproval(rec ApprovalRecord, expiry time.Duration, above int) string {
+func renderApproval(rec Record, expiry time.Duration, above int) string {
 	var b strings.Builder
 	asked := "`" + toolName(rec.ToolName) + "` · asked by " + inlineText(requesterName(rec))
 	switch rec.Status {
-	case ApprovalApproved:
+	case StatusApproved:
 		fmt.Fprintf(&b, "✅ **Approved by %s** · %s\n", inlineText(deciderName(rec)), asked)
-	case ApprovalDenied:
+	case StatusDenied:
 		fmt.Fprintf(&b, "❌ **Denied by %s** · %s\n", inlineText(deciderName(rec)), asked)
-	case ApprovalExpired:
+	case StatusExpired:
 		fmt.Fprintf(&b, "⌛ **Expired**: no one decided in time, so it did not run · %s\n", asked)
 	default:
 		fmt.Fprintf(&b, "🔐 **Approval needed** · %s\n", asked)
@@ -122,7 +122,7 @@ func renderApproval(rec ApprovalRecord, expiry time.Duration, above int) string 
 		// but kept on one line.
 		fmt.Fprintf(&b, "\n⚠️ **Risky:** %s", oneLine(r))
 	}
-	if rec.Status == ApprovalPending {
+	if rec.Status == StatusPending {
 		if rec.Mandatory {
 			fmt.Fprintf(&b, "\nOnly an approver can approve this; %s can deny it. Expires in %s.",
 				inlineText(requesterName(rec)), format.Duration(expiry))
@@ -136,7 +136,7 @@ func renderApproval(rec ApprovalRecord, expiry time.Duration, above int) string 
 
 // notAllowedText tells a clicker who may decide. Private answers may be
 // shown as plain text (a Telegram callback alert), so it has no Markdown.
-func notAllowedText(rec ApprovalRecord) string {
+func notAllowedText(rec Record) string {
 	if rec.Mandatory {
 		return "Only an approver can approve this; " + plainText(requesterName(rec)) + " can deny it."
 	}
@@ -144,23 +144,23 @@ func notAllowedText(rec ApprovalRecord) string {
 }
 
 // alreadyDecidedText tells a late clicker what became of the approval.
-func alreadyDecidedText(rec ApprovalRecord) string {
+func alreadyDecidedText(rec Record) string {
 	switch rec.Status {
-	case ApprovalApproved:
+	case StatusApproved:
 		return "Already approved by " + plainText(deciderName(rec)) + "."
-	case ApprovalDenied:
+	case StatusDenied:
 		return "Already denied by " + plainText(deciderName(rec)) + "."
-	case ApprovalExpired:
+	case StatusExpired:
 		return msgExpired
 	}
 	return msgNoLongerValid
 }
 
-func requesterName(rec ApprovalRecord) string {
+func requesterName(rec Record) string {
 	return displayName(rec.RequesterName, rec.Requester, "the requester")
 }
 
-func deciderName(rec ApprovalRecord) string {
+func deciderName(rec Record) string {
 	return displayName(rec.DecidedByName, rec.DecidedBy, "someone")
 }
 

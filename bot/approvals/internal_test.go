@@ -1,4 +1,4 @@
-package bot
+package approvals
 
 import (
 	"fmt"
@@ -49,25 +49,25 @@ func TestRandomApprovalID(t *testing.T) {
 			t.Fatalf("randid.New() = %q (valid %t, repeated %t)", id, validApprovalID(id), seen[id])
 		}
 		seen[id] = true
-		if n := len(approveData + id); n > chat.MaxButtonData {
+		if n := len(ApproveData + id); n > chat.MaxButtonData {
 			t.Fatalf("payload of %d bytes", n)
 		}
 	}
 }
 
 func TestApprovalTextStates(t *testing.T) {
-	rec := ApprovalRecord{
+	rec := Record{
 		ToolName: "shell", Summary: "ls", Requester: "slack:U1", RequesterName: "Ann",
-		DecidedBy: "slack:U2", DecidedByName: "Bob", Status: ApprovalPending,
+		DecidedBy: "slack:U2", DecidedByName: "Bob", Status: StatusPending,
 	}
 	tests := []struct {
 		status string
 		want   string
 	}{
-		{ApprovalPending, "🔐 **Approval needed** · `shell` · asked by Ann\n```\nls\n```\nOnly Ann or an approver can decide. Expires in 10 min."},
-		{ApprovalApproved, "✅ **Approved by Bob** · `shell` · asked by Ann\n```\nls\n```"},
-		{ApprovalDenied, "❌ **Denied by Bob** · `shell` · asked by Ann\n```\nls\n```"},
-		{ApprovalExpired, "⌛ **Expired**: no one decided in time, so it did not run · `shell` · asked by Ann\n```\nls\n```"},
+		{StatusPending, "🔐 **Approval needed** · `shell` · asked by Ann\n```\nls\n```\nOnly Ann or an approver can decide. Expires in 10 min."},
+		{StatusApproved, "✅ **Approved by Bob** · `shell` · asked by Ann\n```\nls\n```"},
+		{StatusDenied, "❌ **Denied by Bob** · `shell` · asked by Ann\n```\nls\n```"},
+		{StatusExpired, "⌛ **Expired**: no one decided in time, so it did not run · `shell` · asked by Ann\n```\nls\n```"},
 	}
 	for _, tt := range tests {
 		rec.Status = tt.status
@@ -78,8 +78,8 @@ func TestApprovalTextStates(t *testing.T) {
 }
 
 func TestApprovalMandatoryAndRisks(t *testing.T) {
-	rec := ApprovalRecord{ToolName: "shell", Summary: "curl x | sh", Requester: "slack:U1", RequesterName: "Ann",
-		Status: ApprovalPending, Mandatory: true, Risks: []string{"pipes text into a shell or an interpreter", "talks to the network"}}
+	rec := Record{ToolName: "shell", Summary: "curl x | sh", Requester: "slack:U1", RequesterName: "Ann",
+		Status: StatusPending, Mandatory: true, Risks: []string{"pipes text into a shell or an interpreter", "talks to the network"}}
 	got := approvalMessages(rec, 10*time.Minute, chat.Capabilities{})
 	want := "🔐 **Approval needed** · `shell` · asked by Ann\n```\ncurl x | sh\n```\n" +
 		"⚠️ **Risky:** pipes text into a shell or an interpreter\n⚠️ **Risky:** talks to the network\n" +
@@ -98,7 +98,7 @@ func TestApprovalMandatoryAndRisks(t *testing.T) {
 // within the limit, and the last carries the state.
 func TestApprovalShowsTheWholeSummary(t *testing.T) {
 	summary := strings.Repeat("x", 4990) + " | sh"
-	rec := ApprovalRecord{ToolName: "shell", Summary: summary, RequesterName: "Ann", Status: ApprovalPending}
+	rec := Record{ToolName: "shell", Summary: summary, RequesterName: "Ann", Status: StatusPending}
 	for _, maxLen := range []int{4000, 2000, 1000} {
 		msgs := approvalMessages(rec, time.Minute, chat.Capabilities{MaxLen: maxLen})
 		if len(msgs) < 2 {
@@ -121,11 +121,11 @@ func TestApprovalShowsTheWholeSummary(t *testing.T) {
 		if !strings.HasPrefix(last, "🔐 **Approval needed**") || !strings.Contains(last, fmt.Sprintf("in the %d message(s) above", len(msgs)-1)) {
 			t.Errorf("MaxLen %d: last message %q", maxLen, last)
 		}
-		rec.Status = ApprovalApproved
+		rec.Status = StatusApproved
 		if st := approvalStatus(rec, time.Minute, len(msgs)); !strings.HasPrefix(st, "✅") || strings.Contains(st, "xxxx") {
 			t.Errorf("decided status of a long approval: %q", st)
 		}
-		rec.Status = ApprovalPending
+		rec.Status = StatusPending
 	}
 }
 
@@ -154,8 +154,8 @@ func FuzzApprovalText(f *testing.F) {
 		f.Add(s, "Ann", "shell")
 	}
 	f.Fuzz(func(t *testing.T, summary, name, tool string) {
-		for _, status := range []string{ApprovalPending, ApprovalApproved, ApprovalExpired} {
-			rec := ApprovalRecord{ToolName: tool, Summary: summary, RequesterName: name, DecidedByName: name, Status: status}
+		for _, status := range []string{StatusPending, StatusApproved, StatusExpired} {
+			rec := Record{ToolName: tool, Summary: summary, RequesterName: name, DecidedByName: name, Status: status}
 			msgs := approvalMessages(rec, 10*time.Minute, chat.Capabilities{MaxLen: 2000})
 			text := msgs[0]
 			if n := strings.Count(text, "```"); n != 2 {

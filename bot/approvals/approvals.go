@@ -1,4 +1,4 @@
-package bot
+package approvals
 
 import (
 	"context"
@@ -19,15 +19,15 @@ import (
 
 // Approval statuses, as stored.
 const (
-	ApprovalPending  = "pending"
-	ApprovalApproved = "approved"
-	ApprovalDenied   = "denied"
-	ApprovalExpired  = "expired"
+	StatusPending  = "pending"
+	StatusApproved = "approved"
+	StatusDenied   = "denied"
+	StatusExpired  = "expired"
 )
 
 // ApprovalRecord is one tool call waiting for, or given, a person's
 // decision (docs/architecture.md, Approvals: records, not goroutines).
-type ApprovalRecord struct {
+type Record struct {
 	ID         string // opaque, unguessable; the only thing a button carries
 	SessionID  string
 	ToolCallID string
@@ -59,37 +59,37 @@ type ApprovalRecord struct {
 }
 
 // RequesterUser is the person whose turn asked for the call.
-func (r ApprovalRecord) RequesterUser() chat.User {
+func (r Record) RequesterUser() chat.User {
 	platform, id, _ := strings.Cut(r.Requester, ":")
 	return chat.User{Platform: platform, ID: id, Name: r.RequesterName}
 }
 
 // Decision is the record's outcome in the agent's terms; the zero Decision
 // (not approved) while pending.
-func (r ApprovalRecord) Decision() agent.Decision {
+func (r Record) Decision() agent.Decision {
 	by := r.DecidedByName
 	if by == "" {
 		by = r.DecidedBy
 	}
 	switch r.Status {
-	case ApprovalApproved:
+	case StatusApproved:
 		return agent.Decision{Approved: true, By: by}
-	case ApprovalDenied:
+	case StatusDenied:
 		return agent.Decision{By: by}
-	case ApprovalExpired:
+	case StatusExpired:
 		return agent.Decision{Expired: true}
 	}
 	return agent.Decision{}
 }
 
 // ApprovalStore keeps approvals durably; store.DB implements it.
-type ApprovalStore interface {
+type Store interface {
 	// CreateApproval records a pending approval and returns the stored
 	// record. When the tool call (SessionID, ToolCallID) already has one, a
 	// re-run after a crash, it returns that one unchanged and created false.
-	CreateApproval(ctx context.Context, rec ApprovalRecord) (stored ApprovalRecord, created bool, err error)
+	CreateApproval(ctx context.Context, rec Record) (stored Record, created bool, err error)
 	// Approval returns the approval id; ok is false when there is none.
-	Approval(ctx context.Context, id string) (rec ApprovalRecord, ok bool, err error)
+	Approval(ctx context.Context, id string) (rec Record, ok bool, err error)
 	// DecideApproval moves a pending approval to status (approved, denied,
 	// expired) in one conditional update and reports whether this call
 	// did: of concurrent deciders exactly one wins. An approval or denial
@@ -98,15 +98,15 @@ type ApprovalStore interface {
 	// SetApprovalRefs records the messages showing the approval.
 	SetApprovalRefs(ctx context.Context, id string, refs []chat.MessageRef) error
 	// ExpiredApprovals lists pending approvals whose deadline is ≤ now.
-	ExpiredApprovals(ctx context.Context, now time.Time) ([]ApprovalRecord, error)
+	ExpiredApprovals(ctx context.Context, now time.Time) ([]Record, error)
 	// SessionApprovals lists a session's approvals, oldest first.
-	SessionApprovals(ctx context.Context, sessionID string) ([]ApprovalRecord, error)
+	SessionApprovals(ctx context.Context, sessionID string) ([]Record, error)
 	// DecidedApprovals lists approvals decided at or after since.
-	DecidedApprovals(ctx context.Context, since time.Time) ([]ApprovalRecord, error)
+	DecidedApprovals(ctx context.Context, since time.Time) ([]Record, error)
 }
 
 // DefaultApprovalExpiry is how long an approval waits for a decision.
-const DefaultApprovalExpiry = 10 * time.Minute
+const DefaultExpiry = 10 * time.Minute
 
 // maxApprovalID bounds approval ids so that "a:<id>" fits every platform's
 // button payload with room to spare.
@@ -122,20 +122,20 @@ type SessionLookup interface {
 // while no turn waited for it, as after a restart. It runs on the click or
 // sweep that decided, so it hands off rather than run the turn.
 type Resumer interface {
-	ResumeDecided(ctx context.Context, rec ApprovalRecord)
+	ResumeDecided(ctx context.Context, rec Record)
 }
 
 // Button payload prefixes of approval messages: a prefix and the
 // approval's id (the router's action table routes them here).
 const (
-	approveData = "a:" // approve an approval
-	denyData    = "d:" // deny an approval
+	ApproveData = "a:" // approve an approval
+	DenyData    = "d:" // deny an approval
 )
 
 // ApprovalsConfig configures Approvals. Store, Sessions and Outbound are
 // required.
-type ApprovalsConfig struct {
-	Store    ApprovalStore
+type Config struct {
+	Store    Store
 	Sessions SessionLookup
 	// Outbound shows the approval messages and answers the clickers.
 	Outbound *outbound.Outbound
@@ -171,7 +171,7 @@ type ApprovalsConfig struct {
 // to that waiter, or, when there is none (the process restarted since the
 // approval was asked), to the Resumer: exactly one of the two.
 type Approvals struct {
-	cfg       ApprovalsConfig
+	cfg       Config
 	approvers map[string]bool
 
 	// mu guards waiters, and is held across the store call that decides
@@ -189,12 +189,12 @@ type Approvals struct {
 var _ agent.Approver = (*Approvals)(nil)
 
 // NewApprovals returns Approvals configured by cfg.
-func NewApprovals(cfg ApprovalsConfig) (*Approvals, error) {
+func New(cfg Config) (*Approvals, error) {
 	if cfg.Store == nil || cfg.Sessions == nil || cfg.Outbound == nil {
 		return nil, errors.New("approvals: Store, Sessions and Outbound are required")
 	}
 	if cfg.Expiry <= 0 {
-		cfg.Expiry = DefaultApprovalExpiry
+		cfg.Expiry = DefaultExpiry
 	}
 	cfg.Now, cfg.Sleep = clock.Or(cfg.Now, cfg.Sleep)
 	if cfg.NewID == nil {
@@ -239,7 +239,7 @@ func (a *Approvals) Approve(ctx context.Context, req agent.ApprovalRequest) (age
 		return agent.Decision{}, fmt.Errorf("approvals: generated id %q is not a valid approval id", id)
 	}
 	now := a.cfg.Now()
-	rec := ApprovalRecord{
+	rec := Record{
 		ID:            id,
 		SessionID:     req.SessionID,
 		ToolCallID:    req.Call.ID,
@@ -250,7 +250,7 @@ func (a *Approvals) Approve(ctx context.Context, req agent.ApprovalRequest) (age
 		Requester:     req.Caller.UserKey,
 		RequesterName: req.Caller.UserName,
 		Approvers:     a.approverList(req.Caller.UserKey, req.Mandatory),
-		Status:        ApprovalPending,
+		Status:        StatusPending,
 		ExpiresAt:     now.Add(a.cfg.Expiry),
 		CreatedAt:     now,
 	}
@@ -271,7 +271,7 @@ func (a *Approvals) Approve(ctx context.Context, req agent.ApprovalRequest) (age
 		if err := a.post(ctx, ad, thread, &rec); err != nil {
 			// Nobody can decide an approval whose message is not known:
 			// close it rather than leave it to expire into a resume.
-			if _, serr := a.settle(context.WithoutCancel(ctx), rec, ApprovalExpired, chat.User{}); serr != nil {
+			if _, serr := a.settle(context.WithoutCancel(ctx), rec, StatusExpired, chat.User{}); serr != nil {
 				a.cfg.Logger.Error("close unposted approval", "approval", rec.ID, "err", serr)
 			}
 			return agent.Decision{}, err
@@ -298,14 +298,14 @@ func (a *Approvals) approverList(requester string, mandatory bool) []string {
 // open creates the approval (or finds the tool call's existing one) and,
 // while it is pending, registers a waiter for it. ch is nil when the
 // approval is already decided.
-func (a *Approvals) open(ctx context.Context, rec ApprovalRecord) (_ ApprovalRecord, ch chan agent.Decision, err error) {
+func (a *Approvals) open(ctx context.Context, rec Record) (_ Record, ch chan agent.Decision, err error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	rec, _, err = a.cfg.Store.CreateApproval(ctx, rec)
 	if err != nil {
 		return rec, nil, fmt.Errorf("approvals: %w", err)
 	}
-	if rec.Status != ApprovalPending {
+	if rec.Status != StatusPending {
 		return rec, nil, nil
 	}
 	if _, busy := a.waiters[rec.ID]; busy {
@@ -333,11 +333,11 @@ func (a *Approvals) unregister(id string, ch chan agent.Decision) (taken bool) {
 // post sends the approval's messages (the summary first when it needs
 // messages of its own, then the one with the buttons) and records where
 // they are.
-func (a *Approvals) post(ctx context.Context, ad chat.Adapter, thread chat.Thread, rec *ApprovalRecord) error {
+func (a *Approvals) post(ctx context.Context, ad chat.Adapter, thread chat.Thread, rec *Record) error {
 	texts := approvalMessages(*rec, a.cfg.Expiry, ad.Capabilities())
 	buttons := []chat.Button{
-		{Label: "Approve", Style: chat.ButtonPrimary, Data: approveData + rec.ID},
-		{Label: "Deny", Style: chat.ButtonDanger, Data: denyData + rec.ID},
+		{Label: "Approve", Style: chat.ButtonPrimary, Data: ApproveData + rec.ID},
+		{Label: "Deny", Style: chat.ButtonDanger, Data: DenyData + rec.ID},
 	}
 	posted := make(chan struct{})
 	a.mu.Lock()
@@ -369,7 +369,7 @@ func (a *Approvals) post(ctx context.Context, ad chat.Adapter, thread chat.Threa
 }
 
 // wait blocks until the approval is decided, expires or ctx ends.
-func (a *Approvals) wait(ctx context.Context, rec ApprovalRecord, ch chan agent.Decision) (agent.Decision, error) {
+func (a *Approvals) wait(ctx context.Context, rec Record, ch chan agent.Decision) (agent.Decision, error) {
 	sleepCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	due := make(chan struct{})
@@ -385,7 +385,7 @@ func (a *Approvals) wait(ctx context.Context, rec ApprovalRecord, ch chan agent.
 			return d, nil
 		case <-poll:
 			stored, found, err := a.cfg.Store.Approval(ctx, rec.ID)
-			if err != nil || !found || stored.Status == ApprovalPending {
+			if err != nil || !found || stored.Status == StatusPending {
 				continue // read again at the next poll; the expiry still holds
 			}
 			if d, ok, err := a.decidedElsewhere(ctx, rec.ID, ch); ok || err != nil {
@@ -395,7 +395,7 @@ func (a *Approvals) wait(ctx context.Context, rec ApprovalRecord, ch chan agent.
 			due = nil
 			// The expiry and a click may race: whichever wins hands its
 			// decision to ch, which the next turn of the loop reads.
-			won, err := a.settle(context.WithoutCancel(ctx), rec, ApprovalExpired, chat.User{})
+			won, err := a.settle(context.WithoutCancel(ctx), rec, StatusExpired, chat.User{})
 			if err != nil {
 				return agent.Decision{}, err
 			}

@@ -1,4 +1,4 @@
-package bot
+package approvals
 
 import (
 	"context"
@@ -20,7 +20,7 @@ func (a *Approvals) ExpireDue(ctx context.Context) error {
 	}
 	var errs []error
 	for _, rec := range due {
-		if _, err := a.settle(ctx, rec, ApprovalExpired, chat.User{}); err != nil {
+		if _, err := a.settle(ctx, rec, StatusExpired, chat.User{}); err != nil {
 			errs = append(errs, err)
 		}
 	}
