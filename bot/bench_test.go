@@ -38,7 +38,7 @@ func benchRouter(b *testing.B) (*bot.Router, *store.DB) {
 	}
 	r := newRouter(b, bot.RouterConfig{
 		Sessions: db, Inbox: db, KV: db, Runner: runner,
-		Commands: bot.New(db, db, agent.MemoryLimits{}),
+		Commands: bot.NewSharedCommands(db, db, agent.MemoryLimits{}),
 		Reply: func(context.Context, chat.Adapter, string, string, chat.Thread, chat.User, string) (outbound.Reply, error) {
 			return nopReply{}, nil
 		},

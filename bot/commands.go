@@ -11,13 +11,27 @@ import (
 	"github.com/parleybot/parley/chat"
 )
 
+// SharedCommands runs the commands every platform shares (/memory, /new, /help); the
+// router answers the rest (/stop, /status) itself.
+type SharedCommands struct {
+	sessions SessionMap
+	memory   agent.MemoryStore
+	limits   agent.MemoryLimits
+}
+
+// NewSharedCommands returns the shared commands over the session map and the memory
+// store; limits are the caps /memory shows.
+func NewSharedCommands(sessions SessionMap, memory agent.MemoryStore, limits agent.MemoryLimits) *SharedCommands {
+	return &SharedCommands{sessions: sessions, memory: memory, limits: limits}
+}
+
 // ErrUnknownCommand is returned for commands Parley does not have.
 var ErrUnknownCommand = errors.New("unknown command")
 
 // Command runs a shared command and returns its answer as Markdown. Memory
 // commands act only on the caller's own memory: there is no argument that
 // names another user.
-func (b *Bot) Command(ctx context.Context, c chat.Command) (string, error) {
+func (b *SharedCommands) Command(ctx context.Context, c chat.Command) (string, error) {
 	switch c.Name {
 	case "help", "start":
 		return HelpText(), nil
@@ -32,7 +46,7 @@ func (b *Bot) Command(ctx context.Context, c chat.Command) (string, error) {
 	return "", fmt.Errorf("%w /%s: try /help", ErrUnknownCommand, c.Name)
 }
 
-func (b *Bot) memoryCommand(ctx context.Context, u chat.User, args []string) (string, error) {
+func (b *SharedCommands) memoryCommand(ctx context.Context, u chat.User, args []string) (string, error) {
 	if len(args) == 0 {
 		m, err := b.memory.Memory(ctx, u.Key())
 		if err != nil {
@@ -66,7 +80,7 @@ func (b *Bot) memoryCommand(ctx context.Context, u chat.User, args []string) (st
 
 // forget removes entry n as numbered by FormatMemory: profile first, then
 // facts.
-func (b *Bot) forget(ctx context.Context, u chat.User, n int) (string, error) {
+func (b *SharedCommands) forget(ctx context.Context, u chat.User, n int) (string, error) {
 	m, err := b.memory.Memory(ctx, u.Key())
 	if err != nil {
 		return "", fmt.Errorf("load memory: %w", err)

@@ -147,7 +147,7 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 	}
 	router, err := NewRouter(RouterConfig{
 		Sessions: cfg.Store, Inbox: cfg.Store, KV: cfg.Store, Runner: cfg.Runner,
-		Commands: New(cfg.Store, cfg.Runner.Memory, cfg.MemoryLimits),
+		Commands: NewSharedCommands(cfg.Store, cfg.Runner.Memory, cfg.MemoryLimits),
 		Access:   cfg.Access, Outbound: out,
 		Approvals: &approvals.Config{Store: cfg.Store, Approvers: cfg.Approvers, Expiry: cfg.ApprovalExpiry,
 			PollEvery: poll, Now: cfg.Now, Sleep: cfg.Sleep, Logger: cfg.Logger},

@@ -295,7 +295,7 @@ func TestStaleMessagesAreNotResumed(t *testing.T) {
 	w.fake.exitAtOnce = true
 	later := time.Now().Add(2 * time.Hour) // the outage lasted longer than ResumeWithin
 	r := newRouter(t, bot.RouterConfig{
-		Sessions: w.db, Inbox: w.db, KV: w.db, Runner: w.runner, Commands: bot.New(w.db, w.db, agent.MemoryLimits{}),
+		Sessions: w.db, Inbox: w.db, KV: w.db, Runner: w.runner, Commands: bot.NewSharedCommands(w.db, w.db, agent.MemoryLimits{}),
 		Reply: w.replies.factory, Now: func() time.Time { return later }, ResumeWithin: time.Hour,
 		Logger: slog.New(slog.DiscardHandler),
 	}, w.fake)
@@ -376,7 +376,7 @@ func TestHelperApprovalResumesNoTurn(t *testing.T) {
 		Status: approvals.StatusApproved, DecidedBy: m.User.Key(), DecidedByName: "U1"}
 	for _, helpers := range []bot.HelperSessions{w.db, nil} {
 		w.router = newRouter(t, bot.RouterConfig{Sessions: w.db, Inbox: w.db, KV: w.db, Runner: w.runner,
-			Commands: bot.New(w.db, w.db, agent.MemoryLimits{}), Reply: w.replies.factory, Logger: slog.New(slog.DiscardHandler),
+			Commands: bot.NewSharedCommands(w.db, w.db, agent.MemoryLimits{}), Reply: w.replies.factory, Logger: slog.New(slog.DiscardHandler),
 			Helpers: helpers}, w.fake)
 		if err := w.router.ResumeApproval(t.Context(), rec); err != nil {
 			t.Fatal(err)

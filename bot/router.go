@@ -1,3 +1,8 @@
+// Package bot is Parley's chat core: the router that turns platform events
+// into turns of the agent (the inbox, access, sessions, queues, steering,
+// crash recovery, commands), the core that assembles it with delivery and
+// approvals, and what it keeps beyond a conversation (scopes, reminders,
+// tasks, learning signals).
 package bot
 
 import (
@@ -27,7 +32,7 @@ type RouterConfig struct {
 	Inbox    Inbox
 	KV       chat.KV
 	Runner   *agent.Runner
-	Commands *Bot // the shared commands (/memory, /new, /help)
+	Commands *SharedCommands // the shared commands (/memory, /new, /help)
 	Access   Access
 	// Outbound shows everything; nil: one over the adapters without an
 	// outbox, which can post but not deliver replies (tests with Reply).
@@ -115,7 +120,7 @@ type Router struct {
 	// leaseSeq numbers this process's lease holdings (router_shared.go).
 	leaseSeq atomic.Int64
 	// looked is the running turns' shared read of the unfinished inbox
-	// (router_signal.go).
+	// (router_remote.go).
 	looked inboxLook
 	wg     sync.WaitGroup
 }
@@ -140,7 +145,7 @@ type sessionState struct {
 	stopped    bool               // the running turn was stopped by /stop
 	pause      bool               // /pause: the turn pauses after its step
 	// turnKeys are the inbox keys the running turn answers: its batch and
-	// what steered it (router_signal.go pulls no message twice).
+	// what steered it (router_remote.go pulls no message twice).
 	turnKeys map[string]bool
 }
 
@@ -557,7 +562,7 @@ func joinTexts(batch []chat.Message) string {
 }
 
 // stop cancels the running turn of t's conversation: here (stopped), or
-// by a signal to the replica that runs it (elsewhere, router_signal.go).
+// by a signal to the replica that runs it (elsewhere, router_remote.go).
 func (r *Router) stop(ctx context.Context, t chat.Thread, by chat.User) (stopped, elsewhere bool, err error) {
 	sid, ok, err := r.cfg.Sessions.BoundSession(ctx, t)
 	if err != nil || !ok {

@@ -43,7 +43,7 @@ func TestAnsweredOncePerMessage(t *testing.T) {
 			fake := watchingFake{chatFake: w.fake, answered: make(chan string, 4)}
 			w.router = newRouter(t, bot.RouterConfig{
 				Sessions: w.db, Inbox: w.db, KV: w.db, Runner: w.runner,
-				Commands: bot.New(w.db, w.db, agent.MemoryLimits{}),
+				Commands: bot.NewSharedCommands(w.db, w.db, agent.MemoryLimits{}),
 				Access:   allowOne, Reply: w.replies.factory, Logger: slog.New(slog.DiscardHandler),
 			}, fake)
 			if tt.reply != nil {

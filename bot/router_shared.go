@@ -51,7 +51,7 @@ type Sharing struct {
 	// AdoptAfter (default 250 ms).
 	RetryEvery time.Duration
 	// SignalEvery is how often a replica running a turn looks for a /stop
-	// or /pause of it that reached another replica (router_signal.go;
+	// or /pause of it that reached another replica (router_remote.go;
 	// default 1 s).
 	SignalEvery time.Duration
 	// Elected names, by platform, the lease under which one replica alone

@@ -130,7 +130,7 @@ func startReplicaConfig(t *testing.T, w *world, leases bot.Leases, clk *sharedCl
 	}
 	cfg := bot.RouterConfig{
 		Sessions: w.db, Inbox: w.db, KV: w.db, Runner: w.runner,
-		Commands: bot.New(w.db, w.db, agent.MemoryLimits{}),
+		Commands: bot.NewSharedCommands(w.db, w.db, agent.MemoryLimits{}),
 		Access:   w.access, Reply: w.replies.factory, Logger: slog.New(slog.DiscardHandler),
 		Now: clk.now,
 		Sharing: &bot.Sharing{Leases: leases, Holder: holder, TTL: testTTL, AdoptEvery: testAdoptEvery,

@@ -93,7 +93,7 @@ func TestStatus(t *testing.T) {
 	}
 	w.runner.ContextWindow = 1000
 	r := newRouter(t, bot.RouterConfig{
-		Sessions: w.db, Inbox: w.db, KV: w.db, Runner: w.runner, Commands: bot.New(w.db, w.db, agent.MemoryLimits{}),
+		Sessions: w.db, Inbox: w.db, KV: w.db, Runner: w.runner, Commands: bot.NewSharedCommands(w.db, w.db, agent.MemoryLimits{}),
 		Reply: w.replies.factory, Model: "openai/gpt-test", Approvals: &approvals.Config{Store: w.db}, Outbound: out, Now: func() time.Time { return now },
 	}, w.fake)
 	if err := r.HandleCommand(t.Context(), chat.Command{Key: "s1", Thread: m.Thread, User: m.User, Name: "status"}); err != nil {

@@ -94,7 +94,7 @@ func (r *Router) cmdPause(ctx context.Context, c chat.Command) error {
 		}
 		r.mu.Unlock()
 		if !running && k.State != task.Idle && k.State != task.Paused {
-			// Its turn may run on another replica (router_signal.go).
+			// Its turn may run on another replica (router_remote.go).
 			var err error
 			if running, err = r.signalElsewhere(ctx, sid, signalPause, c.User); err != nil {
 				return "", err

@@ -183,7 +183,7 @@ func (w *world) open(t *testing.T, platform string) {
 	w.fake = &chatFake{platform: platform}
 	w.router = newRouter(t, bot.RouterConfig{
 		Sessions: db, Inbox: db, KV: db, Runner: w.runner,
-		Commands: bot.New(db, db, agent.MemoryLimits{}),
+		Commands: bot.NewSharedCommands(db, db, agent.MemoryLimits{}),
 		Access:   w.access, Reply: w.replies.factory, Logger: slog.New(slog.DiscardHandler),
 		Runs: evolve.Recorder{Runs: db, Memos: db}, Approvals: w.approvals,
 	}, w.fake)
@@ -454,7 +454,7 @@ func TestSlotFreedBeforeFinalDelivery(t *testing.T) {
 	release := make(chan struct{})
 	router := newRouter(t, bot.RouterConfig{
 		Sessions: w.db, Inbox: w.db, KV: w.db, Runner: w.runner,
-		Commands: bot.New(w.db, w.db, agent.MemoryLimits{}),
+		Commands: bot.NewSharedCommands(w.db, w.db, agent.MemoryLimits{}),
 		Reply: func(ctx context.Context, a chat.Adapter, key, sid string, th chat.Thread, u chat.User, replyTo string) (outbound.Reply, error) {
 			r, _ := w.replies.factory(ctx, a, key, sid, th, u, replyTo)
 			return &blockingReply{fakeReply: *r.(*fakeReply), finishing: finishing, release: release}, nil

@@ -229,6 +229,12 @@ func (o Out) UniqueMentions() []User {
 	return out
 }
 
+// Placeholder is what a new message of a reply shows until it is edited
+// to show its text: answer text only ever reaches a message by an edit. An
+// adapter that cannot take back what it showed (a terminal) may show
+// nothing for it and wait for the edit.
+const Placeholder = "…"
+
 // ErrStreamNotHere is returned, wrapped, by StartStream when this one
 // conversation cannot stream natively (Slack streams only in threads): the
 // reply uses send and edit, and other conversations keep streaming.

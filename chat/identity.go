@@ -1,6 +1,9 @@
-// Package bot is Parley's platform-neutral chat layer: who is talking where
-// (Thread, User), the conversation → session map, running turns through the
-// agent and the commands every platform shares.
+// Package chat is the contract between Parley's core and the chat
+// platforms: who is talking where (Thread, User), what they send (Message,
+// Action, Command, File), what Parley shows (Out), what an adapter is and
+// may also be (Adapter and the optional interfaces), the errors every
+// platform's are mapped to, and each platform's description (Platform). It
+// imports no agent code, so an adapter compiles this and its SDK alone.
 package chat
 
 import "fmt"

@@ -2,7 +2,6 @@ package chat
 
 import (
 	"context"
-	"log/slog"
 	"net/http"
 )
 
@@ -73,19 +72,3 @@ type Problems interface {
 
 // AnyURL is what Problems.URL asks for when any http(s) URL will do.
 const AnyURL = "http(s)://host[:port][/path]"
-
-// Env is what the program hands the adapter it builds.
-type Env struct {
-	// Listen is http.listen, where an adapter receiving over HTTP serves
-	// when Mux is nil.
-	Listen string
-	// Mux, when not nil, is the server shared with other adapters and the
-	// operator endpoints: an adapter receiving over HTTP registers there.
-	Mux Mux
-	// State keeps the adapter's cursors across restarts.
-	State PlatformState
-	// HTTPClient makes the adapter's API calls (counted for metrics); nil:
-	// the adapter's default.
-	HTTPClient *http.Client
-	Logger     *slog.Logger
-}

@@ -1,3 +1,7 @@
+// Package approvals asks people to approve risky tool calls with buttons
+// and takes their clicks: the record in the store is the truth, a waiter
+// per approval is the only state in memory, and a decision no turn waits
+// for goes to the Resumer the approvals were built with.
 package approvals
 
 import (

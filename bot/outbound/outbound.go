@@ -1,3 +1,9 @@
+// Package outbound is the one way Parley's messages leave: per adapter one
+// Pacer (token buckets as the platform limits them, finals first), answers
+// through a Delivery (stream, paced edits, a guaranteed final, split past
+// the platform's length, never twice), and everything else through
+// Outbound's Post, Edit, Private, Answer and Tell, with the plain-text
+// fallback when a platform refuses the formatting.
 package outbound
 
 import (

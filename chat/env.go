@@ -2,12 +2,13 @@ package chat
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"time"
 )
 
-// What adapters share beyond Adapter itself: the server some receive on,
-// and the state they keep across restarts. The machinery they share
+// What the program gives an adapter it builds (Env): the server some
+// receive on, and the state they keep across restarts. The machinery they share
 // (handler groups, bounded caches, the bot's own identity) is in
 // bot/adapterkit.
 
@@ -34,12 +35,6 @@ type PlatformState interface {
 	KeysWithPrefix(ctx context.Context, prefix string, since time.Time) (map[string]string, error)
 }
 
-// Placeholder is what a new message of a reply shows until it is edited
-// to show its text: answer text only ever reaches a message by an edit. An
-// adapter that cannot take back what it showed (a terminal) may show
-// nothing for it and wait for the edit.
-const Placeholder = "…"
-
 // KV is the small durable key/value store the router keeps flags in, and
 // the core of what adapters keep (PlatformState).
 type KV interface {
@@ -47,4 +42,20 @@ type KV interface {
 	Get(ctx context.Context, key string) (string, bool, error)
 	// Set stores value under key, replacing any earlier value.
 	Set(ctx context.Context, key, value string) error
+}
+
+// Env is what the program hands the adapter it builds.
+type Env struct {
+	// Listen is http.listen, where an adapter receiving over HTTP serves
+	// when Mux is nil.
+	Listen string
+	// Mux, when not nil, is the server shared with other adapters and the
+	// operator endpoints: an adapter receiving over HTTP registers there.
+	Mux Mux
+	// State keeps the adapter's cursors across restarts.
+	State PlatformState
+	// HTTPClient makes the adapter's API calls (counted for metrics); nil:
+	// the adapter's default.
+	HTTPClient *http.Client
+	Logger     *slog.Logger
 }
