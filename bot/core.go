@@ -145,6 +145,13 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 		sharing.busy = make(chan struct{}, 1)
 		cfg.Sharing = &sharing
 	}
+	var reminders *RemindersConfig
+	if cfg.Reminders != nil {
+		if cfg.ReminderLoop == nil {
+			return nil, errors.New("core: Reminders without a ReminderLoop")
+		}
+		reminders = &RemindersConfig{Items: cfg.Reminders, Outbox: cfg.Store, Zones: cfg.Zones, Wake: cfg.ReminderLoop.Wake}
+	}
 	router, err := NewRouter(RouterConfig{
 		Sessions: cfg.Store, Inbox: cfg.Store, KV: cfg.Store, Runner: cfg.Runner,
 		Commands: NewSharedCommands(cfg.Store, cfg.Runner.Memory, cfg.MemoryLimits),
@@ -153,27 +160,10 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 			PollEvery: poll, Now: cfg.Now, Sleep: cfg.Sleep, Logger: cfg.Logger},
 		MaxConcurrent: cfg.MaxConcurrent, Model: cfg.Model, Limits: cfg.Limits, ResumeWithin: cfg.ResumeWithin,
 		Knowledge: cfg.Knowledge, Attachments: cfg.Attachments, Runs: cfg.Runs, Learning: cfg.Learning, Tasks: cfg.Tasks, Helpers: cfg.Helpers,
-		Metrics: cfg.Metrics, Now: cfg.Now, Logger: cfg.Logger, Sharing: cfg.Sharing,
+		Metrics: cfg.Metrics, Now: cfg.Now, Logger: cfg.Logger, Sharing: cfg.Sharing, Reminders: reminders,
 	}, cfg.Adapters...)
 	if err != nil {
 		return nil, err
-	}
-	if cfg.Reminders != nil {
-		if cfg.ReminderLoop == nil {
-			return nil, errors.New("core: Reminders without a ReminderLoop")
-		}
-		tk := &timekeeper{items: cfg.Reminders, sessions: cfg.Store, outbox: cfg.Store, out: out, router: router,
-			zones: cfg.Zones, wake: cfg.ReminderLoop.Wake, now: cfg.Now, log: cfg.Logger.With("part", "reminders"),
-			running: map[int64]*scheduledRun{}}
-		router.due = tk
-		l := cfg.ReminderLoop
-		l.Deliver = tk.Deliver
-		if l.Now == nil {
-			l.Now, l.Sleep = cfg.Now, cfg.Sleep
-		}
-		if l.Logger == nil {
-			l.Logger = tk.log
-		}
 	}
 	return &Core{cfg: cfg, out: out, approvals: router.approvals, router: router}, nil
 }
@@ -210,7 +200,7 @@ func (c *Core) Run(ctx context.Context) error {
 	if c.cfg.Reminders != nil {
 		// After recovery: a scheduled run a crash interrupted is queued
 		// before its claim is handed over again.
-		bg.Go(func() { c.cfg.ReminderLoop.Run(bgCtx) })
+		bg.Go(func() { c.cfg.ReminderLoop.Run(bgCtx, c.router.due.Deliver) })
 	}
 	return c.router.serve(ctx)
 }

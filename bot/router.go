@@ -39,6 +39,9 @@ type RouterConfig struct {
 	Outbound *outbound.Outbound
 	// Reply opens each turn's reply; nil: Outbound.Begin.
 	Reply ReplyFactory
+	// Reminders has the router deliver due reminders and run schedules
+	// (timekeeper.go); nil: none.
+	Reminders *RemindersConfig
 	// Approvals configures the approvals the router asks for its turns'
 	// risky tool calls, whose clicks it takes and whose decisions no turn
 	// waits for it resumes (Store, Approvers, Expiry, the clock, PollEvery;
@@ -221,6 +224,11 @@ func NewRouter(cfg RouterConfig, adapters ...chat.Adapter) (*Router, error) {
 			return nil, err
 		}
 		r.approvals = a
+	}
+	if c := cfg.Reminders; c != nil {
+		r.due = &timekeeper{items: c.Items, sessions: cfg.Sessions, outbox: c.Outbox, out: cfg.Outbound, router: r,
+			zones: c.Zones, wake: c.Wake, now: cfg.Now, log: cfg.Logger.With("part", "reminders"),
+			running: map[int64]*scheduledRun{}}
 	}
 	r.base, r.shutdown = context.WithCancel(context.Background())
 	if cfg.Tasks != nil {

@@ -32,7 +32,17 @@ import (
 //   - an occurrence missed by more than the grace period is reported once,
 //     never replayed.
 
-// timekeeper delivers due items; the core owns one.
+// RemindersConfig is what the router's timekeeper needs beside the
+// router: the reminders, the outbox a reminder is recorded in (so it shows
+// once), each person's zone, and the loop's Wake (remind.Loop.Wake).
+type RemindersConfig struct {
+	Items  remind.ItemStore
+	Outbox outbound.Outbox
+	Zones  Zones
+	Wake   func()
+}
+
+// timekeeper delivers due items; the router owns one.
 type timekeeper struct {
 	items    remind.ItemStore
 	sessions SessionMap

@@ -32,10 +32,6 @@ const DefaultGrace = time.Hour
 // never be delivered (the chat is gone) it handles itself and returns nil.
 type Loop struct {
 	Store Store
-	// Deliver delivers one claim, already judged at the moment of
-	// delivery: Decision.Deliver (on time, or Late), or Decision.Missed
-	// (report once that it was missed; do not run a schedule's turn).
-	Deliver func(context.Context, Claim) error
 	// Grace: an occurrence later than this is missed (default
 	// DefaultGrace).
 	Grace time.Duration
@@ -78,8 +74,14 @@ func (l *Loop) wakeC() chan struct{} {
 
 // Run delivers until ctx ends. It first delivers the claims a previous
 // run left pending.
-func (l *Loop) Run(ctx context.Context) {
-	r := l.start()
+//
+// deliver delivers one claim, already judged at the moment of delivery:
+// Decision.Deliver (on time, or Late), or Decision.Missed (report once
+// that it was missed; do not run a schedule's turn). It is Run's rather
+// than the Loop's, so the tools that wake the loop exist before whatever
+// delivers (the chat core).
+func (l *Loop) Run(ctx context.Context, deliver func(context.Context, Claim) error) {
+	r := l.start(deliver)
 	r.retryAt = r.now() // the pending claims of a previous run, at once
 	for ctx.Err() == nil {
 		claimed := r.cycle(ctx)
@@ -92,6 +94,7 @@ func (l *Loop) Run(ctx context.Context) {
 // run is one Run's settings, defaults filled in, and its retry state.
 type run struct {
 	l        *Loop
+	handOver func(context.Context, Claim) error // Run's deliver
 	now      func() time.Time
 	sleep    func(context.Context, time.Duration) error
 	grace    time.Duration
@@ -106,8 +109,8 @@ type run struct {
 	attempt int // consecutive failed cycles, for the backoff
 }
 
-func (l *Loop) start() *run {
-	r := &run{l: l, grace: cmp.Or(l.Grace, DefaultGrace), batch: cmp.Or(l.Batch, 100),
+func (l *Loop) start(deliver func(context.Context, Claim) error) *run {
+	r := &run{l: l, handOver: deliver, grace: cmp.Or(l.Grace, DefaultGrace), batch: cmp.Or(l.Batch, 100),
 		maxSleep: cmp.Or(l.MaxSleep, 5*time.Minute), retry: l.Retry, log: l.Logger}
 	r.now, r.sleep = clock.Or(l.Now, l.Sleep)
 	if r.retry == (backoff.Policy{}) {
@@ -190,7 +193,7 @@ func (r *run) claimDue(ctx context.Context) (claimed, delivered bool) {
 // deliver judges c now, delivers it and marks it delivered.
 func (r *run) deliver(ctx context.Context, c Claim) bool {
 	c = c.Judge(r.now(), r.grace)
-	if err := r.l.Deliver(ctx, c); err != nil {
+	if err := r.handOver(ctx, c); err != nil {
 		if ctx.Err() == nil {
 			r.log.Warn("reminders: deliver", "key", c.Key(), "err", err)
 		}

@@ -50,15 +50,18 @@ func TestLoopRecoversAClaimNeverMarked(t *testing.T) {
 		}
 
 		ctx, crash := context.WithCancel(t.Context())
-		first := &remind.Loop{Store: db, MaxSleep: 24 * time.Hour, Deliver: func(_ context.Context, c remind.Claim) error {
-			record(c)
-			if c.Item.ID == crashing {
-				crash() // sent, and the process dies before marking it
-			}
-			return nil
-		}}
+		first := &remind.Loop{Store: db, MaxSleep: 24 * time.Hour}
 		stopped := make(chan struct{})
-		go func() { first.Run(ctx); close(stopped) }()
+		go func() {
+			first.Run(ctx, func(_ context.Context, c remind.Claim) error {
+				record(c)
+				if c.Item.ID == crashing {
+					crash() // sent, and the process dies before marking it
+				}
+				return nil
+			})
+			close(stopped)
+		}()
 		time.Sleep(3 * time.Hour)
 		<-stopped
 		if err := db.Close(); err != nil {
@@ -75,11 +78,11 @@ func TestLoopRecoversAClaimNeverMarked(t *testing.T) {
 		}
 		ctx, stop := context.WithCancel(t.Context())
 		defer stop()
-		second := &remind.Loop{Store: db, MaxSleep: 24 * time.Hour, Deliver: func(_ context.Context, c remind.Claim) error {
+		second := &remind.Loop{Store: db, MaxSleep: 24 * time.Hour}
+		go second.Run(ctx, func(_ context.Context, c remind.Claim) error {
 			record(c)
 			return nil
-		}}
-		go second.Run(ctx)
+		})
 		time.Sleep(3 * time.Hour)
 		synctest.Wait()
 		stop()

@@ -177,7 +177,7 @@ func TestLoopWakesAtTheDueTime(t *testing.T) {
 				rec := &recorder{now: time.Now}
 				ctx, cancel := context.WithCancel(t.Context())
 				defer cancel()
-				go (&Loop{Store: st, Deliver: rec.deliver, MaxSleep: tt.maxSleep}).Run(ctx)
+				go (&Loop{Store: st, MaxSleep: tt.maxSleep}).Run(ctx, rec.deliver)
 
 				time.Sleep(2*time.Hour - time.Millisecond)
 				synctest.Wait()
@@ -220,8 +220,8 @@ func TestLoopWake(t *testing.T) {
 				rec := &recorder{now: time.Now}
 				ctx, cancel := context.WithCancel(t.Context())
 				defer cancel()
-				l := &Loop{Store: st, Deliver: rec.deliver, MaxSleep: 24 * time.Hour}
-				go l.Run(ctx)
+				l := &Loop{Store: st, MaxSleep: 24 * time.Hour}
+				go l.Run(ctx, rec.deliver)
 
 				time.Sleep(time.Hour)
 				st.add(Item{Text: "sooner", Next: start.Add(2 * time.Hour)})
@@ -255,7 +255,7 @@ func TestLoopRetriesFailedDeliveries(t *testing.T) {
 		rec := &recorder{now: time.Now, fail: 3}
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
-		go (&Loop{Store: st, Deliver: rec.deliver, Retry: backoff.Policy{Base: 5 * time.Second, Cap: time.Minute}}).Run(ctx)
+		go (&Loop{Store: st, Retry: backoff.Policy{Base: 5 * time.Second, Cap: time.Minute}}).Run(ctx, rec.deliver)
 
 		time.Sleep(time.Hour)
 		synctest.Wait()
@@ -289,8 +289,8 @@ func TestLoopRetriesTheStore(t *testing.T) {
 		rec := &recorder{now: time.Now}
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
-		go (&Loop{Store: st, Deliver: rec.deliver, MaxSleep: 24 * time.Hour,
-			Retry: backoff.Policy{Base: 5 * time.Second, Cap: time.Minute}}).Run(ctx)
+		go (&Loop{Store: st, MaxSleep: 24 * time.Hour,
+			Retry: backoff.Policy{Base: 5 * time.Second, Cap: time.Minute}}).Run(ctx, rec.deliver)
 
 		time.Sleep(time.Hour)
 		synctest.Wait()
@@ -323,7 +323,7 @@ func TestLoopMissedAndPending(t *testing.T) {
 		rec := &recorder{now: time.Now}
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
-		go (&Loop{Store: st, Deliver: rec.deliver, MaxSleep: 24 * time.Hour}).Run(ctx)
+		go (&Loop{Store: st, MaxSleep: 24 * time.Hour}).Run(ctx, rec.deliver)
 		synctest.Wait()
 
 		got := rec.deliveries()
@@ -361,7 +361,7 @@ func TestLoopAcrossTheChange(t *testing.T) {
 		rec := &recorder{now: now}
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
-		go (&Loop{Store: st, Deliver: rec.deliver, Now: now}).Run(ctx)
+		go (&Loop{Store: st, Now: now}).Run(ctx, rec.deliver)
 
 		time.Sleep(3 * 24 * time.Hour)
 		synctest.Wait()
