@@ -77,25 +77,9 @@ func fileError(f chat.File, err error) error {
 	return fmt.Errorf("discord: download %v: %w", f, err)
 }
 
-// fileStatus maps the HTTP status of a download of f to the core's
-// shapes (a 429 is a *chat.RateLimitError) or an error that says what
-// happened; nil for 200.
-func fileStatus(f chat.File, resp *http.Response) error {
-	code := resp.StatusCode
-	status := fmt.Sprintf("HTTP %d %s", code, http.StatusText(code))
-	switch {
-	case code == http.StatusOK:
-		return nil
-	case code == http.StatusTooManyRequests:
-		wait := adapterkit.RetryAfter(resp, unknownRetryAfter)
-		return &chat.RateLimitError{RetryAfter: wait, Err: fmt.Errorf("discord: download %v: %s", f, status)}
-	case code == http.StatusNotFound:
+// fileHost is Discord's CDN, for what a failed download means.
+func fileHost() adapterkit.FileHost {
+	return adapterkit.FileHost{Platform: "discord", Name: "Discord's CDN", Wait: unknownRetryAfter,
 		// The CDN's answer to an expired signed link, or a deleted file.
-		return fmt.Errorf("discord: %v is gone (%s): its link expired, or the message or file was deleted", f, status)
-	case code == http.StatusForbidden:
-		return fmt.Errorf("discord: download of %v refused (%s)", f, status)
-	case code >= 500:
-		return fmt.Errorf("discord: Discord's CDN failed serving %v (%s); try again later", f, status)
-	}
-	return fmt.Errorf("discord: download %v: unexpected %s", f, status)
+		Gone: "its link expired, or the message or file was deleted"}
 }

@@ -74,8 +74,6 @@ func (u *untitledThreads) take(channel, ts string) bool {
 	return ok
 }
 
-func (u *untitledThreads) len() int { return u.threads.Len() }
-
 // assistantThreadStarted offers the suggested prompts in a new assistant
 // thread and remembers it, so its first message titles it. Nothing goes
 // to the handler: no one has said anything yet.

@@ -233,3 +233,6 @@ func TestAssistantPromptsFailureIsLogged(t *testing.T) {
 	}
 	f.running(t)
 }
+
+// len is how many threads wait for their title.
+func (u *untitledThreads) len() int { return u.threads.Len() }

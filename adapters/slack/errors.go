@@ -3,7 +3,6 @@ package slack
 import (
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/slack-go/slack"
@@ -119,26 +118,9 @@ func fileError(f chat.File, err error) error {
 	return fmt.Errorf("slack: download %v: %w", f, err)
 }
 
-// fileStatus maps the HTTP status of a download of f to the core's
-// shapes (a 429 is a *chat.RateLimitError, a 401 ErrAuth) or an error that
-// says what happened; nil for 200.
-func fileStatus(f chat.File, resp *http.Response) error {
-	code := resp.StatusCode
-	status := fmt.Sprintf("HTTP %d %s", code, http.StatusText(code))
-	switch {
-	case code == http.StatusOK:
-		return nil
-	case code == http.StatusTooManyRequests:
-		wait := adapterkit.RetryAfter(resp, time.Second)
-		return &chat.RateLimitError{RetryAfter: wait, Err: fmt.Errorf("slack: download %v: %s", f, status)}
-	case code == http.StatusUnauthorized:
-		return fmt.Errorf("slack: download %v: %w (%s)", f, ErrAuth, status)
-	case code == http.StatusForbidden:
-		return fmt.Errorf("slack: download of %v refused (%s): the app needs the files:read scope, and the file must be shared where the bot is", f, status)
-	case code == http.StatusNotFound || code == http.StatusGone:
-		return fmt.Errorf("slack: %v is gone (%s): deleted, or no longer shared", f, status)
-	case code >= 500:
-		return fmt.Errorf("slack: Slack's file host failed serving %v (%s); try again later", f, status)
-	}
-	return fmt.Errorf("slack: download %v: unexpected %s", f, status)
+// fileHost is Slack's file host, for what a failed download means.
+func fileHost() adapterkit.FileHost {
+	return adapterkit.FileHost{Platform: "slack", Name: "Slack's file host", Wait: time.Second, Unauthorized: ErrAuth,
+		Forbidden: "the app needs the files:read scope, and the file must be shared where the bot is",
+		Gone:      "deleted, or no longer shared"}
 }

@@ -72,7 +72,7 @@ func (a *Adapter) FetchFile(ctx context.Context, f chat.File, max int64) ([]byte
 		return nil, fileError(f, err)
 	}
 	defer resp.Body.Close()
-	if err := fileStatus(f, resp); err != nil {
+	if err := fileHost().Status(f, resp); err != nil {
 		return nil, err
 	}
 	b, err := chat.ReadFile(resp.Body, resp.ContentLength, f, max)

@@ -205,22 +205,22 @@ func TestFileStatus(t *testing.T) {
 	resp := func(code int, retryAfter string) *http.Response {
 		return &http.Response{StatusCode: code, Header: http.Header{"Retry-After": {retryAfter}}}
 	}
-	if err := fileStatus(f, resp(http.StatusOK, "")); err != nil {
+	if err := fileHost().Status(f, resp(http.StatusOK, "")); err != nil {
 		t.Errorf("200: %v", err)
 	}
-	if d, ok := chat.RetryAfter(fileStatus(f, resp(http.StatusTooManyRequests, "7"))); !ok || d != 7*time.Second {
+	if d, ok := chat.RetryAfter(fileHost().Status(f, resp(http.StatusTooManyRequests, "7"))); !ok || d != 7*time.Second {
 		t.Errorf("429: retry after %v, %v", d, ok)
 	}
-	if d, ok := chat.RetryAfter(fileStatus(f, resp(http.StatusTooManyRequests, ""))); !ok || d != time.Second {
+	if d, ok := chat.RetryAfter(fileHost().Status(f, resp(http.StatusTooManyRequests, ""))); !ok || d != time.Second {
 		t.Errorf("429 without Retry-After: %v, %v", d, ok)
 	}
-	if err := fileStatus(f, resp(http.StatusUnauthorized, "")); !errors.Is(err, chat.ErrAuth) {
+	if err := fileHost().Status(f, resp(http.StatusUnauthorized, "")); !errors.Is(err, chat.ErrAuth) {
 		t.Errorf("401: %v", err)
 	}
-	if err := fileStatus(f, resp(http.StatusForbidden, "")); err == nil || !strings.Contains(err.Error(), "files:read") {
+	if err := fileHost().Status(f, resp(http.StatusForbidden, "")); err == nil || !strings.Contains(err.Error(), "files:read") {
 		t.Errorf("403: %v", err)
 	}
-	if err := fileStatus(f, resp(http.StatusTeapot, "")); err == nil || !strings.Contains(err.Error(), "418") {
+	if err := fileHost().Status(f, resp(http.StatusTeapot, "")); err == nil || !strings.Contains(err.Error(), "418") {
 		t.Errorf("418: %v", err)
 	}
 }

@@ -146,26 +146,8 @@ func getFileError(f chat.File, err error) error {
 	return fmt.Errorf("telegram: fetch %v: %w", f, err)
 }
 
-// fileStatus maps the HTTP status of a download of f to the core's
-// shapes (a 429 is a *chat.RateLimitError, a 401 ErrUnauthorized) or an
-// error that says what happened; nil for 200. It quotes no URL.
-func fileStatus(f chat.File, resp *http.Response) error {
-	code := resp.StatusCode
-	status := fmt.Sprintf("HTTP %d %s", code, http.StatusText(code))
-	switch {
-	case code == http.StatusOK:
-		return nil
-	case code == http.StatusTooManyRequests:
-		wait := adapterkit.RetryAfter(resp, time.Second)
-		return &chat.RateLimitError{RetryAfter: wait, Err: fmt.Errorf("telegram: download %v: %s", f, status)}
-	case code == http.StatusUnauthorized:
-		return fmt.Errorf("telegram: download %v: %w (%s)", f, ErrUnauthorized, status)
-	case code == http.StatusNotFound:
-		return fmt.Errorf("telegram: %v is gone (%s): its file_path expired, or the file was deleted", f, status)
-	case code == http.StatusForbidden:
-		return fmt.Errorf("telegram: download of %v refused (%s)", f, status)
-	case code >= 500:
-		return fmt.Errorf("telegram: Telegram's file server failed serving %v (%s); try again later", f, status)
-	}
-	return fmt.Errorf("telegram: download %v: unexpected %s", f, status)
+// fileHost is Telegram's file server, for what a failed download means.
+func fileHost() adapterkit.FileHost {
+	return adapterkit.FileHost{Platform: "telegram", Name: "Telegram's file server", Wait: time.Second,
+		Unauthorized: ErrUnauthorized, Gone: "its file_path expired, or the file was deleted"}
 }

@@ -133,7 +133,7 @@ func (a *Adapter) fetchFile(ctx context.Context, f chat.File, max int64) ([]byte
 		return nil, fmt.Errorf("telegram: download %v: %w", f, err)
 	}
 	defer resp.Body.Close()
-	if err := fileStatus(f, resp); err != nil {
+	if err := fileHost().Status(f, resp); err != nil {
 		return nil, err
 	}
 	b, err := chat.ReadFile(resp.Body, resp.ContentLength, f, max)

@@ -53,13 +53,9 @@ type Activity struct {
 	Best float64
 }
 
-// Plan picks the scopes to reflect on now, most urgent first.
-func Plan(acts []Activity, now time.Time, c ScheduleConfig) []string {
-	return plan(acts, now, c.withDefaults(), false)
-}
-
-// plan is Plan; force takes every scope with anything new, whatever its
-// cooldown and score, and no cap.
+// plan picks the scopes to reflect on now, most urgent first; force takes
+// every scope with anything new, whatever its cooldown and score, and no
+// cap.
 func plan(acts []Activity, now time.Time, c ScheduleConfig, force bool) []string {
 	type pick struct {
 		scope  string

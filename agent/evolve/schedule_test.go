@@ -35,7 +35,7 @@ func TestPlan(t *testing.T) {
 		}, []string{"high", "mid"}},
 	}
 	for _, tt := range tests {
-		if got := Plan(tt.acts, now, c); !slices.Equal(got, tt.want) {
+		if got := plan(tt.acts, now, c.withDefaults(), false); !slices.Equal(got, tt.want) {
 			t.Errorf("%s: Plan = %v, want %v", tt.name, got, tt.want)
 		}
 	}

@@ -44,16 +44,6 @@ func (b *Base) vectorPass(ctx context.Context, scopes []string, query string, n 
 	return passages, nil
 }
 
-// Dot is the dot product of two vectors of the same length.
-func Dot(a, b []float32) float32 {
-	var s float32
-	b = b[:len(a)]
-	for i := range a {
-		s += a[i] * b[i]
-	}
-	return s
-}
-
 // Normalize scales v to length 1 in place and returns it; a zero vector
 // stays zero.
 func Normalize(v []float32) []float32 {

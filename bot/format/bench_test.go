@@ -75,31 +75,22 @@ func BenchmarkRenderTelegramNoCJKFix(b *testing.B) {
 	}
 }
 
-func BenchmarkStablePrefix(b *testing.B) {
-	md := benchAnswer(1)
-	md = md[:len(md)*2/3] // mid-stream: usually inside the code block or the table
-	b.ReportAllocs()
-	for b.Loop() {
-		StablePrefix(md)
-	}
-}
-
-func benchSplit(b *testing.B, t Target) {
+func benchSplit(b *testing.B, limit int, measure func(string) int) {
 	md := benchAnswer(5) // ~20 KB
 	b.SetBytes(int64(len(md)))
 	b.ReportAllocs()
 	var parts int
 	for b.Loop() {
-		parts = len(t.Split(md))
+		parts = len(Split(md, limit, measure))
 	}
 	b.ReportMetric(float64(parts), "parts")
 }
 
-func BenchmarkSplit20KBTelegram(b *testing.B) { benchSplit(b, TelegramTarget()) }
-func BenchmarkSplit20KBSlack(b *testing.B)    { benchSplit(b, SlackTarget()) }
-func BenchmarkSplit20KBDiscord(b *testing.B)  { benchSplit(b, DiscordTarget()) }
+func BenchmarkSplit20KBTelegram(b *testing.B) { benchSplit(b, TelegramSplitLen, MeasureTelegram) }
+func BenchmarkSplit20KBSlack(b *testing.B)    { benchSplit(b, SlackSplitLen, MeasureSlack) }
+func BenchmarkSplit20KBDiscord(b *testing.B)  { benchSplit(b, DiscordSplitLen, MeasureDiscord) }
 
 // BenchmarkSplit20KBRunes is the cheapest useful measure, for comparison.
 func BenchmarkSplit20KBRunes(b *testing.B) {
-	benchSplit(b, Target{Measure: func(s string) int { return utf8.RuneCountInString(Slack(s)) }, SplitLen: SlackSplitLen})
+	benchSplit(b, SlackSplitLen, func(s string) int { return utf8.RuneCountInString(Slack(s)) })
 }

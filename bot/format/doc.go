@@ -14,9 +14,9 @@
 //   - [Plain]: text without markup, for when a platform rejects formatting.
 //
 // [Split] cuts a long answer's Markdown source into parts whose rendering
-// fits a platform limit; [StablePrefix] trims a streaming answer to what is
-// safe to show now. Measurement helpers ([UTF16Len], [TelegramVisibleLen])
-// and per-platform [Target]s tie the pieces together.
+// fits a platform limit, measured by [MeasureSlack], [MeasureTelegram] or
+// [MeasureDiscord] ([UTF16Len], [TelegramVisibleLen]). [CodeBlock] and
+// [Squash] make text from people and models safe to show.
 //
 // Everything here is a pure function of its input: there is no mutable
 // package state, and every function is safe for concurrent use.

@@ -221,29 +221,3 @@ func FuzzSplit(f *testing.F) {
 		checkSplit(t, md, 20+int(limit%2000), measures[int(which)%len(measures)])
 	})
 }
-
-func FuzzStablePrefix(f *testing.F) {
-	fuzzSeeds(f)
-	f.Add("text\n\n```go\nfunc main() {\n  ``")
-	f.Add("> ```\n> code")
-	f.Add("Hello **wor")
-	f.Fuzz(func(t *testing.T, md string) {
-		got := StablePrefix(md)
-		if !strings.HasPrefix(md, got) {
-			// Only the documented temporary fence close may be added.
-			ok := false
-			for i := len(got); i >= 0 && !ok; i-- {
-				ok = strings.HasPrefix(md, got[:i]) && fenceClose.MatchString(got[i:])
-			}
-			if !ok {
-				t.Fatalf("StablePrefix(%q) = %q: not a prefix plus a fence close", md, got)
-			}
-			if fenceOpenAtEOF(got) {
-				t.Fatalf("StablePrefix(%q) = %q leaves the fence open", md, got)
-			}
-		}
-		if err := checkTelegramHTML(TelegramHTML(got)); err != nil {
-			t.Fatalf("rendering the prefix: %v", err)
-		}
-	})
-}

@@ -19,36 +19,6 @@ const (
 	DiscordSplitLen = 1900
 )
 
-// Target bundles what delivery needs for one platform: how to render
-// Markdown, how to measure the rendering of a Markdown source, the hard
-// limit and the split budget (both in Measure's unit).
-type Target struct {
-	Name     string
-	Render   func(md string) string
-	Measure  func(md string) int
-	MaxLen   int
-	SplitLen int
-}
-
-// Split cuts md into parts whose rendering fits t.SplitLen.
-func (t Target) Split(md string) []string { return Split(md, t.SplitLen, t.Measure) }
-
-// SlackTarget renders mrkdwn and measures it in UTF-16 units.
-func SlackTarget() Target {
-	return Target{Name: "slack", Render: Slack, Measure: MeasureSlack, MaxLen: SlackMaxLen, SplitLen: SlackSplitLen}
-}
-
-// TelegramTarget renders HTML and measures its visible text in UTF-16
-// units, as Telegram counts.
-func TelegramTarget() Target {
-	return Target{Name: "telegram", Render: TelegramHTML, Measure: MeasureTelegram, MaxLen: TelegramMaxLen, SplitLen: TelegramSplitLen}
-}
-
-// DiscordTarget renders Discord Markdown and measures it in UTF-16 units.
-func DiscordTarget() Target {
-	return Target{Name: "discord", Render: Discord, Measure: MeasureDiscord, MaxLen: DiscordMaxLen, SplitLen: DiscordSplitLen}
-}
-
 // MeasureSlack is the size of Slack(md). Slack and Discord document their
 // limits in "characters" without saying which; UTF-16 units are never
 // fewer than code points, so counting them is the safe reading.
@@ -81,14 +51,6 @@ func UTF16Len(s string) int {
 		}
 	}
 	return n
-}
-
-// TelegramVisible returns the text Telegram displays for a message in HTML
-// parse mode: tags removed, character references decoded.
-func TelegramVisible(html string) string {
-	var b strings.Builder
-	visitTelegramText(html, func(s string) { b.WriteString(s) })
-	return b.String()
 }
 
 // TelegramVisibleLen is UTF16Len(TelegramVisible(html)) without building

@@ -1,6 +1,9 @@
 package format
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestUTF16Len(t *testing.T) {
 	tests := []struct {
@@ -50,9 +53,34 @@ func TestMeasures(t *testing.T) {
 	if got, want := MeasureDiscord(md), UTF16Len(Discord(md)); got != want {
 		t.Errorf("MeasureDiscord = %d, want %d", got, want)
 	}
-	for _, tg := range []Target{SlackTarget(), TelegramTarget(), DiscordTarget()} {
-		if tg.SplitLen >= tg.MaxLen || tg.Render == nil || tg.Measure == nil {
-			t.Errorf("target %s is inconsistent: %+v", tg.Name, tg)
+	for _, tg := range targets() {
+		if tg.splitLen >= tg.maxLen {
+			t.Errorf("%s splits at %d, not below its limit %d", tg.name, tg.splitLen, tg.maxLen)
 		}
 	}
+}
+
+// target is one platform's rendering as the adapters use it: how to
+// render, how to measure the rendering, the limit and the split budget.
+type target struct {
+	name             string
+	render           func(md string) string
+	measure          func(md string) int
+	maxLen, splitLen int
+}
+
+func targets() []target {
+	return []target{
+		{"slack", Slack, MeasureSlack, SlackMaxLen, SlackSplitLen},
+		{"telegram", TelegramHTML, MeasureTelegram, TelegramMaxLen, TelegramSplitLen},
+		{"discord", Discord, MeasureDiscord, DiscordMaxLen, DiscordSplitLen},
+	}
+}
+
+// TelegramVisible is the text Telegram displays for a message in HTML
+// parse mode: tags removed, character references decoded.
+func TelegramVisible(html string) string {
+	var b strings.Builder
+	visitTelegramText(html, func(s string) { b.WriteString(s) })
+	return b.String()
 }

@@ -76,7 +76,6 @@ func TestParserConcurrent(t *testing.T) {
 					t.Errorf("concurrent Discord(%q) = %q", tc.md, got)
 				}
 				_ = Split(tc.md+strings.Repeat(" x", 30), 20, MeasureSlack)
-				_ = StablePrefix(tc.md)
 			}
 		})
 	}

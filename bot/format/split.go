@@ -331,3 +331,18 @@ func isSentenceEnd(md string, p int) bool {
 	}
 	return false
 }
+
+// openFenceAtEnd returns the fence left open at the end of s, if any.
+func openFenceAtEnd(s string) *region {
+	if !strings.ContainsAny(s, "`~") {
+		return nil
+	}
+	rs := findRegions(s)
+	if len(rs) == 0 {
+		return nil
+	}
+	if r := &rs[len(rs)-1]; !r.table && !r.hasCloser && r.bodyEnd >= len(s) {
+		return r
+	}
+	return nil
+}

@@ -159,25 +159,25 @@ func TestSplitTableRepeatsHeader(t *testing.T) {
 
 func TestSplitRendersWithinLimit(t *testing.T) {
 	md := benchAnswer(5)
-	for _, target := range []Target{SlackTarget(), TelegramTarget(), DiscordTarget()} {
-		t.Run(target.Name, func(t *testing.T) {
-			parts := checkSplit(t, md, target.SplitLen, target.Measure)
+	for _, target := range targets() {
+		t.Run(target.name, func(t *testing.T) {
+			parts := checkSplit(t, md, target.splitLen, target.measure)
 			if len(parts) < 2 {
 				t.Fatalf("20 KB in %d part(s)", len(parts))
 			}
 			for i, p := range parts {
-				if m := target.Measure(p.Text); m > target.SplitLen || m < target.SplitLen/3 && i < len(parts)-1 {
-					t.Errorf("part %d measures %d (limit %d)", i, m, target.SplitLen)
+				if m := target.measure(p.Text); m > target.splitLen || m < target.splitLen/3 && i < len(parts)-1 {
+					t.Errorf("part %d measures %d (limit %d)", i, m, target.splitLen)
 				}
-				if out := target.Render(p.Text); target.Name == "telegram" {
+				if out := target.render(p.Text); target.name == "telegram" {
 					if err := checkTelegramHTML(out); err != nil {
 						t.Errorf("part %d: %v", i, err)
 					}
 				}
 			}
-			texts := target.Split(md)
+			texts := Split(md, target.splitLen, target.measure)
 			if len(texts) != len(parts) || texts[0] != parts[0].Text {
-				t.Errorf("Target.Split disagrees with SplitParts")
+				t.Errorf("Split disagrees with SplitParts")
 			}
 		})
 	}

@@ -411,13 +411,6 @@ func (p *Pacer) Penalize(key PaceKey, retryAfter time.Duration) {
 	b.tokens = min(b.tokens, 1)
 }
 
-// bucketCount returns how many buckets the pacer holds.
-func (p *Pacer) bucketCount() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.buckets)
-}
-
 // acquire returns key's bucket, creating it, and marks it in use so that
 // a sweep leaves it alone.
 func (p *Pacer) acquire(key PaceKey) *paceBucket {

@@ -72,3 +72,10 @@ func TestPacerHoldsRecentChats(t *testing.T) {
 		})
 	}
 }
+
+// bucketCount returns how many buckets the pacer holds.
+func (p *Pacer) bucketCount() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.buckets)
+}
