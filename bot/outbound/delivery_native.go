@@ -127,16 +127,12 @@ func (w *ReplyWriter) flushNative(ctx context.Context) bool {
 				n.mode = nativeOff
 				return false
 			}
-			if err := w.d.cfg.Pacer.WaitFrame(ctx, w.key); err != nil {
+			// A rate limit says "later", not "never": start later.
+			ok, limited, err := w.paced(ctx, w.key, func() error { return w.startStream(ctx) })
+			if !ok {
 				return true
 			}
-			err := w.startStream(ctx)
-			if err == nil {
-				continue
-			}
-			if wait, ok := chat.RetryAfter(err); ok {
-				// A rate limit says "later", not "never": start later.
-				w.d.cfg.Pacer.Penalize(w.key, wait)
+			if err == nil || limited {
 				continue
 			}
 			if errors.Is(err, chat.ErrStreamNotHere) {
@@ -151,16 +147,17 @@ func (w *ReplyWriter) flushNative(ctx context.Context) bool {
 			n.mode = nativeOff
 			return false
 		case n.broken:
-			if err := w.d.cfg.Pacer.WaitFrame(ctx, w.key); err != nil {
+			ok, limited, err := w.paced(ctx, w.key, func() error {
+				text := trimEnd(n.appended)
+				if text == "" {
+					text = chat.Placeholder
+				}
+				return w.finishStream(ctx, text, "")
+			})
+			if !ok {
 				return true // Finish ends the stream, with the final answer
 			}
-			text := trimEnd(n.appended)
-			if text == "" {
-				text = chat.Placeholder
-			}
-			err := w.finishStream(ctx, text, "")
-			if wait, ok := chat.RetryAfter(err); ok {
-				w.d.cfg.Pacer.Penalize(w.key, wait)
+			if limited {
 				continue
 			}
 			if err != nil {
@@ -174,24 +171,25 @@ func (w *ReplyWriter) flushNative(ctx context.Context) bool {
 				w.announce(ctx)
 				return true
 			}
-			if err := w.d.cfg.Pacer.WaitFrame(ctx, w.key); err != nil {
+			// Refused for a rate limit, nothing happened: the same text, and
+			// whatever arrives meanwhile, goes in the next append.
+			ok, limited, err := w.paced(ctx, w.key, func() error {
+				delta := w.nextDelta() // the newest, after the wait
+				if delta == "" {
+					return nil
+				}
+				cctx, cancel := w.callCtx(ctx)
+				defer cancel()
+				if err := n.stream.Append(cctx, delta); err != nil {
+					return err
+				}
+				n.appended += delta
+				return nil
+			})
+			if !ok {
 				return true
 			}
-			delta := w.nextDelta() // the newest, after the wait
-			if delta == "" {
-				continue
-			}
-			cctx, cancel := w.callCtx(ctx)
-			err := n.stream.Append(cctx, delta)
-			cancel()
-			if err == nil {
-				n.appended += delta
-				continue
-			}
-			if wait, ok := chat.RetryAfter(err); ok {
-				// Refused before anything happened: the same text, and
-				// whatever arrives meanwhile, goes in the next append.
-				w.d.cfg.Pacer.Penalize(w.key, wait)
+			if err == nil || limited {
 				continue
 			}
 			w.log.Warn("native stream append failed; ending the stream and going on by edits", "err", err)

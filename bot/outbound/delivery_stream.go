@@ -57,22 +57,22 @@ func (w *ReplyWriter) flush(ctx context.Context, f *frameCache) {
 		if len(w.rec.Refs) == 0 {
 			key = w.postKey
 		}
-		if err := w.d.cfg.Pacer.WaitFrame(ctx, key); err != nil {
+		ok, limited, err := w.paced(ctx, key, func() error {
+			switch {
+			case len(w.rec.Refs) == 0:
+				return w.post(ctx, w.placeholder())
+			case w.orphan:
+				return w.closeOrphan(ctx)
+			}
+			if frame := w.frame(f); frame != w.shown[0] { // the newest, after the wait
+				return w.streamEdit(ctx, frame)
+			}
+			return nil
+		})
+		if !ok {
 			return
 		}
-		var err error
-		if len(w.rec.Refs) == 0 {
-			err = w.post(ctx, w.placeholder())
-		} else if w.orphan {
-			err = w.closeOrphan(ctx)
-		} else if frame = w.frame(f); frame != w.shown[0] { // the newest, after the wait
-			err = w.streamEdit(ctx, frame)
-		}
-		if err == nil {
-			continue
-		}
-		if wait, ok := chat.RetryAfter(err); ok {
-			w.d.cfg.Pacer.Penalize(key, wait)
+		if err == nil || limited {
 			continue
 		}
 		w.log.Warn("streaming update failed; the next one or the final answer will catch up", "err", err)
@@ -222,4 +222,21 @@ func (w *ReplyWriter) save(ctx context.Context) {
 	if err := w.d.cfg.Outbox.SaveReply(sctx, rec); err != nil {
 		w.log.Error("save reply record", "refs", rec.Refs, "status", rec.Status, "err", err)
 	}
+}
+
+// paced is the step every streaming frame takes: wait for key's frame
+// token (Pacer.WaitFrame), then call. A rate limit penalizes key's bucket,
+// so that every reply drawing on it waits, and says limited: the frame is
+// tried again later. ok is false when the wait ended with ctx; err is
+// call's failure otherwise.
+func (w *ReplyWriter) paced(ctx context.Context, key PaceKey, call func() error) (ok, limited bool, err error) {
+	if w.d.cfg.Pacer.WaitFrame(ctx, key) != nil {
+		return false, false, nil
+	}
+	err = call()
+	if wait, rl := chat.RetryAfter(err); rl {
+		w.d.cfg.Pacer.Penalize(key, wait)
+		return true, true, nil
+	}
+	return true, false, err
 }
