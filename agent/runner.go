@@ -5,7 +5,6 @@
 package agent
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -176,6 +175,14 @@ type run struct {
 	stopped bool // the consumer stopped ranging
 	usage   llm.Usage
 	model   string // the model that wrote the last answer
+
+	// What the loop works on (loop.go).
+	history    []llm.Message
+	byName     map[string]Tool // the turn's tools
+	req        llm.Request
+	skills     SkillList
+	overflowed bool // compacted hard once for a context overflow
+	checks     int  // check steps taken
 }
 
 // emit yields ev; false means the consumer stopped and the run must end.
@@ -190,140 +197,6 @@ func (x *run) emit(ev Event) bool {
 }
 
 var errStopped = errors.New("agent: consumer stopped")
-
-func (x *run) loop(ctx context.Context) error {
-	r := x.r
-	history, err := r.Sessions.Messages(ctx, x.t.SessionID)
-	if err != nil {
-		return fmt.Errorf("load session: %w", err)
-	}
-	var pending []llm.ToolCall
-	if x.t.Resume {
-		history, pending = splitPending(history)
-	} else {
-		history = Heal(history)
-	}
-	mem, err := r.Memory.Memory(ctx, x.t.Caller.UserKey)
-	if err != nil {
-		return fmt.Errorf("load memory: %w", err)
-	}
-	if !x.t.Resume {
-		user := llm.Message{Role: llm.RoleUser, Text: x.t.Text, Author: x.t.Caller.UserName, Key: x.t.Key, Images: x.t.Images, Preamble: Preamble(r.now())}
-		if err := r.Sessions.AppendMessages(ctx, x.t.SessionID, user); err != nil {
-			return fmt.Errorf("save message: %w", err)
-		}
-		history = append(history, user)
-	}
-
-	tools := toolIndex(x.tools())
-	x.tainted = x.tainted || taintedHistory(history, tools, x.t.Caller.UserName)
-	if len(pending) > 0 {
-		if history, err = x.resumePending(ctx, tools, history, pending); err != nil {
-			return err
-		}
-	}
-	var skills SkillList
-	if r.Skills != nil {
-		// A failure to list skills costs the turn its skills, not its answer.
-		if skills, err = r.Skills.SkillIndex(ctx, x.t.Caller, x.t.Text); err != nil {
-			r.logger().Warn("list skills", "session", x.t.SessionID, "err", err)
-			skills = SkillList{}
-		}
-	}
-	req := llm.Request{
-		System: SystemPrompt(PromptInput{
-			Persona: r.Persona, Place: x.t.Place, User: x.t.Caller, Memory: mem,
-			Limits: r.MemoryLimits, Tools: toolNames(x.tools()), Skills: skills,
-		}),
-		Tools:     toolSpecs(x.tools()),
-		MaxTokens: r.MaxTokens,
-		CacheKey:  x.t.SessionID,
-		Reasoning: r.Reasoning,
-	}
-	maxSteps := r.MaxSteps
-	if maxSteps <= 0 {
-		maxSteps = 25
-	}
-	overflowed, checks := false, 0
-	var view PlanView
-	for step := 0; ; step++ {
-		view = x.plan(ctx)
-		limit := maxSteps
-		if view.Total > 0 {
-			limit = cmp.Or(r.TaskSteps, DefaultTaskSteps)
-		}
-		if x.t.Sub != nil && x.t.Sub.Steps > 0 {
-			limit = x.t.Sub.Steps
-		}
-		if step >= limit && view.Total == 0 {
-			return fmt.Errorf("stopped after %d model calls without a final answer", limit)
-		}
-		if step >= limit || step > 0 && x.t.Pause != nil && x.t.Pause() {
-			return x.pause(ctx, step, view, step < limit)
-		}
-		req.Tail = TurnContext(skills, view)
-		if history, err = x.compact(ctx, req, history, false); err != nil {
-			return err
-		}
-		req.Messages = r.forModel(withAuthors(history))
-		estimate := EstimateRequest(req)
-		resp, partial, err := x.call(ctx, req)
-		if le, ok := llm.AsError(err); ok && le.Kind == llm.KindContextOverflow && !overflowed {
-			// The window is smaller than we thought: compact hard, once.
-			overflowed = true
-			if history, err = x.compact(ctx, req, history, true); err != nil {
-				return err
-			}
-			step--
-			continue
-		}
-		if err != nil {
-			if partial != "" && (ctx.Err() != nil || errors.Is(err, errStopped)) {
-				// Keep what was said; a later turn sees it was cut off.
-				cut := llm.Message{Role: llm.RoleAssistant, Text: partial + InterruptedMarker}
-				if perr := r.Sessions.AppendMessages(context.WithoutCancel(ctx), x.t.SessionID, cut); perr != nil {
-					r.logger().Error("save interrupted answer", "session", x.t.SessionID, "err", perr)
-				}
-			}
-			return err
-		}
-		r.cal.Observe(estimate, resp.Usage.InputTokens)
-		x.usage = x.usage.Add(resp.Usage)
-		x.model = resp.Model
-		usage := resp.Usage
-		answer := llm.Message{Role: llm.RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls,
-			Model: resp.Model, Thinking: resp.Thinking, Usage: &usage}
-		if err := r.Sessions.AppendMessages(context.WithoutCancel(ctx), x.t.SessionID, answer); err != nil {
-			return fmt.Errorf("save answer: %w", err)
-		}
-		history = append(history, answer)
-		if len(resp.ToolCalls) == 0 {
-			if v := x.plan(ctx); v.Done > 0 && checks < cmp.Or(r.MaxChecks, DefaultMaxChecks) && !x.checkedLast(history) {
-				// The check step: before the final answer, verify what
-				// was marked done; a failed check reopens an item and
-				// the task goes on.
-				checks++
-				check := llm.Message{Role: llm.RoleUser, Text: CheckPrompt}
-				if err := r.Sessions.AppendMessages(context.WithoutCancel(ctx), x.t.SessionID, check); err != nil {
-					return fmt.Errorf("save the check: %w", err)
-				}
-				history = append(history, check)
-				if !x.emit(Event{Kind: EventCheck, Text: resp.Text}) {
-					return errStopped
-				}
-				continue
-			}
-			x.emit(Event{Kind: EventDone, Text: resp.Text, Usage: x.usage, Model: x.model})
-			return nil
-		}
-		if history, err = x.runTools(ctx, tools, history, resp.ToolCalls); err != nil {
-			return err
-		}
-		if history, err = x.steer(ctx, history); err != nil {
-			return err
-		}
-	}
-}
 
 // checkedLast reports whether the model answered a check just now: its
 // answer after a check is final.

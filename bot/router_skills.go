@@ -54,21 +54,7 @@ func (r *Router) cmdSkills(ctx context.Context, c chat.Command) error {
 	}
 	switch sub {
 	case "", "list", "ls":
-		if len(skills) == 0 {
-			return r.answerPrivately(ctx, c, chat.Out{Text: "I have learnt no skills here yet."})
-		}
-		var b strings.Builder
-		fmt.Fprintf(&b, "Skills I have learnt here (%d):\n", len(skills))
-		for i, s := range skills {
-			rt, err := l.Rates(ctx, scope, s.Name)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(&b, "%d. %s — %s (read %.0f%% of the times listed; corrected after %.0f%%; failed after %.0f%%)\n",
-				i+1, s.Name, s.Description, 100*rt.InvocationRate(), 100*rt.EditAfterHitRate(), 100*rt.IneffectiveRate())
-		}
-		b.WriteString("/skills show N shows one; /skills forget N removes it.")
-		return r.answerPrivately(ctx, c, chat.Out{Text: b.String()})
+		return r.skillsList(ctx, c, l, scope, skills)
 	case "show":
 		s, ok := pick()
 		if !ok {
@@ -76,39 +62,12 @@ func (r *Router) cmdSkills(ctx context.Context, c chat.Command) error {
 		}
 		return r.answerPrivately(ctx, c, chat.Out{Text: fmt.Sprintf("*%s*\n_%s_\n\n%s", s.Name, s.Description, s.Body)})
 	case "history":
-		revs, err := l.History(ctx, scope)
-		if err != nil {
-			return err
-		}
-		if len(revs) == 0 {
-			return r.answerPrivately(ctx, c, chat.Out{Text: "No changes to undo here."})
-		}
-		var b strings.Builder
-		b.WriteString("What I changed here, newest first:\n")
-		for i, v := range revs {
-			fmt.Fprintf(&b, "%d. %s %s %s (%s)\n", i+1, v.Action, v.Kind, v.Name, v.At.Format("2006-01-02 15:04"))
-		}
-		b.WriteString("/skills undo N puts one back.")
-		return r.answerPrivately(ctx, c, chat.Out{Text: b.String()})
+		return r.skillsHistory(ctx, c, l, scope)
 	case "undo":
-		if !c.Direct && !r.cfg.Access.IsAdmin(c.User) {
-			return r.answerPrivately(ctx, c, chat.Out{Text: "Only an admin can undo this place's changes."})
-		}
-		revs, err := l.History(ctx, scope)
-		if err != nil {
-			return err
-		}
 		if len(c.Args) < 2 {
 			n = 1 // the latest
 		}
-		if n < 1 || n > len(revs) {
-			return r.answerPrivately(ctx, c, chat.Out{Text: fmt.Sprintf("Which one? /skills undo N, with N from 1 to %d (see /skills history).", len(revs))})
-		}
-		v := revs[n-1]
-		if err := l.Undo(ctx, v); err != nil {
-			return err
-		}
-		return r.answerPrivately(ctx, c, chat.Out{Text: fmt.Sprintf("Undone: %s %s %s.", v.Action, v.Kind, v.Name)})
+		return r.skillsUndo(ctx, c, l, scope, n)
 	case "forget", "rm":
 		s, ok := pick()
 		if !ok {
@@ -125,6 +84,63 @@ func (r *Router) cmdSkills(ctx context.Context, c chat.Command) error {
 		return r.answerPrivately(ctx, c, chat.Out{Text: "Removed the skill " + s.Name + "."})
 	}
 	return r.answerPrivately(ctx, c, chat.Out{Text: "Usage: /skills, /skills show N, /skills forget N, /skills history, /skills undo N"})
+}
+
+// skillsList is /skills: the place's skills with how each does.
+func (r *Router) skillsList(ctx context.Context, c chat.Command, l Learning, scope string, skills []evolve.Skill) error {
+	if len(skills) == 0 {
+		return r.answerPrivately(ctx, c, chat.Out{Text: "I have learnt no skills here yet."})
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Skills I have learnt here (%d):\n", len(skills))
+	for i, s := range skills {
+		rt, err := l.Rates(ctx, scope, s.Name)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "%d. %s — %s (read %.0f%% of the times listed; corrected after %.0f%%; failed after %.0f%%)\n",
+			i+1, s.Name, s.Description, 100*rt.InvocationRate(), 100*rt.EditAfterHitRate(), 100*rt.IneffectiveRate())
+	}
+	b.WriteString("/skills show N shows one; /skills forget N removes it.")
+	return r.answerPrivately(ctx, c, chat.Out{Text: b.String()})
+}
+
+// skillsHistory is /skills history: what reflection changed here.
+func (r *Router) skillsHistory(ctx context.Context, c chat.Command, l Learning, scope string) error {
+	revs, err := l.History(ctx, scope)
+	if err != nil {
+		return err
+	}
+	if len(revs) == 0 {
+		return r.answerPrivately(ctx, c, chat.Out{Text: "No changes to undo here."})
+	}
+	var b strings.Builder
+	b.WriteString("What I changed here, newest first:\n")
+	for i, v := range revs {
+		fmt.Fprintf(&b, "%d. %s %s %s (%s)\n", i+1, v.Action, v.Kind, v.Name, v.At.Format("2006-01-02 15:04"))
+	}
+	b.WriteString("/skills undo N puts one back.")
+	return r.answerPrivately(ctx, c, chat.Out{Text: b.String()})
+}
+
+// skillsUndo is /skills undo N: change n of the history put back, by an
+// admin, or in a direct chat by its person.
+func (r *Router) skillsUndo(ctx context.Context, c chat.Command, l Learning, scope string, n int) error {
+	if !c.Direct && !r.cfg.Access.IsAdmin(c.User) {
+		return r.answerPrivately(ctx, c, chat.Out{Text: "Only an admin can undo this place's changes."})
+	}
+	revs, err := l.History(ctx, scope)
+	if err != nil {
+		return err
+	}
+	if n < 1 || n > len(revs) {
+		return r.answerPrivately(ctx, c, chat.Out{Text: fmt.Sprintf("Which one? /skills undo N, with N from 1 to %d (see /skills history).", len(revs))})
+	}
+	v := revs[n-1]
+	if err := l.Undo(ctx, v); err != nil {
+		return err
+	}
+	return r.answerPrivately(ctx, c, chat.Out{Text: fmt.Sprintf("Undone: %s %s %s.", v.Action, v.Kind, v.Name)})
 }
 
 // cmdReflect reflects on this place now (admins), in the background: it

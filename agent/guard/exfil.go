@@ -8,6 +8,7 @@ import (
 
 // Exfiltration: commands or links that send secrets or files out.
 
+// exfiltrationRules is long because it is a table, one rule per line.
 func exfiltrationRules() []rule {
 	s := ruleSet{category: Exfiltration}
 

@@ -24,6 +24,7 @@ const (
 // devices are what one legitimately jailbreaks or puts in developer mode.
 const devices = `\b(?:iphone|ios|ipad|ipod|phone|android|pixel|samsung|kindle|switch|ps[345]|playstation|xbox|console|device|firmware|router|tv|chrome|chromebook|browser|extension|windows|macos|laptop|vscode)\b|手机|手機|安卓|设备|設備|主机|主機|苹果|蘋果|スマホ|アンドロイド`
 
+// injectionRules is long because it is a table, one rule per line.
 func injectionRules() []rule {
 	s := ruleSet{category: Injection}
 

@@ -7,6 +7,7 @@ import "regexp"
 // does, loosely), so the patterns spell phrases without any, and
 // particles are optional where speakers drop them.
 
+// cjkRules is long because it is a table, one rule per line.
 func cjkRules(s *ruleSet) {
 	// --- Chinese (simplified and traditional), on viewSquash ---
 	const zhQual = `(?:(?:你的?|之前|以前|先前|上面|以上|上述|前面|前述|此前|原有|原来|原來|原先|原始|所有|全部|一切|任何|系统|系統|安全)的?){1,3}`

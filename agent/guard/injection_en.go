@@ -4,6 +4,7 @@ package guard
 // cover. All on viewWords (lower-case, punctuation gone, so "don't" reads
 // "don t" and "user's" reads "user s") unless punctuation matters.
 
+// englishMoreRules is long because it is a table, one rule per line.
 func englishMoreRules(s *ruleSet) {
 	// Approval bypass. Parley asks the user before risky tool calls; a
 	// memory entry that waives that would hold in every later session.

@@ -7,6 +7,7 @@ import "regexp"
 // Go's \b only knows ASCII letters, so patterns that start or end next to
 // an accented letter anchor on the spaces of the view instead: (?:^| ).
 
+// europeanRules is long because it is a table, one rule per line.
 func europeanRules(s *ruleSet) {
 	// --- Spanish, German, French (the first tables) ---
 	s.add(viewWords, ignoreWhy,

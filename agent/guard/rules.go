@@ -197,6 +197,8 @@ type literalInfo struct {
 
 const maxLiterals = 64 // beyond this a set costs more than the regexp
 
+// literalsOf is re's literalInfo, from its sub-expressions'.
+// It is long because it is one case per regexp operator.
 func literalsOf(re *syntax.Regexp) literalInfo {
 	switch re.Op {
 	case syntax.OpLiteral:

@@ -191,7 +191,8 @@ func subdivisionFlagTags(s string) int {
 }
 
 // runeLabel names a code point: "U+202E RIGHT-TO-LEFT OVERRIDE". Names
-// are listed for the characters attacks use; others get their class.
+// are listed for the characters attacks use; others get their class. It is
+// long because it is a table.
 func runeLabel(r rune) string {
 	name := ""
 	switch r {

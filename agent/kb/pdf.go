@@ -181,6 +181,8 @@ func walkPages(root pdf.Value, visit func(page, resources pdf.Value) error) erro
 // text moves to a new line and a space where it jumps along one. It
 // follows Page.GetPlainText, adding those breaks (which the library
 // drops, running words together), the size cap and the context checks.
+// It is long because it is the content-stream interpreter: one case per
+// text operator, sharing the text position.
 func pageText(ctx context.Context, page, resources pdf.Value, b *strings.Builder, ops *int) {
 	contents := page.Key("Contents")
 	if contents.Kind() != pdf.Stream && contents.Kind() != pdf.Array {

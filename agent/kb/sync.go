@@ -88,6 +88,10 @@ func (b *Base) SyncDir(ctx context.Context, scope, dir string) (SyncReport, erro
 	return b.walk(ctx, scope, "operator", dir, sourceOf(dir, ""), true)
 }
 
+// walk adds what changed under root and, with prune, forgets what is gone.
+// It is long because one pass over the folder decides each file (too
+// large, unchanged, changed, unreadable) against what is stored, and the
+// decisions share the report it fills.
 func (b *Base) walk(ctx context.Context, scope, addedBy, root, prefix string, prune bool) (SyncReport, error) {
 	if err := b.Ready(); err != nil {
 		return SyncReport{}, err

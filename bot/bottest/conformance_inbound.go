@@ -8,7 +8,8 @@ import (
 )
 
 // checkInbound: messages arrive normalized; the router gates, dedupes and
-// routes on these fields alone.
+// routes on these fields alone. It is long as a suite is: a list of
+// subtests sharing one harness.
 func checkInbound(t *testing.T, newHarness func(*testing.T) Harness) {
 	h := newHarness(t)
 	a := h.Adapter()

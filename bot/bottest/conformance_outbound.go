@@ -211,7 +211,8 @@ func checkMassMentions(t *testing.T, newHarness func(*testing.T) Harness) {
 
 // checkButtons: approvals put an id of up to MaxButtonData bytes in a
 // button and must get it back, with who clicked where, and must be able
-// to answer the clicker alone.
+// to answer the clicker alone. It is long as a suite is: a list of
+// subtests sharing one harness.
 func checkButtons(t *testing.T, newHarness func(*testing.T) Harness) {
 	h := newHarness(t)
 	a := h.Adapter()

@@ -276,6 +276,8 @@ func (r *renderer) lineBreak(w *strings.Builder, c *inlineCtx) {
 	}
 }
 
+// inline renders one inline node in the dialect. It is long because it is
+// one case per kind of CommonMark inline node, each a few lines.
 func (r *renderer) inline(w *strings.Builder, n ast.Node, c *inlineCtx) {
 	switch n := n.(type) {
 	case *ast.Text:

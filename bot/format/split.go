@@ -174,7 +174,8 @@ func (s *splitter) fits(start, end int) bool { return s.measureTo(start, end) <=
 // so the search extrapolates and interpolates instead of bisecting: about
 // four or five measurements per part instead of fifteen. It is not exactly
 // monotonic (closing a "**" shortens Slack output by two), which the
-// verification of the preferred cut absorbs.
+// verification of the preferred cut absorbs. It is long because the
+// search, its fallbacks and the verification share one cut's bounds.
 func (s *splitter) cut(start int) int {
 	i0 := sort.SearchInts(s.cuts, start+1) // first legal cut after start
 	last := len(s.cuts) - 1

@@ -109,7 +109,9 @@ func (m *nativeMemo) failed(space string, now time.Time, d time.Duration) {
 
 // flushNative shows the newest text in the native stream, and reports
 // whether the native path has it in hand; false means the reply now goes
-// by send+edit and the caller goes on with that.
+// by send+edit and the caller goes on with that. It is long because it is
+// one loop over the stream's states (not started, open, broken), whose
+// cases continue or leave it.
 func (w *ReplyWriter) flushNative(ctx context.Context) bool {
 	n := &w.nat
 	for ctx.Err() == nil {

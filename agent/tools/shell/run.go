@@ -62,6 +62,8 @@ const tmpName = ".tmp"
 // We read the output pipe ourselves rather than letting os/exec copy it,
 // so that Wait returns when the supervisor exits rather than when the
 // pipe closes, and a stuck writer can be given up on after the grace.
+// It is long because the start, the timeout, the grace and the reaping of
+// one supervised process are one sequence whose steps share its state.
 func run(ctx context.Context, s *settings, dir, command string, timeout time.Duration) (result, error) {
 	sp, err := s.spec(dir, command, timeout)
 	if err != nil {
