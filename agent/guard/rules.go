@@ -197,7 +197,7 @@ type literalInfo struct {
 
 const maxLiterals = 64 // beyond this a set costs more than the regexp
 
-// literalsOf is re's literalInfo, from its sub-expressions'.
+// literalsOf is re's literalInfo, built from its sub-expressions' own.
 // It is long because it is one case per regexp operator.
 func literalsOf(re *syntax.Regexp) literalInfo {
 	switch re.Op {
