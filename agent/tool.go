@@ -33,6 +33,9 @@ type Caller struct {
 	// where no one can approve, and such calls are refused. Helpers a
 	// turn starts ask the same.
 	Approve Approver
+	// Runner is the runner the call runs in (set for each call), for tools
+	// that run turns of their own: agent/task's helpers.
+	Runner *Runner
 	// Origin is where the turn runs, for tools that act there later.
 	Origin Origin
 	// CallID is the id of the tool call being run, for tools that keep

@@ -98,6 +98,7 @@ func (x *run) runTool(ctx context.Context, tools map[string]Tool, call llm.ToolC
 	caller.SessionID = x.t.SessionID
 	caller.CallID = call.ID
 	caller.Tainted = x.tainted
+	caller.Runner = x.r
 	if x.r.policy(tool) == PolicyAlways {
 		text, verdict := x.approve(ctx, tool, call, caller)
 		switch verdict {

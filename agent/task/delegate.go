@@ -68,9 +68,11 @@ func (l Limits) withDefaults() Limits {
 type Delegation struct {
 	Tasks   Tasks
 	Helpers HelperStore
-	// Runner is the runner whose tools delegate is one of: helpers run on
-	// it, with its tools minus todo and delegate, plus todo_item.
-	Runner *agent.Runner
+	// Logger receives what went wrong beside the helpers' work; nil:
+	// slog.Default. Helpers run on the runner the delegate call runs in
+	// (agent.Caller.Runner), with its tools minus todo and delegate, plus
+	// todo_item.
+	Logger *slog.Logger
 	// Slots bound the helpers running at once across all tasks; nil:
 	// DefaultConcurrent. They must not be the chat core's turn slots: a
 	// parent holds one of those while it waits for its helpers.
@@ -103,8 +105,8 @@ type delegator struct {
 // its plan to helpers that run at once, each in a sub-session of its own,
 // and gets their results back in one tool result.
 func (d Delegation) Tool() (agent.Tool, error) {
-	if d.Runner == nil || d.Helpers == nil || d.Tasks.Store == nil {
-		return nil, errors.New("delegate: Runner, Helpers and Tasks.Store are required")
+	if d.Helpers == nil || d.Tasks.Store == nil {
+		return nil, errors.New("delegate: Helpers and Tasks.Store are required")
 	}
 	dl := &delegator{Delegation: d, lim: d.Limits.withDefaults(), slots: d.Slots}
 	if dl.slots == nil {
@@ -142,6 +144,9 @@ func (dl *delegator) delegate(ctx context.Context, c agent.Caller, depth int, a 
 	}
 	if err := dl.check(k.Plan, a); err != nil {
 		return "", err
+	}
+	if c.Runner == nil {
+		return "", errors.New("delegate: the call runs in no runner")
 	}
 	jobs, err := dl.prepare(ctx, c, k.Plan, a)
 	if err != nil {
@@ -255,7 +260,7 @@ func turnKey(c agent.Caller) string { return "helper:" + c.CallID }
 // cut off (a crash, a stop) has none, or the interrupted one; a call
 // compaction removed was read before it was.
 func (dl *delegator) readBy(ctx context.Context, c agent.Caller) (func(Helper) bool, error) {
-	msgs, err := dl.Runner.Sessions.Messages(ctx, c.SessionID)
+	msgs, err := c.Runner.Sessions.Messages(ctx, c.SessionID)
 	if err != nil {
 		return nil, fmt.Errorf("load session: %w", err)
 	}
@@ -278,8 +283,8 @@ func (dl *delegator) readBy(ctx context.Context, c agent.Caller) (func(Helper) b
 }
 
 func (dl *delegator) logger() *slog.Logger {
-	if dl.Runner.Logger != nil {
-		return dl.Runner.Logger
+	if dl.Logger != nil {
+		return dl.Logger
 	}
 	return slog.Default()
 }

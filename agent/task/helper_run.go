@@ -102,14 +102,14 @@ func (dl *delegator) finish(ctx context.Context, h *Helper, s HelperStatus, resu
 // paused says it paused (its parent's /pause, or a plan of its own out of
 // steps) rather than finished.
 func (dl *delegator) turn(ctx context.Context, c agent.Caller, depth int, h *Helper) (answer string, paused bool, err error) {
-	progress, err := dl.Runner.Progress(ctx, h.Session, h.Key)
+	progress, err := c.Runner.Progress(ctx, h.Session, h.Key)
 	if err != nil {
 		return "", false, err
 	}
 	if progress.Phase == agent.PhaseAnswered {
 		return progress.Answer, false, nil // it answered just before a crash
 	}
-	tools, err := dl.helperTools(depth, *h)
+	tools, err := dl.helperTools(c.Runner, depth, *h)
 	if err != nil {
 		return "", false, err
 	}
@@ -131,7 +131,7 @@ func (dl *delegator) turn(ctx context.Context, c agent.Caller, depth int, h *Hel
 	} else {
 		t.Text, t.Key = helperPrompt(*h), h.Key
 	}
-	for ev, err := range dl.Runner.Run(ctx, t) {
+	for ev, err := range c.Runner.Run(ctx, t) {
 		if err != nil {
 			return "", false, err
 		}

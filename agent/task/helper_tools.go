@@ -8,12 +8,12 @@ import (
 	"github.com/parleybot/parley/agent"
 )
 
-// helperTools are a helper's tools: the runner's, but todo and delegate,
+// helperTools are a helper's tools: runner's, but todo and delegate,
 // and todo_item for its own item. A helper that may nest (depth below
 // tasks.helper_depth) also keeps a plan of its own and delegates from it.
-func (dl *delegator) helperTools(depth int, h Helper) ([]agent.Tool, error) {
+func (dl *delegator) helperTools(runner *agent.Runner, depth int, h Helper) ([]agent.Tool, error) {
 	var out []agent.Tool
-	for _, t := range dl.Runner.Tools {
+	for _, t := range runner.Tools {
 		if name := t.Spec().Name; name != todoName && name != delegateName {
 			out = append(out, t)
 		}

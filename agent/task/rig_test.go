@@ -213,7 +213,7 @@ func newRig(t *testing.T, path string, m *model, configure func(*task.Delegation
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := task.Delegation{Tasks: tasks, Helpers: db, Runner: r.runner}
+	d := task.Delegation{Tasks: tasks, Helpers: db}
 	if configure != nil {
 		configure(&d)
 	}

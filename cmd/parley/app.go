@@ -8,27 +8,28 @@ import (
 	"sync"
 
 	"github.com/parleybot/parley/agent"
-	"github.com/parleybot/parley/agent/evolve"
 	"github.com/parleybot/parley/agent/guard"
 	"github.com/parleybot/parley/agent/kb"
 	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/agent/llm/anthropic"
 	"github.com/parleybot/parley/agent/llm/openai"
-	"github.com/parleybot/parley/agent/tools"
 	"github.com/parleybot/parley/agent/tools/mcp"
-	"github.com/parleybot/parley/agent/tools/shell"
-	"github.com/parleybot/parley/agent/tools/webfetch"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/cmd/parley/internal/config"
 	"github.com/parleybot/parley/internal/secret"
 )
 
-// app is Parley wired together: storage, the model, the harness and the
-// chat core.
+// app is what Parley's commands share: storage, the model, the knowledge
+// base, the memory judge and the MCP servers. The chat core over them,
+// the runner and every tool included, is assemble's (assemble.go).
 type app struct {
-	cfg    *config.Config
-	db     backend
-	runner *agent.Runner
+	cfg *config.Config
+	db  backend
+	// model is the chat model, counted for metrics; window its context
+	// window, and blind whether it cannot see pictures.
+	model  llm.Provider
+	window int
+	blind  bool
 	limits agent.MemoryLimits
 	bridge *mcp.Bridge
 	kb     *kb.Base
@@ -39,6 +40,8 @@ type app struct {
 	// ops serves /metrics, /healthz and /readyz; nil unless http.listen
 	// is set (ops.go).
 	ops *operator
+	// logger is the harness's: the runner's and its helpers'.
+	logger *slog.Logger
 }
 
 // openApp wires Parley from cfg. The caller closes it.
@@ -72,50 +75,9 @@ func openApp(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app
 		// Said once, at start; everything else works without it.
 		logger.Warn(err.Error())
 	}
-	tools, bridge, err := buildTools(ctx, cfg, db, base, limits, judge, logger)
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
-	if cfg.Evolution.Enabled {
-		read, err := evolve.SkillRead(skillFiles(cfg))
-		if err != nil {
-			db.Close()
-			return nil, err
-		}
-		tools = append(tools, read)
-	}
-	runner := &agent.Runner{
-		Provider:     ops.provider(provider),
-		Sessions:     db,
-		Memory:       db,
-		Tools:        tools,
-		Policies:     policies(cfg.Tools.Approval),
-		Persona:      cfg.LLM.Persona,
-		MemoryLimits: limits,
-		// Answers are sized per model by the registry (llm.models,
-		// llm.max_tokens, the table); compaction keeps to the primary's
-		// window, and a smaller fallback window is met by compacting
-		// when that model says the prompt is too long.
-		ContextWindow: reg.Info(cfg.LLM.Model).ContextWindow,
-		CompactAt:     float64(cfg.LLM.CompactAtPercent) / 100,
-		Blind:         blind,
-		ImageLimits:   imageLimits(cfg.Attachments),
-		Reasoning:     cfg.LLM.Reasoning(),
-		ShowThinking:  cfg.LLM.ShowThinking,
-		Logger:        logger,
-	}
-	pauses := &pauseRelay{}
-	if cfg.Tasks.Enabled {
-		if err := withTasks(runner, db, cfg.Tasks, pauses); err != nil {
-			db.Close()
-			return nil, err
-		}
-	}
-	if cfg.Evolution.Enabled {
-		runner.Skills = evolve.Index{Files: skillFiles(cfg), Impressions: db, Memos: db, BudgetTokens: cfg.Evolution.IndexTokens}
-	}
-	return &app{cfg: cfg, db: db, runner: runner, limits: limits, bridge: bridge, kb: base, judge: judge, pauses: pauses, ops: ops}, nil
+	bridge := connectMCP(ctx, cfg, logger)
+	return &app{cfg: cfg, db: db, model: ops.provider(provider), window: reg.Info(cfg.LLM.Model).ContextWindow, blind: blind,
+		limits: limits, bridge: bridge, kb: base, judge: judge, pauses: &pauseRelay{}, ops: ops, logger: logger}, nil
 }
 
 // chatModel is the provider the runner talks to: llm.model, or with
@@ -145,40 +107,10 @@ func memoryJudge(cfg *config.Config) (*guard.Judge, error) {
 	return &guard.Judge{Classifier: guard.LLMClassifier{Provider: p}}, nil
 }
 
-// buildTools assembles the tools the config enables. MCP servers that fail
-// to start are logged and skipped: one broken server must not keep Parley
-// from answering.
-func buildTools(ctx context.Context, cfg *config.Config, db backend, base *kb.Base, limits agent.MemoryLimits, judge *guard.Judge, logger *slog.Logger) ([]agent.Tool, *mcp.Bridge, error) {
-	memoryTool, err := tools.Memory(db, limits, judge)
-	if err != nil {
-		return nil, nil, err
-	}
-	list := []agent.Tool{memoryTool}
-	if base.Ready() == nil {
-		search, err := tools.KBSearch(base)
-		if err != nil {
-			return nil, nil, err
-		}
-		list = append(list, search)
-	}
-	if cfg.Tools.WebFetch.Enabled {
-		wf, err := webfetch.New(webfetch.Options{})
-		if err != nil {
-			return nil, nil, fmt.Errorf("web_fetch tool: %w", err)
-		}
-		list = append(list, wf)
-	}
-	if cfg.Tools.Shell.Enabled {
-		protected := []string{cfg.DBPath()}
-		if cfg.File != "" {
-			protected = append(protected, cfg.File)
-		}
-		sh, err := shell.New(shell.Options{DataDir: cfg.DataDir, ProtectedPaths: protected, Unsandboxed: cfg.Tools.Shell.Unsandboxed})
-		if err != nil {
-			return nil, nil, fmt.Errorf("shell tool: %w", err)
-		}
-		list = append(list, sh)
-	}
+// connectMCP starts the MCP servers the config names, or returns nil.
+// Servers that fail to start are logged and skipped: one broken server
+// must not keep Parley from answering.
+func connectMCP(ctx context.Context, cfg *config.Config, logger *slog.Logger) *mcp.Bridge {
 	var servers []mcp.ServerConfig
 	for _, s := range cfg.Tools.MCP.Servers {
 		servers = append(servers, mcp.ServerConfig{
@@ -186,16 +118,14 @@ func buildTools(ctx context.Context, cfg *config.Config, db backend, base *kb.Ba
 			URL: s.URL, Headers: reveal(s.Headers), Trusted: s.Trusted,
 		})
 	}
-	var bridge *mcp.Bridge
-	if len(servers) > 0 {
-		var errs []error
-		bridge, errs = mcp.Connect(ctx, servers, logger)
-		for _, err := range errs {
-			logger.Warn("MCP server skipped", "err", err)
-		}
-		list = append(list, bridge.Tools()...)
+	if len(servers) == 0 {
+		return nil
 	}
-	return list, bridge, nil
+	bridge, errs := mcp.Connect(ctx, servers, logger)
+	for _, err := range errs {
+		logger.Warn("MCP server skipped", "err", err)
+	}
+	return bridge
 }
 
 // policies turns the config's approval lists into per-tool overrides. The

@@ -57,15 +57,10 @@ func runChat(ctx context.Context, e *environment, cfg *config.Config) error {
 	approvers := append(slices.Clone(cfg.ApproversOrAdmins()), operator.Key())
 	// The core's warnings (a turn failed) are about the conversation, which
 	// the terminal shows itself.
-	cc, err := coreConfig(a, []chat.Adapter{term}, acc, approvers, newLogger(e.stderr, slog.LevelError))
+	core, err := assemble(a, []chat.Adapter{term}, acc, approvers, newLogger(e.stderr, slog.LevelError))
 	if err != nil {
 		return err
 	}
-	core, err := bot.NewCore(cc)
-	if err != nil {
-		return err
-	}
-	a.pauses.set(core.PauseAsked)
 	defer a.background(ctx, alone, logger)()
 	if err := core.Run(ctx); err != nil {
 		return err

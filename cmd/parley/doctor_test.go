@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/parleybot/parley/agent/remind"
-	"github.com/parleybot/parley/store"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +12,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/parleybot/parley/agent/remind"
+	"github.com/parleybot/parley/store"
 
 	"github.com/parleybot/parley/adapters/discord/discordtest"
 	"github.com/parleybot/parley/agent/llm/llmtest"

@@ -46,7 +46,7 @@ func (a *app) scheduler(logger *slog.Logger) *evolve.Scheduler {
 	return &evolve.Scheduler{
 		Store: a.db,
 		Reflector: &evolve.Reflect{
-			Provider: a.runner.Provider, Model: model, Files: skillFiles(a.cfg), Runs: a.db, Sessions: a.db, Memo: a.db, Revisions: a.db,
+			Provider: a.model, Model: model, Files: skillFiles(a.cfg), Runs: a.db, Sessions: a.db, Memo: a.db, Revisions: a.db,
 			Guard: func(ctx context.Context, text string, existing []string) error {
 				return guard.Vet(ctx, judge, text, existing)
 			},

@@ -2,11 +2,10 @@ package main
 
 import (
 	"context"
-	"github.com/parleybot/parley/agent/evolve"
-	"github.com/parleybot/parley/chat"
 	"log/slog"
 	"strings"
-	"time"
+
+	"github.com/parleybot/parley/chat"
 
 	"github.com/parleybot/parley/adapters/inbound"
 	"github.com/parleybot/parley/bot"
@@ -24,15 +23,10 @@ func runPlatforms(ctx context.Context, a *app, adapters []chat.Adapter, web *inb
 	if approvers == nil {
 		approvers = []string{} // nobody: not "the core's default"
 	}
-	cc, err := coreConfig(a, adapters, access(cfg), approvers, logger)
+	core, err := assemble(a, adapters, access(cfg), approvers, logger)
 	if err != nil {
 		return err
 	}
-	core, err := bot.NewCore(cc)
-	if err != nil {
-		return err
-	}
-	a.pauses.set(core.PauseAsked)
 	if err := a.ops.serve(web, core, a.db, adapters); err != nil {
 		return err
 	}
@@ -63,45 +57,6 @@ func runPlatforms(ctx context.Context, a *app, adapters []chat.Adapter, web *inb
 		return serr
 	}
 	return err
-}
-
-// coreConfig is the chat core of a over adapters, the terminal's or the
-// chat platforms'.
-func coreConfig(a *app, adapters []chat.Adapter, acc bot.Access, approvers []string, logger *slog.Logger) (bot.CoreConfig, error) {
-	var runs bot.RunRecorder
-	var learn bot.Learning
-	if a.cfg.Evolution.Enabled {
-		runs = evolve.Recorder{Runs: a.db, Memos: a.db}
-		learn = learning{files: skillFiles(a.cfg), db: a.db, s: a.scheduler(logger)}
-	}
-	cc := bot.CoreConfig{
-		Adapters:       adapters,
-		Store:          a.db,
-		Runner:         a.runner,
-		MemoryLimits:   a.limits,
-		Access:         acc,
-		Approvers:      approvers,
-		ApprovalExpiry: time.Duration(a.cfg.Tools.Approval.ExpireMinutes) * time.Minute,
-		MaxConcurrent:  a.cfg.LLM.MaxConcurrent,
-		Model:          a.cfg.LLM.Model,
-		Limits:         bot.Limits(a.cfg.Limits),
-		Knowledge:      a.kb,
-		Attachments:    attachmentLimits(a.cfg.Attachments),
-		Runs:           runs,
-		Learning:       learn,
-		Metrics:        a.ops.metrics(),
-		Sharing:        sharing(a.cfg, a.db),
-		Logger:         logger,
-	}
-	if a.cfg.Tasks.Enabled {
-		cc.Tasks, cc.Helpers = a.db, a.db
-	}
-	if a.cfg.Reminders.Enabled {
-		if err := withReminders(&cc, a, adapters, logger); err != nil {
-			return cc, err
-		}
-	}
-	return cc, nil
 }
 
 // access turns the config's allow lists into the router's policy, each

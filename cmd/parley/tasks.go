@@ -1,6 +1,7 @@
 package main
 
 import (
+	"log/slog"
 	"sync"
 	"time"
 
@@ -9,32 +10,36 @@ import (
 	"github.com/parleybot/parley/cmd/parley/internal/config"
 )
 
-// withTasks gives the runner long tasks (docs/tasks.md): the todo tool,
-// the plans it keeps (given to the model at every step), the task's
-// budgets, and the delegate tool's helpers. The chat side — the
-// checklist, the work log, /pause and /resume — is the core's, over the
-// same store (coreConfig).
-func withTasks(r *agent.Runner, db backend, c config.Tasks, pauses *pauseRelay) error {
+// taskParts are what tasks.* give the runner (docs/tasks.md): the todo
+// and delegate tools, the plans (given to the model at every step) and the
+// task's budgets. The chat side — the checklist, the work log, /pause and
+// /resume — is the core's, over the same store (assemble).
+type taskParts struct {
+	tools         []agent.Tool
+	plans         agent.Plans
+	steps, checks int
+}
+
+func newTaskParts(db backend, c config.Tasks, pauses *pauseRelay, logger *slog.Logger) (*taskParts, error) {
 	tasks := task.Tasks{Store: db}
 	todo, err := tasks.Todo()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	delegate, err := task.Delegation{
-		Tasks: tasks, Helpers: db, Runner: r, Slots: task.NewSlots(c.MaxConcurrentHelpers),
+		Tasks: tasks, Helpers: db, Slots: task.NewSlots(c.MaxConcurrentHelpers),
 		Limits: task.Limits{MaxHelpers: c.MaxHelpers, Depth: c.HelperDepth, Steps: c.HelperSteps,
 			Timeout: time.Duration(c.HelperTimeoutMinutes) * time.Minute},
-		Pause: pauses.asked,
+		Pause: pauses.asked, Logger: logger,
 	}.Tool()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	r.Tools = append(r.Tools, todo, delegate)
-	r.Plans, r.TaskSteps, r.MaxChecks = tasks, c.MaxSteps, c.MaxChecks
+	p := &taskParts{tools: []agent.Tool{todo, delegate}, plans: tasks, steps: c.MaxSteps, checks: c.MaxChecks}
 	if c.MaxChecks == 0 {
-		r.MaxChecks = -1 // the runner reads 0 as "the default"
+		p.checks = -1 // the runner reads 0 as "the default"
 	}
-	return nil
+	return p, nil
 }
 
 // pauseRelay asks the chat core whether a task was asked to pause, for

@@ -1,18 +1,18 @@
 package main
 
 import (
+	"log/slog"
 	"path/filepath"
 	"testing"
 
-	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/cmd/parley/internal/config"
 	"github.com/parleybot/parley/store"
 )
 
-// TestWithTasks: tasks.* reach the runner — the todo tool, the plans, the
+// TestTaskParts: tasks.* reach the runner — the todo tool, the plans, the
 // step budget, and max_checks 0 meaning no check step (the runner reads
 // its own 0 as the default).
-func TestWithTasks(t *testing.T) {
+func TestTaskParts(t *testing.T) {
 	db, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "parley.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -25,11 +25,13 @@ func TestWithTasks(t *testing.T) {
 		{config.Tasks{Enabled: true, MaxSteps: 60, MaxChecks: 2, MaxConcurrentHelpers: 4}, 2},
 		{config.Tasks{Enabled: true, MaxSteps: 7, MaxChecks: 0, MaxConcurrentHelpers: 1}, -1},
 	} {
-		r := &agent.Runner{}
 		pauses := &pauseRelay{}
-		if err := withTasks(r, db, tt.cfg, pauses); err != nil {
+		p, err := newTaskParts(db, tt.cfg, pauses, slog.New(slog.DiscardHandler))
+		if err != nil {
 			t.Fatal(err)
 		}
+		a := &app{cfg: &config.Config{Tasks: tt.cfg}, db: db}
+		r := a.newRunner(p.tools, p)
 		if pauses.asked("s1") {
 			t.Error("a task pauses before the core runs")
 		}

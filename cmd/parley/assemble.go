@@ -1,0 +1,165 @@
+package main
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/agent/evolve"
+	"github.com/parleybot/parley/agent/tools"
+	"github.com/parleybot/parley/agent/tools/shell"
+	"github.com/parleybot/parley/agent/tools/webfetch"
+	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
+)
+
+// assemble builds the chat core of a over adapters (the terminal's or the
+// chat platforms'), in the order its parts depend on each other: what
+// reminders need from the platforms (each person's zone), every tool, the
+// runner over them, then the core, which the caller runs.
+func assemble(a *app, adapters []chat.Adapter, acc bot.Access, approvers []string, logger *slog.Logger) (*bot.Core, error) {
+	var rem *reminderParts
+	if a.cfg.Reminders.Enabled {
+		var err error
+		if rem, err = newReminderParts(a, adapters, logger); err != nil {
+			return nil, err
+		}
+	}
+	var tasks *taskParts
+	if a.cfg.Tasks.Enabled {
+		var err error
+		if tasks, err = newTaskParts(a.db, a.cfg.Tasks, a.pauses, a.logger); err != nil {
+			return nil, err
+		}
+	}
+	list, err := a.tools(rem, tasks)
+	if err != nil {
+		return nil, err
+	}
+	runner := a.newRunner(list, tasks)
+	var runs bot.RunRecorder
+	var learn bot.Learning
+	if a.cfg.Evolution.Enabled {
+		runs = evolve.Recorder{Runs: a.db, Memos: a.db}
+		learn = learning{files: skillFiles(a.cfg), db: a.db, s: a.scheduler(logger)}
+	}
+	cc := bot.CoreConfig{
+		Adapters:       adapters,
+		Store:          a.db,
+		Runner:         runner,
+		MemoryLimits:   a.limits,
+		Access:         acc,
+		Approvers:      approvers,
+		ApprovalExpiry: time.Duration(a.cfg.Tools.Approval.ExpireMinutes) * time.Minute,
+		MaxConcurrent:  a.cfg.LLM.MaxConcurrent,
+		Model:          a.cfg.LLM.Model,
+		Limits:         bot.Limits(a.cfg.Limits),
+		Knowledge:      a.kb,
+		Attachments:    attachmentLimits(a.cfg.Attachments),
+		Runs:           runs,
+		Learning:       learn,
+		Metrics:        a.ops.metrics(),
+		Sharing:        sharing(a.cfg, a.db),
+		Logger:         logger,
+	}
+	if tasks != nil {
+		cc.Tasks, cc.Helpers = a.db, a.db
+	}
+	if rem != nil {
+		cc.Reminders, cc.ReminderLoop, cc.Zones = a.db, rem.loop, rem.zones
+	}
+	core, err := bot.NewCore(cc)
+	if err != nil {
+		return nil, err
+	}
+	a.pauses.set(core.PauseAsked)
+	return core, nil
+}
+
+// tools is every tool the runner offers, in one place, the configuration
+// deciding which: memory always; kb_search with the knowledge base;
+// web_fetch, shell and the MCP servers' as configured; skill_read with
+// learning; remind and schedule with reminders; todo and delegate with
+// tasks.
+func (a *app) tools(rem *reminderParts, tasks *taskParts) ([]agent.Tool, error) {
+	cfg := a.cfg
+	memoryTool, err := tools.Memory(a.db, a.limits, a.judge)
+	if err != nil {
+		return nil, err
+	}
+	list := []agent.Tool{memoryTool}
+	if a.kb.Ready() == nil {
+		search, err := tools.KBSearch(a.kb)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, search)
+	}
+	if cfg.Tools.WebFetch.Enabled {
+		wf, err := webfetch.New(webfetch.Options{})
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, wf)
+	}
+	if cfg.Tools.Shell.Enabled {
+		protected := []string{cfg.DBPath()}
+		if cfg.File != "" {
+			protected = append(protected, cfg.File)
+		}
+		sh, err := shell.New(shell.Options{DataDir: cfg.DataDir, ProtectedPaths: protected, Unsandboxed: cfg.Tools.Shell.Unsandboxed})
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, sh)
+	}
+	if a.bridge != nil {
+		list = append(list, a.bridge.Tools()...)
+	}
+	if cfg.Evolution.Enabled {
+		read, err := evolve.SkillRead(skillFiles(cfg))
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, read)
+	}
+	if rem != nil {
+		list = append(list, rem.tools...)
+	}
+	if tasks != nil {
+		list = append(list, tasks.tools...)
+	}
+	return list, nil
+}
+
+// newRunner is the harness over list, built whole.
+func (a *app) newRunner(list []agent.Tool, tasks *taskParts) *agent.Runner {
+	cfg := a.cfg
+	r := &agent.Runner{
+		Provider:     a.model,
+		Sessions:     a.db,
+		Memory:       a.db,
+		Tools:        list,
+		Policies:     policies(cfg.Tools.Approval),
+		Persona:      cfg.LLM.Persona,
+		MemoryLimits: a.limits,
+		// Answers are sized per model by the registry (llm.models,
+		// llm.max_tokens, the table); compaction keeps to the primary's
+		// window, and a smaller fallback window is met by compacting
+		// when that model says the prompt is too long.
+		ContextWindow: a.window,
+		CompactAt:     float64(cfg.LLM.CompactAtPercent) / 100,
+		Blind:         a.blind,
+		ImageLimits:   imageLimits(cfg.Attachments),
+		Reasoning:     cfg.LLM.Reasoning(),
+		ShowThinking:  cfg.LLM.ShowThinking,
+		Logger:        a.logger,
+	}
+	if tasks != nil {
+		r.Plans, r.TaskSteps, r.MaxChecks = tasks.plans, tasks.steps, tasks.checks
+	}
+	if cfg.Evolution.Enabled {
+		r.Skills = evolve.Index{Files: skillFiles(cfg), Impressions: a.db, Memos: a.db, BudgetTokens: cfg.Evolution.IndexTokens}
+	}
+	return r
+}
