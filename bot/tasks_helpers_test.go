@@ -24,7 +24,7 @@ func TestHelperApprovalInTheThread(t *testing.T) {
 		setup := w.setup
 		w.setup = func(cfg *bot.CoreConfig, db *store.DB) {
 			setup(cfg, db)
-			delegate, err := task.Delegation{Tasks: task.Tasks{Store: db}, Helpers: db, Runner: cfg.Runner}.Tool()
+			delegate, err := task.Delegation{Tasks: task.Tasks{Store: db}, Helpers: db}.Tool()
 			if err != nil {
 				t.Fatal(err)
 			}
