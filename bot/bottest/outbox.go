@@ -11,8 +11,9 @@ import (
 // Outbox is an in-memory outbound.Outbox, for tests that drive a Delivery
 // without a database. The zero value is empty and ready.
 type Outbox struct {
-	mu   sync.Mutex
-	recs map[string]outbound.OutboxRecord
+	mu    sync.Mutex
+	recs  map[string]outbound.OutboxRecord
+	saves int
 }
 
 var _ outbound.Outbox = (*Outbox)(nil)
@@ -33,5 +34,25 @@ func (o *Outbox) SaveReply(_ context.Context, rec outbound.OutboxRecord) error {
 	}
 	rec.Refs = slices.Clone(rec.Refs)
 	o.recs[rec.InboxKey] = rec
+	o.saves++
 	return nil
+}
+
+// Saves counts SaveReply's calls.
+func (o *Outbox) Saves() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.saves
+}
+
+// HasRef reports whether any record holds the message ref.
+func (o *Outbox) HasRef(ref string) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, r := range o.recs {
+		if slices.Contains(r.Refs, ref) {
+			return true
+		}
+	}
+	return false
 }

@@ -22,7 +22,7 @@ func benchDelivery(b *testing.B, every time.Duration) (*outbound.Delivery, *bott
 	fake := bottest.New(bottest.Config{Capabilities: caps, LimitEvery: -1, DiscardCalls: true})
 	d, err := outbound.NewDelivery(outbound.DeliveryConfig{
 		Adapter:     fake,
-		Outbox:      newMemOutbox(),
+		Outbox:      &bottest.Outbox{},
 		Split:       testSplit,
 		Logger:      slog.New(slog.DiscardHandler),
 		TypingEvery: -1,

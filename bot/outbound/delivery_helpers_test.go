@@ -15,44 +15,6 @@ import (
 	"github.com/parleybot/parley/chat"
 )
 
-// memOutbox is an in-memory outbound.Outbox.
-type memOutbox struct {
-	mu    sync.Mutex
-	recs  map[string]outbound.OutboxRecord
-	saves int
-}
-
-func newMemOutbox() *memOutbox { return &memOutbox{recs: map[string]outbound.OutboxRecord{}} }
-
-func (o *memOutbox) Reply(_ context.Context, key string) (outbound.OutboxRecord, bool, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	rec, ok := o.recs[key]
-	rec.Refs = slices.Clone(rec.Refs)
-	return rec, ok, nil
-}
-
-func (o *memOutbox) SaveReply(_ context.Context, rec outbound.OutboxRecord) error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	rec.Refs = slices.Clone(rec.Refs)
-	o.recs[rec.InboxKey] = rec
-	o.saves++
-	return nil
-}
-
-// hasRef reports whether any record holds ref.
-func (o *memOutbox) hasRef(ref string) bool {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	for _, r := range o.recs {
-		if slices.Contains(r.Refs, ref) {
-			return true
-		}
-	}
-	return false
-}
-
 // refsFirst wraps an adapter and checks, on every call in a chat, that
 // each ref an earlier Send in that chat returned is already in the
 // outbox: a reply records its ref before it does anything else. Replies
@@ -60,7 +22,7 @@ func (o *memOutbox) hasRef(ref string) bool {
 type refsFirst struct {
 	chat.Adapter
 	t   testing.TB
-	box *memOutbox
+	box *bottest.Outbox
 
 	mu   sync.Mutex
 	refs map[string][]string // by chat
@@ -73,7 +35,7 @@ func (a *refsFirst) check(op string, t chat.Thread) {
 	refs := slices.Clone(a.refs[chatOf(t)])
 	a.mu.Unlock()
 	for _, r := range refs {
-		if !a.box.hasRef(r) {
+		if !a.box.HasRef(r) {
 			a.t.Errorf("%s called before message %s was recorded in the outbox", op, r)
 		}
 	}
@@ -171,7 +133,7 @@ type dl struct {
 	// the delivery sees.
 	base   chat.Adapter
 	wrap   func(*refsFirst) chat.Adapter
-	box    *memOutbox
+	box    *bottest.Outbox
 	d      *outbound.Delivery
 	pacer  *outbound.Pacer
 	logs   *logBuffer
@@ -202,7 +164,7 @@ func newDLOn(t testing.TB, fake *bottest.Adapter, base chat.Adapter, wrap func(*
 		fake:   fake,
 		base:   base,
 		wrap:   wrap,
-		box:    newMemOutbox(),
+		box:    &bottest.Outbox{},
 		logs:   &logBuffer{},
 		thread: chat.Thread{Platform: "fake", Space: "W1", Chat: "C1", ID: "root"},
 		user:   chat.User{Platform: "fake", ID: "U1", Name: "Ada"},

@@ -179,11 +179,11 @@ func TestCrashBetweenPostAndRecord(t *testing.T) {
 				if rec, _, _ := h.box.Reply(ctx, "k1"); rec.Status != outbound.ReplyFailed || len(rec.Refs) != 0 {
 					t.Fatalf("record %+v, want failed without a ref", rec)
 				}
-				h.box.mu.Lock()
-				rec := h.box.recs["k1"]
+				rec, _, _ := h.box.Reply(ctx, "k1")
 				rec.Status = outbound.ReplyPosting // as the crash left it: the intent, no result
-				h.box.recs["k1"] = rec
-				h.box.mu.Unlock()
+				if err := h.box.SaveReply(ctx, rec); err != nil {
+					t.Fatal(err)
+				}
 
 				h.fake.ClearFaults()
 				h.d = h.delivery(t, nil)
@@ -224,8 +224,8 @@ func TestPostIntentRecordedFirst(t *testing.T) {
 		if got := h.fake.Sent(); len(got) != 1 || got[0].Out.Key != "k1#1" {
 			t.Errorf("sent %+v, want one create keyed k1#1", got)
 		}
-		if h.box.saves != 2 {
-			t.Errorf("%d saves, want 2: the intent, then the ref with the status", h.box.saves)
+		if n := h.box.Saves(); n != 2 {
+			t.Errorf("%d saves, want 2: the intent, then the ref with the status", n)
 		}
 	})
 }

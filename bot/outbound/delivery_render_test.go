@@ -1,11 +1,12 @@
 package outbound
 
 import (
-	"github.com/parleybot/parley/chat"
 	"strings"
 	"testing"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/parleybot/parley/chat"
 )
 
 // utf16Len measures like Telegram: UTF-16 code units.

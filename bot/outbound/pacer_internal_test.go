@@ -2,10 +2,11 @@ package outbound
 
 import (
 	"fmt"
-	"github.com/parleybot/parley/chat"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/parleybot/parley/chat"
 )
 
 func TestPacerDropsIdleBuckets(t *testing.T) {
