@@ -66,14 +66,14 @@ func BenchmarkSystemPrompt(b *testing.B) {
 func benchRunner(b *testing.B, script []llm.Response, tools ...Tool) (*Runner, *memStore) {
 	b.Helper()
 	st := &memStore{sessions: map[string][]llm.Message{}, memory: benchPrompt().Memory}
-	return &Runner{
+	return &Runner{RunnerConfig: RunnerConfig{
 		Provider:      llmtest.NewInstant(script...),
 		Sessions:      st,
 		Memory:        st,
 		Tools:         tools,
 		ContextWindow: 128000,
 		Now:           func() time.Time { return time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC) },
-	}, st
+	}}, st
 }
 
 // BenchmarkRunTextTurn is one loop iteration: prompt, a streamed 20-word

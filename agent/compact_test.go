@@ -66,7 +66,7 @@ func FuzzCompact(f *testing.F) {
 		for i := range history {
 			history[i].Text += strings.Repeat("word ", int(script[i%len(script)])*20)
 		}
-		r := &Runner{Provider: downProvider{}, ContextWindow: int(window) + 100}
+		r := &Runner{RunnerConfig: RunnerConfig{Provider: downProvider{}, ContextWindow: int(window) + 100}}
 		c, _ := r.compactor()
 		req := llm.Request{System: "sys"}
 		out, info := c.compact(t.Context(), req, history, len(script)%2 == 0)
@@ -89,7 +89,7 @@ func TestCompactSummaryFallsBackWhenModelFails(t *testing.T) {
 		h = append(h, llm.Message{Role: llm.RoleUser, Text: strings.Repeat("question ", 40) + "?"},
 			llm.Message{Role: llm.RoleAssistant, Text: strings.Repeat("answer ", 40)})
 	}
-	r := &Runner{Provider: downProvider{}, ContextWindow: 2000}
+	r := &Runner{RunnerConfig: RunnerConfig{Provider: downProvider{}, ContextWindow: 2000}}
 	c, _ := r.compactor()
 	out, info := c.compact(t.Context(), llm.Request{}, h, false)
 	if info == nil || info.Method != "extractive" || !strings.Contains(out[0].Text, "extractive summary") {

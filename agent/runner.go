@@ -21,9 +21,8 @@ import (
 // model and a reader of the transcript know it is incomplete.
 const InterruptedMarker = "\n\n[interrupted]"
 
-// Runner runs turns. Its fields are set once at start-up; a Runner is safe
-// for concurrent runs on different sessions.
-type Runner struct {
+// RunnerConfig is everything a Runner needs, given once to NewRunner.
+type RunnerConfig struct {
 	Provider llm.Provider
 	Sessions SessionStore
 	Memory   MemoryStore
@@ -70,11 +69,25 @@ type Runner struct {
 	// fields take media's defaults.
 	ImageLimits media.Limits
 
-	cal Calibration // estimate ÷ provider-counted tokens, learned per runner
-
 	Now    func() time.Time                                 // default time.Now
 	Sleep  func(ctx context.Context, d time.Duration) error // default: a timer
 	Logger *slog.Logger
+}
+
+// Runner runs turns. NewRunner builds it whole, its tools included; a
+// Runner is safe for concurrent runs on different sessions.
+type Runner struct {
+	RunnerConfig
+	cal Calibration // estimate ÷ provider-counted tokens, learned per runner
+}
+
+// NewRunner returns a runner over cfg. Provider, Sessions and Memory are
+// required; the rest have defaults.
+func NewRunner(cfg RunnerConfig) (*Runner, error) {
+	if cfg.Provider == nil || cfg.Sessions == nil || cfg.Memory == nil {
+		return nil, errors.New("agent: a runner needs a Provider, Sessions and Memory")
+	}
+	return &Runner{RunnerConfig: cfg}, nil
 }
 
 // Turn is one user message to answer, or (Resume) a session to continue.

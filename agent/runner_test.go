@@ -44,7 +44,7 @@ func newHarness(t *testing.T, extra ...agent.Tool) *harness {
 		t.Fatal(err)
 	}
 	h := &harness{srv: srv, db: db}
-	h.runner = &agent.Runner{
+	h.runner = &agent.Runner{RunnerConfig: agent.RunnerConfig{
 		Provider: openai.New(openai.Config{APIKey: "sk-test", BaseURL: srv.OpenAIBaseURL()}),
 		Sessions: db,
 		Memory:   db,
@@ -53,7 +53,7 @@ func newHarness(t *testing.T, extra ...agent.Tool) *harness {
 		Now:      func() time.Time { return time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC) },
 		// Record waits instead of sleeping: Retry-After is asserted, not waited for.
 		Sleep: func(ctx context.Context, d time.Duration) error { h.waits = append(h.waits, d); return ctx.Err() },
-	}
+	}}
 	return h
 }
 
@@ -544,3 +544,24 @@ func TestSteeringFoldsMessagesIntoTheRunningTurn(t *testing.T) {
 		t.Fatalf("second request lacks the steering message after the tool result:\n%s", body)
 	}
 }
+
+// TestNewRunnerNeedsItsParts: a runner without its model or stores is
+// refused at construction, not at its first turn.
+func TestNewRunnerNeedsItsParts(t *testing.T) {
+	p := llmtest.NewInstant()
+	for _, cfg := range []agent.RunnerConfig{{}, {Provider: p}, {Provider: p, Sessions: &noSessions{}}} {
+		if _, err := agent.NewRunner(cfg); err == nil {
+			t.Errorf("NewRunner(%+v) built a runner", cfg)
+		}
+	}
+	r, err := agent.NewRunner(agent.RunnerConfig{Provider: p, Sessions: &noSessions{}, Memory: &noMemory{}, MaxSteps: 3})
+	if err != nil || r.MaxSteps != 3 {
+		t.Fatalf("NewRunner with its parts = %v, %v", r, err)
+	}
+}
+
+// noMemory is a memory store with nothing in it, for constructor tests.
+type noMemory struct{ agent.MemoryStore }
+
+// noSessions is a session store with nothing in it, for constructor tests.
+type noSessions struct{ agent.SessionStore }

@@ -43,10 +43,10 @@ func newAttachWorld(t *testing.T, lim bot.Attachments) *attachWorld {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	w.runner = &agent.Runner{
+	w.runner = &agent.Runner{RunnerConfig: agent.RunnerConfig{
 		Provider: openai.New(openai.Config{APIKey: "sk-test", BaseURL: w.model.OpenAIBaseURL()}),
 		Sessions: db, Memory: db, Logger: slog.New(slog.DiscardHandler),
-	}
+	}}
 	w.router = newRouter(t, bot.RouterConfig{
 		Sessions: db, Inbox: db, KV: db, Runner: w.runner, Reply: w.replies.factory,
 		Attachments: lim, Model: "openai/gpt-test", Logger: slog.New(slog.DiscardHandler),

@@ -32,10 +32,10 @@ func benchRouter(b *testing.B) (*bot.Router, *store.DB) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })
-	runner := &agent.Runner{
+	runner := &agent.Runner{RunnerConfig: agent.RunnerConfig{
 		Provider: llmtest.NewInstant(llm.Response{Text: "fine, thanks", StopReason: llm.StopEnd}),
 		Sessions: db, Memory: db, Logger: slog.New(slog.DiscardHandler),
-	}
+	}}
 	r := newRouter(b, bot.RouterConfig{
 		Sessions: db, Inbox: db, KV: db, Runner: runner,
 		Commands: bot.NewSharedCommands(db, db, agent.MemoryLimits{}),

@@ -94,7 +94,7 @@ func (w *coreWorld) start(t *testing.T, script ...llm.Response) {
 		}
 		ts = append(ts, mem)
 	}
-	runner := &agent.Runner{Provider: w.model, Sessions: db, Memory: db, Tools: ts, Logger: slog.New(slog.DiscardHandler)}
+	runner := &agent.Runner{RunnerConfig: agent.RunnerConfig{Provider: w.model, Sessions: db, Memory: db, Tools: ts, Logger: slog.New(slog.DiscardHandler)}}
 	cfg := bot.CoreConfig{Adapters: []chat.Adapter{w.fake}, Store: db, Runner: runner,
 		Access: slackOpen(w.access), Limits: w.limits, Logger: slog.New(slog.DiscardHandler)}
 	if w.reminders {

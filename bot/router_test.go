@@ -172,10 +172,10 @@ func (w *world) open(t *testing.T, platform string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.runner = &agent.Runner{
+	w.runner = &agent.Runner{RunnerConfig: agent.RunnerConfig{
 		Provider: openai.New(openai.Config{APIKey: "sk-test", BaseURL: w.srv.OpenAIBaseURL()}),
 		Sessions: db, Memory: db, Tools: []agent.Tool{mem}, Logger: slog.New(slog.DiscardHandler),
-	}
+	}}
 	if w.approvals != nil {
 		w.approvals.Store = db
 	}

@@ -201,14 +201,14 @@ func newRig(t *testing.T, path string, m *model, configure func(*task.Delegation
 	t.Cleanup(func() { db.Close() })
 	r := &rig{path: path, db: db, model: m, work: &workTool{}, approver: &approver{}}
 	tasks := task.Tasks{Store: db}
-	r.runner = &agent.Runner{
+	r.runner = &agent.Runner{RunnerConfig: agent.RunnerConfig{
 		Provider:  m,
 		Sessions:  db,
 		Memory:    db,
 		Plans:     tasks,
 		MaxChecks: -1, // the check step is not what these tests are about
 		Logger:    slog.New(slog.DiscardHandler),
-	}
+	}}
 	todo, err := tasks.Todo()
 	if err != nil {
 		t.Fatal(err)

@@ -36,7 +36,10 @@ func assemble(a *app, adapters []chat.Adapter, acc bot.Access, approvers []strin
 	if err != nil {
 		return nil, err
 	}
-	runner := a.newRunner(list, tasks)
+	runner, err := a.newRunner(list, tasks)
+	if err != nil {
+		return nil, err
+	}
 	var runs bot.RunRecorder
 	var learn bot.Learning
 	if a.cfg.Evolution.Enabled {
@@ -133,9 +136,9 @@ func (a *app) tools(rem *reminderParts, tasks *taskParts) ([]agent.Tool, error) 
 }
 
 // newRunner is the harness over list, built whole.
-func (a *app) newRunner(list []agent.Tool, tasks *taskParts) *agent.Runner {
+func (a *app) newRunner(list []agent.Tool, tasks *taskParts) (*agent.Runner, error) {
 	cfg := a.cfg
-	r := &agent.Runner{
+	r := agent.RunnerConfig{
 		Provider:     a.model,
 		Sessions:     a.db,
 		Memory:       a.db,
@@ -161,5 +164,5 @@ func (a *app) newRunner(list []agent.Tool, tasks *taskParts) *agent.Runner {
 	if cfg.Evolution.Enabled {
 		r.Skills = evolve.Index{Files: skillFiles(cfg), Impressions: a.db, Memos: a.db, BudgetTokens: cfg.Evolution.IndexTokens}
 	}
-	return r
+	return agent.NewRunner(r)
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/parleybot/parley/agent/llm/llmtest"
 	"github.com/parleybot/parley/cmd/parley/internal/config"
 	"github.com/parleybot/parley/store"
 )
@@ -30,8 +31,11 @@ func TestTaskParts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a := &app{cfg: &config.Config{Tasks: tt.cfg}, db: db}
-		r := a.newRunner(p.tools, p)
+		a := &app{cfg: &config.Config{Tasks: tt.cfg}, db: db, model: llmtest.NewInstant()}
+		r, err := a.newRunner(p.tools, p)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if pauses.asked("s1") {
 			t.Error("a task pauses before the core runs")
 		}

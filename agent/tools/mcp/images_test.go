@@ -76,10 +76,10 @@ func TestMCPImageMovedAfterToolResult(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &agent.Runner{
+	r := &agent.Runner{RunnerConfig: agent.RunnerConfig{
 		Provider: openai.New(openai.Config{APIKey: "k", BaseURL: model.OpenAIBaseURL()}),
 		Sessions: db, Memory: db, Tools: b.Tools(), Logger: slog.New(slog.DiscardHandler),
-	}
+	}}
 	if _, err := r.RunSync(t.Context(), agent.Turn{SessionID: sid, Caller: agent.Caller{UserKey: "console:ana"}, Text: "how does the dashboard look?"}); err != nil {
 		t.Fatal(err)
 	}
