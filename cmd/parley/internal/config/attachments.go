@@ -45,7 +45,7 @@ func (a *Attachments) validate(vision string) []string {
 	switch vision {
 	case VisionAuto, VisionOn, VisionOff:
 	default:
-		p = append(p, fmt.Sprintf("llm.vision: %q is not valid; want auto, on or off", vision))
+		p = append(p, fmt.Sprintf("llm.vision: %q is not valid; want auto, on or off", Quiet(vision)))
 	}
 	return p
 }

@@ -97,12 +97,12 @@ func unknownKeys(c *Config, v *viper.Viper) []string {
 			// A section with a scalar or list where a mapping belongs.
 			// An empty section ("slack:" alone) is harmless.
 			if raw := v.Get(k); raw != nil {
-				problems = append(problems, fmt.Sprintf("%s: want a mapping of keys, got %s", k, describe(raw)))
+				problems = append(problems, fmt.Sprintf("%s: want a mapping of keys, got %s", shownKey(k), describe(raw)))
 			}
 		case underKnownLeaf(k, known):
 			// The leaf holds a mapping; decode reports it as the wrong type.
 		default:
-			problems = append(problems, fmt.Sprintf("%s: unknown key (config.example.yaml lists every key)", k))
+			problems = append(problems, fmt.Sprintf("%s: unknown key (config.example.yaml lists every key)", shownKey(k)))
 		}
 	}
 	return problems

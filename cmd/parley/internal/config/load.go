@@ -318,10 +318,10 @@ func toInt(raw any) (int, error) {
 		s := strings.TrimSpace(x)
 		n, err := strconv.Atoi(s)
 		if errors.Is(err, strconv.ErrRange) {
-			return 0, fmt.Errorf("%q is out of range", s)
+			return 0, fmt.Errorf("%s is out of range", shown(s))
 		}
 		if err != nil {
-			return 0, fmt.Errorf("%q is not a number", s)
+			return 0, fmt.Errorf("%s is not a number", shown(s))
 		}
 		return n, nil
 	default:
@@ -340,7 +340,7 @@ func toFloat(raw any) (float64, error) {
 		s := strings.TrimSpace(x)
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			return 0, fmt.Errorf("%q is not a number", s)
+			return 0, fmt.Errorf("%s is not a number", shown(s))
 		}
 		return f, nil
 	default:
@@ -364,7 +364,7 @@ func toBool(raw any) (bool, error) {
 	case "false", "f", "0", "no", "n", "off":
 		return false, nil
 	}
-	return false, fmt.Errorf("%q is not valid; want true or false", s)
+	return false, fmt.Errorf("%s is not valid; want true or false", shown(s))
 }
 
 // toStrings accepts a YAML list of scalars or a comma-separated string
@@ -505,8 +505,8 @@ func describe(raw any) string {
 	case []any, []string:
 		return "a list"
 	case string:
-		return strconv.Quote(x)
+		return shown(x)
 	default:
-		return fmt.Sprint(x)
+		return Quiet(fmt.Sprint(x))
 	}
 }

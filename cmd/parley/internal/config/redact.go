@@ -3,6 +3,7 @@ package config
 import (
 	"net/url"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/parleybot/parley/internal/lazyre"
@@ -75,6 +76,28 @@ func Quiet(s string) string {
 		return hiddenValue
 	}
 	return s
+}
+
+// shown is s quoted for a message, or, when it looks like a secret, a
+// note that it is not shown: a key pasted into the wrong field (or used
+// as a key's name) is still a key.
+func shown(s string) string {
+	if looksSecret(s) {
+		return hiddenValue
+	}
+	return strconv.Quote(s)
+}
+
+// shownKey is a dotted key for a message, each part that looks like a
+// secret replaced by a note.
+func shownKey(key string) string {
+	parts := strings.Split(key, ".")
+	for i, p := range parts {
+		if looksSecret(p) {
+			parts[i] = "(a name that looks like a secret; not shown)"
+		}
+	}
+	return strings.Join(parts, ".")
 }
 
 // quietArgs hides the string arguments of a problem's message that look

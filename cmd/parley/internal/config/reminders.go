@@ -35,7 +35,7 @@ func (r *Reminders) validate() []string {
 		bound[int]{"reminders.max_per_person", r.MaxPerPerson, 1, 10000},
 	)
 	if _, err := time.LoadLocation(r.DefaultZone); err != nil || r.DefaultZone == "" || r.DefaultZone == "Local" {
-		p = append(p, fmt.Sprintf("reminders.default_zone: %q is not a time zone; want an IANA name such as UTC or Europe/Berlin", r.DefaultZone))
+		p = append(p, fmt.Sprintf("reminders.default_zone: %q is not a time zone; want an IANA name such as UTC or Europe/Berlin", Quiet(r.DefaultZone)))
 	}
 	return p
 }

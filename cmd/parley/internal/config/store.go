@@ -50,6 +50,6 @@ func (s *Store) validate() []string {
 		}
 		return nil
 	default:
-		return []string{fmt.Sprintf("store.driver: %q is not a storage engine; want sqlite or postgres", s.Driver)}
+		return []string{fmt.Sprintf("store.driver: %q is not a storage engine; want sqlite or postgres", Quiet(s.Driver))}
 	}
 }
