@@ -24,7 +24,7 @@ func env(m map[string]string) func(string) (string, bool) {
 
 // hermetic returns options whose working and home directories are fresh
 // empty temporary directories, so no real config file is ever found.
-func hermetic(t *testing.T, vars map[string]string) LoadOptions {
+func hermetic(t testing.TB, vars map[string]string) LoadOptions {
 	t.Helper()
 	wd, home := t.TempDir(), t.TempDir()
 	return LoadOptions{
