@@ -99,7 +99,7 @@ func (a *app) tools(rem *reminderParts, tasks *taskParts) ([]agent.Tool, error) 
 		list = append(list, search)
 	}
 	if cfg.Tools.WebFetch.Enabled {
-		wf, err := webfetch.New(webfetch.Options{})
+		wf, err := webfetch.New(webfetch.Options{AllowHosts: cfg.Tools.WebFetch.AllowHosts})
 		if err != nil {
 			return nil, err
 		}

@@ -111,6 +111,7 @@ func checks(cfg *config.Config) []check {
 		{"shell", func(context.Context) (string, error) {
 			return shellCheck(cfg.Tools.Shell, shell.Probe(cfg.Tools.Shell.Unsandboxed))
 		}},
+		{"web_fetch", func(context.Context) (string, error) { return webFetchCheck(cfg.Tools.WebFetch), nil }},
 	}
 	if cfg.LLM.Configured(config.ProviderOpenAI) {
 		p := cfg.LLM.OpenAI
@@ -182,6 +183,18 @@ func shellCheck(c config.Shell, p shell.Protection) (string, error) {
 		return "", errors.New(p.String())
 	}
 	return p.String(), nil
+}
+
+// webFetchCheck says what web_fetch may reach: public addresses, and the
+// hosts the operator opened on purpose.
+func webFetchCheck(c config.WebFetch) string {
+	switch {
+	case !c.Enabled:
+		return "disabled"
+	case len(c.AllowHosts) == 0:
+		return "public addresses only"
+	}
+	return "public addresses, and on purpose " + strings.Join(c.AllowHosts, ", ")
 }
 
 func orDefault(s, def string) string {

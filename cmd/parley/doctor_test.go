@@ -118,10 +118,19 @@ func TestDoctor(t *testing.T) {
 			env:  env(goodOpenAI, goodAnthropic, goodSlack, goodTelegram, goodDiscord),
 			want: []string{
 				"OK    config", "OK    database", "OK    model      openai/gpt-4.1-mini", "OK    shell      disabled",
-				"OK    openai     key sk-…1111", "OK    anthropic  key sk-…2222",
+				"OK    web_fetch  public addresses only", "OK    openai     key sk-…1111", "OK    anthropic  key sk-…2222",
 				"OK    slack      workspace Acme as @parley", "OK    telegram   bot @parley_bot, no webhook (polling)",
 				"OK    discord    bot @parley, message content intent on", "all checks passed",
 			},
+		},
+		{
+			name: "web_fetch opened on purpose",
+			env: func() map[string]string {
+				e := env(goodOpenAI, goodAnthropic, goodSlack, goodTelegram, goodDiscord)
+				e["PARLEY_TOOLS_WEB_FETCH_ALLOW_HOSTS"] = "wiki.intra, 10.1.0.0/16"
+				return e
+			}(),
+			want: []string{"OK    web_fetch  public addresses, and on purpose wiki.intra, 10.1.0.0/16", "all checks passed"},
 		},
 		{
 			name:     "all rejected",

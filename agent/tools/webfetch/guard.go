@@ -65,15 +65,80 @@ type guard struct {
 	// resolve, when set, replaces DNS for host names.
 	resolve func(ctx context.Context, host string) ([]netip.Addr, error)
 	dialer  net.Dialer
+	// allowNames and allowNets are Options.AllowHosts; open dials the
+	// listed names, checking only the network.
+	allowNames map[string]bool
+	allowNets  []netip.Prefix
+	open       net.Dialer
 }
 
-func newGuard(opts Options) *guard {
-	g := &guard{allow: opts.AllowAddr, resolve: opts.Resolve}
-	g.dialer = net.Dialer{
-		Timeout: 10 * time.Second,
-		Control: g.control,
+func newGuard(opts Options) (*guard, error) {
+	g := &guard{allow: opts.AllowAddr, resolve: opts.Resolve, allowNames: map[string]bool{}}
+	for _, h := range opts.AllowHosts {
+		name, nets, err := ParseAllowHost(h)
+		if err != nil {
+			return nil, err
+		}
+		if name != "" {
+			g.allowNames[name] = true
+		}
+		g.allowNets = append(g.allowNets, nets...)
 	}
-	return g
+	g.dialer = net.Dialer{Timeout: 10 * time.Second, Control: g.control}
+	g.open = net.Dialer{Timeout: 10 * time.Second, Control: tcpOnly}
+	return g, nil
+}
+
+// ParseAllowHost reads one entry of tools.web_fetch.allow_hosts: a CIDR
+// prefix, an address (a prefix of one), or a host name (lower case,
+// without a trailing dot). A name the policy refuses by name, or a prefix
+// that would open everything (0.0.0.0/0, ::/0), is an error.
+func ParseAllowHost(s string) (name string, nets []netip.Prefix, err error) {
+	s = strings.TrimSpace(s)
+	if p, err := netip.ParsePrefix(s); err == nil {
+		if p.Bits() == 0 {
+			return "", nil, fmt.Errorf("web_fetch: %q would allow every address", s)
+		}
+		return "", []netip.Prefix{p.Masked()}, nil
+	}
+	if a, err := netip.ParseAddr(s); err == nil {
+		return "", []netip.Prefix{netip.PrefixFrom(a.WithZone(""), a.BitLen())}, nil
+	}
+	name = strings.TrimSuffix(strings.ToLower(s), ".")
+	if !validHostName(name) {
+		return "", nil, fmt.Errorf("web_fetch: %q is not a host name, an address or a CIDR prefix", s)
+	}
+	if kind := classifyName(name); kind != "" {
+		return "", nil, fmt.Errorf("web_fetch: %q is a %s, which is never fetched", s, kind)
+	}
+	return name, nil, nil
+}
+
+// validHostName reports whether s is a DNS name: labels of letters,
+// digits and hyphens, not starting or ending with one.
+func validHostName(s string) bool {
+	if s == "" || len(s) > 253 {
+		return false
+	}
+	for label := range strings.SplitSeq(s, ".") {
+		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for _, r := range label {
+			if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// tcpOnly is the dial check of a listed name: any address, TCP alone.
+func tcpOnly(network, _ string, _ syscall.RawConn) error {
+	if network != "tcp4" && network != "tcp6" {
+		return fmt.Errorf("refused: network %s is not allowed", network)
+	}
+	return nil
 }
 
 // transport returns an http.Transport whose every connection passes the
@@ -102,6 +167,11 @@ func (g *guard) checkAddr(a netip.Addr) error {
 	}
 	if g.allow != nil && g.allow(a) {
 		return nil
+	}
+	for _, p := range g.allowNets {
+		if p.Contains(a) {
+			return nil
+		}
 	}
 	return &refusedError{addr: a, kind: kind}
 }
@@ -143,8 +213,12 @@ func (g *guard) dialContext(ctx context.Context, network, address string) (net.C
 	if kind := classifyName(host); kind != "" {
 		return nil, &refusedError{host: host, kind: kind}
 	}
+	dialer := &g.dialer
+	if g.allowNames[strings.TrimSuffix(strings.ToLower(host), ".")] {
+		dialer = &g.open // listed by the operator: its addresses are meant
+	}
 	if _, err := netip.ParseAddr(host); err == nil || g.resolve == nil {
-		conn, err := g.dialer.DialContext(ctx, network, address)
+		conn, err := dialer.DialContext(ctx, network, address)
 		return conn, nameRefusal(err, host)
 	}
 	addrs, err := g.resolve(ctx, host)
@@ -156,7 +230,7 @@ func (g *guard) dialContext(ctx context.Context, network, address string) (net.C
 	}
 	var first error
 	for _, a := range addrs {
-		conn, err := g.dialer.DialContext(ctx, network, net.JoinHostPort(a.String(), port))
+		conn, err := dialer.DialContext(ctx, network, net.JoinHostPort(a.String(), port))
 		if err == nil {
 			return conn, nil
 		}

@@ -106,7 +106,7 @@ func TestClassifyName(t *testing.T) {
 // TestControl exercises the dial hook on its own: it is the check that
 // cannot be bypassed by DNS or redirects, so it must refuse by itself.
 func TestControl(t *testing.T) {
-	g := newGuard(Options{})
+	g := mustGuard(t, Options{})
 	tests := []struct {
 		network, addr string
 		refused       bool
@@ -128,7 +128,7 @@ func TestControl(t *testing.T) {
 		}
 	}
 
-	allowed := newGuard(Options{AllowAddr: allowOnly(netip.MustParseAddr("127.0.0.1"))})
+	allowed := mustGuard(t, Options{AllowAddr: allowOnly(netip.MustParseAddr("127.0.0.1"))})
 	if err := allowed.control("tcp4", "127.0.0.1:80", nil); err != nil {
 		t.Errorf("AllowAddr: %v", err)
 	}
@@ -140,7 +140,7 @@ func TestControl(t *testing.T) {
 // TestDialRefusesResolvedAddress calls the Transport's dial function the
 // way a redirect would, with a name the URL checks never saw.
 func TestDialRefusesResolvedAddress(t *testing.T) {
-	g := newGuard(Options{Resolve: resolver(map[string]string{"rebind.example": "10.1.2.3"})})
+	g := mustGuard(t, Options{Resolve: resolver(map[string]string{"rebind.example": "10.1.2.3"})})
 	for _, addr := range []string{"rebind.example:80", "127.0.0.1:80", "[::1]:80", "localhost:80"} {
 		conn, err := g.dialContext(context.Background(), "tcp", addr)
 		if err == nil {
@@ -155,4 +155,13 @@ func TestDialRefusesResolvedAddress(t *testing.T) {
 	if want := "rebind.example resolves to 10.1.2.3, a private address"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("err = %v, want %q", err, want)
 	}
+}
+
+func mustGuard(t *testing.T, opts Options) *guard {
+	t.Helper()
+	g, err := newGuard(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }

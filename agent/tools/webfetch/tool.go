@@ -48,6 +48,12 @@ type Options struct {
 	// to expose one deliberate internal host. Names refused outright
 	// (localhost, metadata.google.internal) stay refused.
 	AllowAddr func(netip.Addr) bool
+	// AllowHosts are hosts web_fetch may reach although their addresses
+	// are refused (an intranet wiki, on purpose): exact names, addresses
+	// or CIDR prefixes (tools.web_fetch.allow_hosts). A listed name's
+	// every address is allowed; a redirect elsewhere is checked as usual.
+	// Names refused by name (localhost, cloud metadata) stay refused.
+	AllowHosts []string
 	// Resolve, if set, replaces DNS for host names. The guard still checks
 	// each returned address when it is dialed. Tests use it to point a
 	// public-looking name at a private address.
@@ -114,6 +120,9 @@ func New(opts Options) (agent.Tool, error) {
 
 func newFetcher(opts Options) (*fetcher, error) {
 	opts = opts.withDefaults()
-	g := newGuard(opts)
+	g, err := newGuard(opts)
+	if err != nil {
+		return nil, err
+	}
 	return &fetcher{opts: opts, guard: g, transport: g.transport()}, nil
 }

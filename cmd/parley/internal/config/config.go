@@ -179,9 +179,18 @@ type AllowList struct {
 // Tools switches optional agent tools on and off.
 type Tools struct {
 	Shell    Shell    `mapstructure:"shell"`
-	WebFetch Toggle   `mapstructure:"web_fetch"`
+	WebFetch WebFetch `mapstructure:"web_fetch"`
 	Approval Approval `mapstructure:"approval"`
 	MCP      MCP      `mapstructure:"mcp"`
+}
+
+// WebFetch configures the web_fetch tool.
+type WebFetch struct {
+	Enabled bool `mapstructure:"enabled"`
+	// AllowHosts are hosts it may reach although their addresses are
+	// refused (an intranet wiki): names, addresses or CIDR prefixes
+	// (webfetch.ParseAllowHost).
+	AllowHosts []string `mapstructure:"allow_hosts"`
 }
 
 // Shell configures the shell tool.
@@ -286,11 +295,6 @@ type KB struct {
 	MinScore      float64 `mapstructure:"min_score"`
 }
 
-// Toggle is a feature that is on or off.
-type Toggle struct {
-	Enabled bool `mapstructure:"enabled"`
-}
-
 // HTTP configures the HTTP listener (webhooks, metrics, health).
 type HTTP struct {
 	// Listen is host:port; an empty host listens on every interface.
@@ -330,7 +334,7 @@ func Default(platforms ...chat.Platform) Config {
 			MaxConcurrent:           8,
 			Vision:                  VisionAuto,
 		},
-		Tools:  Tools{WebFetch: Toggle{Enabled: true}, Approval: Approval{ExpireMinutes: 10}},
+		Tools:  Tools{WebFetch: WebFetch{Enabled: true}, Approval: Approval{ExpireMinutes: 10}},
 		Memory: Memory{ProfileChars: 1500, FactsChars: 3000},
 		Limits: Limits{TurnsPerMinute: 10, DailyTokens: 1_000_000, QueueMessages: 20, QueueBytes: 64 << 10, MessageChars: 16000},
 		KB: KB{ChunkLines: 40, ChunkOverlap: 5, ChunkChars: 4000, MaxFileMB: 20, MaxScopeMB: 200, TopK: 5,

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/parleybot/parley/agent/tools/webfetch"
+
 	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/internal/secret"
 )
@@ -116,6 +118,11 @@ func (c *Config) validate() []string {
 		}
 		if slices.Contains(c.Tools.Approval.Always, name) {
 			add("tools.approval: %q is in both always and never", name)
+		}
+	}
+	for _, h := range c.Tools.WebFetch.AllowHosts {
+		if _, _, err := webfetch.ParseAllowHost(h); err != nil {
+			add("tools.web_fetch.allow_hosts: %s", strings.TrimPrefix(err.Error(), "web_fetch: "))
 		}
 	}
 	seen := map[string]bool{}
