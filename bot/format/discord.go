@@ -132,12 +132,6 @@ func (d discordDialect) autoLink(w *strings.Builder, url, label string, _ *inlin
 	d.lit(w, label)
 }
 
-func (d discordDialect) image(w *strings.Builder, dest []byte, alt string, c *inlineCtx) {
-	var label strings.Builder
-	d.entity(&label, alt) // alt is plain text: escape its punctuation
-	d.link(w, dest, label.String(), alt, c)
-}
-
 func (discordDialect) heading(level int, inner func(inlineCtx) string) []line {
 	if level <= 3 {
 		s := inner(inlineCtx{singleLine: true})

@@ -35,14 +35,6 @@ func (plainDialect) autoLink(w *strings.Builder, _, label string, _ *inlineCtx) 
 	w.WriteString(label)
 }
 
-func (plainDialect) image(w *strings.Builder, dest []byte, alt string, c *inlineCtx) {
-	if c.inLink {
-		w.WriteString(alt)
-		return
-	}
-	w.WriteString(linkFallback(alt, normURL(dest)))
-}
-
 func (plainDialect) heading(_ int, inner func(inlineCtx) string) []line {
 	s := inner(inlineCtx{singleLine: true})
 	if strings.TrimSpace(s) == "" {

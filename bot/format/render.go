@@ -27,7 +27,6 @@ type dialect interface {
 	// link renders [label](dest); plain is the label as plain text.
 	link(w *strings.Builder, dest []byte, label, plain string, c *inlineCtx)
 	autoLink(w *strings.Builder, url, label string, c *inlineCtx)
-	image(w *strings.Builder, dest []byte, alt string, c *inlineCtx)
 
 	// Blocks.
 	heading(level int, inner func(inlineCtx) string) []line
@@ -355,7 +354,10 @@ func (r *renderer) inline(w *strings.Builder, n ast.Node, c *inlineCtx) {
 			r.d.lit(w, alt)
 			return
 		}
-		r.d.image(w, n.Destination, alt, c)
+		// Never the picture's URL: Parley makes none itself, and one the
+		// model wrote would be fetched by the platform's preview, which
+		// carries data out without a click (docs/security.md).
+		r.d.entity(w, imageText(alt))
 	case *ast.RawHTML:
 		var raw strings.Builder
 		for i := 0; i < n.Segments.Len(); i++ {
@@ -396,4 +398,12 @@ func (r *renderer) sub(n ast.Node, c *inlineCtx) string {
 	var b strings.Builder
 	r.inlines(&b, n, c)
 	return b.String()
+}
+
+// imageText is what a Markdown image shows: its description, marked.
+func imageText(alt string) string {
+	if alt = strings.TrimSpace(alt); alt == "" {
+		return "[image]"
+	}
+	return "[image: " + alt + "]"
 }

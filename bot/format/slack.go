@@ -116,10 +116,6 @@ func (d slackDialect) autoLink(w *strings.Builder, url, label string, _ *inlineC
 	d.writeLink(w, url, label)
 }
 
-func (d slackDialect) image(w *strings.Builder, dest []byte, alt string, _ *inlineCtx) {
-	d.writeLink(w, normURL(dest), alt)
-}
-
 func (d slackDialect) heading(_ int, inner func(inlineCtx) string) []line {
 	s := inner(inlineCtx{strong: 1, singleLine: true})
 	if strings.TrimSpace(s) == "" {

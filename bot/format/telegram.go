@@ -113,15 +113,6 @@ func (d telegramDialect) autoLink(w *strings.Builder, url, label string, _ *inli
 	d.anchor(w, url, htmlEscaped(label))
 }
 
-func (d telegramDialect) image(w *strings.Builder, dest []byte, alt string, _ *inlineCtx) {
-	url := normURL(dest)
-	if telegramLinkable(url) {
-		d.anchor(w, url, htmlEscaped(alt))
-		return
-	}
-	escapeHTML(w, linkFallback(alt, url))
-}
-
 func (telegramDialect) heading(_ int, inner func(inlineCtx) string) []line {
 	s := inner(inlineCtx{strong: 1, singleLine: true})
 	if strings.TrimSpace(s) == "" {
