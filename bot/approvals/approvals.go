@@ -136,7 +136,7 @@ const (
 	DenyData    = "d:" // deny an approval
 )
 
-// ApprovalsConfig configures Approvals. Store, Sessions and Outbound are
+// Config configures Approvals. Store, Sessions and Outbound are
 // required.
 type Config struct {
 	Store    Store
@@ -192,7 +192,7 @@ type Approvals struct {
 
 var _ agent.Approver = (*Approvals)(nil)
 
-// NewApprovals returns Approvals configured by cfg.
+// New returns Approvals configured by cfg.
 func New(cfg Config) (*Approvals, error) {
 	if cfg.Store == nil || cfg.Sessions == nil || cfg.Outbound == nil {
 		return nil, errors.New("approvals: Store, Sessions and Outbound are required")

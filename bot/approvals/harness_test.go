@@ -46,7 +46,7 @@ type apHarness struct {
 	mandatory bool
 	// resumed receives what the Resumer is called with.
 	resumed chan approvals.Record
-	// pollEvery is ApprovalsConfig.PollEvery (replicas sharing the store).
+	// pollEvery is Config.PollEvery (replicas sharing the store).
 	pollEvery time.Duration
 	// wrapStore, if set, stands between the Approvals and the store.
 	wrapStore func(approvals.Store) approvals.Store

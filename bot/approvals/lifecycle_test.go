@@ -295,9 +295,9 @@ func TestApprovalRefusals(t *testing.T) {
 	}
 }
 
-func TestNewApprovalsNeedsItsParts(t *testing.T) {
+func TestNewNeedsItsParts(t *testing.T) {
 	if _, err := approvals.New(approvals.Config{}); err == nil {
-		t.Error("NewApprovals without store, adapters and sessions succeeded")
+		t.Error("New without store, adapters and sessions succeeded")
 	}
 }
 
