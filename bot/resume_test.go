@@ -388,5 +388,13 @@ func TestHelperApprovalResumesNoTurn(t *testing.T) {
 		if helpers == nil && len(left) != 1 {
 			t.Fatalf("without telling helpers apart the decision queues a turn (the bug this guards): %+v", left)
 		}
+		// The process stops here, before the queued turn has run: the turn
+		// waits in the inbox for the next start, and nothing writes to the
+		// database after it closes.
+		stopped, cancel := context.WithCancel(t.Context())
+		cancel()
+		if err := w.router.Run(stopped); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
