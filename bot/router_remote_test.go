@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,11 +15,42 @@ import (
 )
 
 // look makes rp's running turn look at its signals once, and waits until
-// that look is over and the turn goes on (the watcher takes the second
-// poll only after it); a look that ends the turn is a single poll.
-func (rp *replica) look() {
+// that look is over: the watcher is waiting for its next poll. A look
+// that ends the turn is a bare poll; the watcher does not wait again.
+func (rp *replica) look(t *testing.T) {
+	t.Helper()
+	sent := rp.looks.send()
 	rp.poll <- struct{}{}
-	rp.poll <- struct{}{}
+	if err := rp.looked.WaitFor(t.Context(), func() bool { return rp.looks.waits() > sent }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// lookCount counts the polls a test sent to a replica's turn watcher and
+// the waits for a poll the watcher began: the look of poll n is over once
+// wait n+1 began.
+type lookCount struct {
+	mu          sync.Mutex
+	sent, began int
+}
+
+func (c *lookCount) send() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sent++
+	return c.sent
+}
+
+func (c *lookCount) waiting() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.began++
+}
+
+func (c *lookCount) waits() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.began
 }
 
 // signalWorld is two replicas, a and b, sharing w's store, and a turn
@@ -75,7 +107,7 @@ func TestStopReachesTheReplicaRunningTheTurn(t *testing.T) {
 	if err := w.db.Set(t.Context(), "turn-stop:"+sw.sid, string(stale)); err != nil {
 		t.Fatal(err)
 	}
-	a.look()
+	a.look(t)
 	if finals := w.replies.final("k1"); len(finals) != 0 {
 		t.Fatalf("an old stop ended the turn: %q", finals)
 	}
@@ -83,7 +115,7 @@ func TestStopReachesTheReplicaRunningTheTurn(t *testing.T) {
 	if err := w.db.Set(t.Context(), "turn-stop:"+sw.sid, "{not json"); err != nil {
 		t.Fatal(err)
 	}
-	a.look()
+	a.look(t)
 	if finals := w.replies.final("k1"); len(finals) != 0 {
 		t.Fatalf("a malformed stop ended the turn: %q", finals)
 	}
@@ -125,7 +157,7 @@ func TestPauseReachesTheReplicaRunningTheTurn(t *testing.T) {
 	if a.router.PauseAsked(sw.sid) {
 		t.Fatal("a's turn is asked to pause before it looked")
 	}
-	a.look()
+	a.look(t)
 	if !a.router.PauseAsked(sw.sid) {
 		t.Fatal("a's turn was not asked to pause")
 	}
@@ -164,7 +196,7 @@ func TestSteeringReachesTheReplicaRunningTheTurn(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	a.look()
+	a.look(t)
 	w.srv.Enqueue(llmtest.Text("Linted.")) // the other person's turn
 	close(gate.release)
 	a.router.Wait()

@@ -13,6 +13,7 @@ import (
 	"github.com/parleybot/parley/agent/llm/llmtest"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/chat"
+	"github.com/parleybot/parley/internal/changes"
 )
 
 // memLeases is bot.Leases in memory, as the stores keep them.
@@ -61,8 +62,12 @@ type replica struct {
 	sleeping chan struct{} // the adoption loop is between passes
 	wake     chan struct{} // ends any other sleep: renewals, an elected receiver's retry
 	poll     chan struct{} // ends a running turn's wait for its next look at turn signals
-	cancel   context.CancelFunc
-	done     chan struct{}
+	// looks counts the polls the test sent and the waits for one the
+	// turn's watcher began; looked tells of a new wait.
+	looks  lookCount
+	looked *changes.Feed
+	cancel context.CancelFunc
+	done   chan struct{}
 }
 
 // sharedClock is the replicas' clock: real time plus what the test added.
@@ -95,12 +100,14 @@ func startReplicaConfig(t *testing.T, w *world, leases bot.Leases, clk *sharedCl
 	a chat.Adapter, tweak func(*bot.RouterConfig)) *replica {
 	t.Helper()
 	rp := &replica{tick: make(chan struct{}), sleeping: make(chan struct{}), wake: make(chan struct{}),
-		poll: make(chan struct{}), done: make(chan struct{})}
+		poll: make(chan struct{}), done: make(chan struct{}), looked: changes.New()}
 	sleep := func(ctx context.Context, d time.Duration) error {
 		if d == testRetryEvery {
 			return ctx.Err() // asking again for a held session: at once
 		}
 		if d == testSignalEvery {
+			rp.looks.waiting()
+			rp.looked.Notify()
 			select {
 			case <-rp.poll:
 				return nil
