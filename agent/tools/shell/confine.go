@@ -39,6 +39,17 @@ func confine(arg string) int {
 // enter confines the thread and executes the shell; it returns only on
 // failure.
 func enter(sp spec) error {
+	if err := closeInherited(); err != nil {
+		return err
+	}
+	if sp.Network.isolated() {
+		if sp.NetNS == "" {
+			return errors.New("no network namespace; the command was not run")
+		}
+		if err := loopbackUp(); err != nil {
+			return err
+		}
+	}
 	rulesetFD, flags := -1, uint32(0)
 	if sp.Landlock {
 		rules, err := landlockRules(sp)

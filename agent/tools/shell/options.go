@@ -92,6 +92,9 @@ type Options struct {
 	// Landlock works it changes nothing: commands are always sandboxed
 	// when they can be. See sandbox.go.
 	Unsandboxed bool
+	// Network is what commands may reach (tools.shell.network; default
+	// NetworkNone). See network.go.
+	Network Network
 	// Limits bound each command's CPU time, memory, file size and
 	// process count; zero fields take the defaults.
 	Limits Limits

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -88,6 +89,8 @@ func MaybeRunSandbox() {
 		syscall.Exit(supervise(os.Args[2]))
 	case confineArg:
 		syscall.Exit(confine(os.Args[2]))
+	case probeNetArg:
+		syscall.Exit(probeNet())
 	}
 }
 
@@ -98,22 +101,80 @@ type Protection struct {
 	LandlockABI int
 	// Unsandboxed is the tools.shell.unsandboxed setting.
 	Unsandboxed bool
+	// Network is the tools.shell.network setting; "" means NetworkNone.
+	Network Network
+	// NetNS is how commands get their own network namespace on this
+	// host (netnsPlain, netnsUser), "" where they cannot. Probed only
+	// when Network needs one.
+	NetNS string
 }
 
 // Probe reports the protection the shell tool gives commands on this
-// host, given the tools.shell.unsandboxed setting.
-func Probe(unsandboxed bool) Protection {
-	return Protection{LandlockABI: landlockABI(), Unsandboxed: unsandboxed}
+// host, given the tools.shell.unsandboxed and tools.shell.network
+// settings. Where the network mode needs a namespace it starts a probe
+// process or two (a few milliseconds).
+func Probe(unsandboxed bool, network Network) Protection {
+	if network == "" {
+		network = NetworkNone
+	}
+	p := Protection{LandlockABI: landlockABI(), Unsandboxed: unsandboxed, Network: network}
+	if network.isolated() {
+		p.NetNS = netnsMethod()
+	}
+	return p
 }
 
 // Sandboxed reports whether commands run under Landlock.
 func (p Protection) Sandboxed() bool { return p.LandlockABI > 0 }
 
 // Refused reports whether the shell tool refuses every command: there is
-// no Landlock and the operator has not allowed running without it.
-func (p Protection) Refused() bool { return !p.Sandboxed() && !p.Unsandboxed }
+// no Landlock and the operator has not allowed running without it, or the
+// network mode needs a namespace this host cannot create. Either way the
+// operator must lower the protection on purpose; the tool never does.
+func (p Protection) Refused() bool {
+	return (!p.Sandboxed() && !p.Unsandboxed) || p.networkRefused()
+}
+
+func (p Protection) networkRefused() bool { return p.network().isolated() && p.NetNS == "" }
+
+func (p Protection) network() Network {
+	if p.Network == "" {
+		return NetworkNone
+	}
+	return p.Network
+}
+
+// Warning is what doctor should warn about although commands run: the
+// host's whole network given to them.
+func (p Protection) Warning() string {
+	if p.network() == NetworkAll && !p.Refused() {
+		return "tools.shell.network is all: commands reach everything this host can, loopback services " +
+			"and cloud metadata (169.254.169.254) included"
+	}
+	return ""
+}
 
 func (p Protection) String() string {
+	if p.networkRefused() {
+		return fmt.Sprintf("refused: tools.shell.network is %s, but this host cannot give commands a network "+
+			"namespace of their own (it needs root with CAP_SYS_ADMIN, or unprivileged user namespaces); set "+
+			"tools.shell.network: all to run them with the host's network", p.network())
+	}
+	fs := p.filesystem()
+	if p.Refused() {
+		return fs
+	}
+	switch p.network() {
+	case NetworkAll:
+		return fs + "; network: all (the host's)"
+	case NetworkPublic:
+		return fs + "; network: public addresses only, through the sandbox's HTTP proxy (own namespace, " + p.NetNS + ")"
+	}
+	return fs + "; network: none (own namespace, " + p.NetNS + ")"
+}
+
+// filesystem describes the Landlock part of the protection.
+func (p Protection) filesystem() string {
 	switch {
 	case p.Sandboxed():
 		s := fmt.Sprintf("sandboxed (Landlock ABI %d)", p.LandlockABI)
@@ -201,8 +262,12 @@ func (o Options) sandboxSettings(dataDir string) (sandboxSettings, error) {
 			hidden = append(hidden, real)
 		}
 	}
+	network, err := ParseNetwork(string(o.Network))
+	if err != nil {
+		return sandboxSettings{}, err
+	}
 	return sandboxSettings{
-		protection: Probe(o.Unsandboxed),
+		protection: Probe(o.Unsandboxed, network),
 		limits:     l,
 		readOnly:   readOnly,
 		hidden:     hidden,
@@ -213,13 +278,16 @@ func (o Options) sandboxSettings(dataDir string) (sandboxSettings, error) {
 // spec is everything the two stages need to know, passed as JSON in
 // their last argument. It holds no secret: it is visible in ps.
 type spec struct {
-	Shell     string   `json:"shell"`
-	Command   string   `json:"command"`
-	Workspace string   `json:"workspace"`
-	Landlock  bool     `json:"landlock"`
-	ReadOnly  []string `json:"read_only"`
-	Hidden    []string `json:"hidden"`
-	Limits    Limits   `json:"limits"`
+	Shell     string `json:"shell"`
+	Command   string `json:"command"`
+	Workspace string `json:"workspace"`
+	Landlock  bool   `json:"landlock"`
+	// Network is the mode; NetNS how to create its namespace.
+	Network  Network  `json:"network"`
+	NetNS    string   `json:"netns,omitempty"`
+	ReadOnly []string `json:"read_only"`
+	Hidden   []string `json:"hidden"`
+	Limits   Limits   `json:"limits"`
 	// Deadline is the supervisor's own timeout: a little longer than
 	// Parley's, so it only fires when Parley is gone or stuck.
 	Deadline   time.Duration `json:"deadline"`
@@ -234,21 +302,25 @@ func parseSpec(arg string) (spec, error) {
 	return sp, nil
 }
 
-// errRefused is returned for every call when there is no sandbox and the
-// operator has not allowed running without one.
-var errRefused = errors.New("the shell tool is refused on this host: " + Protection{}.String())
+// refusal is returned for every call when the sandbox the configuration
+// asks for cannot be given and the operator has not lowered it.
+func refusal(p Protection) error {
+	return errors.New("the shell tool is refused on this host: " + strings.TrimPrefix(p.String(), "refused: "))
+}
 
 // spec builds the stages' instructions for one call, or refuses it.
 func (s *settings) spec(workspace, command string, timeout time.Duration) (spec, error) {
 	p := s.sandbox.protection
 	if p.Refused() {
-		return spec{}, errRefused // checked before, but never run unconfined by mistake
+		return spec{}, refusal(p) // checked before, but never run unconfined by mistake
 	}
 	return spec{
 		Shell:      s.shell,
 		Command:    command,
 		Workspace:  workspace,
 		Landlock:   p.Sandboxed(),
+		Network:    p.network(),
+		NetNS:      p.NetNS,
 		ReadOnly:   s.sandbox.readOnly,
 		Hidden:     s.sandbox.hidden,
 		Limits:     s.sandbox.limits,

@@ -22,7 +22,9 @@ var modes = []struct {
 	protection func(Protection) Protection
 }{
 	{"sandboxed", func(p Protection) Protection { return p }},
-	{"unsandboxed", func(Protection) Protection { return Protection{Unsandboxed: true} }},
+	{"unsandboxed", func(p Protection) Protection {
+		return Protection{Unsandboxed: true, Network: p.Network, NetNS: p.NetNS}
+	}},
 }
 
 func requireLandlock(t *testing.T) {
@@ -326,7 +328,7 @@ func TestForkBombStopped(t *testing.T) {
 
 func TestRefusedWithoutLandlock(t *testing.T) {
 	tl := newTool(t, nil)
-	tl.settings.sandbox.protection = Protection{}
+	tl.settings.sandbox.protection = Protection{NetNS: netnsPlain}
 	out, err := call(t, tl, "s1", "touch ran")
 	if err == nil || !strings.Contains(err.Error(), "tools.shell.unsandboxed: true") {
 		t.Fatalf("got (%q, %v), want a refusal naming tools.shell.unsandboxed", out, err)
@@ -342,19 +344,28 @@ func TestProtection(t *testing.T) {
 		refused bool
 		want    string
 	}{
-		{Protection{LandlockABI: 7}, false, "sandboxed (Landlock ABI 7)"},
-		{Protection{LandlockABI: 7, Unsandboxed: true}, false, "sandboxed (Landlock ABI 7)"},
-		{Protection{LandlockABI: 4}, false, "cannot deny signalling Parley"},
-		{Protection{Unsandboxed: true}, false, "unsandboxed by config"},
-		{Protection{}, true, "refused"},
+		{Protection{LandlockABI: 7, NetNS: netnsPlain}, false, "sandboxed (Landlock ABI 7); network: none (own namespace, netns)"},
+		{Protection{LandlockABI: 7, Unsandboxed: true, NetNS: netnsUser}, false, "sandboxed (Landlock ABI 7)"},
+		{Protection{LandlockABI: 4, NetNS: netnsPlain}, false, "cannot deny signalling Parley"},
+		{Protection{Unsandboxed: true, NetNS: netnsPlain}, false, "unsandboxed by config"},
+		{Protection{NetNS: netnsPlain}, true, "refused: no Landlock"},
+		{Protection{LandlockABI: 7, Network: NetworkAll}, false, "sandboxed (Landlock ABI 7); network: all (the host's)"},
+		{Protection{LandlockABI: 7, Network: NetworkPublic, NetNS: netnsUser}, false, "network: public addresses only"},
+		// No namespace: none and public are refused, never quietly
+		// given the host's network.
+		{Protection{LandlockABI: 7}, true, "refused: tools.shell.network is none, but this host cannot"},
+		{Protection{LandlockABI: 7, Network: NetworkPublic}, true, "set tools.shell.network: all"},
 	}
 	for _, tt := range tests {
 		if got := tt.p.String(); tt.p.Refused() != tt.refused || !strings.Contains(got, tt.want) {
 			t.Errorf("%+v: Refused = %v, String = %q; want %v, containing %q", tt.p, tt.p.Refused(), got, tt.refused, tt.want)
 		}
 	}
-	if p := Probe(false); p.LandlockABI != landlockABI() {
+	if p := Probe(false, ""); p.LandlockABI != landlockABI() || p.Network != NetworkNone {
 		t.Errorf("Probe = %+v", p)
+	}
+	if p := Probe(false, NetworkAll); p.NetNS != "" || p.Warning() == "" {
+		t.Errorf("Probe(all) = %+v, want no namespace probed and a warning", p)
 	}
 }
 

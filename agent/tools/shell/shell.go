@@ -87,7 +87,7 @@ func (t *tool) execute(ctx context.Context, c agent.Caller, a Args) (string, err
 	// So must a host without the sandbox, unless the operator said to run
 	// without it.
 	if t.settings.sandbox.protection.Refused() {
-		return "", errRefused
+		return "", refusal(t.settings.sandbox.protection)
 	}
 	timeout, err := t.timeoutFor(a.TimeoutSeconds)
 	if err != nil {

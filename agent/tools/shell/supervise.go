@@ -22,6 +22,11 @@ import (
 func supervise(arg string) int {
 	syscall.CloseOnExec(statusFD) // the confine stage gets it explicitly below
 	sp, err := parseSpec(arg)
+	if err == nil {
+		// Nothing Parley inherited travels on; the confine stage does the
+		// same for whatever reaches it anyway.
+		err = closeInherited()
+	}
 	if err != nil {
 		writeReport(report{Error: err.Error()})
 		return 1
@@ -49,7 +54,9 @@ func supervise(arg string) int {
 		// Its own process group, so one kill reaches every process that
 		// stayed in it. Pdeathsig survives the exec into the shell: if
 		// we are killed outright, the shell dies with us.
-		Sys: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
+		// The network namespace is created here, by the clone, so that
+		// the command is never for an instant in the host's network.
+		Sys: namespaceAttr(netnsFor(sp), &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}),
 	})
 	if err != nil {
 		writeReport(report{Error: fmt.Sprintf("start the sandboxed shell: %v", err)})
@@ -71,6 +78,15 @@ func supervise(arg string) int {
 	}
 	writeReport(r)
 	return 0
+}
+
+// netnsFor is how to create the command's network namespace, "" for
+// none (the host's network).
+func netnsFor(sp spec) string {
+	if !sp.Network.isolated() {
+		return ""
+	}
+	return sp.NetNS
 }
 
 // supervisor tracks one command's process tree.
