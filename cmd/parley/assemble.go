@@ -110,7 +110,12 @@ func (a *app) tools(rem *reminderParts, tasks *taskParts) ([]agent.Tool, error) 
 		if cfg.File != "" {
 			protected = append(protected, cfg.File)
 		}
-		sh, err := shell.New(shell.Options{DataDir: cfg.DataDir, ProtectedPaths: protected, Unsandboxed: cfg.Tools.Shell.Unsandboxed})
+		sh, err := shell.New(shell.Options{
+			DataDir: cfg.DataDir, ProtectedPaths: protected, Unsandboxed: cfg.Tools.Shell.Unsandboxed,
+			Network:         shell.Network(cfg.Tools.Shell.Network),
+			WorkspaceBudget: int64(cfg.Tools.Shell.WorkspaceMB) << 20,
+			MinFree:         int64(cfg.Store.MinFreeMB) << 20,
+		})
 		if err != nil {
 			return nil, err
 		}

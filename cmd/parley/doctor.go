@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/parleybot/parley/agent/llm/openai"
 	"github.com/parleybot/parley/agent/tools/shell"
 	"github.com/parleybot/parley/cmd/parley/internal/config"
+	"github.com/parleybot/parley/internal/diskfree"
 	"github.com/parleybot/parley/internal/lazyre"
 )
 
@@ -56,6 +58,12 @@ func doctor(ctx context.Context, w io.Writer, cfg *config.Config) (failed int) {
 		cctx, cancel := context.WithTimeout(ctx, checkTimeout)
 		detail, err := c.run(cctx)
 		cancel()
+		var warn warning
+		if errors.As(err, &warn) {
+			// Works, but weaker than it should be: said, not counted.
+			fmt.Fprintf(w, "WARN  %-10s %s\n", c.name, scrub(cfg, warn.Error()))
+			continue
+		}
 		if err != nil {
 			failed++
 			report(w, c.name, fmt.Errorf("%s", scrub(cfg, err.Error())))
@@ -80,6 +88,12 @@ func scrub(cfg *config.Config, line string) string {
 	}
 	return urlInText().ReplaceAllStringFunc(line, config.RedactURL)
 }
+
+// warning is a check's result that works but that an operator should
+// know about: doctor prints WARN and does not count it as failed.
+type warning string
+
+func (w warning) Error() string { return string(w) }
 
 func report(w io.Writer, name string, err error) {
 	fmt.Fprintf(w, "FAIL  %-10s %s\n", name, strings.TrimSpace(err.Error()))
@@ -108,8 +122,10 @@ func checks(cfg *config.Config) []check {
 			}
 			return cfg.LLM.Model, nil
 		}},
+		{"disk", func(context.Context) (string, error) { return diskCheck(cfg, diskfree.Free) }},
 		{"shell", func(context.Context) (string, error) {
-			return shellCheck(cfg.Tools.Shell, shell.Probe(cfg.Tools.Shell.Unsandboxed))
+			c := cfg.Tools.Shell
+			return shellCheck(c, shell.Probe(c.Unsandboxed, shell.Network(c.Network)))
 		}},
 		{"web_fetch", func(context.Context) (string, error) { return webFetchCheck(cfg.Tools.WebFetch), nil }},
 	}
@@ -173,16 +189,43 @@ func kbCheck(ctx context.Context, cfg *config.Config) (string, error) {
 }
 
 // shellCheck says how shell commands are confined on this host: in the
-// Landlock sandbox, unsandboxed because the config allows it, or refused.
-// A refused shell fails the check only when the tool is enabled.
+// Landlock sandbox, unsandboxed because the config allows it, or refused;
+// what they may reach on the network; and the workspace budget. A refused
+// shell fails the check only when the tool is enabled; the host's whole
+// network given to commands (tools.shell.network: all) is a warning.
 func shellCheck(c config.Shell, p shell.Protection) (string, error) {
+	budget := fmt.Sprintf("; workspace budget %d MiB (tools.shell.workspace_mb)", c.WorkspaceMB)
 	switch {
 	case !c.Enabled:
 		return "disabled; if enabled: " + p.String(), nil
 	case p.Refused():
 		return "", errors.New(p.String())
+	case p.Warning() != "":
+		return "", warning(p.String() + budget + "; " + p.Warning())
 	}
-	return p.String(), nil
+	return p.String() + budget, nil
+}
+
+// diskCheck reports the free space of data_dir's filesystem against
+// store.min_free_mb, failing below it: Parley then refuses new files and
+// documents.
+func diskCheck(cfg *config.Config, free func(string) (uint64, error)) (string, error) {
+	dir := cfg.DataDir
+	if _, err := os.Stat(dir); err != nil {
+		dir = filepath.Dir(dir) // not created yet: the filesystem it will be on
+	}
+	n, err := free(dir)
+	if err != nil {
+		return "", err
+	}
+	floor := uint64(cfg.Store.MinFreeMB) << 20
+	if err := (diskfree.Floor{Path: dir, Min: floor, Free: free}).Check(); err != nil {
+		return "", err
+	}
+	if floor == 0 {
+		return fmt.Sprintf("%s free in %s; no floor (store.min_free_mb: 0)", diskfree.MiB(n), cfg.DataDir), nil
+	}
+	return fmt.Sprintf("%s free in %s; floor %s (store.min_free_mb)", diskfree.MiB(n), cfg.DataDir, diskfree.MiB(floor)), nil
 }
 
 // webFetchCheck says what web_fetch may reach: public addresses, and the

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -276,44 +277,94 @@ func TestDoctorNeverPrintsSecrets(t *testing.T) {
 	}
 }
 
-// TestDoctorShell: doctor says which protection shell commands get, and
-// fails when the enabled tool would refuse every command.
+// TestDoctorShell: doctor says which protection shell commands get,
+// what they may reach and their workspace budget; it fails when the
+// enabled tool would refuse every command, and warns when commands get
+// the host's whole network.
 func TestDoctorShell(t *testing.T) {
-	on, off := config.Shell{Enabled: true}, config.Shell{}
+	on := config.Shell{Enabled: true, Network: "none", WorkspaceMB: 200}
+	off := config.Shell{Network: "none", WorkspaceMB: 200}
+	all := config.Shell{Enabled: true, Network: "all", WorkspaceMB: 200}
+	const ns = "netns"
 	tests := []struct {
-		cfg     config.Shell
-		p       shell.Protection
-		want    string
-		wantErr bool
+		cfg      config.Shell
+		p        shell.Protection
+		want     string
+		wantErr  bool
+		wantWarn bool
 	}{
-		{on, shell.Protection{LandlockABI: 7}, "sandboxed (Landlock ABI 7)", false},
-		{on, shell.Protection{LandlockABI: 4}, "sandboxed (Landlock ABI 4); this ABI cannot deny signalling Parley's processes", false},
-		{on, shell.Protection{Unsandboxed: true}, "unsandboxed by config (tools.shell.unsandboxed)", false},
-		{on, shell.Protection{}, "refused: no Landlock on this kernel", true},
-		{off, shell.Protection{}, "disabled; if enabled: refused", false},
-		{off, shell.Protection{LandlockABI: 7}, "disabled; if enabled: sandboxed (Landlock ABI 7)", false},
+		{on, shell.Protection{LandlockABI: 7, NetNS: ns}, "sandboxed (Landlock ABI 7); network: none (own namespace, netns); workspace budget 200 MiB (tools.shell.workspace_mb)", false, false},
+		{on, shell.Protection{LandlockABI: 4, NetNS: ns}, "sandboxed (Landlock ABI 4); this ABI cannot deny signalling Parley's processes", false, false},
+		{on, shell.Protection{Unsandboxed: true, NetNS: ns}, "unsandboxed by config (tools.shell.unsandboxed)", false, false},
+		{on, shell.Protection{NetNS: ns}, "refused: no Landlock on this kernel", true, false},
+		{on, shell.Protection{LandlockABI: 7}, "refused: tools.shell.network is none, but this host cannot give commands a network namespace", true, false},
+		{on, shell.Protection{LandlockABI: 7, Network: shell.NetworkPublic, NetNS: "userns+netns"}, "sandboxed (Landlock ABI 7); network: public addresses only", false, false},
+		{all, shell.Protection{LandlockABI: 7, Network: shell.NetworkAll}, "sandboxed (Landlock ABI 7); network: all (the host's); workspace budget 200 MiB (tools.shell.workspace_mb); tools.shell.network is all: commands reach everything", false, true},
+		{off, shell.Protection{}, "disabled; if enabled: refused", false, false},
+		{off, shell.Protection{LandlockABI: 7, NetNS: ns}, "disabled; if enabled: sandboxed (Landlock ABI 7)", false, false},
 	}
 	for _, tt := range tests {
 		got, err := shellCheck(tt.cfg, tt.p)
+		var warn warning
+		isWarn := errors.As(err, &warn)
 		if err != nil {
 			got = err.Error()
 		}
-		if (err != nil) != tt.wantErr || !strings.HasPrefix(got, tt.want) {
-			t.Errorf("shellCheck(%+v, %+v) = %q, %v; want %q, error %v", tt.cfg, tt.p, got, err, tt.want, tt.wantErr)
+		if isWarn != tt.wantWarn || (err != nil && !isWarn) != tt.wantErr || !strings.HasPrefix(got, tt.want) {
+			t.Errorf("shellCheck(%+v, %+v) = %q, %v; want %q, error %v, warning %v", tt.cfg, tt.p, got, err, tt.want, tt.wantErr, tt.wantWarn)
 		}
 	}
 
-	// The real probe, through the command: this host has Landlock.
-	if !shell.Probe(false).Sandboxed() {
-		t.Skip("no Landlock on this kernel")
+	// The real probe, through the command: this host has Landlock and
+	// network namespaces.
+	if p := shell.Probe(false, shell.NetworkNone); !p.Sandboxed() || p.Refused() {
+		t.Skip("no Landlock or no network namespaces on this host")
 	}
-	var out bytes.Buffer
-	env := map[string]string{"PARLEY_DATA_DIR": t.TempDir(), "XDG_CONFIG_HOME": t.TempDir(), "PARLEY_TOOLS_SHELL_ENABLED": "true"}
-	e := &environment{stdin: strings.NewReader(""), stdout: &out, stderr: &out,
-		lookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }}
-	execute(t.Context(), e, []string{"doctor"})
-	if !strings.Contains(out.String(), "OK    shell      sandboxed (Landlock ABI ") {
-		t.Errorf("doctor printed\n%s\nwant the shell sandboxed", out.String())
+	for _, tt := range []struct{ network, want string }{
+		{"none", "OK    shell      sandboxed (Landlock ABI "},
+		{"all", "WARN  shell      sandboxed (Landlock ABI "},
+	} {
+		var out bytes.Buffer
+		env := map[string]string{"PARLEY_DATA_DIR": t.TempDir(), "XDG_CONFIG_HOME": t.TempDir(),
+			"PARLEY_TOOLS_SHELL_ENABLED": "true", "PARLEY_TOOLS_SHELL_NETWORK": tt.network}
+		e := &environment{stdin: strings.NewReader(""), stdout: &out, stderr: &out,
+			lookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }}
+		execute(t.Context(), e, []string{"doctor"})
+		if !strings.Contains(out.String(), tt.want) || !strings.Contains(out.String(), "network: "+tt.network) {
+			t.Errorf("doctor printed\n%s\nwant %q and the network mode %s", out.String(), tt.want, tt.network)
+		}
+		if strings.Contains(out.String(), "FAIL  shell") {
+			t.Errorf("a warning counted as a failure:\n%s", out.String())
+		}
+	}
+}
+
+// TestDoctorDisk: doctor shows data_dir's free space against
+// store.min_free_mb and fails below it.
+func TestDoctorDisk(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name    string
+		floorMB int
+		free    uint64
+		want    string
+		wantErr bool
+	}{
+		{"above", 256, 20 << 30, "20 GiB free in " + dir + "; floor 256 MiB (store.min_free_mb)", false},
+		{"below", 256, 100 << 20, "100 MiB free, below the floor of 256 MiB (store.min_free_mb)", true},
+		{"off", 0, 100 << 20, "100 MiB free in " + dir + "; no floor (store.min_free_mb: 0)", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := &config.Config{DataDir: dir, Store: config.Store{MinFreeMB: tt.floorMB}}
+			got, err := diskCheck(cfg, func(string) (uint64, error) { return tt.free, nil })
+			if err != nil {
+				got = err.Error()
+			}
+			if (err != nil) != tt.wantErr || !strings.Contains(got, tt.want) {
+				t.Errorf("diskCheck = %q, %v; want %q, error %v", got, err, tt.want, tt.wantErr)
+			}
+		})
 	}
 }
 

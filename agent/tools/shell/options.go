@@ -92,6 +92,14 @@ type Options struct {
 	// Landlock works it changes nothing: commands are always sandboxed
 	// when they can be. See sandbox.go.
 	Unsandboxed bool
+	// WorkspaceBudget is each session workspace's size limit in bytes
+	// (tools.shell.workspace_mb; default DefaultWorkspaceBudget, at least
+	// 1 MiB), enforced while a command runs (budget.go).
+	WorkspaceBudget int64
+	// MinFree is the data directory's free-space floor in bytes
+	// (store.min_free_mb; 0, the default, means none): below it calls are
+	// refused, and a command that pushes the disk below it is killed.
+	MinFree int64
 	// Network is what commands may reach (tools.shell.network; default
 	// NetworkNone). See network.go.
 	Network Network
@@ -114,6 +122,10 @@ type settings struct {
 	extraEnv      []string
 	grace         time.Duration
 	sandbox       sandboxSettings
+	space         spaceLimits
+	// freeSpace measures the data directory's free space (freeSpace;
+	// tests inject a full disk).
+	freeSpace func(path string) (uint64, error)
 }
 
 func (o Options) settings() (settings, error) {
@@ -132,6 +144,8 @@ func (o Options) settings() (settings, error) {
 		shell:         orDefault(o.Shell, DefaultShell),
 		extraEnv:      passableNames(o.ExtraEnv),
 		grace:         killGrace,
+		space:         spaceLimits{Budget: orDefault(o.WorkspaceBudget, DefaultWorkspaceBudget), MinFree: o.MinFree},
+		freeSpace:     freeSpace,
 	}
 	if s.sandbox, err = o.sandboxSettings(dataDir); err != nil {
 		return settings{}, fmt.Errorf("shell: %w", err)
@@ -143,6 +157,10 @@ func (o Options) settings() (settings, error) {
 		return settings{}, fmt.Errorf("shell: max timeout %s exceeds the ceiling of %s", s.maxTimeout, CeilingTimeout)
 	case s.timeout > s.maxTimeout:
 		return settings{}, fmt.Errorf("shell: timeout %s exceeds the max timeout %s", s.timeout, s.maxTimeout)
+	case s.space.Budget < 1<<20:
+		return settings{}, fmt.Errorf("shell: workspace budget %d bytes is too small (minimum 1 MiB)", s.space.Budget)
+	case s.space.MinFree < 0:
+		return settings{}, fmt.Errorf("shell: free-space floor %d bytes is negative", s.space.MinFree)
 	case s.maxOutput < 64:
 		// Below this the omission marker alone would not fit.
 		return settings{}, fmt.Errorf("shell: max output %d bytes is too small (minimum 64)", s.maxOutput)

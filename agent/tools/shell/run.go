@@ -170,6 +170,8 @@ func run(ctx context.Context, s *settings, dir, command string, timeout time.Dur
 	}
 	res := result{output: out.String()}
 	switch {
+	case rep.Killed == killedWorkspace || rep.Killed == killedDisk:
+		res.status = spaceMessage(rep.Killed, s.space)
 	case rep.Killed == killedProcesses:
 		res.status = fmt.Sprintf("killed: the command had more than %d processes at once (the sandbox's limit)", s.sandbox.limits.Processes)
 	case rep.Signal != 0:

@@ -288,6 +288,8 @@ type spec struct {
 	ReadOnly []string `json:"read_only"`
 	Hidden   []string `json:"hidden"`
 	Limits   Limits   `json:"limits"`
+	// Space is the workspace budget and the disk floor (budget.go).
+	Space spaceLimits `json:"space"`
 	// Deadline is the supervisor's own timeout: a little longer than
 	// Parley's, so it only fires when Parley is gone or stuck.
 	Deadline   time.Duration `json:"deadline"`
@@ -314,7 +316,11 @@ func (s *settings) spec(workspace, command string, timeout time.Duration) (spec,
 	if p.Refused() {
 		return spec{}, refusal(p) // checked before, but never run unconfined by mistake
 	}
+	limits := s.sandbox.limits
+	// No single file may outgrow the whole workspace's budget.
+	limits.FileSize = min(limits.FileSize, s.space.Budget)
 	return spec{
+		Space:      s.space,
 		Shell:      s.shell,
 		Command:    command,
 		Workspace:  workspace,
@@ -323,7 +329,7 @@ func (s *settings) spec(workspace, command string, timeout time.Duration) (spec,
 		NetNS:      p.NetNS,
 		ReadOnly:   s.sandbox.readOnly,
 		Hidden:     s.sandbox.hidden,
-		Limits:     s.sandbox.limits,
+		Limits:     limits,
 		Deadline:   timeout + s.grace,
 		WatchEvery: s.sandbox.watchEvery,
 	}, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -89,6 +90,9 @@ func (t *tool) execute(ctx context.Context, c agent.Caller, a Args) (string, err
 	if t.settings.sandbox.protection.Refused() {
 		return "", refusal(t.settings.sandbox.protection)
 	}
+	if err := t.checkFloor(); err != nil {
+		return "", err
+	}
 	timeout, err := t.timeoutFor(a.TimeoutSeconds)
 	if err != nil {
 		return "", err
@@ -105,6 +109,26 @@ func (t *tool) execute(ctx context.Context, c agent.Caller, a Args) (string, err
 		return "", err
 	}
 	return format(res), nil
+}
+
+// checkFloor refuses a call while the data directory is below its
+// free-space floor: a command would only push it further, and the
+// database needs that space.
+func (t *tool) checkFloor() error {
+	floor := t.settings.space.MinFree
+	if floor == 0 {
+		return nil
+	}
+	root := filepath.Dir(t.settings.workspaceRoot) // the data directory
+	free, err := t.settings.freeSpace(root)
+	if err != nil {
+		return fmt.Errorf("not run: %w", err)
+	}
+	if free < uint64(floor) {
+		return fmt.Errorf("not run: Parley's data directory is low on disk space (%d MiB free, below the floor of "+
+			"%d MiB, store.min_free_mb); delete files in the workspace or ask the operator to free space", free>>20, floor>>20)
+	}
+	return nil
 }
 
 // timeoutFor turns the model's timeout_seconds into the call's timeout.

@@ -41,6 +41,9 @@ func supervise(arg string) int {
 		writeReport(report{Error: fmt.Sprintf("become child subreaper: %v", err)})
 		return 1
 	}
+	// The workspace as the command finds it: what it may not grow past
+	// its budget.
+	space := newSpaceWatch(sp.Workspace, sp.Space)
 	// Notify before the fork so that no exit and no stop request is lost.
 	chld := make(chan os.Signal, 1)
 	signal.Notify(chld, syscall.SIGCHLD)
@@ -62,7 +65,7 @@ func supervise(arg string) int {
 		writeReport(report{Error: fmt.Sprintf("start the sandboxed shell: %v", err)})
 		return 1
 	}
-	sv := &supervisor{self: os.Getpid(), shell: pid}
+	sv := &supervisor{self: os.Getpid(), shell: pid, space: space}
 	r := report{Killed: sv.watch(sp, chld, stop)}
 	sv.killTree(chld)
 	switch ws := sv.status; {
@@ -94,6 +97,7 @@ type supervisor struct {
 	self   int
 	shell  int                 // pid of the shell, and id of its process group
 	status *syscall.WaitStatus // set once the shell is reaped
+	space  *spaceWatch
 }
 
 // watch waits until the shell exits or the tree must be killed, and says
@@ -120,6 +124,9 @@ func (sv *supervisor) watch(sp spec, chld, stop <-chan os.Signal) string {
 			// process of the user, not this command's.
 			if n := len(descendants(sv.self, scanProcs())); n > sp.Limits.Processes {
 				return killedProcesses
+			}
+			if why := sv.space.check(time.Now()); why != "" {
+				return why
 			}
 		}
 	}

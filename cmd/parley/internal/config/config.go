@@ -201,6 +201,13 @@ type Shell struct {
 	// works it changes nothing: commands are sandboxed whenever they can
 	// be.
 	Unsandboxed bool `mapstructure:"unsandboxed"`
+	// Network is what commands may reach: none (default; an empty
+	// network namespace), public (public addresses only, through the
+	// sandbox's HTTP proxy) or all (the host's network).
+	Network string `mapstructure:"network"`
+	// WorkspaceMB is each conversation's workspace budget in MiB,
+	// enforced while a command runs.
+	WorkspaceMB int `mapstructure:"workspace_mb"`
 }
 
 // Approval overrides tools' own approval policies, by tool name (MCP tools
@@ -334,7 +341,7 @@ func Default(platforms ...chat.Platform) Config {
 			MaxConcurrent:           8,
 			Vision:                  VisionAuto,
 		},
-		Tools:  Tools{WebFetch: WebFetch{Enabled: true}, Approval: Approval{ExpireMinutes: 10}},
+		Tools:  Tools{Shell: defaultShell(), WebFetch: WebFetch{Enabled: true}, Approval: Approval{ExpireMinutes: 10}},
 		Memory: Memory{ProfileChars: 1500, FactsChars: 3000},
 		Limits: Limits{TurnsPerMinute: 10, DailyTokens: 1_000_000, QueueMessages: 20, QueueBytes: 64 << 10, MessageChars: 16000},
 		KB: KB{ChunkLines: 40, ChunkOverlap: 5, ChunkChars: 4000, MaxFileMB: 20, MaxScopeMB: 200, TopK: 5,

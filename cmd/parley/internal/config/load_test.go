@@ -155,7 +155,7 @@ func TestLoadPrecedence(t *testing.T) {
 			yaml: "tools:\n  shell:\n    enabled: true\n",
 			env:  map[string]string{"PARLEY_TOOLS_SHELL_UNSANDBOXED": "true"},
 			get:  func(c *Config) any { return c.Tools.Shell },
-			want: Shell{Enabled: true, Unsandboxed: true},
+			want: Shell{Enabled: true, Unsandboxed: true, Network: "none", WorkspaceMB: DefaultWorkspaceMB},
 		},
 		{
 			name: "shell runs sandboxed only by default",

@@ -25,6 +25,8 @@ func TestSecretsNotEchoed(t *testing.T) {
 		{"a choice", "llm:\n  vision: " + key + "\n", nil, "llm.vision:"},
 		{"a zone", "reminders:\n  default_zone: " + key + "\n", nil, "reminders.default_zone:"},
 		{"an engine", "store:\n  driver: " + key + "\n", nil, "store.driver:"},
+		{"a shell network", "tools:\n  shell:\n    network: " + key + "\n", nil, "tools.shell.network:"},
+		{"a budget", "", map[string]string{"PARLEY_TOOLS_SHELL_WORKSPACE_MB": key}, "tools.shell.workspace_mb: (a value that looks like a secret; not shown) is not a number"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -27,13 +27,25 @@ type Store struct {
 	// elected receiver) outlive its last renewal: how soon the other
 	// replicas take over from one that died. PostgreSQL only.
 	LeaseSeconds int `mapstructure:"lease_seconds"`
+	// MinFreeMB is the free space, in MiB, below which Parley refuses new
+	// writes that are not its own bookkeeping (shell commands, knowledge
+	// base documents) on data_dir's filesystem, so that one user filling
+	// the disk cannot break the database for everyone; 0 turns it off.
+	MinFreeMB int `mapstructure:"min_free_mb"`
 }
 
-func defaultStore() Store { return Store{Driver: StoreSQLite, LeaseSeconds: 30} }
+// DefaultMinFreeMB is store.min_free_mb's default: room for the database
+// to grow, its WAL to checkpoint and a migration to run.
+const DefaultMinFreeMB = 256
+
+func defaultStore() Store {
+	return Store{Driver: StoreSQLite, LeaseSeconds: 30, MinFreeMB: DefaultMinFreeMB}
+}
 
 // validate checks the store.* keys.
 func (s *Store) validate() []string {
-	if p := outOfRange(bound[int]{"store.lease_seconds", s.LeaseSeconds, 3, 600}); len(p) > 0 {
+	if p := outOfRange(bound[int]{"store.lease_seconds", s.LeaseSeconds, 3, 600},
+		bound[int]{"store.min_free_mb", s.MinFreeMB, 0, 1 << 20}); len(p) > 0 {
 		return p
 	}
 	switch s.Driver {
