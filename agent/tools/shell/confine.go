@@ -49,6 +49,11 @@ func enter(sp spec) error {
 		if err := loopbackUp(); err != nil {
 			return err
 		}
+		if sp.Network == NetworkPublic {
+			if err := listenProxy(); err != nil {
+				return err
+			}
+		}
 	}
 	rulesetFD, flags := -1, uint32(0)
 	if sp.Landlock {

@@ -48,8 +48,12 @@
 //   - The environment is built from scratch (env.go), so the command does
 //     not inherit Parley's platform tokens or API keys.
 //
-// The sandbox does not restrict the network, and it bounds the size of
-// each file but not the workspace's total. Operators who cannot trust the
-// people who approve should still run Parley in a container or VM that
-// holds nothing else of value.
+// The network is restricted by tools.shell.network (network.go, proxy.go):
+// by default a command runs in an empty network namespace; "public" adds
+// a proxy that connects only to public addresses; "all" is the host's
+// network. Every descriptor above stderr is closed before the command
+// runs. The workspace has a byte budget enforced while the command runs,
+// and the data directory a free-space floor (budget.go). Operators who
+// cannot trust the people who approve should still run Parley in a
+// container or VM that holds nothing else of value.
 package shell

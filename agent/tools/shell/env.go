@@ -66,8 +66,10 @@ func passableNames(names []string) []string {
 
 // environment builds a command's environment from scratch: nothing of
 // Parley's own environment reaches it except the allowlisted names.
-// TMPDIR is the workspace's private tmp: the sandbox denies /tmp.
-func environment(home string, extra []string) []string {
+// TMPDIR is the workspace's private tmp: the sandbox denies /tmp. In
+// public network mode the proxy variables point at the sandbox's proxy,
+// whatever the allowlist passes.
+func environment(home string, extra []string, network Network) []string {
 	env := []string{
 		"PATH=" + safePath,
 		"HOME=" + home,
@@ -75,7 +77,13 @@ func environment(home string, extra []string) []string {
 		"LANG=C.UTF-8",
 		"TERM=dumb",
 	}
+	if network == NetworkPublic {
+		env = append(env, proxyEnv()...)
+	}
 	for _, name := range extra {
+		if network == NetworkPublic && isProxyVar(name) {
+			continue
+		}
 		if v, ok := os.LookupEnv(name); ok {
 			env = append(env, name+"="+v)
 		}

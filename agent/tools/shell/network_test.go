@@ -152,3 +152,28 @@ func TestInheritedDescriptorsClosed(t *testing.T) {
 		})
 	}
 }
+
+// TestPublicModeProxy: in public mode the command's way out is the
+// sandbox's proxy, and the proxy does not connect to the host's
+// loopback, whether asked by address or tunnelled.
+func TestPublicModeProxy(t *testing.T) {
+	target := hostServer(t, "127.0.0.1:0")
+	tl := networkTool(t, NetworkPublic, netnsPlain)
+	for _, cmd := range []string{
+		"curl -sS --max-time 5 http://" + target + "/",
+		"curl -sS --max-time 5 -p http://" + target + "/",                               // CONNECT
+		"curl -sS --max-time 5 http://localhost:" + strings.Split(target, ":")[1] + "/", // a name for it
+		"curl -sS --max-time 5 http://169.254.169.254/latest/meta-data/",
+	} {
+		out, err := call(t, tl, "s1", "echo $HTTPS_PROXY; "+cmd)
+		if err != nil {
+			t.Fatalf("%s: %v", cmd, err)
+		}
+		if strings.Contains(out, "answer-from-the-host") || !strings.Contains(out, "http://127.0.0.1:3128") {
+			t.Errorf("%s: %q, want the proxy set and the host's server out of reach", cmd, out)
+		}
+		if !strings.Contains(out, "not a public address") && !strings.Contains(out, "403") {
+			t.Errorf("%s: %q, want the proxy's refusal", cmd, out)
+		}
+	}
+}

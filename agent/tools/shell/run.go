@@ -95,7 +95,7 @@ func run(ctx context.Context, s *settings, dir, command string, timeout time.Dur
 	cmd := exec.CommandContext(runCtx, selfExe, superviseArg, string(specJSON))
 	cmd.Args[0] = "parley-sandbox"
 	cmd.Dir = dir
-	cmd.Env = environment(dir, s.extraEnv)
+	cmd.Env = environment(dir, s.extraEnv, sp.Network)
 	cmd.Stdout, cmd.Stderr = pw, pw
 	cmd.ExtraFiles = []*os.File{sw} // fd 3 = statusFD
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

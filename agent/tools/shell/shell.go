@@ -65,7 +65,22 @@ func description(s settings) string {
 		"killed when the command returns. The environment is minimal and holds no credentials. %s no root "+
 		"powers, and limits on CPU time, memory, file size and process count (at most %d at once). Commands "+
 		"that wipe or format disks, power off the host, fork-bomb, or touch Parley's own config or database are "+
-		"refused outright.", s.maxOutput, seconds(s.timeout), seconds(s.maxTimeout), confinement, s.sandbox.limits.Processes)
+		"refused outright. %s The workspace may hold at most %d MiB; a command that grows it past that is "+
+		"stopped.", s.maxOutput, seconds(s.timeout), seconds(s.maxTimeout), confinement, s.sandbox.limits.Processes,
+		networkDescription(s.sandbox.protection.network()), s.space.Budget>>20)
+}
+
+// networkDescription tells the model what the network mode lets it do, so
+// it does not retry a download that cannot work.
+func networkDescription(n Network) string {
+	switch n {
+	case NetworkAll:
+		return "The command has the host's network."
+	case NetworkPublic:
+		return "The command reaches public internet addresses only through HTTP_PROXY/HTTPS_PROXY (curl, wget, " +
+			"git over https, pip, go and npm use it); other connections, and private or local addresses, fail."
+	}
+	return "The command has no network at all (only its own 127.0.0.1): downloads and connections fail."
 }
 
 // ApprovalPolicy is always: a person approves every shell command. The

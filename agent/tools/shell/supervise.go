@@ -50,10 +50,23 @@ func supervise(arg string) int {
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 
+	files := []uintptr{0, 1, 2, statusFD}
+	var proxySock *os.File
+	if sp.Network == NetworkPublic {
+		// The confine stage opens the proxy's listener inside the new
+		// namespace and hands it back over this pair (proxy.go).
+		pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			writeReport(report{Error: fmt.Sprintf("proxy socket pair: %v", err)})
+			return 1
+		}
+		proxySock = os.NewFile(uintptr(pair[0]), "proxy")
+		files = append(files, uintptr(pair[1])) // proxyFD
+	}
 	pid, err := syscall.ForkExec(selfExe, []string{"parley-sandbox", confineArg, arg}, &syscall.ProcAttr{
 		Dir:   sp.Workspace,
 		Env:   os.Environ(),
-		Files: []uintptr{0, 1, 2, statusFD},
+		Files: files,
 		// Its own process group, so one kill reaches every process that
 		// stayed in it. Pdeathsig survives the exec into the shell: if
 		// we are killed outright, the shell dies with us.
@@ -64,6 +77,17 @@ func supervise(arg string) int {
 	if err != nil {
 		writeReport(report{Error: fmt.Sprintf("start the sandboxed shell: %v", err)})
 		return 1
+	}
+	if proxySock != nil {
+		// Our copy of the child's end closed, the receive ends at EOF
+		// if the confine stage fails before handing the listener over;
+		// it reports why on the status pipe itself.
+		unix.Close(int(files[proxyFD]))
+		if err := receiveProxy(proxySock); err != nil {
+			// The command runs without a way out, which is safe; its
+			// output says why its downloads fail.
+			fmt.Fprintln(os.Stderr, "parley sandbox: no proxy:", err)
+		}
 	}
 	sv := &supervisor{self: os.Getpid(), shell: pid, space: space}
 	r := report{Killed: sv.watch(sp, chld, stop)}
