@@ -235,7 +235,7 @@ func newKBSearchCmd(e *environment, load func() (*config.Config, error)) *cobra.
 // endpoint of llm.openai.
 func knowledgeBase(cfg *config.Config, db backend, logger *slog.Logger) (*kb.Base, error) {
 	c := kb.Config{
-		Store:         db,
+		Store:         flooredKB{Store: db, floor: dataFloor(cfg)},
 		Chunking:      kb.ChunkOptions{Lines: cfg.KB.ChunkLines, Overlap: cfg.KB.ChunkOverlap, MaxChars: cfg.KB.ChunkChars},
 		MaxFileBytes:  int64(cfg.KB.MaxFileMB) << 20,
 		MaxScopeBytes: int64(cfg.KB.MaxScopeMB) << 20,
