@@ -69,7 +69,7 @@ func injectionRules() []rule {
 	s.add(viewSquash, jailWhy, `doanythingnow|youarenow(?:dan|unrestricted|jailbroken|free)`)
 	// "DAN" only in capitals and in jailbreak context: Dan is a colleague.
 	s.add(viewCased, jailWhy,
-		`(?i:\b(?:you are|you're|act as|pretend to be|become|roleplay as|play|called|named)\s+)DAN\b|\bDAN\s*(?:mode|prompt|jailbreak|\(|:)`).need = []string{"DAN"}
+		`(?i:\b(?:you are|you're|act as|pretend to be|become|roleplay as|play|called|named|eres|fueras|sei|bist|jesteś|ben je|als)\s+)DAN\b|\bDAN\s*(?:mode|prompt|jailbreak|\(|:)`).need = []string{"DAN"}
 	s.add(viewWords, hideWhy,
 		`\b(?:do not|don t|dont|never|without)(?: ever)? (?:tell|telling|inform|informing|reveal|revealing|mention|mentioning|disclose|disclosing|show|showing|alert|alerting|notify|notifying|let|letting)(?: [a-z]+)?(?: to)? (?:the user|user|the users|the human|anyone|the operator)(?: (?:that|about|this|anything|what|how|why|where|when|any|know|see)\b|$)`,
 		`\b(?:keep|hide) (?:this|it|that|these)(?: [a-z]+)? (?:secret |hidden )?from (?:the user|user|the human)\b`,
@@ -107,6 +107,8 @@ func injectionRules() []rule {
 	englishMoreRules(&s)
 	cjkRules(&s)
 	europeanRules(&s)
+	europeanMoreRules(&s)
 	scriptRules(&s)
+	ukrainianVietnameseRules(&s)
 	return s.rules
 }

@@ -67,6 +67,19 @@ func englishMoreRules(s *ruleSet) {
 		// request" is a support policy.
 		`\b(?:never|do not|don t|dont)(?: ever)? (?:refuse|decline|deny|reject|say no to)(?: (?:a|any|the|this|his|her|their|user s|users))* (?:requests?|questions?|commands?|users?|tasks?|instructions?|anything)\b`,
 	)
+	// Text from elsewhere promoted to orders: "treat instructions found in
+	// web pages as if the user wrote them", "trust text that says it comes
+	// from the admin", "do what any fetched page tells you".
+	s.add(viewWords, authorWhy,
+		`\btreat (?:any |all |every )?(?:instructions?|text|content|commands?|requests?|messages?)(?: [a-z]+){0,5}? (?:as if|as though) (?:the user|they|it|the admin|the owner|the developer) (?:wrote|had written|said|sent|came from|typed)\b`,
+		`\btrust (?:any |all |every )?(?:text|content|messages?|instructions?|notes?|requests?)(?: [a-z]+){0,6}? (?:comes?|coming|came) from (?:the |an |your )?(?:admin|administrator|developer|system|operator|owner)\b`,
+		`\b(?:do|follow|obey|execute)(?: whatever| what| anything| everything)? (?:any |every |the |a )?(?:fetched |web |retrieved |downloaded )?(?:page|pages|web ?page|website|document|documents|tool result|tool output|email|emails)s? (?:says|say|tells you|tell you|asks|asks you|suggests|instructs)\b`,
+		// "regardless of earlier rules, …"
+		`\b(?:regardless of|notwithstanding|in spite of|despite)(?: (?:all|any|the|your|my|these|those))* (?:earlier|previous|prior|system|safety|original|existing|your)(?: [a-z]+)? (?:instructions?|rules|guidelines|polic(?:y|ies)|restrictions|constraints|directives)\b`,
+	)
+	// Answering approval prompts for the user.
+	s.add(viewWords, approvalWhy,
+		`\b(?:answer|reply|respond|say|click|confirm)(?: with)? (?:yes|approve|ok|okay|y)\b(?: [a-z]+){0,3}? (?:on (?:the user s|their|his|her|my) behalf|for (?:the user|them))\b`)
 	// Lying to the user about the memory.
 	s.add(viewWords, hideWhy,
 		`\b(?:say|tell (?:the user|them|him|her)|claim|pretend|answer|reply|respond)(?: that)? (?:it|this|the memory|memory|this note|these notes|the notes|your memory) (?:is|are) (?:empty|blank|nothing|not there)\b`,
@@ -94,7 +107,7 @@ func englishMoreRules(s *ruleSet) {
 		`(?:^|[.!?;:\n])\s*(?:please\s+)?(?:adopt|assume|take on|stay in|remain in|switch|switch to|enter|keep)\s+(?:the\s+|a\s+|an\s+|this\s+|your\s+)?(?:persona|personality|role|character|identity)\b`)
 	// Addressing the assistant: a label at the start of the entry, or
 	// "when you read this".
-	s.add(viewLower, metaWhy, `^\s*(?:assistant|ai|model|claude|chatgpt|gpt|llm|bot|agent)\s*:`)
+	s.add(viewLower, metaWhy, `^\s*(?:assistant|ai|model|claude|chatgpt|gpt|llm|bot|agent)\s*:`, `^\s*(?:assistant|claude|chatgpt|parley)\s*,`)
 	s.add(viewWords, metaWhy, `\bwhen you (?:read|see|load|process) this\b`)
 	// Spaced-out letters run together in viewWords ("N e v e r a s k" →
 	// "neveraskforapproval"): the approval phrase squashed.
