@@ -16,6 +16,11 @@ type ApprovalRequest struct {
 	// untrusted MCP server): only a configured approver may approve it;
 	// the requester may still deny.
 	Mandatory bool
+	// Private says the call needs no approval of its own but sends data to
+	// a place its author never wrote, in a turn that read text from
+	// outside (agent/egress.go): the author alone decides, privately, as
+	// the call may carry their data.
+	Private bool
 	// Risks are what the tool itself noticed about the call ("pipes a
 	// download into a shell"), for the approver's attention.
 	Risks []string

@@ -99,8 +99,12 @@ func (x *run) runTool(ctx context.Context, tools map[string]Tool, call llm.ToolC
 	caller.CallID = call.ID
 	caller.Tainted = x.tainted
 	caller.Runner = x.r
-	if x.r.policy(tool) == PolicyAlways {
-		text, verdict := x.approve(ctx, tool, call, caller)
+	var foreign []string
+	if x.tainted {
+		foreign = x.mentions().foreign(egressTargets(tool, call.Arguments))
+	}
+	if x.r.policy(tool) == PolicyAlways || len(foreign) > 0 {
+		text, verdict := x.approve(ctx, tool, call, caller, foreign)
 		switch verdict {
 		case approvalPending:
 			return result, awaitingApproval
@@ -169,7 +173,13 @@ const (
 )
 
 // approve asks the turn's Approver (Caller.Approve) and reports the model-facing refusal text.
-func (x *run) approve(ctx context.Context, tool Tool, call llm.ToolCall, caller Caller) (string, approvalVerdict) {
+//
+// foreign are the places the call sends data to that its author never
+// wrote, in a turn that read text from outside: a call that needs no
+// approval of its own goes to the author alone, privately, since it may
+// carry their data; one that does is shown to its approvers with that
+// risk.
+func (x *run) approve(ctx context.Context, tool Tool, call llm.ToolCall, caller Caller, foreign []string) (string, approvalVerdict) {
 	if d, ok := x.t.Decisions[call.ID]; ok {
 		return verdict(d)
 	}
@@ -183,6 +193,10 @@ func (x *run) approve(ctx context.Context, tool Tool, call llm.ToolCall, caller 
 	req := &ApprovalRequest{SessionID: x.t.SessionID, Caller: caller, Call: call, Summary: summary, Mandatory: mandatory(tool)}
 	if r, ok := tool.(Risky); ok {
 		req.Risks = r.Risks(call.Arguments)
+	}
+	if len(foreign) > 0 {
+		req.Risks = append(req.Risks, egressRisk(foreign))
+		req.Private = x.r.policy(tool) != PolicyAlways
 	}
 	if !x.emit(Event{Kind: EventApprovalNeeded, Approval: req}) {
 		return InterruptedResult, approvalRefused

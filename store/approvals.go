@@ -22,7 +22,7 @@ const approvalColumns = `
 	SELECT a.id, a.session_id, a.tool_call_id, a.tool_name, a.summary,
 	       a.requester, coalesce(ru.name, ''), a.approvers, a.status,
 	       coalesce(a.decided_by, ''), coalesce(du.name, ''), a.refs,
-	       a.expires_at, a.created_at, coalesce(a.decided_at, 0), a.mandatory, a.risks
+	       a.expires_at, a.created_at, coalesce(a.decided_at, 0), a.mandatory, a.risks, a.private
 	FROM approvals a
 	LEFT JOIN users ru ON ru.key = a.requester
 	LEFT JOIN users du ON du.key = a.decided_by`
@@ -52,11 +52,11 @@ func (db *DB) CreateApproval(ctx context.Context, rec approvals.Record) (stored 
 		// fail loudly rather than return someone else's approval.
 		res, err := tx.ExecContext(ctx, `
 			INSERT INTO approvals (id, session_id, tool_call_id, tool_name, summary, requester,
-			                       approvers, status, refs, expires_at, created_at, mandatory, risks)
-			VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)
+			                       approvers, status, refs, expires_at, created_at, mandatory, risks, private)
+			VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (session_id, tool_call_id) DO NOTHING`,
 			rec.ID, rec.SessionID, rec.ToolCallID, rec.ToolName, rec.Summary, rec.Requester,
-			cols.Approvers, cols.Refs, millis(rec.ExpiresAt), millis(rec.CreatedAt), rec.Mandatory, cols.Risks)
+			cols.Approvers, cols.Refs, millis(rec.ExpiresAt), millis(rec.CreatedAt), rec.Mandatory, cols.Risks, rec.Private)
 		if err != nil {
 			return err
 		}
@@ -223,7 +223,7 @@ func scanApproval(row rowScanner) (approvals.Record, error) {
 	if err := row.Scan(&rec.ID, &rec.SessionID, &rec.ToolCallID, &rec.ToolName, &rec.Summary,
 		&rec.Requester, &rec.RequesterName, &cols.Approvers, &rec.Status,
 		&rec.DecidedBy, &rec.DecidedByName, &cols.Refs,
-		&expires, &created, &decidedAt, &rec.Mandatory, &cols.Risks); err != nil {
+		&expires, &created, &decidedAt, &rec.Mandatory, &cols.Risks, &rec.Private); err != nil {
 		return approvals.Record{}, err
 	}
 	if err := rowdata.DecodeApproval(&rec, cols); err != nil {

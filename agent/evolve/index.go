@@ -124,7 +124,7 @@ type SkillReadArgs struct {
 // scopes only (Caller.Scopes), and the skill's lastUsedAt refreshed. Each
 // call is one invocation (the run's signals count it).
 func SkillRead(files SkillFiles) (agent.Tool, error) {
-	return agent.Func("skill_read", "Read one of the skills you have learnt here (listed in your system prompt): its steps, to follow.",
+	return agent.Local(agent.Func("skill_read", "Read one of the skills you have learnt here (listed in your system prompt): its steps, to follow.",
 		func(ctx context.Context, c agent.Caller, a SkillReadArgs) (string, error) {
 			for _, scope := range c.Scopes {
 				s, err := files.Get(scope, a.Name)
@@ -140,5 +140,5 @@ func SkillRead(files SkillFiles) (agent.Tool, error) {
 				return fmt.Sprintf("# %s\n%s\n\n%s", s.Name, s.Description, s.Body), nil
 			}
 			return "", fmt.Errorf("%w here: %q", ErrNoSkill, a.Name)
-		})
+		}))
 }

@@ -118,14 +118,14 @@ func (d Delegation) Tool() (agent.Tool, error) {
 // tool is the delegate tool of a session at depth: 0 for a task's own
 // session, n for a helper n levels down.
 func (dl *delegator) tool(depth int) (agent.Tool, error) {
-	return agent.Func(delegateName,
+	return agent.Local(agent.Func(delegateName,
 		fmt.Sprintf("Hand independent items of your to-do list to helpers that work on them at the same time (at most %d per call), then get all their results back. "+
 			"Each helper starts fresh: it sees your plan and its instruction only, has your other tools, and may update only its own item. "+
 			"Use it for items that do not depend on each other's results; if a call was interrupted, call it again for the same items: finished helpers report what they found, the others continue.",
 			dl.lim.MaxHelpers),
 		func(ctx context.Context, c agent.Caller, a DelegateArgs) (string, error) {
 			return dl.delegate(ctx, c, depth, a)
-		})
+		}))
 }
 
 // delegate runs one call: it checks it, finds or creates each item's

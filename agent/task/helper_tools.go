@@ -47,7 +47,7 @@ type ItemArgs struct {
 // todoItem is the helper's one way to touch its parent's plan: the status
 // and note of its own item, in one transaction with the work log line.
 func (dl *delegator) todoItem(h Helper) (agent.Tool, error) {
-	return agent.Func("todo_item",
+	return agent.Local(agent.Func("todo_item",
 		fmt.Sprintf("Update your item (%d) of the task's plan: its status (in_progress, done, failed, blocked, pending) and a short note. "+
 			"People see the plan in the thread. Mark it done only when the tools' results show it is.", h.Item),
 		func(ctx context.Context, c agent.Caller, a ItemArgs) (string, error) {
@@ -82,7 +82,7 @@ func (dl *delegator) todoItem(h Helper) (agent.Tool, error) {
 				return "", err
 			}
 			return fmt.Sprintf("Item %d is %s: %s", h.Item, now.Status, now.Text), nil
-		})
+		}))
 }
 
 // helperHeading introduces the parent's plan in a helper's prompt.

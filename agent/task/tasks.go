@@ -59,7 +59,7 @@ type TodoArgs struct {
 // thread as one checklist message edited in place, and given to the model
 // at every step.
 func (t Tasks) Todo() (agent.Tool, error) {
-	return agent.Func("todo",
+	return agent.Local(agent.Func("todo",
 		"Keep the to-do list of a task that takes several steps: write the whole list (each item's text and status: pending, in_progress, done, failed, blocked; an optional short note), "+
 			"then rewrite it whenever an item starts, ends or changes. People see it in the thread. Mark an item done only when the tools' results show it is; use it for work of three steps or more.",
 		func(ctx context.Context, c agent.Caller, a TodoArgs) (string, error) {
@@ -83,5 +83,5 @@ func (t Tasks) Todo() (agent.Tool, error) {
 			}
 			done, total, _ := p.Counts()
 			return fmt.Sprintf("Plan saved (%d of %d done):\n%s", done, total, p.Render()), nil
-		})
+		}))
 }

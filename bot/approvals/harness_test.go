@@ -44,6 +44,9 @@ type apHarness struct {
 	sid    string
 	// mandatory makes the next asks mandatory (only an approver approves).
 	mandatory bool
+	// private makes the next asks private: the requester's alone, shown
+	// only to them.
+	private bool
 	// resumed receives what the Resumer is called with.
 	resumed chan approvals.Record
 	// pollEvery is Config.PollEvery (replicas sharing the store).
@@ -160,20 +163,33 @@ func (h *apHarness) ask(sid, callID, summary string) *apAsked {
 			Call:      llm.ToolCall{ID: callID, Name: "shell", Arguments: []byte(`{"command":"rm -rf /tmp/x"}`)},
 			Summary:   summary,
 			Mandatory: h.mandatory,
+			Private:   h.private,
 		})
 		a.done <- apResult{d, err}
 	}()
 	h.waitSleep()
-	sent := h.ad.sent()
-	if len(sent) == 0 {
-		h.t.Fatal("Approve waits without having posted a message")
+	if h.private {
+		shown := h.ad.private()
+		if len(shown) == 0 || len(h.ad.sent()) != 0 {
+			h.t.Fatalf("a private approval was shown privately %d times and in the thread %d times", len(shown), len(h.ad.sent()))
+		}
+		last := shown[len(shown)-1]
+		if last.User.Key() != apRequester.Key() {
+			h.t.Fatalf("a private approval was shown to %s", last.User.Key())
+		}
+		a.out = last.Out
+	} else {
+		sent := h.ad.sent()
+		if len(sent) == 0 {
+			h.t.Fatal("Approve waits without having posted a message")
+		}
+		last := sent[len(sent)-1]
+		a.msg, a.out = last.Ref, last.Out
 	}
-	last := sent[len(sent)-1]
-	a.msg, a.out = last.Ref, last.Out
-	if len(last.Out.Buttons) != 2 {
-		h.t.Fatalf("approval message has buttons %+v, want Approve and Deny", last.Out.Buttons)
+	if len(a.out.Buttons) != 2 {
+		h.t.Fatalf("approval message has buttons %+v, want Approve and Deny", a.out.Buttons)
 	}
-	a.id = strings.TrimPrefix(last.Out.Buttons[0].Data, "a:")
+	a.id = strings.TrimPrefix(a.out.Buttons[0].Data, "a:")
 	return a
 }
 

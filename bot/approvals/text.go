@@ -109,7 +109,13 @@ func renderApproval(rec Record, expiry time.Duration, above int) string {
 	case StatusExpired:
 		fmt.Fprintf(&b, "⌛ **Expired**: no one decided in time, so it did not run · %s\n", asked)
 	default:
-		fmt.Fprintf(&b, "🔐 **Approval needed** · %s\n", asked)
+		if rec.Private {
+			fmt.Fprintf(&b, "🔐 **Your confirmation needed** · %s\n"+
+				"This conversation read text from outside (a page, a document, a tool's result or someone else's message), "+
+				"and the call below sends data to a place you never wrote. Allow it only if you asked for exactly this:\n", asked)
+		} else {
+			fmt.Fprintf(&b, "🔐 **Approval needed** · %s\n", asked)
+		}
 	}
 	if above == 0 {
 		block, _ := format.CodeBlock(rec.Summary, -1)
@@ -123,7 +129,9 @@ func renderApproval(rec Record, expiry time.Duration, above int) string {
 		fmt.Fprintf(&b, "\n⚠️ **Risky:** %s", oneLine(r))
 	}
 	if rec.Status == StatusPending {
-		if rec.Mandatory {
+		if rec.Private {
+			fmt.Fprintf(&b, "\nOnly you can decide; no one else sees this. Expires in %s.", format.Duration(expiry))
+		} else if rec.Mandatory {
 			fmt.Fprintf(&b, "\nOnly an approver can approve this; %s can deny it. Expires in %s.",
 				inlineText(requesterName(rec)), format.Duration(expiry))
 		} else {
@@ -137,10 +145,22 @@ func renderApproval(rec Record, expiry time.Duration, above int) string {
 // notAllowedText tells a clicker who may decide. Private answers may be
 // shown as plain text (a Telegram callback alert), so it has no Markdown.
 func notAllowedText(rec Record) string {
+	if rec.Private {
+		return "Only " + plainText(requesterName(rec)) + " can decide this."
+	}
 	if rec.Mandatory {
 		return "Only an approver can approve this; " + plainText(requesterName(rec)) + " can deny it."
 	}
 	return "Only " + plainText(requesterName(rec)) + " or an approver can approve this."
+}
+
+// privateDecidedText tells the requester what their click on a private
+// approval did.
+func privateDecidedText(approve bool) string {
+	if approve {
+		return "Allowed: the call runs now."
+	}
+	return "Denied: the call does not run."
 }
 
 // alreadyDecidedText tells a late clicker what became of the approval.

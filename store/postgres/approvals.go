@@ -20,7 +20,7 @@ const approvalColumns = `
 	SELECT a.id, a.session_id, a.tool_call_id, a.tool_name, a.summary,
 	       a.requester, coalesce(ru.name, ''), a.approvers, a.status,
 	       coalesce(a.decided_by, ''), coalesce(du.name, ''), a.refs,
-	       a.expires_at, a.created_at, a.decided_at, a.mandatory, a.risks
+	       a.expires_at, a.created_at, a.decided_at, a.mandatory, a.risks, a.private
 	FROM approvals a
 	LEFT JOIN users ru ON ru.key = a.requester
 	LEFT JOIN users du ON du.key = a.decided_by`
@@ -47,11 +47,11 @@ func (db *DB) CreateApproval(ctx context.Context, rec approvals.Record) (stored 
 		// fail loudly rather than return someone else's approval.
 		tag, err := tx.Exec(ctx, `
 			INSERT INTO approvals (id, session_id, tool_call_id, tool_name, summary, requester,
-			                       approvers, status, refs, expires_at, created_at, mandatory, risks)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, $9, $10, $11, $12)
+			                       approvers, status, refs, expires_at, created_at, mandatory, risks, private)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, $9, $10, $11, $12, $13)
 			ON CONFLICT (session_id, tool_call_id) DO NOTHING`,
 			rec.ID, rec.SessionID, rec.ToolCallID, rec.ToolName, rec.Summary, rec.Requester,
-			cols.Approvers, cols.Refs, ts(rec.ExpiresAt), ts(rec.CreatedAt), rec.Mandatory, cols.Risks)
+			cols.Approvers, cols.Refs, ts(rec.ExpiresAt), ts(rec.CreatedAt), rec.Mandatory, cols.Risks, rec.Private)
 		if isForeignKeyViolation(err) {
 			return store.ErrNotFound
 		}
@@ -213,7 +213,7 @@ func scanApproval(row rowScanner) (approvals.Record, error) {
 	if err := row.Scan(&rec.ID, &rec.SessionID, &rec.ToolCallID, &rec.ToolName, &rec.Summary,
 		&rec.Requester, &rec.RequesterName, &cols.Approvers, &rec.Status,
 		&rec.DecidedBy, &rec.DecidedByName, &cols.Refs,
-		&rec.ExpiresAt, &rec.CreatedAt, &decidedAt, &rec.Mandatory, &cols.Risks); err != nil {
+		&rec.ExpiresAt, &rec.CreatedAt, &decidedAt, &rec.Mandatory, &cols.Risks, &rec.Private); err != nil {
 		return approvals.Record{}, err
 	}
 	if err := rowdata.DecodeApproval(&rec, cols); err != nil {

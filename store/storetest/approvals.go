@@ -91,6 +91,17 @@ func testCreateApprovalRoundTripAndIdempotence(t *testing.T, s suite) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("reopened record (-want +got):\n%s", diff)
 	}
+
+	// What a private and a mandatory approval are survives as well.
+	for i, flags := range []struct{ mandatory, private bool }{{true, false}, {false, true}} {
+		rec := newApprovalRec(fmt.Sprintf("ap%d", i+3), sid, fmt.Sprintf("call_%d", i+3))
+		rec.Mandatory, rec.Private, rec.Risks = flags.mandatory, flags.private, []string{"sends data out"}
+		mustCreateApproval(t, db2, rec)
+		got, _, err := db2.Approval(ctx, rec.ID)
+		if diff := cmp.Diff(rec, got); err != nil || diff != "" {
+			t.Errorf("%s read back (-want +got), %v:\n%s", rec.ID, err, diff)
+		}
+	}
 }
 
 func testCreateApprovalErrors(t *testing.T, s suite) {

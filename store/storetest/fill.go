@@ -74,6 +74,10 @@ func Fill(t testing.TB, db Store) Filled {
 	must(db.SetApprovalRefs(ctx, "ap1", []chat.MessageRef{{Thread: th, ID: "17.1"}}))
 	_, err = db.DecideApproval(ctx, "ap1", approvals.StatusApproved, chat.User{Platform: "slack", ID: "U2"}, epoch.Add(time.Minute))
 	must(err)
+	_, _, err = db.CreateApproval(ctx, approvals.Record{ID: "ap2", SessionID: f.Session, ToolCallID: "c2", ToolName: "web_fetch",
+		Summary: "web_fetch https://example.com/?d=1", Requester: f.User, Approvers: []string{f.User}, Status: approvals.StatusPending,
+		Private: true, ExpiresAt: epoch.Add(10 * time.Minute), CreatedAt: epoch})
+	must(err)
 	must(db.Set(ctx, "telegram:offset", "42"))
 
 	b := KeywordBase(t, db)

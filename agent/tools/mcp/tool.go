@@ -103,6 +103,16 @@ func (t *tool) ApprovalMandatory() bool { return !t.server.trusted }
 // trusted server's (it may relay a web page or an issue comment).
 func (t *tool) UntrustedOutput() bool { return true }
 
+// EgressTargets: a trusted server's tools are the operator's to vouch
+// for; any other's call sends its arguments to the server, and to every
+// address they name (agent.ArgTargets).
+func (t *tool) EgressTargets(args json.RawMessage) []string {
+	if t.server.trusted {
+		return nil
+	}
+	return agent.ArgTargets(args)
+}
+
 // maxSummaryArgs bounds the arguments shown to an approver, in runes.
 const maxSummaryArgs = 200
 

@@ -5,6 +5,7 @@ package webfetch
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/netip"
 	"time"
@@ -114,8 +115,24 @@ func New(opts Options) (agent.Tool, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A page may say anything, to the model too.
-	return agent.MarkUntrusted(t), nil
+	return fetchTool{t}, nil
+}
+
+// fetchTool is web_fetch as the agent sees it: what a page says is text
+// from outside, and its URL is where a call sends data (agent/egress.go).
+type fetchTool struct{ agent.Tool }
+
+// UntrustedOutput: a page may say anything, to the model too.
+func (fetchTool) UntrustedOutput() bool { return true }
+
+// EgressTargets is the URL fetched; arguments that do not parse name
+// nothing, and the call fails on them before anything is sent.
+func (fetchTool) EgressTargets(args json.RawMessage) []string {
+	var a Args
+	if json.Unmarshal(args, &a) != nil || a.URL == "" {
+		return nil
+	}
+	return []string{a.URL}
 }
 
 func newFetcher(opts Options) (*fetcher, error) {
