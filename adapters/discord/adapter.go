@@ -240,6 +240,7 @@ func (a *Adapter) Send(ctx context.Context, t chat.Thread, out chat.Out) (chat.M
 		Components:      r.components,
 		AllowedMentions: r.allowed,
 		Reference:       dest.reference,
+		Flags:           noEmbeds,
 	}, out.Key)
 	if err != nil {
 		return chat.MessageRef{}, wrap("POST /channels/{id}/messages", err)
@@ -293,6 +294,7 @@ func (a *Adapter) Edit(ctx context.Context, ref chat.MessageRef, out chat.Out) e
 			Content:         &r.content,
 			Components:      &components,
 			AllowedMentions: r.allowed,
+			Flags:           noEmbeds,
 		}, a.callOpts(ctx)...)
 		return wrap("PATCH /channels/{id}/messages/{id}", err)
 	}
@@ -326,6 +328,7 @@ func (a *Adapter) SendPrivate(ctx context.Context, _ chat.Thread, u chat.User, o
 		Content:         r.content,
 		Components:      r.components,
 		AllowedMentions: r.allowed,
+		Flags:           noEmbeds,
 	}, a.callOpts(ctx)...)
 	return wrap("POST /channels/{id}/messages", err)
 }

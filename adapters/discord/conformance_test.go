@@ -8,10 +8,12 @@ import (
 	"io"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/bwmarrin/discordgo"
 	"github.com/parleybot/parley/adapters/discord"
 	"github.com/parleybot/parley/adapters/discord/discordtest"
 	"github.com/parleybot/parley/bot/bottest"
@@ -152,7 +154,9 @@ func (h *discordHarness) Visible(t chat.Thread) []bottest.Visible {
 			continue // ephemeral
 		}
 		text, bold, code := readDiscord(m.Content)
-		v := bottest.Visible{ID: m.ID, Text: text, Bold: bold, Code: code}
+		// Discord embeds a link unless the message suppresses embeds.
+		v := bottest.Visible{ID: m.ID, Text: text, Bold: bold, Code: code,
+			Previews: m.Flags&int(discordgo.MessageFlagsSuppressEmbeds) == 0 && strings.Contains(m.Content, "://")}
 		for _, row := range m.Buttons {
 			for _, b := range row {
 				v.Buttons = append(v.Buttons, b.Label)

@@ -42,11 +42,12 @@ func (a *Adapter) click(ctx context.Context, h chat.Handler, in *discordgo.Inter
 }
 
 // command hands over a slash command, deferred as an ephemeral answer
-// (type 5, flags 64): everything a command says is for the caller alone.
+// (type 5, flags 64): everything a command says is for the caller alone;
+// its links are not embedded (flags 4, noEmbeds).
 func (a *Adapter) command(ctx context.Context, h chat.Handler, in *discordgo.Interaction) {
 	a.ack(ctx, in, &discordgo.InteractionResponse{
 		Type: discordgo.InteractionResponseDeferredChannelMessageWithSource,
-		Data: &discordgo.InteractionResponseData{Flags: discordgo.MessageFlagsEphemeral},
+		Data: &discordgo.InteractionResponseData{Flags: discordgo.MessageFlagsEphemeral | noEmbeds},
 	})
 	data, ok := in.Data.(discordgo.ApplicationCommandInteractionData)
 	u := clicker(in)
@@ -125,7 +126,7 @@ func (a *Adapter) followup(ctx context.Context, in *discordgo.Interaction, out c
 		Content:         rd.content,
 		Components:      rd.components,
 		AllowedMentions: rd.allowed,
-		Flags:           discordgo.MessageFlagsEphemeral,
+		Flags:           discordgo.MessageFlagsEphemeral | noEmbeds,
 	}, a.callOpts(ctx)...)
 	return wrap("POST /webhooks/{id}/{token}", err)
 }

@@ -99,7 +99,7 @@ func TestClick(t *testing.T) {
 	if calls[0].Path != "/interactions/800/tok/callback" || !strings.Contains(calls[0].Body, `"type":6`) {
 		t.Errorf("first call %+v, want the type 6 deferral", calls[0])
 	}
-	if calls[1].Path != "/webhooks/"+testBot+"/tok" || !strings.Contains(calls[1].Body, `"flags":64`) ||
+	if calls[1].Path != "/webhooks/"+testBot+"/tok" || !strings.Contains(calls[1].Body, `"flags":68`) ||
 		!strings.Contains(calls[1].Body, "not yours") {
 		t.Errorf("answer %+v, want an ephemeral follow-up", calls[1])
 	}
@@ -152,13 +152,13 @@ func TestCommand(t *testing.T) {
 			if h.callsBefore[0] != 1 || len(calls) != 3 {
 				t.Fatalf("calls %+v (%d before the handler); want deferral, handler, edit of @original, follow-up", calls, h.callsBefore[0])
 			}
-			if !strings.Contains(calls[0].Body, `"type":5`) || !strings.Contains(calls[0].Body, `"flags":64`) {
-				t.Errorf("acknowledgement %s, want a deferred ephemeral answer (type 5, flags 64)", calls[0].Body)
+			if !strings.Contains(calls[0].Body, `"type":5`) || !strings.Contains(calls[0].Body, `"flags":68`) {
+				t.Errorf("acknowledgement %s, want a deferred ephemeral answer (type 5, flags 64 and 4)", calls[0].Body)
 			}
 			if calls[1].Method != "PATCH" || !strings.Contains(calls[1].Body, "first") || !strings.Contains(calls[1].Body, `"custom_id":"mc:1"`) {
 				t.Errorf("first answer %+v, want the edit of @original with the button", calls[1])
 			}
-			if calls[2].Method != "POST" || !strings.Contains(calls[2].Body, "second") || !strings.Contains(calls[2].Body, `"flags":64`) {
+			if calls[2].Method != "POST" || !strings.Contains(calls[2].Body, "second") || !strings.Contains(calls[2].Body, `"flags":68`) {
 				t.Errorf("second answer %+v, want an ephemeral follow-up", calls[2])
 			}
 		})

@@ -27,6 +27,13 @@ const (
 )
 
 // rendered is an Out as Discord takes it.
+// noEmbeds is on every message Parley writes: Discord would otherwise
+// fetch each link in it for an embed, and a link the model wrote after
+// reading a poisoned page can carry data in its address to whoever
+// serves it (docs/security.md, "Links that fetch themselves"). A fetch
+// needs no click.
+const noEmbeds = discordgo.MessageFlagsSuppressEmbeds
+
 type rendered struct {
 	content    string
 	components []discordgo.MessageComponent // nil without buttons

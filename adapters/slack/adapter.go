@@ -181,7 +181,7 @@ func (a *Adapter) Send(ctx context.Context, t chat.Thread, out chat.Out) (chat.M
 	if err != nil {
 		return chat.MessageRef{}, err
 	}
-	opts := []slack.MsgOption{slack.MsgOptionText(r.text, false), slack.MsgOptionDisableLinkUnfurl()}
+	opts := append([]slack.MsgOption{slack.MsgOptionText(r.text, false)}, noUnfurls()...)
 	if len(r.blocks) > 0 {
 		opts = append(opts, slack.MsgOptionBlocks(r.blocks...))
 	}
@@ -232,7 +232,7 @@ func (a *Adapter) postEphemeral(ctx context.Context, channel, threadTS, user str
 	if err != nil {
 		return err
 	}
-	opts := []slack.MsgOption{slack.MsgOptionText(r.text, false)}
+	opts := append([]slack.MsgOption{slack.MsgOptionText(r.text, false)}, noUnfurls()...)
 	if len(r.blocks) > 0 {
 		opts = append(opts, slack.MsgOptionBlocks(r.blocks...))
 	}

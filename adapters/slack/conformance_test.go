@@ -149,6 +149,7 @@ func (h *slackHarness) Visible(t chat.Thread) []bottest.Visible {
 			v.Buttons = append(v.Buttons, b.Label)
 		}
 		v.Pings = h.pings(m)
+		v.Previews = h.unfurled(m)
 		out = append(out, v)
 	}
 	return out
@@ -193,6 +194,21 @@ var (
 	specialPing = regexp.MustCompile(`<!(channel|here|everyone)(\|[^>]*)?>`)
 	literalPing = regexp.MustCompile(`(?i)(^|[^\pL\pN_])@(channel|here|everyone)\b`)
 )
+
+// unfurled reports whether Slack unfurls a link in m: a link in a message
+// posted without both unfurl_links and unfurl_media false. Slack unfurls
+// at posting; chat.update has no say.
+func (h *slackHarness) unfurled(m slacktest.Message) bool {
+	for _, c := range h.srv.Calls() {
+		if c.Method != "chat.postMessage" || c.Status != http.StatusOK || !callTouches(c, m) {
+			continue
+		}
+		if c.Params.Get("unfurl_links") != "false" || c.Params.Get("unfurl_media") != "false" {
+			return strings.Contains(m.Visible(), "://") || strings.Contains(c.Params.Get("blocks"), "://")
+		}
+	}
+	return false
+}
 
 // pings returns the mass mentions that notified people when m was posted
 // or edited, from the calls that set its content.

@@ -186,3 +186,12 @@ func chunkUTF16(s string, limit int) []string {
 	}
 	return out
 }
+
+// noUnfurls is on every message Parley posts: Slack would otherwise fetch
+// a link or an image in it for a preview, and a link the model wrote after
+// reading a poisoned page can carry data in its address to whoever serves
+// it (docs/security.md, "Links that fetch themselves"). A fetch needs no
+// click. chat.update takes no such option; Slack previews at posting.
+func noUnfurls() []slack.MsgOption {
+	return []slack.MsgOption{slack.MsgOptionDisableLinkUnfurl(), slack.MsgOptionDisableMediaUnfurl()}
+}

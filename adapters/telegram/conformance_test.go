@@ -157,7 +157,7 @@ func (h *telegramHarness) Visible(t chat.Thread) []bottest.Visible {
 }
 
 func visible(m telegramtest.Message) bottest.Visible {
-	v := bottest.Visible{ID: strconv.Itoa(m.ID), Text: m.Visible, Bold: m.Bold, Code: m.Code}
+	v := bottest.Visible{ID: strconv.Itoa(m.ID), Text: m.Visible, Bold: m.Bold, Code: m.Code, Previews: m.Previews}
 	for _, row := range m.Buttons {
 		for _, b := range row {
 			v.Buttons = append(v.Buttons, b.Text)

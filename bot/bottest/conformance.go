@@ -124,6 +124,12 @@ type Visible struct {
 	// <!everyone> (and @channel, @here, @everyone where Slack parses
 	// them); Telegram has no mass mentions and never pings.
 	Pings []string
+	// Previews says the platform fetched (or would fetch) a link in the
+	// message for a preview when it was posted or edited: Slack unfurls,
+	// Discord embeds, Telegram link previews. Parley never lets it: the
+	// fetch needs no click, and the address may carry data
+	// (docs/security.md, "Links that fetch themselves").
+	Previews bool
 }
 
 // Harness is one platform for the conformance suite: the adapter under
@@ -235,6 +241,7 @@ func RunConformance(t *testing.T, newHarness func(t *testing.T) Harness, skips .
 		{"length limits", checkLengths},
 		{"markdown rendered", checkMarkdown},
 		{"mass mentions neutralized", checkMassMentions},
+		{"links not previewed", checkNoPreviews},
 		{"buttons", checkButtons},
 		{"inbound messages", checkInbound},
 		{"private messages", checkPrivate},

@@ -209,6 +209,37 @@ func checkMassMentions(t *testing.T, newHarness func(*testing.T) Harness) {
 	}
 }
 
+// checkNoPreviews: a link the model writes, sent or edited in, is never
+// fetched by the platform for a preview: a model that read a poisoned
+// page can put data in the address, and the fetch needs no click.
+func checkNoPreviews(t *testing.T, newHarness func(*testing.T) Harness) {
+	h := newHarness(t)
+	a := h.Adapter()
+	ctx := confContext(t)
+	startConfRun(t, a)
+	th := h.Thread(GroupThread, h.User("alice"))
+	const text = "See https://evil.example/c?d=salary-84000 and [the report](https://evil.example/r?d=1)"
+	ref, err := a.Send(ctx, th, chat.Out{Text: "draft"})
+	if err != nil {
+		t.Fatalf("Send: %v", noLimits(err))
+	}
+	if err := a.Edit(ctx, ref, chat.Out{Text: text}); err != nil {
+		t.Fatalf("Edit: %v", noLimits(err))
+	}
+	if _, err := a.Send(ctx, th, chat.Out{Text: text}); err != nil {
+		t.Fatalf("Send: %v", noLimits(err))
+	}
+	vis := h.Visible(th)
+	if len(vis) != 2 {
+		t.Fatalf("the conversation shows %s; want 2 messages", describeVisible(vis))
+	}
+	for _, v := range vis {
+		if v.Previews {
+			t.Errorf("message %s (%q) has its links previewed; want no preview fetched", v.ID, v.Text)
+		}
+	}
+}
+
 // checkButtons: approvals put an id of up to MaxButtonData bytes in a
 // button and must get it back, with who clicked where, and must be able
 // to answer the clicker alone. It is long as a suite is: a list of

@@ -62,6 +62,7 @@ var mutants = map[string]string{
 	"private-to-all":  "private_messages",          // "private" message posted in the thread
 	"bot-unflagged":   "inbound_messages",          // another bot's message passes as a person's
 	"ping-everyone":   "mass_mentions_neutralized", // a stored message notifies everyone
+	"preview-links":   "links_not_previewed",       // the platform fetches a link for a preview
 }
 
 const mutantEnv = "BOTTEST_CONFORMANCE_MUTANT"
@@ -217,6 +218,8 @@ func (h *memHarness) Visible(t chat.Thread) []bottest.Visible {
 		if h.mutant == "ping-everyone" && strings.Contains(m.Text, "@everyone") {
 			v.Pings = []string{"everyone"}
 		}
+		// The mutant pretends to be a platform that previews links.
+		v.Previews = h.mutant == "preview-links" && strings.Contains(m.Text, "://")
 		out = append(out, v)
 	}
 	return out

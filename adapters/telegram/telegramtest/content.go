@@ -20,6 +20,9 @@ type content struct {
 	text      string
 	parseMode string
 	parsed    Parsed
+	// previews: Telegram would fetch the first link for a preview, as it
+	// does unless link_preview_options.is_disabled is true.
+	previews bool
 }
 
 // parseContent reads and validates text, parse_mode and entities.
@@ -54,6 +57,13 @@ func parseContent(p params) (content, error) {
 	if utf16Len(c.parsed.Visible) > maxTextLen {
 		return content{}, badRequest("message is too long")
 	}
+	var lp struct {
+		IsDisabled bool `json:"is_disabled"`
+	}
+	if _, err := p.json("link_preview_options", &lp, "link preview options"); err != nil {
+		return content{}, err
+	}
+	c.previews = !lp.IsDisabled
 	return c, nil
 }
 

@@ -69,6 +69,7 @@ func (s *Server) sendMessage(_ context.Context, p params) (any, error) {
 		text:       ct.text,
 		parseMode:  ct.parseMode,
 		parsed:     ct.parsed,
+		previews:   ct.previews,
 		replyTo:    reply.MessageID,
 		replyShown: reply.MessageID,
 		markup:     markup,
@@ -128,7 +129,7 @@ func (s *Server) editMessageText(_ context.Context, p params) (any, error) {
 	if err := s.limitLocked(c); err != nil {
 		return nil, err
 	}
-	m.text, m.parseMode, m.parsed, m.markup = ct.text, ct.parseMode, ct.parsed, markup
+	m.text, m.parseMode, m.parsed, m.markup, m.previews = ct.text, ct.parseMode, ct.parsed, markup, ct.previews
 	m.edits++
 	m.editDate = time.Now().Unix()
 	return m.wire(true), nil

@@ -2,6 +2,7 @@ package telegramtest
 
 import (
 	"slices"
+	"strings"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 )
@@ -26,6 +27,9 @@ type Message struct {
 	Buttons   [][]Button
 	Edits     int  // successful edits (text or markup)
 	Service   bool // a service message (topic created)
+	// Previews: a link in it made Telegram fetch it for a preview (sent
+	// or edited without link_preview_options.is_disabled).
+	Previews bool
 }
 
 func (m *message) export() Message {
@@ -41,6 +45,7 @@ func (m *message) export() Message {
 		Entities:  slices.Clone(m.parsed.Entities),
 		Bold:      slices.Clone(m.parsed.Bold),
 		Code:      slices.Clone(m.parsed.Code),
+		Previews:  m.previews && hasLink(m.parsed),
 		ReplyTo:   m.replyTo,
 		Edits:     m.edits,
 		Service:   m.service,
@@ -186,4 +191,18 @@ func (s *Server) Pending() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.queue.pending)
+}
+
+// hasLink reports whether p shows a link Telegram would preview: a URL in
+// the text or a text_link entity.
+func hasLink(p Parsed) bool {
+	if strings.Contains(p.Visible, "://") {
+		return true
+	}
+	for _, e := range p.Entities {
+		if e.Type == "text_link" || e.Type == "url" {
+			return true
+		}
+	}
+	return false
 }

@@ -59,6 +59,7 @@ type message struct {
 	text      string // as sent: HTML source when parseMode is HTML
 	parseMode string
 	parsed    Parsed
+	previews  bool // links in it are previewed (content.previews)
 
 	replyTo    int // the explicit reply target
 	replyShown int // what reply_to_message shows: replyTo, or the topic's root
