@@ -31,6 +31,9 @@ type Decision struct {
 	Approved bool
 	Expired  bool   // no one decided in time; Approved is false
 	By       string // display name of who decided
+	// Summary is what was shown and decided (ApprovalRequest.Summary),
+	// when known: an Inspector's call runs only while it still reads so.
+	Summary string `json:",omitempty"`
 }
 
 // Approver asks a person to approve a tool call and waits for the answer.

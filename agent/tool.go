@@ -80,6 +80,16 @@ type Approvable interface {
 	Summarize(args json.RawMessage) string
 }
 
+// Inspector is implemented by tools whose call does more than its
+// arguments show: a shell command that runs a script from the workspace.
+// Inspect replaces Summarize and Risks for the approval, with what the
+// call will run as the caller would run it now; the runner inspects an
+// approved call again just before it runs and refuses it when the summary
+// changed (a script rewritten after its approval).
+type Inspector interface {
+	Inspect(c Caller, args json.RawMessage) (summary string, risks []string)
+}
+
 // Mandatory is implemented by tools whose approval no configuration may
 // waive (shell, an untrusted MCP server): the runner ignores Policies
 // overrides for them, and only a configured approver may approve them.

@@ -181,7 +181,7 @@ const (
 // risk.
 func (x *run) approve(ctx context.Context, tool Tool, call llm.ToolCall, caller Caller, foreign []string) (string, approvalVerdict) {
 	if d, ok := x.t.Decisions[call.ID]; ok {
-		return verdict(d)
+		return x.granted(tool, call, caller, d)
 	}
 	if caller.Approve == nil {
 		return "denied: this tool needs approval and no one can approve it here", approvalRefused
@@ -193,6 +193,9 @@ func (x *run) approve(ctx context.Context, tool Tool, call llm.ToolCall, caller 
 	req := &ApprovalRequest{SessionID: x.t.SessionID, Caller: caller, Call: call, Summary: summary, Mandatory: mandatory(tool)}
 	if r, ok := tool.(Risky); ok {
 		req.Risks = r.Risks(call.Arguments)
+	}
+	if in, ok := tool.(Inspector); ok {
+		req.Summary, req.Risks = in.Inspect(caller, call.Arguments)
 	}
 	if len(foreign) > 0 {
 		req.Risks = append(req.Risks, egressRisk(foreign))
@@ -209,7 +212,25 @@ func (x *run) approve(ctx context.Context, tool Tool, call llm.ToolCall, caller 
 		return "approval failed: " + err.Error(), approvalRefused
 	}
 	x.emit(Event{Kind: EventApprovalDecided, Approval: req, Decision: &d})
-	return verdict(d)
+	if d.Summary == "" {
+		d.Summary = req.Summary
+	}
+	return x.granted(tool, call, caller, d)
+}
+
+// granted is what d lets call do: run, unless an Inspector's call no
+// longer reads as what was approved (its script changed since).
+func (x *run) granted(tool Tool, call llm.ToolCall, caller Caller, d Decision) (string, approvalVerdict) {
+	text, v := verdict(d)
+	in, ok := tool.(Inspector)
+	if v != approvalGranted || !ok || d.Summary == "" {
+		return text, v
+	}
+	if now, _ := in.Inspect(caller, call.Arguments); now != d.Summary {
+		return "refused: what this call runs changed after it was approved (a file it runs was rewritten); " +
+			"ask for approval again if it should still run. Approved:\n" + d.Summary + "\nNow:\n" + now, approvalRefused
+	}
+	return text, v
 }
 
 // verdict is what the model is told about a decision.

@@ -80,7 +80,7 @@ func (r Record) Decision() agent.Decision {
 	}
 	switch r.Status {
 	case StatusApproved:
-		return agent.Decision{Approved: true, By: by}
+		return agent.Decision{Approved: true, By: by, Summary: r.Summary}
 	case StatusDenied:
 		return agent.Decision{By: by}
 	case StatusExpired:

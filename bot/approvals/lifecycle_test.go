@@ -38,7 +38,7 @@ func TestApprovalRestart(t *testing.T) {
 	if rec.ID != a.id || rec.SessionID != h.sid || rec.ToolCallID != "call_1" || rec.Status != approvals.StatusApproved {
 		t.Errorf("resumed with %+v", rec)
 	}
-	if d := rec.Decision(); d != (agent.Decision{Approved: true, By: "Alice"}) {
+	if d := rec.Decision(); d != (agent.Decision{Approved: true, By: "Alice", Summary: "rm -rf /tmp/x"}) {
 		t.Errorf("resumed decision = %+v", d)
 	}
 	// A crash after the click and before the resume loses nothing.
@@ -120,7 +120,7 @@ func TestApprovalRerun(t *testing.T) {
 	d, err := h.ap.Approve(t.Context(), agent.ApprovalRequest{
 		SessionID: h.sid, Caller: agent.Caller{UserKey: apRequester.Key()}, Call: llm.ToolCall{ID: "call_1", Name: "shell"},
 	})
-	if err != nil || d != (agent.Decision{Approved: true, By: "Alice"}) {
+	if err != nil || d != (agent.Decision{Approved: true, By: "Alice", Summary: "rm -rf /tmp/x"}) {
 		t.Errorf("Approve of a decided call = %+v, %v", d, err)
 	}
 	if n := len(h.ad.sent()); n != 1 {
@@ -148,7 +148,7 @@ func TestApprovalsIndependent(t *testing.T) {
 	if handled, _, err := h.click(apRequester, "a:"+asks[2].id, asks[2].msg); !handled || err != nil {
 		t.Fatalf("approve third = %t, %v", handled, err)
 	}
-	if d, err := asks[2].result(t); err != nil || d != (agent.Decision{Approved: true, By: "Alice"}) {
+	if d, err := asks[2].result(t); err != nil || d != (agent.Decision{Approved: true, By: "Alice", Summary: "third"}) {
 		t.Errorf("third = %+v, %v", d, err)
 	}
 	asks[0].still(t)
