@@ -124,6 +124,17 @@ func (r *Router) readFiles(ctx context.Context, m chat.Message, after int) (atta
 	if m.Text != "" {
 		parts = append(parts, m.Text)
 	}
+	if r.cfg.DiskFloor != nil {
+		if err := r.cfg.DiskFloor(); err != nil {
+			// Nothing is downloaded: a file read is a file kept (an
+			// image in the transcript), and the space left is the
+			// database's.
+			parts = append(parts, fmt.Sprintf("[%d file(s) were attached but not read: the server is low on disk space]", len(m.Files)))
+			out.problems = append(out.problems, "Your files were not read: "+err.Error()+".")
+			out.text = strings.Join(parts, "\n\n")
+			return out, nil
+		}
+	}
 	fetcher, canFetch := r.adapters[m.Thread.Platform].(chat.FileFetcher)
 	for i, f := range m.Files {
 		if i == lim.MaxFiles {

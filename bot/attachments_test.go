@@ -17,6 +17,7 @@ import (
 	"github.com/parleybot/parley/agent/media/mediatest"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/chat"
+	"github.com/parleybot/parley/internal/diskfree"
 	"github.com/parleybot/parley/store"
 )
 
@@ -35,6 +36,13 @@ type attachWorld struct {
 
 func newAttachWorld(t *testing.T, lim bot.Attachments) *attachWorld {
 	t.Helper()
+	return newAttachWorldConfig(t, lim, nil)
+}
+
+// newAttachWorldConfig is newAttachWorld with tweak, if not nil, applied to
+// the router's configuration.
+func newAttachWorldConfig(t *testing.T, lim bot.Attachments, tweak func(*bot.RouterConfig)) *attachWorld {
+	t.Helper()
 	w := &attachWorld{model: llmtest.NewServer(), slack: newKBPlatform("slack", true),
 		replies: &replies{finals: map[string][]string{}, open: map[string]int{}, streaming: make(chan string, 1)}}
 	t.Cleanup(w.model.Close)
@@ -47,11 +55,41 @@ func newAttachWorld(t *testing.T, lim bot.Attachments) *attachWorld {
 		Provider: openai.New(openai.Config{APIKey: "sk-test", BaseURL: w.model.OpenAIBaseURL()}),
 		Sessions: db, Memory: db, Logger: slog.New(slog.DiscardHandler),
 	}}
-	w.router = newRouter(t, bot.RouterConfig{
+	cfg := bot.RouterConfig{
 		Sessions: db, Inbox: db, KV: db, Runner: w.runner, Reply: w.replies.factory,
 		Attachments: lim, Model: "openai/gpt-test", Logger: slog.New(slog.DiscardHandler),
-	}, w.slack)
+	}
+	if tweak != nil {
+		tweak(&cfg)
+	}
+	w.router = newRouter(t, cfg, w.slack)
 	return w
+}
+
+// TestLowDiskLeavesFilesUnread: below the data directory's free-space
+// floor, attached files are not downloaded or kept; the person is told
+// why, and the conversation goes on with the text.
+func TestLowDiskLeavesFilesUnread(t *testing.T) {
+	low := &diskfree.LowError{Free: 10 << 20, Min: 256 << 20}
+	w := newAttachWorldConfig(t, bot.Attachments{}, func(cfg *bot.RouterConfig) {
+		cfg.DiskFloor = diskfree.Floor{Path: t.TempDir(), Min: low.Min, Free: func(string) (uint64, error) { return low.Free, nil }}.Check
+	})
+	w.model.Enqueue(llmtest.Text("I cannot see it, but tell me more."))
+	shot := mediatest.PNG(300, 200)
+	file := w.slack.attach("build.png", "image/png", shot)
+	w.send(t, "what is wrong here?", file)
+	if imgs := w.lastRequest(t).Images(); len(imgs) != 0 {
+		t.Fatalf("an image was kept below the floor")
+	}
+	if n := w.notices(); len(n) != 1 || !strings.Contains(n[0], "low on disk space") || !strings.Contains(n[0], "store.min_free_mb") {
+		t.Fatalf("notices %q, want the reason", n)
+	}
+	if body := string(w.lastRequest(t).Body); !strings.Contains(body, "what is wrong here?") || !strings.Contains(body, "not read: the server is low on disk space") {
+		t.Fatalf("the model was not told the text and that the file was left: %s", body)
+	}
+	if n := w.slack.downloaded(file.ID); n != 0 {
+		t.Fatalf("%d downloads below the floor", n)
+	}
 }
 
 // post is Alice's message in the DM with files attached; it returns its

@@ -54,6 +54,8 @@ type CoreConfig struct {
 	Knowledge Knowledge
 	// Attachments bound what is read of the files people attach.
 	Attachments Attachments
+	// DiskFloor is RouterConfig.DiskFloor.
+	DiskFloor func() error
 	// Runs keeps what each run told about itself (agent/evolve); nil:
 	// nothing is kept (evolution.enabled: false).
 	Runs RunRecorder
@@ -159,7 +161,7 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 		Approvals: &approvals.Config{Store: cfg.Store, Approvers: cfg.Approvers, Expiry: cfg.ApprovalExpiry,
 			PollEvery: poll, Now: cfg.Now, Sleep: cfg.Sleep, Logger: cfg.Logger},
 		MaxConcurrent: cfg.MaxConcurrent, Model: cfg.Model, Limits: cfg.Limits, ResumeWithin: cfg.ResumeWithin,
-		Knowledge: cfg.Knowledge, Attachments: cfg.Attachments, Runs: cfg.Runs, Learning: cfg.Learning, Tasks: cfg.Tasks, Helpers: cfg.Helpers,
+		Knowledge: cfg.Knowledge, Attachments: cfg.Attachments, DiskFloor: cfg.DiskFloor, Runs: cfg.Runs, Learning: cfg.Learning, Tasks: cfg.Tasks, Helpers: cfg.Helpers,
 		Metrics: cfg.Metrics, Now: cfg.Now, Logger: cfg.Logger, Sharing: cfg.Sharing, Reminders: reminders,
 	}, cfg.Adapters...)
 	if err != nil {

@@ -60,6 +60,12 @@ type RouterConfig struct {
 	// Attachments bound what is read of the files attached to messages
 	// (attachments.go).
 	Attachments Attachments
+	// DiskFloor says whether the data directory may take new files: nil
+	// or a nil error, yes; an error (store.min_free_mb, internal/diskfree)
+	// is why not, told to the person whose attachments are left unread.
+	// Conversations go on: their text is small, and it is what the floor
+	// keeps room for.
+	DiskFloor func() error
 	// Runs keeps what each run told about itself, for learning from use
 	// (agent/evolve); nil: nothing is kept.
 	Runs RunRecorder

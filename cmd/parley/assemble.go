@@ -59,6 +59,7 @@ func assemble(a *app, adapters []chat.Adapter, acc bot.Access, approvers []strin
 		Limits:         bot.Limits(a.cfg.Limits),
 		Knowledge:      a.kb,
 		Attachments:    attachmentLimits(a.cfg.Attachments),
+		DiskFloor:      dataFloor(a.cfg).Check,
 		Runs:           runs,
 		Learning:       learn,
 		Metrics:        a.ops.metrics(),
