@@ -131,7 +131,7 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 	if cfg.ApprovalExpiry <= 0 {
 		cfg.ApprovalExpiry = approvals.DefaultExpiry
 	}
-	out, err := outbound.New(outbound.Config{Adapters: cfg.Adapters, Outbox: cfg.Store, Now: cfg.Now, Sleep: cfg.Sleep, Logger: cfg.Logger})
+	out, err := outbound.New(outbound.Config{Adapters: cfg.Adapters, Outbox: cfg.Store, Keep: cfg.Store, Now: cfg.Now, Sleep: cfg.Sleep, Logger: cfg.Logger})
 	if err != nil {
 		return nil, err
 	}

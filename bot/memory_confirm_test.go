@@ -3,6 +3,7 @@ package bot_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -107,6 +108,64 @@ func TestUntaintedMemorySavesDirectly(t *testing.T) {
 		}
 		if n := len(w.fake.Private()); n != 0 {
 			t.Fatalf("%d private messages for an untainted save", n)
+		}
+	})
+}
+
+// TestHeldProposalReachesItsOwner: where the owner has no private chat
+// with Parley yet (Telegram: they never pressed Start), the proposal is
+// held, not lost and not posted: the conversation is told, calling the
+// owner and without the platform's error, to open a private chat; their
+// first private message brings the proposal, whose Save still works.
+func TestHeldProposalReachesItsOwner(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := memoryWorld(t, []agent.Tool{pageTool{}},
+			llm.Response{ToolCalls: []llm.ToolCall{{ID: "f1", Name: "fetch", Arguments: []byte(`{}`)}}},
+			llm.Response{ToolCalls: []llm.ToolCall{{ID: "m1", Name: "memory",
+				Arguments: []byte(`{"action":"add","target":"facts","content":"likes tea"}`)}}},
+			llm.Response{Text: "Read it."},
+			llm.Response{Text: "Hello."},
+		)
+		defer w.stop(t)
+		w.fake.FailNext(bottest.OpSendPrivate, 1, fmt.Errorf("telegram sendMessage: %w: Forbidden: bot can't initiate conversation with a user", chat.ErrNoPrivateChat))
+		group := msg("slack", "C1", "1.1", "ann", "g1", "read this page")
+		group.Mentioned = true
+		inject(t, w, group)
+		synctest.Wait()
+		if n := len(w.fake.Private()); n != 0 {
+			t.Fatalf("%d private messages before ann opened a private chat", n)
+		}
+		var told bool
+		for _, c := range w.fake.Sent() {
+			if strings.Contains(c.Out.Text, "Forbidden") {
+				t.Fatalf("the platform's error reached the conversation: %q", c.Out.Text)
+			}
+			if strings.Contains(c.Out.Text, "cannot message you privately yet") && len(c.Out.Mentions) == 1 && c.Out.Mentions[0].ID == "ann" {
+				told = true
+			}
+		}
+		if !told {
+			t.Fatalf("ann was not told how to get it: %+v", w.fake.Sent())
+		}
+		inject(t, w, dm("ann", 1, "hi"))
+		synctest.Wait()
+		var ask chat.Out
+		for _, c := range w.fake.Private() {
+			if len(c.Out.Buttons) == 2 && c.User.ID == "ann" {
+				ask = c.Out
+			}
+		}
+		if !strings.Contains(ask.Text, "likes tea") {
+			t.Fatalf("the proposal did not reach ann privately: %+v", w.fake.Private())
+		}
+		act := chat.Action{Key: "c1", Thread: dm("ann", 0, "").Thread, User: chat.User{Platform: "slack", ID: "ann", Name: "ann"},
+			Data: ask.Buttons[0].Data, Respond: func(context.Context, string) error { return nil }}
+		if err := w.fake.InjectAction(t.Context(), act); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		if m, _ := w.db.Memory(t.Context(), "slack:ann"); len(m.Facts) != 1 || m.Facts[0] != "likes tea" {
+			t.Fatalf("after Save: %+v", m)
 		}
 	})
 }

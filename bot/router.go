@@ -194,7 +194,7 @@ func NewRouter(cfg RouterConfig, adapters ...chat.Adapter) (*Router, error) {
 		return nil, err
 	}
 	if cfg.Outbound == nil {
-		out, err := outbound.New(outbound.Config{Adapters: adapters, Now: cfg.Now, Logger: cfg.Logger})
+		out, err := outbound.New(outbound.Config{Adapters: adapters, Keep: cfg.KV, Now: cfg.Now, Logger: cfg.Logger})
 		if err != nil {
 			return nil, err
 		}
@@ -329,6 +329,9 @@ func (r *Router) handle(ctx context.Context, m chat.Message) (queued bool, err e
 	}
 	if !r.cfg.Access.Allowed(m.User, m.Thread) {
 		return false, r.refuse(ctx, m)
+	}
+	if m.Direct {
+		r.privateOpened(m.User)
 	}
 	// Cut before it is recorded, so a recovery reads what the model read.
 	var was int

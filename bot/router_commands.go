@@ -23,6 +23,9 @@ func (r *Router) HandleCommand(ctx context.Context, c chat.Command) error {
 		defer done()
 		return r.refuse(ctx, chat.Message{Key: c.Key, Thread: c.Thread, User: c.User, Direct: c.Direct})
 	}
+	if c.Direct {
+		r.privateOpened(c.User) // "/start held" from the deep link, or any command
+	}
 	if rec.KBAdd != nil {
 		base := r.base
 		r.wg.Go(func() { r.kbAdd(base, *rec.KBAdd, done) })
@@ -139,4 +142,16 @@ func (r *Router) approvalClick(ctx context.Context, a chat.Action) error {
 	}
 	_, err := r.approvals.HandleAction(ctx, a)
 	return err
+}
+
+// privateOpened sends u what waited for a private chat with them
+// (outbound's held messages), now that they wrote to Parley privately. It
+// runs beside the message, which it never delays.
+func (r *Router) privateOpened(u chat.User) {
+	base := r.base
+	r.wg.Go(func() {
+		if err := r.cfg.Outbound.Release(base, u); err != nil && base.Err() == nil {
+			r.log.Warn("send held private messages", "user", u.Key(), "err", err)
+		}
+	})
 }

@@ -9,6 +9,14 @@ import "errors"
 // without knowing the platform.
 var ErrAuth = errors.New("the platform refused the token")
 
+// ErrNoPrivateChat marks a private message the platform will not deliver
+// until the person opens a private chat with the bot themselves (Telegram:
+// bots cannot start one; Discord: the person closed direct messages).
+// Every adapter's such error matches it under errors.Is; the core then
+// holds the message and tells the person how to open the chat
+// (bot/outbound, held.go).
+var ErrNoPrivateChat = errors.New("the platform has no private chat with this person yet")
+
 // TokenRefused returns an adapter's "token refused" error. It reads as
 // hint, what to check in the platform's own words ("check slack.bot_token
 // (xoxb-…)"), so that messages and doctor's output name the right

@@ -66,3 +66,12 @@ type StartGated interface {
 	// spacing its platform asks for.
 	SetStartGate(gate func(ctx context.Context, every time.Duration) error)
 }
+
+// PrivateLinker is implemented by adapters whose platform has a link that
+// opens a private chat with the bot (Telegram's t.me/<bot>?start=<param>),
+// for telling someone who has none how to open one. start is the start
+// parameter the chat opens with ([A-Za-z0-9_-], at most 64 bytes); ""
+// means the link is not known (yet).
+type PrivateLinker interface {
+	PrivateLink(start string) string
+}

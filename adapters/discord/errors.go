@@ -30,7 +30,8 @@ const unknownRetryAfter = time.Second
 
 // wrap turns an error of a REST call on route ("POST /channels/{id}/messages")
 // into the shapes the core acts on: *chat.RateLimitError (back off and retry
-// the same call), ErrAuth, ErrInvalidBody, ErrForbidden. Every result
+// the same call), ErrAuth, ErrInvalidBody, ErrForbidden,
+// chat.ErrNoPrivateChat (50007: no direct message to this person). Every result
 // still wraps the original, so callers can inspect Discord's own error.
 func wrap(route string, err error) error {
 	if err == nil {
@@ -54,6 +55,10 @@ func wrap(route string, err error) error {
 		return fmt.Errorf("discord %s: %w: %w", route, ErrInvalidBody, err)
 	case code == discordgo.ErrCodeMissingPermissions:
 		return fmt.Errorf("discord %s: %w: %w", route, ErrForbidden, err)
+	case code == discordgo.ErrCodeCannotSendMessagesToThisUser:
+		// The person does not take direct messages from this server's
+		// members (or blocked the bot): only they can change it.
+		return fmt.Errorf("discord %s: %w: %w", route, chat.ErrNoPrivateChat, err)
 	}
 	return fmt.Errorf("discord %s: %w", route, err)
 }

@@ -112,7 +112,10 @@ type Adapter struct {
 // talks in now.
 const rememberMigrations = 4096
 
-var _ chat.Adapter = (*Adapter)(nil)
+var (
+	_ chat.Adapter       = (*Adapter)(nil)
+	_ chat.PrivateLinker = (*Adapter)(nil)
+)
 
 // New checks cfg and builds the adapter; it makes no network call.
 func New(cfg Config) (*Adapter, error) {

@@ -24,7 +24,8 @@ var ErrUnauthorized = chat.TokenRefused("telegram refused the bot token; check t
 // ErrNoPrivateChat marks a private message Telegram would not deliver: the
 // person never started the bot, or blocked it. Bots cannot open private
 // chats, so only the person can fix it; the error's text tells them how.
-var ErrNoPrivateChat = errors.New("telegram: no private chat with this person")
+// It is chat.ErrNoPrivateChat, which the core holds the message for.
+var ErrNoPrivateChat = chat.ErrNoPrivateChat
 
 // call makes one Bot API call bound to ctx and maps its failures to the
 // shapes the core acts on (mapError). tgbotapi takes no context, so each

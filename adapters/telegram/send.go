@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -180,4 +181,19 @@ func (a *Adapter) Typing(ctx context.Context, t chat.Thread) error {
 	p.AddNonZero("message_thread_id", w.topic)
 	_, err = a.call(ctx, "sendChatAction", p)
 	return err
+}
+
+// PrivateLink is the deep link that opens a private chat with the bot and
+// sends /start start when the person presses Start (chat.PrivateLinker):
+// Telegram bots cannot open one themselves. "" until the bot knows its
+// username (getMe at Run).
+func (a *Adapter) PrivateLink(start string) string {
+	name := a.self().UserName
+	if name == "" {
+		return ""
+	}
+	if start == "" {
+		return "https://t.me/" + name
+	}
+	return "https://t.me/" + name + "?start=" + url.QueryEscape(start)
 }

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/parleybot/parley/bot/format"
@@ -27,8 +28,13 @@ import (
 // the platform refused for its formatting as plain text.
 type Outbound struct {
 	outlets map[string]*outlet
+	now     func() time.Time
 	sleep   func(ctx context.Context, d time.Duration) error
 	log     *slog.Logger
+	// keep holds private messages waiting for their person (held.go);
+	// heldMu orders this process's reads and writes of them.
+	keep   chat.KV
+	heldMu sync.Mutex
 }
 
 // outlet is one platform's way out.
@@ -44,6 +50,10 @@ type Config struct {
 	// Outbox keeps each reply's delivery state; nil refuses Begin (a core
 	// that only posts notices, in tests).
 	Outbox Outbox
+	// Keep is where private messages wait for a person the platform
+	// cannot reach privately yet (held.go); nil: nothing waits, and such
+	// a message fails.
+	Keep chat.KV
 	// Now and Sleep are the clock (defaults: time.Now and a timer).
 	Now    func() time.Time
 	Sleep  func(ctx context.Context, d time.Duration) error
@@ -57,7 +67,7 @@ func New(cfg Config) (*Outbound, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	o := &Outbound{outlets: map[string]*outlet{}, sleep: cfg.Sleep, log: cfg.Logger}
+	o := &Outbound{outlets: map[string]*outlet{}, now: cfg.Now, sleep: cfg.Sleep, log: cfg.Logger, keep: cfg.Keep}
 	for _, a := range cfg.Adapters {
 		p := a.Platform()
 		if _, dup := o.outlets[p]; dup {
@@ -160,19 +170,32 @@ func (o *Outbound) EditLatest(ctx context.Context, ref chat.MessageRef, latest f
 }
 
 // Private shows out to u alone (Adapter.SendPrivate), paced like a new
-// message in t.
+// message in t. Where the platform has no private chat with u yet, out
+// is held for u and u is told in t how to open one (held.go); that is no
+// error.
 func (o *Outbound) Private(ctx context.Context, t chat.Thread, u chat.User, out chat.Out) error {
+	_, err := o.private(ctx, t, u, out)
+	return err
+}
+
+// private is Private, saying whether out was held rather than shown.
+func (o *Outbound) private(ctx context.Context, t chat.Thread, u chat.User, out chat.Out) (held bool, err error) {
 	platform := t.Platform
 	if platform == "" {
 		platform = u.Platform
 	}
 	ol, err := o.outlet(platform)
 	if err != nil {
-		return err
+		return false, err
 	}
-	return o.call(ctx, ol, ol.pacer.PostKey(t), out, func(out chat.Out) error {
+	err = o.call(ctx, ol, ol.pacer.PostKey(t), out, func(out chat.Out) error {
 		return ol.adapter.SendPrivate(ctx, t, u, out)
 	})
+	if errors.Is(err, chat.ErrNoPrivateChat) && o.keep != nil {
+		o.log.Info("private message held until its person opens a private chat", "user", u.Key(), "err", err)
+		return true, o.hold(ctx, ol, t, u, out)
+	}
+	return false, err
 }
 
 // Answer answers a command's caller privately: in place where the
@@ -187,12 +210,15 @@ func (o *Outbound) Answer(ctx context.Context, c chat.Command, out chat.Out) err
 	if c.Respond != nil {
 		return o.call(ctx, ol, ol.pacer.PostKey(c.Thread), out, func(out chat.Out) error { return c.Respond(ctx, out) })
 	}
-	if err := o.Private(ctx, c.Thread, c.User, out); err != nil {
-		_, serr := o.Post(ctx, c.Thread, chat.Out{Text: "I could not message you privately (" + err.Error() +
-			"). Open a direct chat with me and send the command there."})
+	held, err := o.private(ctx, c.Thread, c.User, out)
+	if err != nil {
+		// The platform's words stay in the log: they may say more about
+		// the person than the conversation should hear.
+		o.log.Warn("private answer not delivered", "user", c.User.Key(), "command", c.Name, "err", err)
+		_, serr := o.Post(ctx, c.Thread, chat.Out{Text: "I could not message you privately. Open a direct chat with me and send the command there."})
 		return serr
 	}
-	if !ol.adapter.Capabilities().Ephemeral && !c.Direct {
+	if !held && !ol.adapter.Capabilities().Ephemeral && !c.Direct {
 		// The answer went to a DM: say so where the person asked.
 		_, err := o.Post(ctx, c.Thread, chat.Out{Text: "I sent you the answer in a direct message."})
 		return err
