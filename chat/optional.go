@@ -75,3 +75,15 @@ type StartGated interface {
 type PrivateLinker interface {
 	PrivateLink(start string) string
 }
+
+// MemberChecker is implemented by adapters that can tell whether a person
+// belongs to the place a conversation is in: the Slack channel, the
+// Discord server, the Telegram group; in a direct chat, its person.
+// Reminders call only members (agent/remind: a person outside the place
+// must not be pinged into it on someone's schedule).
+type MemberChecker interface {
+	// IsMember reports whether the user with platform id userID belongs
+	// to t's place now. An error is a failure to find out, which callers
+	// treat as no.
+	IsMember(ctx context.Context, t Thread, userID string) (bool, error)
+}
