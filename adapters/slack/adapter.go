@@ -79,6 +79,10 @@ type Adapter struct {
 
 	// connected is Connected: Run is receiving (ready.go).
 	connected atomic.Bool
+
+	// membersPage is the conversations.members page size; 0 means
+	// membersPage (members.go). Tests page with less.
+	membersPage int
 }
 
 var _ chat.Adapter = (*Adapter)(nil)

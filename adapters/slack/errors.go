@@ -99,7 +99,7 @@ func scopeFor(method string) string {
 		return "users:read"
 	case "conversations.replies", "conversations.history":
 		return "channels:history"
-	case "conversations.info":
+	case "conversations.info", "conversations.members":
 		return "channels:read"
 	}
 	return "(see the method's documentation for " + method + ")"

@@ -18,11 +18,14 @@ var botScopes = []string{
 	"app_mentions:read", // app_mention events
 	"chat:write",        // post, update, ephemeral, stream, assistant status
 	"im:history",        // message.im: DMs and DM threads
-	"im:read",
+	"im:read",           // conversations.members of a DM (members.go)
 	"im:write",
 	"channels:history", // message.channels: thread follow-ups without a mention
 	"groups:history",   // message.groups: the same in private channels
 	"mpim:history",     // message.mpim: group DMs
+	"channels:read",    // conversations.members: reminders call only a channel's members
+	"groups:read",      // the same in private channels
+	"mpim:read",        // the same in group DMs
 	"users:read",       // display names for prompts
 	"assistant:write",  // assistant threads: status, suggested prompts, titles
 	"files:read",       // download what people attach (url_private), files.go

@@ -18,7 +18,8 @@ func TestManifest(t *testing.T) {
 			t.Errorf("name %q", m.DisplayInformation.Name)
 		}
 		for _, s := range []string{"app_mentions:read", "chat:write", "im:history", "im:read", "im:write", "channels:history",
-			"groups:history", "mpim:history", "users:read", "assistant:write", "files:read", "commands"} {
+			"groups:history", "mpim:history", "users:read", "assistant:write", "files:read", "commands",
+			"channels:read", "groups:read", "mpim:read"} {
 			if !slices.Contains(m.OAuthConfig.Scopes.Bot, s) {
 				t.Errorf("scope %s missing", s)
 			}

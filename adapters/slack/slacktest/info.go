@@ -32,7 +32,7 @@ func (s *Server) conversationsInfo(r apiRequest) result {
 		"id": ch.ID, "name": ch.Name,
 		"is_channel": ch.Kind == Public, "is_group": ch.Kind == Private,
 		"is_im": ch.Kind == IM, "is_mpim": ch.Kind == MPIM,
-		"is_private": ch.Kind != Public, "is_member": true,
+		"is_private": ch.Kind != Public, "is_member": s.st.members[ch.ID][s.opts.botUserID],
 	}}
 }
 

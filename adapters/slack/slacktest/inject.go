@@ -43,6 +43,7 @@ func (s *Server) PostUserMessage(channel, user, text, threadTS string) string {
 func (s *Server) postUserLocked(channel, user, text, threadTS string, files []map[string]any) string {
 	ch := s.st.channel(channel)
 	s.st.user(user)
+	s.st.join(ch.ID, user)
 	m := &Message{Channel: ch.ID, TS: s.st.nextTS(), User: user, Text: text}
 	m.ThreadTS = s.st.threadRoot(ch.ID, threadTS)
 	s.st.addMessage(m)
@@ -183,6 +184,7 @@ func (s *Server) Click(channel, messageTS, actionID, value, user string) string 
 	defer s.mu.Unlock()
 	ch := s.st.channel(channel)
 	u := s.st.user(user)
+	s.st.join(ch.ID, u.ID)
 	var blockID, threadTS string
 	var msg map[string]any
 	if m := s.st.find(channel, messageTS); m != nil {
@@ -224,6 +226,7 @@ func (s *Server) SlashCommand(command, text, user, channel string) string {
 	defer s.mu.Unlock()
 	ch := s.st.channel(channel)
 	u := s.st.user(user)
+	s.st.join(ch.ID, u.ID)
 	t := responseTarget{channel: ch.ID, user: u.ID}
 	payload := map[string]any{
 		"token": "slacktest-verification-token", "team_id": s.opts.teamID, "team_domain": s.opts.teamDomain,
@@ -243,6 +246,7 @@ func (s *Server) AssistantThreadStarted(channel, threadTS, user string) string {
 	defer s.mu.Unlock()
 	s.st.channel(channel)
 	s.st.user(user)
+	s.st.join(channel, user)
 	return s.eventCallbackLocked(map[string]any{
 		"type": "assistant_thread_started",
 		"assistant_thread": map[string]any{

@@ -44,6 +44,7 @@ func defaultLimits() map[string]Limit {
 		"assistant.threads.setTitle":            tier3,
 		"users.info":                            tier4,
 		"conversations.info":                    tier3,
+		"conversations.members":                 tier4,
 		"conversations.replies":                 tier3,
 		"conversations.history":                 tier3,
 		"auth.test":                             tier4,

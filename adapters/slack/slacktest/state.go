@@ -96,6 +96,8 @@ type state struct {
 	status    map[string]string // channel/thread_ts → assistant status
 	titles    map[string]string
 	prompts   map[string]json.RawMessage
+	members   map[string]map[string]bool // channel → its members' user ids (members.go)
+	botUserID string
 }
 
 func newState(o options) *state {
@@ -107,6 +109,8 @@ func newState(o options) *state {
 		status:    map[string]string{},
 		titles:    map[string]string{},
 		prompts:   map[string]json.RawMessage{},
+		members:   map[string]map[string]bool{},
+		botUserID: o.botUserID,
 	}
 	st.users[o.botUserID] = &User{ID: o.botUserID, Name: o.botName, IsBot: true}
 	return st
@@ -126,7 +130,8 @@ func (st *state) nextID(prefix string) string {
 }
 
 // channel returns the channel, creating a public one for unknown ids so that
-// injection helpers never fail on an undeclared channel.
+// injection helpers never fail on an undeclared channel. The bot is a
+// member of every channel it creates.
 func (st *state) channel(id string) *Channel {
 	if c, ok := st.channels[id]; ok {
 		return c
@@ -140,6 +145,7 @@ func (st *state) channel(id string) *Channel {
 	}
 	c := &Channel{ID: id, Name: id, Kind: kind}
 	st.channels[id] = c
+	st.join(id, st.botUserID)
 	return c
 }
 

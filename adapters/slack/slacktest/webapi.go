@@ -52,6 +52,7 @@ var methods = map[string]handler{
 	"assistant.threads.setTitle":            (*Server).assistantSetTitle,
 	"users.info":                            (*Server).usersInfo,
 	"conversations.info":                    (*Server).conversationsInfo,
+	"conversations.members":                 (*Server).conversationsMembers,
 	"conversations.replies":                 (*Server).conversationsReplies,
 	"conversations.history":                 (*Server).conversationsHistory,
 }
