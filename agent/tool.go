@@ -38,10 +38,22 @@ type Caller struct {
 	Runner *Runner
 	// Origin is where the turn runs, for tools that act there later.
 	Origin Origin
+	// Reach says whom the turn may call (ping) where it runs: reminders
+	// for others. nil where no one but the caller may be called.
+	Reach Reach
 	// CallID is the id of the tool call being run, for tools that keep
 	// work across calls (delegate) and must tell a call a crash cut off
 	// from one whose result the model read.
 	CallID string
+}
+
+// Reach is the chat core's answer to "may this turn call that person
+// here?": only a member of the place who may use Parley there. A person
+// outside it must not be pinged into a conversation on someone's say.
+type Reach interface {
+	// MayCall is nil when userKey ("platform:id") may be called in o, or
+	// says why not.
+	MayCall(ctx context.Context, o Origin, userKey string) error
 }
 
 // Origin is where a turn runs, as the chat core addresses it (chat.Thread

@@ -123,7 +123,7 @@ func (tr *turnRun) agentTurn(ctx context.Context, batch []chat.Message, base age
 	t.SessionID, t.Key = tr.sid, m.Key
 	where := Where{Thread: m.Thread, User: m.User, Direct: m.Direct}
 	t.Caller = agent.Caller{SessionID: tr.sid, UserKey: m.User.Key(), UserName: m.User.Name, Scopes: where.VisibleKeys(),
-		Confirm: r, Approve: r.approver(),
+		Confirm: r, Approve: r.approver(), Reach: r,
 		Origin: agent.Origin{Platform: m.Thread.Platform, Space: m.Thread.Space, Chat: m.Thread.Chat, Thread: m.Thread.ID,
 			Direct: m.Direct, Home: where.Home().Key()}}
 	t.Place = agent.Place{Platform: m.Thread.Platform, ChatName: m.Place.ChatName, ChatKind: m.Place.ChatKind, Thread: m.Place.Thread}

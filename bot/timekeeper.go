@@ -91,6 +91,12 @@ func (k *timekeeper) Deliver(ctx context.Context, c remind.Claim) error {
 		if key == it.Owner {
 			u = ownerOf(it) // by name too: Telegram shows a text mention as the name
 		}
+		// Checked again: someone who left the place since, or lost
+		// access, is not pinged back into it.
+		if err := k.router.mayCall(ctx, threadOf(it.Place), u, it.Place.Direct, key == it.Owner); err != nil {
+			k.log.Info("reminder does not call someone", "item", it.ID, "user", key, "why", err)
+			continue
+		}
 		targets = append(targets, u)
 	}
 	return k.post(ctx, c.Key(), it, text, targets)

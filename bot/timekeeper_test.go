@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"iter"
 	"slices"
 	"strings"
@@ -355,6 +356,56 @@ func TestReminderCommands(t *testing.T) {
 		// "Tomorrow" on her calendar: Sat 1 Jan in New York, 09:00 EST.
 		if len(items) != 1 || items[0].Zone != "America/New_York" || !items[0].Next.Equal(time.Date(2000, 1, 1, 14, 0, 0, 0, time.UTC)) {
 			t.Fatalf("the reminder after /tz: %+v", items)
+		}
+	})
+}
+
+// TestReminderCallsOnlyMembers: a reminder may call others only if they
+// are members of the place and may use Parley there, when it is set and
+// again when it goes out: someone who left is not pinged back in.
+func TestReminderCallsOnlyMembers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := newTimeWorld(t)
+		w.access.Platforms = map[string]bot.AccessList{"slack": {AllowUsers: []string{"ana", "bob", "eve", "cy"}}}
+		w.fake.Leave(coreThread.Chat, "eve")
+		w.start(t, append(append(remindCall(`{"text":"standup","in":"2h","who":["me","<@bob>","<@cy>"]}`),
+			remindCall(`{"text":"eve too","in":"2h","who":["<@eve>"]}`)...),
+			remindCall(`{"text":"zed too","in":"2h","who":["<@zed>"]}`)...)...)
+		defer w.stop(t)
+		for i, text := range []string{"remind us", "remind eve", "remind zed"} {
+			if err := w.fake.InjectMessage(t.Context(), coreMention(fmt.Sprintf("k%d", i), "ana", text)); err != nil {
+				t.Fatal(err)
+			}
+			synctest.Wait()
+		}
+		sid, _, _ := w.db.BoundSession(t.Context(), coreThread)
+		msgs, _ := w.db.Messages(t.Context(), sid)
+		var refusals []string
+		for _, m := range msgs {
+			if m.Role == llm.RoleTool && m.IsError {
+				refusals = append(refusals, m.Text)
+			}
+		}
+		if len(refusals) != 2 || !strings.Contains(refusals[0], "eve is not in this conversation") ||
+			!strings.Contains(refusals[1], "zed may not use Parley here") {
+			t.Fatalf("refusals %q, want eve (left) and zed (not allowed)", refusals)
+		}
+		w.fake.Leave(coreThread.Chat, "cy") // after it was set
+		time.Sleep(2*time.Hour + time.Minute)
+		synctest.Wait()
+		got := reminders(w, "standup")
+		if len(got) != 1 {
+			t.Fatalf("%d reminders, want 1: %+v", len(got), w.fake.Sent())
+		}
+		var called []string
+		for _, u := range got[0].Out.Mentions {
+			called = append(called, u.ID)
+		}
+		if !slices.Equal(called, []string{"ana", "bob"}) {
+			t.Fatalf("called %q, want ana and bob (cy left)", called)
+		}
+		if got := reminders(w, "eve too"); len(got) != 0 {
+			t.Fatalf("a refused reminder went out: %+v", got)
 		}
 	})
 }

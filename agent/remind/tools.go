@@ -81,6 +81,9 @@ func Tools(c ToolConfig) ([]agent.Tool, error) {
 			if err != nil {
 				return "", err
 			}
+			if err := mayCall(ctx, caller, targets); err != nil {
+				return "", err
+			}
 			it := Item{Kind: KindReminder, Targets: targets, Text: a.Text}
 			return c.add(ctx, caller, it, When{At: a.At, In: a.In, Cron: a.Cron}, false)
 		})
@@ -180,6 +183,24 @@ func confirmation(it Item, loc *time.Location) string {
 		who = strings.Join(it.Targets, ", ")
 	}
 	return fmt.Sprintf("Reminder set: I'll remind %s %s: %q. Tell the person, with that time; /remind lists and cancels.", who, when, it.Text)
+}
+
+// mayCall refuses a reminder that would call someone other than the
+// person asking who is not a member of the conversation's place, or may
+// not use Parley there (agent.Reach; checked again when it goes out).
+func mayCall(ctx context.Context, caller agent.Caller, targets []string) error {
+	for _, k := range targets {
+		if k == caller.UserKey {
+			continue
+		}
+		if caller.Reach == nil {
+			return errors.New("here I can remind only you")
+		}
+		if err := caller.Reach.MayCall(ctx, caller.Origin, k); err != nil {
+			return fmt.Errorf("I cannot remind %s here: %w", k, err)
+		}
+	}
+	return nil
 }
 
 // mentionForms are how platforms write a mention in a message's text:

@@ -29,14 +29,27 @@ type fixedZones struct{ loc *time.Location }
 
 func (z fixedZones) Zone(context.Context, string) (*time.Location, error) { return z.loc, nil }
 
+// members is an agent.Reach that lets these people be called.
+type members map[string]bool
+
+func (m members) MayCall(_ context.Context, _ agent.Origin, key string) error {
+	if !m[key] {
+		return errors.New(key + " is not in this conversation")
+	}
+	return nil
+}
+
 func TestTools(t *testing.T) {
 	loc := berlin(t)
 	now := utc("2026-10-20 10:00:00") // Tue 12:00 CEST
-	channel := agent.Caller{UserKey: "slack:U1", UserName: "Ana",
+	here := members{"slack:U2": true, "slack:U3": true, "telegram:@carol": true}
+	channel := agent.Caller{UserKey: "slack:U1", UserName: "Ana", Reach: here,
 		Origin: agent.Origin{Platform: "slack", Space: "T1", Chat: "C1", Thread: "1.1", Home: "space:slack:T1"}}
+	unchecked := channel
+	unchecked.Reach = nil
 	dm := agent.Caller{UserKey: "slack:U1", UserName: "Ana",
 		Origin: agent.Origin{Platform: "slack", Space: "T1", Chat: "D1", Thread: "", Direct: true, Home: "person:slack:U1"}}
-	tg := agent.Caller{UserKey: "telegram:101", UserName: "Ana",
+	tg := agent.Caller{UserKey: "telegram:101", UserName: "Ana", Reach: here,
 		Origin: agent.Origin{Platform: "telegram", Chat: "-1001", Home: "space:telegram:-1001"}}
 	tests := []struct {
 		name   string
@@ -70,6 +83,12 @@ func TestTools(t *testing.T) {
 			want: Item{Kind: KindSchedule, Text: "summarise #ops overnight", Spec: "0 9 * * 1-5", Next: utc("2026-10-21 07:00:00"),
 				Place: Place{Platform: "slack", Space: "T1", Chat: "C1"}},
 			says: "Scheduled"},
+		{name: "someone not in the channel", tool: "remind", caller: channel, args: `{"text":"x","in":"1h","who":["<@U2>","<@U9>"]}`,
+			err: "I cannot remind slack:U9 here: slack:U9 is not in this conversation"},
+		{name: "others where no one can check", tool: "remind", caller: unchecked, args: `{"text":"x","in":"1h","who":["<@U2>"]}`, err: "only you"},
+		{name: "only me where no one can check", tool: "remind", caller: unchecked, args: `{"text":"x","in":"1h"}`,
+			want: Item{Kind: KindReminder, Targets: []string{"slack:U1"}, Text: "x", Next: now.Add(time.Hour),
+				Place: Place{Platform: "slack", Space: "T1", Chat: "C1", Thread: "1.1"}}},
 		{name: "others in a DM", tool: "remind", caller: dm, args: `{"text":"x","in":"1h","who":["<@U2>"]}`, err: "only you"},
 		{name: "a schedule to a channel from a DM", tool: "schedule", caller: dm, args: `{"instruction":"x","in":"1h","where":"channel"}`, err: "private chat"},
 		{name: "a name that is no mention", tool: "remind", caller: channel, args: `{"text":"x","in":"1h","who":["carol"]}`, err: "mention the person"},

@@ -127,12 +127,32 @@ type Adapter struct {
 	handler   chat.Handler
 	ready     chan struct{}
 	readyOnce sync.Once
+	left      map[string]bool // "chat|user": no longer a member (Leave)
 }
 
 var (
-	_ chat.Adapter    = (*Adapter)(nil)
-	_ chat.SentFinder = (*Adapter)(nil)
+	_ chat.Adapter       = (*Adapter)(nil)
+	_ chat.SentFinder    = (*Adapter)(nil)
+	_ chat.MemberChecker = (*Adapter)(nil)
 )
+
+// Leave makes user no longer a member of chat: everyone else is one of
+// every conversation on the fake.
+func (a *Adapter) Leave(chatID, userID string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.left == nil {
+		a.left = map[string]bool{}
+	}
+	a.left[chatID+"|"+userID] = true
+}
+
+// IsMember is true unless userID left t's chat (chat.MemberChecker).
+func (a *Adapter) IsMember(_ context.Context, t chat.Thread, userID string) (bool, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return userID != "" && !a.left[t.Chat+"|"+userID], nil
+}
 
 // New returns a fake platform.
 func New(cfg Config) *Adapter {
