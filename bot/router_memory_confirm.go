@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/parleybot/parley/agent"
-	"github.com/parleybot/parley/bot/approvals"
 	"github.com/parleybot/parley/bot/format"
+	"github.com/parleybot/parley/bot/outbound"
 	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/internal/randid"
 )
@@ -17,11 +17,14 @@ import (
 // Memory a tainted turn proposes (agent.Caller.Tainted: it read a web page,
 // a tool's result or another person's message) is not saved until its
 // owner says so: they get the exact text privately, with Save and Discard
-// buttons only they can press, valid as long as an approval would be. The
+// buttons only they can press, valid for a day. The
 // buttons carry a one-time token; the edit waits in the KV store under it.
 
-// memoryConfirmTTL bounds how long a Save button stays valid.
-const memoryConfirmTTL = approvals.DefaultExpiry
+// memoryConfirmTTL bounds how long a Save button stays valid: as long as
+// a private message waits for a person who has no private chat with
+// Parley yet (outbound.HeldFor), so that a held proposal still works when
+// it arrives.
+const memoryConfirmTTL = outbound.HeldFor
 
 // pendingMemory is an edit waiting for its owner's decision.
 type pendingMemory struct {
