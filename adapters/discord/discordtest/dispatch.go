@@ -222,7 +222,7 @@ func (s *Server) guildJSON(id string) map[string]any {
 	}
 	return map[string]any{
 		"id": g.id, "name": g.name, "unavailable": false, "owner_id": "1", "large": false,
-		"member_count": len(s.w.users), "channels": channels, "threads": threads,
+		"member_count": s.w.memberCount(g), "channels": channels, "threads": threads,
 		"roles": []any{}, "emojis": []any{}, "stickers": []any{}, "features": []any{},
 		"voice_states": []any{}, "presences": []any{},
 	}

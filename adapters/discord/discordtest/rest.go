@@ -83,6 +83,7 @@ func routes() []route {
 		newRoute("DELETE /channels/{id}/messages/{id}", 0, (*Server).deleteMessage),
 		newRoute("POST /channels/{id}/typing", 0, (*Server).typingStart),
 		newRoute("POST /channels/{id}/messages/{id}/threads", 0, (*Server).startThread),
+		newRoute("GET /guilds/{id}/members/{id}", 0, (*Server).getMember),
 		newRoute("GET /applications/{id}/commands", 0, (*Server).getCommands),
 		newRoute("PUT /applications/{id}/commands", 0, (*Server).putCommands),
 		newRoute("GET /applications/{id}/guilds/{id}/commands", 1, (*Server).getCommands),

@@ -11,7 +11,9 @@
 //
 // The fake models one bot in some guilds: channels, threads, DMs, messages,
 // buttons, slash commands and interactions, with Discord's validation errors,
-// allowed_mentions rules, rate-limit buckets and session resumption. Tests
+// allowed_mentions rules, rate-limit buckets and session resumption. Every
+// user it knows is a member of every guild (GET /guilds/{id}/members/{id})
+// until RemoveMember. Tests
 // inject what users do (Post, Click, Command; Post attaches files, served
 // at their url as the CDN serves them), steer the gateway (DropConnection,
 // RequestReconnect, InvalidateSession, ForgetSessions, HoldGateway) and

@@ -35,6 +35,38 @@ type channel struct {
 type guild struct {
 	id, name string
 	channels []string // in creation order, threads included
+	created  time.Time
+	// Membership: every known user is a member of every guild (the fake
+	// lets anyone post anywhere), except those in left; joined holds when
+	// AddMember (re)added one, others joined when the guild was added.
+	left   map[string]bool
+	joined map[string]time.Time
+}
+
+// isMember reports whether userID is a member of g: a user the fake
+// knows who has not left.
+func (w *world) isMember(g *guild, userID string) bool {
+	_, known := w.users[userID]
+	return known && !g.left[userID]
+}
+
+// joinedAt is when userID joined g.
+func (g *guild) joinedAt(userID string) time.Time {
+	if t, ok := g.joined[userID]; ok {
+		return t
+	}
+	return g.created
+}
+
+// memberCount is how many members g has.
+func (w *world) memberCount(g *guild) int {
+	n := 0
+	for id := range w.users {
+		if !g.left[id] {
+			n++
+		}
+	}
+	return n
 }
 
 type user struct {
@@ -161,14 +193,15 @@ func (w *world) dmChannel(userID string, now time.Time) *channel {
 	return c
 }
 
-// AddGuild adds (or renames) a guild the bot is in.
+// AddGuild adds (or renames) a guild the bot is in. Every user the fake
+// knows, now or later, is a member of it until RemoveMember.
 func (s *Server) AddGuild(id, name string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if g, ok := s.w.guilds[id]; ok {
 		g.name = name
 	} else {
-		s.w.guilds[id] = &guild{id: id, name: name}
+		s.w.guilds[id] = &guild{id: id, name: name, created: s.now(), left: map[string]bool{}, joined: map[string]time.Time{}}
 		s.w.guildOrder = append(s.w.guildOrder, id)
 	}
 	s.notifyLocked()
@@ -214,4 +247,47 @@ func (s *Server) DMChannel(userID string) string {
 	c := s.w.dmChannel(userID, s.now())
 	s.notifyLocked()
 	return c.ID
+}
+
+// RemoveMember makes userID no member of guildID, as if they left or were
+// kicked: GET /guilds/{id}/members/{id} answers 404 Unknown Member (10007)
+// for them and GUILD_CREATE's member_count leaves them out. Nothing else
+// changes: the fake still lets them post, and their earlier messages stay.
+func (s *Server) RemoveMember(guildID, userID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := s.mustGuild("RemoveMember", guildID)
+	g.left[userID] = true
+	delete(g.joined, userID)
+	s.notifyLocked()
+}
+
+// AddMember makes userID (added as with AddUser if the fake does not know
+// them) a member of guildID again, joined now.
+func (s *Server) AddMember(guildID, userID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := s.mustGuild("AddMember", guildID)
+	s.w.user(userID)
+	if g.left[userID] {
+		delete(g.left, userID)
+		g.joined[userID] = s.now()
+	}
+	s.notifyLocked()
+}
+
+// IsMember reports whether userID is a member of guildID now.
+func (s *Server) IsMember(guildID, userID string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g, ok := s.w.guilds[guildID]
+	return ok && s.w.isMember(g, userID)
+}
+
+func (s *Server) mustGuild(op, guildID string) *guild {
+	g, ok := s.w.guilds[guildID]
+	if !ok {
+		panic(fmt.Sprintf("discordtest: %s(%q): unknown guild; call AddGuild first", op, guildID))
+	}
+	return g
 }

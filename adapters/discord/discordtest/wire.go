@@ -16,14 +16,23 @@ type wireUser struct {
 	Bot           bool    `json:"bot,omitempty"`
 }
 
+// wireMember is a guild member object. The nullable fields are null as
+// for a member without a nickname, guild avatar, boost or timeout;
+// permissions is only in interactions.
 type wireMember struct {
-	User        *wireUser `json:"user,omitempty"`
-	Roles       []string  `json:"roles"`
-	JoinedAt    string    `json:"joined_at"`
-	Deaf        bool      `json:"deaf"`
-	Mute        bool      `json:"mute"`
-	Flags       int       `json:"flags"`
-	Permissions string    `json:"permissions,omitempty"`
+	User                       *wireUser `json:"user,omitempty"`
+	Nick                       *string   `json:"nick"`
+	Avatar                     *string   `json:"avatar"`
+	Banner                     *string   `json:"banner"`
+	Roles                      []string  `json:"roles"`
+	JoinedAt                   string    `json:"joined_at"`
+	PremiumSince               *string   `json:"premium_since"`
+	Deaf                       bool      `json:"deaf"`
+	Mute                       bool      `json:"mute"`
+	Flags                      int       `json:"flags"`
+	Pending                    bool      `json:"pending"`
+	CommunicationDisabledUntil *string   `json:"communication_disabled_until"`
+	Permissions                string    `json:"permissions,omitempty"`
 }
 
 type wireThreadMeta struct {
