@@ -115,6 +115,7 @@ const rememberMigrations = 4096
 var (
 	_ chat.Adapter       = (*Adapter)(nil)
 	_ chat.PrivateLinker = (*Adapter)(nil)
+	_ chat.MemberChecker = (*Adapter)(nil)
 )
 
 // New checks cfg and builds the adapter; it makes no network call.

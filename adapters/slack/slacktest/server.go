@@ -13,10 +13,10 @@
 //
 // The fake models one workspace (team, bot, users, channels and their
 // members, messages), enforces Slack's per-method rate-limit tiers and
-// length limits, and lets a test inject what users do (messages, mentions, clicks, slash commands) as
-// the exact payloads Slack would deliver, files people share included
-// (PostUserFiles; their bytes are served at url_private as files.slack.com
-// serves them). Everything the client did is queryable afterwards (Calls,
+// length limits, and lets a test inject what users do (messages, mentions,
+// clicks, slash commands) as the exact payloads Slack would deliver, files
+// people share included (PostUserFiles; their bytes are served at
+// url_private as files.slack.com serves them). Everything the client did is queryable afterwards (Calls,
 // Messages, Thread, Ephemerals, Acks, Delivered, Downloads).
 package slacktest
 

@@ -62,6 +62,8 @@ func handlerFor(method string) (handler, bool) {
 		return (*Server).getMyCommands, true
 	case "getChat":
 		return (*Server).getChat, true
+	case "getChatMember":
+		return (*Server).getChatMember, true
 	case "getFile":
 		return (*Server).getFile, true
 	}

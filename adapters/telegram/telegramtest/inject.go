@@ -40,7 +40,8 @@ type Posted struct {
 }
 
 // Post records a message from a person and queues its update. Text starting
-// with "/" gets a bot_command entity, as Telegram adds.
+// with "/" gets a bot_command entity, as Telegram adds. In a group the
+// author is a member from then on (members.go).
 func (s *Server) Post(in Incoming) Posted {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -49,6 +50,7 @@ func (s *Server) Post(in Incoming) Posted {
 	if in.FromBot {
 		from.isBot = true
 	}
+	s.joinLocked(c, from) // only members write in a group
 	text, entities := in.Text, []Entity(nil)
 	if in.Mention {
 		at := "@" + s.opts.botUsername

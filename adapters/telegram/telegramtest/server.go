@@ -8,10 +8,11 @@
 //	t.Cleanup(srv.Close)
 //	bot, err := tgbotapi.NewBotAPIWithAPIEndpoint(srv.Token(), srv.Endpoint())
 //
-// The fake models one bot and its world (users, private chats, supergroups,
-// forum topics, messages), queues updates for long polling or a webhook,
-// validates messages the way Telegram does (HTML parse mode, 4096 UTF-16
-// units, buttons) and enforces Telegram's flood limits. Tests inject what
+// The fake models one bot and its world (users, private chats, supergroups
+// and their members, forum topics, messages), queues updates for long
+// polling or a webhook, validates messages the way Telegram does (HTML
+// parse mode, 4096 UTF-16 units, buttons) and enforces Telegram's flood
+// limits. Tests inject what
 // people do (Post, Click; Post attaches documents and photos, served by
 // getFile and /file/bot<token>/<path>) and faults (FailNext, Storm,
 // DropNext, FailFile), and read back what the bot did (Messages, Calls,

@@ -2,6 +2,7 @@ package telegramtest
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 )
@@ -35,6 +36,9 @@ type chat struct {
 	topics  map[int]string // message_thread_id → name
 	actions []string
 	drafts  []Draft
+	// members are the standings recorded in a group (members.go); the
+	// bot is a member unless it says otherwise.
+	members map[int64]membership
 }
 
 func (c *chat) private() bool { return c.kind == chatPrivate }
@@ -177,13 +181,14 @@ func (s *Server) AddGroup(id int64, title string) {
 // does when a group gets a public link or grows: from then on every call
 // naming oldID answers 400 "group chat was upgraded to a supergroup chat"
 // with parameters.migrate_to_chat_id, and newID is a supergroup with the
-// same title.
+// same title and members.
 func (s *Server) MigrateGroup(oldID, newID int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	old := s.world.chat(oldID)
 	c := s.world.chat(newID)
 	c.kind, c.title, c.user = chatSupergroup, old.title, nil
+	c.members = maps.Clone(old.members) // the same people, in the new chat
 	old.migratedTo = newID
 	s.notifyLocked()
 }
