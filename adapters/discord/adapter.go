@@ -324,6 +324,7 @@ func (a *Adapter) SendPrivate(ctx context.Context, _ chat.Thread, u chat.User, o
 	if err != nil {
 		return wrap("POST /users/@me/channels", err)
 	}
+	a.noteDM(dm.ID, u.ID)
 	_, err = a.s.ChannelMessageSendComplex(dm.ID, &discordgo.MessageSend{
 		Content:         r.content,
 		Components:      r.components,

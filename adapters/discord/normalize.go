@@ -47,6 +47,9 @@ func (a *Adapter) normalize(ctx context.Context, m *discordgo.Message) (chat.Mes
 		out.Direct = true
 		out.Thread = chat.Thread{Platform: platform, Chat: m.ChannelID}
 		out.Place = chat.Place{ChatKind: "direct"}
+		if !own {
+			a.noteDM(m.ChannelID, m.Author.ID) // only the bot and its person write here
+		}
 		a.msgs.Put(m.ID, seenMessage{byBot: own})
 		return out, true
 	}

@@ -47,6 +47,8 @@ type chanInfo struct {
 	ParentID string // for threads
 	Name     string
 	Thread   bool
+	// Recipient is, for a DM, the user it is with.
+	Recipient string
 }
 
 // seenMessage is what the adapter remembers of a recent message.
@@ -183,7 +185,11 @@ func (a *Adapter) channel(ctx context.Context, id string) chanInfo {
 }
 
 func infoOf(c *discordgo.Channel) chanInfo {
-	return chanInfo{GuildID: c.GuildID, ParentID: c.ParentID, Name: c.Name, Thread: c.IsThread()}
+	info := chanInfo{GuildID: c.GuildID, ParentID: c.ParentID, Name: c.Name, Thread: c.IsThread()}
+	if c.Type == discordgo.ChannelTypeDM && len(c.Recipients) == 1 && c.Recipients[0] != nil {
+		info.Recipient = c.Recipients[0].ID
+	}
+	return info
 }
 
 // restCode returns Discord's JSON error code and the HTTP status of err,
