@@ -31,10 +31,9 @@ var _ chat.MemberChecker = (*Adapter)(nil)
 // t's channel (role permissions, the channel's permission overwrites, a
 // private thread's members) is not computed. The adapter computes no
 // permissions anywhere, and doing it right needs the guild's roles, the
-// member's roles and the overwrites of the channel and its parent; a
-// member who cannot see the channel is pinged into nothing they can read,
-// and Discord itself delivers no notification for a channel they cannot
-// view.
+// member's roles and the overwrites of the channel and its parent. A
+// member who cannot see the channel cannot read what pings them there
+// (and Discord should not notify them of it; unconfirmed).
 //
 // A userID that is not a snowflake (empty included) names no Discord user,
 // so it is no member: false, without a call. Ids go into REST paths
