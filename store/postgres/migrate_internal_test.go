@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"fmt"
 	"io/fs"
 	"strings"
 	"testing"
@@ -14,14 +15,20 @@ import (
 // withStep is the embedded migrations plus one more file.
 func withStep(t *testing.T, name, src string) fs.FS {
 	t.Helper()
-	schema, err := fs.ReadFile(migrations(), "00014_schema.sql")
+	out := fstest.MapFS{}
+	err := fs.WalkDir(migrations(), ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(migrations(), path)
+		out[path] = &fstest.MapFile{Data: data}
+		return err
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fstest.MapFS{
-		"00014_schema.sql": {Data: schema},
-		name:               {Data: []byte(src)},
-	}
+	out[name] = &fstest.MapFile{Data: []byte(src)}
+	return out
 }
 
 // TestMigrateUpgradeAndFailure: a later step applies on top of the
@@ -45,17 +52,20 @@ func TestMigrateUpgradeAndFailure(t *testing.T) {
 	if err := migrate(ctx, pool, migrations()); err != nil {
 		t.Fatal(err)
 	}
-	good := withStep(t, "00015_good.sql", "-- +goose Up\nCREATE TABLE good (x int);\nCREATE TABLE good2 (y int);\n-- +goose Down\nDROP TABLE good;\n")
-	if err := migrate(ctx, pool, good); err != nil || version() != 15 {
-		t.Fatalf("upgrade to 15: %v, version %d", err, version())
+	// The steps after the newest this build has, whatever that is.
+	latest := version()
+	goodName, badName := fmt.Sprintf("%05d_good.sql", latest+1), fmt.Sprintf("%05d_bad.sql", latest+2)
+	good := withStep(t, goodName, "-- +goose Up\nCREATE TABLE good (x int);\nCREATE TABLE good2 (y int);\n-- +goose Down\nDROP TABLE good;\n")
+	if err := migrate(ctx, pool, good); err != nil || version() != latest+1 {
+		t.Fatalf("upgrade to %d: %v, version %d", latest+1, err, version())
 	}
 	bad := good.(fstest.MapFS)
-	bad["00016_bad.sql"] = &fstest.MapFile{Data: []byte("-- +goose Up\nCREATE TABLE half (x int);\nCREATE TABLE broken (;\n")}
-	if err := migrate(ctx, pool, bad); err == nil || !strings.Contains(err.Error(), "00016_bad.sql") {
+	bad[badName] = &fstest.MapFile{Data: []byte("-- +goose Up\nCREATE TABLE half (x int);\nCREATE TABLE broken (;\n")}
+	if err := migrate(ctx, pool, bad); err == nil || !strings.Contains(err.Error(), badName) {
 		t.Fatalf("a broken step: %v, want an error naming it", err)
 	}
 	var half bool
-	if err := pool.QueryRow(ctx, `SELECT to_regclass('half') IS NOT NULL`).Scan(&half); err != nil || half || version() != 15 {
-		t.Fatalf("after the failed step: table half %t (%v), version %d; want none, 15", half, err, version())
+	if err := pool.QueryRow(ctx, `SELECT to_regclass('half') IS NOT NULL`).Scan(&half); err != nil || half || version() != latest+1 {
+		t.Fatalf("after the failed step: table half %t (%v), version %d; want none, %d", half, err, version(), latest+1)
 	}
 }
