@@ -49,6 +49,11 @@ func (s *Settings) Validate(p chat.Problems) {
 	default:
 		p.Add("telegram.mode: %q is not valid; want polling or webhook", s.Mode)
 	}
+	if tok := s.Token.Reveal(); tok != "" && !validToken(tok) {
+		// A secret: say what is wrong, never echo it.
+		p.Add("telegram.token: want the token as @BotFather gives it: the bot's id, a colon, then letters, digits, _ and - " +
+			"(no \"bot\" prefix, no quotes or spaces)")
+	}
 	if s.On {
 		p.Require("telegram.token", s.Token.Reveal(), "telegram.enabled is true")
 		if s.Mode == ModeWebhook {
@@ -60,6 +65,26 @@ func (s *Settings) Validate(p chat.Problems) {
 		// The value is a secret: say what is wrong, never echo it.
 		p.Add("telegram.webhook_secret: want 1 to 256 characters of A-Z, a-z, 0-9, _ and - (Telegram's rule)")
 	}
+}
+
+// validToken is the shape of a bot token: "<bot id>:<secret>", the id
+// digits, the secret of A-Z, a-z, 0-9, _ and -.
+func validToken(s string) bool {
+	id, secret, ok := strings.Cut(s, ":")
+	if !ok || id == "" || secret == "" {
+		return false
+	}
+	for _, c := range id {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	for _, c := range secret {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // validWebhookSecret applies Telegram's rule for setWebhook's secret_token.
