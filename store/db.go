@@ -87,6 +87,9 @@ func open(ctx context.Context, path string, schema fs.FS, opts ...Option) (_ *DB
 	if err := db.check(ctx); err != nil {
 		return nil, classify(path, cfg.busyTimeout, err)
 	}
+	if err := db.backupBeforeMigrate(ctx, schema); err != nil { // backup.go
+		return nil, fmt.Errorf("store: %s: %w", path, err)
+	}
 	if err := migrate(ctx, db.w, schema); err != nil {
 		return nil, classify(path, cfg.busyTimeout, err)
 	}
