@@ -64,6 +64,8 @@ type Config struct {
 	HTTP        HTTP        `mapstructure:"http"`
 	// Store selects SQLite (default) or a shared PostgreSQL database.
 	Store Store `mapstructure:"store"`
+	// Backup schedules local backups of the SQLite file.
+	Backup Backup `mapstructure:"backup"`
 
 	// File is the configuration file that was read, or "" if none was
 	// found. It is not a key: it records where the values came from.
@@ -350,6 +352,7 @@ func Default(platforms ...chat.Platform) Config {
 		Reminders:   defaultReminders(),
 		Tasks:       defaultTasks(),
 		Store:       defaultStore(),
+		Backup:      defaultBackup(),
 		Attachments: defaultAttachments(),
 		Access:      Access{Platforms: map[string]*AllowList{}},
 	}
