@@ -23,8 +23,11 @@ func (r *Router) status(ctx context.Context, c chat.Command) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// Who asks, as access lists and access.admins name people: how an
+	// operator finds their own id (docs/setup.md).
+	you := "You are " + c.User.Key() + " here.\n"
 	if !ok {
-		return strings.TrimSpace("No conversation here yet.\n" + limits), nil
+		return strings.TrimSpace(you + "No conversation here yet.\n" + limits), nil
 	}
 	size, err := r.cfg.Runner.Measure(ctx, sid)
 	if err != nil {
@@ -35,6 +38,7 @@ func (r *Router) status(ctx context.Context, c chat.Command) (string, error) {
 	running := r.sessions[sid] != nil && r.sessions[sid].running
 	r.mu.Unlock()
 	var b strings.Builder
+	b.WriteString(you)
 	if r.cfg.Model != "" {
 		fmt.Fprintf(&b, "Model: %s\n", r.cfg.Model)
 	}

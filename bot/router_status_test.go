@@ -101,7 +101,7 @@ func TestStatus(t *testing.T) {
 	}
 	_, private := w.fake.snapshot()
 	got := private[len(private)-1]
-	for _, want := range []string{"Model: openai/gpt-test", "Last answer by: anthropic/claude-haiku-4-5 (fallback)", "of 1000 tokens (",
+	for _, want := range []string{"You are " + m.User.Key() + " here.", "Model: openai/gpt-test", "Last answer by: anthropic/claude-haiku-4-5 (fallback)", "of 1000 tokens (",
 		"Cache: 12,345 of 20,", " input tokens cached this session", "3 messages", "started 1h30m0s ago", "Now: idle", "Waiting for approval: 2"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("status lacks %q:\n%s", want, got)
