@@ -8,7 +8,9 @@ import (
 
 // LLMClassifier adapts an llm.Provider to Classifier: one model call with
 // the question as the system prompt and the material as the only user
-// message, no tools, the answer's text collected from the stream.
+// message, no tools, asking for the structured verdict (JudgeFormat); the
+// answer is the structured one (JSON) or, from a server that ignored the
+// format, the text.
 type LLMClassifier struct {
 	Provider llm.Provider
 	// Request holds the model settings: Model (without the provider
@@ -17,9 +19,10 @@ type LLMClassifier struct {
 	Request llm.Request
 }
 
-// judgeMaxTokens caps the answer: "UNSAFE: <a short reason>" fits, and a
-// model that rambles gets cut off (and fails the strict format) early.
-const judgeMaxTokens = 100
+// judgeMaxTokens caps the answer: {"verdict": "unsafe", "reason": "<a
+// short reason>"} fits, and a model that rambles gets cut off (and fails
+// the strict format) early.
+const judgeMaxTokens = 200
 
 // Classify implements Classifier. Errors are the provider's (*llm.Error
 // where it answered) or the context's.
@@ -28,6 +31,7 @@ func (c LLMClassifier) Classify(ctx context.Context, system, user string) (strin
 	req.System = system
 	req.Messages = []llm.Message{{Role: llm.RoleUser, Text: user}}
 	req.Tools = nil
+	req.Format = JudgeFormat
 	if req.MaxTokens == 0 {
 		req.MaxTokens = judgeMaxTokens
 	}
@@ -35,5 +39,5 @@ func (c LLMClassifier) Classify(ctx context.Context, system, user string) (strin
 	if err != nil {
 		return "", err
 	}
-	return resp.Text, nil
+	return JudgeFormat.Answer(resp), nil
 }

@@ -42,10 +42,10 @@ func TestJudgeThroughProviders(t *testing.T) {
 		{name: "unsafe", reply: llmtest.Text("UNSAFE: ", "tells the assistant to skip approvals"), cat: Judged, reason: "tells the assistant to skip approvals"},
 		{name: "garbage", reply: llmtest.Text("Sure! Here is the memory entry you asked for."), cat: Unverified, reason: "no clear verdict"},
 		{name: "empty", reply: llmtest.Text(), cat: Unverified, reason: "empty answer"},
-		{name: "provider error", reply: llmtest.Status(http.StatusInternalServerError), cat: Unverified, reason: "the memory judge failed", kind: llm.KindServer},
-		{name: "rate limited", reply: llmtest.Status(http.StatusTooManyRequests), cat: Unverified, reason: "the memory judge failed", kind: llm.KindRateLimit},
-		{name: "broken stream", reply: llmtest.Drop("SA"), cat: Unverified, reason: "the memory judge failed"},
-		{name: "cut off", reply: llmtest.Reply{Chunks: []string{"SA"}, Fault: llmtest.FaultTruncate}, cat: Unverified, reason: "the memory judge failed"},
+		{name: "provider error", reply: llmtest.Status(http.StatusInternalServerError), cat: Unverified, reason: "the memory judge (memory.guard_model) failed", kind: llm.KindServer},
+		{name: "rate limited", reply: llmtest.Status(http.StatusTooManyRequests), cat: Unverified, reason: "the memory judge (memory.guard_model) failed", kind: llm.KindRateLimit},
+		{name: "broken stream", reply: llmtest.Drop("SA"), cat: Unverified, reason: "the memory judge (memory.guard_model) failed"},
+		{name: "cut off", reply: llmtest.Reply{Chunks: []string{"SA"}, Fault: llmtest.FaultTruncate}, cat: Unverified, reason: "the memory judge (memory.guard_model) failed"},
 	}
 	for _, p := range providers {
 		for _, tt := range cases {
@@ -78,9 +78,49 @@ func TestJudgeThroughProviders(t *testing.T) {
 				if !strings.Contains(string(req.Body), "You vet entries that an AI assistant wants to save") {
 					t.Errorf("request body lacks the judge prompt: %s", req.Body)
 				}
-				if _, tools := req.JSON["tools"]; tools {
+				// It asks for the structured verdict: response_format on
+				// OpenAI, one forced tool on Anthropic, and no other tools.
+				if got := req.FormatName(); got != JudgeFormat.Name {
+					t.Errorf("format %q, want %q: %s", got, JudgeFormat.Name, req.Body)
+				}
+				tools, _ := req.JSON["tools"].([]any)
+				if p.name == "openai" && len(tools) > 0 || p.name == "anthropic" && len(tools) != 1 {
 					t.Errorf("request offers tools: %s", req.Body)
 				}
+			})
+		}
+	}
+}
+
+// TestJudgeStructuredThroughProviders: a model that answers only in the
+// structured form (JSON text on OpenAI-compatible servers, the forced
+// tool's input on Anthropic) is understood.
+func TestJudgeStructuredThroughProviders(t *testing.T) {
+	cases := []struct {
+		name, answer string
+		cat          Category
+		reason       string
+	}{
+		{name: "safe", answer: `{"verdict":"safe","reason":""}`},
+		{name: "unsafe", answer: `{"verdict":"unsafe","reason":"tells the assistant to skip approvals"}`, cat: Judged, reason: "skip approvals"},
+		{name: "no verdict", answer: `{"reason":"looks fine"}`, cat: Unverified, reason: "no clear verdict"},
+		{name: "other verdict", answer: `{"verdict":"maybe","reason":""}`, cat: Unverified, reason: "no clear verdict"},
+	}
+	for _, proto := range []string{"openai", "anthropic"} {
+		for _, tt := range cases {
+			t.Run(proto+"/"+tt.name, func(t *testing.T) {
+				srv := llmtest.NewServer()
+				t.Cleanup(srv.Close)
+				var p llm.Provider
+				if proto == "openai" {
+					p = openai.New(openai.Config{APIKey: "k", BaseURL: srv.OpenAIBaseURL()})
+					srv.Enqueue(llmtest.Text(tt.answer))
+				} else {
+					p = anthropic.New(anthropic.Config{APIKey: "k", BaseURL: srv.AnthropicBaseURL()})
+					srv.Enqueue(llmtest.ToolCall("toolu_1", JudgeFormat.Name, tt.answer))
+				}
+				j := &Judge{Classifier: LLMClassifier{Provider: p, Request: llm.Request{Model: "m"}}, Sleep: neverFires}
+				wantRejection(t, j.Check(t.Context(), "Prefers Go.", nil), tt.cat, tt.reason)
 			})
 		}
 	}

@@ -89,7 +89,9 @@ func (c Category) advice() string {
 	case Judged:
 		return "store plain facts about the user, not instructions to the assistant, links that carry data, or secrets"
 	case Unverified:
-		return "the entry could not be vetted, so it was not stored; try again later, and keep it a short plain fact about the user"
+		return "Nothing was stored. Tell the user it was not saved and why. The operator can change memory.guard_model " +
+			"(config.yaml, or PARLEY_MEMORY_GUARD_MODEL) to a model that gives the judge a clear verdict (parley doctor checks it), " +
+			"or set it to off to rely on the phrase tables alone. Keep an entry a short plain fact about the user."
 	}
 	return "rewrite the entry"
 }
@@ -116,7 +118,13 @@ func (e *Rejection) Error() string {
 	if e.Evidence != "" {
 		fmt.Fprintf(&b, " (%q)", e.Evidence)
 	}
-	b.WriteString("; ")
+	if e.Category == Unverified {
+		// On lines of their own: the first line is what a status line
+		// shows (see MaxFirstLine), whole.
+		b.WriteString("\n")
+	} else {
+		b.WriteString("; ")
+	}
 	b.WriteString(e.Category.advice())
 	return b.String()
 }

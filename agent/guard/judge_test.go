@@ -93,7 +93,17 @@ func TestJudgeVerdicts(t *testing.T) {
 		{name: "prose", answer: "This looks like a normal fact to me.", cat: Unverified, reason: "no clear verdict"},
 		{name: "empty", answer: "", cat: Unverified, reason: "empty answer"},
 		{name: "blank", answer: " \n ", cat: Unverified, reason: "empty answer"},
-		{name: "error", err: boom, cat: Unverified, reason: "the memory judge failed: provider exploded"},
+		{name: "error", err: boom, cat: Unverified, reason: "Its model call failed: provider exploded"},
+		{name: "json safe", answer: `{"verdict": "safe", "reason": ""}`},
+		{name: "json safe, upper case, no reason", answer: ` {"verdict":"SAFE"} `},
+		{name: "json safe in a fence", answer: "```json\n{\"verdict\":\"safe\",\"reason\":\"\"}\n```"},
+		{name: "json unsafe", answer: `{"verdict":"unsafe","reason":"orders the assistant"}`, cat: Judged, reason: "unsafe: orders the assistant"},
+		{name: "json unsafe without reason", answer: `{"verdict":"unsafe"}`, cat: Judged, reason: "no reason given"},
+		{name: "json without verdict", answer: `{"reason":"fine"}`, cat: Unverified, reason: "no clear verdict"},
+		{name: "json other verdict", answer: `{"verdict":"probably safe"}`, cat: Unverified, reason: "no clear verdict"},
+		{name: "json verdict not a string", answer: `{"verdict":true}`, cat: Unverified, reason: "no clear verdict"},
+		{name: "json then more", answer: `{"verdict":"safe"} {"verdict":"unsafe"}`, cat: Unverified, reason: "no clear verdict"},
+		{name: "broken json", answer: `{"verdict":"safe"`, cat: Unverified, reason: "no clear verdict"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			f := &fakeClassifier{answer: tt.answer, err: tt.err}
@@ -220,5 +230,36 @@ func TestJudgePromptPublished(t *testing.T) {
 	}
 	if !strings.Contains(string(doc), "```text\n"+JudgePrompt+"\n```") {
 		t.Error("docs/memory-guard.md does not quote JudgePrompt verbatim in a text block; update it")
+	}
+}
+
+// TestUnverifiedFirstLine: a chat shows a failed tool's first line on its
+// status line, cut at 200 characters after "memory failed: ". Every
+// Unverified rejection's first line fits whole and names the operator's
+// knob; the lines after it tell the model the rest, uncut.
+func TestUnverifiedFirstLine(t *testing.T) {
+	long := strings.Repeat("Sure, I would be glad to help you with that entry. ", 20)
+	j := func(answer string, err error) error {
+		return (&Judge{Classifier: &fakeClassifier{answer: answer, err: err}, Sleep: neverFires}).Check(t.Context(), "Prefers Go.", nil)
+	}
+	for name, err := range map[string]error{
+		"no clear verdict": j(long, nil),
+		"empty":            j("", nil),
+		"failed":           j("", errors.New(long)),
+		"no judge":         (&Judge{}).Check(t.Context(), "Prefers Go.", nil),
+	} {
+		msg := err.Error()
+		first, rest, _ := strings.Cut(msg, "\n")
+		if n := len([]rune(first)); n > MaxFirstLine {
+			t.Errorf("%s: first line has %d characters, over %d: %s", name, n, MaxFirstLine, first)
+		}
+		if !strings.Contains(first, "not saved") {
+			t.Errorf("%s: first line does not say it was not saved: %s", name, first)
+		}
+		for _, want := range []string{"memory.guard_model", "PARLEY_MEMORY_GUARD_MODEL", "parley doctor", "Tell the user"} {
+			if !strings.Contains(rest, want) {
+				t.Errorf("%s: the rest does not mention %q:\n%s", name, want, msg)
+			}
+		}
 	}
 }

@@ -110,6 +110,41 @@ type Request struct {
 	// Reasoning asks for thinking before the answer; zero asks for none.
 	// A model that cannot reason never sees it (see Registry).
 	Reasoning Reasoning
+	// Format, when set, asks for the answer as one JSON object matching
+	// Format.Schema (structured output); Format.Answer reads it back.
+	// nil: free text.
+	Format *Format
+}
+
+// Format asks a model for a structured answer. OpenAI-compatible servers
+// (OpenAI, Ollama, vLLM, llama.cpp) get response_format {type:
+// json_schema}; Anthropic gets a tool named Name taking Schema that the
+// model must call (tool_choice), since every Claude model supports that.
+// A server that ignores the request answers in plain text, so a caller
+// keeps a fallback for that.
+type Format struct {
+	// Name names the format (OpenAI's json_schema.name, Anthropic's tool
+	// name): ^[a-zA-Z0-9_-]{1,64}$.
+	Name        string
+	Description string
+	// Schema is the answer's JSON Schema, an object schema.
+	Schema json.RawMessage
+}
+
+// Answer returns the structured answer in r: the arguments of a tool
+// call named f.Name (Anthropic answers that way), else r's text.
+func (f *Format) Answer(r *Response) string {
+	if f != nil && r != nil {
+		for _, c := range r.ToolCalls {
+			if c.Name == f.Name {
+				return string(c.Arguments)
+			}
+		}
+	}
+	if r == nil {
+		return ""
+	}
+	return r.Text
 }
 
 // EventKind tells which fields of an Event are set.

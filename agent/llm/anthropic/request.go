@@ -54,6 +54,23 @@ func newParams(req llm.Request) (sdk.MessageNewParams, error) {
 		}
 		p.Tools = append(p.Tools, sdk.ToolUnionParam{OfTool: tool})
 	}
+	if f := req.Format; f != nil {
+		// Structured output as a tool the model must call: every Claude
+		// model supports it (output_config.format only the newest).
+		// Forcing a tool is refused while thinking, so then it is offered.
+		schema, err := inputSchema(f.Schema)
+		if err != nil {
+			return p, fmt.Errorf("format %q: %w", f.Name, err)
+		}
+		tool := &sdk.ToolParam{Name: f.Name, InputSchema: schema}
+		if f.Description != "" {
+			tool.Description = sdk.String(f.Description)
+		}
+		p.Tools = append(p.Tools, sdk.ToolUnionParam{OfTool: tool})
+		if p.Thinking.OfEnabled == nil {
+			p.ToolChoice = sdk.ToolChoiceParamOfTool(f.Name)
+		}
+	}
 	if req.System == "" && len(p.Tools) > 0 {
 		p.Tools[len(p.Tools)-1].OfTool.CacheControl = sdk.NewCacheControlEphemeralParam()
 	}

@@ -171,3 +171,19 @@ func (r Request) ThinkingBlocks() []ThinkingBlock {
 	}
 	return out
 }
+
+// FormatName returns the name of the structured answer a request asks
+// for (llm.Format): an OpenAI request's response_format json_schema name,
+// or the tool an Anthropic request's tool_choice forces; "" for none.
+func (r Request) FormatName() string {
+	if f, _ := r.JSON["response_format"].(map[string]any); f["type"] == "json_schema" {
+		js, _ := f["json_schema"].(map[string]any)
+		s, _ := js["name"].(string)
+		return s
+	}
+	if c, _ := r.JSON["tool_choice"].(map[string]any); c["type"] == "tool" {
+		s, _ := c["name"].(string)
+		return s
+	}
+	return ""
+}

@@ -77,6 +77,17 @@ func newParams(req llm.Request) (sdk.ChatCompletionNewParams, error) {
 		}
 		p.Tools = append(p.Tools, sdk.ChatCompletionFunctionTool(fn))
 	}
+	if f := req.Format; f != nil {
+		schema, err := schemaParams(f.Schema)
+		if err != nil {
+			return p, fmt.Errorf("format %q: %w", f.Name, err)
+		}
+		js := shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: f.Name, Schema: schema, Strict: sdk.Bool(true)}
+		if f.Description != "" {
+			js.Description = sdk.String(f.Description)
+		}
+		p.ResponseFormat = sdk.ChatCompletionNewParamsResponseFormatUnion{OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{JSONSchema: js}}
+	}
 	return p, nil
 }
 
