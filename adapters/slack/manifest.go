@@ -1,6 +1,8 @@
 package slack
 
 import (
+	"fmt"
+	"net/url"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -71,10 +73,12 @@ type manifest struct {
 	} `yaml:"oauth_config"`
 	Settings struct {
 		EventSubscriptions struct {
-			BotEvents []string `yaml:"bot_events"`
+			RequestURL string   `yaml:"request_url,omitempty"`
+			BotEvents  []string `yaml:"bot_events"`
 		} `yaml:"event_subscriptions"`
 		Interactivity struct {
-			IsEnabled bool `yaml:"is_enabled"`
+			IsEnabled  bool   `yaml:"is_enabled"`
+			RequestURL string `yaml:"request_url,omitempty"`
 		} `yaml:"interactivity"`
 		OrgDeployEnabled     bool `yaml:"org_deploy_enabled"`
 		SocketModeEnabled    bool `yaml:"socket_mode_enabled"`
@@ -89,6 +93,7 @@ type prompt struct {
 
 type slashCommand struct {
 	Command      string `yaml:"command"`
+	URL          string `yaml:"url,omitempty"`
 	Description  string `yaml:"description"`
 	UsageHint    string `yaml:"usage_hint"`
 	ShouldEscape bool   `yaml:"should_escape"`
@@ -104,6 +109,23 @@ const (
 // called name ("Parley" when empty): bot user, DM tab, assistant view,
 // /parley, scopes, events, interactivity and Socket Mode.
 func Manifest(name string) string {
+	m, _ := HTTPManifest(name, "")
+	return m
+}
+
+// HTTPManifest is Manifest for an app Slack reaches over HTTP
+// (slack.mode: http) at base, the public https URL Parley's http.listen
+// is served at: the events, interactivity and /parley request URLs are
+// filled in (EventsPath, InteractivityPath, CommandsPath) and Socket Mode
+// is off. An empty base is Socket Mode.
+func HTTPManifest(name, base string) (string, error) {
+	if base != "" {
+		u, err := url.Parse(base)
+		if err != nil || u.Scheme != "https" || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			return "", fmt.Errorf("--url %q: want the public https URL Parley is served at, e.g. https://parley.example.com", base)
+		}
+		base = strings.TrimSuffix(base, "/")
+	}
 	name = strings.TrimSpace(name)
 	if name == "" {
 		name = "Parley"
@@ -132,13 +154,18 @@ func Manifest(name string) string {
 	m.OAuthConfig.Scopes.Bot = botScopes
 	m.Settings.EventSubscriptions.BotEvents = botEvents
 	m.Settings.Interactivity.IsEnabled = true
-	m.Settings.SocketModeEnabled = true
+	m.Settings.SocketModeEnabled = base == ""
+	if base != "" {
+		m.Settings.EventSubscriptions.RequestURL = base + EventsPath
+		m.Settings.Interactivity.RequestURL = base + InteractivityPath
+		m.Features.SlashCommands[0].URL = base + CommandsPath
+	}
 	b, err := yaml.Marshal(&m)
 	if err != nil {
 		// Plain structs of strings and bools always marshal.
 		panic("slack manifest: " + err.Error())
 	}
-	return string(b)
+	return string(b), nil
 }
 
 // truncate cuts s to at most n runes.

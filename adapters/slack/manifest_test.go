@@ -43,3 +43,30 @@ func TestManifest(t *testing.T) {
 		t.Errorf("manifest starts %q", m[:40])
 	}
 }
+
+// TestHTTPManifest: for slack.mode: http the manifest carries the three
+// request URLs Parley serves, and Socket Mode is off; a base that is not
+// a public https URL is refused.
+func TestHTTPManifest(t *testing.T) {
+	out, err := HTTPManifest("Parley", "https://parley.example.com/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m manifest
+	if err := yaml.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Settings.SocketModeEnabled || m.Settings.EventSubscriptions.RequestURL != "https://parley.example.com"+EventsPath ||
+		m.Settings.Interactivity.RequestURL != "https://parley.example.com"+InteractivityPath ||
+		m.Features.SlashCommands[0].URL != "https://parley.example.com"+CommandsPath {
+		t.Fatalf("manifest:\n%s", out)
+	}
+	for _, bad := range []string{"http://parley.example.com", "parley.example.com", "https://", "https://x.example/?a=1"} {
+		if _, err := HTTPManifest("Parley", bad); err == nil {
+			t.Errorf("HTTPManifest(%q) was accepted", bad)
+		}
+	}
+	if m, _ := HTTPManifest("Parley", ""); m != Manifest("Parley") || !strings.Contains(m, "socket_mode_enabled: true") {
+		t.Errorf("no URL is Socket Mode:\n%s", m)
+	}
+}
