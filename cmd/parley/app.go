@@ -166,6 +166,7 @@ func (a *app) background(ctx context.Context, lead leader, logger *slog.Logger) 
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { newTrimmer().run(ctx) })
+	startBackups(ctx, &wg, a.cfg, logger) // backup.go: backup.every
 	// The rest runs on one replica at a time: it writes shared state, and
 	// twice would cost twice (embeddings, reflections).
 	if a.kb.Ready() == nil {

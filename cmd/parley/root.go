@@ -76,7 +76,7 @@ func newRootCmd(e *environment) *cobra.Command {
 
 	run := newRunCmd(e, load)
 	root.RunE = run.RunE
-	root.AddCommand(run, newChatCmd(e, load), newDoctorCmd(e, load), newKBCmd(e, load), newMigrateCmd(e, load), newReflectCmd(e, load), newSkillsCmd(e, load), newVersionCmd(e), newSlackManifestCmd(e))
+	root.AddCommand(run, newChatCmd(e, load), newDoctorCmd(e, load), newKBCmd(e, load), newMigrateCmd(e, load), newReflectCmd(e, load), newSkillsCmd(e, load), newVersionCmd(e), newSlackManifestCmd(e), newBackupCmd(e, load), newRestoreCmd(e, load))
 	return root
 }
 
