@@ -68,6 +68,7 @@ func newRootCmd(e *environment) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
+		Version:       versionLine(), // --version: version, commit, build date (version.go)
 	}
 	root.SetIn(e.stdin)
 	root.SetOut(e.stdout)
@@ -77,6 +78,7 @@ func newRootCmd(e *environment) *cobra.Command {
 	run := newRunCmd(e, load)
 	root.RunE = run.RunE
 	root.AddCommand(run, newChatCmd(e, load), newDoctorCmd(e, load), newKBCmd(e, load), newMigrateCmd(e, load), newReflectCmd(e, load), newSkillsCmd(e, load), newVersionCmd(e), newSlackManifestCmd(e), newBackupCmd(e, load), newRestoreCmd(e, load))
+	root.AddCommand(newHealthcheckCmd(e, load)) // the image's HEALTHCHECK (healthcheck.go)
 	return root
 }
 
