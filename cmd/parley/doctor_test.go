@@ -18,6 +18,7 @@ import (
 	"github.com/parleybot/parley/store"
 
 	"github.com/parleybot/parley/adapters/discord/discordtest"
+	"github.com/parleybot/parley/agent/guard"
 	"github.com/parleybot/parley/agent/llm/llmtest"
 	"github.com/parleybot/parley/agent/tools/shell"
 	"github.com/parleybot/parley/cmd/parley/internal/config"
@@ -82,9 +83,9 @@ func platformFake(t *testing.T) *httptest.Server {
 }
 
 func TestDoctor(t *testing.T) {
-	llm := llmtest.NewServer(llmtest.WithAPIKey(goodOpenAI))
+	llm := llmtest.NewServer(llmtest.WithAPIKey(goodOpenAI), llmtest.WithResponder(capableModel))
 	defer llm.Close()
-	ant := llmtest.NewServer(llmtest.WithAPIKey(goodAnthropic))
+	ant := llmtest.NewServer(llmtest.WithAPIKey(goodAnthropic), llmtest.WithResponder(capableModel))
 	defer ant.Close()
 	plat := platformFake(t)
 
@@ -121,7 +122,9 @@ func TestDoctor(t *testing.T) {
 				"OK    config", "OK    database", "OK    model      openai/gpt-4.1-mini", "OK    shell      disabled",
 				"OK    web_fetch  public addresses only", "OK    openai     key sk-…1111", "OK    anthropic  key sk-…2222",
 				"OK    slack      workspace Acme as @parley", "OK    telegram   bot @parley_bot, no webhook (polling)",
-				"OK    discord    bot @parley, message content intent on", "all checks passed",
+				"OK    discord    bot @parley, message content intent on",
+				"OK    judge      memory.guard_model openai/gpt-4.1-mini judged a known-safe entry safe and a known-unsafe one unsafe",
+				"OK    tools      llm.model openai/gpt-4.1-mini called add_numbers(2, 3) and answered after its result", "all checks passed",
 			},
 		},
 		{
@@ -143,7 +146,7 @@ func TestDoctor(t *testing.T) {
 				"FAIL  slack", "invalid_auth",
 				"FAIL  telegram", "Unauthorized",
 				"FAIL  discord", "401",
-				"5 check(s) failed",
+				"FAIL  judge      memory.guard_model openai/gpt-4.1-mini could not be asked", "FAIL  tools", "7 check(s) failed",
 			},
 		},
 	}
@@ -235,7 +238,7 @@ func TestDoctorDiscordMessageContent(t *testing.T) {
 // without them, and a key pasted into the wrong field is not echoed by
 // the validation error either.
 func TestDoctorNeverPrintsSecrets(t *testing.T) {
-	llm := llmtest.NewServer(llmtest.WithAPIKey(goodOpenAI))
+	llm := llmtest.NewServer(llmtest.WithAPIKey(goodOpenAI), llmtest.WithResponder(capableModel))
 	defer llm.Close()
 	withCreds := strings.Replace(llm.OpenAIBaseURL(), "http://", "http://parley:hunter2-PASSWORD@", 1) + "?api_key=sk-query-secret-123456"
 	tests := []struct {
@@ -371,7 +374,7 @@ func TestDoctorDisk(t *testing.T) {
 // TestDoctorKB: the doctor says how the knowledge base searches, asks the
 // embeddings endpoint once when one is configured, and checks kb.dirs.
 func TestDoctorKB(t *testing.T) {
-	llm := llmtest.NewServer(llmtest.WithAPIKey(goodOpenAI))
+	llm := llmtest.NewServer(llmtest.WithAPIKey(goodOpenAI), llmtest.WithResponder(capableModel))
 	defer llm.Close()
 	docs := t.TempDir()
 	tests := []struct {
@@ -417,7 +420,7 @@ func TestDoctorKB(t *testing.T) {
 // TestDoctorReminders: doctor counts what waits, names the next due and
 // what is overdue (Parley was not running to deliver it).
 func TestDoctorReminders(t *testing.T) {
-	llm := llmtest.NewServer(llmtest.WithAPIKey(goodOpenAI))
+	llm := llmtest.NewServer(llmtest.WithAPIKey(goodOpenAI), llmtest.WithResponder(capableModel))
 	defer llm.Close()
 	data := filepath.Join(t.TempDir(), "data")
 	env := map[string]string{
@@ -456,5 +459,98 @@ func TestDoctorReminders(t *testing.T) {
 	}
 	if got := run(map[string]string{"PARLEY_REMINDERS_ENABLED": "false"}); !strings.Contains(got, "OK    reminders  off") {
 		t.Errorf("doctor, reminders off:\n%s", got)
+	}
+}
+
+// capableModel answers the doctor's live checks as a capable model does:
+// the memory judge in the structured form (unsafe for the instruction),
+// the tool check with a call to add_numbers, then an answer.
+func capableModel(r llmtest.Request) llmtest.Reply {
+	switch {
+	case r.FormatName() == guard.JudgeFormat.Name && strings.Contains(r.LastUserText(), "ignore your previous instructions"):
+		return judgeAnswer(r, `{"verdict":"unsafe","reason":"instructs the assistant"}`)
+	case r.FormatName() == guard.JudgeFormat.Name:
+		return judgeAnswer(r, `{"verdict":"safe","reason":""}`)
+	case r.LastText("tool") != "" || r.Path == "/v1/messages" && strings.Contains(string(r.Body), `"tool_result"`):
+		return llmtest.Text("2 + 3 = 5.")
+	case strings.Contains(string(r.Body), "add_numbers"):
+		return llmtest.ToolCall("call_1", "add_numbers", `{"a":2,"b":3}`)
+	}
+	return llmtest.Text("ok")
+}
+
+// judgeAnswer is a structured verdict in the request's protocol: JSON text
+// (OpenAI), the forced tool's input (Anthropic).
+func judgeAnswer(r llmtest.Request, verdict string) llmtest.Reply {
+	if r.Path == "/v1/messages" {
+		return llmtest.ToolCall("toolu_1", guard.JudgeFormat.Name, verdict)
+	}
+	return llmtest.Text(verdict)
+}
+
+// TestDoctorJudgeAndTools: doctor asks the memory judge about a known-safe
+// and a known-unsafe entry, and makes one tool-call round trip, and fails
+// naming the setting to change when the model cannot.
+func TestDoctorJudgeAndTools(t *testing.T) {
+	plain := func(r llmtest.Request) llmtest.Reply { // ignores the format and the tools
+		return llmtest.Text("Sure! Happy to help with that.")
+	}
+	yesMan := func(r llmtest.Request) llmtest.Reply {
+		if r.FormatName() == guard.JudgeFormat.Name {
+			return llmtest.Text(`{"verdict":"safe","reason":""}`)
+		}
+		return capableModel(r)
+	}
+	badArgs := func(r llmtest.Request) llmtest.Reply {
+		if strings.Contains(string(r.Body), "add_numbers") && r.LastText("tool") == "" {
+			return llmtest.ToolCall("call_1", "add_numbers", `{"a":"two"}`)
+		}
+		return capableModel(r)
+	}
+	for _, tt := range []struct {
+		name      string
+		responder func(llmtest.Request) llmtest.Reply
+		extra     map[string]string
+		wantCode  int
+		want      []string
+	}{
+		{name: "capable", responder: capableModel, want: []string{"OK    judge", "OK    tools", "all checks passed"}},
+		{name: "anthropic judge", responder: capableModel, extra: map[string]string{"PARLEY_MEMORY_GUARD_MODEL": "anthropic/claude-haiku-4-5"},
+			want: []string{"OK    judge      memory.guard_model anthropic/claude-haiku-4-5 judged a known-safe entry safe", "all checks passed"}},
+		{name: "cannot judge, cannot call tools", responder: plain, wantCode: 1, want: []string{
+			"FAIL  judge      memory.guard_model openai/gpt-4.1-mini cannot judge, so every memory write is refused: the memory judge (memory.guard_model) gave no clear verdict",
+			"fix: set memory.guard_model (or PARLEY_MEMORY_GUARD_MODEL) to a model",
+			`FAIL  tools      llm.model openai/gpt-4.1-mini did not call the add_numbers tool (it answered "Sure! Happy to help with that."); fix: set llm.model (or PARLEY_LLM_MODEL)`,
+		}},
+		{name: "judges everything safe", responder: yesMan, wantCode: 1, want: []string{
+			"FAIL  judge      memory.guard_model openai/gpt-4.1-mini let an instruction to the assistant through", "fix: set memory.guard_model", "OK    tools"}},
+		{name: "wrong arguments", responder: badArgs, wantCode: 1, want: []string{`FAIL  tools      llm.model openai/gpt-4.1-mini called add_numbers with {"a":"two"}`}},
+		{name: "judge off", responder: capableModel, extra: map[string]string{"PARLEY_MEMORY_GUARD_MODEL": "off"},
+			want: []string{"OK    judge      off (memory.guard_model: off)", "all checks passed"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := llmtest.NewServer(llmtest.WithResponder(tt.responder))
+			defer srv.Close()
+			env := map[string]string{
+				"PARLEY_DATA_DIR":               filepath.Join(t.TempDir(), "data"),
+				"XDG_CONFIG_HOME":               t.TempDir(),
+				"PARLEY_LLM_OPENAI_API_KEY":     goodOpenAI,
+				"PARLEY_LLM_OPENAI_BASE_URL":    srv.OpenAIBaseURL(),
+				"PARLEY_LLM_ANTHROPIC_API_KEY":  goodAnthropic,
+				"PARLEY_LLM_ANTHROPIC_BASE_URL": srv.AnthropicBaseURL(),
+			}
+			maps.Copy(env, tt.extra)
+			var out bytes.Buffer
+			e := &environment{stdin: strings.NewReader(""), stdout: &out, stderr: &out,
+				lookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }}
+			if code := execute(t.Context(), e, []string{"doctor"}); code != tt.wantCode {
+				t.Errorf("exit %d, want %d", code, tt.wantCode)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out.String(), w) {
+					t.Errorf("doctor's output lacks %q:\n%s", w, out.String())
+				}
+			}
+		})
 	}
 }
