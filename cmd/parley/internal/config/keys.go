@@ -87,6 +87,11 @@ func unknownKeys(c *Config, v *viper.Viper) []string {
 			sections[k] = true
 		}
 	}
+	var leaves []string
+	for k := range known {
+		leaves = append(leaves, k)
+	}
+	slices.Sort(leaves) // the nearest key found first wins ties
 	keys := v.AllKeys()
 	slices.Sort(keys) // AllKeys comes in map order; keep messages stable
 	var problems []string
@@ -102,6 +107,10 @@ func unknownKeys(c *Config, v *viper.Viper) []string {
 		case underKnownLeaf(k, known):
 			// The leaf holds a mapping; decode reports it as the wrong type.
 		default:
+			if near, ok := nearest(k, leaves); ok && shownKey(k) == k {
+				problems = append(problems, fmt.Sprintf("%s: unknown key; did you mean %s? (config.example.yaml lists every key)", k, near))
+				continue
+			}
 			problems = append(problems, fmt.Sprintf("%s: unknown key (config.example.yaml lists every key)", shownKey(k)))
 		}
 	}

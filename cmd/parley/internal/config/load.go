@@ -27,6 +27,10 @@ type LoadOptions struct {
 	Path string
 	// Env looks up an environment variable; nil means os.LookupEnv.
 	Env func(name string) (value string, ok bool)
+	// Environ lists the environment ("NAME=value"), to find PARLEY_*
+	// variables that are no key's (a typo is an error). nil means
+	// os.Environ, counting only the names Env finds.
+	Environ func() []string
 	// Getwd returns the directory that relative paths start from; nil
 	// means os.Getwd.
 	Getwd func() (string, error)
@@ -97,6 +101,7 @@ func Load(opts LoadOptions) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config: parse %s: %w", path, err)
 	}
+	problems = append(problems, unknownEnv(&cfg, environNames(opts))...)
 	problems = append(problems, decode(&cfg, v, raw, opts.Env)...)
 	cfg.normalize()
 	problems = append(problems, cfg.validate()...)

@@ -30,6 +30,7 @@ func hermetic(t testing.TB, vars map[string]string) LoadOptions {
 	return LoadOptions{
 		Platforms:   platforms.All(),
 		Env:         env(vars),
+		Environ:     environ(vars),
 		Getwd:       func() (string, error) { return wd, nil },
 		UserHomeDir: func() (string, error) { return home, nil },
 	}
