@@ -44,6 +44,7 @@ func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code)
 // execute runs the CLI and returns the process exit status.
 func execute(ctx context.Context, e *environment, args []string) int {
 	root := newRootCmd(e)
+	strictSubcommands(root) // an unknown subcommand is an error (unknown.go)
 	root.SetArgs(args)
 	if err := root.ExecuteContext(ctx); err != nil {
 		if ee, ok := errors.AsType[exitError](err); ok {
