@@ -10,7 +10,8 @@ import (
 // the question as the system prompt and the material as the only user
 // message, no tools, asking for the structured verdict (JudgeFormat); the
 // answer is the structured one (JSON) or, from a server that ignored the
-// format, the text.
+// format, the text. A server that refuses the format (HTTP 400) is asked
+// once more without it.
 type LLMClassifier struct {
 	Provider llm.Provider
 	// Request holds the model settings: Model (without the provider
@@ -36,6 +37,12 @@ func (c LLMClassifier) Classify(ctx context.Context, system, user string) (strin
 		req.MaxTokens = judgeMaxTokens
 	}
 	resp, err := llm.Collect(c.Provider.Stream(ctx, req))
+	if e, ok := llm.AsError(err); ok && e.Kind == llm.KindBadRequest {
+		// A server that refuses structured output (an older or stricter
+		// OpenAI-compatible one) may still answer in plain text.
+		req.Format = nil
+		resp, err = llm.Collect(c.Provider.Stream(ctx, req))
+	}
 	if err != nil {
 		return "", err
 	}

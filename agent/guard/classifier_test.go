@@ -205,3 +205,25 @@ func (f providerFunc) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm
 		yield(llm.Event{Kind: llm.EventDone, Response: resp}, nil)
 	}
 }
+
+// TestJudgeFormatRefused: a server that refuses structured output (400)
+// is asked again without it, and its plain answer counts.
+func TestJudgeFormatRefused(t *testing.T) {
+	srv := llmtest.NewServer()
+	t.Cleanup(srv.Close)
+	srv.Enqueue(llmtest.Status(http.StatusBadRequest).WithMessage("response_format is not supported"), llmtest.Text("SAFE"))
+	p := openai.New(openai.Config{APIKey: "k", BaseURL: srv.OpenAIBaseURL()})
+	j := &Judge{Classifier: LLMClassifier{Provider: p, Request: llm.Request{Model: "m"}}, Sleep: neverFires}
+	if err := j.Check(t.Context(), "Prefers Go.", nil); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 || reqs[0].FormatName() != JudgeFormat.Name || reqs[1].FormatName() != "" {
+		t.Errorf("%d requests; formats %q", len(reqs), func() (f []string) {
+			for _, r := range reqs {
+				f = append(f, r.FormatName())
+			}
+			return f
+		}())
+	}
+}
