@@ -79,7 +79,9 @@ func newRootCmd(e *environment) *cobra.Command {
 	run := newRunCmd(e, load)
 	root.RunE = run.RunE
 	root.AddCommand(run, newChatCmd(e, load), newDoctorCmd(e, load), newKBCmd(e, load), newMigrateCmd(e, load), newReflectCmd(e, load), newSkillsCmd(e, load), newVersionCmd(e), newSlackManifestCmd(e), newBackupCmd(e, load), newRestoreCmd(e, load))
-	root.AddCommand(newHealthcheckCmd(e, load)) // the image's HEALTHCHECK (healthcheck.go)
+	root.AddCommand(newHealthcheckCmd(e, load))                         // the image's HEALTHCHECK (healthcheck.go)
+	root.AddCommand(newInitCmd(e, func() string { return configPath })) // parley init (init.go)
+	root.AddCommand(newMemoryCmd(e, load))                              // parley memory show|export|erase (memory.go)
 	return root
 }
 
