@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -118,7 +119,15 @@ func TestScheduledBackupsRotate(t *testing.T) {
 		}
 		premigrate := filepath.Join(dir, "pre-migrate-v15-to-v16-20261101T000000Z.db")
 		os.WriteFile(premigrate, []byte("x"), 0o600)
-		var taken []string
+		var (
+			mu    sync.Mutex // the scheduler's goroutine appends, the test reads
+			taken []string
+		)
+		backups := func() []string {
+			mu.Lock()
+			defer mu.Unlock()
+			return slices.Clone(taken)
+		}
 		s := backupScheduler{
 			every: time.Hour,
 			keep:  3,
@@ -133,7 +142,9 @@ func TestScheduledBackupsRotate(t *testing.T) {
 				}
 			},
 			backup: func(_ context.Context, dest string) error {
+				mu.Lock()
 				taken = append(taken, filepath.Base(dest))
+				mu.Unlock()
 				return os.WriteFile(dest, []byte("backup"), 0o600)
 			},
 			logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
@@ -145,15 +156,15 @@ func TestScheduledBackupsRotate(t *testing.T) {
 
 		time.Sleep(30 * time.Minute)
 		synctest.Wait()
-		if len(taken) != 0 {
-			t.Errorf("a backup before the first interval: %v", taken)
+		if got := backups(); len(got) != 0 {
+			t.Errorf("a backup before the first interval: %v", got)
 		}
 		time.Sleep(10 * time.Hour) // 10:30 after start: 10 backups
 		synctest.Wait()
 		cancel()
 		<-done
-		if len(taken) != 10 {
-			t.Fatalf("%d backups in 10.5 intervals, want 10: %v", len(taken), taken)
+		if got := backups(); len(got) != 10 {
+			t.Fatalf("%d backups in 10.5 intervals, want 10: %v", len(got), got)
 		}
 		var want []string
 		for h := 8; h <= 10; h++ {
