@@ -256,28 +256,7 @@ func checkHeader(path, name string) error {
 
 // integrityCheck runs PRAGMA integrity_check on c.
 func integrityCheck(ctx context.Context, c *sql.DB) error {
-	rows, err := c.QueryContext(ctx, "PRAGMA integrity_check")
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	var report []string
-	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
-			return err
-		}
-		if line != "ok" {
-			report = append(report, line)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	if len(report) > 0 {
-		return &integrityError{report}
-	}
-	return nil
+	return checkPragma(ctx, c, "integrity_check")
 }
 
 // checkError names path in an error met checking it, wrapping ErrCorrupt

@@ -215,7 +215,13 @@ func (db *DB) checkWAL(ctx context.Context) error {
 // costs time in proportion to the file's size: 0.2 s for 250 MB already in
 // the page cache.
 func (db *DB) quickCheck(ctx context.Context) error {
-	rows, err := db.w.QueryContext(ctx, "PRAGMA quick_check")
+	return checkPragma(ctx, db.w, "quick_check")
+}
+
+// checkPragma runs a checking PRAGMA (quick_check, integrity_check) on q:
+// nil when it reports "ok", else an *integrityError with its report.
+func checkPragma(ctx context.Context, q queryer, pragma string) error {
+	rows, err := q.QueryContext(ctx, "PRAGMA "+pragma)
 	if err != nil {
 		return err
 	}
