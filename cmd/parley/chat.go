@@ -33,7 +33,7 @@ func newChatCmd(e *environment, load func() (*config.Config, error)) *cobra.Comm
 // chat platforms. The person at the terminal is its operator: the
 // conversation is open to them alone, and they may decide any approval.
 func runChat(ctx context.Context, e *environment, cfg *config.Config) error {
-	logger := newLogger(e.stderr, slog.LevelWarn)
+	logger := cfg.Log.Logger(e.stderr, slog.LevelWarn)
 	a, err := openApp(ctx, cfg, logger)
 	if err != nil {
 		return err
@@ -57,7 +57,7 @@ func runChat(ctx context.Context, e *environment, cfg *config.Config) error {
 	approvers := append(slices.Clone(cfg.ApproversOrAdmins()), operator.Key())
 	// The core's warnings (a turn failed) are about the conversation, which
 	// the terminal shows itself.
-	core, err := assemble(a, []chat.Adapter{term}, acc, approvers, newLogger(e.stderr, slog.LevelError))
+	core, err := assemble(a, []chat.Adapter{term}, acc, approvers, cfg.Log.Logger(e.stderr, slog.LevelError))
 	if err != nil {
 		return err
 	}

@@ -47,7 +47,7 @@ func withKB(ctx context.Context, e *environment, load func() (*config.Config, er
 		return err
 	}
 	defer db.Close()
-	base, err := knowledgeBase(cfg, db, newLogger(e.stderr, slog.LevelWarn))
+	base, err := knowledgeBase(cfg, db, cfg.Log.Logger(e.stderr, slog.LevelWarn))
 	if err != nil {
 		return err
 	}

@@ -45,12 +45,12 @@ func newReflectCmd(e *environment, load func() (*config.Config, error)) *cobra.C
 				}
 				scope = s.Key()
 			}
-			a, err := openApp(cmd.Context(), cfg, newLogger(e.stderr, slog.LevelWarn))
+			a, err := openApp(cmd.Context(), cfg, cfg.Log.Logger(e.stderr, slog.LevelWarn))
 			if err != nil {
 				return err
 			}
 			defer a.Close()
-			done := a.scheduler(newLogger(e.stderr, slog.LevelWarn)).Cycle(cmd.Context(), time.Now(), scope, force)
+			done := a.scheduler(cfg.Log.Logger(e.stderr, slog.LevelWarn)).Cycle(cmd.Context(), time.Now(), scope, force)
 			if len(done) == 0 {
 				fmt.Fprintln(e.stdout, "nothing to reflect on: no scope has a run worth it and anything new since it last reflected (--force to reflect anyway)")
 				return nil

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 
 	"github.com/spf13/cobra"
 
@@ -83,10 +82,4 @@ func newRootCmd(e *environment) *cobra.Command {
 	root.AddCommand(newInitCmd(e, func() string { return configPath })) // parley init (init.go)
 	root.AddCommand(newMemoryCmd(e, load))                              // parley memory show|export|erase (memory.go)
 	return root
-}
-
-// newLogger logs to stderr. In the terminal chat only warnings and errors
-// are shown, so logs do not interleave with the conversation.
-func newLogger(w io.Writer, level slog.Level) *slog.Logger {
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
 }

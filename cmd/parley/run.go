@@ -32,7 +32,7 @@ func newRunCmd(e *environment, load func() (*config.Config, error)) *cobra.Comma
 			if err := cfg.RequireApprover(); err != nil {
 				return err
 			}
-			logger := newLogger(e.stderr, slog.LevelInfo)
+			logger := cfg.Log.Logger(e.stderr, slog.LevelDebug)
 			ctx, cancel := context.WithCancel(cmd.Context())
 			defer cancel()
 			go func() {

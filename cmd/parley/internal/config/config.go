@@ -66,6 +66,8 @@ type Config struct {
 	Store Store `mapstructure:"store"`
 	// Backup schedules local backups of the SQLite file.
 	Backup Backup `mapstructure:"backup"`
+	// Log is Parley's own log: its level and format.
+	Log Log `mapstructure:"log"`
 
 	// File is the configuration file that was read, or "" if none was
 	// found. It is not a key: it records where the values came from.
@@ -353,6 +355,7 @@ func Default(platforms ...chat.Platform) Config {
 		Tasks:       defaultTasks(),
 		Store:       defaultStore(),
 		Backup:      defaultBackup(),
+		Log:         defaultLog(),
 		Attachments: defaultAttachments(),
 		Access:      Access{Platforms: map[string]*AllowList{}},
 	}
