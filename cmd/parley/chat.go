@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/parleybot/parley/adapters/console"
+	"github.com/parleybot/parley/adapters/inbound"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/cmd/parley/internal/config"
@@ -61,8 +62,17 @@ func runChat(ctx context.Context, e *environment, cfg *config.Config) error {
 	if err != nil {
 		return err
 	}
+	// With http.listen set, /healthz, /readyz and /metrics are served here
+	// too (docs/operations.md), as for the chat platforms.
+	var web *inbound.Server
+	if a.ops != nil {
+		web = inbound.New(cfg.HTTP.Address(), logger)
+		if err := a.ops.serve(web, core, a.db, []chat.Adapter{term}); err != nil {
+			return err
+		}
+	}
 	defer a.background(ctx, alone, logger)()
-	if err := core.Run(ctx); err != nil {
+	if err := serveWhile(ctx, web, core.Run); err != nil {
 		return err
 	}
 	return term.err

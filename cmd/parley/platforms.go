@@ -32,8 +32,14 @@ func runPlatforms(ctx context.Context, a *app, adapters []chat.Adapter, web *inb
 	}
 	logger.Info("parley is running", "platforms", strings.Join(cfg.EnabledPlatforms(), ","), "model", cfg.LLM.Model)
 	defer a.background(ctx, core.Lead, logger)()
+	return serveWhile(ctx, web, core.Run)
+}
+
+// serveWhile runs run, with web (when not nil) served on http.listen for
+// as long as it runs; failing to listen or serve stops it.
+func serveWhile(ctx context.Context, web *inbound.Server, run func(context.Context) error) error {
 	if web == nil {
-		return core.Run(ctx)
+		return run(ctx)
 	}
 	// Bound before the adapters start, so the address is open before
 	// Telegram is told to post to it.
@@ -51,7 +57,7 @@ func runPlatforms(ctx context.Context, a *app, adapters []chat.Adapter, web *inb
 		}
 		served <- err
 	}()
-	err = core.Run(rctx)
+	err = run(rctx)
 	cancel()
 	if serr := <-served; serr != nil {
 		return serr
