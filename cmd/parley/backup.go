@@ -42,12 +42,9 @@ func newBackupCmd(e *environment, load func() (*config.Config, error)) *cobra.Co
 			"With store.driver postgres it prints how to use pg_dump instead and exits with status 1. See docs/backups.md.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := load()
+			cfg, err := sqliteConfig(load, pgDumpAdvice)
 			if err != nil {
 				return err
-			}
-			if cfg.Store.Driver == config.StorePostgres {
-				return errors.New(pgDumpAdvice)
 			}
 			src, dest := cfg.DBPath(), args[0]
 			if _, err := os.Stat(src); errors.Is(err, fs.ErrNotExist) {
@@ -86,12 +83,9 @@ func newRestoreCmd(e *environment, load func() (*config.Config, error)) *cobra.C
 			"See docs/backups.md.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := load()
+			cfg, err := sqliteConfig(load, pgRestoreAdvice)
 			if err != nil {
 				return err
-			}
-			if cfg.Store.Driver == config.StorePostgres {
-				return errors.New(pgRestoreAdvice)
 			}
 			path := cfg.DBPath()
 			r, err := store.Restore(cmd.Context(), path, args[0], time.Now())
@@ -213,4 +207,17 @@ func rotateBackups(dir string, keep int) ([]string, error) {
 		removed = append(removed, path)
 	}
 	return removed, errors.Join(errs...)
+}
+
+// sqliteConfig loads the configuration of a command that works on the
+// SQLite file alone; with store.driver postgres it is advice's error.
+func sqliteConfig(load func() (*config.Config, error), advice string) (*config.Config, error) {
+	cfg, err := load()
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Store.Driver == config.StorePostgres {
+		return nil, errors.New(advice)
+	}
+	return cfg, nil
 }
