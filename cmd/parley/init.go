@@ -54,6 +54,8 @@ type initOptions struct {
 	model     string
 	baseURL   string
 	admins    []string
+	fromDM    bool          // the admin is whoever sends the bot init's code (init_admin.go)
+	adminWait time.Duration // how long fromDM waits
 	secrets   map[string]*string // by flag
 	yes       bool
 	force     bool
@@ -77,6 +79,8 @@ func newInitCmd(e *environment, configPath func() string) *cobra.Command {
 	f.StringVar(&o.model, "model", "", `model as provider/name, e.g. "openai/gpt-4.1-mini", "anthropic/claude-sonnet-4-5"`)
 	f.StringVar(&o.baseURL, "openai-base-url", "", "an OpenAI-compatible server instead of OpenAI (e.g. http://localhost:11434/v1)")
 	f.StringSliceVar(&o.admins, "admin", nil, "your own user as platform:id (e.g. slack:U0123ABC, telegram:123456789); repeat for more")
+	f.BoolVar(&o.fromDM, "admin-from-dm", false, "wait for a direct message to the bot holding the code init shows, and make its sender the admin")
+	f.DurationVar(&o.adminWait, "admin-wait", 10*time.Minute, "how long --admin-from-dm waits for the message")
 	f.BoolVarP(&o.yes, "yes", "y", false, "ask nothing; take what is missing from the environment, or fail")
 	f.BoolVar(&o.force, "force", false, "overwrite an existing config file")
 	for _, list := range initSecrets() {
@@ -147,14 +151,24 @@ func runInit(ctx context.Context, e *environment, path string, o initOptions) er
 	for _, p := range platforms {
 		values[p+".enabled"] = "true"
 	}
-	if len(o.admins) == 0 {
-		answer, err := ask.line("Your own user, to be the admin, as platform:id (empty: none for now)", "")
+	if len(o.admins) == 0 && !o.fromDM {
+		prompt := "Your own user, to be the admin, as platform:id (empty: none for now)"
+		if len(platforms) > 0 {
+			prompt = `Your own user, to be the admin, as platform:id, or "dm" to send the bot a message and be found (empty: none for now)`
+		}
+		answer, err := ask.line(prompt, "")
 		if err != nil {
 			return err
 		}
-		if answer != "" {
+		switch {
+		case answer == "dm" && len(platforms) > 0:
+			o.fromDM = true
+		case answer != "":
 			o.admins = []string{answer}
 		}
+	}
+	if o.fromDM && len(platforms) == 0 {
+		return errors.New("--admin-from-dm needs a chat platform to receive the message on: give --platform")
 	}
 	for _, a := range o.admins {
 		platform, id, ok := strings.Cut(a, ":")
@@ -192,6 +206,19 @@ func runInit(ctx context.Context, e *environment, path string, o initOptions) er
 	}
 	if failed := initChecks(ctx, e.stdout, cfg, platforms); failed > 0 {
 		return fmt.Errorf("%d check(s) failed: nothing was written; fix what is said above and run parley init again", failed)
+	}
+	if o.fromDM {
+		who, err := adminFromDM(ctx, e, cfg, o.adminWait)
+		if err != nil {
+			return fmt.Errorf("%w (nothing was written)", err)
+		}
+		o.admins = append(o.admins, who)
+		if text, err = initYAML(values, o.admins); err != nil {
+			return err
+		}
+		if err := os.WriteFile(tmp.Name(), []byte(text), 0o600); err != nil {
+			return fmt.Errorf("write the config: %w", err)
+		}
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("write the config: %w", err)
