@@ -54,8 +54,8 @@ type initOptions struct {
 	model     string
 	baseURL   string
 	admins    []string
-	fromDM    bool          // the admin is whoever sends the bot init's code (init_admin.go)
-	adminWait time.Duration // how long fromDM waits
+	fromDM    bool               // the admin is whoever sends the bot init's code (init_admin.go)
+	adminWait time.Duration      // how long fromDM waits
 	secrets   map[string]*string // by flag
 	yes       bool
 	force     bool
