@@ -23,27 +23,57 @@ func question(person, n int) string {
 	return "hello, please answer " + token(person, n)
 }
 
-func answerChunks(tok string) []string {
-	return []string{"Answer ", "to ", tok, ", all good."}
+// script is what the fake model answers to each question, and how fast.
+type script struct {
+	// chars is the answer's length; the short answer when it holds less
+	// than that needs.
+	chars int
+	// latency is the pause before the answer starts (time to first
+	// token); delay the pause between its streamed chunks.
+	latency, delay time.Duration
 }
 
-func answer(tok string) string { return strings.Join(answerChunks(tok), "") }
+// answerParts is how many chunks a long answer streams in.
+const answerParts = 8
 
-// responder is the fake model: a short streamed answer to any request,
-// chunks delay apart.
-func responder(delay time.Duration) func(llmtest.Request) llmtest.Reply {
+func (s script) chunks(tok string) []string {
+	short := []string{"Answer ", "to ", tok, ", all good."}
+	n := len(strings.Join(short, ""))
+	if s.chars <= n {
+		return short
+	}
+	// Filler words up to the length, then cut into even parts.
+	var b strings.Builder
+	b.WriteString(strings.Join(short, ""))
+	for b.Len() < s.chars {
+		b.WriteString(" More words follow here.")
+	}
+	text := b.String()[:s.chars]
+	var out []string
+	step := (len(text) + answerParts - 1) / answerParts
+	for i := 0; i < len(text); i += step {
+		out = append(out, text[i:min(i+step, len(text))])
+	}
+	return out
+}
+
+func (s script) answer(tok string) string { return strings.Join(s.chunks(tok), "") }
+
+// responder is the fake model: the scripted answer to any request.
+func (s script) responder() func(llmtest.Request) llmtest.Reply {
 	return func(req llmtest.Request) llmtest.Reply {
 		tok := tokenRE.FindString(req.LastUserText())
 		if tok == "" {
 			tok = "no-token" // shows up as an unexpected message if it reaches a chat
 		}
-		return llmtest.Text(answerChunks(tok)...).Paced(delay)
+		return llmtest.Text(s.chunks(tok)...).Paced(s.delay).Delayed(s.latency)
 	}
 }
 
 // load drives the simulated people and times every answer.
 type load struct {
 	p        platform
+	script   script // what each answer is
 	timeout  time.Duration
 	tl       *timeline
 	messages int // each person sends, one after the other
@@ -153,7 +183,7 @@ func (l *load) person(ctx context.Context, i int) personResult {
 	var r personResult
 	for n := 0; n < l.messages && ctx.Err() == nil; n++ {
 		tok := token(i, n)
-		p := &pending{want: answer(tok), seen: make(chan time.Time, 1)}
+		p := &pending{want: l.script.answer(tok), seen: make(chan time.Time, 1)}
 		// Registered before posting, so no change of the fake can show
 		// the answer unnoticed.
 		l.mu.Lock()
@@ -246,14 +276,14 @@ func (l *load) check(person int, at time.Time) {
 // tally counts, once the load is over, the bot messages beyond one per
 // message sent (duplicates) and those that are no answer at all (error
 // notices, partial answers), with a few of the latter as samples.
-func tally(p platform, people []personResult) (duplicates, unexpected int, samples []string) {
+func tally(p platform, s script, people []personResult) (duplicates, unexpected int, samples []string) {
 	const maxSamples = 5
 	for i, r := range people {
 		texts := p.botTexts(i)
 		duplicates += max(0, len(texts)-r.sent)
 		for _, t := range texts {
 			tok := tokenRE.FindString(t)
-			if tok != "" && t == answer(tok) && tokenIsFor(tok, i, r.sent) {
+			if tok != "" && t == s.answer(tok) && tokenIsFor(tok, i, r.sent) {
 				continue
 			}
 			unexpected++

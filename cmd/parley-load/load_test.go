@@ -19,7 +19,7 @@ type stubChats struct {
 func (s stubChats) botTexts(person int) []string { return s.texts[person] }
 
 func TestTally(t *testing.T) {
-	a := func(person, n int) string { return answer(token(person, n)) }
+	a := func(person, n int) string { return script{}.answer(token(person, n)) }
 	tests := []struct {
 		name           string
 		texts          [][]string
@@ -41,7 +41,7 @@ func TestTally(t *testing.T) {
 			for i, n := range tt.sent {
 				people[i].sent = n
 			}
-			dup, unexpected, samples := tally(stubChats{texts: tt.texts}, people)
+			dup, unexpected, samples := tally(stubChats{texts: tt.texts}, script{}, people)
 			if dup != tt.wantDuplicates || unexpected != tt.wantUnexpected || len(samples) != unexpected {
 				t.Fatalf("tally = %d duplicates, %d unexpected %q; want %d, %d",
 					dup, unexpected, samples, tt.wantDuplicates, tt.wantUnexpected)
@@ -53,20 +53,26 @@ func TestTally(t *testing.T) {
 func TestResponderAnswersTheQuestionsToken(t *testing.T) {
 	req := llmtest.Request{JSON: map[string]any{"messages": []any{
 		map[string]any{"role": "user", "content": "earlier " + question(3, 3)},
-		map[string]any{"role": "assistant", "content": answer(token(3, 3))},
+		map[string]any{"role": "assistant", "content": script{}.answer(token(3, 3))},
 		map[string]any{"role": "user", "content": question(3, 4)},
 	}}}
-	reply := responder(ms(5))(req)
-	if got := strings.Join(reply.Chunks, ""); got != answer("msg-3-4") {
-		t.Fatalf("answer %q, want %q", got, answer("msg-3-4"))
-	}
-	if reply.ChunkEvery != ms(5) || len(reply.Chunks) < 2 {
-		t.Fatalf("reply %+v: want several chunks 5ms apart", reply)
+	for _, sc := range []script{{delay: ms(5)}, {chars: 276, latency: ms(360), delay: ms(5)}, {chars: 3, delay: ms(5)}} {
+		reply := sc.responder()(req)
+		got := strings.Join(reply.Chunks, "")
+		if got != sc.answer("msg-3-4") || !strings.HasPrefix(got, "Answer to msg-3-4, all good.") {
+			t.Fatalf("%+v: answer %q, want %q", sc, got, sc.answer("msg-3-4"))
+		}
+		if sc.chars > 30 && len(got) != sc.chars {
+			t.Fatalf("%+v: answer of %d characters, want %d", sc, len(got), sc.chars)
+		}
+		if reply.ChunkEvery != sc.delay || reply.Latency != sc.latency || len(reply.Chunks) < 2 {
+			t.Fatalf("reply %+v: want several chunks %v apart after %v", reply, sc.delay, sc.latency)
+		}
 	}
 }
 
 func TestResponderWithoutToken(t *testing.T) {
-	reply := responder(0)(llmtest.Request{})
+	reply := script{}.responder()(llmtest.Request{})
 	if got := strings.Join(reply.Chunks, ""); tokenRE.MatchString(got) {
 		t.Fatalf("a request without a question got %q, which could pass for an answer", got)
 	}
@@ -107,7 +113,7 @@ func (e *echoChats) post(person int, text string) {
 	tok := tokenRE.FindString(text)
 	e.changes.note(person^1, true, true) // someone else's chat changes: nothing to resolve
 	e.mu.Lock()
-	e.texts[person] = append(e.texts[person], answer(tok))
+	e.texts[person] = append(e.texts[person], script{}.answer(tok))
 	e.mu.Unlock()
 	e.changes.note(person, true, false)
 }
@@ -143,7 +149,7 @@ func TestLoadResolvesFromTheCallLog(t *testing.T) {
 			t.Fatalf("%d rounds: %d sent, %d lost, %d answered, %d checkpoints, %d rounds, %d people; want %d answered",
 				rounds, out.sent, out.lost, len(out.latencies), len(seen), out.rounds, len(out.people), want)
 		}
-		if dup, unexpected, _ := tally(e, out.people); dup != 0 || unexpected != 0 {
+		if dup, unexpected, _ := tally(e, script{}, out.people); dup != 0 || unexpected != 0 {
 			t.Fatalf("%d rounds: %d duplicates, %d unexpected", rounds, dup, unexpected)
 		}
 		if e.changes.editCount() != want {

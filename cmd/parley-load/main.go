@@ -50,24 +50,27 @@ import (
 
 // options are the command-line flags.
 type options struct {
-	bin         string
-	platform    string
-	users       int
-	messages    int
-	timeout     time.Duration
-	modelDelay  time.Duration
-	concurrency int
-	limits      bool
-	json        bool
-	keep        bool
-	settle      time.Duration
-	grace       time.Duration
-	ramp        time.Duration
-	metrics     bool
-	replicas    int
-	postgres    string    // a server URL; the run creates its database there
-	delivery    delivery  // delivery_flags.go
-	foot        footprint // footprint.go
+	bin        string
+	platform   string
+	users      int
+	messages   int
+	timeout    time.Duration
+	modelDelay time.Duration
+	// modelLatency and answerChars shape each answer (script).
+	modelLatency time.Duration
+	answerChars  int
+	concurrency  int
+	limits       bool
+	json         bool
+	keep         bool
+	settle       time.Duration
+	grace        time.Duration
+	ramp         time.Duration
+	metrics      bool
+	replicas     int
+	postgres     string    // a server URL; the run creates its database there
+	delivery     delivery  // delivery_flags.go
+	foot         footprint // footprint.go
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -80,6 +83,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.messages, "messages", 5, "messages each person sends, one after the other")
 	fs.DurationVar(&o.timeout, "timeout", 2*time.Minute, "how long a person waits for an answer before counting it lost")
 	fs.DurationVar(&o.modelDelay, "model-delay", 0, "pause between the model's streamed chunks")
+	fs.DurationVar(&o.modelLatency, "model-latency", 0, "the model's time to its first token (e.g. 360ms)")
+	fs.IntVar(&o.answerChars, "answer-chars", 0, "the length of each answer in characters (0: a short one-line answer)")
 	fs.IntVar(&o.concurrency, "concurrency", 0, "PARLEY_LLM_MAX_CONCURRENT for Parley (0: Parley's default)")
 	fs.BoolVar(&o.limits, "limits", false, "enforce the platform's real rate limits in the fake")
 	fs.BoolVar(&o.json, "json", false, "print the report as JSON")
@@ -113,7 +118,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("-users and -messages must be at least 1")
 	case o.timeout <= 0:
 		return o, errors.New("-timeout must be positive")
-	case o.concurrency < 0 || o.modelDelay < 0 || o.settle < 0 || o.ramp < 0 || o.grace <= 0:
+	case o.concurrency < 0 || o.modelDelay < 0 || o.modelLatency < 0 || o.answerChars < 0 || o.settle < 0 || o.ramp < 0 || o.grace <= 0:
 		return o, errors.New("-concurrency, -model-delay, -settle and -ramp cannot be negative, -grace must be positive")
 	}
 	if err := validateStore(o.replicas, o.postgres); err != nil {

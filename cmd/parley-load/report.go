@@ -22,6 +22,8 @@ type report struct {
 	RoundsRun     int    `json:"rounds_run"`
 	Cut           string `json:"cut_short_by,omitempty"`
 	ModelDelay    millis `json:"model_delay_ms"`
+	ModelLatency  millis `json:"model_latency_ms"`
+	AnswerChars   int    `json:"answer_chars"`
 	MaxConcurrent int    `json:"max_concurrent,omitempty"` // 0: Parley's default
 	RateLimits    bool   `json:"rate_limits"`
 	Ramp          millis `json:"ramp_ms,omitempty"` // first messages spread over this long
@@ -188,8 +190,8 @@ func (r *report) writeTable(w io.Writer) error {
 		shape += " on PostgreSQL"
 	}
 	rows := [][2]string{
-		{"run", fmt.Sprintf("%s: %s, model delay %v, max concurrent %s, rate limits %s",
-			r.Platform, shape, r.ModelDelay, concurrency, limits)},
+		{"run", fmt.Sprintf("%s: %s, model latency %v, delay %v, answers of %s, max concurrent %s, rate limits %s",
+			r.Platform, shape, r.ModelLatency, r.ModelDelay, answerLength(r.AnswerChars), concurrency, limits)},
 		{"messages", fmt.Sprintf("%d sent, %d answered, %d lost, %d duplicated, %d unexpected",
 			r.Sent, r.Answered, r.Lost, r.Duplicates, r.Unexpected)},
 		{"throughput", fmt.Sprintf("%.1f answers/s over %v", r.AnswersPerSecond, r.Wall)},
@@ -277,4 +279,12 @@ func (r *report) startLine() string {
 		fmt.Fprintf(&b, "; cold start, %s database %v", db, c.SinceExec)
 	}
 	return b.String()
+}
+
+// answerLength names the answers' length in the report.
+func answerLength(chars int) string {
+	if chars == 0 {
+		return "one line"
+	}
+	return fmt.Sprintf("%d characters", chars)
 }

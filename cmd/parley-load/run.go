@@ -57,7 +57,8 @@ func run(ctx context.Context, opts options, logger *slog.Logger) (rep *report, e
 		}
 	}
 	tl := newTimeline()
-	answer := responder(opts.modelDelay)
+	sc := script{chars: opts.answerChars, latency: opts.modelLatency, delay: opts.modelDelay}
+	answer := sc.responder()
 	model := llmtest.NewServer(llmtest.WithAnswered(tl.answered), llmtest.WithResponder(func(req llmtest.Request) llmtest.Reply {
 		tl.asked(req)
 		return answer(req)
@@ -133,7 +134,7 @@ func run(ctx context.Context, opts options, logger *slog.Logger) (rep *report, e
 	replicas.keepIdle()
 
 	l := newLoad(plat, opts.messages, opts.timeout, tl)
-	l.ramp, l.rounds = opts.ramp, rounds
+	l.ramp, l.rounds, l.script = opts.ramp, rounds, sc
 	if rounds > 1 && opts.foot.duration > 0 {
 		l.deadline = time.Now().Add(opts.foot.duration)
 	}
@@ -153,7 +154,7 @@ func run(ctx context.Context, opts options, logger *slog.Logger) (rep *report, e
 	rep = &report{
 		Platform: opts.platform, Users: opts.users, MessagesPerUser: opts.messages, TurnsTotal: opts.foot.turnsTotal,
 		Rounds: rounds, RoundsRun: out.rounds, Cut: out.cut,
-		ModelDelay: millis(opts.modelDelay), MaxConcurrent: opts.concurrency, RateLimits: opts.limits, Ramp: millis(opts.ramp),
+		ModelDelay: millis(opts.modelDelay), ModelLatency: millis(opts.modelLatency), AnswerChars: opts.answerChars, MaxConcurrent: opts.concurrency, RateLimits: opts.limits, Ramp: millis(opts.ramp),
 		Replicas: opts.replicas, Store: "sqlite",
 		Sent: out.sent, Answered: len(out.latencies), Lost: out.lost,
 		Wall: millis(out.wall), Latency: summarise(out.latencies),
@@ -175,7 +176,7 @@ func run(ctx context.Context, opts options, logger *slog.Logger) (rep *report, e
 	if out.wall > 0 {
 		rep.AnswersPerSecond = float64(rep.Answered) / out.wall.Seconds()
 	}
-	rep.Duplicates, rep.Unexpected, rep.UnexpectedSamples = tally(plat, out.people)
+	rep.Duplicates, rep.Unexpected, rep.UnexpectedSamples = tally(plat, sc, out.people)
 	if cause := context.Cause(runCtx); cause != nil {
 		rep.Error = cause.Error()
 	}

@@ -36,7 +36,7 @@ func slackCall(t *testing.T, s *slack, method string, params url.Values) string 
 // TestSlackBotTexts: what a person reads of the app in their DM, as the
 // load and the tally see it, for each way Parley can answer there.
 func TestSlackBotTexts(t *testing.T) {
-	want := answer(token(0, 0))
+	want := script{}.answer(token(0, 0))
 	tests := []struct {
 		name string
 		// answer makes the app (or others) act in person 0's DM, whose
@@ -75,7 +75,7 @@ func TestSlackBotTexts(t *testing.T) {
 			if got := s.botTexts(1); len(got) != 0 {
 				t.Fatalf("person 1's DM shows %q, want nothing", got)
 			}
-			_, unexpected, _ := tally(s, []personResult{{sent: 1}, {}})
+			_, unexpected, _ := tally(s, script{}, []personResult{{sent: 1}, {}})
 			if unexpected != tt.wantUnexpected {
 				t.Fatalf("tally: %d unexpected, want %d", unexpected, tt.wantUnexpected)
 			}

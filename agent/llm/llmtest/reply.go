@@ -24,7 +24,10 @@ type Reply struct {
 	// ChunkEvery is the pause between two text deltas: a model writing
 	// slowly, so a reply streams in visible steps. Zero sends them at once.
 	ChunkEvery time.Duration
-	ToolCalls  []ScriptedCall // tool calls, after the text
+	// Latency is the pause before the answer starts (headers included):
+	// a model's time to its first token, as load measurements need it.
+	Latency   time.Duration
+	ToolCalls []ScriptedCall // tool calls, after the text
 	// Usage is reported at the end of the stream. When zero, the server
 	// reports an estimate (a token per 4 bytes of request, one per
 	// fragment), with the cached tokens its prompt cache accounts (see
@@ -109,6 +112,13 @@ func (r Reply) Paced(d time.Duration) Reply {
 // arrives in the given fragments.
 func ToolCall(id, name string, argChunks ...string) Reply {
 	return Reply{}.WithToolCall(id, name, argChunks...)
+}
+
+// Delayed returns r answering only after d: the model's time to its
+// first token.
+func (r Reply) Delayed(d time.Duration) Reply {
+	r.Latency = d
+	return r
 }
 
 // WithToolCall returns r with one more tool call, so text and several calls

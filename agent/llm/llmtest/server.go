@@ -29,6 +29,7 @@ import (
 	"net/http/httptest"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Server is a running fake. Its methods are safe for concurrent use.
@@ -172,6 +173,18 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, p protocol) {
 		return
 	}
 	reply := s.next(req)
+	if reply.Latency > 0 {
+		t := time.NewTimer(reply.Latency)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+			return
+		case <-s.closing:
+			t.Stop()
+			return
+		}
+	}
 	if reply.Status != 0 {
 		p.writeError(w, req, reply)
 		return

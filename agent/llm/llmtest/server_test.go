@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -407,4 +408,40 @@ func TestPacedHoldsUntilTheClientLeaves(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDelayedSendsNothingUntilItsLatency: a Delayed reply starts nothing,
+// not even the headers, before its latency; a client that leaves
+// meanwhile gets no answer and none is counted as answered.
+func TestDelayedSendsNothingUntilItsLatency(t *testing.T) {
+	var answered sync.WaitGroup
+	srv := NewServer(WithAnswered(func(Request) { answered.Done() }))
+	defer srv.Close()
+	srv.Enqueue(Text("late").Delayed(time.Hour), Text("prompt").Delayed(time.Nanosecond))
+	ctx, cancel := context.WithCancel(t.Context())
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/v1/chat/completions", strings.NewReader(streamBody))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			err = fmt.Errorf("headers came before the latency: %s", resp.Status)
+		}
+		done <- err
+	}()
+	for len(srv.Requests()) == 0 {
+		runtime.Gosched()
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the delayed request: %v, want it cancelled while waiting", err)
+	}
+	answered.Add(1)
+	if got := readAll(t, post(t, srv, "/v1/chat/completions", streamBody)); !strings.Contains(got, "prompt") {
+		t.Fatalf("the next reply: %q", got)
+	}
+	answered.Wait() // only the second reply; a count below zero panics
 }
