@@ -44,7 +44,8 @@ type CoreConfig struct {
 	// ApprovalExpiry is how long an approval waits (DefaultApprovalExpiry
 	// if zero).
 	ApprovalExpiry time.Duration
-	// MaxConcurrent bounds the turns running at once (default 8).
+	// MaxConcurrent bounds the turns running at once (default
+	// DefaultMaxConcurrent).
 	MaxConcurrent int
 	// Model is the model /status names.
 	Model string

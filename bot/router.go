@@ -48,7 +48,7 @@ type RouterConfig struct {
 	// refused and every approval click is answered "no longer valid".
 	Approvals *approvals.Config
 	// MaxConcurrent bounds the turns running at once, across sessions;
-	// waiting turns start in arrival order. Default 8.
+	// waiting turns start in arrival order. Default DefaultMaxConcurrent.
 	MaxConcurrent int
 	Logger        *slog.Logger
 	// Model is the model /status names.
@@ -176,10 +176,18 @@ func (s sessionThreads) SessionThread(ctx context.Context, id string) (chat.Thre
 	return info.Thread, err
 }
 
+// DefaultMaxConcurrent is how many turns may run at once unless
+// configured. A slot is held while the model works (withSlot), so it caps
+// answers a second at about this many over a model call's time: 16 over a
+// 0.36 s answer is ~43 a second, above Telegram's bot-wide ~30 — the
+// platform, not the slots, binds a fast model. 8 capped it at ~22
+// (docs/footprint.md#throughput).
+const DefaultMaxConcurrent = 16
+
 // NewRouter returns a router for the given adapters.
 func NewRouter(cfg RouterConfig, adapters ...chat.Adapter) (*Router, error) {
 	if cfg.MaxConcurrent <= 0 {
-		cfg.MaxConcurrent = 8
+		cfg.MaxConcurrent = DefaultMaxConcurrent
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()

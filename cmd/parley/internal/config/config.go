@@ -342,7 +342,7 @@ func Default(platforms ...chat.Platform) Config {
 			FallbackCooldownSeconds: 60,
 			Thinking:                "off",
 			CompactAtPercent:        60,
-			MaxConcurrent:           8,
+			MaxConcurrent:           16, // bot.DefaultMaxConcurrent
 			Vision:                  VisionAuto,
 		},
 		Tools:  Tools{Shell: defaultShell(), WebFetch: WebFetch{Enabled: true}, Approval: Approval{ExpireMinutes: 10}},
