@@ -81,5 +81,6 @@ func newRootCmd(e *environment) *cobra.Command {
 	root.AddCommand(newHealthcheckCmd(e, load))                         // the image's HEALTHCHECK (healthcheck.go)
 	root.AddCommand(newInitCmd(e, func() string { return configPath })) // parley init (init.go)
 	root.AddCommand(newMemoryCmd(e, load))                              // parley memory show|export|erase (memory.go)
+	root.AddCommand(newExportCmd(e, load))                              // parley export (export.go)
 	return root
 }

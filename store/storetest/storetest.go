@@ -91,6 +91,7 @@ var areas = []area{
 	{"Inbox", inboxTests},
 	{"Sessions", sessionTests},
 	{"Transcript", transcriptTests},
+	{"Conversations", conversationTests},
 	{"SessionFiles", fileTests},
 	{"Outbox", outboxTests},
 	{"Approvals", approvalTests},
