@@ -211,11 +211,15 @@ func (a *Adapter) Capabilities() chat.Capabilities {
 // pass (Bots FAQ); a burst of two is what lets streaming frames, which
 // leave a bucket's last token to finals (outbound.Pacer.WaitFrame), stream at
 // the chat's rate while the final answer goes out the moment it is ready.
+// A private chat takes three in a burst, as the fakes model it: someone
+// trading short answers with the bot gets one every ~0.4 s, and with two
+// the third answer in a row waited out the chat's second
+// (docs/footprint.md#throughput).
 func paceOf(t chat.Thread) (time.Duration, int) {
 	if strings.HasPrefix(t.Chat, "-") {
 		return 3 * time.Second, 2
 	}
-	return time.Second, 2
+	return time.Second, 3
 }
 
 // self is the bot as getMe described it; zero before Run.

@@ -14,7 +14,9 @@ import (
 // the next collection, which an idle process runs every two minutes. After
 // 200 turns in 50 chats that held ~1.5 MiB of private memory for minutes
 // (docs/footprint.md). trimmer hands it back once Parley goes quiet:
-// one forced collection per busy spell, none while busy or idle.
+// one forced collection per busy spell, none while busy or idle. It looks
+// often, so memory is back within a second of the last answer: a look
+// costs one runtime/metrics read.
 type trimmer struct {
 	every time.Duration // how often to look
 	quiet uint64        // allocated since the last look, below which Parley is quiet
@@ -25,10 +27,10 @@ type trimmer struct {
 }
 
 // Defaults: a turn allocates ~200 KiB, an idle Parley (long polls,
-// sweeps) a few KiB a minute.
+// sweeps) a few KiB a minute; a quarter second of either tells them apart.
 const (
-	trimEvery = 15 * time.Second
-	trimQuiet = 256 << 10
+	trimEvery = 250 * time.Millisecond
+	trimQuiet = 16 << 10
 )
 
 func newTrimmer() trimmer {
