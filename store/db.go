@@ -19,7 +19,6 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -63,7 +62,7 @@ func open(ctx context.Context, path string, schema fs.FS, opts ...Option) (_ *DB
 	for _, opt := range opts {
 		opt(&cfg)
 	}
-	if err := createFile(path); err != nil {
+	if err := ensureFile(ctx, path, schema); err != nil { // fresh.go
 		return nil, classify(path, cfg.busyTimeout, err)
 	}
 
@@ -167,20 +166,6 @@ func dsn(path string, readOnly bool, busy time.Duration) string {
 // must escape them.
 func escapePath(path string) string {
 	return strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(filepath.ToSlash(path))
-}
-
-// createFile makes sure the database file exists, creating its directory as
-// needed. Creating the file here, not through SQLite, lets it be private:
-// SQLite gives the -wal and -shm files the mode of the database file.
-func createFile(path string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o600)
-	if err != nil {
-		return err
-	}
-	return f.Close()
 }
 
 // check makes sure the file is a database this process can use, so that

@@ -25,15 +25,24 @@ var _ kb.Store = (*DB)(nil)
 // build without it keeps working with the knowledge base off, and says so
 // (KeywordIndex).
 func (db *DB) createKeywordIndex(ctx context.Context) error {
-	_, err := db.w.ExecContext(ctx, `CREATE VIRTUAL TABLE IF NOT EXISTS kb_fts USING fts5(
+	fts, err := createKeywordIndex(ctx, db.w)
+	if err == nil && !fts {
+		db.noFTS = fmt.Errorf("%w", kb.ErrNoKeywordIndex)
+	}
+	return err
+}
+
+// createKeywordIndex creates kb_fts on db unless it exists, and reports
+// whether this build has FTS5 at all (false, nil: it has not).
+func createKeywordIndex(ctx context.Context, db *sql.DB) (fts bool, err error) {
+	_, err = db.ExecContext(ctx, `CREATE VIRTUAL TABLE IF NOT EXISTS kb_fts USING fts5(
 		body, uni, head, scope,
 		content = '', contentless_delete = 1,
 		tokenize = "unicode61 remove_diacritics 2 tokenchars '_'")`)
 	if err != nil && strings.Contains(err.Error(), "no such module: fts5") {
-		db.noFTS = fmt.Errorf("%w", kb.ErrNoKeywordIndex)
-		return nil
+		return false, nil
 	}
-	return err
+	return err == nil, err
 }
 
 // KeywordIndex is nil when kb_fts is available.
