@@ -83,10 +83,13 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.messages, "messages", 5, "messages each person sends, one after the other")
 	fs.DurationVar(&o.timeout, "timeout", 2*time.Minute, "how long a person waits for an answer before counting it lost")
 	fs.DurationVar(&o.modelDelay, "model-delay", 0, "pause between the model's streamed chunks")
-	fs.DurationVar(&o.modelLatency, "model-latency", 0, "the model's time to its first token (e.g. 360ms)")
-	fs.IntVar(&o.answerChars, "answer-chars", 0, "the length of each answer in characters (0: a short one-line answer)")
+	// The defaults are the model of the independent probe the README's
+	// figures answer to (docs/footprint.md#throughput): 276 characters
+	// after 0.36 s, against a fake enforcing the platform's limits.
+	fs.DurationVar(&o.modelLatency, "model-latency", 360*time.Millisecond, "the model's time to its first token")
+	fs.IntVar(&o.answerChars, "answer-chars", 276, "the length of each answer in characters (0: a short one-line answer)")
 	fs.IntVar(&o.concurrency, "concurrency", 0, "PARLEY_LLM_MAX_CONCURRENT for Parley (0: Parley's default)")
-	fs.BoolVar(&o.limits, "limits", false, "enforce the platform's real rate limits in the fake")
+	fs.BoolVar(&o.limits, "limits", true, "enforce the platform's real rate limits in the fake (-limits=false: none)")
 	fs.BoolVar(&o.json, "json", false, "print the report as JSON")
 	fs.BoolVar(&o.keep, "keep", false, "keep the run directory (log, database) even when the run passed")
 	fs.DurationVar(&o.settle, "settle", 2*time.Second, "how long to keep watching for duplicate answers after the last one")

@@ -56,7 +56,8 @@ func TestParseFlags(t *testing.T) {
 func TestParseFlagsValues(t *testing.T) {
 	o, err := parseFlags(nil, io.Discard)
 	if err != nil || o.users != 100 || o.messages != 5 || o.timeout != 2*time.Minute || o.platform != platformTelegram ||
-		!o.metrics || o.foot.idle != time.Second || o.foot.rounds != 1 || o.foot.memSettle != 3*time.Second {
+		!o.metrics || o.foot.idle != time.Second || o.foot.rounds != 1 || o.foot.memSettle != 3*time.Second ||
+		!o.limits || o.modelLatency != 360*time.Millisecond || o.answerChars != 276 || o.modelDelay != 0 {
 		t.Fatalf("defaults %+v, %v", o, err)
 	}
 	o, err = parseFlags([]string{"-bin", "parley", "-bot-added", "-env", "A=1", "-env", "B=2"}, io.Discard)
