@@ -48,7 +48,8 @@ func (s script) chunks(tok string) []string {
 	for b.Len() < s.chars {
 		b.WriteString(" More words follow here.")
 	}
-	text := b.String()[:s.chars]
+	// Never ending in a space, which a platform trims from what it shows.
+	text := b.String()[:s.chars-1] + "."
 	var out []string
 	step := (len(text) + answerParts - 1) / answerParts
 	for i := 0; i < len(text); i += step {

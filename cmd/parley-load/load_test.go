@@ -57,6 +57,11 @@ func TestResponderAnswersTheQuestionsToken(t *testing.T) {
 		map[string]any{"role": "user", "content": question(3, 4)},
 	}}}
 	for _, sc := range []script{{delay: ms(5)}, {chars: 276, latency: ms(360), delay: ms(5)}, {chars: 3, delay: ms(5)}} {
+		for _, tok := range []string{"msg-1-2", "msg-10-10", "msg-100-19", "msg-1000-9"} {
+			if a := sc.answer(tok); strings.TrimSpace(a) != a {
+				t.Fatalf("%+v: the answer to %s %q ends in a space, which a platform does not show", sc, tok, a)
+			}
+		}
 		reply := sc.responder()(req)
 		got := strings.Join(reply.Chunks, "")
 		if got != sc.answer("msg-3-4") || !strings.HasPrefix(got, "Answer to msg-3-4, all good.") {
