@@ -14,6 +14,20 @@ import (
 	"github.com/parleybot/parley/chat"
 )
 
+// dropWebhook removes any webhook, which makes getUpdates fail with 409,
+// keeping the pending updates; the channel closes once Telegram answered
+// (or the call failed, which polling then meets as a 409 and reports).
+func (a *Adapter) dropWebhook(ctx context.Context) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if _, err := a.call(ctx, "deleteWebhook", tgbotapi.Params{"drop_pending_updates": "false"}); err != nil && ctx.Err() == nil {
+			a.log.Warn("deleteWebhook failed; polling may meet 409 Conflict", "err", err)
+		}
+	}()
+	return done
+}
+
 // pollSlack is how much longer than the long-poll timeout a getUpdates
 // call may take before it counts as hung.
 const pollSlack = 15 * time.Second
@@ -26,11 +40,7 @@ const pollSlack = 15 * time.Second
 // returned nil, and confirms the update to Telegram on the next call: a
 // restart repeats at most the update being handled (the router dedupes
 // it by Key) and loses none.
-func (a *Adapter) poll(ctx context.Context, h chat.Handler) error {
-	// A webhook makes getUpdates fail with 409; pending updates are kept.
-	if _, err := a.call(ctx, "deleteWebhook", tgbotapi.Params{"drop_pending_updates": "false"}); err != nil && ctx.Err() == nil {
-		a.log.Warn("deleteWebhook failed; polling may meet 409 Conflict", "err", err)
-	}
+func (a *Adapter) poll(ctx context.Context, h chat.Handler, unhooked <-chan struct{}) error {
 	key := a.offsetKey()
 	offset, err := a.loadOffset(ctx, key)
 	if err != nil {
@@ -39,6 +49,7 @@ func (a *Adapter) poll(ctx context.Context, h chat.Handler) error {
 		}
 		return err
 	}
+	<-unhooked
 	failures := 0
 	a.connected.Store(true)
 	defer a.connected.Store(false)

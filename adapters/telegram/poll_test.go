@@ -166,6 +166,26 @@ func TestRunStartup(t *testing.T) {
 			t.Errorf("getUpdates params %v", p)
 		}
 	})
+	t.Run("who it is and the webhook asked at once, polling only after the webhook", func(t *testing.T) {
+		s := newStub(t)
+		a, _ := newTestAdapter(t, s, newMemState())
+		releaseMe := s.gate("getMe")
+		releaseHook := s.gate("deleteWebhook")
+		defer releaseMe()
+		defer releaseHook()
+		running(t, a, newRecorder())
+		// getMe is not answered yet, and deleteWebhook went out anyway.
+		s.waitFor(t, "getMe and deleteWebhook in flight together", func() bool {
+			return len(s.callsTo("getMe")) == 1 && len(s.callsTo("deleteWebhook")) == 1
+		})
+		releaseMe()
+		s.waitFor(t, "the menu, once getMe answered", func() bool { return len(s.callsTo("setMyCommands")) > 0 })
+		if n := len(s.callsTo("getUpdates")); n != 0 {
+			t.Fatalf("%d polls while deleteWebhook was unanswered", n)
+		}
+		releaseHook()
+		s.waitFor(t, "a poll", func() bool { return len(s.callsTo("getUpdates")) > 0 })
+	})
 	t.Run("a refused token ends Run", func(t *testing.T) {
 		s := newStub(t)
 		a, sl := newTestAdapter(t, s, newMemState())

@@ -31,8 +31,17 @@ const (
 // token is returned at once), then polls or serves the webhook
 // (Config.Mode) while it registers the command menu.
 func (a *Adapter) Run(ctx context.Context, h chat.Handler) error {
+	// Polling needs the webhook gone, not getMe's answer: both calls go
+	// out at once, one round trip to Telegram less before the first poll.
+	var unhooked <-chan struct{}
+	if a.cfg.Mode != ModeWebhook {
+		unhooked = a.dropWebhook(ctx)
+	}
 	me, err := a.me.Fetch(ctx, a.whoAmI)
 	if err != nil {
+		if unhooked != nil {
+			<-unhooked
+		}
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -51,7 +60,7 @@ func (a *Adapter) Run(ctx context.Context, h chat.Handler) error {
 	if a.cfg.Mode == ModeWebhook {
 		return a.serveWebhook(ctx, h)
 	}
-	return a.poll(ctx, h)
+	return a.poll(ctx, h, unhooked)
 }
 
 // whoAmI is getMe, retried with backoff until it answers or ctx ends.

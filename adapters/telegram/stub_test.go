@@ -52,6 +52,22 @@ type stubAPI struct {
 	updates []json.RawMessage // update_id i+1 at index i
 	msgID   int
 	changed chan struct{}
+	// gates hold the answers to a method until the channel closes.
+	gates map[string]chan struct{}
+}
+
+// gate holds every answer to method, once the call is recorded, until
+// the returned function is called.
+func (s *stubAPI) gate(method string) (release func()) {
+	ch := make(chan struct{})
+	s.mu.Lock()
+	if s.gates == nil {
+		s.gates = map[string]chan struct{}{}
+	}
+	s.gates[method] = ch
+	s.mu.Unlock()
+	var once sync.Once
+	return func() { once.Do(func() { close(ch) }) }
 }
 
 func newStub(t *testing.T) *stubAPI {
@@ -136,7 +152,15 @@ func (s *stubAPI) serve(w http.ResponseWriter, r *http.Request) {
 	if q := s.next[rest]; len(q) > 0 {
 		reply, s.next[rest] = &q[0], q[1:]
 	}
+	gate := s.gates[rest]
 	s.mu.Unlock()
+	if gate != nil {
+		select {
+		case <-gate:
+		case <-r.Context().Done():
+			return
+		}
+	}
 	if reply != nil && (reply.Code != 0 || reply.Result != nil) {
 		writeStub(w, *reply)
 		return
