@@ -11,7 +11,9 @@ import "runtime/debug"
 // and GOMEMLIMIT still applies.
 const gcPercent = 50
 
-// tuneGC applies gcPercent unless the environment chose.
+// tuneGC applies gcPercent unless the environment chose. The trimmer
+// calls it once start-up has settled (trim.go); commands that end soon
+// keep Go's default.
 func tuneGC(lookupEnv func(string) (string, bool)) {
 	if _, set := lookupEnv("GOGC"); !set {
 		debug.SetGCPercent(gcPercent)

@@ -19,7 +19,6 @@ func main() {
 	// The shell tool re-executes this binary as its sandbox; in that role
 	// the process never gets further than this.
 	shell.MaybeRunSandbox()
-	tuneGC(os.LookupEnv)
 	// Before any secret is loaded: same-user processes must not be able
 	// to read this process's environment or memory.
 	if err := harden.NonDumpable(); err != nil {

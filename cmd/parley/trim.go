@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"runtime/debug"
 	"runtime/metrics"
 	"time"
@@ -24,6 +25,8 @@ type trimmer struct {
 	// allocated is the heap allocated since start, in bytes.
 	allocated func() uint64
 	trim      func()
+	// settled runs once, before the first trim: start-up is over.
+	settled func()
 }
 
 // Defaults: a turn allocates ~200 KiB, an idle Parley (long polls,
@@ -40,6 +43,11 @@ func newTrimmer() trimmer {
 		sleep:     clock.Sleep,
 		allocated: heapAllocated,
 		trim:      debug.FreeOSMemory,
+		// Start-up runs at Go's default target and only the steady state
+		// at gcPercent: set from the start, it had the collector run two
+		// or three times while the packages and the app were being built,
+		// which a first start pays in milliseconds (gc.go).
+		settled: func() { tuneGC(os.LookupEnv) },
 	}
 }
 
@@ -55,6 +63,10 @@ func (t trimmer) run(ctx context.Context) {
 		case !quiet:
 			busy = true
 		case busy:
+			if t.settled != nil {
+				t.settled()
+				t.settled = nil
+			}
 			t.trim() // allocates far less than quiet: not work
 			busy = false
 		}

@@ -25,9 +25,14 @@ func TestTrimmerTrimsOncePerBusySpell(t *testing.T) {
 		allocated: func() uint64 { look++; return seen[look] },
 		trim:      func() { trims = append(trims, look) },
 	}
+	var settled []int
+	tr.settled = func() { settled = append(settled, look) }
 	tr.run(t.Context())
 	// Once start-up settles, and once after each busy spell.
 	if want := []int{1, 5, 8}; !slices.Equal(trims, want) {
 		t.Errorf("trimmed at looks %v, want %v", trims, want)
+	}
+	if want := []int{1}; !slices.Equal(settled, want) {
+		t.Errorf("settled at looks %v, want %v: once, at the first trim", settled, want)
 	}
 }
