@@ -2,11 +2,14 @@
 // conversation is the OS user's, at the terminal. Lines typed go to the
 // chat core like any platform's messages and commands; answers stream to
 // the terminal as they are written; a message with buttons (an approval)
-// is asked as y/N, and the answer is the operator's click.
+// is asked as y/N, and the answer is the operator's click. On a terminal
+// the bot's Markdown is shown rendered (markdown.go); a pipe or a file
+// gets it as written.
 package console
 
 import (
 	"io"
+	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -30,7 +33,10 @@ const (
 
 // Config configures the terminal chat.
 type Config struct {
-	In  io.Reader
+	In io.Reader
+	// Out shows the chat. When it is a terminal (an *os.File on one, TERM
+	// not "dumb"), the bot's Markdown is rendered for it, wrapped to its
+	// width; otherwise text is written as it is.
 	Out io.Writer
 	// User is the person at the terminal, the operator: the one person of
 	// the one conversation, who asks and approves. Platform is set to
@@ -76,7 +82,7 @@ func New(cfg Config) *Adapter {
 		wake:   make(chan struct{}, 1),
 		msgs:   map[string]*message{},
 	}
-	a.screen = newScreen(cfg.Out, a.poke)
+	a.screen = newScreen(cfg.Out, a.poke, newMarkdown(cfg.Out, os.Getenv))
 	return a
 }
 

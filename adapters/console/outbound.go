@@ -74,7 +74,7 @@ func (a *Adapter) Edit(_ context.Context, ref chat.MessageRef, out chat.Out) err
 	}
 	text := trimEnd(out.Text)
 	if rest, ok := strings.CutPrefix(text, printed); ok && printed != "" && len(out.Buttons) == 0 {
-		if a.screen.extend(piece{text: rest, owner: m}) {
+		if a.screen.extend(piece{text: rest, owner: m, md: true}) {
 			a.mu.Lock()
 			m.printed = text
 			a.mu.Unlock()
@@ -115,7 +115,7 @@ func (a *Adapter) ShowStatus(_ context.Context, _ chat.Thread, status string) er
 
 // show prints out as m's text, on a line of its own, with its question.
 func (a *Adapter) show(m *message, ref chat.MessageRef, out chat.Out) {
-	p := piece{text: trimEnd(out.Text), fresh: true, owner: m}
+	p := piece{text: trimEnd(out.Text), fresh: true, owner: m, md: true}
 	a.mu.Lock()
 	m.printed = p.text
 	if len(out.Buttons) > 0 {

@@ -2,6 +2,7 @@ package console
 
 import (
 	"io"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -16,15 +17,25 @@ import (
 // While a question waits for its answer ("Approve? [y/N] "), everything
 // else is held back and shown after the answer, so nothing is printed into
 // the line being typed.
+//
+// On a terminal (md set) the bot's messages are Markdown, shown rendered,
+// and what is shown is never taken back (no cursor moves): a stream's text
+// shows block by block, each once it is whole (a blank line after it,
+// outside fenced code), and its last block when the stream finishes, or
+// when something else is printed after it (a status line, a question).
+// Each block is rendered in the document it belongs to, so lists keep
+// their numbers and code its indentation.
 type screen struct {
 	w    io.Writer
-	wake func() // called when a question is shown or settled
+	wake func()    // called when a question is shown or settled
+	md   *markdown // renders Markdown; nil: text is printed as written
 
 	mu      sync.Mutex
 	midLine bool      // the cursor is not at the start of a line
 	tail    *message  // whose text the last piece shown or held ends with; nil: no message's
 	asking  *question // the question waiting for its answer
 	held    []piece   // pieces that arrived while asking, in order
+	doc     *doc      // the rendered message the terminal's text ends with (md only)
 }
 
 // piece is one write to the terminal.
@@ -35,10 +46,13 @@ type piece struct {
 	end   bool      // end the line afterwards
 	owner *message  // the message text belongs to; nil for the console's own lines
 	ask   *question // after text, ask q (unless it was settled meanwhile)
+	// md: text is owner's Markdown, rendered on a terminal; partial: more
+	// of it follows (a stream's), so its last block waits for the rest.
+	md, partial bool
 }
 
-func newScreen(w io.Writer, wake func()) *screen {
-	return &screen{w: w, wake: wake}
+func newScreen(w io.Writer, wake func(), md *markdown) *screen {
+	return &screen{w: w, wake: wake, md: md}
 }
 
 // print shows p, or holds it while a question waits, and reports whether
@@ -58,14 +72,38 @@ func (s *screen) continues(m *message) bool {
 }
 
 // extend prints p, a continuation of p.owner's text, if the terminal's
-// text still ends with it, and reports whether it did.
+// text still ends with it, and reports whether it did. Rendered, the text
+// continues in place only when the lines shown stay as they are (the
+// addition starts a block of its own), and when nothing is held.
 func (s *screen) extend(p piece) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if p.owner == nil || s.tail != p.owner {
 		return false
 	}
-	s.enqueue(p)
+	if s.md == nil || !p.md {
+		s.enqueue(p)
+		return true
+	}
+	d := s.doc
+	if s.asking != nil || len(s.held) > 0 || d == nil || d.owner != p.owner || d.done != len(d.src) {
+		return false
+	}
+	src := d.src + p.text
+	if d.plain {
+		d.src = src
+		s.writeRaw(d)
+		return true
+	}
+	if len(src)-d.base > s.md.limit {
+		return false
+	}
+	lines, ok := s.md.render(src[d.base:], d.width)
+	if !ok || len(lines) < len(d.shown) || !slices.Equal(lines[:len(d.shown)], d.shown) {
+		return false
+	}
+	s.writeLines(d, lines[len(d.shown):])
+	d.src, d.shown, d.done = src, lines, len(src)
 	return true
 }
 
@@ -84,11 +122,17 @@ func (s *screen) enqueue(p piece) (fresh bool) {
 
 // show writes p; s.mu is held.
 func (s *screen) show(p piece) {
-	if p.fresh {
-		s.endLine()
-		p.text = strings.TrimLeft(p.text, "\n")
+	switch {
+	case s.md != nil && p.md:
+		s.showMarkdown(p)
+	default:
+		s.closeDoc()
+		if p.fresh {
+			s.endLine()
+			p.text = strings.TrimLeft(p.text, "\n")
+		}
+		s.write(p.text)
 	}
-	s.write(p.text)
 	if p.end {
 		s.endLine()
 	}
@@ -97,6 +141,142 @@ func (s *screen) show(p piece) {
 		s.write(p.ask.prompt())
 		s.asking = p.ask
 		s.wake()
+	}
+}
+
+// showMarkdown adds p's text to its message's document, and shows what
+// of it can be shown; s.mu is held.
+func (s *screen) showMarkdown(p piece) {
+	d := s.doc
+	if p.fresh || d == nil || d.owner != p.owner {
+		s.closeDoc()
+		s.endLine()
+		d = &doc{owner: p.owner, width: s.md.width()}
+		s.doc = d
+		p.text = strings.TrimLeft(p.text, "\n")
+	}
+	d.src += p.text
+	s.render(d, !p.partial)
+}
+
+// closeDoc shows the rest of the document the terminal's text ends with,
+// since something else is printed after it; s.mu is held.
+func (s *screen) closeDoc() {
+	if d := s.doc; d != nil {
+		s.render(d, true)
+		s.doc = nil
+	}
+}
+
+// doc is a message's Markdown as the terminal shows it, since it started
+// on a line of its own. It is rendered in parts: a long one is cut at a
+// top-level paragraph once a part has partMin bytes, each part a document
+// of its own, with a blank line between.
+type doc struct {
+	owner *message
+	src   string
+	width int      // the wrap, fixed when the document starts
+	base  int      // where in src the part being shown starts
+	done  int      // how much of src is shown
+	shown []string // the part's lines shown
+	parts bool     // an earlier part was shown
+	plain bool     // rendering gave up: the rest prints as written
+	raw   bool     // some of the rest is printed as written: more continues it
+}
+
+// render shows what of d is not shown yet: all of it when whole, else up
+// to its last whole block; s.mu is held.
+func (s *screen) render(d *doc, whole bool) {
+	for !d.plain {
+		cs := cuts(d.src, d.base)
+		upto := len(d.src)
+		if !whole {
+			upto = d.done
+			if len(cs) > 0 {
+				upto = max(upto, cs[len(cs)-1].at)
+			}
+		}
+		if upto <= d.done {
+			return
+		}
+		if long := d.done - d.base; !whole && long >= slowPart && upto-d.done < long/4 {
+			return // a long part waits for a quarter more: rendered O(log n) times, not O(n)
+		}
+		if upto-d.base <= s.md.limit {
+			if s.renderPart(d, upto) {
+				if upto-d.base >= partMin && slices.Contains(cs, cut{at: upto, fresh: true}) {
+					d.newPart(upto)
+				}
+				return
+			}
+			continue // plain now
+		}
+		// Too long to render at once: up to the last place a new
+		// document can start that keeps within the limit, then on from
+		// there; without one, as written.
+		at := -1
+		for _, c := range cs {
+			if c.fresh && c.at > d.done && c.at-d.base <= s.md.limit {
+				at = c.at
+			}
+		}
+		if at < 0 {
+			d.plain = true
+			break
+		}
+		if s.renderPart(d, at) {
+			d.newPart(at)
+		}
+	}
+	s.writeRaw(d)
+}
+
+// renderPart shows d's part up to upto rendered: the lines not shown yet.
+// It reports false, making d plain, when the part cannot be rendered.
+func (s *screen) renderPart(d *doc, upto int) bool {
+	lines, ok := s.md.render(d.src[d.base:upto], d.width)
+	if !ok {
+		d.plain = true
+		return false
+	}
+	s.writeLines(d, lines[min(len(d.shown), len(lines)):])
+	d.shown, d.done = lines, upto
+	return true
+}
+
+// newPart starts d's next part at at.
+func (d *doc) newPart(at int) {
+	d.base, d.shown, d.parts = at, nil, true
+}
+
+// writeLines shows rendered lines of d, each on a line of its own.
+func (s *screen) writeLines(d *doc, lines []string) {
+	if len(lines) == 0 {
+		return
+	}
+	s.endLine()
+	if d.parts && len(d.shown) == 0 {
+		s.write("\n") // the blank line between parts
+	}
+	s.write(strings.Join(lines, "\n"))
+}
+
+// writeRaw prints the rest of d as written: after rendered text, as a
+// block of its own.
+func (s *screen) writeRaw(d *doc) {
+	rest := d.src[d.done:]
+	d.done = len(d.src)
+	if !d.raw && (len(d.shown) > 0 || d.parts) {
+		rest = strings.TrimLeft(rest, "\n")
+		if rest == "" {
+			return
+		}
+		s.endLine()
+		s.write("\n")
+	}
+	if rest != "" {
+		d.raw = true
+		s.write(rest)
 	}
 }
 
@@ -172,6 +352,7 @@ func (s *screen) typed() {
 	defer s.mu.Unlock()
 	s.midLine = false
 	s.tail = nil
+	s.closeDoc()
 }
 
 // close ends the last line and shows what is still held: the chat is over.
@@ -187,5 +368,6 @@ func (s *screen) close() {
 		s.endLine()
 		s.settle(s.asking)
 	}
+	s.closeDoc()
 	s.endLine()
 }

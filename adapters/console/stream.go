@@ -34,7 +34,7 @@ func (s *stream) Append(_ context.Context, delta string) error {
 	if delta == "" {
 		return nil
 	}
-	if s.a.screen.print(piece{text: delta, cont: true, owner: s.m}) {
+	if s.a.screen.print(piece{text: delta, cont: true, owner: s.m, md: true, partial: true}) {
 		s.since = len(s.printed)
 	}
 	s.printed += delta
@@ -49,9 +49,9 @@ func (s *stream) Append(_ context.Context, delta string) error {
 // wrote something else), the whole final text below it.
 func (s *stream) Finish(_ context.Context, final chat.Out) (chat.MessageRef, error) {
 	if rest, ok := s.unprinted(final.Text); ok {
-		s.a.screen.print(piece{text: rest, cont: true, end: true, owner: s.m})
+		s.a.screen.print(piece{text: rest, cont: true, end: true, owner: s.m, md: true})
 	} else {
-		s.a.screen.print(piece{text: final.Text, fresh: true, end: true, owner: s.m})
+		s.a.screen.print(piece{text: final.Text, fresh: true, end: true, owner: s.m, md: true})
 	}
 	ref := chat.MessageRef{Thread: s.t, ID: s.a.newID()}
 	s.a.mu.Lock()
