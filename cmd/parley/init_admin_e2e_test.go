@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"io"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -20,21 +19,9 @@ import (
 // sender of the code the admin, answers them through the bot, and the
 // Parley started on the file it wrote does not answer that message again.
 func TestInitAdminFromDM(t *testing.T) {
-	tg := telegramtest.NewServer(telegramtest.WithoutRateLimits())
-	t.Cleanup(tg.Close)
+	tg, model, path, lookup := initWorld(t)
 	tg.AddUser(tgAna, "Ana", "ana")
 	tg.AddUser(tgBo, "Bo", "bo")
-	model := llmtest.NewServer()
-	t.Cleanup(model.Close)
-	dir := t.TempDir()
-	path := filepath.Join(dir, "config.yaml")
-	env := map[string]string{
-		"PARLEY_TELEGRAM_API_URL":    tg.URL,
-		"PARLEY_LLM_OPENAI_BASE_URL": model.OpenAIBaseURL(),
-		"PARLEY_DATA_DIR":            filepath.Join(dir, "data"),
-		"XDG_CONFIG_HOME":            t.TempDir(),
-	}
-	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 	args := []string{"--config", path, "init", "--yes", "--platform", "telegram", "--telegram-token", tg.Token(),
 		"--model", "openai/gpt-test", "--openai-api-key", "sk-test", "--admin-from-dm"}
 
@@ -112,19 +99,7 @@ func TestInitAdminFromDM(t *testing.T) {
 // when --admin-wait runs out, writing nothing; without a platform the
 // flag is refused before anything is checked.
 func TestInitAdminFromDMGivesUp(t *testing.T) {
-	tg := telegramtest.NewServer(telegramtest.WithoutRateLimits())
-	t.Cleanup(tg.Close)
-	model := llmtest.NewServer()
-	t.Cleanup(model.Close)
-	dir := t.TempDir()
-	path := filepath.Join(dir, "config.yaml")
-	env := map[string]string{
-		"PARLEY_TELEGRAM_API_URL":    tg.URL,
-		"PARLEY_LLM_OPENAI_BASE_URL": model.OpenAIBaseURL(),
-		"PARLEY_DATA_DIR":            filepath.Join(dir, "data"),
-		"XDG_CONFIG_HOME":            t.TempDir(),
-	}
-	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	tg, _, path, lookup := initWorld(t)
 	for _, tc := range []struct {
 		name string
 		args []string

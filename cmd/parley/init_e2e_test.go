@@ -13,21 +13,17 @@ import (
 	"github.com/parleybot/parley/cmd/parley/internal/platforms"
 )
 
-// TestInitThenAnswer: parley init, with nothing asked (--yes), checks the
-// Telegram token and the model with one live call each against the
-// fakes, writes a config readable by its owner alone with the operator
-// as admin, and Parley started on that file answers a message. A token
-// the platform refuses writes nothing.
-func TestInitThenAnswer(t *testing.T) {
+// initWorld is what parley init is tried against: the Telegram and model
+// fakes, where the config goes, and the environment. Where the fakes are
+// and where data goes is not init's business, so it comes from the
+// environment, for init's checks and for the run alike.
+func initWorld(t *testing.T) (*telegramtest.Server, *llmtest.Server, string, func(string) (string, bool)) {
+	t.Helper()
 	tg := telegramtest.NewServer(telegramtest.WithoutRateLimits())
 	t.Cleanup(tg.Close)
-	tg.AddUser(tgAna, "Ana", "ana")
 	model := llmtest.NewServer()
 	t.Cleanup(model.Close)
 	dir := t.TempDir()
-	path := filepath.Join(dir, "config.yaml")
-	// Where the fakes are, and where data goes: not init's business, so
-	// from the environment, for init's checks and for the run alike.
 	env := map[string]string{
 		"PARLEY_TELEGRAM_API_URL":    tg.URL,
 		"PARLEY_LLM_OPENAI_BASE_URL": model.OpenAIBaseURL(),
@@ -35,6 +31,17 @@ func TestInitThenAnswer(t *testing.T) {
 		"XDG_CONFIG_HOME":            t.TempDir(),
 	}
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	return tg, model, filepath.Join(dir, "config.yaml"), lookup
+}
+
+// TestInitThenAnswer: parley init, with nothing asked (--yes), checks the
+// Telegram token and the model with one live call each against the
+// fakes, writes a config readable by its owner alone with the operator
+// as admin, and Parley started on that file answers a message. A token
+// the platform refuses writes nothing.
+func TestInitThenAnswer(t *testing.T) {
+	tg, model, path, lookup := initWorld(t)
+	tg.AddUser(tgAna, "Ana", "ana")
 	runInit := func(token string) (int, string) {
 		var out bytes.Buffer
 		e := &environment{stdin: strings.NewReader(""), stdout: &out, stderr: &out, lookupEnv: lookup}
