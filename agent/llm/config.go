@@ -16,6 +16,12 @@ type Config struct {
 	// that accepts the connection but never answers (10 min, as the SDKs'
 	// own default); bound whole calls with the context.
 	HTTPClient *http.Client
+	// Headers are sent with every request, over the SDK's own (a proxy's
+	// or a gateway's); their values may be credentials.
+	Headers map[string]string
+	// Timeout bounds each request, its streamed answer included; 0 leaves
+	// it to the caller's context.
+	Timeout time.Duration
 }
 
 // maxIdlePerHost is how many idle connections to the model's server the

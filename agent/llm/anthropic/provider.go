@@ -5,6 +5,8 @@ package anthropic
 import (
 	"cmp"
 	"context"
+	"maps"
+	"slices"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
@@ -46,6 +48,14 @@ func New(cfg Config) *Provider {
 	}
 	if cfg.APIKey != "" {
 		opts = append(opts, option.WithAPIKey(cfg.APIKey))
+	}
+	// After the key: a header configured on purpose (a gateway's own
+	// Authorization) wins over the SDK's.
+	for _, name := range slices.Sorted(maps.Keys(cfg.Headers)) {
+		opts = append(opts, option.WithHeader(name, cfg.Headers[name]))
+	}
+	if cfg.Timeout > 0 {
+		opts = append(opts, option.WithRequestTimeout(cfg.Timeout))
 	}
 	return &Provider{client: sdk.NewClient(opts...),
 		endpoint: llm.Endpoint{Provider: "Anthropic", BaseURL: base, APIKey: cfg.APIKey, ReadError: readError}}

@@ -7,6 +7,8 @@ package openai
 import (
 	"cmp"
 	"context"
+	"maps"
+	"slices"
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -42,6 +44,14 @@ func New(cfg Config) *Provider {
 	}
 	if cfg.APIKey != "" {
 		opts = append(opts, option.WithAPIKey(cfg.APIKey))
+	}
+	// After the key: a header configured on purpose (a gateway's own
+	// Authorization) wins over the SDK's.
+	for _, name := range slices.Sorted(maps.Keys(cfg.Headers)) {
+		opts = append(opts, option.WithHeader(name, cfg.Headers[name]))
+	}
+	if cfg.Timeout > 0 {
+		opts = append(opts, option.WithRequestTimeout(cfg.Timeout))
 	}
 	// The services are built directly rather than through sdk.NewClient,
 	// because NewClient starts from the environment (OPENAI_API_KEY,
