@@ -152,10 +152,30 @@ func reveal(m map[string]secret.Secret) map[string]string {
 	return out
 }
 
-// openAIProvider is the provider of llm.openai (OpenAI or a compatible
-// server): chat models and embeddings. hc may be nil.
-func openAIProvider(cfg *config.Config, hc *http.Client) *openai.Provider {
-	return openai.New(openai.Config{APIKey: cfg.LLM.OpenAI.APIKey.Reveal(), BaseURL: cfg.LLM.OpenAI.BaseURL, HTTPClient: hc})
+// modelServer is one model server's provider, with the cheap
+// authenticated call doctor makes.
+type modelServer interface {
+	llm.Provider
+	Check(ctx context.Context) error
+}
+
+// newModelServer builds the provider of one model server (a named
+// provider, or llm.openai / llm.anthropic) by its kind. hc may be nil.
+func newModelServer(s config.ProviderSettings, hc *http.Client) modelServer {
+	if s.Kind == config.KindAnthropic {
+		return anthropic.New(serverConfig(s, hc))
+	}
+	return openAIProvider(s, hc)
+}
+
+// openAIProvider is the provider of a model server of kind openai (OpenAI
+// or a compatible server): chat models and embeddings. hc may be nil.
+func openAIProvider(s config.ProviderSettings, hc *http.Client) *openai.Provider {
+	return openai.New(serverConfig(s, hc))
+}
+
+func serverConfig(s config.ProviderSettings, hc *http.Client) llm.Config {
+	return llm.Config{APIKey: s.Key.Reveal(), BaseURL: s.BaseURL, HTTPClient: hc, Headers: reveal(s.Headers), Timeout: s.Timeout}
 }
 
 // background starts what runs beside the chat core: embedding new
@@ -208,18 +228,16 @@ func (a *app) Close() error {
 	return nil
 }
 
-// providers registers every configured LLM provider, with the table of
-// models that sizes each call. hc may be nil.
+// providers registers every configured model server under its name (the
+// named providers, and openai and anthropic when llm.openai / llm.anthropic
+// configure them), with the table of models that sizes each call. hc may
+// be nil.
 func providers(cfg *config.Config, hc *http.Client) *llm.Registry {
 	reg := llm.NewRegistry()
 	reg.UseModels(cfg.LLM.ModelTable())
-	if cfg.LLM.Configured(config.ProviderOpenAI) {
-		reg.Register(config.ProviderOpenAI, openAIProvider(cfg, hc))
-	}
-	if cfg.LLM.Configured(config.ProviderAnthropic) {
-		reg.Register(config.ProviderAnthropic, anthropic.New(anthropic.Config{
-			APIKey: cfg.LLM.Anthropic.APIKey.Reveal(), BaseURL: cfg.LLM.Anthropic.BaseURL, HTTPClient: hc,
-		}))
+	for _, name := range cfg.ProviderNames() {
+		s, _ := cfg.Endpoint(name)
+		reg.Register(name, newModelServer(s, hc))
 	}
 	return reg
 }

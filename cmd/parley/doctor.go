@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -140,18 +142,10 @@ func checks(cfg *config.Config) []check {
 		}},
 		{"web_fetch", func(context.Context) (string, error) { return webFetchCheck(cfg.Tools.WebFetch), nil }},
 	}
-	if cfg.LLM.Configured(config.ProviderOpenAI) {
-		p := cfg.LLM.OpenAI
-		list = append(list, check{"openai", func(ctx context.Context) (string, error) {
-			err := openai.New(openai.Config{APIKey: p.APIKey.Reveal(), BaseURL: p.BaseURL}).Check(ctx)
-			return fmt.Sprintf("key %s at %s", p.APIKey, config.RedactURL(orDefault(p.BaseURL, "https://api.openai.com/v1"))), err
-		}})
-	}
-	if cfg.LLM.Configured(config.ProviderAnthropic) {
-		p := cfg.LLM.Anthropic
-		list = append(list, check{"anthropic", func(ctx context.Context) (string, error) {
-			err := anthropic.New(anthropic.Config{APIKey: p.APIKey.Reveal(), BaseURL: p.BaseURL}).Check(ctx)
-			return fmt.Sprintf("key %s at %s", p.APIKey, config.RedactURL(orDefault(p.BaseURL, "https://api.anthropic.com"))), err
+	for _, name := range cfg.ProviderNames() {
+		s, _ := cfg.Endpoint(name)
+		list = append(list, check{"provider " + name, func(ctx context.Context) (string, error) {
+			return providerDetail(s), newModelServer(s, nil).Check(ctx)
 		}})
 	}
 	// Live model calls, only when a model is configured: can the memory
@@ -255,6 +249,33 @@ func webFetchCheck(c config.WebFetch) string {
 		return "public addresses only"
 	}
 	return "public addresses, and on purpose " + strings.Join(c.AllowHosts, ", ")
+}
+
+// providerDetail says where a model server is and with what: its key
+// masked and where it came from, the names of its extra headers (never
+// their values), its timeout.
+func providerDetail(s config.ProviderSettings) string {
+	base := openai.DefaultBaseURL
+	if s.Kind == config.KindAnthropic {
+		base = anthropic.DefaultBaseURL
+	}
+	var b strings.Builder
+	if s.Key == "" {
+		b.WriteString("no key")
+	} else {
+		fmt.Fprintf(&b, "key %s", s.Key)
+	}
+	if from := s.KeySource(); from != "" {
+		fmt.Fprintf(&b, " (from %s)", from)
+	}
+	fmt.Fprintf(&b, " at %s", config.RedactURL(orDefault(s.BaseURL, base)))
+	if len(s.Headers) > 0 {
+		fmt.Fprintf(&b, "; headers %s", strings.Join(slices.Sorted(maps.Keys(s.Headers)), ", "))
+	}
+	if s.Timeout > 0 {
+		fmt.Fprintf(&b, "; timeout %s", s.Timeout)
+	}
+	return b.String()
 }
 
 func orDefault(s, def string) string {

@@ -120,7 +120,7 @@ func TestDoctor(t *testing.T) {
 			env:  env(goodOpenAI, goodAnthropic, goodSlack, goodTelegram, goodDiscord),
 			want: []string{
 				"OK    config", "OK    database", "OK    model      openai/gpt-4.1-mini", "OK    shell      disabled",
-				"OK    web_fetch  public addresses only", "OK    openai     key sk-…1111", "OK    anthropic  key sk-…2222",
+				"OK    web_fetch  public addresses only", "OK    provider anthropic key sk-…2222 at ", "OK    provider openai key sk-…1111 at ",
 				"OK    slack      workspace Acme as @parley", "OK    telegram   bot @parley_bot, no webhook (polling)",
 				"OK    discord    bot @parley, message content intent on",
 				"OK    judge      memory.guard_model openai/gpt-4.1-mini judged a known-safe entry safe and a known-unsafe one unsafe",
@@ -141,8 +141,8 @@ func TestDoctor(t *testing.T) {
 			env:      env("sk-openai-bad-00000000000009999", "sk-ant-bad-000000000000008888", "xoxb-bad-0000000000000007777", "999:telegram-bad-00000000006666", "discord-bad-0000000000000005555x"),
 			wantCode: 1,
 			want: []string{
-				"FAIL  openai     the OpenAI API key was rejected (401)",
-				"FAIL  anthropic  the Anthropic API key was rejected (401)",
+				"FAIL  provider openai the OpenAI API key was rejected (401)",
+				"FAIL  provider anthropic the Anthropic API key was rejected (401)",
 				"FAIL  slack", "invalid_auth",
 				"FAIL  telegram", "Unauthorized",
 				"FAIL  discord", "401",

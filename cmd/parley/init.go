@@ -231,7 +231,7 @@ func runInit(ctx context.Context, e *environment, path string, o initOptions) er
 // initChecks runs doctor's checks of the model and of each chosen
 // platform: one live call each.
 func initChecks(ctx context.Context, w io.Writer, cfg *config.Config, platforms []string) (failed int) {
-	want := append([]string{"model", "openai", "anthropic"}, platforms...)
+	want := append([]string{"model", "provider openai", "provider anthropic"}, platforms...)
 	for _, c := range checks(cfg) {
 		if !slices.Contains(want, c.name) {
 			continue

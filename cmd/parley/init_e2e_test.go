@@ -57,7 +57,7 @@ func TestInitThenAnswer(t *testing.T) {
 		t.Fatal("a failed init wrote the config")
 	}
 	code, out := runInit(tg.Token())
-	if code != 0 || !strings.Contains(out, "OK    telegram") || !strings.Contains(out, "OK    openai") || !strings.Contains(out, "Next:") {
+	if code != 0 || !strings.Contains(out, "OK    telegram") || !strings.Contains(out, "OK    provider openai") || !strings.Contains(out, "Next:") {
 		t.Fatalf("exit %d, output:\n%s", code, out)
 	}
 	if strings.Contains(out, tg.Token()) || strings.Contains(out, "sk-test") {

@@ -232,7 +232,8 @@ func newKBSearchCmd(e *environment, load func() (*config.Config, error)) *cobra.
 
 // knowledgeBase builds the knowledge base over db from cfg: keyword-only,
 // or hybrid with kb.embedding_model through the OpenAI-compatible
-// endpoint of llm.openai.
+// endpoint of its provider (llm.openai, or a named provider of kind
+// openai).
 func knowledgeBase(cfg *config.Config, db backend, logger *slog.Logger) (*kb.Base, error) {
 	c := kb.Config{
 		Store:         flooredKB{Store: db, floor: dataFloor(cfg)},
@@ -252,11 +253,15 @@ func knowledgeBase(cfg *config.Config, db backend, logger *slog.Logger) (*kb.Bas
 	}
 	c.Fetcher = fetcher
 	if m := cfg.KB.EmbeddingModel; m != "" {
-		_, model, _ := strings.Cut(m, "/")
-		if !cfg.LLM.Configured(config.ProviderOpenAI) {
+		provider, model, _ := strings.Cut(m, "/")
+		s, ok := cfg.Endpoint(provider)
+		switch {
+		case !ok && provider == config.ProviderOpenAI:
 			return nil, errors.New("kb.embedding_model needs an OpenAI-compatible endpoint: set llm.openai.api_key (OPENAI_API_KEY) or llm.openai.base_url")
+		case !ok || s.Kind != config.KindOpenAI: // refused by Load
+			return nil, fmt.Errorf("kb.embedding_model %s needs a provider of kind openai", m)
 		}
-		c.Embedder, c.EmbeddingModel = openAIProvider(cfg, nil).Embedder(model), m
+		c.Embedder, c.EmbeddingModel = openAIProvider(s, nil).Embedder(model), m
 	}
 	return kb.New(c), nil
 }

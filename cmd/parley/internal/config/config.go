@@ -47,6 +47,9 @@ type Config struct {
 	DataDir string `mapstructure:"data_dir"`
 
 	LLM LLM `mapstructure:"llm"`
+	// Providers are the named model servers (providers.<name>); a model
+	// "name/model" is called on the one named.
+	Providers Providers `mapstructure:"providers"`
 	// Platforms are the chat platforms of the list Load was given, in its
 	// order, each with its section of the configuration (keys under its
 	// name: "slack.bot_token").
@@ -449,14 +452,18 @@ const (
 // and if not, what would fix it. It is separate from [Load] because
 // commands such as "parley version" must work without any LLM.
 func (c *Config) RequireLLM() error {
+	if c.LLM.Model == "" && len(c.Providers) > 0 {
+		names := c.ProviderNames()
+		return fmt.Errorf("llm.model is not set: name a model of the provider %s, e.g. %s/<model> (PARLEY_LLM_MODEL)", orList(names, "or"), names[0])
+	}
 	if c.LLM.Model == "" {
 		return fmt.Errorf("no LLM configured: set %s, %s, or %s", openAIHint, anthropicHint, localHint)
 	}
-	if err := c.LLM.requireProvider("llm.model", c.LLM.Model); err != nil {
+	if err := c.requireProvider("llm.model", c.LLM.Model); err != nil {
 		return err
 	}
 	for i, m := range c.LLM.Fallback {
-		if err := c.LLM.requireProvider(fmt.Sprintf("llm.fallback[%d]", i), m); err != nil {
+		if err := c.requireProvider(fmt.Sprintf("llm.fallback[%d]", i), m); err != nil {
 			return err
 		}
 	}

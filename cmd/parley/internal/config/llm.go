@@ -62,19 +62,20 @@ func (l *LLM) normalize() {
 }
 
 // validate checks the llm.* keys of the model chain, its sizes and its
-// thinking.
-func (l *LLM) validate() []string {
+// thinking; known says what is wrong with naming a provider
+// (Config.providerProblem).
+func (l *LLM) validate(known func(provider, name string) string) []string {
 	var p []string
 	add := func(format string, args ...any) { p = append(p, fmt.Sprintf(format, quietArgs(args)...)) }
 	if l.Model != "" {
-		if problem := modelProblem(l.Model); problem != "" {
+		if problem := modelProblem(l.Model, known); problem != "" {
 			add("llm.model: %s", problem)
 		}
 	}
 	for i, m := range l.Fallback {
 		switch {
-		case modelProblem(m) != "":
-			add("llm.fallback[%d]: %s", i, modelProblem(m))
+		case modelProblem(m, known) != "":
+			p = append(p, fmt.Sprintf("llm.fallback[%d]: %s", i, modelProblem(m, known)))
 		case m == l.Model:
 			add("llm.fallback[%d]: the same model as llm.model", i)
 		case slices.Index(l.Fallback, m) < i:
@@ -103,17 +104,13 @@ func (l *LLM) validate() []string {
 
 // modelProblem says what is wrong with a model name, "" when nothing is.
 // The name is quieted: a key pasted into the wrong field is never shown.
-func modelProblem(name string) string {
+func modelProblem(name string, known func(provider, name string) string) string {
 	c, err := llm.Canonical(name)
 	if err != nil {
 		return fmt.Sprintf("%q must be provider/model (e.g. openai/gpt-4o-mini), or a bare name starting with gpt-, o1, o3, o4 or claude-", Quiet(name))
 	}
-	switch provider, _, _ := strings.Cut(c, "/"); provider {
-	case ProviderOpenAI, ProviderAnthropic:
-		return ""
-	default:
-		return fmt.Sprintf("provider %q in %q is not supported; want openai or anthropic", Quiet(provider), Quiet(name))
-	}
+	provider, _, _ := strings.Cut(c, "/")
+	return known(provider, name)
 }
 
 // limitsProblems checks a window and an answer size, 0 meaning the table's.

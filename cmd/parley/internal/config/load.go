@@ -103,6 +103,7 @@ func Load(opts LoadOptions) (*Config, error) {
 	}
 	problems = append(problems, unknownEnv(&cfg, environNames(opts))...)
 	problems = append(problems, decode(&cfg, v, raw, opts.Env)...)
+	problems = append(problems, cfg.loadProviders(opts.Env, legacyProviderKeys(v, opts.Env))...)
 	cfg.normalize()
 	problems = append(problems, cfg.validate()...)
 	if len(problems) > 0 {
@@ -207,6 +208,15 @@ func decode(cfg *Config, v *viper.Viper, file map[string]any, env func(string) (
 			continue // keep the default
 		}
 		if err := set(l.field(cfg), raw); err != nil {
+			if kp, ok := errors.AsType[keyProblems](err); ok { // each names its own key
+				for _, p := range kp {
+					if from != "" {
+						p += " (from " + from + ")"
+					}
+					problems = append(problems, p)
+				}
+				continue
+			}
 			p := l.key + ": " + err.Error()
 			if from != "" {
 				p += " (from " + from + ")"
@@ -470,6 +480,10 @@ func toStructs(dst reflect.Value, raw any) error {
 	dec.DisallowUnknownFields()
 	ptr := reflect.New(dst.Type())
 	if err := dec.Decode(ptr.Interface()); err != nil {
+		if kp, ok := errors.AsType[keyProblems](err); ok {
+			dst.Set(ptr.Elem())
+			return kp
+		}
 		return fmt.Errorf("want %s (JSON in the environment): %w", want, err)
 	}
 	dst.Set(ptr.Elem())

@@ -128,6 +128,13 @@ func (c *Config) SecretValues() []string {
 	}
 	add(c.LLM.OpenAI.APIKey)
 	add(c.LLM.Anthropic.APIKey)
+	for _, p := range c.Providers {
+		add(p.APIKey)
+		add(p.Key)
+		for _, v := range p.Headers {
+			add(v)
+		}
+	}
 	for _, l := range c.leaves() {
 		if l.platform && l.typ == reflect.TypeFor[secret.Secret]() {
 			add(l.field(c).Interface().(secret.Secret))

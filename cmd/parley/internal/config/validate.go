@@ -46,9 +46,9 @@ func (e *ValidationError) Error() string {
 func (c *Config) normalize() {
 	if c.LLM.Model == "" {
 		switch {
-		case c.LLM.Configured(ProviderOpenAI):
+		case c.configured(ProviderOpenAI):
 			c.LLM.Model = DefaultOpenAIModel
-		case c.LLM.Configured(ProviderAnthropic):
+		case c.configured(ProviderAnthropic):
 			c.LLM.Model = DefaultAnthropicModel
 		}
 	}
@@ -68,11 +68,13 @@ func (c *Config) validate() []string {
 	add := func(format string, args ...any) { p = append(p, fmt.Sprintf(format, quietArgs(args)...)) }
 
 	if m := c.Memory.GuardModel; m != "" && m != GuardModelOff {
-		if provider, _, ok := strings.Cut(m, "/"); !ok || (provider != ProviderOpenAI && provider != ProviderAnthropic) {
-			add("memory.guard_model: %q must be provider/model (openai or anthropic), or off", m)
+		if provider, _, ok := strings.Cut(m, "/"); !ok {
+			add("memory.guard_model: %q must be provider/model, e.g. openai/gpt-4.1-mini, or off", m)
+		} else if problem := c.providerProblem(provider, m); problem != "" {
+			p = append(p, "memory.guard_model: "+problem)
 		}
 	}
-	p = append(p, c.LLM.validate()...)
+	p = append(p, c.LLM.validate(c.providerProblem)...)
 
 	if n := c.LLM.MaxConcurrent; n < 1 || n > 1000 {
 		add("llm.max_concurrent: %d is out of range; want 1 to 1000", n)
@@ -106,7 +108,7 @@ func (c *Config) validate() []string {
 			add("%s: %d is out of range; want 100 to 100000 characters", m.key, m.n)
 		}
 	}
-	p = append(p, c.KB.validate()...)
+	p = append(p, c.KB.validate(c.providerKind, c.providerProblem)...)
 	p = append(p, c.Evolution.validate()...)
 	p = append(p, c.Reminders.validate()...)
 	p = append(p, c.Store.validate()...)
@@ -263,7 +265,9 @@ func validServerName(s string) bool {
 }
 
 // validate checks the kb.* keys.
-func (k *KB) validate() []string {
+// kind is the kind of a provider (providerKind), problem what is wrong
+// with naming it (providerProblem).
+func (k *KB) validate(kind func(provider string) string, problem func(provider, name string) string) []string {
 	var p []string
 	add := func(format string, args ...any) { p = append(p, fmt.Sprintf(format, quietArgs(args)...)) }
 	if m := k.EmbeddingModel; m != "" {
@@ -271,10 +275,12 @@ func (k *KB) validate() []string {
 		switch {
 		case !ok || model == "":
 			add("kb.embedding_model: %q must be provider/model, e.g. openai/text-embedding-3-small", m)
-		case provider == ProviderAnthropic:
+		case provider == ProviderAnthropic && kind(provider) == KindAnthropic:
 			add("kb.embedding_model: Anthropic has no embeddings endpoint; use openai/… (OpenAI, or a compatible server such as Ollama through llm.openai.base_url)")
-		case provider != ProviderOpenAI:
-			add("kb.embedding_model: provider %q in %q is not supported; want openai", provider, m)
+		case kind(provider) == KindAnthropic:
+			add("kb.embedding_model: the provider %s is of kind anthropic, which has no embeddings endpoint; use a provider of kind openai (OpenAI, or a compatible server such as Ollama)", provider)
+		case kind(provider) == "":
+			p = append(p, "kb.embedding_model: "+problem(provider, m))
 		}
 	}
 	p = append(p, outOfRange(

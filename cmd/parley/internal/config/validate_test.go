@@ -101,7 +101,7 @@ func TestValidation(t *testing.T) {
 		{
 			name: "model with unknown provider",
 			yaml: "llm:\n  model: google/gemini-2.5-pro\n",
-			want: []string{`llm.model: provider "google" in "google/gemini-2.5-pro" is not supported; want openai or anthropic`},
+			want: []string{`llm.model: provider "google" in "google/gemini-2.5-pro" is not configured; the providers are anthropic and openai (providers.<name> defines one)`},
 		},
 		{
 			name: "context window too small",
@@ -124,7 +124,7 @@ func TestValidation(t *testing.T) {
 			want: []string{
 				`llm.fallback[0]: the same model as llm.model`,
 				`llm.fallback[2]: "mistral-large" must be provider/model (e.g. openai/gpt-4o-mini), or a bare name starting with gpt-, o1, o3, o4 or claude-`,
-				`llm.fallback[3]: provider "google" in "google/gemini-2.5-pro" is not supported; want openai or anthropic`,
+				`llm.fallback[3]: provider "google" in "google/gemini-2.5-pro" is not configured; the providers are anthropic and openai (providers.<name> defines one)`,
 				`llm.fallback[4]: the same model as llm.fallback[1]`,
 			},
 		},
