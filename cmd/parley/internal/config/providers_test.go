@@ -289,3 +289,30 @@ func TestProvidersMasked(t *testing.T) {
 		}
 	}
 }
+
+// TestProvidersDocExample loads docs/models.md's worked example as an
+// operator would, with its key file in place.
+func TestProvidersDocExample(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile("../../../../docs/models.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, _ := strings.Cut(string(doc), "## Model servers")
+	_, rest, _ = strings.Cut(rest, "```yaml\n")
+	example, _, ok := strings.Cut(rest, "```")
+	if !ok {
+		t.Fatal("docs/models.md has no YAML example under ## Model servers")
+	}
+	example = strings.ReplaceAll(example, "/etc/parley/anthropic.key", keyFile(t, fileKey, 0o600))
+	cfg := mustLoadYAML(t, example, map[string]string{"OPENAI_API_KEY": hostedKey})
+	if err := cfg.RequireLLM(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := cfg.ProviderNames(), []string{"claude", "local", "openai"}; !slices.Equal(got, want) {
+		t.Errorf("ProviderNames() = %v, want %v", got, want)
+	}
+	if s, _ := cfg.Endpoint(ProviderOpenAI); s.Key != hostedKey {
+		t.Error("providers.openai did not take OPENAI_API_KEY")
+	}
+}
