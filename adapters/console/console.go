@@ -35,8 +35,9 @@ const (
 type Config struct {
 	In io.Reader
 	// Out shows the chat. When it is a terminal (an *os.File on one, TERM
-	// not "dumb"), the bot's Markdown is rendered for it, wrapped to its
-	// width; otherwise text is written as it is.
+	// not "dumb"), the bot's Markdown is rendered for it (without colours
+	// when NO_COLOR is set) and the model's control characters are
+	// dropped; otherwise text is written as it is.
 	Out io.Writer
 	// User is the person at the terminal, the operator: the one person of
 	// the one conversation, who asks and approves. Platform is set to

@@ -3,8 +3,10 @@ package console
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -13,17 +15,60 @@ import (
 	"github.com/parleybot/parley/internal/syncbuf"
 )
 
-// testMarkdown is the renderer of a terminal width columns wide, in env.
-func testMarkdown(width int, env map[string]string) *markdown {
-	return &markdown{size: func() int { return width }, getenv: func(k string) string { return env[k] }, limit: renderMax}
-}
-
-// newTerminal returns a console whose output is such a terminal (60
-// columns, no environment), and that output.
+// newTerminal returns a console whose output is a terminal with colours,
+// and that output.
 func newTerminal() (*Adapter, *syncbuf.Buffer) {
 	a, _, out := newConsole(strings.NewReader(""), false)
-	a.screen.md = testMarkdown(60, nil)
+	a.screen.md = &markdown{colour: true}
 	return a, out
+}
+
+// format is src as the terminal shows it: rendered, or as written when
+// nothing of it would show rendered.
+func (m *markdown) format(src string) string {
+	if lines, ok := m.render(src); ok {
+		return strings.Join(lines, "\n")
+	}
+	return src
+}
+
+// plainText is a rendered line without its escape sequences: what it
+// shows.
+func plainText(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == 0x1b {
+			i = skipEscape(s, i)
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// sgr matches the escape sequences the renderer writes: SGR, ESC [
+// digits m.
+var sgr = regexp.MustCompile(`^\x1b\[[0-9]+m`)
+
+// onlySGR reports the first control character in out that is not a
+// newline, a tab or the start of an SGR sequence, or a byte that is not
+// UTF-8; "" when there is none.
+func onlySGR(out string) string {
+	if !utf8.ValidString(out) {
+		return "bytes that are not UTF-8"
+	}
+	for i, r := range out {
+		switch {
+		case r == 0x1b:
+			if !sgr.MatchString(out[i:]) {
+				return fmt.Sprintf("%q at %d", out[i:min(i+8, len(out))], i)
+			}
+		case r == '\n' || r == '\t':
+		case r < 0x20 || r >= 0x7f && r <= 0x9f:
+			return fmt.Sprintf("%q at %d", r, i)
+		}
+	}
+	return ""
 }
 
 // shown is what a terminal shows of out: the text without escape
@@ -48,17 +93,21 @@ func TestRender(t *testing.T) {
 	}{
 		{"bold", "This is **very** important.", []string{"This is very important."}, []string{"**"}, true},
 		{"italics", "It is _quite_ so.", []string{"It is quite so."}, []string{"_"}, true},
+		{"struck", "It is ~~not~~ so.", []string{"It is not so."}, []string{"~"}, true},
 		{"inline code", "Run `go test` now.", []string{"go test"}, []string{"`"}, true},
-		{"code block", "Try:\n\n```go\nfmt.Println(\"hi\")\n```\n\nThen run it.", []string{"Try:", `fmt.Println("hi")`, "Then run it."}, []string{"```", "go\n"}, false},
+		{"heading", "# Title\n\n## Part", []string{"Title\n\nPart"}, []string{"#"}, true},
+		{"code block", "Try:\n\n```go\nfmt.Println(\"hi\")\n```\n\nThen run it.", []string{"Try:", `fmt.Println("hi")`, "Then run it."}, []string{"```", "go\n"}, true},
 		{"bullet list", "- apples\n- pears\n  - green ones", []string{"• apples\n• pears", "green ones"}, []string{"- "}, false},
 		{"numbered list", "1. first\n2. second", []string{"1. first\n2. second"}, nil, false},
-		{"link", "See [the docs](https://example.com/docs).", []string{"the docs", "https://example.com/docs"}, []string{"[", "]("}, true},
-		{"raw HTML stays text", "Use Vec<String> and a <br> tag.\n\n<div>block</div>", []string{"Vec<String>", "<br>", "<div>block</div>"}, []string{`\<`}, false},
+		{"quote", "> quoted\n> text", []string{"│ quoted\n│ text"}, []string{">"}, false},
+		{"link", "See [the docs](https://example.com/docs).", []string{"See the docs (https://example.com/docs)."}, []string{"[", "]("}, true},
+		{"raw HTML stays text", "Use Vec<String> and a <br> tag.\n\n<div>block</div>", []string{"Vec<String>", "<div>block</div>"}, []string{`\<`}, false},
 		{"code keeps its marks", "Escape `*x*` and `<b>` as is.", []string{"*x*", "<b>"}, []string{`\`}, false},
+		{"not UTF-8", "**bold** \xff\xfe", []string{"bold \uFFFD"}, []string{"**"}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out := testMarkdown(60, nil).format(tt.src, 60)
+			out := (&markdown{colour: true}).format(tt.src)
 			got := shown(out)
 			for _, w := range tt.words {
 				if !strings.Contains(got, w) {
@@ -73,67 +122,49 @@ func TestRender(t *testing.T) {
 			if tt.styled && !strings.Contains(out, "\x1b[") {
 				t.Errorf("no styles in %q", out)
 			}
-		})
-	}
-}
-
-// TestRenderWraps: text wraps to the terminal's width, and a terminal
-// that does not tell its width gets 80 columns.
-func TestRenderWraps(t *testing.T) {
-	long := strings.Repeat("The quick brown fox jumps over the lazy dog. ", 12)
-	for _, tt := range []struct{ terminal, wrap int }{{40, 40}, {100, 100}, {0, defaultWidth}, {5, minWidth}} {
-		m := testMarkdown(tt.terminal, nil)
-		lines := strings.Split(plainText(m.format(long, m.width())), "\n")
-		widest := 0
-		for _, l := range lines {
-			widest = max(widest, utf8.RuneCountInString(l))
-		}
-		if widest > tt.wrap || widest < tt.wrap-15 {
-			t.Errorf("terminal of %d columns: lines up to %d wide, want up to %d", tt.terminal, widest, tt.wrap)
-		}
-	}
-}
-
-// TestRenderStyles: the style follows what the environment says of the
-// terminal, and never asks the terminal.
-func TestRenderStyles(t *testing.T) {
-	const src = "Plain, **bold**, `code` and [a link](https://example.com)."
-	const dark, light = "38;5;252m", "38;5;234m" // glamour's text colours for dark and light backgrounds
-	tests := []struct {
-		name    string
-		env     map[string]string
-		has     []string
-		hasNone []string
-	}{
-		{"unknown background: the terminal's own text colour", nil, []string{"1mbold"}, []string{dark, light}},
-		{"dark", map[string]string{"COLORFGBG": "15;0"}, []string{dark}, []string{light}},
-		{"light", map[string]string{"COLORFGBG": "0;default;15"}, []string{light}, []string{dark}},
-		{"GLAMOUR_STYLE first", map[string]string{"COLORFGBG": "15;0", "GLAMOUR_STYLE": "light"}, []string{light}, []string{dark}},
-		{"GLAMOUR_STYLE=auto asks nothing", map[string]string{"GLAMOUR_STYLE": "auto"}, nil, []string{dark, light}},
-		{"NO_COLOR: bold but no colours", map[string]string{"NO_COLOR": "1", "COLORFGBG": "15;0"}, []string{"1mbold"}, []string{"38;5", "48;5", "38;2", "48;2"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			out := testMarkdown(60, tt.env).format(src, 60)
-			if got := shown(out); !strings.Contains(got, "Plain, bold,") || !strings.Contains(got, "code") || !strings.Contains(got, "a link https://example.com.") {
-				t.Errorf("shown:\n%s", shown(out))
-			}
-			for _, s := range tt.has {
-				if !strings.Contains(out, s) {
-					t.Errorf("%q not in %q", s, out)
-				}
-			}
-			for _, s := range tt.hasNone {
-				if strings.Contains(out, s) {
-					t.Errorf("%q in %q", s, out)
-				}
+			if bad := onlySGR(out); bad != "" {
+				t.Errorf("not an SGR sequence: %s", bad)
 			}
 		})
 	}
 }
+
+// TestRenderDoesNotWrap: a long paragraph stays one line; the terminal
+// wraps it to its width, whatever the width is when it shows.
+func TestRenderDoesNotWrap(t *testing.T) {
+	long := strings.TrimSpace(strings.Repeat("The quick brown fox jumps over the **lazy** dog. ", 12))
+	if got := shown((&markdown{colour: true}).format(long)); got != strings.ReplaceAll(long, "**", "") {
+		t.Errorf("shown:\n%s", got)
+	}
+}
+
+// TestRenderColour: NO_COLOR keeps bold, italics, underlines and
+// strike-through, but no colours.
+func TestRenderColour(t *testing.T) {
+	const src = "Plain, **bold**, _it_, `code` and [a link](https://example.com).\n\n```\nblock\n```"
+	const want = "Plain, bold, it, code and a link (https://example.com).\n\nblock"
+	for _, colour := range []bool{true, false} {
+		out := (&markdown{colour: colour}).format(src)
+		if got := shown(out); got != want {
+			t.Errorf("colour %v: shown:\n%s\nwant:\n%s", colour, got, want)
+		}
+		for _, attr := range []string{"\x1b[1mbold", "\x1b[3mit", "\x1b[4ma link"} {
+			if !strings.Contains(out, attr) {
+				t.Errorf("colour %v: %q not in %q", colour, attr, out)
+			}
+		}
+		if hasColour := sgrColour.MatchString(out); hasColour != colour {
+			t.Errorf("colour %v: colours in %q: %v", colour, out, hasColour)
+		}
+	}
+}
+
+// sgrColour matches an SGR sequence that sets a colour.
+var sgrColour = regexp.MustCompile(`\x1b\[(3[0-9]|4[0-9]|9[0-7]|10[0-7])m`)
 
 // TestNotATerminal: output that is not a terminal (a buffer, a pipe, a
-// file) gets the text as written.
+// file) gets the text as written, byte for byte, control characters and
+// all.
 func TestNotATerminal(t *testing.T) {
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -152,7 +183,7 @@ func TestNotATerminal(t *testing.T) {
 		}
 	}
 
-	const text = "**Bold**, `code`, [a link](https://example.com):\n\n```sh\nls -l\n```\n\n- one\n- two"
+	const text = "**Bold**, `code`, [a link](https://example.com):\n\n```sh\nls -l\n```\n\n- one\n- two \x1b[31mred\x1b[0m"
 	a, _, out := newConsole(strings.NewReader(""), false)
 	ctx := context.Background()
 	s, _ := a.StartStream(ctx, a.Thread(), ana)
@@ -166,87 +197,94 @@ func TestNotATerminal(t *testing.T) {
 	}
 }
 
-// TestRenderFallback: what cannot be rendered is printed as written,
-// whole: nothing of an answer is lost.
-func TestRenderFallback(t *testing.T) {
-	huge := strings.Repeat("word **bold** ", 1<<20/14) // 1 MB, one paragraph
-	t.Run("1 MB", func(t *testing.T) {
-		m := testMarkdown(60, nil)
-		if _, ok := m.render(huge, 60); ok {
-			t.Error("rendered 1 MB")
-		}
-		if got := m.format(huge, 60); got != huge {
-			t.Error("1 MB not as written")
-		}
+// TestTerminalControls: on a terminal, the only escape sequences are the
+// renderer's SGR: what the model (or a tool, in a status) writes cannot
+// clear the screen, move the cursor, write the clipboard or retitle the
+// window, rendered or printed as written.
+func TestTerminalControls(t *testing.T) {
+	attacks := []string{
+		"Done.\x1b[2J\x1b[H", // clear the screen, cursor home
+		"Copy \x1b]52;c;Y3VybCBldmlsLnNoIHwgc2g=\x07 this", // OSC 52: the clipboard
+		"\x1b]0;root@prod\x1b\\ title",                     // OSC 0: the window's title
+		"CSI \u009b2J in C1, \u009d0;t\u009c OSC",          // 8-bit controls, as UTF-8
+		"Over\rwritten, \b\b\x7f erased, \x07 bell",
+		"```\n\x1b[1A\x1b[2Kcode\n```",
+		"`\x1b[31m` and [x\x1b[8m](https://e.com/\x1b[0m)",
+		"[ref]: https://example.com \"\x1b]52;c;eA==\x07\"", // nothing shows rendered: as written
+	}
+	for _, attack := range attacks {
 		a, out := newTerminal()
 		ctx := context.Background()
 		s, _ := a.StartStream(ctx, a.Thread(), ana)
-		s.Append(ctx, huge[:1000])
-		s.Append(ctx, huge[1000:])
-		s.Finish(ctx, chat.Out{Text: huge})
-		if out.String() != huge+"\n" {
-			t.Errorf("the streamed 1 MB is not shown as written (%d bytes shown)", len(out.String()))
+		s.Append(ctx, attack[:len(attack)/2])
+		a.ShowStatus(ctx, a.Thread(), "running \x1b[2Jshell…")
+		s.Append(ctx, attack[len(attack)/2:])
+		s.Finish(ctx, chat.Out{Text: attack})
+		a.Send(ctx, a.Thread(), chat.Out{Text: attack, Buttons: []chat.Button{{Label: "Approve\x1b[2J", Data: "y"}}})
+		a.screen.close()
+		if bad := onlySGR(out.String()); bad != "" {
+			t.Errorf("%q: the terminal gets %s in %q", attack, bad, out.String())
 		}
-	})
-	nested := func(levels int) string { // a list in a list…, 2 columns a level
-		var b strings.Builder
-		for i := range levels {
-			b.WriteString(strings.Repeat("  ", i) + "- **level**\n")
-		}
-		return b.String()
 	}
+}
+
+// TestRenderFallback: what shows nothing rendered is printed as written,
+// whole: nothing of an answer is lost.
+func TestRenderFallback(t *testing.T) {
 	for _, tt := range []struct {
 		name     string
 		src      string
 		rendered bool
 	}{
 		{"nothing would show", "[docs]: https://example.com/docs", false},
-		{"not UTF-8", "**bold** \xff\xfe", false},
-		{"a word longer than maxWord", "See https://example.com/" + strings.Repeat("a", maxWord) + " **now**", false},
-		{"a long line in a code block", "**Minified:**\n\n```js\n" + strings.Repeat("a;", maxWord) + "\n```", true},
-		{"quotes nested deeper than maxDepth", strings.Repeat("> ", maxDepth+1) + "**deep**", false},
-		{"quotes nested maxDepth deep", strings.Repeat("> ", maxDepth) + "**deep**", true},
-		{"lists nested deeper than maxDepth", nested(maxDepth + 1), false},
-		{"lists nested maxDepth deep", nested(maxDepth), true},
+		{"only spaces", "   ", false},
+		{"a reference used later", "[docs]: https://example.com/docs\n\nSee [docs].", true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got := testMarkdown(60, nil).format(tt.src, 60)
+			got := (&markdown{colour: true}).format(tt.src)
 			if rendered := got != tt.src; rendered != tt.rendered {
 				t.Errorf("rendered: %v, want %v: %q", rendered, tt.rendered, got)
 			}
 		})
 	}
+	t.Run("streamed, a reference first", func(t *testing.T) {
+		a, out := newTerminal()
+		ctx := context.Background()
+		s, _ := a.StartStream(ctx, a.Thread(), ana)
+		s.Append(ctx, "[docs]: https://example.com/docs\n\n")
+		s.Append(ctx, "See [docs].\n\nMore")
+		s.Finish(ctx, chat.Out{Text: "[docs]: https://example.com/docs\n\nSee [docs].\n\nMore."})
+		if got, want := shown(out.String()), "See docs (https://example.com/docs).\n\nMore.\n"; got != want {
+			t.Errorf("shown:\n%q\nwant:\n%q", got, want)
+		}
+	})
+}
 
-	tests := []struct {
-		name      string
-		limit     int
-		src       string
-		shown     string // exactly
-		asWritten string // in the output as written
-	}{
-		{"long: rendered in parts, cut at paragraphs",
-			100, "First **one**, long enough to fill its part.\n\nSecond **two**, long enough as well.\n\nThird **three**.",
-			"First one, long enough to fill its part.\n\nSecond two, long enough as well.\n\nThird three.", ""},
-		{"a block longer than the limit: as written from there",
-			60, "Intro **here**.\n\n```\n" + strings.Repeat("code line\n", 10) + "```",
-			"Intro here.\n\n```\n" + strings.Repeat("code line\n", 10) + "```", "\n\n```\ncode line\n"},
+// TestLongAnswer: a long answer is rendered in parts, cut at top-level
+// paragraphs once a part has partMin bytes, and shows whole; one without
+// such a place (a megabyte in one paragraph) is rendered whole.
+func TestLongAnswer(t *testing.T) {
+	var b strings.Builder
+	for i := 0; b.Len() < 3*partMin; i++ {
+		fmt.Fprintf(&b, "Paragraph %d has **bold** words and `code` in it, and goes on for a while.\n\n", i)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			a, out := newTerminal()
-			a.screen.md.limit = tt.limit
-			a.SendPrivate(context.Background(), a.Thread(), ana, chat.Out{Text: tt.src})
-			a.screen.close()
-			if got := strings.TrimSuffix(shown(out.String()), "\n"); got != tt.shown {
-				t.Errorf("shown:\n%s\nwant:\n%s", got, tt.shown)
-			}
-			if strings.Contains(out.String(), "**") {
-				t.Errorf("marks left:\n%s", out.String())
-			}
-			if !strings.Contains(out.String(), tt.asWritten) {
-				t.Errorf("%q not in:\n%s", tt.asWritten, out.String())
-			}
-		})
+	long := strings.TrimSpace(b.String())
+	huge := strings.Repeat("word **bold** ", 1<<20/14) // 1 MB, one paragraph
+	for name, text := range map[string]string{"paragraphs": long, "1 MB": huge} {
+		a, out := newTerminal()
+		ctx := context.Background()
+		s, _ := a.StartStream(ctx, a.Thread(), ana)
+		for i := 0; i < len(text); i += 1000 {
+			s.Append(ctx, text[i:min(i+1000, len(text))])
+		}
+		s.Finish(ctx, chat.Out{Text: text})
+		want := strings.TrimSpace(strings.NewReplacer("**", "", "`", "").Replace(text)) + "\n"
+		if got := shown(out.String()); got != want {
+			t.Errorf("%s: shown %d bytes, want %d", name, len(got), len(want))
+		}
+		if strings.Contains(out.String(), "**") {
+			t.Errorf("%s: marks left", name)
+		}
 	}
 }
 
@@ -277,8 +315,13 @@ func TestStreamRendered(t *testing.T) {
 			{finish: fin("```sh\nls\n\ncd /\n```\n\nDone."), shows: "ls\n\ncd /\n\nDone.\n"},
 		}},
 		{"a numbered list goes on after a blank line", []step{
-			{appendText: "1. one\n\n2. two\n\n3. three", shows: "1. one\n2. two"},
-			{finish: fin("1. one\n\n2. two\n\n3. three"), shows: "1. one\n2. two\n3. three\n"},
+			{appendText: "1. one\n\n2. two\n\n3. three", shows: "1. one\n\n2. two"},
+			{finish: fin("1. one\n\n2. two\n\n3. three"), shows: "1. one\n\n2. two\n\n3. three\n"},
+		}},
+		{"a tight list shown becomes loose", []step{
+			{appendText: "1. one\n2. two\n\n3. three", shows: "1. one\n2. two"},
+			{appendText: "\n\nEnd", shows: "1. one\n2. two\n\n3. three"},
+			{finish: fin("1. one\n2. two\n\n3. three\n\nEnd."), shows: "1. one\n2. two\n\n3. three\n\nEnd.\n"},
 		}},
 		{"a status line shows the text before it", []step{
 			{appendText: "Let me **check**.", shows: ""},
@@ -398,7 +441,8 @@ func TestCuts(t *testing.T) {
 }
 
 // FuzzRender: rendering never panics, and what is not empty shows as
-// something; a stream of it shows the same without panicking.
+// something; a stream of it shows the same without panicking; the only
+// escape sequences the terminal gets are SGR.
 func FuzzRender(f *testing.F) {
 	for _, s := range []string{
 		"**bold** _it_ `code` [link](https://example.com)",
@@ -408,12 +452,19 @@ func FuzzRender(f *testing.F) {
 		"<div>x</div> Vec<String> <!-- c --> &nbsp;",
 		"# H\n\n> q\n\n---\n\n[r]: https://example.com",
 		"   ", "\x00\x1b[31m", "```\n\n",
+		"\x1b]52;c;eA==\x07 \u009b2J `\x1b[H` [a\x1b](https://e.com/\x1b)\n\n```\n\x1b[2J\n```",
+		"[r]: https://e.com \"\x1b[2J\"",
 	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
-		m := testMarkdown(40, nil)
-		if out := m.format(src, 40); src != "" && out == "" {
+		m := &markdown{colour: true}
+		if lines, ok := m.render(src); ok {
+			if bad := onlySGR(strings.Join(lines, "\n")); bad != "" {
+				t.Fatalf("render(%q): not an SGR sequence: %s", src, bad)
+			}
+		}
+		if out := m.format(src); src != "" && out == "" {
 			t.Errorf("format(%q) is empty", src)
 		}
 		prev := 0
@@ -423,30 +474,49 @@ func FuzzRender(f *testing.F) {
 			}
 			prev = c.at
 		}
-		sc := newScreen(&bytes.Buffer{}, func() {}, m)
+		var out bytes.Buffer
+		sc := newScreen(&out, func() {}, m)
 		owner := &message{}
 		half := len(src) / 2
 		sc.print(piece{text: src[:half], cont: true, owner: owner, md: true, partial: true})
 		sc.print(piece{text: src[half:], cont: true, owner: owner, md: true, partial: true})
 		sc.print(piece{cont: true, end: true, owner: owner, md: true})
 		sc.close()
+		if bad := onlySGR(out.String()); bad != "" {
+			t.Fatalf("%q streamed: not an SGR sequence: %s", src, bad)
+		}
 	})
 }
 
+func withoutBlankLines(s string) string {
+	var out []string
+	for l := range strings.SplitSeq(s, "\n") {
+		if l != "" {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
 // TestStreamShowsTheWhole: an answer streamed in pieces of any size shows
-// as the whole answer rendered at once: each line once, none missing.
+// as the whole answer rendered at once: each line once, none missing. The
+// blank lines may differ where a list was shown while it was tight (no
+// blank line between its items) and a later item made it loose: the
+// lines shown stay as they are.
 func TestStreamShowsTheWhole(t *testing.T) {
 	var loose strings.Builder // a list with blank lines between its items: no place to start over
 	for i := range 300 {
 		loose.WriteString("- item **" + strings.Repeat("x", i%7) + "** with some words after it\n\n")
 	}
 	docs := map[string]string{
+		"tight, then loose": "1. one\n2. two\n\n   ```sh\n   ls -l\n   ```\n\n3. three\n\nThe end.",
 		"mixed": "# Title\n\nSome **bold** and `code`, then a list:\n\n1. one\n2. two\n\n   ```sh\n   ls -l\n\n   pwd\n   ```\n\n3. three\n\n" +
 			"> a quote\n> goes on\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nSee [the docs](https://example.com/docs).\n\n---\n\nThe end.",
 		"long loose list": strings.TrimSpace(loose.String()),
 	}
 	for name, text := range docs {
-		want := shown(testMarkdown(60, nil).format(text, 60))
+		want := shown((&markdown{colour: true}).format(text))
+		exact := name == "long loose list" // its first item alone is shown tight: no change
 		for _, size := range []int{1, 7, 64, 1000} {
 			if size < len(text)/2000 {
 				continue // too slow a way to show a long answer
@@ -458,7 +528,11 @@ func TestStreamShowsTheWhole(t *testing.T) {
 				s.Append(ctx, text[i:min(i+size, len(text))])
 			}
 			s.Finish(ctx, chat.Out{Text: text})
-			if got := strings.TrimSuffix(shown(out.String()), "\n"); got != want {
+			got := strings.TrimSuffix(shown(out.String()), "\n")
+			if !exact {
+				got, want = withoutBlankLines(got), withoutBlankLines(want)
+			}
+			if got != want {
 				t.Errorf("%s in pieces of %d shows:\n%s\nwant:\n%s", name, size, got, want)
 			}
 		}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/parleybot/parley/bot/format"
 )
 
 // screen is the terminal's output. The Run loop and the core's goroutines
@@ -24,7 +26,9 @@ import (
 // outside fenced code), and its last block when the stream finishes, or
 // when something else is printed after it (a status line, a question).
 // Each block is rendered in the document it belongs to, so lists keep
-// their numbers and code its indentation.
+// their numbers and code its indentation. Text printed as written on a
+// terminal loses its control characters (format.TerminalSafe): only the
+// renderer's own escape sequences reach it.
 type screen struct {
 	w    io.Writer
 	wake func()    // called when a question is shown or settled
@@ -95,10 +99,7 @@ func (s *screen) extend(p piece) bool {
 		s.writeRaw(d)
 		return true
 	}
-	if len(src)-d.base > s.md.limit {
-		return false
-	}
-	lines, ok := s.md.render(src[d.base:], d.width)
+	lines, ok := s.md.render(src[d.base:])
 	if !ok || len(lines) < len(d.shown) || !slices.Equal(lines[:len(d.shown)], d.shown) {
 		return false
 	}
@@ -131,14 +132,14 @@ func (s *screen) show(p piece) {
 			s.endLine()
 			p.text = strings.TrimLeft(p.text, "\n")
 		}
-		s.write(p.text)
+		s.write(s.safe(p.text))
 	}
 	if p.end {
 		s.endLine()
 	}
 	if p.ask != nil && !p.ask.settled {
 		s.endLine()
-		s.write(p.ask.prompt())
+		s.write(s.safe(p.ask.prompt()))
 		s.asking = p.ask
 		s.wake()
 	}
@@ -151,7 +152,7 @@ func (s *screen) showMarkdown(p piece) {
 	if p.fresh || d == nil || d.owner != p.owner {
 		s.closeDoc()
 		s.endLine()
-		d = &doc{owner: p.owner, width: s.md.width()}
+		d = &doc{owner: p.owner}
 		s.doc = d
 		p.text = strings.TrimLeft(p.text, "\n")
 	}
@@ -175,19 +176,20 @@ func (s *screen) closeDoc() {
 type doc struct {
 	owner *message
 	src   string
-	width int      // the wrap, fixed when the document starts
 	base  int      // where in src the part being shown starts
 	done  int      // how much of src is shown
 	shown []string // the part's lines shown
 	parts bool     // an earlier part was shown
-	plain bool     // rendering gave up: the rest prints as written
+	plain bool     // nothing of it showed rendered: the rest prints as written
 	raw   bool     // some of the rest is printed as written: more continues it
 }
 
 // render shows what of d is not shown yet: all of it when whole, else up
-// to its last whole block; s.mu is held.
+// to its last whole block; s.mu is held. What shows nothing rendered (a
+// link reference definition) waits for more, and when d is whole prints
+// as written.
 func (s *screen) render(d *doc, whole bool) {
-	for !d.plain {
+	if !d.plain {
 		cs := cuts(d.src, d.base)
 		upto := len(d.src)
 		if !whole {
@@ -202,46 +204,41 @@ func (s *screen) render(d *doc, whole bool) {
 		if long := d.done - d.base; !whole && long >= slowPart && upto-d.done < long/4 {
 			return // a long part waits for a quarter more: rendered O(log n) times, not O(n)
 		}
-		if upto-d.base <= s.md.limit {
-			if s.renderPart(d, upto) {
-				if upto-d.base >= partMin && slices.Contains(cs, cut{at: upto, fresh: true}) {
-					d.newPart(upto)
-				}
-				return
+		lines, ok := s.md.render(d.src[d.base:upto])
+		if ok {
+			s.writeLines(d, unshown(d.shown, lines))
+			d.shown, d.done = lines, upto
+			if upto-d.base >= partMin && slices.Contains(cs, cut{at: upto, fresh: true}) {
+				d.newPart(upto)
 			}
-			continue // plain now
+			return
 		}
-		// Too long to render at once: up to the last place a new
-		// document can start that keeps within the limit, then on from
-		// there; without one, as written.
-		at := -1
-		for _, c := range cs {
-			if c.fresh && c.at > d.done && c.at-d.base <= s.md.limit {
-				at = c.at
-			}
+		if !whole {
+			return
 		}
-		if at < 0 {
-			d.plain = true
-			break
-		}
-		if s.renderPart(d, at) {
-			d.newPart(at)
-		}
+		d.plain = true
 	}
 	s.writeRaw(d)
 }
 
-// renderPart shows d's part up to upto rendered: the lines not shown yet.
-// It reports false, making d plain, when the part cannot be rendered.
-func (s *screen) renderPart(d *doc, upto int) bool {
-	lines, ok := s.md.render(d.src[d.base:upto], d.width)
-	if !ok {
-		d.plain = true
-		return false
+// unshown returns the lines of a part's rendering that come after those
+// shown of an earlier one. Rendering more of a part adds lines after the
+// ones shown, but for blank lines: a list shown while tight gains blank
+// lines between its items once a later item has one before it (the list
+// became loose). So the lines shown are matched with the new ones
+// skipping blank lines, and none is shown twice.
+func unshown(shown, lines []string) []string {
+	i := 0
+	for _, l := range shown {
+		if !visible(l) {
+			continue
+		}
+		for i < len(lines) && !visible(lines[i]) {
+			i++
+		}
+		i++
 	}
-	s.writeLines(d, lines[min(len(d.shown), len(lines)):])
-	d.shown, d.done = lines, upto
-	return true
+	return lines[min(i, len(lines)):]
 }
 
 // newPart starts d's next part at at.
@@ -276,7 +273,7 @@ func (s *screen) writeRaw(d *doc) {
 	}
 	if rest != "" {
 		d.raw = true
-		s.write(rest)
+		s.write(s.safe(rest))
 	}
 }
 
@@ -286,6 +283,16 @@ func (s *screen) write(text string) {
 	}
 	io.WriteString(s.w, text)
 	s.midLine = !strings.HasSuffix(text, "\n")
+}
+
+// safe is text as the terminal may show it: on a terminal (md set)
+// without the control characters that would move its cursor, retitle it
+// or write its clipboard; elsewhere as written.
+func (s *screen) safe(text string) string {
+	if s.md == nil {
+		return text
+	}
+	return format.TerminalSafe(text)
 }
 
 func (s *screen) endLine() {
@@ -312,7 +319,7 @@ func (s *screen) answered(q *question, echo string) bool {
 	if s.asking != q {
 		return false
 	}
-	s.write(echo)
+	s.write(s.safe(echo))
 	s.endLine()
 	s.settle(q)
 	return true

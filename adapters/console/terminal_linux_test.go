@@ -38,30 +38,32 @@ func openTerminal(t *testing.T, cols int) *os.File {
 	return tty
 }
 
-// TestOnATerminal: output to a terminal renders Markdown, wrapped to the
-// terminal's width as it is when a message starts; a dumb terminal gets
-// the text as written.
+// TestOnATerminal: output to a terminal renders Markdown, with colours
+// unless NO_COLOR is set; a dumb terminal gets the text as written.
 func TestOnATerminal(t *testing.T) {
 	tty := openTerminal(t, 72)
-	env := map[string]string{"TERM": "xterm-256color"}
-	m := newMarkdown(tty, func(k string) string { return env[k] })
-	if m == nil {
-		t.Fatal("a terminal gets no rendering")
-	}
-	if w := m.width(); w != 72 {
-		t.Errorf("width %d, want 72", w)
-	}
-	if err := unix.IoctlSetWinsize(int(tty.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Col: 100, Row: 24}); err != nil {
-		t.Fatal(err)
-	}
-	if w := m.width(); w != 100 {
-		t.Errorf("width after a resize %d, want 100", w)
+	for _, tt := range []struct {
+		env    map[string]string
+		colour bool
+	}{
+		{map[string]string{"TERM": "xterm-256color"}, true},
+		{map[string]string{"TERM": "xterm-256color", "NO_COLOR": ""}, true},
+		{map[string]string{"TERM": "xterm-256color", "NO_COLOR": "1"}, false},
+		{nil, true},
+	} {
+		m := newMarkdown(tty, func(k string) string { return tt.env[k] })
+		if m == nil {
+			t.Fatalf("%v: a terminal gets no rendering", tt.env)
+		}
+		if m.colour != tt.colour {
+			t.Errorf("%v: colour %v, want %v", tt.env, m.colour, tt.colour)
+		}
 	}
 	if a := New(Config{Out: tty, User: ana}); a.screen.md == nil {
 		t.Error("the console on a terminal renders nothing")
 	}
-	env["TERM"] = "dumb"
-	if newMarkdown(tty, func(k string) string { return env[k] }) != nil {
+	dumb := map[string]string{"TERM": "dumb"}
+	if newMarkdown(tty, func(k string) string { return dumb[k] }) != nil {
 		t.Error("a dumb terminal gets escape sequences")
 	}
 }

@@ -3,7 +3,7 @@
 //
 // The Markdown is parsed once per call with goldmark (CommonMark + GFM, with
 // the CJK extension's escaped-space rule) and the tree is rendered by one of
-// four dialects:
+// five dialects:
 //
 //   - [Slack]: mrkdwn for the fallback path (the adapter prefers Slack's own
 //     markdown_text / markdown block for model output).
@@ -12,6 +12,9 @@
 //     constructs Discord lacks (tables, images, deep headings, rules, raw
 //     HTML) are rewritten.
 //   - [Plain]: text without markup, for when a platform rejects formatting.
+//   - [Terminal]: ANSI SGR attributes for the terminal chat, with the
+//     model's control characters dropped so that only the dialect's own
+//     escape sequences reach the terminal ([TerminalSafe] for other text).
 //
 // [Split] cuts a long answer's Markdown source into parts whose rendering
 // fits a platform limit, measured by [MeasureSlack], [MeasureTelegram] or

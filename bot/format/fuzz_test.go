@@ -32,6 +32,8 @@ func fuzzSeeds(f *testing.F) {
 		"x\\ **「重要」**\\ y `\\ `",
 		"e\u0301\u0301\u0301 🏳️‍🌈 👩🏽‍💻 🇺🇸🇯🇵",
 		"\x00\xff\xfe<b>\r\n&#0; &#x110000; &bogus;",
+		"\x1b[2J\x1b]52;c;eA==\x07 \u009b2J `\x1b[H` [a\x1b](https://e.com/\x1b)\n\n```\n\r\x1b[1A\n```\n\n&#27;[0m&#x9b;",
+		"# [a](https://x.io) **b** `c`\n\n> [d](https://x.io) ~~e~~ *f*",
 	} {
 		f.Add(s)
 	}
@@ -115,6 +117,22 @@ func FuzzDiscord(f *testing.F) {
 		checkCommon(t, "discord", md, out)
 		if k := lowerHasMassMention(out, false); k != "" {
 			t.Fatalf("unneutralized %s in %q (input %q)", k, out, md)
+		}
+	})
+}
+
+// FuzzTerminal: Terminal's output can do nothing on a terminal but show
+// text in the dialect's attributes (checkTerminal), with colour or
+// without.
+func FuzzTerminal(f *testing.F) {
+	fuzzSeeds(f)
+	f.Fuzz(func(t *testing.T, md string) {
+		for _, colour := range []bool{true, false} {
+			out := Terminal(md, colour)
+			checkCommon(t, "terminal", md, out)
+			if err := checkTerminal(out, colour); err != "" {
+				t.Fatalf("%s\ninput %q", err, md)
+			}
 		}
 	})
 }
