@@ -34,6 +34,9 @@ type CoreConfig struct {
 	// Runner answers turns. The core becomes its Approver: risky tools are
 	// approved with buttons in the conversation that asked.
 	Runner *agent.Runner
+	// Agents choose the runner per conversation (agents.go); their
+	// DefaultAgent's runner should be Runner. nil: Runner everywhere.
+	Agents *Agents
 	// MemoryLimits are the caps /memory shows.
 	MemoryLimits agent.MemoryLimits
 	// Access decides who is answered where.
@@ -156,7 +159,7 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 		reminders = &RemindersConfig{Items: cfg.Reminders, Outbox: cfg.Store, Zones: cfg.Zones, Wake: cfg.ReminderLoop.Wake}
 	}
 	router, err := NewRouter(RouterConfig{
-		Sessions: cfg.Store, Inbox: cfg.Store, KV: cfg.Store, Runner: cfg.Runner,
+		Sessions: cfg.Store, Inbox: cfg.Store, KV: cfg.Store, Runner: cfg.Runner, Agents: cfg.Agents,
 		Commands: NewSharedCommands(cfg.Store, cfg.Runner.Memory, cfg.MemoryLimits),
 		Access:   cfg.Access, Outbound: out,
 		Approvals: &approvals.Config{Store: cfg.Store, Approvers: cfg.Approvers, Expiry: cfg.ApprovalExpiry,

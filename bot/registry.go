@@ -36,6 +36,7 @@ func commandTable() []commandEntry {
 		{name: "resume", run: (*Router).cmdResume},
 		{name: "worklog", run: (*Router).cmdWorklog},
 		{name: "status", run: (*Router).cmdStatus},
+		{name: "agent", run: (*Router).cmdAgent},
 		{name: "help", aliases: []string{"start"}, run: (*Router).cmdHelp},
 	}
 }

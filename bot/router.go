@@ -31,6 +31,9 @@ type RouterConfig struct {
 	Inbox    Inbox
 	KV       chat.KV
 	Runner   *agent.Runner
+	// Agents choose, per conversation, the runner of a turn (agents.go);
+	// nil: Runner answers everywhere.
+	Agents   *Agents
 	Commands *SharedCommands // the shared commands (/memory, /new, /help)
 	Access   Access
 	// Outbound shows everything; nil: one over the adapters without an

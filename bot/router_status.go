@@ -37,12 +37,13 @@ func (r *Router) status(ctx context.Context, c chat.Command) (string, error) {
 	r.mu.Lock()
 	running := r.sessions[sid] != nil && r.sessions[sid].running
 	r.mu.Unlock()
+	ag, _, _ := r.agentAt(Where{Thread: c.Thread, User: c.User, Direct: c.Direct})
 	var b strings.Builder
 	b.WriteString(you)
-	if r.cfg.Model != "" {
-		fmt.Fprintf(&b, "Model: %s\n", r.cfg.Model)
+	if ag.Model != "" {
+		fmt.Fprintf(&b, "Model: %s\n", ag.Model)
 	}
-	if size.Model != "" && size.Model != r.cfg.Model {
+	if size.Model != "" && size.Model != ag.Model {
 		// The primary failed and a fallback model answered (llm.fallback);
 		// the next turn tries the primary again once it recovers.
 		fmt.Fprintf(&b, "Last answer by: %s (fallback)\n", size.Model)

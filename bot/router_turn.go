@@ -15,6 +15,9 @@ import (
 func (r *Router) turn(ctx context.Context, sid string, batch []chat.Message, base agent.Turn, release func()) {
 	m := batch[0]
 	tr := &turnRun{r: r, sid: sid, m: m, keys: inboxKeys(batch), release: release, err: errTurnNotRun, outcome: TurnNotRun}
+	// The turn's agent, chosen once: it keeps it to the end, whatever
+	// changes meanwhile.
+	tr.agent, _, _ = r.agentAt(Where{Thread: m.Thread, User: m.User, Direct: m.Direct})
 	defer tr.end(ctx)
 	a, ok := r.adapters[m.Thread.Platform]
 	if !ok {
@@ -42,7 +45,7 @@ func (r *Router) turn(ctx context.Context, sid string, batch []chat.Message, bas
 		r.noteCorrection(ctx, sid, m.User, tr.asked)
 	}
 	tr.task = r.beginTask(ctx, sid, m)
-	for ev, err := range r.cfg.Runner.Run(turnCtx, t) {
+	for ev, err := range tr.agent.Runner.Run(turnCtx, t) {
 		if err != nil {
 			if ctx.Err() == nil {
 				tr.failed(ctx, err)
@@ -69,6 +72,8 @@ type turnRun struct {
 	r   *Router
 	sid string
 	m   chat.Message // the message that started it: its author acts
+	// agent is what runs: chosen at the start, kept to the end.
+	agent *Agent
 	// keys are the inbox keys it answers, those of the author's messages
 	// that steered it included.
 	keys    []string
@@ -203,7 +208,7 @@ func (tr *turnRun) failed(ctx context.Context, err error) {
 	r.session(tr.sid).stopped = false
 	r.mu.Unlock()
 	if stopped {
-		if err := r.cfg.Runner.CloseOpenCalls(ctx, tr.sid); err != nil {
+		if err := tr.agent.Runner.CloseOpenCalls(ctx, tr.sid); err != nil {
 			r.log.Error("close open calls", "session", tr.sid, "err", err)
 		}
 	}

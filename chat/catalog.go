@@ -195,6 +195,10 @@ func Commands() []CommandSpec {
 			Usage: []Usage{{"/status", "model, context use, session size; the task's plan and last steps"}},
 		},
 		{
+			Name: "agent", Description: "Which agent answers here, and why: its model and tools",
+			Usage: []Usage{{"/agent", "which agent answers here and why (the binding), its model and tools"}},
+		},
+		{
 			Name: "help", Description: "What I can do and the commands I know",
 			Usage: []Usage{{"/help", "this list"}},
 		},
