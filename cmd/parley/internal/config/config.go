@@ -50,6 +50,11 @@ type Config struct {
 	// Providers are the named model servers (providers.<name>); a model
 	// "name/model" is called on the one named.
 	Providers Providers `mapstructure:"providers"`
+	// Agents are the named agents (agents.<name>, docs/agents.md); the
+	// top-level settings are the agent named default.
+	Agents Agents `mapstructure:"agents"`
+	// Bindings choose, per place, the agent that answers there.
+	Bindings []Binding `mapstructure:"bindings"`
 	// Platforms are the chat platforms of the list Load was given, in its
 	// order, each with its section of the configuration (keys under its
 	// name: "slack.bot_token").

@@ -53,6 +53,7 @@ func (c *Config) normalize() {
 		}
 	}
 	c.LLM.normalize()
+	c.normalizeAgents()
 	if m := c.Memory.GuardModel; m != "" && m != GuardModelOff {
 		if canonical, err := llm.Canonical(m); err == nil {
 			c.Memory.GuardModel = canonical
@@ -75,6 +76,7 @@ func (c *Config) validate() []string {
 		}
 	}
 	p = append(p, c.LLM.validate(c.providerProblem)...)
+	p = append(p, c.validateAgents()...)
 
 	if n := c.LLM.MaxConcurrent; n < 1 || n > 1000 {
 		add("llm.max_concurrent: %d is out of range; want 1 to 1000", n)

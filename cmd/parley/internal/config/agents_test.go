@@ -1,0 +1,113 @@
+package config
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// agentsBase configures two providers, shell off and web_fetch on, for
+// the agents below to name.
+const agentsBase = `llm:
+  model: hosted/gpt-4.1-mini
+  fallback: [local/llama3.2]
+  persona: Top-level persona.
+  thinking: low
+providers:
+  hosted: {kind: openai}
+  local: {kind: openai, base_url: "http://localhost:11434/v1"}
+tools:
+  shell: {enabled: false}
+  web_fetch: {enabled: true}
+  mcp:
+    servers: [{name: gh, command: gh-mcp}]
+`
+
+func TestAgentsValidation(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, yaml, want string }{
+		{"unknown agent in a binding", "bindings: [{place: '*', agent: nobody}]\n", `bindings[0].agent: "nobody" is no agent; the agents are default`},
+		{"bad place form", "agents: {a: {}}\nbindings: [{place: 'slack:room:C1', agent: a}]\n", `bindings[0].place: "slack:room:C1": it is no kind of place on slack; want one of slack:channel:<id>`},
+		{"no platform", "bindings: [{place: 'irc:channel:x', agent: default}]\n", "bindings[0].place: \"irc:channel:x\": it names no platform"},
+		{"bad topic", "bindings: [{place: 'telegram:topic:-100', agent: default}]\n", "a topic is <chat>/<topic>"},
+		{"place bound twice", "agents: {a: {}, b: {}}\nbindings: [{place: slack:dm, agent: a}, {place: slack:dm, agent: b}]\n", "bindings[1].place: slack:dm is bound already by bindings[0]"},
+		{"unconfigured provider", "agents: {a: {model: nowhere/m1}}\n", `agents.a.model: provider "nowhere" in "nowhere/m1" is not configured; the providers are`},
+		{"bad model", "agents: {a: {model: llama}}\n", `agents.a.model: "llama" must be provider/model`},
+		{"fallback provider", "agents: {a: {fallback: [nowhere/m1]}}\n", `agents.a.fallback[0]: provider "nowhere"`},
+		{"fallback is the model", "agents: {a: {model: local/llama3.2, fallback: [local/llama3.2]}}\n", "agents.a.fallback[0]: the same model as the agent's model"},
+		{"fallback twice", "agents: {a: {fallback: [local/x, local/x]}}\n", "agents.a.fallback[1]: the same model as agents.a.fallback[0]"},
+		{"unknown tool", "agents: {a: {tools: [memory, shel]}}\n", `agents.a.tools[1]: "shel" is no tool here; the tools are memory, kb_search, web_fetch, skill_read, remind, schedule, todo, delegate and <server>__<tool> of tools.mcp.servers`},
+		{"tool turned off", "agents: {a: {tools: [shell]}}\n", `agents.a.tools[0]: "shell" is no tool here`},
+		{"unknown MCP server", "agents: {a: {tools: [jira__search]}}\n", `agents.a.tools[0]: "jira__search" is no tool here`},
+		{"thinking", "agents: {a: {thinking: hard}}\n", "agents.a.thinking:"},
+		{"max_steps", "agents: {a: {max_steps: 5000}}\n", "agents.a.max_steps: 5000 is out of range"},
+		{"default redefined", "agents: {default: {persona: x}}\n", "agents.default: the default agent is the top-level settings"},
+		{"bad name", "agents: {Support: {}}\n", `agents: "Support" is not a valid name`},
+		{"unknown field", "agents: {a: {modle: local/x}}\n", `unknown field "modle"`},
+		{"agents not a mapping", "agents: [a]\n", "agents: want a mapping of names to mappings"},
+		{"bindings not a list", "bindings: {place: '*'}\n", "bindings: want a list of mappings"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := loadYAML(t, agentsBase+tt.yaml, nil)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v\nwant it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestAgentsInherit(t *testing.T) {
+	t.Parallel()
+	cfg := mustLoadYAML(t, agentsBase+`agents:
+  support:
+    persona: Support persona.
+    tools: [memory, kb_search]
+  eng:
+    model: local/llama3.2
+    thinking: HIGH
+    max_steps: 60
+    tools: [memory, web_fetch, gh__search_issues]
+  random:
+    model: hosted/gpt-4.1-nano
+    fallback: []
+    tools: []
+bindings:
+  - {place: "*", agent: random}
+  - {place: "slack:channel:C0HELP", agent: support}
+  - {place: "telegram:topic:-1001/7", agent: eng}
+  - {place: "discord:dm", agent: default}
+`, nil)
+	if got := cfg.AgentNames(); !slices.Equal(got, []string{"default", "eng", "random", "support"}) {
+		t.Errorf("AgentNames() = %v", got)
+	}
+	want := map[string]AgentSettings{
+		"default": {Persona: "Top-level persona.", Model: "hosted/gpt-4.1-mini", Fallback: []string{"local/llama3.2"}, Thinking: "low"},
+		"support": {Persona: "Support persona.", Model: "hosted/gpt-4.1-mini", Fallback: []string{"local/llama3.2"}, Thinking: "low", Tools: []string{"memory", "kb_search"}},
+		// The inherited fallback that is the agent's own model is dropped.
+		"eng":    {Persona: "Top-level persona.", Model: "local/llama3.2", Fallback: []string{}, Thinking: "high", MaxSteps: 60, Tools: []string{"memory", "web_fetch", "gh__search_issues"}},
+		"random": {Persona: "Top-level persona.", Model: "hosted/gpt-4.1-nano", Fallback: []string{}, Thinking: "low", Tools: []string{}},
+	}
+	for name, w := range want {
+		if diff := cmp.Diff(w, cfg.Agent(name)); diff != "" {
+			t.Errorf("Agent(%q) (-want +got):\n%s", name, diff)
+		}
+	}
+	if len(cfg.Bindings) != 4 || cfg.Bindings[1] != (Binding{Place: "slack:channel:C0HELP", Agent: "support"}) {
+		t.Errorf("Bindings = %+v", cfg.Bindings)
+	}
+}
+
+// TestAgentsFromEnvironment: both keys as JSON in the environment.
+func TestAgentsFromEnvironment(t *testing.T) {
+	t.Parallel()
+	cfg := mustLoadYAML(t, agentsBase, map[string]string{
+		"PARLEY_AGENTS":   `{"support": {"tools": ["memory"]}}`,
+		"PARLEY_BINDINGS": `[{"place": "telegram:dm", "agent": "support"}]`,
+	})
+	if got := cfg.Agent("support").Tools; !slices.Equal(got, []string{"memory"}) || len(cfg.Bindings) != 1 {
+		t.Errorf("tools %v, bindings %+v", got, cfg.Bindings)
+	}
+}
