@@ -28,6 +28,8 @@ type app struct {
 	// model is the chat model, counted for metrics; window its context
 	// window, and blind whether it cannot see pictures.
 	model  llm.Provider
+	// reg is every model server, for the agents' models (agents.go).
+	reg    *llm.Registry
 	window int
 	blind  bool
 	limits agent.MemoryLimits
@@ -76,7 +78,7 @@ func openApp(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app
 		logger.Warn(err.Error())
 	}
 	bridge := connectMCP(ctx, cfg, logger)
-	return &app{cfg: cfg, db: db, model: ops.provider(provider), window: reg.Info(cfg.LLM.Model).ContextWindow, blind: blind,
+	return &app{cfg: cfg, db: db, model: ops.provider(provider), reg: reg, window: reg.Info(cfg.LLM.Model).ContextWindow, blind: blind,
 		limits: limits, bridge: bridge, kb: base, judge: judge, pauses: &pauseRelay{}, ops: ops, logger: logger}, nil
 }
 

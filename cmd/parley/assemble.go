@@ -40,6 +40,10 @@ func assemble(a *app, adapters []chat.Adapter, acc bot.Access, approvers []strin
 	if err != nil {
 		return nil, err
 	}
+	agents, err := a.agents(runner, list, tasks)
+	if err != nil {
+		return nil, err
+	}
 	var runs bot.RunRecorder
 	var learn bot.Learning
 	if a.cfg.Evolution.Enabled {
@@ -50,6 +54,7 @@ func assemble(a *app, adapters []chat.Adapter, acc bot.Access, approvers []strin
 		Adapters:       adapters,
 		Store:          a.db,
 		Runner:         runner,
+		Agents:         agents,
 		MemoryLimits:   a.limits,
 		Access:         acc,
 		Approvers:      approvers,
@@ -141,8 +146,14 @@ func (a *app) tools(rem *reminderParts, tasks *taskParts) ([]agent.Tool, error) 
 	return list, nil
 }
 
-// newRunner is the harness over list, built whole.
+// newRunner is the harness over list, built whole: the default agent's.
 func (a *app) newRunner(list []agent.Tool, tasks *taskParts) (*agent.Runner, error) {
+	return agent.NewRunner(a.runnerConfig(list, tasks))
+}
+
+// runnerConfig is the default agent's harness over list (the top-level
+// settings), which the other agents' change (agents.go).
+func (a *app) runnerConfig(list []agent.Tool, tasks *taskParts) agent.RunnerConfig {
 	cfg := a.cfg
 	r := agent.RunnerConfig{
 		Provider:     a.model,
@@ -170,5 +181,5 @@ func (a *app) newRunner(list []agent.Tool, tasks *taskParts) (*agent.Runner, err
 	if cfg.Evolution.Enabled {
 		r.Skills = evolve.Index{Files: skillFiles(cfg), Impressions: a.db, Memos: a.db, BudgetTokens: cfg.Evolution.IndexTokens}
 	}
-	return agent.NewRunner(r)
+	return r
 }

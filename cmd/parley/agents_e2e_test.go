@@ -1,0 +1,135 @@
+package main
+
+// Agents bound to places end to end on Slack (docs/agents.md): #help and
+// #eng bound to two agents with their own persona, model server and
+// tools; a third channel left to the default agent.
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parleybot/parley/adapters/slack/slacktest"
+	"github.com/parleybot/parley/agent/llm/llmtest"
+)
+
+func TestAgentsBoundToChannels(t *testing.T) {
+	slk := newWorkspace(t) // C1
+	slk.AddChannel("C2", "eng", slacktest.Public)
+	slk.AddChannel("C3", "random", slacktest.Public)
+	hosted, local := llmtest.NewServer(), llmtest.NewServer()
+	t.Cleanup(hosted.Close)
+	t.Cleanup(local.Close)
+	env := slackEnv(slk)
+	env["PARLEY_MEMORY_GUARD_MODEL"] = "off"
+	env["PARLEY_TOOLS_SHELL_ENABLED"] = "true"
+	env["PARLEY_PROVIDERS"] = fmt.Sprintf(`{"local": {"kind": "openai", "base_url": %q}}`, local.OpenAIBaseURL())
+	env["PARLEY_AGENTS"] = `{
+		"support": {"persona": "You are Support-Bot for #help.", "model": "openai/gpt-4.1-nano", "tools": ["memory", "kb_search"]},
+		"eng": {"persona": "You are Eng-Bot for #eng.", "model": "local/llama3.2", "fallback": [], "tools": ["memory", "shell"]}}`
+	env["PARLEY_BINDINGS"] = `[{"place": "slack:channel:C2", "agent": "eng"}, {"place": "slack:channel:C1", "agent": "support"}]`
+	startInstance(t, platformConfig(t, filepath.Join(t.TempDir(), "data"), hosted, env)) // openai is hosted
+
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second) // a hang, not a timing assertion
+	defer cancel()
+	ask := func(channel, text, answer string) {
+		t.Helper()
+		root := slk.PostUserMessage(channel, "U1", "<@"+slk.BotUserID()+"> "+text, "")
+		err := slk.WaitFor(ctx, func() bool {
+			for _, m := range slk.Thread(channel, root) {
+				if m.BotID != "" && m.Visible() == answer && !m.Streaming {
+					return true
+				}
+			}
+			return false
+		})
+		if err != nil {
+			t.Fatalf("%s: no answer %q: %v; thread %+v", channel, answer, err, slk.Thread(channel, root))
+		}
+	}
+
+	hosted.Enqueue(llmtest.Text("Support here."))
+	ask("C1", "my invoice is wrong", "Support here.")
+	local.Enqueue(llmtest.Text("Eng here."))
+	ask("C2", "why is the build red?", "Eng here.")
+	hosted.Enqueue(llmtest.Text("Default here."))
+	ask("C3", "anything new?", "Default here.")
+
+	h, l := hosted.Requests(), local.Requests()
+	if len(h) != 2 || len(l) != 1 {
+		t.Fatalf("hosted saw %d requests, local %d; want 2 and 1", len(h), len(l))
+	}
+	checks := []struct {
+		name    string
+		req     llmtest.Request
+		model   string
+		persona string
+		tools   []string
+		asked   string
+	}{
+		{"support in #help", h[0], "gpt-4.1-nano", "Support-Bot", []string{"kb_search", "memory"}, "my invoice is wrong"},
+		{"eng in #eng", l[0], "llama3.2", "Eng-Bot", []string{"memory", "shell"}, "why is the build red?"},
+		{"default in #random", h[1], "gpt-4.1-mini", "", nil, "anything new?"},
+	}
+	for _, c := range checks {
+		if c.req.Model() != c.model {
+			t.Errorf("%s: model %q, want %q", c.name, c.req.Model(), c.model)
+		}
+		system := c.req.LastText("system")
+		for _, persona := range []string{"Support-Bot", "Eng-Bot"} {
+			if strings.Contains(system, persona) != (persona == c.persona) {
+				t.Errorf("%s: the system prompt has persona %s: %v", c.name, persona, strings.Contains(system, persona))
+			}
+		}
+		if !strings.Contains(c.req.LastUserText(), c.asked) {
+			t.Errorf("%s: was not asked %q", c.name, c.asked)
+		}
+		offered := offeredTools(c.req)
+		if c.tools != nil && !slices.Equal(offered, c.tools) {
+			t.Errorf("%s: offered %v, want %v", c.name, offered, c.tools)
+		}
+		if c.tools == nil && !slices.Contains(offered, "shell") {
+			t.Errorf("%s: the default agent was not offered every tool: %v", c.name, offered)
+		}
+	}
+
+	// /agent in each channel: which agent, why, its model and tools.
+	for i, c := range []struct {
+		channel string
+		want    []string
+	}{
+		{"C1", []string{"Agent: support", "bound here by slack:channel:C1", "Model: openai/gpt-4.1-nano", "Tools: memory, kb_search"}},
+		{"C2", []string{"Agent: eng", "bound here by slack:channel:C2", "Model: local/llama3.2\n", "Tools: memory, shell"}},
+		{"C3", []string{"Agent: default", "no binding covers this place", "Model: openai/gpt-4.1-mini"}},
+	} {
+		slk.SlashCommand("/parley", "agent", "U1", c.channel)
+		if err := slk.WaitFor(ctx, func() bool { return len(slk.Ephemerals("U1")) > i }); err != nil {
+			t.Fatalf("no answer to /parley agent in %s: %v", c.channel, err)
+		}
+		got := slk.Ephemerals("U1")[i].Text
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("/agent in %s answered %q; want it to say %q", c.channel, got, w)
+			}
+		}
+	}
+}
+
+// offeredTools are the names of the tools a request offered, sorted.
+func offeredTools(r llmtest.Request) []string {
+	var names []string
+	tools, _ := r.JSON["tools"].([]any)
+	for _, raw := range tools {
+		tool, _ := raw.(map[string]any)
+		fn, _ := tool["function"].(map[string]any)
+		if name, _ := fn["name"].(string); name != "" {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
