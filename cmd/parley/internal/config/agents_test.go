@@ -1,6 +1,7 @@
 package config
 
 import (
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -109,5 +110,37 @@ func TestAgentsFromEnvironment(t *testing.T) {
 	})
 	if got := cfg.Agent("support").Tools; !slices.Equal(got, []string{"memory"}) || len(cfg.Bindings) != 1 {
 		t.Errorf("tools %v, bindings %+v", got, cfg.Bindings)
+	}
+}
+
+// TestAgentsDocExample loads docs/agents.md's worked example as an
+// operator would.
+func TestAgentsDocExample(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile("../../../../docs/agents.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, _ := strings.Cut(string(doc), "## A worked example")
+	_, rest, _ = strings.Cut(rest, "```yaml\n")
+	example, _, ok := strings.Cut(rest, "```")
+	if !ok {
+		t.Fatal("docs/agents.md has no YAML example under ## A worked example")
+	}
+	cfg := mustLoadYAML(t, example, map[string]string{"OPENAI_API_KEY": "sk-doc-example"})
+	if err := cfg.RequireLLM(); err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.AgentNames(); !slices.Equal(got, []string{"default", "eng", "random", "support"}) {
+		t.Errorf("AgentNames() = %v", got)
+	}
+	if r := cfg.Agent("random"); r.Model != "local/llama3.2" || len(r.Fallback) != 0 || r.Tools == nil || len(r.Tools) != 0 {
+		t.Errorf("random = %+v", r)
+	}
+	if s := cfg.Agent("support"); slices.Contains(s.Tools, "shell") || !strings.Contains(s.Persona, "support desk") {
+		t.Errorf("support = %+v", s)
+	}
+	if len(cfg.Bindings) != 4 {
+		t.Errorf("bindings = %+v", cfg.Bindings)
 	}
 }
