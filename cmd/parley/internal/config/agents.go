@@ -207,3 +207,22 @@ func (c *Config) validateAgents() []string {
 	}
 	return p
 }
+
+// requireAgents reports whether the provider of every model an agent
+// names is configured (RequireLLM), and if not, what would fix it.
+func (c *Config) requireAgents() error {
+	for _, name := range slices.Sorted(maps.Keys(c.Agents)) {
+		a := c.Agents[name]
+		if a.Model != "" {
+			if err := c.requireProvider("agents."+name+".model", a.Model); err != nil {
+				return err
+			}
+		}
+		for i, m := range a.Fallback {
+			if err := c.requireProvider(fmt.Sprintf("agents.%s.fallback[%d]", name, i), m); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -144,3 +144,13 @@ func TestAgentsDocExample(t *testing.T) {
 		t.Errorf("bindings = %+v", cfg.Bindings)
 	}
 }
+
+// TestAgentsRequireTheirProviders: an agent on Anthropic, which nothing
+// configures, is refused when a model is about to be called.
+func TestAgentsRequireTheirProviders(t *testing.T) {
+	t.Parallel()
+	cfg := mustLoadYAML(t, agentsBase+"agents: {a: {model: anthropic/claude-sonnet-4-5}}\n", nil)
+	if err := cfg.RequireLLM(); err == nil || !strings.Contains(err.Error(), `agents.a.model is "anthropic/claude-sonnet-4-5" but Anthropic is not configured`) {
+		t.Errorf("RequireLLM() = %v", err)
+	}
+}

@@ -472,7 +472,7 @@ func (c *Config) RequireLLM() error {
 			return err
 		}
 	}
-	return nil
+	return c.requireAgents()
 }
 
 // EnvVar returns the environment variable that overrides a dotted key:
