@@ -2,7 +2,9 @@ package bot
 
 import (
 	"cmp"
+	"context"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/parleybot/parley/agent"
@@ -38,6 +40,8 @@ func (a *Agent) ToolNames() []string {
 type Binding struct {
 	Place chat.PlaceSet
 	Agent string
+	// Stored: an admin made it in chat (/agent use), not the configuration.
+	Stored bool
 }
 
 // Agents are the configured agents and the bindings that choose among
@@ -82,21 +86,46 @@ func NewAgents(agents []Agent, bindings []Binding) (*Agents, error) {
 }
 
 // Resolve is the agent that answers at w and the binding that chose it;
-// ok is false when none did and the agent is the default.
-func (a *Agents) Resolve(w Where) (ag *Agent, by Binding, ok bool) {
-	for _, b := range a.bindings {
-		if b.Place.Matches(w.Thread, w.Direct) {
-			return a.byName[b.Agent], b, true
+// ok is false when none did and the agent is the default. stored are the
+// bindings admins made in chat: of two places equally specific, the
+// stored one wins; one naming an agent there is not is passed over.
+func (a *Agents) Resolve(w Where, stored ...Binding) (ag *Agent, by Binding, ok bool) {
+	var best *Binding
+	for i, b := range stored {
+		if a.byName[b.Agent] != nil && b.Place.Matches(w.Thread, w.Direct) && (best == nil || b.Place.Kind > best.Place.Kind) {
+			best = &stored[i]
 		}
 	}
-	return a.byName[DefaultAgent], Binding{}, false
+	for i, b := range a.bindings { // most specific first
+		if b.Place.Matches(w.Thread, w.Direct) {
+			if best == nil || b.Place.Kind > best.Place.Kind {
+				best = &a.bindings[i]
+			}
+			break
+		}
+	}
+	if best == nil {
+		return a.byName[DefaultAgent], Binding{}, false
+	}
+	return a.byName[best.Agent], *best, true
 }
 
-// agentAt is the agent that answers at w: without agents configured, one
-// made of the router's Runner and Model.
-func (r *Router) agentAt(w Where) (ag *Agent, by Binding, ok bool) {
+// Names are the agents' names, default first.
+func (a *Agents) Names() []string {
+	names := slices.Sorted(maps.Keys(a.byName))
+	return append([]string{DefaultAgent}, slices.DeleteFunc(names, func(n string) bool { return n == DefaultAgent })...)
+}
+
+// agentAt is the agent that answers at w, the bindings admins stored
+// included: without agents configured, one made of the router's Runner
+// and Model. A store that fails leaves the configured bindings to decide.
+func (r *Router) agentAt(ctx context.Context, w Where) (ag *Agent, by Binding, ok bool) {
 	if r.cfg.Agents == nil {
 		return &Agent{Name: DefaultAgent, Runner: r.cfg.Runner, Model: r.cfg.Model}, Binding{}, false
 	}
-	return r.cfg.Agents.Resolve(w)
+	stored, err := r.storedBindings(ctx)
+	if err != nil {
+		r.log.Warn("read the stored bindings", "err", err)
+	}
+	return r.cfg.Agents.Resolve(w, stored...)
 }

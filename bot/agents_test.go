@@ -170,3 +170,36 @@ func reversed(b []bot.Binding) []bot.Binding {
 	}
 	return out
 }
+
+// TestAgentsStoredBindings: a binding an admin stored in chat wins over a
+// configured one as specific; a more specific configured place still
+// wins over it; one naming an agent that is gone is passed over.
+func TestAgentsStoredBindings(t *testing.T) {
+	t.Parallel()
+	a := agents(t,
+		bot.Binding{Place: place(t, "telegram:chat:-1001"), Agent: "configured"},
+		bot.Binding{Place: place(t, "telegram:topic:-1001/7"), Agent: "topic"},
+		bot.Binding{Place: place(t, "*"), Agent: "all"})
+	stored := []bot.Binding{
+		{Place: place(t, "telegram:chat:-1001"), Agent: "topic", Stored: true},
+		{Place: place(t, "telegram:chat:-1002"), Agent: "gone", Stored: true},
+	}
+	tests := []struct {
+		th     chat.Thread
+		want   string
+		stored bool
+	}{
+		{chat.Thread{Platform: "telegram", Chat: "-1001", ID: "9"}, "topic", true},
+		{chat.Thread{Platform: "telegram", Chat: "-1001", ID: "topic:7"}, "topic", false},
+		{chat.Thread{Platform: "telegram", Chat: "-1002", ID: "9"}, "all", false},
+	}
+	for _, tt := range tests {
+		got, by, _ := a.Resolve(bot.Where{Thread: tt.th}, stored...)
+		if got.Name != tt.want || by.Stored != tt.stored {
+			t.Errorf("%v: %q (stored %v); want %q (stored %v)", tt.th, got.Name, by.Stored, tt.want, tt.stored)
+		}
+	}
+	if got := a.Names(); strings.Join(got, " ") != "default all configured topic" {
+		t.Errorf("Names() = %v", got)
+	}
+}

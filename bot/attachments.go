@@ -103,8 +103,10 @@ func (r *Router) readTurn(ctx context.Context, msgs []chat.Message) (attached, e
 	if len(out.problems) > 0 {
 		r.tellProblems(ctx, msgs[0], out.problems)
 	}
-	if ag, _, _ := r.agentAt(Where{Thread: msgs[0].Thread, User: msgs[0].User, Direct: msgs[0].Direct}); len(out.images) > 0 && ag.Runner.Blind {
-		r.tellBlind(ctx, msgs[0])
+	if len(out.images) > 0 {
+		if ag, _, _ := r.agentAt(ctx, Where{Thread: msgs[0].Thread, User: msgs[0].User, Direct: msgs[0].Direct}); ag.Runner.Blind {
+			r.tellBlind(ctx, msgs[0])
+		}
 	}
 	return out, nil
 }

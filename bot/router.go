@@ -120,6 +120,8 @@ type Router struct {
 
 	// due delivers due reminders and schedules; nil: none.
 	due *timekeeper
+	// bindMu keeps two /agent use from losing one another's binding.
+	bindMu sync.Mutex
 	// checklist shows tasks' plans (checklist.go); set with Tasks.
 	checklist *checklists
 

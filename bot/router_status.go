@@ -37,7 +37,7 @@ func (r *Router) status(ctx context.Context, c chat.Command) (string, error) {
 	r.mu.Lock()
 	running := r.sessions[sid] != nil && r.sessions[sid].running
 	r.mu.Unlock()
-	ag, _, _ := r.agentAt(Where{Thread: c.Thread, User: c.User, Direct: c.Direct})
+	ag, _, _ := r.agentAt(ctx, Where{Thread: c.Thread, User: c.User, Direct: c.Direct})
 	var b strings.Builder
 	b.WriteString(you)
 	if ag.Model != "" {

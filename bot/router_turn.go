@@ -17,7 +17,7 @@ func (r *Router) turn(ctx context.Context, sid string, batch []chat.Message, bas
 	tr := &turnRun{r: r, sid: sid, m: m, keys: inboxKeys(batch), release: release, err: errTurnNotRun, outcome: TurnNotRun}
 	// The turn's agent, chosen once: it keeps it to the end, whatever
 	// changes meanwhile.
-	tr.agent, _, _ = r.agentAt(Where{Thread: m.Thread, User: m.User, Direct: m.Direct})
+	tr.agent, _, _ = r.agentAt(ctx, Where{Thread: m.Thread, User: m.User, Direct: m.Direct})
 	defer tr.end(ctx)
 	a, ok := r.adapters[m.Thread.Platform]
 	if !ok {

@@ -196,7 +196,17 @@ func Commands() []CommandSpec {
 		},
 		{
 			Name: "agent", Description: "Which agent answers here, and why: its model and tools",
-			Usage: []Usage{{"/agent", "which agent answers here and why (the binding), its model and tools"}},
+			Usage: []Usage{
+				{"/agent", "which agent answers here and why (the binding), its model and tools"},
+				{"/agent use NAME", "bind this channel or chat to agent NAME (admins)"},
+				{"/agent reset", "undo that (admins)"},
+			},
+			Subcommands: []Subcommand{
+				{Name: "show", Description: "Which agent answers here and why"},
+				{Name: "use", Description: "Bind this channel or chat to an agent (admins)",
+					Arg: &CommandArg{Name: "name", Description: "The agent's name, from /agent"}},
+				{Name: "reset", Description: "Undo the binding made here (admins)"},
+			},
 		},
 		{
 			Name: "help", Description: "What I can do and the commands I know",

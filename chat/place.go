@@ -89,7 +89,7 @@ func ParsePlaceSet(s string) (PlaceSet, error) {
 		p.ID, p.Topic = chat, topic
 		return p, nil
 	case !placeID(platform, id):
-		return bad("its id is not a "+platform+" id")
+		return bad("its id is not a " + platform + " id")
 	}
 	p.ID = id
 	return p, nil
@@ -164,4 +164,13 @@ func (p PlaceSet) String() string {
 		}
 	}
 	return ""
+}
+
+// ChannelOf is the place of t's channel or chat (the terminal's, on the
+// console): what an admin's /agent use binds.
+func ChannelOf(t Thread) PlaceSet {
+	if t.Platform == "console" {
+		return PlaceSet{Kind: PlaceDirect, Platform: "console"}
+	}
+	return PlaceSet{Kind: PlaceChannel, Platform: t.Platform, ID: t.Chat}
 }

@@ -26,6 +26,7 @@ func TestAgentsBoundToChannels(t *testing.T) {
 	t.Cleanup(local.Close)
 	env := slackEnv(slk)
 	env["PARLEY_MEMORY_GUARD_MODEL"] = "off"
+	env["PARLEY_ACCESS_ADMINS"] = "slack:U1"
 	env["PARLEY_TOOLS_SHELL_ENABLED"] = "true"
 	env["PARLEY_PROVIDERS"] = fmt.Sprintf(`{"local": {"kind": "openai", "base_url": %q}}`, local.OpenAIBaseURL())
 	env["PARLEY_AGENTS"] = `{
@@ -116,6 +117,34 @@ func TestAgentsBoundToChannels(t *testing.T) {
 				t.Errorf("/agent in %s answered %q; want it to say %q", c.channel, got, w)
 			}
 		}
+	}
+
+	// An admin binds #random to eng in chat; bo, who is none, may not.
+	slk.SlashCommand("/parley", "agent use eng", "U2", "C3")
+	if err := slk.WaitFor(ctx, func() bool { return len(slk.Ephemerals("U2")) > 0 }); err != nil {
+		t.Fatalf("bo was not answered: %v", err)
+	}
+	if got := slk.Ephemerals("U2")[0].Text; !strings.Contains(got, "Only an admin") {
+		t.Fatalf("bo's /agent use was answered %q", got)
+	}
+	slk.SlashCommand("/parley", "agent use eng", "U1", "C3")
+	if err := slk.WaitFor(ctx, func() bool { return len(slk.Ephemerals("U1")) > 3 }); err != nil {
+		t.Fatalf("ana's /agent use was not answered: %v", err)
+	}
+	if got := slk.Ephemerals("U1")[3].Text; !strings.Contains(got, "slack:channel:C3 is bound to eng") || !strings.Contains(got, "Why: bound here by slack:channel:C3, with /agent use") {
+		t.Fatalf("/agent use answered %q", got)
+	}
+	local.Enqueue(llmtest.Text("Eng in random."))
+	ask("C3", "and now?", "Eng in random.")
+	if l := local.Requests(); len(l) != 2 || !strings.Contains(l[1].LastText("system"), "Eng-Bot") {
+		t.Fatalf("after /agent use, local saw %d requests", len(l))
+	}
+	slk.SlashCommand("/parley", "agent reset", "U1", "C3")
+	if err := slk.WaitFor(ctx, func() bool { return len(slk.Ephemerals("U1")) > 4 }); err != nil {
+		t.Fatalf("/agent reset was not answered: %v", err)
+	}
+	if got := slk.Ephemerals("U1")[4].Text; !strings.Contains(got, "Agent: default") {
+		t.Fatalf("/agent reset answered %q", got)
 	}
 }
 
