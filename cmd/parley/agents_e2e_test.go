@@ -5,6 +5,7 @@ package main
 // tools; a third channel left to the default agent.
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -15,6 +16,8 @@ import (
 
 	"github.com/parleybot/parley/adapters/slack/slacktest"
 	"github.com/parleybot/parley/agent/llm/llmtest"
+	"github.com/parleybot/parley/cmd/parley/internal/config"
+	"github.com/spf13/cobra"
 )
 
 func TestAgentsBoundToChannels(t *testing.T) {
@@ -33,7 +36,8 @@ func TestAgentsBoundToChannels(t *testing.T) {
 		"support": {"persona": "You are Support-Bot for #help.", "model": "openai/gpt-4.1-nano", "tools": ["memory", "kb_search"]},
 		"eng": {"persona": "You are Eng-Bot for #eng.", "model": "local/llama3.2", "fallback": [], "tools": ["memory", "shell"]}}`
 	env["PARLEY_BINDINGS"] = `[{"place": "slack:channel:C2", "agent": "eng"}, {"place": "slack:channel:C1", "agent": "support"}]`
-	startInstance(t, platformConfig(t, filepath.Join(t.TempDir(), "data"), hosted, env)) // openai is hosted
+	cfg := platformConfig(t, filepath.Join(t.TempDir(), "data"), hosted, env) // openai is hosted
+	startInstance(t, cfg)
 
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second) // a hang, not a timing assertion
 	defer cancel()
@@ -139,6 +143,20 @@ func TestAgentsBoundToChannels(t *testing.T) {
 	if l := local.Requests(); len(l) != 2 || !strings.Contains(l[1].LastText("system"), "Eng-Bot") {
 		t.Fatalf("after /agent use, local saw %d requests", len(l))
 	}
+	// parley agents ls lists the agents and both kinds of binding.
+	out, errOut, err := agentsCmd(t, cfg, "agents", "ls")
+	if err != nil {
+		t.Fatalf("parley agents ls: %v; %s", err, errOut)
+	}
+	for _, want := range []string{
+		"default  openai/gpt-4.1-mini", "eng      local/llama3.2       none      memory, shell",
+		"support  openai/gpt-4.1-nano", "every enabled tool",
+		"slack:channel:C2  eng      configuration", "slack:channel:C1  support  configuration", "slack:channel:C3  eng      /agent use",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("parley agents ls lacks %q:\n%s", want, out)
+		}
+	}
 	slk.SlashCommand("/parley", "agent reset", "U1", "C3")
 	if err := slk.WaitFor(ctx, func() bool { return len(slk.Ephemerals("U1")) > 4 }); err != nil {
 		t.Fatalf("/agent reset was not answered: %v", err)
@@ -146,6 +164,21 @@ func TestAgentsBoundToChannels(t *testing.T) {
 	if got := slk.Ephemerals("U1")[4].Text; !strings.Contains(got, "Agent: default") {
 		t.Fatalf("/agent reset answered %q", got)
 	}
+}
+
+// agentsCmd runs `parley agents …` over cfg.
+func agentsCmd(t *testing.T, cfg *config.Config, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	e := &environment{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut,
+		lookupEnv: func(string) (string, bool) { return "", false }}
+	root := &cobra.Command{Use: "parley", SilenceUsage: true, SilenceErrors: true}
+	root.SetOut(&out)
+	root.SetErr(&errOut)
+	root.AddCommand(newAgentsCmd(e, func() (*config.Config, error) { return cfg, nil }))
+	root.SetArgs(args)
+	err = root.ExecuteContext(t.Context())
+	return out.String(), errOut.String(), err
 }
 
 // offeredTools are the names of the tools a request offered, sorted.

@@ -82,5 +82,6 @@ func newRootCmd(e *environment) *cobra.Command {
 	root.AddCommand(newInitCmd(e, func() string { return configPath })) // parley init (init.go)
 	root.AddCommand(newMemoryCmd(e, load))                              // parley memory show|export|erase (memory.go)
 	root.AddCommand(newExportCmd(e, load))                              // parley export (export.go)
+	root.AddCommand(newAgentsCmd(e, load))                              // parley agents ls (agents_cmd.go)
 	return root
 }
