@@ -3,7 +3,8 @@
 //
 // The Markdown is parsed once per call with goldmark (CommonMark + GFM, with
 // the CJK extension's escaped-space rule) and the tree is rendered by one of
-// five dialects:
+// five dialects (container nesting past 16 levels, and runs of unclosed
+// link openers, are shown as text rather than parsed: see nesting.go):
 //
 //   - [Slack]: mrkdwn for the fallback path (the adapter prefers Slack's own
 //     markdown_text / markdown block for model output).

@@ -37,6 +37,28 @@ func fuzzSeeds(f *testing.F) {
 	} {
 		f.Add(s)
 	}
+	for _, s := range deepSeeds() {
+		f.Add(s)
+	}
+}
+
+// deepSeeds nest past limitNesting's limits, small enough for FuzzSplit.
+func deepSeeds() []string {
+	var indented strings.Builder
+	for d := 0; d < 40; d++ {
+		indented.WriteString(strings.Repeat("  ", d) + "- item\n")
+	}
+	return []string{
+		strings.Repeat("- ", 300) + "x",
+		strings.Repeat("> ", 300) + "x",
+		strings.Repeat(">", 600) + "x",
+		strings.Repeat("1. ", 200) + "x",
+		strings.Repeat("> - ", 150) + "x\n" + strings.Repeat("> ", 100) + "y",
+		strings.Repeat("[a](", 150),
+		strings.Repeat("[a](<", 120) + "\n\n" + strings.Repeat("![a](b (", 80),
+		indented.String(),
+		"```\n" + strings.Repeat("- ", 100) + "x\n```\n" + strings.Repeat("- ", 100) + "| a |\n|---|\n",
+	}
 }
 
 // lowerHasMassMention reports an un-neutralized mass mention.
@@ -124,9 +146,14 @@ func FuzzDiscord(f *testing.F) {
 // FuzzTerminal: Terminal's output can do nothing on a terminal but show
 // text in the dialect's attributes (checkTerminal), with colour or
 // without.
+//
+// It also checks that limitNesting bounds the nesting it promises to.
 func FuzzTerminal(f *testing.F) {
 	fuzzSeeds(f)
 	f.Fuzz(func(t *testing.T, md string) {
+		if d := containerDepth(parse(md).root); d > maxNesting {
+			t.Fatalf("containers nested %d deep in %q", d, md)
+		}
 		for _, colour := range []bool{true, false} {
 			out := Terminal(md, colour)
 			checkCommon(t, "terminal", md, out)
@@ -231,6 +258,9 @@ func FuzzSplit(f *testing.F) {
 	f.Add("| a | b |\n|---|---|\n"+strings.Repeat("| 1 | 2 |\n", 30), uint16(40), uint8(0))
 	f.Add(strings.Repeat("这是一个句子。", 40), uint16(5), uint8(0))
 	f.Add(strings.Repeat("👨\u200d👩\u200d👧\u200d👦", 30), uint16(1), uint8(1))
+	for i, s := range deepSeeds() {
+		f.Add(s, uint16(100*i), uint8(i))
+	}
 	f.Fuzz(func(t *testing.T, md string, limit uint16, which uint8) {
 		if len(md) > 4096 {
 			return // keep each run fast; length adds nothing new

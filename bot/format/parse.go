@@ -61,9 +61,14 @@ func parseRaw(src []byte) ast.Node {
 // them, and the cheapest reliable source of that is goldmark itself: parse
 // once, and only when the lexical scan found a CJK delimiter run to fix
 // outside code, patch the source and parse again. Most answers parse once.
+//
+// Before any of that, limitNesting escapes nesting too deep to parse in
+// reasonable time (nesting.go); it returns the tree it parsed, if any.
 func parse(md string) *document {
-	src := []byte(sanitize(md))
-	root := parseRaw(src)
+	src, root, _ := limitNesting([]byte(sanitize(md)))
+	if root == nil {
+		root = parseRaw(src)
+	}
 	if cands := cjkCandidates(src); len(cands) > 0 {
 		if keep := dropProtected(root, src, cands); len(keep) > 0 {
 			src = insertEscapedSpaces(src, keep)

@@ -91,8 +91,13 @@ func findRegions(src string) []region {
 	if !strings.ContainsAny(src, "`~|") {
 		return nil
 	}
-	b := []byte(src)
-	root := parseRaw(b)
+	// The tree is of the source with too deep nesting escaped (see
+	// limitNesting); at maps its offsets back to src.
+	b, root, esc := limitNesting([]byte(src))
+	if root == nil {
+		root = parseRaw(b)
+	}
+	at := func(p int) int { return srcOffset(esc, p) }
 	var out []region
 	_ = ast.Walk(root, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
@@ -100,12 +105,12 @@ func findRegions(src string) []region {
 		}
 		switch n := n.(type) {
 		case *ast.FencedCodeBlock:
-			if r, ok := fenceRegion(src, n); ok {
+			if r, ok := fenceRegion(src, n, at); ok {
 				out = append(out, r)
 			}
 			return ast.WalkSkipChildren, nil
 		case *east.Table:
-			if r, ok := tableRegion(src, n); ok {
+			if r, ok := tableRegion(src, n, at); ok {
 				out = append(out, r)
 			}
 			return ast.WalkSkipChildren, nil
@@ -125,8 +130,8 @@ func lineEnd(s string, p int) int {
 	return len(s)
 }
 
-func fenceRegion(src string, n *ast.FencedCodeBlock) (region, bool) {
-	pos := n.Pos()
+func fenceRegion(src string, n *ast.FencedCodeBlock, at func(int) int) (region, bool) {
+	pos := at(n.Pos())
 	if pos < 0 || pos >= len(src) || (src[pos] != '`' && src[pos] != '~') {
 		return region{}, false
 	}
@@ -150,8 +155,9 @@ func fenceRegion(src string, n *ast.FencedCodeBlock) (region, bool) {
 	r.bodyStart, r.bodyEnd = openerEnd, openerEnd
 	if lines := n.Lines(); lines.Len() > 0 {
 		last := lines.At(lines.Len() - 1)
-		r.bodyEnd = lineEnd(src, min(last.Start, len(src)))
-		if last.Start >= len(src) {
+		lastStart := at(last.Start)
+		r.bodyEnd = lineEnd(src, min(lastStart, len(src)))
+		if lastStart >= len(src) {
 			r.bodyEnd = len(src)
 		}
 	}
@@ -174,8 +180,8 @@ func isFenceCloser(line, marker string) bool {
 	return i >= len(marker) && strings.TrimSpace(line[i:]) == ""
 }
 
-func tableRegion(src string, n *east.Table) (region, bool) {
-	pos := n.Pos()
+func tableRegion(src string, n *east.Table, at func(int) int) (region, bool) {
+	pos := at(n.Pos())
 	if pos < 0 || pos >= len(src) {
 		return region{}, false
 	}
@@ -192,7 +198,7 @@ func tableRegion(src string, n *east.Table) (region, bool) {
 		if !ok {
 			continue
 		}
-		p := row.Pos()
+		p := at(row.Pos())
 		if p < 0 || p >= len(src) {
 			return region{}, false
 		}
