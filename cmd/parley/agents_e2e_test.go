@@ -14,7 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parleybot/parley/adapters/discord/discordtest"
 	"github.com/parleybot/parley/adapters/slack/slacktest"
+	"github.com/parleybot/parley/adapters/telegram/telegramtest"
 	"github.com/parleybot/parley/agent/llm/llmtest"
 	"github.com/parleybot/parley/cmd/parley/internal/config"
 	"github.com/spf13/cobra"
@@ -194,4 +196,97 @@ func offeredTools(r llmtest.Request) []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// TestAgentsBoundOnTelegram: a forum topic's binding beats its forum's,
+// the forum's holds its other topics, private chats have theirs, and a
+// group no binding holds gets the default agent — one model server, two
+// models.
+func TestAgentsBoundOnTelegram(t *testing.T) {
+	t.Parallel()
+	tg := telegramtest.NewServer()
+	t.Cleanup(tg.Close)
+	tg.AddUser(tgAna, "Ana", "ana")
+	tg.AddGroup(tgGroup, "team")
+	tg.AddForum(tgForum, "dev")
+	release, design := tg.AddTopic(tgForum, "release"), tg.AddTopic(tgForum, "design")
+	model := llmtest.NewServer()
+	t.Cleanup(model.Close)
+	env := map[string]string{
+		"PARLEY_TELEGRAM_ENABLED":            "true",
+		"PARLEY_TELEGRAM_TOKEN":              tg.Token(),
+		"PARLEY_TELEGRAM_API_URL":            tg.URL,
+		"PARLEY_ACCESS_TELEGRAM_ALLOW_USERS": fmt.Sprint(tgAna),
+		"PARLEY_MEMORY_GUARD_MODEL":          "off",
+		"PARLEY_AGENTS": `{"release": {"persona": "You are Release-Bot.", "model": "openai/gpt-4.1-nano"},
+			"forum": {"persona": "You are Forum-Bot."}, "private": {"persona": "You are DM-Bot.", "tools": []}}`,
+		"PARLEY_BINDINGS": fmt.Sprintf(`[{"place": "telegram:chat:%d", "agent": "forum"}, {"place": "telegram:dm", "agent": "private"},
+			{"place": "telegram:topic:%d/%d", "agent": "release"}]`, tgForum, tgForum, release),
+	}
+	w := &tgWorld{tg: tg, model: model, instance: startInstance(t, platformConfig(t, filepath.Join(t.TempDir(), "data"), model, env))}
+	ctx := waitCtx(t)
+
+	asks := []struct {
+		in      telegramtest.Incoming
+		topic   int
+		answer  string
+		model   string
+		persona string
+		tools   bool
+	}{
+		{telegramtest.Incoming{Chat: tgForum, Topic: release, From: tgAna, Text: "ship it?", Mention: true}, release, "Release here.", "gpt-4.1-nano", "Release-Bot", true},
+		{telegramtest.Incoming{Chat: tgForum, Topic: design, From: tgAna, Text: "which font?", Mention: true}, design, "Forum here.", "gpt-4.1-mini", "Forum-Bot", true},
+		{telegramtest.Incoming{Chat: tgAna, From: tgAna, Text: "just us?"}, 0, "DM here.", "gpt-4.1-mini", "DM-Bot", false},
+		{telegramtest.Incoming{Chat: tgGroup, From: tgAna, Text: "lunch?", Mention: true}, 0, "Default here.", "gpt-4.1-mini", "", true},
+	}
+	for i, a := range asks {
+		model.Enqueue(llmtest.Text(a.answer))
+		w.tg.Post(a.in)
+		w.botSays(t, ctx, a.in.Chat, a.topic, a.answer)
+		req := model.Requests()[i]
+		system := req.LastText("system")
+		if req.Model() != a.model {
+			t.Errorf("%q: model %q, want %q", a.answer, req.Model(), a.model)
+		}
+		for _, persona := range []string{"Release-Bot", "Forum-Bot", "DM-Bot"} {
+			if strings.Contains(system, persona) != (persona == a.persona) {
+				t.Errorf("%q: persona %s in the system prompt: %v", a.answer, persona, !(persona == a.persona))
+			}
+		}
+		if got := len(offeredTools(req)) > 0; got != a.tools {
+			t.Errorf("%q: tools offered %v", a.answer, offeredTools(req))
+		}
+	}
+}
+
+// TestAgentsBoundOnDiscord: a channel's binding holds the threads Parley
+// opens in it, for the answers and for /agent asked in the thread.
+func TestAgentsBoundOnDiscord(t *testing.T) {
+	t.Parallel()
+	w := startDiscord(t, map[string]string{
+		"PARLEY_MEMORY_GUARD_MODEL": "off",
+		"PARLEY_AGENTS":             `{"general": {"persona": "You are Gen-Bot.", "model": "openai/gpt-4.1-nano", "tools": ["memory"]}}`,
+		"PARLEY_BINDINGS":           fmt.Sprintf(`[{"place": "discord:channel:%s", "agent": "general"}]`, dcChannel),
+	}, nil)
+	ctx := waitCtx(t)
+	w.model.Enqueue(llmtest.Text("Gen here."))
+	m := w.dc.Post(discordtest.Incoming{Channel: dcChannel, Author: dcAna, Content: "plan the release", Mention: true})
+	w.botSays(t, ctx, m, "Gen here.")
+	w.model.Enqueue(llmtest.Text("Still Gen."))
+	w.dc.Post(discordtest.Incoming{Channel: m, Author: dcAna, Content: "when?"})
+	w.botSays(t, ctx, m, "Still Gen.")
+	for i, req := range w.model.Requests() {
+		if req.Model() != "gpt-4.1-nano" || !strings.Contains(req.LastText("system"), "Gen-Bot") || !slices.Equal(offeredTools(req), []string{"memory"}) {
+			t.Errorf("request %d: model %q, tools %v, Gen-Bot in the system prompt: %v", i, req.Model(), offeredTools(req), strings.Contains(req.LastText("system"), "Gen-Bot"))
+		}
+	}
+	if _, err := w.dc.Command(m, dcAna, "agent", discordtest.CommandOption{Name: "show", Type: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.dc.WaitFor(ctx, func() bool { return len(w.dc.Ephemeral(dcAna)) > 0 }); err != nil {
+		t.Fatalf("/agent was not answered: %v", err)
+	}
+	if got := strings.Join(w.dc.Ephemeral(dcAna), "\n"); !strings.Contains(got, "Agent: general") || !strings.Contains(got, "bound here by discord:channel:"+dcChannel) {
+		t.Fatalf("/agent in the thread answered %q", got)
+	}
 }
