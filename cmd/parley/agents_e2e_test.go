@@ -26,7 +26,15 @@ func TestAgentsBoundToChannels(t *testing.T) {
 	slk := newWorkspace(t) // C1
 	slk.AddChannel("C2", "eng", slacktest.Public)
 	slk.AddChannel("C3", "random", slacktest.Public)
-	hosted, local := llmtest.NewServer(), llmtest.NewServer()
+	// Unscripted, hosted holds its answer until released: a turn that
+	// runs while a binding changes.
+	started, release := make(chan struct{}, 1), make(chan struct{})
+	hosted := llmtest.NewServer(llmtest.WithResponder(func(llmtest.Request) llmtest.Reply {
+		started <- struct{}{}
+		<-release
+		return llmtest.Text("Default, to the end.")
+	}))
+	local := llmtest.NewServer()
 	t.Cleanup(hosted.Close)
 	t.Cleanup(local.Close)
 	env := slackEnv(slk)
@@ -166,6 +174,35 @@ func TestAgentsBoundToChannels(t *testing.T) {
 	if got := slk.Ephemerals("U1")[4].Text; !strings.Contains(got, "Agent: default") {
 		t.Fatalf("/agent reset answered %q", got)
 	}
+
+	// A turn keeps the agent it started with: #random is bound to eng
+	// while the default agent's answer is being written.
+	root := slk.PostUserMessage("C3", "U1", "<@"+slk.BotUserID()+"> long one", "")
+	select {
+	case <-started:
+	case <-ctx.Done():
+		t.Fatal("the turn never reached the model")
+	}
+	slk.SlashCommand("/parley", "agent use eng", "U1", "C3")
+	if err := slk.WaitFor(ctx, func() bool { return len(slk.Ephemerals("U1")) > 5 }); err != nil {
+		t.Fatalf("/agent use mid-turn was not answered: %v", err)
+	}
+	close(release)
+	if err := slk.WaitFor(ctx, func() bool {
+		for _, m := range slk.Thread("C3", root) {
+			if m.BotID != "" && m.Visible() == "Default, to the end." && !m.Streaming {
+				return true
+			}
+		}
+		return false
+	}); err != nil {
+		t.Fatalf("the turn did not finish on its agent: %v; thread %+v", err, slk.Thread("C3", root))
+	}
+	if n := len(local.Requests()); n != 2 {
+		t.Fatalf("local saw %d requests during the default's turn, want still 2", n)
+	}
+	local.Enqueue(llmtest.Text("Eng from now on."))
+	ask("C3", "and next?", "Eng from now on.")
 }
 
 // agentsCmd runs `parley agents …` over cfg.
