@@ -26,6 +26,10 @@ func (r *Router) status(ctx context.Context, c chat.Command) (string, error) {
 	// Who asks, as access lists and access.admins name people: how an
 	// operator finds their own id (docs/setup.md).
 	you := "You are " + c.User.Key() + " here.\n"
+	ag, _, _ := r.agentAt(ctx, Where{Thread: c.Thread, User: c.User, Direct: c.Direct})
+	if ag.Name != DefaultAgent {
+		you += "Agent: " + ag.Name + " (/agent says why)\n"
+	}
 	if !ok {
 		return strings.TrimSpace(you + "No conversation here yet.\n" + limits), nil
 	}
@@ -37,7 +41,6 @@ func (r *Router) status(ctx context.Context, c chat.Command) (string, error) {
 	r.mu.Lock()
 	running := r.sessions[sid] != nil && r.sessions[sid].running
 	r.mu.Unlock()
-	ag, _, _ := r.agentAt(ctx, Where{Thread: c.Thread, User: c.User, Direct: c.Direct})
 	var b strings.Builder
 	b.WriteString(you)
 	if ag.Model != "" {

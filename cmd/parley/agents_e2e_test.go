@@ -133,12 +133,21 @@ func TestAgentsBoundToChannels(t *testing.T) {
 		}
 	}
 
+	// /status names the agent.
+	slk.SlashCommand("/parley", "status", "U2", "C2")
+	if err := slk.WaitFor(ctx, func() bool { return len(slk.Ephemerals("U2")) > 0 }); err != nil {
+		t.Fatalf("no answer to /parley status: %v", err)
+	}
+	if got := slk.Ephemerals("U2")[0].Text; !strings.Contains(got, "You are slack:U2 here.\nAgent: eng (/agent says why)\n") {
+		t.Errorf("/status in #eng answered %q", got)
+	}
+
 	// An admin binds #random to eng in chat; bo, who is none, may not.
 	slk.SlashCommand("/parley", "agent use eng", "U2", "C3")
-	if err := slk.WaitFor(ctx, func() bool { return len(slk.Ephemerals("U2")) > 0 }); err != nil {
+	if err := slk.WaitFor(ctx, func() bool { return len(slk.Ephemerals("U2")) > 1 }); err != nil {
 		t.Fatalf("bo was not answered: %v", err)
 	}
-	if got := slk.Ephemerals("U2")[0].Text; !strings.Contains(got, "Only an admin") {
+	if got := slk.Ephemerals("U2")[1].Text; !strings.Contains(got, "Only an admin") {
 		t.Fatalf("bo's /agent use was answered %q", got)
 	}
 	slk.SlashCommand("/parley", "agent use eng", "U1", "C3")
