@@ -27,7 +27,7 @@ type app struct {
 	db  backend
 	// model is the chat model, counted for metrics; window its context
 	// window, and blind whether it cannot see pictures.
-	model  llm.Provider
+	model llm.Provider
 	// reg is every model server, for the agents' models (agents.go).
 	reg    *llm.Registry
 	window int
