@@ -25,6 +25,11 @@ type Agent struct {
 	// Model is the model it calls first; Fallback those it falls back on.
 	Model    string
 	Fallback []string
+	// Switch are the models a conversation may switch to with /model,
+	// each with the runner that calls it first, then Fallback.
+	Switch map[string]*agent.Runner
+	// Switched: a conversation's /model chose Model, not the agent's.
+	Switched bool
 }
 
 // ToolNames are the names of the tools the agent is offered.

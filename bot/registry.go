@@ -37,6 +37,7 @@ func commandTable() []commandEntry {
 		{name: "worklog", run: (*Router).cmdWorklog},
 		{name: "status", run: (*Router).cmdStatus},
 		{name: "agent", run: (*Router).cmdAgent},
+		{name: "model", run: (*Router).cmdModel},
 		{name: "help", aliases: []string{"start"}, run: (*Router).cmdHelp},
 	}
 }

@@ -26,7 +26,10 @@ func (r *Router) status(ctx context.Context, c chat.Command) (string, error) {
 	// Who asks, as access lists and access.admins name people: how an
 	// operator finds their own id (docs/setup.md).
 	you := "You are " + c.User.Key() + " here.\n"
-	ag, _, _ := r.agentAt(ctx, Where{Thread: c.Thread, User: c.User, Direct: c.Direct})
+	if !ok {
+		sid = ""
+	}
+	ag := r.agentFor(ctx, Where{Thread: c.Thread, User: c.User, Direct: c.Direct}, sid)
 	if ag.Name != DefaultAgent {
 		you += "Agent: " + ag.Name + " (/agent says why)\n"
 	}
@@ -43,7 +46,9 @@ func (r *Router) status(ctx context.Context, c chat.Command) (string, error) {
 	r.mu.Unlock()
 	var b strings.Builder
 	b.WriteString(you)
-	if ag.Model != "" {
+	if ag.Model != "" && ag.Switched {
+		fmt.Fprintf(&b, "Model: %s (switched with /model)\n", ag.Model)
+	} else if ag.Model != "" {
 		fmt.Fprintf(&b, "Model: %s\n", ag.Model)
 	}
 	if size.Model != "" && size.Model != ag.Model {

@@ -17,7 +17,8 @@ func (r *Router) turn(ctx context.Context, sid string, batch []chat.Message, bas
 	tr := &turnRun{r: r, sid: sid, m: m, keys: inboxKeys(batch), release: release, err: errTurnNotRun, outcome: TurnNotRun}
 	// The turn's agent, chosen once: it keeps it to the end, whatever
 	// changes meanwhile.
-	tr.agent, _, _ = r.agentAt(ctx, Where{Thread: m.Thread, User: m.User, Direct: m.Direct})
+	// The model too: /model's choice for this session, if any.
+	tr.agent = r.agentFor(ctx, Where{Thread: m.Thread, User: m.User, Direct: m.Direct}, sid)
 	defer tr.end(ctx)
 	a, ok := r.adapters[m.Thread.Platform]
 	if !ok {

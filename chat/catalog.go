@@ -209,6 +209,20 @@ func Commands() []CommandSpec {
 			},
 		},
 		{
+			Name: "model", Description: "This conversation's model, and switching it to another allowed one",
+			Usage: []Usage{
+				{"/model", "this conversation's model and the ones it may switch to"},
+				{"/model NAME", "switch this conversation to model NAME (its starter or an admin)"},
+				{"/model reset", "back to the agent's model"},
+			},
+			Subcommands: []Subcommand{
+				{Name: "show", Description: "This conversation's model and the allowed ones"},
+				{Name: "use", Description: "Switch this conversation to a model (its starter or an admin)",
+					Arg: &CommandArg{Name: "name", Description: "The model, as /model lists it"}},
+				{Name: "reset", Description: "Back to the agent's model"},
+			},
+		},
+		{
 			Name: "help", Description: "What I can do and the commands I know",
 			Usage: []Usage{{"/help", "this list"}},
 		},

@@ -28,6 +28,9 @@ func (a *app) agents(def *agent.Runner, list []agent.Tool, tasks *taskParts) (*b
 			}
 			ag.Runner = r
 		}
+		if err := a.switchRunners(&ag, name, s, list, tasks); err != nil {
+			return nil, err
+		}
 		out = append(out, ag)
 	}
 	var bindings []bot.Binding
@@ -39,6 +42,30 @@ func (a *app) agents(def *agent.Runner, list []agent.Tool, tasks *taskParts) (*b
 		bindings = append(bindings, bot.Binding{Place: place, Agent: b.Agent})
 	}
 	return bot.NewAgents(out, bindings)
+}
+
+// switchRunners gives ag a runner for each model a conversation may
+// switch to (/model): the agent's, calling that model first, then the
+// agent's fallbacks.
+func (a *app) switchRunners(ag *bot.Agent, name string, s config.AgentSettings, list []agent.Tool, tasks *taskParts) error {
+	key := "agents." + name + ".models"
+	if name == config.DefaultAgent {
+		key = "llm.switchable"
+	}
+	for _, m := range s.Models {
+		sw := s
+		sw.Model = m
+		sw.Fallback = slices.DeleteFunc(slices.Clone(s.Fallback), func(f string) bool { return f == m })
+		r, err := a.agentRunner(name, sw, list, tasks)
+		if err != nil {
+			return fmt.Errorf("%s: %s: %w", key, m, err)
+		}
+		if ag.Switch == nil {
+			ag.Switch = map[string]*agent.Runner{}
+		}
+		ag.Switch[m] = r
+	}
+	return nil
 }
 
 // agentRunner is agent name's harness: the default's with its persona,

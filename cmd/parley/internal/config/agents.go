@@ -30,6 +30,9 @@ type AgentSettings struct {
 	// list (fallback: []) falls back on nothing.
 	Model    string   `json:"model"`
 	Fallback []string `json:"fallback"`
+	// Models are those a conversation may switch to with /model; unset,
+	// llm.switchable; empty (models: []), none.
+	Models []string `json:"models"`
 	// Tools is the allow list of the tools offered, by name; unset, every
 	// tool the configuration enables; empty (tools: []), none.
 	Tools []string `json:"tools"`
@@ -72,6 +75,9 @@ func (c *Config) Agent(name string) AgentSettings {
 	}
 	if a.Fallback == nil {
 		a.Fallback = slices.DeleteFunc(slices.Clone(c.LLM.Fallback), func(m string) bool { return m == a.Model })
+	}
+	if a.Models == nil {
+		a.Models = c.LLM.Switchable
 	}
 	if a.Thinking == "" {
 		a.Thinking = c.LLM.Thinking
@@ -132,14 +138,32 @@ func (c *Config) normalizeAgents() {
 		for i, m := range a.Fallback {
 			a.Fallback[i] = canonical(m)
 		}
+		for i, m := range a.Models {
+			a.Models[i] = canonical(m)
+		}
 		a.Thinking = strings.ToLower(strings.TrimSpace(a.Thinking))
 		c.Agents[name] = a
 	}
 }
 
-// validateAgents checks agents.* and bindings.
-func (c *Config) validateAgents() []string {
+// switchableProblems are what is wrong with the models at key (a list
+// /model may switch to): each must name a configured provider, once.
+func (c *Config) switchableProblems(key string, models []string) []string {
 	var p []string
+	for i, m := range models {
+		switch {
+		case modelProblem(m, c.providerProblem) != "":
+			p = append(p, fmt.Sprintf("%s[%d]: %s", key, i, modelProblem(m, c.providerProblem)))
+		case slices.Index(models, m) < i:
+			p = append(p, fmt.Sprintf("%s[%d]: the same model as %s[%d]", key, i, key, slices.Index(models, m)))
+		}
+	}
+	return p
+}
+
+// validateAgents checks agents.*, llm.switchable and bindings.
+func (c *Config) validateAgents() []string {
+	p := c.switchableProblems("llm.switchable", c.LLM.Switchable)
 	add := func(format string, args ...any) { p = append(p, fmt.Sprintf(format, quietArgs(args)...)) }
 	tools := c.ToolNames()
 	var servers []string
@@ -172,6 +196,7 @@ func (c *Config) validateAgents() []string {
 				add("%s.fallback[%d]: the same model as %s.fallback[%d]", key, i, key, slices.Index(a.Fallback, m))
 			}
 		}
+		p = append(p, c.switchableProblems(key+".models", a.Models)...)
 		if _, err := llm.ParseReasoning(a.Thinking); err != nil {
 			add("%s.thinking: %s", key, err)
 		}

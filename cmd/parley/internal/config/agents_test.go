@@ -39,6 +39,9 @@ func TestAgentsValidation(t *testing.T) {
 		{"fallback provider", "agents: {a: {fallback: [nowhere/m1]}}\n", `agents.a.fallback[0]: provider "nowhere"`},
 		{"fallback is the model", "agents: {a: {model: local/llama3.2, fallback: [local/llama3.2]}}\n", "agents.a.fallback[0]: the same model as the agent's model"},
 		{"fallback twice", "agents: {a: {fallback: [local/x, local/x]}}\n", "agents.a.fallback[1]: the same model as agents.a.fallback[0]"},
+		{"switchable model's provider", "agents: {a: {models: [local/x, nowhere/m1]}}\n", `agents.a.models[1]: provider "nowhere" in "nowhere/m1" is not configured`},
+		{"switchable model twice", "agents: {a: {models: [local/x, local/x]}}\n", "agents.a.models[1]: the same model as agents.a.models[0]"},
+		{"bad switchable model", "agents: {a: {models: [llama]}}\n", `agents.a.models[0]: "llama" must be provider/model`},
 		{"unknown tool", "agents: {a: {tools: [memory, shel]}}\n", `agents.a.tools[1]: "shel" is no tool here; the tools are memory, kb_search, web_fetch, skill_read, remind, schedule, todo, delegate and <server>__<tool> of tools.mcp.servers`},
 		{"tool turned off", "agents: {a: {tools: [shell]}}\n", `agents.a.tools[0]: "shell" is no tool here`},
 		{"unknown MCP server", "agents: {a: {tools: [jira__search]}}\n", `agents.a.tools[0]: "jira__search" is no tool here`},
@@ -152,5 +155,24 @@ func TestAgentsRequireTheirProviders(t *testing.T) {
 	cfg := mustLoadYAML(t, agentsBase+"agents: {a: {model: anthropic/claude-sonnet-4-5}}\n", nil)
 	if err := cfg.RequireLLM(); err == nil || !strings.Contains(err.Error(), `agents.a.model is "anthropic/claude-sonnet-4-5" but Anthropic is not configured`) {
 		t.Errorf("RequireLLM() = %v", err)
+	}
+}
+
+// TestSwitchableModels: llm.switchable is checked as agents.<a>.models
+// are, and an agent that sets no models inherits it.
+func TestSwitchableModels(t *testing.T) {
+	t.Parallel()
+	_, err := loadYAML(t, agentsBase, map[string]string{"PARLEY_LLM_SWITCHABLE": "local/x,nowhere/m1"})
+	if err == nil || !strings.Contains(err.Error(), `llm.switchable[1]: provider "nowhere" in "nowhere/m1" is not configured`) {
+		t.Fatalf("err = %v", err)
+	}
+	cfg, err := loadYAML(t, agentsBase+"agents: {a: {}, b: {models: []}, c: {models: [hosted/gpt-4.1]}}\n", map[string]string{"PARLEY_LLM_SWITCHABLE": "local/qwen3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string][]string{"default": {"local/qwen3"}, "a": {"local/qwen3"}, "b": {}, "c": {"hosted/gpt-4.1"}} {
+		if got := cfg.Agent(name).Models; !slices.Equal(got, want) {
+			t.Errorf("agents.%s models %v, want %v", name, got, want)
+		}
 	}
 }

@@ -93,6 +93,10 @@ type LLM struct {
 	// Fallback are the models a turn continues on, in order, when Model
 	// fails it (docs/models.md#fallback); names as for Model.
 	Fallback []string `mapstructure:"fallback"`
+	// Switchable are the models a conversation of the default agent may
+	// switch to with /model (docs/agents.md#switching-the-model); empty,
+	// none.
+	Switchable []string `mapstructure:"switchable"`
 	// FallbackCooldownSeconds is how long a model that failed is left
 	// alone before calls try it again.
 	FallbackCooldownSeconds int `mapstructure:"fallback_cooldown_seconds"`

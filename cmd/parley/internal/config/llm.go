@@ -58,6 +58,9 @@ func (l *LLM) normalize() {
 	for i, m := range l.Fallback {
 		l.Fallback[i] = canonical(m)
 	}
+	for i, m := range l.Switchable {
+		l.Switchable[i] = canonical(m)
+	}
 	l.Thinking = strings.ToLower(strings.TrimSpace(l.Thinking))
 }
 
