@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"log/slog"
 	"maps"
 	"slices"
 	"strings"
@@ -30,11 +29,7 @@ func newAgentsCmd(e *environment, load func() (*config.Config, error)) *cobra.Co
 	cmd.AddCommand(&cobra.Command{
 		Use: "ls", Short: "List the agents and the bindings (configured, and made in chat with /agent use)", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := load()
-			if err != nil {
-				return err
-			}
-			db, err := openStore(cmd.Context(), cfg, slog.New(slog.DiscardHandler))
+			cfg, db, err := commandStore(cmd.Context(), load)
 			if err != nil {
 				return err
 			}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -68,11 +67,7 @@ func newExportCmd(e *environment, load func() (*config.Config, error)) *cobra.Co
 			if err := o.check(); err != nil {
 				return err
 			}
-			cfg, err := load()
-			if err != nil {
-				return err
-			}
-			db, err := openStore(cmd.Context(), cfg, slog.New(slog.DiscardHandler))
+			cfg, db, err := commandStore(cmd.Context(), load)
 			if err != nil {
 				return err
 			}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -36,11 +35,7 @@ func newMemoryCmd(e *environment, load func() (*config.Config, error)) *cobra.Co
 			if err != nil {
 				return err
 			}
-			cfg, err := load()
-			if err != nil {
-				return err
-			}
-			db, err := openStore(cmd.Context(), cfg, slog.New(slog.DiscardHandler))
+			_, db, err := commandStore(cmd.Context(), load)
 			if err != nil {
 				return err
 			}

@@ -90,11 +90,7 @@ func newSkillsCmd(e *environment, load func() (*config.Config, error)) *cobra.Co
 		Short: "List every scope's skills with their invocation, edit-after-hit and ineffective rates",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := load()
-			if err != nil {
-				return err
-			}
-			db, err := openStore(cmd.Context(), cfg, slog.New(slog.DiscardHandler))
+			cfg, db, err := commandStore(cmd.Context(), load)
 			if err != nil {
 				return err
 			}

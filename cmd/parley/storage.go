@@ -44,6 +44,20 @@ func openStore(ctx context.Context, cfg *config.Config, logger *slog.Logger) (ba
 
 // storeName says which database a process uses, for doctor and logs: the
 // SQLite file, or the PostgreSQL URL without its password.
+// commandStore loads the configuration and opens its store for one
+// command, which closes it.
+func commandStore(ctx context.Context, load func() (*config.Config, error)) (*config.Config, backend, error) {
+	cfg, err := load()
+	if err != nil {
+		return nil, nil, err
+	}
+	db, err := openStore(ctx, cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return nil, nil, err
+	}
+	return cfg, db, nil
+}
+
 func storeName(cfg *config.Config) string {
 	if cfg.Store.Driver == config.StorePostgres {
 		return "postgres " + config.RedactURL(cfg.Store.PostgresURL.Reveal())
