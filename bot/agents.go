@@ -30,6 +30,9 @@ type Agent struct {
 	Switch map[string]*agent.Runner
 	// Switched: a conversation's /model chose Model, not the agent's.
 	Switched bool
+	// Budget is what its turns may cost per UTC month, in US dollars; 0:
+	// no bound (costs_limits.go).
+	Budget float64
 }
 
 // ToolNames are the names of the tools the agent is offered.
@@ -113,6 +116,21 @@ func (a *Agents) Resolve(w Where, stored ...Binding) (ag *Agent, by Binding, ok 
 		return a.byName[DefaultAgent], Binding{}, false
 	}
 	return a.byName[best.Agent], *best, true
+}
+
+// budgets are the agents' monthly budgets in nanodollars, by name; nil
+// Agents have none.
+func (a *Agents) budgets() map[string]int64 {
+	if a == nil {
+		return nil
+	}
+	out := map[string]int64{}
+	for name, ag := range a.byName {
+		if ag.Budget > 0 {
+			out[name] = nanos(ag.Budget)
+		}
+	}
+	return out
 }
 
 // Names are the agents' names, default first.

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/parleybot/parley/agent/llm"
@@ -19,8 +20,9 @@ type Cost struct {
 	User string
 	// Agent is the agent that ran the turn.
 	Agent string
-	// Place is where: "platform:chat" for a channel or group, or
-	// "platform:dm" for every direct message on a platform together.
+	// Place is where, as bindings name places: a channel or group
+	// (slack:channel:C0123), or a platform's direct messages together
+	// (telegram:dm).
 	Place string
 	// Session is the conversation's session id.
 	Session string
@@ -74,4 +76,27 @@ type CostBook interface {
 	// first (then the most tokens, then by key), at most limit groups
 	// (limit <= 0: all).
 	CostsBy(ctx context.Context, by CostGroup, f CostFilter, limit int) ([]CostSum, error)
+}
+
+// dollars writes an amount of nanodollars for people: cents from a
+// dollar up ($12.34), four decimals below ($0.0046), "<$0.0001" for less
+// but not nothing. Integer arithmetic, so the same amount always reads the
+// same.
+func dollars(n int64) string {
+	switch {
+	case n == 0:
+		return "$0"
+	case n < 0:
+		return "-" + dollars(-n)
+	case n >= 1e9:
+		cents := (n + 5e6) / 1e7
+		return fmt.Sprintf("$%s.%02d", thousands(int(cents/100)), cents%100)
+	case n < 1e5:
+		return "<$0.0001"
+	}
+	tenth := (n + 5e4) / 1e5 // ten-thousandths of a dollar
+	if tenth >= 1e4 {
+		return "$1.00"
+	}
+	return fmt.Sprintf("$0.%04d", tenth)
 }

@@ -21,6 +21,8 @@ type Metrics interface {
 	// edits the platform's budget allowed while the answer streamed
 	// (burst + streaming time ÷ edit interval, 0 when nothing streamed).
 	FinalShown(platform string, d time.Duration, allowed int)
+	// Spent counts what a model call for agent cost (costs.go).
+	Spent(agent, model string, nanos int64)
 }
 
 // TurnOutcome is how a turn ended: one of a fixed set, usable as a label.

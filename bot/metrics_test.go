@@ -41,6 +41,8 @@ func (m *recordedMetrics) FinalShown(platform string, d time.Duration, allowed i
 	m.finals = append(m.finals, finalShown{platform, d, allowed})
 }
 
+func (m *recordedMetrics) Spent(string, string, int64) {}
+
 func (m *recordedMetrics) snapshot() ([]bot.TurnOutcome, []finalShown) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -31,6 +31,9 @@ type Limits struct {
 	// MessageChars is the longest message Parley reads; the rest is cut,
 	// and both the person and the model are told.
 	MessageChars int
+	// DailyCost is what a person's turns may cost per UTC day, in US
+	// dollars (costs_limits.go; needs RouterConfig.Costs).
+	DailyCost float64
 }
 
 // quotas keeps the per-person rate (in memory: a restart forgives) and the

@@ -38,6 +38,7 @@ func commandTable() []commandEntry {
 		{name: "status", run: (*Router).cmdStatus},
 		{name: "agent", run: (*Router).cmdAgent},
 		{name: "model", run: (*Router).cmdModel},
+		{name: "usage", run: (*Router).cmdUsage},
 		{name: "help", aliases: []string{"start"}, run: (*Router).cmdHelp},
 	}
 }

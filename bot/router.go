@@ -84,6 +84,9 @@ type RouterConfig struct {
 	// Metrics is told how turns end and how long their finals took to
 	// show (metrics.go); nil: nothing is counted.
 	Metrics Metrics
+	// Costs keeps what each model call of a turn cost (costs.go); nil:
+	// nothing is kept, and the money limits and /usage are off.
+	Costs CostBook
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 	// ResumeWithin bounds crash recovery: a message older than this is not
@@ -114,6 +117,7 @@ type Router struct {
 	adapters map[string]chat.Adapter
 	slots    *fairSlots
 	quota    *quotas
+	spending *spending // the money limits (costs_limits.go)
 	log      *slog.Logger
 	// decode holds a token while a picture is decoded (attachments.go).
 	decode chan struct{}
@@ -223,6 +227,8 @@ func NewRouter(cfg RouterConfig, adapters ...chat.Adapter) (*Router, error) {
 		adapters: map[string]chat.Adapter{},
 		slots:    newFairSlots(cfg.MaxConcurrent),
 		quota:    newQuotas(cfg.Limits, cfg.Access, cfg.KV, cfg.Now),
+		spending: &spending{book: cfg.Costs, daily: nanos(cfg.Limits.DailyCost), budget: cfg.Agents.budgets(),
+			access: cfg.Access, kv: cfg.KV, now: cfg.Now},
 		log:      cfg.Logger,
 		decode:   make(chan struct{}, decodeSlots),
 		sessions: map[string]*sessionState{},

@@ -23,6 +23,9 @@ func (e *refusedError) Error() string { return "message not taken: " + e.notice 
 func (r *Router) admit(ctx context.Context, m chat.Message, was int) (queued bool, err error) {
 	notice, err := r.quota.admit(ctx, m.User)
 	if err == nil && notice == "" {
+		notice, err = r.admitSpending(ctx, m)
+	}
+	if err == nil && notice == "" {
 		err = r.enqueue(ctx, m)
 		if refused, ok := errors.AsType[*refusedError](err); ok {
 			notice, err = refused.notice, nil
@@ -47,6 +50,18 @@ func (r *Router) admit(ctx context.Context, m chat.Message, was int) (queued boo
 		}
 	}
 	return queued, nil
+}
+
+// admitSpending says why m's turn may not start for its money limits,
+// "" when it may, and tells the admins when they are to hear of it.
+func (r *Router) admitSpending(ctx context.Context, m chat.Message) (string, error) {
+	if r.cfg.Costs == nil {
+		return "", nil
+	}
+	ag, _, _ := r.agentAt(ctx, Where{Thread: m.Thread, User: m.User, Direct: m.Direct})
+	notice, admins, err := r.spending.admit(ctx, m.User, ag.Name)
+	r.tellAdmins(ctx, m.Thread, admins)
+	return notice, err
 }
 
 // queueFull says why m cannot wait in st's queue, "" when it can. Called

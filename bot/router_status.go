@@ -64,6 +64,11 @@ func (r *Router) status(ctx context.Context, c chat.Command) (string, error) {
 	if u := size.Usage; u.InputTokens > 0 {
 		fmt.Fprintf(&b, "Cache: %s of %s input tokens cached this session\n", thousands(u.CachedTokens), thousands(u.InputTokens))
 	}
+	if line, err := r.costLine(ctx, sid, c.User); err != nil {
+		return "", err
+	} else if line != "" {
+		b.WriteString(line + "\n")
+	}
 	fmt.Fprintf(&b, "Session %s: %d messages", shortID(sid), size.Messages)
 	if info, err := r.cfg.Sessions.Session(ctx, sid); err == nil && !info.CreatedAt.IsZero() {
 		fmt.Fprintf(&b, ", started %s ago", r.cfg.Now().Sub(info.CreatedAt).Round(time.Minute))

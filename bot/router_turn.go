@@ -35,7 +35,7 @@ func (r *Router) turn(ctx context.Context, sid string, batch []chat.Message, bas
 	if !tr.open(ctx, a) {
 		return
 	}
-	turnCtx, cancel := context.WithCancel(withInbound(ctx, m.Thread.Platform, r.takeReceived(m.Key)))
+	turnCtx, cancel := context.WithCancel(r.costTrace(withInbound(ctx, m.Thread.Platform, r.takeReceived(m.Key)), tr))
 	defer cancel()
 	tr.hold(cancel)
 	// What reaches other replicas for this turn: /stop, /pause, steering.

@@ -223,6 +223,10 @@ func Commands() []CommandSpec {
 			},
 		},
 		{
+			Name: "usage", Description: "What turns cost, by person, agent and channel (admins)",
+			Usage: []Usage{{"/usage", "cost today, over 7 and 30 days, by person, agent and channel (admins)"}},
+		},
+		{
 			Name: "help", Description: "What I can do and the commands I know",
 			Usage: []Usage{{"/help", "this list"}},
 		},

@@ -58,6 +58,10 @@ type ModelInfo struct {
 	Reasoning bool
 	// Known: the model is in the built-in table (or configured).
 	Known bool
+	// Price is what a call costs, when Priced (Models.Prices, or the list
+	// price of a vendor's own API).
+	Price  Price
+	Priced bool
 }
 
 // Defaults for models the table does not know; DefaultMaxTokens also caps
@@ -104,13 +108,26 @@ var known = map[string]ModelInfo{
 // Known returns the built-in table entry for a model name (with or without
 // its provider), and whether there is one.
 func Known(name string) (ModelInfo, bool) {
+	info, found := byFamily(known, name)
+	if !found {
+		return ModelInfo{}, false
+	}
+	info.MaxTokens = min(info.MaxOutput, DefaultMaxTokens)
+	info.Known = true
+	return info, true
+}
+
+// byFamily looks a model name (with or without its provider) up in a
+// table keyed by name prefix: the longest prefix that ends at a "-" (or
+// the end) of the name wins.
+func byFamily[V any](table map[string]V, name string) (V, bool) {
 	// OpenRouter-style names carry a vendor ("openai/gpt-4o"): the table
 	// knows the model by its last part.
 	if i := strings.LastIndexByte(name, '/'); i >= 0 {
 		name = name[i+1:]
 	}
 	best, found := "", false
-	for prefix := range known {
+	for prefix := range table {
 		if len(prefix) <= len(best) || !strings.HasPrefix(name, prefix) {
 			continue
 		}
@@ -118,13 +135,7 @@ func Known(name string) (ModelInfo, bool) {
 			best, found = prefix, true
 		}
 	}
-	if !found {
-		return ModelInfo{}, false
-	}
-	info := known[best]
-	info.MaxTokens = min(info.MaxOutput, DefaultMaxTokens)
-	info.Known = true
-	return info, true
+	return table[best], found
 }
 
 // Limits overrides a model's window and answer size (llm.models, or
@@ -144,6 +155,11 @@ type Models struct {
 	// Default applies to every model where Overrides say nothing, before
 	// the table.
 	Default Limits
+	// Prices by "provider/model" (providers.<name>.prices).
+	Prices map[string]Price
+	// Listed names the providers that are the vendors' own APIs, whose
+	// calls cost the list prices (ListPrice) unless Prices say otherwise.
+	Listed map[string]bool
 }
 
 // Info returns what is known of the model named "provider/model".
@@ -170,6 +186,7 @@ func (m Models) Info(name string) ModelInfo {
 		info.MaxTokens = o.MaxTokens
 		info.MaxOutput = max(info.MaxOutput, o.MaxTokens)
 	}
+	info.Price, info.Priced = m.price(name)
 	return info
 }
 

@@ -63,7 +63,8 @@ func SplitModel(name string) (provider, model string, err error) {
 // or by a bare name (see Canonical). Each call it makes is fitted to the
 // model: its answer size and thinking budget within the model's limits
 // (ModelInfo), thinking not asked of a model that cannot, thinking blocks
-// of other models left out; and its Response names the model.
+// of other models left out; its Response names the model, and its use is
+// reported to the context's usage trace (WithUsageTrace).
 func (r *Registry) Resolve(name string) (Provider, error) {
 	full, err := Canonical(name)
 	if err != nil {
@@ -91,8 +92,11 @@ func (b bound) Stream(ctx context.Context, req Request) iter.Seq2[Event, error] 
 	req.Messages = ForModel(req.Messages, b.name)
 	return func(yield func(Event, error) bool) {
 		for ev, err := range b.p.Stream(ctx, req) {
-			if ev.Kind == EventDone && ev.Response != nil && ev.Response.Model == "" {
-				ev.Response.Model = b.name
+			if ev.Kind == EventDone && ev.Response != nil {
+				if ev.Response.Model == "" {
+					ev.Response.Model = b.name
+				}
+				traceCall(ctx, b.info, b.name, ev.Response.Usage)
 			}
 			if !yield(ev, err) {
 				return

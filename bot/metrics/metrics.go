@@ -38,6 +38,7 @@ type Recorder struct {
 	errors      *prometheus.CounterVec
 	modelCalls  prometheus.Counter
 	tokens      *prometheus.CounterVec
+	cost        *prometheus.CounterVec
 	inbound     *prometheus.HistogramVec
 	final       *prometheus.HistogramVec
 	edits       *prometheus.CounterVec
@@ -103,6 +104,10 @@ func New(cfg Config) *Recorder {
 			Help:    "From the model being done to the final answer being visible on the platform.",
 			Buckets: finalBuckets(),
 		}, []string{"platform"}),
+		// Agent and model names come from the configuration: a fixed set.
+		cost: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "parley_cost_dollars_total", Help: "What turns' model calls cost in US dollars, by agent and model (calls of models without a known price add nothing).",
+		}, []string{"agent", "model"}),
 		edits: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "parley_edits_total", Help: "Edits of messages made on the platform (edits, drafts, stream appends) that it accepted.",
 		}, []string{"platform"}),
@@ -116,7 +121,7 @@ func New(cfg Config) *Recorder {
 			Name: "parley_platform_rate_limited_total", Help: "Platform API requests answered 429, by platform and method.",
 		}, []string{"platform", "method"}),
 	}
-	r.reg.MustRegister(r.turns, r.errors, r.modelCalls, r.tokens, r.inbound, r.final, r.edits, r.editBudget,
+	r.reg.MustRegister(r.turns, r.errors, r.modelCalls, r.tokens, r.cost, r.inbound, r.final, r.edits, r.editBudget,
 		r.calls, r.rateLimited, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	for _, dir := range []string{"in", "out", "cached"} {
 		r.tokens.WithLabelValues(dir)
@@ -165,6 +170,11 @@ func (r *Recorder) FinalShown(platform string, d time.Duration, allowed int) {
 	if allowed > 0 {
 		r.editBudget.WithLabelValues(p).Add(float64(allowed))
 	}
+}
+
+// Spent implements bot.Metrics.
+func (r *Recorder) Spent(agent, model string, nanos int64) {
+	r.cost.WithLabelValues(agent, model).Add(float64(nanos) / 1e9)
 }
 
 // platformLabel is platform if it is one of Config.Platforms or the

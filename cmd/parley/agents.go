@@ -20,7 +20,7 @@ func (a *app) agents(def *agent.Runner, list []agent.Tool, tasks *taskParts) (*b
 	var out []bot.Agent
 	for _, name := range cfg.AgentNames() {
 		s := cfg.Agent(name)
-		ag := bot.Agent{Name: name, Runner: def, Model: s.Model, Fallback: s.Fallback}
+		ag := bot.Agent{Name: name, Runner: def, Model: s.Model, Fallback: s.Fallback, Budget: s.Budget.Monthly}
 		if name != config.DefaultAgent {
 			r, err := a.agentRunner(name, s, list, tasks)
 			if err != nil {

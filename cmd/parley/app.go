@@ -236,7 +236,7 @@ func (a *app) Close() error {
 // be nil.
 func providers(cfg *config.Config, hc *http.Client) *llm.Registry {
 	reg := llm.NewRegistry()
-	reg.UseModels(cfg.LLM.ModelTable())
+	reg.UseModels(cfg.ModelTable())
 	for _, name := range cfg.ProviderNames() {
 		s, _ := cfg.Endpoint(name)
 		reg.Register(name, newModelServer(s, hc))

@@ -40,6 +40,9 @@ type AgentSettings struct {
 	Thinking string `json:"thinking"`
 	// MaxSteps bounds the model calls of a turn; 0 the default (25).
 	MaxSteps int `json:"max_steps"`
+	// Budget bounds what the agent's turns cost a month; unset, the
+	// top-level budget, counted for this agent alone.
+	Budget *Budget `json:"budget"`
 }
 
 // Binding binds a place to an agent (bindings[i]).
@@ -81,6 +84,9 @@ func (c *Config) Agent(name string) AgentSettings {
 	}
 	if a.Thinking == "" {
 		a.Thinking = c.LLM.Thinking
+	}
+	if a.Budget == nil {
+		a.Budget = &Budget{Monthly: c.Budget.Monthly}
 	}
 	return a
 }
@@ -199,6 +205,9 @@ func (c *Config) validateAgents() []string {
 		p = append(p, c.switchableProblems(key+".models", a.Models)...)
 		if _, err := llm.ParseReasoning(a.Thinking); err != nil {
 			add("%s.thinking: %s", key, err)
+		}
+		if a.Budget != nil {
+			p = append(p, moneyProblem(key+".budget.monthly", a.Budget.Monthly)...)
 		}
 		if a.MaxSteps < 0 || a.MaxSteps > 1000 {
 			add("%s.max_steps: %d is out of range; want 1 to 1000, or 0 for the default (25)", key, a.MaxSteps)

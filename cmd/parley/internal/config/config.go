@@ -63,6 +63,8 @@ type Config struct {
 	Tools     Tools      `mapstructure:"tools"`
 	Memory    Memory     `mapstructure:"memory"`
 	Limits    Limits     `mapstructure:"limits"`
+	// Budget bounds what the default agent's turns cost (docs/costs.md).
+	Budget Budget `mapstructure:"budget"`
 	KB        KB         `mapstructure:"kb"`
 	// Attachments bounds what is read of the files people attach.
 	Attachments Attachments `mapstructure:"attachments"`
@@ -289,6 +291,16 @@ type Limits struct {
 	QueueMessages  int `mapstructure:"queue_messages"`
 	QueueBytes     int `mapstructure:"queue_bytes"`
 	MessageChars   int `mapstructure:"message_chars"`
+	// DailyCost is what a person's turns may cost per UTC day, in US
+	// dollars (docs/costs.md); 0: no limit.
+	DailyCost float64 `mapstructure:"daily_cost"`
+}
+
+// Budget bounds what an agent's turns may cost (budget, agents.<a>.budget).
+type Budget struct {
+	// Monthly is in US dollars per UTC month; 0: no bound. At 80 % the
+	// admins are told; at 100 % new turns are refused until the month ends.
+	Monthly float64 `mapstructure:"monthly" json:"monthly"`
 }
 
 // KB configures the knowledge base (docs/knowledge-base.md).

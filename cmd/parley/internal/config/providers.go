@@ -12,6 +12,8 @@ import (
 
 	"github.com/spf13/viper"
 
+	"github.com/parleybot/parley/agent/llm"
+
 	"github.com/parleybot/parley/internal/lazyre"
 	"github.com/parleybot/parley/internal/secret"
 )
@@ -50,6 +52,9 @@ type ProviderSettings struct {
 	// Timeout bounds each request, its streamed answer included; 0 none
 	// beyond the turn's own.
 	Timeout time.Duration `mapstructure:"timeout" json:"timeout"`
+	// Prices are what its models cost, by the server's model name
+	// (prices.go).
+	Prices map[string]llm.Price `mapstructure:"prices" json:"prices"`
 
 	// Key is the key in effect, which Load read from whichever source is
 	// set; "" sends none. Not a key of the file.
@@ -57,7 +62,7 @@ type ProviderSettings struct {
 }
 
 // providerFields are the keys of one provider, for "did you mean".
-var providerFields = []string{"kind", "base_url", "api_key", "api_key_env", "api_key_file", "headers", "timeout"}
+var providerFields = []string{"kind", "base_url", "api_key", "api_key_env", "api_key_file", "headers", "timeout", "prices"}
 
 var (
 	providerName = lazyre.MustCompile(`^[a-z][a-z0-9_-]{0,31}$`)
@@ -142,6 +147,8 @@ func (s *ProviderSettings) set(field string, raw json.RawMessage) error {
 		return nil
 	case "timeout":
 		return s.setTimeout(raw)
+	case "prices":
+		return s.setPrices(raw)
 	}
 	if near, ok := nearest(field, providerFields); ok {
 		return fmt.Errorf("unknown key; did you mean %s? (config.example.yaml lists every key)", near)

@@ -102,6 +102,8 @@ func (c *Config) validate() []string {
 			add("%s: %d is out of range; want 0 (no limit) to %d", l.key, l.n, l.max)
 		}
 	}
+	p = append(p, moneyProblem("limits.daily_cost", c.Limits.DailyCost)...)
+	p = append(p, moneyProblem("budget.monthly", c.Budget.Monthly)...)
 	for _, m := range []struct {
 		key string
 		n   int
