@@ -25,6 +25,7 @@ type Backend interface {
 	bot.HelperSessions
 	bot.Leases   // replicas on one database take turns (docs/replicas.md)
 	bot.Replicas // and share the platforms' rate limits
+	bot.CostBook // what each model call cost (#28 §4)
 
 	agent.SessionStore
 	agent.MemoryStore

@@ -13,6 +13,7 @@ import (
 	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/agent/remind"
 	"github.com/parleybot/parley/agent/task"
+	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/approvals"
 	"github.com/parleybot/parley/bot/outbound"
 	"github.com/parleybot/parley/chat"
@@ -131,6 +132,12 @@ func Fill(t testing.TB, db Store) Filled {
 	}
 	_, err = db.Beat(ctx, f.Holder, epoch, epoch.Add(-time.Minute))
 	must(err)
+
+	must(db.RecordCost(ctx, bot.Cost{At: epoch, User: f.User, Agent: "main", Place: "slack:C1", Session: f.Session,
+		Model: "anthropic/claude-sonnet-4-5", Usage: llm.Usage{InputTokens: 1200, OutputTokens: 300, CachedTokens: 800, CacheWriteTokens: 64},
+		Nanos: 4_170_000, Priced: true}))
+	must(db.RecordCost(ctx, bot.Cost{At: epoch.Add(time.Second), User: f.User, Agent: "main", Place: "slack:C1", Session: f.Session,
+		Model: "local/llama", Usage: llm.Usage{InputTokens: 90, OutputTokens: 10}}))
 	return f
 }
 
@@ -185,6 +192,9 @@ var Readers = []Reader{
 	}},
 	{"task log", func(ctx context.Context, db Store, f Filled) (any, error) { return db.Log(ctx, f.Parent, 10) }},
 	{"task helpers", func(ctx context.Context, db Store, f Filled) (any, error) { return db.Helpers(ctx, f.Parent) }},
+	{"costs", func(ctx context.Context, db Store, f Filled) (any, error) {
+		return db.CostsBy(ctx, bot.ByUser, bot.CostFilter{Session: f.Session, Since: f.At}, 0)
+	}},
 	{"lease", func(ctx context.Context, db Store, f Filled) (any, error) {
 		// Held by Fill's holder for an hour: another cannot take it.
 		return db.HoldLease(ctx, f.Lease, "someone else", f.At.Add(time.Minute), time.Hour)

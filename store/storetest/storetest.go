@@ -106,6 +106,7 @@ var areas = []area{
 	{"KnowledgeBaseHybrid", hybridTests},
 	{"Scopes", scopeTests},
 	{"Leases", leaseTests},
+	{"Costs", costTests},
 }
 
 // suite is what a test has in hand: the engine.

@@ -1,0 +1,22 @@
+package rowdata
+
+import (
+	"fmt"
+
+	"github.com/parleybot/parley/bot"
+)
+
+// CostColumn is the costs table's column that by groups on. It is the
+// only way a CostGroup reaches either engine's SQL: a group is named by
+// callers (a command's argument), so it is mapped, never interpolated.
+func CostColumn(by bot.CostGroup) (string, error) {
+	switch by {
+	case bot.ByUser:
+		return "user_key", nil
+	case bot.ByAgent:
+		return "agent", nil
+	case bot.ByPlace:
+		return "place", nil
+	}
+	return "", fmt.Errorf("unknown cost group %q (want %q, %q or %q)", by, bot.ByUser, bot.ByAgent, bot.ByPlace)
+}
