@@ -68,6 +68,7 @@ func assemble(a *app, adapters []chat.Adapter, acc bot.Access, approvers []strin
 		Runs:           runs,
 		Learning:       learn,
 		Metrics:        a.ops.metrics(),
+		Costs:          a.db,
 		Sharing:        sharing(a.cfg, a.db),
 		Logger:         logger,
 	}

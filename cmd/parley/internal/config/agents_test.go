@@ -65,7 +65,8 @@ func TestAgentsValidation(t *testing.T) {
 
 func TestAgentsInherit(t *testing.T) {
 	t.Parallel()
-	cfg := mustLoadYAML(t, agentsBase+`agents:
+	cfg := mustLoadYAML(t, agentsBase+`budget: {monthly: 50}
+agents:
   support:
     persona: Support persona.
     tools: [memory, kb_search]
@@ -73,6 +74,7 @@ func TestAgentsInherit(t *testing.T) {
     model: local/llama3.2
     thinking: HIGH
     max_steps: 60
+    budget: {monthly: 20}
     tools: [memory, web_fetch, gh__search_issues]
   random:
     model: hosted/gpt-4.1-nano
@@ -88,11 +90,11 @@ bindings:
 		t.Errorf("AgentNames() = %v", got)
 	}
 	want := map[string]AgentSettings{
-		"default": {Persona: "Top-level persona.", Model: "hosted/gpt-4.1-mini", Fallback: []string{"local/llama3.2"}, Thinking: "low"},
-		"support": {Persona: "Support persona.", Model: "hosted/gpt-4.1-mini", Fallback: []string{"local/llama3.2"}, Thinking: "low", Tools: []string{"memory", "kb_search"}},
+		"default": {Persona: "Top-level persona.", Model: "hosted/gpt-4.1-mini", Fallback: []string{"local/llama3.2"}, Thinking: "low", Budget: &Budget{Monthly: 50}},
+		"support": {Persona: "Support persona.", Model: "hosted/gpt-4.1-mini", Fallback: []string{"local/llama3.2"}, Thinking: "low", Tools: []string{"memory", "kb_search"}, Budget: &Budget{Monthly: 50}},
 		// The inherited fallback that is the agent's own model is dropped.
-		"eng":    {Persona: "Top-level persona.", Model: "local/llama3.2", Fallback: []string{}, Thinking: "high", MaxSteps: 60, Tools: []string{"memory", "web_fetch", "gh__search_issues"}},
-		"random": {Persona: "Top-level persona.", Model: "hosted/gpt-4.1-nano", Fallback: []string{}, Thinking: "low", Tools: []string{}},
+		"eng":    {Persona: "Top-level persona.", Model: "local/llama3.2", Fallback: []string{}, Thinking: "high", MaxSteps: 60, Tools: []string{"memory", "web_fetch", "gh__search_issues"}, Budget: &Budget{Monthly: 20}},
+		"random": {Persona: "Top-level persona.", Model: "hosted/gpt-4.1-nano", Fallback: []string{}, Thinking: "low", Tools: []string{}, Budget: &Budget{Monthly: 50}},
 	}
 	for name, w := range want {
 		if diff := cmp.Diff(w, cfg.Agent(name)); diff != "" {

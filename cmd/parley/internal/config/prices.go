@@ -6,6 +6,7 @@ import (
 	"maps"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/parleybot/parley/agent/llm"
@@ -64,7 +65,7 @@ func decodePrice(raw json.RawMessage) (llm.Price, error) {
 			return llm.Price{}, fmt.Errorf("%s: want a number of US dollars per million tokens, got %s", f, jsonShape(fields[f]))
 		}
 		if v < 0 || v > maxPrice {
-			return llm.Price{}, fmt.Errorf("%s: %g is out of range; want 0 to %d dollars per million tokens", f, v, maxPrice)
+			return llm.Price{}, fmt.Errorf("%s: %s is out of range; want 0 to %d dollars per million tokens", f, strconv.FormatFloat(v, 'f', -1, 64), maxPrice)
 		}
 		*d = v
 	}
@@ -116,7 +117,7 @@ const maxMoney = 1_000_000
 // moneyProblem says what is wrong with an amount of dollars at key.
 func moneyProblem(key string, v float64) []string {
 	if v < 0 || v > maxMoney {
-		return []string{fmt.Sprintf("%s: %g is out of range; want 0 (no limit) to %d US dollars", key, v, maxMoney)}
+		return []string{fmt.Sprintf("%s: %s is out of range; want 0 (no limit) to %d US dollars", key, strconv.FormatFloat(v, 'f', -1, 64), maxMoney)}
 	}
 	return nil
 }

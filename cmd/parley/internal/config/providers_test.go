@@ -178,7 +178,7 @@ func TestProvidersValidation(t *testing.T) {
 			`providers.local.tiemout: unknown key; did you mean timeout? (config.example.yaml lists every key)`,
 		}},
 		{"far from any key", "providers:\n  local: {kind: openai, model: llama3.2}\n", nil,
-			[]string{`providers.local.model: unknown key; want kind, base_url, api_key, api_key_env, api_key_file, headers or timeout`}},
+			[]string{`providers.local.model: unknown key; want kind, base_url, api_key, api_key_env, api_key_file, headers, timeout or prices`}},
 		{"typo, from the environment", "", map[string]string{"PARLEY_PROVIDERS": `{"local": {"kind": "openai", "headrs": {}}}`},
 			[]string{`providers.local.headrs: unknown key; did you mean headers? (config.example.yaml lists every key) (from PARLEY_PROVIDERS)`}},
 		{"not a mapping", "providers:\n  local: openai\n", nil,
