@@ -111,17 +111,18 @@ func (r *Router) usage(ctx context.Context) (string, error) {
 		if len(rows) == 0 {
 			continue
 		}
-		b.WriteString(g.title + ":\n")
+		// Blank lines around a list keep the next title out of it.
+		b.WriteString("\n" + g.title + ":\n\n")
 		for _, row := range rows {
 			var cells []string
 			for i := range usagePeriods {
 				cells = append(cells, dollars(cols[i][row.Key].Nanos))
 			}
-			fmt.Fprintf(&b, "  %s: %s\n", row.Key, strings.Join(cells, " / "))
+			fmt.Fprintf(&b, "- %s: %s\n", row.Key, strings.Join(cells, " / "))
 		}
 	}
 	if unpriced > 0 {
-		fmt.Fprintf(&b, "%s in 30 days had no known price (providers.<name>.prices sets one).\n", plural(unpriced, "model call"))
+		fmt.Fprintf(&b, "\n%s in 30 days had no known price (providers.<name>.prices sets one).\n", plural(unpriced, "model call"))
 	}
 	return strings.TrimRight(b.String(), "\n"), nil
 }
