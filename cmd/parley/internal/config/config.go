@@ -65,7 +65,7 @@ type Config struct {
 	Limits    Limits     `mapstructure:"limits"`
 	// Budget bounds what the default agent's turns cost (docs/costs.md).
 	Budget Budget `mapstructure:"budget"`
-	KB        KB         `mapstructure:"kb"`
+	KB     KB     `mapstructure:"kb"`
 	// Attachments bounds what is read of the files people attach.
 	Attachments Attachments `mapstructure:"attachments"`
 	Evolution   Evolution   `mapstructure:"evolution"`
