@@ -91,7 +91,7 @@ func dollars(n int64) string {
 	case n >= 1e9:
 		cents := (n + 5e6) / 1e7
 		return fmt.Sprintf("$%s.%02d", thousands(int(cents/100)), cents%100)
-	case n < 1e5:
+	case n < 5e4: // rounds to nothing
 		return "<$0.0001"
 	}
 	tenth := (n + 5e4) / 1e5 // ten-thousandths of a dollar
