@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/parleybot/parley/agent/llm"
 
@@ -132,8 +133,13 @@ func thinkingAllowed(msgs []llm.Message) bool {
 	if j == i { // no tool results end the request
 		return true
 	}
-	return j < 0 || msgs[j].Role != llm.RoleAssistant || len(msgs[j].Thinking) > 0
+	return j < 0 || msgs[j].Role != llm.RoleAssistant || slices.ContainsFunc(msgs[j].Thinking, signed)
 }
+
+// signed reports whether t can go back to the API: a block it wrote
+// carries its signature, or is redacted. Reasoning without one (an
+// OpenAI-compatible server's) is never sent.
+func signed(t llm.Thinking) bool { return t.Redacted != "" || t.Signature != "" }
 
 // messages maps the transcript. Tool results become tool_result blocks of
 // a user message, and the results answering one assistant turn share one
@@ -148,13 +154,12 @@ func messages(in []llm.Message) ([]sdk.MessageParam, error) {
 		case llm.RoleAssistant:
 			blocks := make([]sdk.ContentBlockParamUnion, 0, len(m.Thinking)+1+len(m.ToolCalls))
 			// Thinking first, verbatim and in order, as the API wrote it.
-			// A block without a signature is not the API's (an
-			// OpenAI-compatible server's reasoning): it cannot go back.
 			for _, t := range m.Thinking {
 				switch {
+				case !signed(t):
 				case t.Redacted != "":
 					blocks = append(blocks, sdk.NewRedactedThinkingBlock(t.Redacted))
-				case t.Signature != "":
+				default:
 					blocks = append(blocks, sdk.NewThinkingBlock(t.Signature, t.Text))
 				}
 			}
