@@ -2,10 +2,12 @@ package bot_test
 
 import (
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/agent/llm/anthropic"
 	"github.com/parleybot/parley/agent/llm/llmtest"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/chat"
@@ -69,5 +71,61 @@ func TestModelWhoMaySwitchAndWhat(t *testing.T) {
 		if last := private[len(private)-1]; !strings.HasPrefix(last, tt.user.ID+"|") || !strings.Contains(last, tt.want) {
 			t.Errorf("%s: /model %v by %s answered %q; want %q", tt.name, tt.args, tt.user.ID, last, tt.want)
 		}
+	}
+}
+
+// TestModelSwitchMidTurn: /model while an answer is under way leaves the
+// running turn on the model it started with — its remaining calls go to
+// it — and the next turn is answered by the new one.
+func TestModelSwitchMidTurn(t *testing.T) {
+	w := newWorld(t, "slack", bot.Access{})
+	gate := &gateTool{entered: make(chan struct{}), release: make(chan struct{})}
+	w.runner.Tools = append(w.runner.Tools, gate)
+	// The new model is Claude on the same fake: its calls go to another path.
+	claude := &agent.Runner{RunnerConfig: w.runner.RunnerConfig}
+	claude.Provider = anthropic.New(anthropic.Config{APIKey: "k", BaseURL: w.srv.AnthropicBaseURL()})
+	ags, err := bot.NewAgents([]bot.Agent{{
+		Name: bot.DefaultAgent, Runner: w.runner, Model: "openai/big",
+		Switch: map[string]*agent.Runner{"anthropic/claude-sonnet-4-5": claude},
+	}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRouter(t, bot.RouterConfig{
+		Sessions: w.db, Inbox: w.db, KV: w.db, Runner: w.runner, Agents: ags,
+		Commands: bot.NewSharedCommands(w.db, w.db, agent.MemoryLimits{}),
+		Access:   w.access, Reply: w.replies.factory, Logger: slog.New(slog.DiscardHandler),
+	}, w.fake)
+
+	w.srv.Enqueue(llmtest.ToolCall("b1", "build", `{}`), llmtest.Text("Built."), llmtest.Text("Claude here."))
+	first := msg("slack", "C1", "1.1", "alice", "k1", "build it")
+	first.Mentioned = true
+	if err := r.HandleMessage(t.Context(), first); err != nil {
+		t.Fatal(err)
+	}
+	<-gate.entered // the turn is between two model calls
+	c := chat.Command{Key: "m1", Thread: first.Thread, User: first.User, Name: "model", Args: []string{"anthropic/claude-sonnet-4-5"}}
+	if err := r.HandleCommand(t.Context(), c); err != nil {
+		t.Fatal(err)
+	}
+	close(gate.release)
+	r.Wait()
+	if got := w.replies.final("k1"); len(got) != 1 || got[0] != "Built." {
+		t.Fatalf("the running turn answered %q, want Built.", got)
+	}
+
+	if err := r.HandleMessage(t.Context(), msg("slack", "C1", "1.1", "alice", "k2", "and now?")); err != nil {
+		t.Fatal(err)
+	}
+	r.Wait()
+	if got := w.replies.final("k2"); len(got) != 1 || got[0] != "Claude here." {
+		t.Fatalf("the next turn answered %q, want Claude's", got)
+	}
+	var paths []string
+	for _, q := range w.srv.Requests() {
+		paths = append(paths, q.Path)
+	}
+	if want := []string{"/v1/chat/completions", "/v1/chat/completions", "/v1/messages"}; !slices.Equal(paths, want) {
+		t.Errorf("model calls %v, want the running turn's on the old model and the next turn's on the new one %v", paths, want)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/parleybot/parley/agent/llm"
 
@@ -32,7 +33,7 @@ func newParams(req llm.Request) (sdk.MessageNewParams, error) {
 	if req.System != "" {
 		p.System = []sdk.TextBlockParam{{Text: req.System, CacheControl: sdk.NewCacheControlEphemeralParam()}}
 	}
-	msgs, err := messages(req.Messages)
+	msgs, err := messages(llm.ToolIDs(req.Messages))
 	if err != nil {
 		return p, err
 	}
@@ -117,19 +118,28 @@ func withTail(msgs []sdk.MessageParam, tail string) []sdk.MessageParam {
 // assistant message that a call continues (its tool results are the last
 // messages) to begin with its thinking, and refuses thinking otherwise: a
 // tool loop begun without thinking, or on another model (whose thinking
-// ForModel left out), finishes without.
+// ForModel left out), finishes without. User messages after the results
+// (a tool's pictures, lifted out of them; a person steering) do not end
+// the loop: the API joins consecutive user messages into one.
 func thinkingAllowed(msgs []llm.Message) bool {
-	for i := len(msgs) - 1; i >= 0; i-- {
-		switch msgs[i].Role {
-		case llm.RoleTool:
-			continue
-		case llm.RoleAssistant:
-			return i == len(msgs)-1 || len(msgs[i].Thinking) > 0
-		}
+	i := len(msgs) - 1
+	for i >= 0 && msgs[i].Role == llm.RoleUser {
+		i--
+	}
+	j := i
+	for j >= 0 && msgs[j].Role == llm.RoleTool {
+		j--
+	}
+	if j == i { // no tool results end the request
 		return true
 	}
-	return true
+	return j < 0 || msgs[j].Role != llm.RoleAssistant || slices.ContainsFunc(msgs[j].Thinking, signed)
 }
+
+// signed reports whether t can go back to the API: a block it wrote
+// carries its signature, or is redacted. Reasoning without one (an
+// OpenAI-compatible server's) is never sent.
+func signed(t llm.Thinking) bool { return t.Redacted != "" || t.Signature != "" }
 
 // messages maps the transcript. Tool results become tool_result blocks of
 // a user message, and the results answering one assistant turn share one
@@ -145,9 +155,11 @@ func messages(in []llm.Message) ([]sdk.MessageParam, error) {
 			blocks := make([]sdk.ContentBlockParamUnion, 0, len(m.Thinking)+1+len(m.ToolCalls))
 			// Thinking first, verbatim and in order, as the API wrote it.
 			for _, t := range m.Thinking {
-				if t.Redacted != "" {
+				switch {
+				case !signed(t):
+				case t.Redacted != "":
 					blocks = append(blocks, sdk.NewRedactedThinkingBlock(t.Redacted))
-				} else {
+				default:
 					blocks = append(blocks, sdk.NewThinkingBlock(t.Signature, t.Text))
 				}
 			}

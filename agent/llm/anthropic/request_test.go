@@ -156,6 +156,34 @@ func TestRequestBody(t *testing.T) {
 			}`,
 		},
 		{
+			// Another server's answer: its reasoning (no signature) is not
+			// sent, its id is mapped to one the API takes in the call and
+			// its result alike, and a picture after the results does not
+			// end the tool loop it continues.
+			name: "another server's answer, a picture after its results",
+			req: llm.Request{
+				Model: "claude-test", MaxTokens: 256, Reasoning: llm.Reasoning{Budget: 2048},
+				Messages: []llm.Message{
+					{Role: llm.RoleUser, Text: "weather?"},
+					{Role: llm.RoleAssistant, Thinking: []llm.Thinking{{Text: "call it"}},
+						ToolCalls: []llm.ToolCall{call("functions.f:0", "f", `{}`)}},
+					{Role: llm.RoleTool, ToolCallID: "functions.f:0", Text: "a chart"},
+					{Role: llm.RoleUser, Images: []llm.Image{{MIME: "image/png", Data: []byte("png")}}},
+				},
+			},
+			want: `{
+				"model": "claude-test", "max_tokens": 256, "stream": true,
+				"messages": [
+					{"role": "user", "content": [{"type": "text", "text": "weather?"}]},
+					{"role": "assistant", "content": [{"type": "tool_use", "id": "call_e7d109d5341cb6663dba01fa", "name": "f", "input": {}}]},
+					{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "call_e7d109d5341cb6663dba01fa", "is_error": false,
+						"content": [{"type": "text", "text": "a chart"}]}]},
+					{"role": "user", "content": [{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "cG5n"},
+						"cache_control": {"type": "ephemeral"}}]}
+				]
+			}`,
+		},
+		{
 			name: "without a system prompt the last tool is the breakpoint; a tail after an answer",
 			req: llm.Request{
 				Model: "claude-test", MaxTokens: 10,

@@ -133,12 +133,20 @@ func Signature(model, thinking string) string {
 	return base64.StdEncoding.EncodeToString(sum[:])
 }
 
-// refuse checks the thinking blocks of a request as the API does: each
-// signed for this model and unchanged, and, with thinking on, the
-// assistant message whose tool results end the request beginning with
-// its thinking.
+// refuse checks a request as the API does before answering: its tool
+// calls and results (anthropicTools), its cache marks, and its thinking
+// blocks — each signed for this model and unchanged, and, with thinking
+// on, the assistant message whose tool results end the request (the user
+// messages after it joined into one, as the API joins them) beginning
+// with its thinking.
 func (anthropic) refuse(req Request) string {
 	msgs, _ := req.JSON["messages"].([]any)
+	if msg := anthropicTools(msgs); msg != "" {
+		return msg
+	}
+	if msg := anthropicCacheMarks(req); msg != "" {
+		return msg
+	}
 	for i, x := range msgs {
 		m, _ := x.(map[string]any)
 		content, _ := m["content"].([]any)
@@ -153,17 +161,29 @@ func (anthropic) refuse(req Request) string {
 			}
 		}
 	}
-	if _, on := req.JSON["thinking"].(map[string]any); !on || len(msgs) < 2 {
+	if _, on := req.JSON["thinking"].(map[string]any); !on {
 		return ""
 	}
-	last, _ := msgs[len(msgs)-1].(map[string]any)
-	prev, _ := msgs[len(msgs)-2].(map[string]any)
-	if prev["role"] != "assistant" || firstBlock(last)["type"] != "tool_result" {
+	last := len(msgs) - 1
+	for last >= 0 {
+		if m, _ := msgs[last].(map[string]any); m["role"] != "user" {
+			break
+		}
+		last--
+	}
+	// msgs[last] is the last assistant message, msgs[last+1] the user
+	// turn after it.
+	if last < 0 || last+1 >= len(msgs) {
+		return ""
+	}
+	prev, _ := msgs[last].(map[string]any)
+	next, _ := msgs[last+1].(map[string]any)
+	if firstBlock(next)["type"] != "tool_result" {
 		return ""
 	}
 	if t := firstBlock(prev)["type"]; t != "thinking" && t != "redacted_thinking" {
 		return fmt.Sprintf("messages.%d.content.0.type: Expected `thinking` or `redacted_thinking`, but found `%v`. "+
-			"When `thinking` is enabled, a final `assistant` message must start with a thinking block", len(msgs)-2, t)
+			"When `thinking` is enabled, a final `assistant` message must start with a thinking block", last, t)
 	}
 	return ""
 }

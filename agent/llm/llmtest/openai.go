@@ -125,9 +125,12 @@ func (o openAI) streamEnd(s *sseWriter, req Request, reply Reply, seq int64) {
 	s.write("", []byte("[DONE]"))
 }
 
-// refuse takes every request: Chat Completions has nothing to check the
-// way Anthropic checks thinking blocks.
-func (openAI) refuse(Request) string { return "" }
+// refuse checks a request's conversation as Chat Completions does
+// (openAIMessages).
+func (openAI) refuse(req Request) string {
+	msgs, _ := req.JSON["messages"].([]any)
+	return openAIMessages(msgs)
+}
 
 func (openAI) streamError(s *sseWriter) {
 	s.event("", map[string]any{"error": map[string]any{

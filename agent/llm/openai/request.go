@@ -49,7 +49,7 @@ func newParams(req llm.Request) (sdk.ChatCompletionNewParams, error) {
 	if req.System != "" {
 		p.Messages = append(p.Messages, sdk.SystemMessage(req.System))
 	}
-	for _, m := range req.Messages {
+	for _, m := range llm.ToolIDs(req.Messages) {
 		switch m.Role {
 		case llm.RoleUser:
 			p.Messages = append(p.Messages, userMessage(m))

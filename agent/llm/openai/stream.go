@@ -2,6 +2,7 @@ package openai
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"iter"
@@ -135,7 +136,13 @@ func response(acc *sdk.ChatCompletionAccumulator) (resp *llm.Response, ok bool) 
 			// Compatible servers send "" for a call without parameters.
 			args = "{}"
 		}
-		resp.ToolCalls = append(resp.ToolCalls, llm.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: json.RawMessage(args)})
+		id := tc.ID
+		if id == "" {
+			// Some compatible servers send none; the agent pairs each
+			// result with its call by id, so the call gets one of its own.
+			id = "call_" + rand.Text()[:24]
+		}
+		resp.ToolCalls = append(resp.ToolCalls, llm.ToolCall{ID: id, Name: tc.Function.Name, Arguments: json.RawMessage(args)})
 	}
 	resp.StopReason = stopReason(choice.FinishReason, len(resp.ToolCalls) > 0)
 	return resp, true
