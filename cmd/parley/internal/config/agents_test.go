@@ -164,8 +164,12 @@ func TestAgentsDocExample(t *testing.T) {
 	if r := cfg.Agent("random"); r.Model != "local/llama3.2" || len(r.Fallback) != 0 || r.Tools == nil || len(r.Tools) != 0 {
 		t.Errorf("random = %+v", r)
 	}
-	if s := cfg.Agent("support"); slices.Contains(s.Tools, "shell") || !strings.Contains(s.Persona, "support desk") {
+	if s := cfg.Agent("support"); slices.Contains(s.Tools, "shell") || !strings.Contains(s.Persona, "support desk") ||
+		!slices.Equal(s.KBScopes(), []string{"operator"}) || s.Reminds() || !s.Remembers() {
 		t.Errorf("support = %+v", s)
+	}
+	if r := cfg.Agent("random"); r.Remembers() || r.Evolves() || !r.Reminds() {
+		t.Errorf("random's switches: memory %v, evolution %v, reminders %v", r.Remembers(), r.Evolves(), r.Reminds())
 	}
 	if len(cfg.Bindings) != 4 {
 		t.Errorf("bindings = %+v", cfg.Bindings)
