@@ -12,6 +12,7 @@ import (
 	"github.com/parleybot/parley/agent/llm/llmtest"
 	"github.com/parleybot/parley/agent/llm/openai"
 	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/chat"
 )
 
 // TestAgentsLearnApart: in one workspace, #help's support agent and
@@ -73,6 +74,7 @@ func TestAgentsLearnApart(t *testing.T) {
 		Commands: bot.NewSharedCommands(w.db, w.db, agent.MemoryLimits{}),
 		Access:   w.access, Reply: w.replies.factory, Logger: slog.New(slog.DiscardHandler),
 		Runs: evolve.Recorder{Runs: w.db, Memos: w.db}, Now: func() time.Time { return time.Unix(1_800_000_000, 0) },
+		Learning: &skillsAdmin{files: files, w: w},
 	}, w.fake)
 
 	tests := []struct {
@@ -136,5 +138,22 @@ func TestAgentsLearnApart(t *testing.T) {
 				t.Errorf("the run was recorded: %v, want in %q", recorded, tt.scope)
 			}
 		})
+	}
+
+	// /skills in a place lists what the agent answering there learnt.
+	for i, c := range []struct{ chat, want, not string }{
+		{"C1", "skill-support-space", "skill-eng-space"},
+		{"C2", "skill-eng-space", "skill-support-space"},
+		{"C4", "skill-default-space", "skill-eng-space"},
+		{"C3", "Learning from use is off for the agent that answers here.", "skill-"},
+	} {
+		m := msg("slack", c.chat, "", "ann", "", "")
+		if err := r.HandleCommand(t.Context(), chat.Command{Key: "s" + string(rune('a'+i)), Thread: m.Thread, User: m.User, Name: "skills"}); err != nil {
+			t.Fatal(err)
+		}
+		_, private := w.fake.snapshot()
+		if got := private[len(private)-1]; !strings.Contains(got, c.want) || strings.Contains(got, c.not) {
+			t.Errorf("/skills in %s answered %q; want %q, not %q", c.chat, got, c.want, c.not)
+		}
 	}
 }
