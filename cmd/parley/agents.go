@@ -89,15 +89,11 @@ func (a *app) agentRunner(name string, s config.AgentSettings, list []agent.Tool
 	return agent.NewRunner(r)
 }
 
-// switchedTools are the tools of list the agent's switches leave on:
-// memory: false takes the memory tool, reminders: false remind and
-// schedule, evolution: false skill_read, kb.scopes: [] kb_search.
+// switchedTools are the tools of list the agent's switches leave on
+// (config.AgentSettings.ToolsOff).
 func switchedTools(list []agent.Tool, s config.AgentSettings) []agent.Tool {
-	off := map[string]bool{
-		"memory": !s.Remembers(), "remind": !s.Reminds(), "schedule": !s.Reminds(),
-		"skill_read": !s.Evolves(), "kb_search": s.KBScopes() != nil && len(s.KBScopes()) == 0,
-	}
-	return slices.DeleteFunc(slices.Clone(list), func(t agent.Tool) bool { return off[t.Spec().Name] })
+	off := s.ToolsOff()
+	return slices.DeleteFunc(slices.Clone(list), func(t agent.Tool) bool { return slices.Contains(off, t.Spec().Name) })
 }
 
 // agentModel is the provider an agent's turns talk to: its model, or with

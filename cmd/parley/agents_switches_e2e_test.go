@@ -110,6 +110,12 @@ func TestAgentSwitches(t *testing.T) {
 			t.Errorf("%s: %d runs (%v), want %d", key, len(runs), err, want)
 		}
 	}
+	// parley agents ls says what the switches take.
+	out, errOut, err := agentsCmd(t, cfg, "agents", "ls")
+	if err != nil || !strings.Contains(out, "quiet    openai/gpt-4.1-mini  none      every enabled tool but memory, kb_search, skill_read, remind, schedule\n") ||
+		!strings.Contains(out, "default  openai/gpt-4.1-mini  none      every enabled tool\n") {
+		t.Errorf("parley agents ls: %v; %s\n%s", err, errOut, out)
+	}
 	// /memory still works for ana in #quiet: the memory is hers.
 	slk.SlashCommand("/parley", "memory", "U1", "C2")
 	if err := slk.WaitFor(ctx, func() bool { return len(slk.Ephemerals("U1")) > 0 }); err != nil {

@@ -23,6 +23,27 @@ var scopeKey = lazyre.MustCompile(`^(space|person):[a-z]+:[^:\s]+$`)
 // scopeKinds are the kinds kb.scopes may name.
 var scopeKinds = []string{"operator", "space", "person"}
 
+// ToolsOff are the tools the agent's switches take away, whatever its
+// tools list says: memory: false the memory tool, reminders: false
+// remind and schedule, evolution: false skill_read, kb.scopes: []
+// kb_search.
+func (a AgentSettings) ToolsOff() []string {
+	var off []string
+	if !a.Remembers() {
+		off = append(off, "memory")
+	}
+	if a.KB != nil && a.KB.Scopes != nil && len(a.KB.Scopes) == 0 {
+		off = append(off, "kb_search")
+	}
+	if !a.Evolves() {
+		off = append(off, "skill_read")
+	}
+	if !a.Reminds() {
+		off = append(off, "remind", "schedule")
+	}
+	return off
+}
+
 // switchProblems are what is wrong with agent key's switches: a scope
 // that is no kind or key, or a switch turned on whose feature is off.
 func (c *Config) switchProblems(key string, a AgentSettings) []string {

@@ -116,6 +116,12 @@ bindings:
 			t.Errorf("Agent(%q) (-want +got):\n%s", name, diff)
 		}
 	}
+	if off := cfg.Agent("eng").ToolsOff(); !slices.Equal(off, []string{"memory", "skill_read"}) {
+		t.Errorf("eng's ToolsOff() = %v", off)
+	}
+	if off := cfg.Agent("support").ToolsOff(); off != nil {
+		t.Errorf("support's ToolsOff() = %v", off)
+	}
 	if len(cfg.Bindings) != 4 || cfg.Bindings[1] != (Binding{Place: "slack:channel:C0HELP", Agent: "support"}) {
 		t.Errorf("Bindings = %+v", cfg.Bindings)
 	}
