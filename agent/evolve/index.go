@@ -122,8 +122,8 @@ type SkillReadArgs struct {
 }
 
 // SkillRead returns the skill_read tool: a skill's steps, from the turn's
-// learned scopes only (Caller.Learned), and the skill's lastUsedAt refreshed. Each
-// call is one invocation (the run's signals count it).
+// learned scopes only (Caller.Learned), and the skill's lastUsedAt
+// refreshed. Each call is one invocation (the run's signals count it).
 func SkillRead(files SkillFiles) (agent.Tool, error) {
 	return agent.Local(agent.Func("skill_read", "Read one of the skills you have learnt here (listed in your system prompt): its steps, to follow.",
 		func(ctx context.Context, c agent.Caller, a SkillReadArgs) (string, error) {
