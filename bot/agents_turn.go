@@ -28,8 +28,8 @@ type startedWith struct {
 // for is resolved afresh, and said so. A new turn resolves its agent
 // and records it.
 func (r *Router) turnAgent(ctx context.Context, w Where, sid, key string, resume bool) *Agent {
-	if r.cfg.Agents == nil {
-		return r.agentFor(ctx, w, sid) // one agent: nothing to remember
+	if r.cfg.Agents == nil || len(r.cfg.Agents.byName) == 1 {
+		return r.agentFor(ctx, w, sid) // the default alone: nothing to remember
 	}
 	raw, ok, err := r.cfg.KV.Get(ctx, turnAgentKey(sid))
 	var was startedWith
