@@ -67,9 +67,11 @@ func (x *run) start(ctx context.Context) error {
 	} else {
 		history = Heal(history)
 	}
-	mem, err := r.Memory.Memory(ctx, x.t.Caller.UserKey)
-	if err != nil {
-		return fmt.Errorf("load memory: %w", err)
+	var mem Memory
+	if !r.NoMemory {
+		if mem, err = r.Memory.Memory(ctx, x.t.Caller.UserKey); err != nil {
+			return fmt.Errorf("load memory: %w", err)
+		}
 	}
 	if !x.t.Resume {
 		user := llm.Message{Role: llm.RoleUser, Text: x.t.Text, Author: x.t.Caller.UserName, Key: x.t.Key, Images: x.t.Images, Preamble: Preamble(r.now())}
@@ -95,7 +97,7 @@ func (x *run) start(ctx context.Context) error {
 	}
 	x.req = llm.Request{
 		System: SystemPrompt(PromptInput{
-			Persona: r.Persona, Place: x.t.Place, User: x.t.Caller, Memory: mem,
+			Persona: r.Persona, Place: x.t.Place, User: x.t.Caller, Memory: mem, NoMemory: r.NoMemory,
 			Limits: r.MemoryLimits, Tools: toolNames(x.tools()), Skills: x.skills,
 		}),
 		Tools:     toolSpecs(x.tools()),

@@ -30,7 +30,9 @@ type PromptInput struct {
 	User    Caller
 	Memory  Memory
 	Limits  MemoryLimits
-	Tools   []string // names of the tools the model may call
+	// NoMemory leaves the person's memory out (an agent with memory off).
+	NoMemory bool
+	Tools    []string // names of the tools the model may call
 	// Skills: the notes of the self-memo go in the system prompt; the
 	// skills listed go after the conversation (TurnContext).
 	Skills SkillList
@@ -98,6 +100,9 @@ func SystemPrompt(in PromptInput) string {
 
 	name := orUnknown(in.User.UserName)
 	fmt.Fprintf(&b, "\n## Who you are talking with\n- Talking with: %s\n", name)
+	if in.NoMemory {
+		return b.String()
+	}
 	fmt.Fprintf(&b, "\n## What you remember about %s\n", name)
 	if in.Memory.Empty() {
 		b.WriteString("Nothing yet.\n")

@@ -34,6 +34,10 @@ type RunnerConfig struct {
 
 	Persona      string
 	MemoryLimits MemoryLimits
+	// NoMemory keeps the person's memory out of the prompt: an agent
+	// with memory off (its tools have no memory tool either). Memory is
+	// still required: a runner's other stores share it.
+	NoMemory bool
 	// MaxTokens caps each answer; 0 leaves it to the provider (the
 	// Registry's providers fit it to each model).
 	MaxTokens int

@@ -17,10 +17,15 @@ type Caller struct {
 	SessionID string
 	UserKey   string // "platform:id"
 	UserName  string
-	// Scopes are the scopes lookups of this turn cover (documents, and
-	// later skills and memos): bot.Where.VisibleKeys of where the message
-	// was written. Tools use these and nothing the model wrote.
+	// Scopes are the scopes the turn's document lookups (kb_search)
+	// cover: bot.Where.SearchedKeys of where the message was written,
+	// those visible there that the turn's agent searches. Tools use these
+	// and nothing the model wrote.
 	Scopes []string
+	// Learned are the scopes whose skills and self-memo the turn sees:
+	// the visible ones as its agent learns in them (bot.Where.LearnedKeys),
+	// so that one agent's skills never show in another's turns.
+	Learned []string
 	// Tainted says the turn has read untrusted content — a fetched page,
 	// an MCP result, another person's message — so what it proposes to
 	// keep (memory) may have been planted and needs the person's own

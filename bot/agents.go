@@ -33,6 +33,21 @@ type Agent struct {
 	// Budget is what its turns may cost per UTC month, in US dollars; 0:
 	// no bound (costs_limits.go).
 	Budget float64
+	// KB are the scopes its kb_search covers, of those visible where it
+	// answers, by kind or key (Where.SearchedKeys); nil, all of them.
+	KB []string
+	// NoLearning: learning from use is off for it (evolution: false):
+	// its runs are not recorded for reflection; its runner lists no
+	// skills and has no skill_read.
+	NoLearning bool
+}
+
+// Named is the agent called name, or nil.
+func (a *Agents) Named(name string) *Agent {
+	if a == nil {
+		return nil
+	}
+	return a.byName[name]
 }
 
 // ToolNames are the names of the tools the agent is offered.

@@ -18,15 +18,16 @@ type RunRecorder interface {
 	MarkCorrected(ctx context.Context, sessionID, author string) (bool, error)
 }
 
-// recordRun keeps the signals of m's turn; about is what the turn was
-// about (its text, its tools and their errors). A failure to keep them is
-// logged: it must never cost an answer.
-func (r *Router) recordRun(ctx context.Context, sid string, m chat.Message, s evolve.Signals, about string) {
-	if r.cfg.Runs == nil {
+// recordRun keeps the signals of m's turn, which ag ran, in the scope
+// it learns in there; about is what the turn was about (its text, its
+// tools and their errors). An agent that does not learn keeps none. A
+// failure to keep them is logged: it must never cost an answer.
+func (r *Router) recordRun(ctx context.Context, sid string, m chat.Message, ag *Agent, s evolve.Signals, about string) {
+	if r.cfg.Runs == nil || ag.NoLearning {
 		return
 	}
 	run := evolve.Run{
-		Scope:     Where{Thread: m.Thread, User: m.User, Direct: m.Direct}.Home().Key(),
+		Scope:     Where{Thread: m.Thread, User: m.User, Direct: m.Direct}.Home().Of(ag.Name).Key(),
 		SessionID: sid, Author: m.User.Key(), Key: m.Key, At: r.cfg.Now(), Signals: s, About: about,
 	}
 	if err := r.cfg.Runs.RecordRun(context.WithoutCancel(ctx), run); err != nil {

@@ -23,6 +23,12 @@ func modelKey(sid string) string { return "model:" + sid }
 // model /model chose there if the agent still allows it.
 func (r *Router) agentFor(ctx context.Context, w Where, sid string) *Agent {
 	ag, _, _ := r.agentAt(ctx, w)
+	return r.switchedIn(ctx, ag, sid)
+}
+
+// switchedIn is ag switched to the model /model chose in session sid, if
+// ag still allows it.
+func (r *Router) switchedIn(ctx context.Context, ag *Agent, sid string) *Agent {
 	if sid == "" || len(ag.Switch) == 0 {
 		return ag
 	}

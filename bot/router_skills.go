@@ -33,8 +33,10 @@ func (r *Router) cmdSkills(ctx context.Context, c chat.Command) error {
 	if l == nil {
 		return r.answerPrivately(ctx, c, chat.Out{Text: "Learning from use is off here."})
 	}
-	w := Where{Thread: c.Thread, User: c.User, Direct: c.Direct}
-	scope := w.Home().Key()
+	scope, ok := r.learnsHere(ctx, Where{Thread: c.Thread, User: c.User, Direct: c.Direct})
+	if !ok {
+		return r.answerPrivately(ctx, c, chat.Out{Text: "Learning from use is off for the agent that answers here."})
+	}
 	skills, err := l.Skills(scope)
 	if err != nil {
 		return err
@@ -153,7 +155,10 @@ func (r *Router) cmdReflect(ctx context.Context, c chat.Command) error {
 	if !r.cfg.Access.IsAdmin(c.User) {
 		return r.answerPrivately(ctx, c, chat.Out{Text: "Only an admin can start a reflection."})
 	}
-	scope := Where{Thread: c.Thread, User: c.User, Direct: c.Direct}.Home().Key()
+	scope, ok := r.learnsHere(ctx, Where{Thread: c.Thread, User: c.User, Direct: c.Direct})
+	if !ok {
+		return r.answerPrivately(ctx, c, chat.Out{Text: "Learning from use is off for the agent that answers here."})
+	}
 	base := r.base
 	r.wg.Go(func() {
 		changes, err := l.ReflectNow(base, scope)
@@ -175,4 +180,12 @@ func (r *Router) cmdReflect(ctx context.Context, c chat.Command) error {
 		}
 	})
 	return nil
+}
+
+// learnsHere is the scope the agent answering at w learns in there: its
+// skills and self-memo, apart from another agent's in the same place.
+// ok is false when that agent does not learn (evolution: false).
+func (r *Router) learnsHere(ctx context.Context, w Where) (scope string, ok bool) {
+	ag, _, _ := r.agentAt(ctx, w)
+	return w.Home().Of(ag.Name).Key(), !ag.NoLearning
 }

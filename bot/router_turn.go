@@ -16,9 +16,9 @@ func (r *Router) turn(ctx context.Context, sid string, batch []chat.Message, bas
 	m := batch[0]
 	tr := &turnRun{r: r, sid: sid, m: m, keys: inboxKeys(batch), release: release, err: errTurnNotRun, outcome: TurnNotRun}
 	// The turn's agent, chosen once: it keeps it to the end, whatever
-	// changes meanwhile.
-	// The model too: /model's choice for this session, if any.
-	tr.agent = r.agentFor(ctx, Where{Thread: m.Thread, User: m.User, Direct: m.Direct}, sid)
+	// changes meanwhile, a crash included. The model too: /model's choice
+	// for this session, if any.
+	tr.agent = r.turnAgent(ctx, Where{Thread: m.Thread, User: m.User, Direct: m.Direct}, sid, m.Key, base.Resume)
 	defer tr.end(ctx)
 	a, ok := r.adapters[m.Thread.Platform]
 	if !ok {
@@ -128,8 +128,8 @@ func (tr *turnRun) agentTurn(ctx context.Context, batch []chat.Message, base age
 	t := base
 	t.SessionID, t.Key = tr.sid, m.Key
 	where := Where{Thread: m.Thread, User: m.User, Direct: m.Direct}
-	t.Caller = agent.Caller{SessionID: tr.sid, UserKey: m.User.Key(), UserName: m.User.Name, Scopes: where.VisibleKeys(),
-		Confirm: r, Approve: r.approver(), Reach: r,
+	t.Caller = agent.Caller{SessionID: tr.sid, UserKey: m.User.Key(), UserName: m.User.Name,
+		Scopes: where.SearchedKeys(tr.agent.KB), Learned: where.LearnedKeys(tr.agent.Name), Confirm: r, Approve: r.approver(), Reach: r,
 		Origin: agent.Origin{Platform: m.Thread.Platform, Space: m.Thread.Space, Chat: m.Thread.Chat, Thread: m.Thread.ID,
 			Direct: m.Direct, Home: where.Home().Key()}}
 	t.Place = agent.Place{Platform: m.Thread.Platform, ChatName: m.Place.ChatName, ChatKind: m.Place.ChatKind, Thread: m.Place.Thread}
@@ -189,7 +189,7 @@ func (tr *turnRun) observe(ctx context.Context, ev agent.Event) {
 	case ev.Kind == agent.EventDone:
 		tr.release()
 		tr.answer, tr.err, tr.outcome = ev.Text, nil, TurnAnswered
-		r.recordRun(ctx, tr.sid, tr.m, tr.obs.End(nil, false), tr.asked+"\n"+tr.obs.About())
+		r.recordRun(ctx, tr.sid, tr.m, tr.agent, tr.obs.End(nil, false), tr.asked+"\n"+tr.obs.About())
 		if err := r.quota.spend(ctx, tr.m.User, ev.Usage.InputTokens+ev.Usage.OutputTokens); err != nil {
 			r.log.Error("count tokens", "user", tr.m.User.Key(), "err", err)
 		}
@@ -219,7 +219,7 @@ func (tr *turnRun) failed(ctx context.Context, err error) {
 	if stopped {
 		tr.outcome = TurnStopped
 	}
-	r.recordRun(ctx, tr.sid, tr.m, tr.obs.End(err, stopped), tr.asked+"\n"+tr.obs.About())
+	r.recordRun(ctx, tr.sid, tr.m, tr.agent, tr.obs.End(err, stopped), tr.asked+"\n"+tr.obs.About())
 	r.finishFailed(ctx, tr.reply, tr.shown, err, stopped)
 }
 

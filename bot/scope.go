@@ -2,8 +2,10 @@ package bot
 
 import (
 	"fmt"
-	"github.com/parleybot/parley/chat"
+	"slices"
 	"strings"
+
+	"github.com/parleybot/parley/chat"
 )
 
 // Scopes (docs/architecture.md, Scopes): everything Parley keeps beyond one
@@ -27,18 +29,41 @@ const (
 )
 
 // Scope names one scope. Key is its stored form: "operator",
-// "space:<platform>:<id>" or "person:<platform>:<user id>".
+// "space:<platform>:<id>" or "person:<platform>:<user id>"; what a named
+// agent learnt there, "agent:<name>:" before it.
 type Scope struct {
 	Kind ScopeKind
 	ID   string // "" for the operator; platform:id otherwise
+	// Agent is the named agent whose skills and self-memo of the scope
+	// these are (Of); "" for documents, reminders and the default agent's.
+	Agent string
 }
+
+// agentPrefix starts the key of a named agent's part of a scope.
+const agentPrefix = "agent:"
 
 // Key is the scope's stored form.
 func (s Scope) Key() string {
-	if s.Kind == ScopeOperator {
-		return string(ScopeOperator)
+	key := string(ScopeOperator)
+	if s.Kind != ScopeOperator {
+		key = string(s.Kind) + ":" + s.ID
 	}
-	return string(s.Kind) + ":" + s.ID
+	if s.Agent != "" {
+		return agentPrefix + s.Agent + ":" + key
+	}
+	return key
+}
+
+// Of is the scope as agent learns in it: an agent's skills and self-memo
+// are its own, apart from another's in the same place (docs/agents.md).
+// The default agent's are the scope's own, under the keys they had before
+// there were agents.
+func (s Scope) Of(agent string) Scope {
+	s.Agent = agent
+	if agent == DefaultAgent {
+		s.Agent = ""
+	}
+	return s
 }
 
 // OperatorScope is the operator's scope.
@@ -101,9 +126,48 @@ func (w Where) VisibleKeys() []string {
 	return keys
 }
 
+// LearnedKeys are the stored forms of the scopes whose skills and
+// self-memo a turn of agent sees here: Visible, as agent learns in them.
+func (w Where) LearnedKeys(agent string) []string {
+	v := w.Visible()
+	keys := make([]string, len(v))
+	for i, s := range v {
+		keys[i] = s.Of(agent).Key()
+	}
+	return keys
+}
+
+// SearchedKeys are the stored forms of the visible scopes an agent's
+// kb_search covers here: those only names, each by its kind ("operator",
+// "space", "person") or its key; only nil, all of them. Only ever
+// narrows: a scope not visible here is never searched, whatever only
+// says (docs/agents.md, Switches).
+func (w Where) SearchedKeys(only []string) []string {
+	keys := w.VisibleKeys()
+	if only == nil {
+		return keys
+	}
+	out := []string{}
+	for i, s := range w.Visible() {
+		if slices.Contains(only, string(s.Kind)) || slices.Contains(only, keys[i]) {
+			out = append(out, keys[i])
+		}
+	}
+	return out
+}
+
 // ParseScope reads a scope's stored form, as an operator writes it
-// (`parley kb add --scope space:slack:T012`).
+// (`parley kb add --scope space:slack:T012`, `parley reflect --scope
+// agent:eng:space:slack:T012`).
 func ParseScope(key string) (Scope, error) {
+	if rest, ok := strings.CutPrefix(key, agentPrefix); ok {
+		agent, base, _ := strings.Cut(rest, ":")
+		s, err := ParseScope(base)
+		if err != nil || agent == "" || s.Agent != "" {
+			return Scope{}, fmt.Errorf("scope %q: want agent:<name>: before operator, space:<platform>:<id> or person:<platform>:<user id>", key)
+		}
+		return s.Of(agent), nil
+	}
 	if key == string(ScopeOperator) {
 		return OperatorScope(), nil
 	}

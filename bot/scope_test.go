@@ -80,3 +80,85 @@ func TestParseScope(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchedKeys: an agent's kb.scopes only ever narrow what a lookup
+// here covers — by kind or by key — and a scope not visible here stays
+// unsearched whatever the list names.
+func TestSearchedKeys(t *testing.T) {
+	ann := chat.User{Platform: "slack", ID: "ann", Name: "Ann"}
+	channel := bot.Where{Thread: chat.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1.1"}, User: ann}
+	dm := bot.Where{Thread: chat.Thread{Platform: "slack", Space: "T1", Chat: "D1"}, User: ann, Direct: true}
+	tests := []struct {
+		name  string
+		where bot.Where
+		only  []string
+		want  []string
+	}{
+		{"unset: every visible scope", channel, nil, []string{"operator", "space:slack:T1"}},
+		{"unset, in a DM", dm, nil, []string{"operator", "space:slack:T1", "person:slack:ann"}},
+		{"none", dm, []string{}, []string{}},
+		{"the operator's only", dm, []string{"operator"}, []string{"operator"}},
+		{"the space's by kind", channel, []string{"space"}, []string{"space:slack:T1"}},
+		{"the space's by key", channel, []string{"operator", "space:slack:T1"}, []string{"operator", "space:slack:T1"}},
+		{"another space's key", channel, []string{"operator", "space:slack:T2"}, []string{"operator"}},
+		{"the person's kind outside a DM", channel, []string{"person"}, []string{}},
+		{"the person's kind in a DM", dm, []string{"person"}, []string{"person:slack:ann"}},
+		{"another person's key", dm, []string{"person:slack:bob"}, []string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.where.SearchedKeys(tt.only)
+			if !slices.Equal(got, tt.want) || got == nil {
+				t.Errorf("SearchedKeys(%q) = %#v, want %#v", tt.only, got, tt.want)
+			}
+			for _, k := range got {
+				if !slices.Contains(tt.where.VisibleKeys(), k) {
+					t.Errorf("searches %s, which is not visible here", k)
+				}
+			}
+		})
+	}
+}
+
+// TestLearnedKeys: two agents in the same two places learn apart; the
+// default agent keeps the keys it had before there were agents.
+func TestLearnedKeys(t *testing.T) {
+	ann := chat.User{Platform: "slack", ID: "ann", Name: "Ann"}
+	help := bot.Where{Thread: chat.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1.1"}, User: ann}
+	dm := bot.Where{Thread: chat.Thread{Platform: "slack", Space: "T1", Chat: "D1"}, User: ann, Direct: true}
+	tests := []struct {
+		agent string
+		where bot.Where
+		home  string
+		seen  []string
+	}{
+		{bot.DefaultAgent, help, "space:slack:T1", []string{"operator", "space:slack:T1"}},
+		{bot.DefaultAgent, dm, "person:slack:ann", []string{"operator", "space:slack:T1", "person:slack:ann"}},
+		{"eng", help, "agent:eng:space:slack:T1", []string{"agent:eng:operator", "agent:eng:space:slack:T1"}},
+		{"eng", dm, "agent:eng:person:slack:ann", []string{"agent:eng:operator", "agent:eng:space:slack:T1", "agent:eng:person:slack:ann"}},
+		{"support", help, "agent:support:space:slack:T1", []string{"agent:support:operator", "agent:support:space:slack:T1"}},
+		{"support", dm, "agent:support:person:slack:ann", []string{"agent:support:operator", "agent:support:space:slack:T1", "agent:support:person:slack:ann"}},
+	}
+	for _, tt := range tests {
+		if got := tt.where.Home().Of(tt.agent).Key(); got != tt.home {
+			t.Errorf("%s: home %s, want %s", tt.agent, got, tt.home)
+		}
+		if got := tt.where.LearnedKeys(tt.agent); !slices.Equal(got, tt.seen) {
+			t.Errorf("%s: learned %v, want %v", tt.agent, got, tt.seen)
+		}
+		for _, o := range tests {
+			if o.agent != tt.agent && slices.Contains(o.where.LearnedKeys(o.agent), tt.home) {
+				t.Errorf("%s sees what %s learnt (%s)", o.agent, tt.agent, tt.home)
+			}
+		}
+		s, err := bot.ParseScope(tt.home)
+		if err != nil || s.Key() != tt.home {
+			t.Errorf("ParseScope(%q) = %+v, %v", tt.home, s, err)
+		}
+	}
+	for _, bad := range []string{"agent:eng", "agent::operator", "agent:eng:agent:x:operator", "agent:eng:team:x"} {
+		if _, err := bot.ParseScope(bad); err == nil {
+			t.Errorf("ParseScope(%q) took it", bad)
+		}
+	}
+}

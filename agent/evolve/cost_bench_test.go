@@ -122,7 +122,7 @@ func BenchmarkSkillIndex(b *testing.B) {
 				}
 			}
 			x := evolve.Index{Files: files}
-			caller := agent.Caller{Scopes: []string{"operator", scope}}
+			caller := agent.Caller{Learned: []string{"operator", scope}}
 			var added, listed int
 			for b.Loop() {
 				list, err := x.SkillIndex(b.Context(), caller, "the service-7 deploy failed, what now?")

@@ -39,11 +39,12 @@ type scopedSkill struct {
 	related int
 }
 
-// SkillIndex lists the skills of c's scopes for a turn about text.
+// SkillIndex lists the skills of c's learned scopes (Caller.Learned) for
+// a turn about text.
 func (x Index) SkillIndex(ctx context.Context, c agent.Caller, text string) (agent.SkillList, error) {
 	var all []scopedSkill
 	words := queryWords(text)
-	for _, scope := range c.Scopes {
+	for _, scope := range c.Learned {
 		skills, _ := x.Files.List(scope) // a broken file hides only itself
 		for _, s := range skills {
 			all = append(all, scopedSkill{scope: scope, Skill: s, related: related(words, s.Name+" "+s.Description)})
@@ -55,7 +56,7 @@ func (x Index) SkillIndex(ctx context.Context, c agent.Caller, text string) (age
 	budget := cmp.Or(x.BudgetTokens, 3000)
 	var out agent.SkillList
 	if x.Memos != nil {
-		for _, scope := range c.Scopes {
+		for _, scope := range c.Learned {
 			m, err := x.Memos.Memo(ctx, scope)
 			if err != nil {
 				return out, err
@@ -121,12 +122,12 @@ type SkillReadArgs struct {
 }
 
 // SkillRead returns the skill_read tool: a skill's steps, from the turn's
-// scopes only (Caller.Scopes), and the skill's lastUsedAt refreshed. Each
-// call is one invocation (the run's signals count it).
+// learned scopes only (Caller.Learned), and the skill's lastUsedAt
+// refreshed. Each call is one invocation (the run's signals count it).
 func SkillRead(files SkillFiles) (agent.Tool, error) {
 	return agent.Local(agent.Func("skill_read", "Read one of the skills you have learnt here (listed in your system prompt): its steps, to follow.",
 		func(ctx context.Context, c agent.Caller, a SkillReadArgs) (string, error) {
-			for _, scope := range c.Scopes {
+			for _, scope := range c.Learned {
 				s, err := files.Get(scope, a.Name)
 				if errors.Is(err, ErrNoSkill) {
 					continue

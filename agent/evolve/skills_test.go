@@ -130,7 +130,7 @@ func TestSkillIndexBudget(t *testing.T) {
 	}
 	f.Create(scope, "Rotate the signing key", "when the signing key expires: rotate it with vault", "1. vault write")
 	counter := &countingImpressions{}
-	list, err := Index{Files: f, Impressions: counter, BudgetTokens: 500}.SkillIndex(t.Context(), agent.Caller{Scopes: []string{scope}}, "how do I rotate the signing key?")
+	list, err := Index{Files: f, Impressions: counter, BudgetTokens: 500}.SkillIndex(t.Context(), agent.Caller{Learned: []string{scope}}, "how do I rotate the signing key?")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,7 @@ func (a *app) agents(def *agent.Runner, list []agent.Tool, tasks *taskParts) (*b
 		s := cfg.Agent(name)
 		ag := bot.Agent{Name: name, Runner: def, Model: s.Model, Fallback: s.Fallback, Budget: s.Budget.Monthly}
 		if name != config.DefaultAgent {
+			ag.KB, ag.NoLearning = s.KBScopes(), !s.Evolves()
 			r, err := a.agentRunner(name, s, list, tasks)
 			if err != nil {
 				return nil, fmt.Errorf("agents.%s: %w", name, err)
@@ -75,13 +76,24 @@ func (a *app) agentRunner(name string, s config.AgentSettings, list []agent.Tool
 	if err != nil {
 		return nil, err
 	}
-	r := a.runnerConfig(allowedTools(list, s.Tools, func(missing string) {
+	r := a.runnerConfig(switchedTools(allowedTools(list, s.Tools, func(missing string) {
 		a.logger.Warn("an agent's tool is not there (its MCP server did not start?)", "agent", name, "tool", missing)
-	}), tasks)
+	}), s), tasks)
 	r.Provider, r.ContextWindow = provider, a.reg.Info(s.Model).ContextWindow
 	r.Blind = !modelSees(a.cfg, a.blind)(s.Model)
 	r.Persona, r.Reasoning, r.MaxSteps = s.Persona, s.Reasoning(), s.MaxSteps
+	r.NoMemory = !s.Remembers()
+	if !s.Evolves() {
+		r.Skills = nil
+	}
 	return agent.NewRunner(r)
+}
+
+// switchedTools are the tools of list the agent's switches leave on
+// (config.AgentSettings.ToolsOff).
+func switchedTools(list []agent.Tool, s config.AgentSettings) []agent.Tool {
+	off := s.ToolsOff()
+	return slices.DeleteFunc(slices.Clone(list), func(t agent.Tool) bool { return slices.Contains(off, t.Spec().Name) })
 }
 
 // agentModel is the provider an agent's turns talk to: its model, or with

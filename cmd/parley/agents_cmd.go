@@ -42,9 +42,14 @@ func newAgentsCmd(e *environment, load func() (*config.Config, error)) *cobra.Co
 			fmt.Fprintln(tw, "AGENT\tMODEL\tFALLBACK\tTOOLS")
 			for _, name := range cfg.AgentNames() {
 				a := cfg.Agent(name)
+				// What a switch takes that the configuration turns on.
+				off := slices.DeleteFunc(a.ToolsOff(), func(t string) bool { return !slices.Contains(cfg.ToolNames(), t) })
 				tools := "every enabled tool"
-				if a.Tools != nil {
-					tools = listOrNone(a.Tools)
+				switch {
+				case a.Tools != nil:
+					tools = listOrNone(slices.DeleteFunc(slices.Clone(a.Tools), func(t string) bool { return slices.Contains(off, t) }))
+				case len(off) > 0:
+					tools += " but " + strings.Join(off, ", ")
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", name, a.Model, listOrNone(a.Fallback), tools)
 			}

@@ -68,6 +68,9 @@ func newKBAddCmd(e *environment, load func() (*config.Config, error)) *cobra.Com
 			if err != nil {
 				return err
 			}
+			if s.Agent != "" {
+				return fmt.Errorf("scope %q: documents belong to the operator, a place or a person, not to an agent; agents.%s.kb.scopes chooses what it searches", scope, s.Agent)
+			}
 			return withKB(cmd.Context(), e, load, func(b *kb.Base, _ *config.Config) error {
 				failed := 0
 				for _, arg := range args {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -107,7 +108,7 @@ func newSkillsCmd(e *environment, load func() (*config.Config, error)) *cobra.Co
 				if !d.IsDir() {
 					continue
 				}
-				scope := strings.ReplaceAll(d.Name(), "_", ":")
+				scope := scopeOfDir(d.Name(), cfg.AgentNames())
 				skills, errs := files.List(scope)
 				for _, err := range errs {
 					fmt.Fprintf(e.stderr, "parley: %s: %v\n", d.Name(), err)
@@ -162,4 +163,20 @@ func (l learning) ReflectNow(ctx context.Context, scope string) ([]evolve.Change
 		return r.Changes, r.Err
 	}
 	return nil, nil // nothing new since the last reflection
+}
+
+// scopeOfDir is the scope key whose skills are in folder dir
+// (evolve.SkillFiles.ScopeDir writes ':' as '_'). An agent's name may
+// hold '_' itself, so a named agent's part of a scope ("agent_my_bot_…")
+// is read by the configured names, the longest first.
+func scopeOfDir(dir string, agents []string) string {
+	if rest, ok := strings.CutPrefix(dir, "agent_"); ok {
+		longest := slices.SortedFunc(slices.Values(agents), func(a, b string) int { return len(b) - len(a) })
+		for _, name := range longest {
+			if base, ok := strings.CutPrefix(rest, name+"_"); ok {
+				return "agent:" + name + ":" + strings.ReplaceAll(base, "_", ":")
+			}
+		}
+	}
+	return strings.ReplaceAll(dir, "_", ":")
 }

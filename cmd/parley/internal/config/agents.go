@@ -43,7 +43,51 @@ type AgentSettings struct {
 	// Budget bounds what the agent's turns cost a month; unset, the
 	// top-level budget, counted for this agent alone.
 	Budget *Budget `json:"budget"`
+
+	// The agent's switches (docs/agents.md#switches): each nil is the top
+	// level's, which Config.Agent fills in; a switch only turns off what
+	// the configuration turns on.
+	//
+	// KB narrows the documents its kb_search searches.
+	KB *AgentKB `json:"kb"`
+	// Evolution is learning from use: skill_read, the skill index in the
+	// prompt, the turn's run recorded for reflection; unset,
+	// evolution.enabled.
+	Evolution *bool `json:"evolution"`
+	// Memory is the memory tool and the person's memory in the prompt;
+	// unset, on. /memory works whatever it says: the memory is the
+	// person's.
+	Memory *bool `json:"memory"`
+	// Reminders are the remind and schedule tools; unset,
+	// reminders.enabled.
+	Reminders *bool `json:"reminders"`
 }
+
+// AgentKB is an agent's knowledge base (agents.<name>.kb).
+type AgentKB struct {
+	// Scopes are the scopes of those visible where a turn runs that its
+	// kb_search searches, each a kind (operator, space, person) or one
+	// scope's key (space:slack:T012); unset, every visible one; empty,
+	// none (and no kb_search). They only narrow: a scope the person
+	// could not see there stays unsearched whatever is listed.
+	Scopes []string `json:"scopes"`
+}
+
+// KBScopes are the agent's kb.scopes: nil, every visible scope.
+func (a AgentSettings) KBScopes() []string {
+	if a.KB == nil {
+		return nil
+	}
+	return a.KB.Scopes
+}
+
+// Evolves, Remembers and Reminds read the switches; unset is on (the
+// agent Config.Agent returns has each set).
+func (a AgentSettings) Evolves() bool   { return on(a.Evolution) }
+func (a AgentSettings) Remembers() bool { return on(a.Memory) }
+func (a AgentSettings) Reminds() bool   { return on(a.Reminders) }
+
+func on(b *bool) bool { return b == nil || *b }
 
 // Binding binds a place to an agent (bindings[i]).
 type Binding struct {
@@ -87,6 +131,15 @@ func (c *Config) Agent(name string) AgentSettings {
 	}
 	if a.Budget == nil {
 		a.Budget = &Budget{Monthly: c.Budget.Monthly}
+	}
+	if a.Evolution == nil {
+		a.Evolution = new(c.Evolution.Enabled)
+	}
+	if a.Memory == nil {
+		a.Memory = new(true)
+	}
+	if a.Reminders == nil {
+		a.Reminders = new(c.Reminders.Enabled)
 	}
 	return a
 }
@@ -212,6 +265,7 @@ func (c *Config) validateAgents() []string {
 		if a.MaxSteps < 0 || a.MaxSteps > 1000 {
 			add("%s.max_steps: %d is out of range; want 1 to 1000, or 0 for the default (25)", key, a.MaxSteps)
 		}
+		p = append(p, c.switchProblems(key, a)...)
 		for i, t := range a.Tools {
 			server, _, mcp := strings.Cut(t, "__")
 			if slices.Contains(tools, t) || mcp && slices.Contains(servers, server) {

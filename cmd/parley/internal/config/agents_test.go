@@ -49,7 +49,14 @@ func TestAgentsValidation(t *testing.T) {
 		{"max_steps", "agents: {a: {max_steps: 5000}}\n", "agents.a.max_steps: 5000 is out of range"},
 		{"default redefined", "agents: {default: {persona: x}}\n", "agents.default: the default agent is the top-level settings"},
 		{"bad name", "agents: {Support: {}}\n", `agents: "Support" is not a valid name`},
-		{"unknown field", "agents: {a: {modle: local/x}}\n", `unknown field "modle"`},
+		{"unknown field", "agents: {a: {modle: local/x}}\n", "agents.a.modle: unknown key; did you mean model?"},
+		{"unknown switch", "agents: {a: {memroy: false}}\n", "agents.a.memroy: unknown key; did you mean memory?"},
+		{"unknown kb key", "agents: {a: {kb: {scope: [operator]}}}\n", "agents.a.kb.scope: unknown key; did you mean scopes?"},
+		{"kb scope", "agents: {a: {kb: {scopes: [operator, spaces]}}}\n", `agents.a.kb.scopes[1]: "spaces" is no scope; want operator, space, person`},
+		{"kb scope twice", "agents: {a: {kb: {scopes: [space, space]}}}\n", "agents.a.kb.scopes[1]: the same scope as agents.a.kb.scopes[0]"},
+		{"switch not a bool", "agents: {a: {memory: maybe}}\n", "agents.a: json: cannot unmarshal"},
+		{"evolution on where it is off", "evolution: {enabled: false}\nagents: {a: {evolution: true}}\n", "agents.a.evolution: true needs learning from use on"},
+		{"reminders on where they are off", "reminders: {enabled: false}\nagents: {a: {reminders: true}}\n", "agents.a.reminders: true needs reminders on"},
 		{"agents not a mapping", "agents: [a]\n", "agents: want a mapping of names to mappings"},
 		{"bindings not a list", "bindings: {place: '*'}\n", "bindings: want a list of mappings"},
 	}
@@ -76,6 +83,9 @@ agents:
     max_steps: 60
     budget: {monthly: 20}
     tools: [memory, web_fetch, gh__search_issues]
+    kb: {scopes: [operator, space:slack:T012]}
+    memory: false
+    evolution: false
   random:
     model: hosted/gpt-4.1-nano
     fallback: []
@@ -89,17 +99,30 @@ bindings:
 	if got := cfg.AgentNames(); !slices.Equal(got, []string{"default", "eng", "random", "support"}) {
 		t.Errorf("AgentNames() = %v", got)
 	}
+	// The switches left unset are the top level's: evolution and
+	// reminders are on by default, memory always.
+	on, off := new(true), new(false)
 	want := map[string]AgentSettings{
-		"default": {Persona: "Top-level persona.", Model: "hosted/gpt-4.1-mini", Fallback: []string{"local/llama3.2"}, Thinking: "low", Budget: &Budget{Monthly: 50}},
-		"support": {Persona: "Support persona.", Model: "hosted/gpt-4.1-mini", Fallback: []string{"local/llama3.2"}, Thinking: "low", Tools: []string{"memory", "kb_search"}, Budget: &Budget{Monthly: 50}},
+		"default": {Persona: "Top-level persona.", Model: "hosted/gpt-4.1-mini", Fallback: []string{"local/llama3.2"}, Thinking: "low",
+			Evolution: on, Memory: on, Reminders: on, Budget: &Budget{Monthly: 50}},
+		"support": {Persona: "Support persona.", Model: "hosted/gpt-4.1-mini", Fallback: []string{"local/llama3.2"}, Thinking: "low", Tools: []string{"memory", "kb_search"},
+			Evolution: on, Memory: on, Reminders: on, Budget: &Budget{Monthly: 50}},
 		// The inherited fallback that is the agent's own model is dropped.
-		"eng":    {Persona: "Top-level persona.", Model: "local/llama3.2", Fallback: []string{}, Thinking: "high", MaxSteps: 60, Tools: []string{"memory", "web_fetch", "gh__search_issues"}, Budget: &Budget{Monthly: 20}},
-		"random": {Persona: "Top-level persona.", Model: "hosted/gpt-4.1-nano", Fallback: []string{}, Thinking: "low", Tools: []string{}, Budget: &Budget{Monthly: 50}},
+		"eng": {Persona: "Top-level persona.", Model: "local/llama3.2", Fallback: []string{}, Thinking: "high", MaxSteps: 60, Tools: []string{"memory", "web_fetch", "gh__search_issues"},
+			KB: &AgentKB{Scopes: []string{"operator", "space:slack:T012"}}, Evolution: off, Memory: off, Reminders: on, Budget: &Budget{Monthly: 20}},
+		"random": {Persona: "Top-level persona.", Model: "hosted/gpt-4.1-nano", Fallback: []string{}, Thinking: "low", Tools: []string{},
+			Evolution: on, Memory: on, Reminders: on, Budget: &Budget{Monthly: 50}},
 	}
 	for name, w := range want {
 		if diff := cmp.Diff(w, cfg.Agent(name)); diff != "" {
 			t.Errorf("Agent(%q) (-want +got):\n%s", name, diff)
 		}
+	}
+	if off := cfg.Agent("eng").ToolsOff(); !slices.Equal(off, []string{"memory", "skill_read"}) {
+		t.Errorf("eng's ToolsOff() = %v", off)
+	}
+	if off := cfg.Agent("support").ToolsOff(); off != nil {
+		t.Errorf("support's ToolsOff() = %v", off)
 	}
 	if len(cfg.Bindings) != 4 || cfg.Bindings[1] != (Binding{Place: "slack:channel:C0HELP", Agent: "support"}) {
 		t.Errorf("Bindings = %+v", cfg.Bindings)
@@ -110,11 +133,18 @@ bindings:
 func TestAgentsFromEnvironment(t *testing.T) {
 	t.Parallel()
 	cfg := mustLoadYAML(t, agentsBase, map[string]string{
-		"PARLEY_AGENTS":   `{"support": {"tools": ["memory"]}}`,
+		"PARLEY_AGENTS":   `{"support": {"tools": ["memory"], "kb": {"scopes": ["operator"]}, "reminders": false, "memory": true}}`,
 		"PARLEY_BINDINGS": `[{"place": "telegram:dm", "agent": "support"}]`,
 	})
 	if got := cfg.Agent("support").Tools; !slices.Equal(got, []string{"memory"}) || len(cfg.Bindings) != 1 {
 		t.Errorf("tools %v, bindings %+v", got, cfg.Bindings)
+	}
+	if a := cfg.Agent("support"); !slices.Equal(a.KBScopes(), []string{"operator"}) || a.Reminds() || !a.Remembers() || !a.Evolves() {
+		t.Errorf("switches: kb %v, reminders %v, memory %v, evolution %v", a.KBScopes(), a.Reminds(), a.Remembers(), a.Evolves())
+	}
+	_, err := loadYAML(t, agentsBase, map[string]string{"PARLEY_AGENTS": `{"support": {"remnders": false}}`})
+	if err == nil || !strings.Contains(err.Error(), "agents.support.remnders: unknown key; did you mean reminders?") {
+		t.Errorf("a misspelt key in PARLEY_AGENTS: %v", err)
 	}
 }
 
@@ -142,8 +172,12 @@ func TestAgentsDocExample(t *testing.T) {
 	if r := cfg.Agent("random"); r.Model != "local/llama3.2" || len(r.Fallback) != 0 || r.Tools == nil || len(r.Tools) != 0 {
 		t.Errorf("random = %+v", r)
 	}
-	if s := cfg.Agent("support"); slices.Contains(s.Tools, "shell") || !strings.Contains(s.Persona, "support desk") {
+	if s := cfg.Agent("support"); slices.Contains(s.Tools, "shell") || !strings.Contains(s.Persona, "support desk") ||
+		!slices.Equal(s.KBScopes(), []string{"operator"}) || s.Reminds() || !s.Remembers() {
 		t.Errorf("support = %+v", s)
+	}
+	if r := cfg.Agent("random"); r.Remembers() || r.Evolves() || !r.Reminds() {
+		t.Errorf("random's switches: memory %v, evolution %v, reminders %v", r.Remembers(), r.Evolves(), r.Reminds())
 	}
 	if len(cfg.Bindings) != 4 {
 		t.Errorf("bindings = %+v", cfg.Bindings)
