@@ -1,12 +1,14 @@
-package webconsole
+package signin
 
 import (
 	"context"
 	"time"
 )
 
-// What the console keeps (both store engines implement Auth): one-time
-// sign-in links and the sessions they open. Only hashes of the secrets
+// Package signin holds what the web console keeps to let people in (both
+// store engines implement Auth): one-time sign-in links and the sessions
+// they open. A package of its own so that the stores, which the console
+// reads, need not import the console. Only hashes of the secrets
 // are kept — a copy of the database opens nothing.
 
 // Login is a one-time sign-in link (parley console login, /console).
