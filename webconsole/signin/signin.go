@@ -1,15 +1,14 @@
+// Package signin holds what the web console keeps to let people in (both
+// store engines implement Auth): one-time sign-in links and the sessions
+// they open. A package of its own so that the stores, which the console
+// reads, need not import the console. Only hashes of the secrets
+// are kept — a copy of the database opens nothing.
 package signin
 
 import (
 	"context"
 	"time"
 )
-
-// Package signin holds what the web console keeps to let people in (both
-// store engines implement Auth): one-time sign-in links and the sessions
-// they open. A package of its own so that the stores, which the console
-// reads, need not import the console. Only hashes of the secrets
-// are kept — a copy of the database opens nothing.
 
 // Login is a one-time sign-in link (parley console login, /console).
 type Login struct {
