@@ -1,0 +1,160 @@
+// Package webconsole is the web console (docs/console.md): a page where
+// the operator sees and steers what Parley does, and each person sees
+// what Parley keeps about them. Server-rendered html/template pages over
+// the store interfaces, embedded in the binary; signing in is by
+// one-time link, never a password.
+package webconsole
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/webconsole/signin"
+)
+
+//go:embed templates/*.html
+var templateFiles embed.FS
+
+//go:embed static
+var staticFiles embed.FS
+
+// Lifetimes of what signs people in (issue: single use, 10 minutes; 12 h
+// sessions).
+const (
+	LinkLifetime    = 10 * time.Minute
+	SessionLifetime = 12 * time.Hour
+)
+
+// Config wires a Server.
+type Config struct {
+	Auth  signin.Auth
+	Audit bot.AuditLog
+	// Data is what the pages read and change.
+	Data Data
+	// IsAdmin says whether a person ("platform:id") is an admin
+	// (access.admins): their link opens the admin view.
+	IsAdmin func(user string) bool
+	// PublicURL is where people reach the console (console.public_url):
+	// the base of links; "" is http:// and the listening address.
+	PublicURL string
+	// TrustedProxies may say who the client is (X-Forwarded-For) and that
+	// it came over TLS (X-Forwarded-Proto).
+	TrustedProxies []netip.Prefix
+	// SignInsPerMinute bounds sign-in attempts per client address; 0: 10.
+	SignInsPerMinute int
+	Now              func() time.Time
+	Logger           *slog.Logger
+}
+
+// Server serves the console.
+type Server struct {
+	cfg    Config
+	mux    *http.ServeMux
+	pages  map[string]*template.Template
+	limits *clientLimits
+}
+
+// New checks cfg and builds the server.
+func New(cfg Config) (*Server, error) {
+	if cfg.Auth == nil || cfg.Audit == nil || cfg.Data == nil {
+		return nil, errors.New("webconsole: Auth, Audit and Data are required")
+	}
+	if cfg.IsAdmin == nil {
+		cfg.IsAdmin = func(string) bool { return false }
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.SignInsPerMinute <= 0 {
+		cfg.SignInsPerMinute = 10
+	}
+	cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
+	pages, err := parsePages()
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), pages: pages, limits: newClientLimits(cfg.SignInsPerMinute, cfg.Now)}
+	s.routes()
+	return s, nil
+}
+
+func (s *Server) routes() {
+	static, _ := fs.Sub(staticFiles, "static")
+	s.mux.Handle("GET /static/", http.StripPrefix("/static/", immutable(http.FileServerFS(static))))
+	s.mux.HandleFunc("GET /login/{token}", s.loginPage)
+	s.mux.HandleFunc("POST /login/{token}", s.login)
+	s.mux.Handle("POST /logout", s.signedIn(s.logout))
+	s.mux.Handle("GET /{$}", s.signedIn(s.home))
+	s.mux.Handle("GET /conversations", s.signedIn(s.conversations))
+	s.mux.Handle("GET /conversations/{id}", s.signedIn(s.conversation))
+	s.mux.Handle("GET /approvals", s.admin(s.approvals))
+	s.mux.Handle("POST /approvals/{id}", s.admin(s.decide))
+	s.mux.Handle("GET /audit", s.admin(s.audit))
+	s.mux.Handle("GET /sessions", s.admin(s.sessions))
+	s.mux.Handle("POST /sessions/revoke", s.admin(s.revoke))
+}
+
+// ServeHTTP serves every request with the console's security headers.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	// No inline script or style, nothing from elsewhere, never framed.
+	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "+
+		"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	// Sign-in links carry their token in the path: never in a Referer.
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-store")
+	if s.secure(r) {
+		h.Set("Strict-Transport-Security", "max-age=31536000")
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// immutable marks the embedded assets cacheable: they change only with
+// the binary, whose version their URLs do not carry, so an hour.
+func immutable(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=3600")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// link is the absolute URL of path for people: on PublicURL, else on the
+// request's host.
+func (s *Server) link(r *http.Request, path string) string {
+	if s.cfg.PublicURL != "" {
+		return s.cfg.PublicURL + path
+	}
+	scheme := "http"
+	if r != nil && s.secure(r) {
+		scheme = "https"
+	}
+	host := "localhost"
+	if r != nil {
+		host = r.Host
+	}
+	return fmt.Sprintf("%s://%s%s", scheme, host, path)
+}
+
+// record adds an audit entry for something done in the console; a
+// failure is logged, and the action stands.
+func (s *Server) record(ctx context.Context, who *signin.Session, action, target, detail string) {
+	e := bot.AuditEntry{At: s.cfg.Now(), Actor: who.User, Action: action, Target: target, Detail: detail, Via: "console"}
+	if err := s.cfg.Audit.Audit(context.WithoutCancel(ctx), e); err != nil {
+		s.cfg.Logger.Error("console: audit", "action", action, "err", err)
+	}
+}
