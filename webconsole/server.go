@@ -100,8 +100,6 @@ func (s *Server) routes() {
 	s.mux.Handle("GET /{$}", s.signedIn(s.home))
 	s.mux.Handle("GET /conversations", s.signedIn(s.conversations))
 	s.mux.Handle("GET /conversations/{id}", s.signedIn(s.conversation))
-	s.mux.Handle("GET /approvals", s.admin(s.approvals))
-	s.mux.Handle("POST /approvals/{id}", s.admin(s.decide))
 	s.mux.Handle("GET /audit", s.admin(s.audit))
 	s.mux.Handle("GET /sessions", s.admin(s.sessions))
 	s.mux.Handle("POST /sessions/revoke", s.admin(s.revoke))

@@ -1,0 +1,127 @@
+package webconsole
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/parleybot/parley/agent/llm"
+	"github.com/parleybot/parley/store"
+	"github.com/parleybot/parley/webconsole/signin"
+)
+
+// pageSize is how many rows a list page shows.
+const pageSize = 50
+
+// conversations lists conversations: every one for an admin, a person's
+// own for them, newest first, a page at a time (?page=N).
+func (s *Server) conversations(w http.ResponseWriter, r *http.Request, who *signin.Session) {
+	page := max(atoi(r.URL.Query().Get("page")), 1)
+	f := store.ConversationFilter{Limit: page*pageSize + 1}
+	if !who.Admin {
+		f.User = who.User
+	}
+	list, err := s.cfg.Data.Conversations(r.Context(), f)
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	from := min((page-1)*pageSize, len(list))
+	rows := list[from:min(from+pageSize, len(list))]
+	s.render(w, r, http.StatusOK, "conversations", who, map[string]any{
+		"Title": "Conversations", "Nav": "conversations", "Rows": rows,
+		"Page": page, "More": len(list) > page*pageSize,
+	})
+}
+
+// conversation shows one transcript: to an admin, or to a person it is
+// theirs (they started it or took part); anyone else gets 403, whether
+// it exists or not.
+func (s *Server) conversation(w http.ResponseWriter, r *http.Request, who *signin.Session) {
+	id := r.PathValue("id")
+	f := store.ConversationFilter{Prefix: id, Limit: 2}
+	if !who.Admin {
+		f.User = who.User
+	}
+	list, err := s.cfg.Data.Conversations(r.Context(), f)
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	if len(list) != 1 || list[0].ID != id {
+		s.fail(w, r, http.StatusForbidden, "There is no conversation of yours with that id.")
+		return
+	}
+	entries, err := s.cfg.Data.Transcript(r.Context(), id)
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "conversation", who, map[string]any{
+		"Title": "Conversation " + cut(id, 8), "Nav": "conversations", "Conversation": list[0], "Entries": turnsOf(entries),
+	})
+}
+
+// entry is a transcript message as the page shows it.
+type entry struct {
+	store.TranscriptEntry
+	// Calls are an answer's tool calls with their arguments indented.
+	Calls []call
+}
+
+type call struct {
+	Name, Arguments string
+}
+
+// turnsOf prepares entries for the page.
+func turnsOf(entries []store.TranscriptEntry) []entry {
+	out := make([]entry, 0, len(entries))
+	for _, e := range entries {
+		v := entry{TranscriptEntry: e}
+		for _, c := range e.ToolCalls {
+			v.Calls = append(v.Calls, call{Name: c.Name, Arguments: indent(c.Arguments)})
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// indent is JSON arguments indented for reading; as written when they
+// are not JSON.
+func indent(raw json.RawMessage) string {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return string(raw)
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return string(raw)
+	}
+	return string(b)
+}
+
+// roleName names a message's role for people.
+func roleName(e store.TranscriptEntry) string {
+	switch e.Role {
+	case llm.RoleUser:
+		if e.Author != "" {
+			return e.Author
+		}
+		return "Person"
+	case llm.RoleAssistant:
+		return "Parley"
+	case llm.RoleTool:
+		return "Tool " + e.ToolName
+	}
+	return strings.ToUpper(string(e.Role))
+}
+
+// atoi is s as a number, 0 when it is none.
+func atoi(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0
+	}
+	return n
+}

@@ -1,0 +1,16 @@
+package webconsole
+
+import (
+	"context"
+
+	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/store"
+)
+
+// Data is what the pages read (the store, either engine).
+type Data interface {
+	Conversations(ctx context.Context, f store.ConversationFilter) ([]store.Conversation, error)
+	Transcript(ctx context.Context, sessionID string) ([]store.TranscriptEntry, error)
+	// Memory is a person's memory ("platform:id").
+	Memory(ctx context.Context, userID string) (agent.Memory, error)
+}

@@ -1,0 +1,102 @@
+package webconsole
+
+import (
+	"strconv"
+	"net/http"
+
+	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/store"
+	"github.com/parleybot/parley/webconsole/signin"
+)
+
+// home is an admin's overview, or what Parley keeps about a person.
+func (s *Server) home(w http.ResponseWriter, r *http.Request, who *signin.Session) {
+	if !who.Admin {
+		s.me(w, r, who)
+		return
+	}
+	recent, err := s.cfg.Data.Conversations(r.Context(), store.ConversationFilter{Limit: 10})
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	log, err := s.cfg.Audit.AuditEntries(r.Context(), bot.AuditFilter{}, 10)
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "home", who, map[string]any{"Title": "Overview", "Nav": "home", "Recent": recent, "Audit": log})
+}
+
+// me is a person's own page: their memory and their conversations.
+func (s *Server) me(w http.ResponseWriter, r *http.Request, who *signin.Session) {
+	mem, err := s.cfg.Data.Memory(r.Context(), who.User)
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	mine, err := s.cfg.Data.Conversations(r.Context(), store.ConversationFilter{User: who.User, Limit: 10})
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "home", who, map[string]any{"Title": "What Parley keeps about you", "Nav": "home", "Memory": mem, "Recent": mine})
+}
+
+// audit lists the audit log, newest first, a page at a time (?before=ID).
+func (s *Server) audit(w http.ResponseWriter, r *http.Request, who *signin.Session) {
+	q := r.URL.Query()
+	f := bot.AuditFilter{Actor: q.Get("actor"), Action: q.Get("action"), Before: int64(atoi(q.Get("before")))}
+	rows, err := s.cfg.Audit.AuditEntries(r.Context(), f, pageSize)
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	var older int64
+	if len(rows) == pageSize {
+		older = rows[len(rows)-1].ID
+	}
+	s.render(w, r, http.StatusOK, "audit", who, map[string]any{"Title": "Audit log", "Nav": "audit", "Rows": rows, "Filter": f, "Older": older})
+}
+
+// sessions lists the live console sessions.
+func (s *Server) sessions(w http.ResponseWriter, r *http.Request, who *signin.Session) {
+	list, err := s.cfg.Auth.Sessions(r.Context(), s.cfg.Now())
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "sessions", who, map[string]any{"Title": "Sessions", "Nav": "sessions", "Rows": list, "Mine": who.Hash})
+}
+
+// revoke ends one session (id: the first 12 characters of its hash) or,
+// with all=1, every session but the caller's... and the caller's too:
+// "sign everyone out" means everyone.
+func (s *Server) revoke(w http.ResponseWriter, r *http.Request, who *signin.Session) {
+	prefix := r.PostFormValue("id")
+	if r.PostFormValue("all") == "1" {
+		prefix = ""
+	} else if len(prefix) < 12 {
+		s.fail(w, r, http.StatusBadRequest, "Which session? Its id has 12 characters.")
+		return
+	}
+	n, err := s.cfg.Auth.RevokeSessions(r.Context(), prefix)
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	target := prefix
+	if target == "" {
+		target = "all"
+	}
+	s.record(r.Context(), who, "console.revoke", target, plural(n, "session"))
+	http.Redirect(w, r, "/sessions", http.StatusSeeOther)
+}
+
+// plural is n things: "1 session", "3 sessions".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return strconv.Itoa(n) + " " + thing + "s"
+}
