@@ -72,6 +72,8 @@ type Config struct {
 	Reminders   Reminders   `mapstructure:"reminders"`
 	Tasks       Tasks       `mapstructure:"tasks"`
 	HTTP        HTTP        `mapstructure:"http"`
+	// Console is the web console.
+	Console Console `mapstructure:"console"`
 	// Store selects SQLite (default) or a shared PostgreSQL database.
 	Store Store `mapstructure:"store"`
 	// Backup schedules local backups of the SQLite file.
@@ -379,6 +381,7 @@ func Default(platforms ...chat.Platform) Config {
 		Tasks:       defaultTasks(),
 		Store:       defaultStore(),
 		Backup:      defaultBackup(),
+		Console:     Console{Listen: DefaultConsoleListen},
 		Log:         defaultLog(),
 		Attachments: defaultAttachments(),
 		Access:      Access{Platforms: map[string]*AllowList{}},

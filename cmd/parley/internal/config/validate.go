@@ -179,6 +179,7 @@ func (c *Config) validate() []string {
 		add("tools.approval.approvers: %q must be platform:id with platform %s, e.g. telegram:42", a, c.platformNames())
 	}
 
+	p = append(p, c.Console.problems()...)
 	if c.HTTP.Listen != "" && !isHostPort(c.HTTP.Listen) {
 		add("http.listen: %q is not valid; want host:port, e.g. 127.0.0.1:8080 or :8080", c.HTTP.Listen)
 	}
