@@ -39,6 +39,7 @@ func commandTable() []commandEntry {
 		{name: "agent", run: (*Router).cmdAgent},
 		{name: "model", run: (*Router).cmdModel},
 		{name: "usage", run: (*Router).cmdUsage},
+		{name: "console", run: (*Router).cmdConsole},
 		{name: "help", aliases: []string{"start"}, run: (*Router).cmdHelp},
 	}
 }

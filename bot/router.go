@@ -87,6 +87,9 @@ type RouterConfig struct {
 	// Costs keeps what each model call of a turn cost (costs.go); nil:
 	// nothing is kept, and the money limits and /usage are off.
 	Costs CostBook
+	// ConsoleLink makes a one-time sign-in link to the web console for a
+	// person ("platform:id"), for /console; nil: the console is off.
+	ConsoleLink func(ctx context.Context, user string) (string, error)
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 	// ResumeWithin bounds crash recovery: a message older than this is not

@@ -280,9 +280,9 @@ func ownerOf(it remind.Item) chat.User {
 // userOf is the person of a user key: "slack:U1", or "telegram:@carol"
 // for a Telegram username not resolved to an id.
 func userOf(key string) chat.User {
-	platform, id, _ := strings.Cut(key, ":")
-	if name, ok := strings.CutPrefix(id, "@"); ok {
-		return chat.User{Platform: platform, Name: name}
+	u, _ := chat.ParseUserKey(key)
+	if name, ok := strings.CutPrefix(u.ID, "@"); ok {
+		return chat.User{Platform: u.Platform, Name: name}
 	}
-	return chat.User{Platform: platform, ID: id}
+	return u
 }

@@ -227,6 +227,10 @@ func Commands() []CommandSpec {
 			Usage: []Usage{{"/usage", "cost today, over 7 and 30 days, by person, agent and channel (admins)"}},
 		},
 		{
+			Name: "console", Description: "A private link to the web console: what I keep about you",
+			Usage: []Usage{{"/console", "a one-time link to the web console, sent to you alone (admins: the admin view)"}},
+		},
+		{
 			Name: "help", Description: "What I can do and the commands I know",
 			Usage: []Usage{{"/help", "this list"}},
 		},

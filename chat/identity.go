@@ -6,7 +6,10 @@
 // imports no agent code, so an adapter compiles this and its SDK alone.
 package chat
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Thread names one conversation (docs/architecture.md, Conversation
 // identity). Platform is "console", "slack", "telegram" or "discord"; Space
@@ -33,3 +36,10 @@ type User struct {
 
 // Key is the stable identity memory is stored under: "platform:id".
 func (u User) Key() string { return u.Platform + ":" + u.ID }
+
+// ParseUserKey is the person a Key names; ok is false when key has no
+// platform or no id.
+func ParseUserKey(key string) (u User, ok bool) {
+	platform, id, _ := strings.Cut(key, ":")
+	return User{Platform: platform, ID: id}, platform != "" && id != ""
+}

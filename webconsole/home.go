@@ -1,8 +1,8 @@
 package webconsole
 
 import (
-	"strconv"
 	"net/http"
+	"strconv"
 
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/store"

@@ -47,6 +47,9 @@ type Config struct {
 	// PublicURL is where people reach the console (console.public_url):
 	// the base of links; "" is http:// and the listening address.
 	PublicURL string
+	// LinkBase is the base of links made outside a request (NewLink):
+	// PublicURL, or the listening address; "" is http://localhost.
+	LinkBase string
 	// TrustedProxies may say who the client is (X-Forwarded-For) and that
 	// it came over TLS (X-Forwarded-Proto).
 	TrustedProxies []netip.Prefix
@@ -136,6 +139,9 @@ func immutable(next http.Handler) http.Handler {
 func (s *Server) link(r *http.Request, path string) string {
 	if s.cfg.PublicURL != "" {
 		return s.cfg.PublicURL + path
+	}
+	if r == nil && s.cfg.LinkBase != "" {
+		return strings.TrimRight(s.cfg.LinkBase, "/") + path
 	}
 	scheme := "http"
 	if r != nil && s.secure(r) {

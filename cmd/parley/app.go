@@ -17,6 +17,7 @@ import (
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/cmd/parley/internal/config"
 	"github.com/parleybot/parley/internal/secret"
+	"github.com/parleybot/parley/webconsole"
 )
 
 // app is what Parley's commands share: storage, the model, the knowledge
@@ -44,6 +45,8 @@ type app struct {
 	ops *operator
 	// logger is the harness's: the runner's and its helpers'.
 	logger *slog.Logger
+	// console is the web console assemble built; nil when it is off.
+	console *webconsole.Server
 }
 
 // openApp wires Parley from cfg. The caller closes it.

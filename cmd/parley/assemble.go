@@ -78,6 +78,12 @@ func assemble(a *app, adapters []chat.Adapter, acc bot.Access, approvers []strin
 	if rem != nil {
 		cc.Reminders, cc.ReminderLoop, cc.Zones = a.db, rem.loop, rem.zones
 	}
+	if a.console, err = newConsole(a, acc, logger); err != nil {
+		return nil, err
+	}
+	if a.console != nil {
+		cc.ConsoleLink = a.console.NewLink
+	}
 	core, err := bot.NewCore(cc)
 	if err != nil {
 		return nil, err

@@ -83,5 +83,6 @@ func newRootCmd(e *environment) *cobra.Command {
 	root.AddCommand(newMemoryCmd(e, load))                              // parley memory show|export|erase (memory.go)
 	root.AddCommand(newExportCmd(e, load))                              // parley export (export.go)
 	root.AddCommand(newAgentsCmd(e, load))                              // parley agents ls (agents_cmd.go)
+	root.AddCommand(newConsoleCmd(e, load))                             // parley console login|logout|sessions (console.go)
 	return root
 }
