@@ -10,6 +10,7 @@ import (
 	"github.com/parleybot/parley/agent/task"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/chat"
+	"github.com/parleybot/parley/webconsole"
 )
 
 // Backend is what a storage engine offers Parley, whichever engine it is
@@ -26,6 +27,9 @@ type Backend interface {
 	bot.Leases   // replicas on one database take turns (docs/replicas.md)
 	bot.Replicas // and share the platforms' rate limits
 	bot.CostBook // what each model call cost (#28 §4)
+	bot.AuditLog // what was done and by whom
+
+	webconsole.Auth // the web console's sign-in links and sessions
 
 	agent.SessionStore
 	agent.MemoryStore

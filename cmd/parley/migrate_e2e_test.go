@@ -16,6 +16,7 @@ import (
 	"github.com/parleybot/parley/agent/evolve"
 	"github.com/parleybot/parley/agent/kb"
 	"github.com/parleybot/parley/agent/task"
+	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/store"
 	"github.com/parleybot/parley/store/postgres"
 	"github.com/parleybot/parley/store/postgres/pgtest"
@@ -99,8 +100,8 @@ func TestMigrateToPostgres(t *testing.T) {
 		t.Errorf("the output shows the URL's password")
 	}
 	lines := checkLine.FindAllStringSubmatch(out, -1)
-	if len(lines) != 27 {
-		t.Errorf("%d table lines, want one for each of the 27 tables", len(lines))
+	if len(lines) != 30 {
+		t.Errorf("%d table lines, want one for each of the 30 tables", len(lines))
 	}
 	for _, l := range lines {
 		if l[2] == "0" || l[4] != "ok" {
@@ -153,6 +154,15 @@ func TestMigrateToPostgres(t *testing.T) {
 	}
 	if err := dst.AddRevision(ctx, evolve.Revision{Scope: filled.Scope, Kind: "memo", Name: "self", Action: "noted", At: time.Now()}); err != nil {
 		t.Errorf("a new revision after the copy: %v", err)
+	}
+	copied, err := dst.AuditEntries(ctx, bot.AuditFilter{}, 1)
+	if err != nil || len(copied) != 1 {
+		t.Fatalf("the copy's newest audit entry: %+v, %v", copied, err)
+	}
+	if err := dst.Audit(ctx, bot.AuditEntry{At: time.Now(), Actor: "operator", Action: "store.migrate", Via: "cli"}); err != nil {
+		t.Errorf("a new audit entry after the copy: %v", err)
+	} else if got, err := dst.AuditEntries(ctx, bot.AuditFilter{}, 1); err != nil || len(got) != 1 || got[0].ID <= copied[0].ID {
+		t.Errorf("the newest audit entry after the copy = %+v, %v; want the new one, its ID past %d", got, err, copied[0].ID)
 	}
 
 }

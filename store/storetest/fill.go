@@ -17,6 +17,7 @@ import (
 	"github.com/parleybot/parley/bot/approvals"
 	"github.com/parleybot/parley/bot/outbound"
 	"github.com/parleybot/parley/chat"
+	"github.com/parleybot/parley/webconsole"
 )
 
 // Fill and Readers serve tests that copy a database from one engine to
@@ -138,8 +139,29 @@ func Fill(t testing.TB, db Store) Filled {
 		Nanos: 4_170_000, Priced: true}))
 	must(db.RecordCost(ctx, bot.Cost{At: epoch.Add(time.Second), User: f.User, Agent: "main", Place: "slack:C1", Session: f.Session,
 		Model: "local/llama", Usage: llm.Usage{InputTokens: 90, OutputTokens: 10}}))
+
+	// The console's records hold hashes only; they are copied as they are,
+	// so a pending sign-in link and the signed-in browsers still work on
+	// the copy.
+	must(db.AddLogin(ctx, fillLogin))
+	must(db.AddSession(ctx, fillSession))
+	must(db.AddSession(ctx, webconsole.Session{Hash: hashFor("fill-revoked"), User: f.User, CSRF: "c2",
+		Created: epoch, Expires: epoch.AddDate(10, 0, 0), Agent: "curl/8.5.0"}))
+	_, err = db.RevokeSessions(ctx, hashFor("fill-revoked")) // live at any clock of this decade
+	must(err)
+	must(db.Audit(ctx, bot.AuditEntry{At: epoch, Actor: "operator", Action: "console.signin", Detail: "parley console login", Via: "cli"}))
+	must(db.Audit(ctx, bot.AuditEntry{At: epoch.Add(time.Second), Actor: f.User, Action: "approval.approve", Target: "ap1",
+		Detail: "shell: ls 注意", Via: "console"}))
 	return f
 }
+
+// What Fill keeps of the web console: a login and a live session.
+var (
+	fillLogin = webconsole.Login{Hash: hashFor("fill-login"), User: "operator", Admin: true,
+		Created: epoch, Expires: epoch.Add(15 * time.Minute)}
+	fillSession = webconsole.Session{Hash: hashFor("fill-session"), User: "slack:U1", CSRF: "c1",
+		Created: epoch, Expires: epoch.Add(30 * 24 * time.Hour), Agent: "Mozilla/5.0 (X11; Linux x86_64)"}
+)
 
 // Reader reads part of what Fill wrote.
 type Reader struct {
@@ -194,6 +216,17 @@ var Readers = []Reader{
 	{"task helpers", func(ctx context.Context, db Store, f Filled) (any, error) { return db.Helpers(ctx, f.Parent) }},
 	{"costs", func(ctx context.Context, db Store, f Filled) (any, error) {
 		return db.CostsBy(ctx, bot.ByUser, bot.CostFilter{Session: f.Session, Since: f.At}, 0)
+	}},
+	{"console login", func(ctx context.Context, db Store, f Filled) (any, error) {
+		// Taken once on each side: the source's and the copy's.
+		l, ok, err := db.UseLogin(ctx, fillLogin.Hash, f.At.Add(time.Minute))
+		return []any{l, ok}, err
+	}},
+	{"console sessions", func(ctx context.Context, db Store, f Filled) (any, error) {
+		return db.Sessions(ctx, f.At.Add(time.Minute))
+	}},
+	{"audit log", func(ctx context.Context, db Store, f Filled) (any, error) {
+		return db.AuditEntries(ctx, bot.AuditFilter{}, 10)
 	}},
 	{"lease", func(ctx context.Context, db Store, f Filled) (any, error) {
 		// Held by Fill's holder for an hour: another cannot take it.

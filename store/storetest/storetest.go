@@ -107,6 +107,8 @@ var areas = []area{
 	{"Scopes", scopeTests},
 	{"Leases", leaseTests},
 	{"Costs", costTests},
+	{"Console", consoleTests},
+	{"Audit", auditTests},
 }
 
 // suite is what a test has in hand: the engine.

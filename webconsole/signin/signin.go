@@ -48,9 +48,10 @@ type Auth interface {
 	UseLogin(ctx context.Context, hash string, now time.Time) (l Login, ok bool, err error)
 	// AddSession keeps s.
 	AddSession(ctx context.Context, s Session) error
-	// Session is the live session whose cookie hashes to hash (not
-	// revoked, not expired at now).
-	Session(ctx context.Context, hash string, now time.Time) (s Session, ok bool, err error)
+	// LiveSession is the live session whose cookie hashes to hash (not
+	// revoked, not expired at now). (Not "Session": the stores implement
+	// bot.SessionMap's Session too.)
+	LiveSession(ctx context.Context, hash string, now time.Time) (s Session, ok bool, err error)
 	// Sessions lists the live sessions at now, newest first.
 	Sessions(ctx context.Context, now time.Time) ([]Session, error)
 	// RevokeSessions ends the sessions whose Hash starts with prefix (at
