@@ -10,7 +10,7 @@ import (
 	"github.com/parleybot/parley/agent/task"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/chat"
-	"github.com/parleybot/parley/webconsole"
+	"github.com/parleybot/parley/webconsole/signin"
 )
 
 // Backend is what a storage engine offers Parley, whichever engine it is
@@ -29,7 +29,7 @@ type Backend interface {
 	bot.CostBook // what each model call cost (#28 §4)
 	bot.AuditLog // what was done and by whom
 
-	webconsole.Auth // the web console's sign-in links and sessions
+	signin.Auth // the web console's sign-in links and sessions
 
 	agent.SessionStore
 	agent.MemoryStore
@@ -50,6 +50,10 @@ type Backend interface {
 
 	// UpsertUser records a person's platform and display name.
 	UpsertUser(ctx context.Context, key, platform, name string) error
+	// Conversations lists conversations, Transcript one's messages
+	// (parley export, the web console).
+	Conversations(ctx context.Context, f ConversationFilter) ([]Conversation, error)
+	Transcript(ctx context.Context, sessionID string) ([]TranscriptEntry, error)
 	// SkillRates are the counts a skill's rates come from, in one scope
 	// (parley reflect).
 	SkillRates(ctx context.Context, scope, name string) (evolve.Rates, error)

@@ -8,19 +8,19 @@ import (
 	"time"
 
 	"github.com/parleybot/parley/store/internal/rowdata"
-	"github.com/parleybot/parley/webconsole"
+	"github.com/parleybot/parley/webconsole/signin"
 )
 
-// The web console's sign-in records (webconsole.Auth): one-time logins
+// The web console's sign-in records (signin.Auth): one-time logins
 // and the sessions they open, each keyed by the hash of its secret. Times
 // are the caller's, to the millisecond; only RevokeSessions, which is
 // given none, reads the store's clock.
 
-var _ webconsole.Auth = (*DB)(nil)
+var _ signin.Auth = (*DB)(nil)
 
 // AddLogin keeps l, and prunes the logins that expired more than a day
 // before l was created.
-func (db *DB) AddLogin(ctx context.Context, l webconsole.Login) error {
+func (db *DB) AddLogin(ctx context.Context, l signin.Login) error {
 	if l.Hash == "" {
 		return fmt.Errorf("store: add login: %w", rowdata.ErrNoHash)
 	}
@@ -44,20 +44,20 @@ func (db *DB) AddLogin(ctx context.Context, l webconsole.Login) error {
 // writer, so of two takers racing, SQLite serializes the statements and
 // the second finds no row. An expired login is deleted all the same, and
 // reported not ok.
-func (db *DB) UseLogin(ctx context.Context, hash string, now time.Time) (webconsole.Login, bool, error) {
-	l := webconsole.Login{Hash: hash}
+func (db *DB) UseLogin(ctx context.Context, hash string, now time.Time) (signin.Login, bool, error) {
+	l := signin.Login{Hash: hash}
 	var created, expires int64
 	err := db.w.QueryRowContext(ctx, `
 		DELETE FROM console_logins WHERE hash = ?
 		RETURNING user_key, admin, created, expires`, hash).Scan(&l.User, &l.Admin, &created, &expires)
 	if errors.Is(err, sql.ErrNoRows) {
-		return webconsole.Login{}, false, nil
+		return signin.Login{}, false, nil
 	}
 	if err != nil {
-		return webconsole.Login{}, false, fmt.Errorf("store: use login: %w", err)
+		return signin.Login{}, false, fmt.Errorf("store: use login: %w", err)
 	}
 	if expires <= millis(now) {
-		return webconsole.Login{}, false, nil
+		return signin.Login{}, false, nil
 	}
 	l.Created, l.Expires = fromMillis(created), fromMillis(expires)
 	return l, true, nil
@@ -65,7 +65,7 @@ func (db *DB) UseLogin(ctx context.Context, hash string, now time.Time) (webcons
 
 // AddSession keeps s, and prunes the sessions that expired more than a
 // day before s was created, revoked or not.
-func (db *DB) AddSession(ctx context.Context, s webconsole.Session) error {
+func (db *DB) AddSession(ctx context.Context, s signin.Session) error {
 	if s.Hash == "" {
 		return fmt.Errorf("store: add session: %w", rowdata.ErrNoHash)
 	}
@@ -86,26 +86,26 @@ func (db *DB) AddSession(ctx context.Context, s webconsole.Session) error {
 	return nil
 }
 
-// sessionColumns are a webconsole.Session's columns, in scanSession's
+// sessionColumns are a signin.Session's columns, in scanSession's
 // order.
 const sessionColumns = `hash, user_key, admin, csrf, created, expires, agent`
 
 // LiveSession is the live session hash names at now.
-func (db *DB) LiveSession(ctx context.Context, hash string, now time.Time) (webconsole.Session, bool, error) {
+func (db *DB) LiveSession(ctx context.Context, hash string, now time.Time) (signin.Session, bool, error) {
 	s, err := scanSession(db.r.QueryRowContext(ctx, `
 		SELECT `+sessionColumns+` FROM console_sessions
 		WHERE hash = ? AND NOT revoked AND expires > ?`, hash, millis(now)))
 	if errors.Is(err, sql.ErrNoRows) {
-		return webconsole.Session{}, false, nil
+		return signin.Session{}, false, nil
 	}
 	if err != nil {
-		return webconsole.Session{}, false, fmt.Errorf("store: live session: %w", err)
+		return signin.Session{}, false, fmt.Errorf("store: live session: %w", err)
 	}
 	return s, true, nil
 }
 
 // Sessions lists the live sessions at now, newest first (then by hash).
-func (db *DB) Sessions(ctx context.Context, now time.Time) ([]webconsole.Session, error) {
+func (db *DB) Sessions(ctx context.Context, now time.Time) ([]signin.Session, error) {
 	rows, err := db.r.QueryContext(ctx, `
 		SELECT `+sessionColumns+` FROM console_sessions
 		WHERE NOT revoked AND expires > ?
@@ -114,7 +114,7 @@ func (db *DB) Sessions(ctx context.Context, now time.Time) ([]webconsole.Session
 		return nil, fmt.Errorf("store: sessions: %w", err)
 	}
 	defer rows.Close()
-	var out []webconsole.Session
+	var out []signin.Session
 	for rows.Next() {
 		s, err := scanSession(rows)
 		if err != nil {
@@ -152,11 +152,11 @@ func (db *DB) RevokeSessions(ctx context.Context, prefix string) (int, error) {
 }
 
 // scanSession scans sessionColumns.
-func scanSession(row rowScanner) (webconsole.Session, error) {
-	var s webconsole.Session
+func scanSession(row rowScanner) (signin.Session, error) {
+	var s signin.Session
 	var created, expires int64
 	if err := row.Scan(&s.Hash, &s.User, &s.Admin, &s.CSRF, &created, &expires, &s.Agent); err != nil {
-		return webconsole.Session{}, err
+		return signin.Session{}, err
 	}
 	s.Created, s.Expires = fromMillis(created), fromMillis(expires)
 	return s, nil

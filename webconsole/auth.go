@@ -116,7 +116,7 @@ func (s *Server) signedIn(h handler) http.Handler {
 			s.fail(w, r, http.StatusUnauthorized, "Sign in first: send /console to Parley in chat, or run parley console login on its machine.")
 			return
 		}
-		who, ok, err := s.cfg.Auth.Session(r.Context(), hash(c.Value), s.cfg.Now())
+		who, ok, err := s.cfg.Auth.LiveSession(r.Context(), hash(c.Value), s.cfg.Now())
 		if err != nil {
 			s.serverError(w, r, err)
 			return

@@ -196,7 +196,7 @@ func TestAppCommands(t *testing.T) {
 			t.Errorf("/%s description %q", c.Name, c.Description)
 		}
 	}
-	if diff := cmp.Diff([]string{"memory", "kb", "skills", "reflect", "remind", "schedules", "tz", "new", "stop", "pause", "resume", "worklog", "status", "agent", "model", "usage", "help"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"memory", "kb", "skills", "reflect", "remind", "schedules", "tz", "new", "stop", "pause", "resume", "worklog", "status", "agent", "model", "usage", "console", "help"}, names); diff != "" {
 		t.Errorf("commands (-want +got):\n%s", diff)
 	}
 	b, err := json.Marshal(cmds[0])

@@ -190,7 +190,7 @@ func TestDiscordMemoryCommandIsPrivate(t *testing.T) {
 	for _, c := range w.dc.Commands(dcGuild) {
 		names[c.Name] = true
 	}
-	for _, want := range []string{"memory", "kb", "skills", "reflect", "remind", "schedules", "tz", "new", "stop", "pause", "resume", "worklog", "status", "agent", "model", "usage", "help"} {
+	for _, want := range []string{"memory", "kb", "skills", "reflect", "remind", "schedules", "tz", "new", "stop", "pause", "resume", "worklog", "status", "agent", "model", "usage", "console", "help"} {
 		if !names[want] {
 			t.Fatalf("command /%s is not registered: %+v", want, w.dc.Commands(dcGuild))
 		}

@@ -273,7 +273,7 @@ func TestTelegramMemoryInGroupGoesPrivate(t *testing.T) {
 	for _, c := range w.tg.Commands() {
 		menu = append(menu, c.Command)
 	}
-	if got := strings.Join(menu, " "); got != "memory kb skills reflect remind schedules tz new stop pause resume worklog status agent model help" {
+	if got := strings.Join(menu, " "); got != "memory kb skills reflect remind schedules tz new stop pause resume worklog status agent model usage console help" {
 		t.Fatalf("command menu %q", got)
 	}
 

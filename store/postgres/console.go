@@ -6,19 +6,19 @@ import (
 	"time"
 
 	"github.com/parleybot/parley/store/internal/rowdata"
-	"github.com/parleybot/parley/webconsole"
+	"github.com/parleybot/parley/webconsole/signin"
 )
 
-// The web console's sign-in records (webconsole.Auth), as store/console.go
+// The web console's sign-in records (signin.Auth), as store/console.go
 // on SQLite: one-time logins and the sessions they open, each keyed by
 // the hash of its secret. Times are the caller's, to the millisecond;
 // only RevokeSessions, which is given none, reads the store's clock.
 
-var _ webconsole.Auth = (*DB)(nil)
+var _ signin.Auth = (*DB)(nil)
 
 // AddLogin keeps l, and prunes the logins that expired more than a day
 // before l was created, in the same statement.
-func (db *DB) AddLogin(ctx context.Context, l webconsole.Login) error {
+func (db *DB) AddLogin(ctx context.Context, l signin.Login) error {
 	if l.Hash == "" {
 		return fmt.Errorf("postgres: add login: %w", rowdata.ErrNoHash)
 	}
@@ -35,19 +35,19 @@ func (db *DB) AddLogin(ctx context.Context, l webconsole.Login) error {
 // takers racing, the second waits on the first's row lock and then finds
 // the row gone, so it returns nothing. An expired login is deleted all
 // the same, and reported not ok.
-func (db *DB) UseLogin(ctx context.Context, hash string, now time.Time) (webconsole.Login, bool, error) {
-	l := webconsole.Login{Hash: hash}
+func (db *DB) UseLogin(ctx context.Context, hash string, now time.Time) (signin.Login, bool, error) {
+	l := signin.Login{Hash: hash}
 	err := db.pool.QueryRow(ctx, `
 		DELETE FROM console_logins WHERE hash = $1
 		RETURNING user_key, admin, created, expires`, hash).Scan(&l.User, &l.Admin, &l.Created, &l.Expires)
 	if noRows(err) {
-		return webconsole.Login{}, false, nil
+		return signin.Login{}, false, nil
 	}
 	if err != nil {
-		return webconsole.Login{}, false, fmt.Errorf("postgres: use login: %w", err)
+		return signin.Login{}, false, fmt.Errorf("postgres: use login: %w", err)
 	}
 	if !l.Expires.After(ts(now)) {
-		return webconsole.Login{}, false, nil
+		return signin.Login{}, false, nil
 	}
 	l.Created, l.Expires = fromTS(l.Created), fromTS(l.Expires)
 	return l, true, nil
@@ -55,7 +55,7 @@ func (db *DB) UseLogin(ctx context.Context, hash string, now time.Time) (webcons
 
 // AddSession keeps s, and prunes the sessions that expired more than a
 // day before s was created, revoked or not, in the same statement.
-func (db *DB) AddSession(ctx context.Context, s webconsole.Session) error {
+func (db *DB) AddSession(ctx context.Context, s signin.Session) error {
 	if s.Hash == "" {
 		return fmt.Errorf("postgres: add session: %w", rowdata.ErrNoHash)
 	}
@@ -70,27 +70,27 @@ func (db *DB) AddSession(ctx context.Context, s webconsole.Session) error {
 	return nil
 }
 
-// sessionColumns are a webconsole.Session's columns, in scanSession's
+// sessionColumns are a signin.Session's columns, in scanSession's
 // order.
 const sessionColumns = `hash, user_key, admin, csrf, created, expires, agent`
 
 // LiveSession is the live session hash names at now.
-func (db *DB) LiveSession(ctx context.Context, hash string, now time.Time) (webconsole.Session, bool, error) {
+func (db *DB) LiveSession(ctx context.Context, hash string, now time.Time) (signin.Session, bool, error) {
 	s, err := scanSession(db.pool.QueryRow(ctx, `
 		SELECT `+sessionColumns+` FROM console_sessions
 		WHERE hash = $1 AND NOT revoked AND expires > $2`, hash, ts(now)))
 	if noRows(err) {
-		return webconsole.Session{}, false, nil
+		return signin.Session{}, false, nil
 	}
 	if err != nil {
-		return webconsole.Session{}, false, fmt.Errorf("postgres: live session: %w", err)
+		return signin.Session{}, false, fmt.Errorf("postgres: live session: %w", err)
 	}
 	return s, true, nil
 }
 
 // Sessions lists the live sessions at now, newest first (then by hash,
 // its bytes: the column is COLLATE "C").
-func (db *DB) Sessions(ctx context.Context, now time.Time) ([]webconsole.Session, error) {
+func (db *DB) Sessions(ctx context.Context, now time.Time) ([]signin.Session, error) {
 	rows, err := db.pool.Query(ctx, `
 		SELECT `+sessionColumns+` FROM console_sessions
 		WHERE NOT revoked AND expires > $1
@@ -126,10 +126,10 @@ func (db *DB) RevokeSessions(ctx context.Context, prefix string) (int, error) {
 }
 
 // scanSession scans sessionColumns.
-func scanSession(row rowScanner) (webconsole.Session, error) {
-	var s webconsole.Session
+func scanSession(row rowScanner) (signin.Session, error) {
+	var s signin.Session
 	if err := row.Scan(&s.Hash, &s.User, &s.Admin, &s.CSRF, &s.Created, &s.Expires, &s.Agent); err != nil {
-		return webconsole.Session{}, err
+		return signin.Session{}, err
 	}
 	s.Created, s.Expires = fromTS(s.Created), fromTS(s.Expires)
 	return s, nil

@@ -13,10 +13,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/parleybot/parley/webconsole"
+	"github.com/parleybot/parley/webconsole/signin"
 )
 
-// consoleTests cover webconsole.Auth: the web console's one-time sign-in
+// consoleTests cover signin.Auth: the web console's one-time sign-in
 // links and the sessions they open.
 var consoleTests = []test{
 	{"Logins", testLogins},
@@ -43,22 +43,22 @@ func hashFor(name string) string {
 
 // login is a login for user, created at epoch+created and expiring ttl
 // later.
-func login(prefix, user string, admin bool, created, ttl time.Duration) webconsole.Login {
-	return webconsole.Login{Hash: hashFor(prefix), User: user, Admin: admin,
+func login(prefix, user string, admin bool, created, ttl time.Duration) signin.Login {
+	return signin.Login{Hash: hashFor(prefix), User: user, Admin: admin,
 		Created: epoch.Add(created), Expires: epoch.Add(created + ttl)}
 }
 
 // consoleSession is a session created at epoch+created and expiring ttl
 // later.
-func consoleSession(prefix, user string, created, ttl time.Duration) webconsole.Session {
-	return webconsole.Session{Hash: hashFor(prefix), User: user, Admin: user == "operator",
+func consoleSession(prefix, user string, created, ttl time.Duration) signin.Session {
+	return signin.Session{Hash: hashFor(prefix), User: user, Admin: user == "operator",
 		CSRF: "csrf-" + prefix, Created: epoch.Add(created), Expires: epoch.Add(created + ttl),
 		Agent: "Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0 « " + prefix + " »"}
 }
 
 // addLogin is a step calling AddLogin, which must succeed (fails: must
 // not).
-func addLogin(on int, l webconsole.Login, fails bool) step {
+func addLogin(on int, l signin.Login, fails bool) step {
 	return step{on, fmt.Sprintf("AddLogin(%.12s…)", l.Hash), func(ctx context.Context, h Store) error {
 		return wantFailure(h.AddLogin(ctx, l), fails)
 	}}
@@ -66,7 +66,7 @@ func addLogin(on int, l webconsole.Login, fails bool) step {
 
 // useLogin is a step calling UseLogin at epoch+at, which must take want
 // (nil: must take nothing).
-func useLogin(on int, hash string, at time.Duration, want *webconsole.Login) step {
+func useLogin(on int, hash string, at time.Duration, want *signin.Login) step {
 	return step{on, fmt.Sprintf("UseLogin(%.12s…, +%v)", hash, at), func(ctx context.Context, h Store) error {
 		got, ok, err := h.UseLogin(ctx, hash, epoch.Add(at))
 		switch {
@@ -85,7 +85,7 @@ func useLogin(on int, hash string, at time.Duration, want *webconsole.Login) ste
 
 // addSession is a step calling AddSession, which must succeed (fails:
 // must not).
-func addSession(on int, s webconsole.Session, fails bool) step {
+func addSession(on int, s signin.Session, fails bool) step {
 	return step{on, fmt.Sprintf("AddSession(%.12s…)", s.Hash), func(ctx context.Context, h Store) error {
 		return wantFailure(h.AddSession(ctx, s), fails)
 	}}
@@ -93,7 +93,7 @@ func addSession(on int, s webconsole.Session, fails bool) step {
 
 // liveSession is a step calling LiveSession at epoch+at, which must find
 // want (nil: nothing).
-func liveSession(on int, hash string, at time.Duration, want *webconsole.Session) step {
+func liveSession(on int, hash string, at time.Duration, want *signin.Session) step {
 	return step{on, fmt.Sprintf("LiveSession(%.12s…, +%v)", hash, at), func(ctx context.Context, h Store) error {
 		got, ok, err := h.LiveSession(ctx, hash, epoch.Add(at))
 		switch {
@@ -112,7 +112,7 @@ func liveSession(on int, hash string, at time.Duration, want *webconsole.Session
 
 // sessionsAre is a step calling Sessions at epoch+at, which must list
 // want, in order.
-func sessionsAre(on int, at time.Duration, want ...webconsole.Session) step {
+func sessionsAre(on int, at time.Duration, want ...signin.Session) step {
 	return step{on, fmt.Sprintf("Sessions(+%v)", at), func(ctx context.Context, h Store) error {
 		got, err := h.Sessions(ctx, epoch.Add(at))
 		if err != nil {
@@ -201,7 +201,7 @@ func testLogins(t *testing.T, s suite) {
 			useLogin(1, l1.Hash, time.Minute, &l1),
 		}},
 		{"in another zone", []step{
-			addLogin(0, webconsole.Login{Hash: l1.Hash, User: l1.User,
+			addLogin(0, signin.Login{Hash: l1.Hash, User: l1.User,
 				Created: l1.Created.In(time.FixedZone("UTC+9", 9*3600)), Expires: l1.Expires.In(time.FixedZone("UTC-5", -5*3600))}, false),
 			step{1, "UseLogin in UTC+9", func(ctx context.Context, h Store) error {
 				got, ok, err := h.UseLogin(ctx, l1.Hash, epoch.Add(10*time.Minute-ms).In(time.FixedZone("UTC+9", 9*3600)))
@@ -217,7 +217,7 @@ func testLogins(t *testing.T, s suite) {
 			useLogin(0, l1.Hash, time.Minute, &l1),
 		}},
 		{"no hash is refused", []step{
-			addLogin(0, webconsole.Login{User: "slack:U1", Created: epoch, Expires: epoch.Add(time.Hour)}, true),
+			addLogin(0, signin.Login{User: "slack:U1", Created: epoch, Expires: epoch.Add(time.Hour)}, true),
 			useLogin(0, "", time.Minute, nil),
 		}},
 	})
@@ -240,7 +240,7 @@ func testLoginRace(t *testing.T, s suite) {
 		if expired {
 			at = l.Expires
 		}
-		got := make([]webconsole.Login, takers)
+		got := make([]signin.Login, takers)
 		ok := make([]bool, takers)
 		start := make(chan struct{})
 		var wg sync.WaitGroup
@@ -317,7 +317,7 @@ func testLiveSession(t *testing.T, s suite) {
 			liveSession(0, s1.Hash, time.Minute, &s1),
 		}},
 		{"no hash is refused", []step{
-			addSession(0, webconsole.Session{User: "slack:U1", Created: epoch, Expires: epoch.Add(time.Hour)}, true),
+			addSession(0, signin.Session{User: "slack:U1", Created: epoch, Expires: epoch.Add(time.Hour)}, true),
 			sessionsAre(0, time.Minute),
 		}},
 	})
@@ -409,7 +409,7 @@ func testRevoke(t *testing.T, s suite) {
 func testRevokeRefused(t *testing.T, s suite) {
 	db := s.fresh(t)
 	ctx := t.Context()
-	var all []webconsole.Session
+	var all []signin.Session
 	for i := range 4 {
 		se := consoleSession(fmt.Sprintf("0123456789ab%d", i), "slack:U1", time.Duration(4-i)*time.Minute, time.Hour)
 		if err := db.AddSession(ctx, se); err != nil {
@@ -510,7 +510,7 @@ func testConsoleReopen(t *testing.T, s suite) {
 	if got, ok, err := db.UseLogin(ctx, l.Hash, epoch.Add(time.Minute)); err != nil || !ok || !cmp.Equal(got, l) {
 		t.Errorf("after a restart, UseLogin = %+v, %v, %v; want %+v", got, ok, err, l)
 	}
-	if got, err := db.Sessions(ctx, epoch.Add(2*time.Minute)); err != nil || !cmp.Equal(got, []webconsole.Session{s1}) {
+	if got, err := db.Sessions(ctx, epoch.Add(2*time.Minute)); err != nil || !cmp.Equal(got, []signin.Session{s1}) {
 		t.Errorf("after a restart, Sessions = %+v, %v; want only %+v", got, err, s1)
 	}
 }

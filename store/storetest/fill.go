@@ -17,7 +17,7 @@ import (
 	"github.com/parleybot/parley/bot/approvals"
 	"github.com/parleybot/parley/bot/outbound"
 	"github.com/parleybot/parley/chat"
-	"github.com/parleybot/parley/webconsole"
+	"github.com/parleybot/parley/webconsole/signin"
 )
 
 // Fill and Readers serve tests that copy a database from one engine to
@@ -145,7 +145,7 @@ func Fill(t testing.TB, db Store) Filled {
 	// the copy.
 	must(db.AddLogin(ctx, fillLogin))
 	must(db.AddSession(ctx, fillSession))
-	must(db.AddSession(ctx, webconsole.Session{Hash: hashFor("fill-revoked"), User: f.User, CSRF: "c2",
+	must(db.AddSession(ctx, signin.Session{Hash: hashFor("fill-revoked"), User: f.User, CSRF: "c2",
 		Created: epoch, Expires: epoch.AddDate(10, 0, 0), Agent: "curl/8.5.0"}))
 	_, err = db.RevokeSessions(ctx, hashFor("fill-revoked")) // live at any clock of this decade
 	must(err)
@@ -157,9 +157,9 @@ func Fill(t testing.TB, db Store) Filled {
 
 // What Fill keeps of the web console: a login and a live session.
 var (
-	fillLogin = webconsole.Login{Hash: hashFor("fill-login"), User: "operator", Admin: true,
+	fillLogin = signin.Login{Hash: hashFor("fill-login"), User: "operator", Admin: true,
 		Created: epoch, Expires: epoch.Add(15 * time.Minute)}
-	fillSession = webconsole.Session{Hash: hashFor("fill-session"), User: "slack:U1", CSRF: "c1",
+	fillSession = signin.Session{Hash: hashFor("fill-session"), User: "slack:U1", CSRF: "c1",
 		Created: epoch, Expires: epoch.Add(30 * 24 * time.Hour), Agent: "Mozilla/5.0 (X11; Linux x86_64)"}
 )
 
