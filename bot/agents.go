@@ -33,6 +33,12 @@ type Agent struct {
 	// Budget is what its turns may cost per UTC month, in US dollars; 0:
 	// no bound (costs_limits.go).
 	Budget float64
+	// Limits, when set, are the TurnsPerMinute, DailyTokens and DailyCost
+	// a person is held to where it answers, in place of the router's
+	// (RouterConfig.Limits); its other fields are not read. What they are
+	// held against stays the person's: their tokens and cost today, with
+	// whichever agent.
+	Limits *Limits
 	// KB are the scopes its kb_search covers, of those visible where it
 	// answers, by kind or key (Where.SearchedKeys); nil, all of them.
 	KB []string
@@ -146,6 +152,31 @@ func (a *Agents) budgets() map[string]int64 {
 		}
 	}
 	return out
+}
+
+// limits are the limits that hold where ag answers: def, with ag's own
+// rate, tokens and cost if it has them. A nil ag is the default's.
+func (ag *Agent) limits(def Limits) Limits {
+	if ag == nil || ag.Limits == nil {
+		return def
+	}
+	def.TurnsPerMinute, def.DailyTokens, def.DailyCost = ag.Limits.TurnsPerMinute, ag.Limits.DailyTokens, ag.Limits.DailyCost
+	return def
+}
+
+// dailyTokens reports whether an agent holds people to a daily token
+// budget: then everyone's tokens are counted, whichever agent they went
+// to, as the top-level budget counts them.
+func (a *Agents) dailyTokens() bool {
+	if a == nil {
+		return false
+	}
+	for _, ag := range a.byName {
+		if ag.Limits != nil && ag.Limits.DailyTokens > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Names are the agents' names, default first.

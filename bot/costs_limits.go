@@ -20,9 +20,10 @@ import (
 const warnAt = 80
 
 // spending decides on and notices money limits. The zero value has none.
+// A person's daily limit is the one that holds where the agent answers
+// (Agent.Limits), which its callers pass in nanodollars (0: no limit).
 type spending struct {
 	book   CostBook
-	daily  int64            // nanodollars a person's day; 0: no limit
 	budget map[string]int64 // nanodollars an agent's month, by agent
 	access Access
 	kv     chat.KV
@@ -44,16 +45,18 @@ func (s *spending) month() (time.Time, time.Time) {
 	return m, m.AddDate(0, 1, 0)
 }
 
-// limited reports whether any money limit is set.
-func (s *spending) limited(agent string) bool {
-	return s.book != nil && (s.daily > 0 || s.budget[agent] > 0)
+// limited reports whether any money limit is set for agent, whose daily
+// limit is daily.
+func (s *spending) limited(agent string, daily int64) bool {
+	return s.book != nil && (daily > 0 || s.budget[agent] > 0)
 }
 
 // admit says why a turn of agent for u must not start, "" when it may;
 // admins says so too, when the admins are to hear of the refusal. An
-// agent's budget holds for everyone; a person's day for all but admins.
-func (s *spending) admit(ctx context.Context, u chat.User, agent string) (notice, admins string, err error) {
-	if !s.limited(agent) {
+// agent's budget holds for everyone; a person's day (daily) for all but
+// admins.
+func (s *spending) admit(ctx context.Context, u chat.User, agent string, daily int64) (notice, admins string, err error) {
+	if !s.limited(agent, daily) {
 		return "", "", nil
 	}
 	if b := s.budget[agent]; b > 0 {
@@ -69,26 +72,26 @@ func (s *spending) admit(ctx context.Context, u chat.User, agent string) (notice
 				"Agent %s has spent its monthly budget of %s (budget.monthly): it refuses new turns until %s (UTC).", agent, dollars(b), renews)), nil
 		}
 	}
-	if s.daily > 0 && !s.access.IsAdmin(u) {
+	if daily > 0 && !s.access.IsAdmin(u) {
 		from, to := s.today()
 		sum, err := s.book.SumCosts(ctx, CostFilter{Since: from, Until: to, User: u.Key()})
 		if err != nil {
 			return "", "", err
 		}
-		if sum.Nanos >= s.daily {
-			notice = fmt.Sprintf("You have used today's budget of %s, so I will not answer this. It renews at 00:00 UTC.", dollars(s.daily))
+		if sum.Nanos >= daily {
+			notice = fmt.Sprintf("You have used today's budget of %s, so I will not answer this. It renews at 00:00 UTC.", dollars(daily))
 			return notice, s.once(ctx, "daily:"+u.Key()+":"+from.Format(time.DateOnly), fmt.Sprintf(
-				"%s has used their daily budget of %s (limits.daily_cost) and is refused until 00:00 UTC.", u.Key(), dollars(s.daily))), nil
+				"%s has used their daily budget of %s (limits.daily_cost) and is refused until 00:00 UTC.", u.Key(), dollars(daily))), nil
 		}
 	}
 	return "", "", nil
 }
 
-// crossed looks, after c was kept, whether it took its person's day or its
-// agent's month past warnAt: mine is then the person's notice, admins
-// the admins', each once a period.
-func (s *spending) crossed(ctx context.Context, c Cost, u chat.User) (mine, admins string, err error) {
-	if !s.limited(c.Agent) || c.Nanos == 0 {
+// crossed looks, after c was kept, whether it took its person's day
+// (daily, its agent's) or its agent's month past warnAt: mine is then the
+// person's notice, admins the admins', each once a period.
+func (s *spending) crossed(ctx context.Context, c Cost, u chat.User, daily int64) (mine, admins string, err error) {
+	if !s.limited(c.Agent, daily) || c.Nanos == 0 {
 		return "", "", nil
 	}
 	if b := s.budget[c.Agent]; b > 0 {
@@ -103,16 +106,16 @@ func (s *spending) crossed(ctx context.Context, c Cost, u chat.User) (mine, admi
 				c.Agent, dollars(sum.Nanos), dollars(b), percent(sum.Nanos, b), to.Format("2 January")))
 		}
 	}
-	if s.daily > 0 && !s.access.IsAdmin(u) {
+	if daily > 0 && !s.access.IsAdmin(u) {
 		from, _ := s.today()
 		sum, err := s.book.SumCosts(ctx, CostFilter{Since: from, Until: from.AddDate(0, 0, 1), User: c.User})
 		if err != nil {
 			return "", admins, err
 		}
-		if over(sum.Nanos, c.Nanos, s.daily) {
+		if over(sum.Nanos, c.Nanos, daily) {
 			mine = s.once(ctx, "daily-warn:"+c.User+":"+from.Format(time.DateOnly), fmt.Sprintf(
 				"You have used %s of today's budget of %s (%d%%). At 100%% I stop answering you until 00:00 UTC.",
-				dollars(sum.Nanos), dollars(s.daily), percent(sum.Nanos, s.daily)))
+				dollars(sum.Nanos), dollars(daily), percent(sum.Nanos, daily)))
 		}
 	}
 	return mine, admins, nil
@@ -139,6 +142,10 @@ func (s *spending) once(ctx context.Context, key, text string) string {
 	}
 	return text
 }
+
+// limitsOf are the limits that hold where agent name answers: its own, or
+// the router's.
+func (r *Router) limitsOf(name string) Limits { return r.cfg.Agents.Named(name).limits(r.cfg.Limits) }
 
 // placeOf is where a cost is counted, as bindings name places: a channel
 // or group (slack:channel:C0123), a platform's direct messages together
@@ -178,7 +185,7 @@ func (r *Router) spent(ctx context.Context, c Cost, t chat.Thread, u chat.User) 
 		r.log.Error("keep a model call's cost", "user", c.User, "model", c.Model, "err", err)
 		return
 	}
-	mine, admins, err := r.spending.crossed(ctx, c, u)
+	mine, admins, err := r.spending.crossed(ctx, c, u, nanos(r.limitsOf(c.Agent).DailyCost))
 	if err != nil {
 		r.log.Warn("check the money limits", "user", c.User, "err", err)
 	}

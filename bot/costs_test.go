@@ -12,14 +12,10 @@ import (
 	"github.com/parleybot/parley/bot"
 )
 
-// TestAgentMonthlyBudget: an agent's budget.monthly warns the admins at
-// 80 %, and at 100 % refuses new turns for everyone, admins included,
-// telling the person why and the admins once; last month's costs do not
-// count.
-func TestAgentMonthlyBudget(t *testing.T) {
-	w := newWorld(t, "slack", bot.Access{})
-	now := time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
-	// $1 per million prompt tokens: a token is 1,000 nanodollars.
+// pricedRunner is a runner over w's model server, whose model openai/m
+// costs $1 per million prompt tokens: a token is 1,000 nanodollars.
+func pricedRunner(t *testing.T, w *world) *agent.Runner {
+	t.Helper()
 	reg := llm.NewRegistry()
 	reg.UseModels(llm.Models{Prices: map[string]llm.Price{"openai/m": {Input: 1}}})
 	reg.Register("openai", openai.New(openai.Config{APIKey: "sk-test", BaseURL: w.srv.OpenAIBaseURL()}))
@@ -27,7 +23,17 @@ func TestAgentMonthlyBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runner := &agent.Runner{RunnerConfig: agent.RunnerConfig{Provider: provider, Sessions: w.db, Memory: w.db, Logger: slog.New(slog.DiscardHandler)}}
+	return &agent.Runner{RunnerConfig: agent.RunnerConfig{Provider: provider, Sessions: w.db, Memory: w.db, Logger: slog.New(slog.DiscardHandler)}}
+}
+
+// TestAgentMonthlyBudget: an agent's budget.monthly warns the admins at
+// 80 %, and at 100 % refuses new turns for everyone, admins included,
+// telling the person why and the admins once; last month's costs do not
+// count.
+func TestAgentMonthlyBudget(t *testing.T) {
+	w := newWorld(t, "slack", bot.Access{})
+	now := time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
+	runner := pricedRunner(t, w)
 	ags, err := bot.NewAgents([]bot.Agent{{Name: bot.DefaultAgent, Runner: runner, Model: "openai/m", Budget: 0.01}}, nil)
 	if err != nil {
 		t.Fatal(err)

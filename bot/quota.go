@@ -37,12 +37,16 @@ type Limits struct {
 }
 
 // quotas keeps the per-person rate (in memory: a restart forgives) and the
-// daily token budget (in the store: a restart does not).
+// daily token budget (in the store: a restart does not). An agent may hold
+// people to other limits where it answers (Agent.Limits): the checks take
+// the limits that hold, the counts stay the person's.
 type quotas struct {
-	lim    Limits
-	access Access
-	kv     chat.KV
-	now    func() time.Time
+	lim Limits // the top level's
+	// counted: some limit bounds daily tokens, so everyone's are counted.
+	counted bool
+	access  Access
+	kv      chat.KV
+	now     func() time.Time
 
 	mu    sync.Mutex
 	rates map[string]*rate.Limiter
@@ -50,8 +54,10 @@ type quotas struct {
 	swept time.Time
 }
 
-func newQuotas(lim Limits, access Access, kv chat.KV, now func() time.Time) *quotas {
-	return &quotas{lim: lim, access: access, kv: kv, now: now, rates: map[string]*rate.Limiter{}}
+// newQuotas keeps lim; counted adds that an agent bounds daily tokens
+// where lim does not.
+func newQuotas(lim Limits, counted bool, access Access, kv chat.KV, now func() time.Time) *quotas {
+	return &quotas{lim: lim, counted: counted || lim.DailyTokens > 0, access: access, kv: kv, now: now, rates: map[string]*rate.Limiter{}}
 }
 
 // A full limiter — its person has not written for a minute or so — is
@@ -63,13 +69,13 @@ const (
 	maxRates  = 10000
 )
 
-// admit decides whether u may have another message answered now; notice
-// says why not, for u alone.
-func (q *quotas) admit(ctx context.Context, u chat.User) (notice string, err error) {
+// admit decides whether u may have another message answered now by
+// agent, whose limits are lim; notice says why not, for u alone.
+func (q *quotas) admit(ctx context.Context, u chat.User, lim Limits, agent string) (notice string, err error) {
 	if q.access.IsAdmin(u) {
 		return "", nil
 	}
-	if n := q.lim.DailyTokens; n > 0 {
+	if n := lim.DailyTokens; n > 0 {
 		used, err := q.usedToday(ctx, u)
 		if err != nil {
 			return "", err
@@ -78,9 +84,8 @@ func (q *quotas) admit(ctx context.Context, u chat.User) (notice string, err err
 			return fmt.Sprintf("You have used today's budget of %d model tokens, so I will not answer this. It renews at 00:00 UTC.", n), nil
 		}
 	}
-	if n := q.lim.TurnsPerMinute; n > 0 {
-		lim := q.rate(u)
-		if r := lim.ReserveN(q.now(), 1); r.DelayFrom(q.now()) > 0 {
+	if n := lim.TurnsPerMinute; n > 0 {
+		if r := q.rate(u, n, agent).ReserveN(q.now(), 1); r.DelayFrom(q.now()) > 0 {
 			wait := r.DelayFrom(q.now())
 			r.CancelAt(q.now())
 			return fmt.Sprintf("You are sending me more than %d messages a minute, so I will not answer this one. Try again in %s.",
@@ -90,10 +95,16 @@ func (q *quotas) admit(ctx context.Context, u chat.User) (notice string, err err
 	return "", nil
 }
 
-func (q *quotas) rate(u chat.User) *rate.Limiter {
+// rate is u's limiter of n turns a minute where agent answers: the one
+// they have everywhere at the top level's rate, their own for agent at
+// another (a bucket of another size).
+func (q *quotas) rate(u chat.User, n int, agent string) *rate.Limiter {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	k := u.Key()
+	if n != q.lim.TurnsPerMinute {
+		k += " " + agent
+	}
 	lim, ok := q.rates[k]
 	if !ok {
 		if now := q.now(); len(q.rates) >= maxRates || now.Sub(q.swept) >= rateSweep {
@@ -104,7 +115,7 @@ func (q *quotas) rate(u chat.User) *rate.Limiter {
 				}
 			}
 		}
-		lim = rate.NewLimiter(rate.Every(time.Minute/time.Duration(q.lim.TurnsPerMinute)), q.lim.TurnsPerMinute)
+		lim = rate.NewLimiter(rate.Every(time.Minute/time.Duration(n)), n)
 		q.rates[k] = lim
 	}
 	return lim
@@ -130,7 +141,7 @@ func (q *quotas) usedToday(ctx context.Context, u chat.User) (int, error) {
 
 // spend adds tokens to u's use today.
 func (q *quotas) spend(ctx context.Context, u chat.User, tokens int) error {
-	if q.lim.DailyTokens <= 0 || tokens <= 0 || q.access.IsAdmin(u) {
+	if !q.counted || tokens <= 0 || q.access.IsAdmin(u) {
 		return nil
 	}
 	q.mu.Lock() // one read-modify-write at a time in this process
@@ -143,17 +154,18 @@ func (q *quotas) spend(ctx context.Context, u chat.User, tokens int) error {
 	return q.kv.Set(ctx, usageKey(u), day+" "+strconv.Itoa(used+tokens))
 }
 
-// status says what is left of u's limits, for /status; "" for none.
-func (q *quotas) status(ctx context.Context, u chat.User) (string, error) {
-	if q.access.IsAdmin(u) || q.lim.DailyTokens <= 0 && q.lim.TurnsPerMinute <= 0 {
+// status says what is left of u's limits where agent answers, whose
+// limits are lim, for /status; "" for none.
+func (q *quotas) status(ctx context.Context, u chat.User, lim Limits, agent string) (string, error) {
+	if q.access.IsAdmin(u) || lim.DailyTokens <= 0 && lim.TurnsPerMinute <= 0 {
 		return "", nil
 	}
 	var parts []string
-	if n := q.lim.TurnsPerMinute; n > 0 {
-		left := int(q.rate(u).TokensAt(q.now()))
+	if n := lim.TurnsPerMinute; n > 0 {
+		left := int(q.rate(u, n, agent).TokensAt(q.now()))
 		parts = append(parts, fmt.Sprintf("%d of %d messages left this minute", max(left, 0), n))
 	}
-	if n := q.lim.DailyTokens; n > 0 {
+	if n := lim.DailyTokens; n > 0 {
 		used, err := q.usedToday(ctx, u)
 		if err != nil {
 			return "", err

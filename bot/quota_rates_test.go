@@ -24,14 +24,15 @@ func TestRatesKeepRecentPeople(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-			q := newQuotas(Limits{TurnsPerMinute: 10}, Access{}, nil, func() time.Time { return now })
+			lim := Limits{TurnsPerMinute: 10}
+			q := newQuotas(lim, false, Access{}, nil, func() time.Time { return now })
 			most, person := 0, 0
 			for range tt.minutes {
 				for range tt.perMinute {
 					u := chat.User{Platform: "discord", ID: fmt.Sprint(person)}
 					person++
 					for range tt.burst {
-						if _, err := q.admit(t.Context(), u); err != nil {
+						if _, err := q.admit(t.Context(), u, lim, DefaultAgent); err != nil {
 							t.Fatal(err)
 						}
 					}

@@ -19,11 +19,14 @@ func (e *refusedError) Error() string { return "message not taken: " + e.notice 
 
 // admit queues m, recorded already, or refuses it. was is the length of m
 // before it was cut to MessageChars (0: not cut). queued reports whether a
-// turn will answer m.
+// turn will answer m. The limits are those of the agent that answers
+// where m was written.
 func (r *Router) admit(ctx context.Context, m chat.Message, was int) (queued bool, err error) {
-	notice, err := r.quota.admit(ctx, m.User)
+	ag, _, _ := r.agentAt(ctx, Where{Thread: m.Thread, User: m.User, Direct: m.Direct})
+	lim := ag.limits(r.cfg.Limits)
+	notice, err := r.quota.admit(ctx, m.User, lim, ag.Name)
 	if err == nil && notice == "" {
-		notice, err = r.admitSpending(ctx, m)
+		notice, err = r.admitSpending(ctx, m, ag.Name, lim)
 	}
 	if err == nil && notice == "" {
 		err = r.enqueue(ctx, m)
@@ -52,14 +55,14 @@ func (r *Router) admit(ctx context.Context, m chat.Message, was int) (queued boo
 	return queued, nil
 }
 
-// admitSpending says why m's turn may not start for its money limits,
-// "" when it may, and tells the admins when they are to hear of it.
-func (r *Router) admitSpending(ctx context.Context, m chat.Message) (string, error) {
+// admitSpending says why m's turn by agent, whose limits are lim, may not
+// start for its money limits, "" when it may, and tells the admins when
+// they are to hear of it.
+func (r *Router) admitSpending(ctx context.Context, m chat.Message, agent string, lim Limits) (string, error) {
 	if r.cfg.Costs == nil {
 		return "", nil
 	}
-	ag, _, _ := r.agentAt(ctx, Where{Thread: m.Thread, User: m.User, Direct: m.Direct})
-	notice, admins, err := r.spending.admit(ctx, m.User, ag.Name)
+	notice, admins, err := r.spending.admit(ctx, m.User, agent, nanos(lim.DailyCost))
 	r.tellAdmins(ctx, m.Thread, admins)
 	return notice, err
 }

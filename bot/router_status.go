@@ -15,10 +15,6 @@ import (
 // session age and size, what is running and what waits for approval; and
 // what is left of the caller's own limits.
 func (r *Router) status(ctx context.Context, c chat.Command) (string, error) {
-	limits, err := r.quota.status(ctx, c.User)
-	if err != nil {
-		return "", err
-	}
 	sid, ok, err := r.cfg.Sessions.BoundSession(ctx, c.Thread)
 	if err != nil {
 		return "", err
@@ -30,6 +26,12 @@ func (r *Router) status(ctx context.Context, c chat.Command) (string, error) {
 		sid = ""
 	}
 	ag := r.agentFor(ctx, Where{Thread: c.Thread, User: c.User, Direct: c.Direct}, sid)
+	// The limits that hold here: those of the agent that answers here.
+	lim := ag.limits(r.cfg.Limits)
+	limits, err := r.quota.status(ctx, c.User, lim, ag.Name)
+	if err != nil {
+		return "", err
+	}
 	if ag.Name != DefaultAgent {
 		you += "Agent: " + ag.Name + " (/agent says why)\n"
 	}
@@ -64,7 +66,7 @@ func (r *Router) status(ctx context.Context, c chat.Command) (string, error) {
 	if u := size.Usage; u.InputTokens > 0 {
 		fmt.Fprintf(&b, "Cache: %s of %s input tokens cached this session\n", thousands(u.CachedTokens), thousands(u.InputTokens))
 	}
-	if line, err := r.costLine(ctx, sid, c.User); err != nil {
+	if line, err := r.costLine(ctx, sid, c.User, lim); err != nil {
 		return "", err
 	} else if line != "" {
 		b.WriteString(line + "\n")

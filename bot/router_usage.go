@@ -22,8 +22,9 @@ var usagePeriods = [...]struct {
 const usageRows = 10
 
 // costLine is /status's line on money: this conversation's cost and the
-// caller's today, against their daily limit; "" without costs kept.
-func (r *Router) costLine(ctx context.Context, sid string, u chat.User) (string, error) {
+// caller's today, against the daily limit of lim (where it is asked); ""
+// without costs kept.
+func (r *Router) costLine(ctx context.Context, sid string, u chat.User, lim Limits) (string, error) {
 	if r.cfg.Costs == nil {
 		return "", nil
 	}
@@ -37,7 +38,7 @@ func (r *Router) costLine(ctx context.Context, sid string, u chat.User) (string,
 		return "", err
 	}
 	line := fmt.Sprintf("Cost: %s this conversation, %s yours today", dollars(conv.Nanos), dollars(today.Nanos))
-	if d := r.spending.daily; d > 0 && !r.cfg.Access.IsAdmin(u) {
+	if d := nanos(lim.DailyCost); d > 0 && !r.cfg.Access.IsAdmin(u) {
 		line += " of " + dollars(d)
 	}
 	if n := conv.Unpriced; n > 0 {

@@ -20,7 +20,7 @@ func (a *app) agents(def *agent.Runner, list []agent.Tool, tasks *taskParts) (*b
 	var out []bot.Agent
 	for _, name := range cfg.AgentNames() {
 		s := cfg.Agent(name)
-		ag := bot.Agent{Name: name, Runner: def, Model: s.Model, Fallback: s.Fallback, Budget: s.Budget.Monthly}
+		ag := bot.Agent{Name: name, Runner: def, Model: s.Model, Fallback: s.Fallback, Budget: s.Budget.Monthly, Limits: agentLimits(cfg.Limits, s.Limits)}
 		if name != config.DefaultAgent {
 			ag.KB, ag.NoLearning = s.KBScopes(), !s.Evolves()
 			r, err := a.agentRunner(name, s, list, tasks)
@@ -43,6 +43,15 @@ func (a *app) agents(def *agent.Runner, list []agent.Tool, tasks *taskParts) (*b
 		bindings = append(bindings, bot.Binding{Place: place, Agent: b.Agent})
 	}
 	return bot.NewAgents(out, bindings)
+}
+
+// agentLimits are the limits a person is held to where an agent answers:
+// top's, with the agent's rate, tokens and cost (Config.Agent filled them
+// in).
+func agentLimits(top config.Limits, own *config.AgentLimits) *bot.Limits {
+	l := bot.Limits(top)
+	l.TurnsPerMinute, l.DailyTokens, l.DailyCost = *own.TurnsPerMinute, *own.DailyTokens, *own.DailyCost
+	return &l
 }
 
 // switchRunners gives ag a runner for each model a conversation may

@@ -176,6 +176,15 @@ func TestAgentsBoundToChannels(t *testing.T) {
 			t.Errorf("parley agents ls lacks %q:\n%s", want, out)
 		}
 	}
+	// parley agents export: the same bindings, to paste into the file.
+	out, errOut, err = agentsCmd(t, cfg, "agents", "export")
+	if want := `bindings:
+  - {place: "slack:channel:C2", agent: eng}
+  - {place: "slack:channel:C1", agent: support}
+  - {place: "slack:channel:C3", agent: eng}  # made in chat with /agent use
+`; err != nil || out != want {
+		t.Errorf("parley agents export: %v; %s\n%s\nwant\n%s", err, errOut, out, want)
+	}
 	slk.SlashCommand("/parley", "agent reset", "U1", "C3")
 	if err := slk.WaitFor(ctx, func() bool { return len(slk.Ephemerals("U1")) > 4 }); err != nil {
 		t.Fatalf("/agent reset was not answered: %v", err)

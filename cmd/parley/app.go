@@ -210,10 +210,13 @@ func (a *app) background(ctx context.Context, lead leader, logger *slog.Logger) 
 		}
 	}
 	if a.cfg.Evolution.Enabled {
-		s := a.scheduler(logger)
-		wg.Go(func() {
-			_ = lead(ctx, "background:reflection", func(ctx context.Context) error { s.Run(ctx); return nil })
-		})
+		if s, err := a.scheduler(logger); err != nil {
+			logger.Error("reflection does not run", "err", err)
+		} else {
+			wg.Go(func() {
+				_ = lead(ctx, "background:reflection", func(ctx context.Context) error { s.Run(ctx); return nil })
+			})
+		}
 	}
 	return func() {
 		cancel()

@@ -48,7 +48,11 @@ func assemble(a *app, adapters []chat.Adapter, acc bot.Access, approvers []strin
 	var learn bot.Learning
 	if a.cfg.Evolution.Enabled {
 		runs = evolve.Recorder{Runs: a.db, Memos: a.db}
-		learn = learning{files: skillFiles(a.cfg), db: a.db, s: a.scheduler(logger)}
+		s, err := a.scheduler(logger)
+		if err != nil {
+			return nil, err
+		}
+		learn = learning{files: skillFiles(a.cfg), db: a.db, s: s}
 	}
 	cc := bot.CoreConfig{
 		Adapters:       adapters,

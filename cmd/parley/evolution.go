@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"path/filepath"
 	"time"
 
 	"github.com/parleybot/parley/agent/evolve"
 	"github.com/parleybot/parley/agent/guard"
+	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/cmd/parley/internal/config"
 )
 
@@ -37,16 +39,19 @@ func weights(e config.Evolution) evolve.Weights {
 }
 
 // scheduler is the background reflection of learning from use
-// (docs/evolution.md): the main model reflects; every text it writes
-// passes the memory guard, its judge included.
-func (a *app) scheduler(logger *slog.Logger) *evolve.Scheduler {
-	_, model := a.cfg.LLM.ProviderModel()
+// (docs/evolution.md): evolution.model reflects, or the main model; every
+// text it writes passes the memory guard, its judge included.
+func (a *app) scheduler(logger *slog.Logger) (*evolve.Scheduler, error) {
+	provider, model, err := a.reflectionModel()
+	if err != nil {
+		return nil, err
+	}
 	judge := a.judge
 	e := a.cfg.Evolution
 	return &evolve.Scheduler{
 		Store: a.db,
 		Reflector: &evolve.Reflect{
-			Provider: a.model, Model: model, Files: skillFiles(a.cfg), Runs: a.db, Sessions: a.db, Memo: a.db, Revisions: a.db,
+			Provider: provider, Model: model, Files: skillFiles(a.cfg), Runs: a.db, Sessions: a.db, Memo: a.db, Revisions: a.db,
 			Guard: func(ctx context.Context, text string, existing []string) error {
 				return guard.Vet(ctx, judge, text, existing)
 			},
@@ -57,5 +62,21 @@ func (a *app) scheduler(logger *slog.Logger) *evolve.Scheduler {
 		},
 		Config: scheduleConfig(e),
 		Logger: logger,
+	}, nil
+}
+
+// reflectionModel is what reflection talks to, and the model's name at
+// its server: evolution.model, or the default agent's model chain.
+func (a *app) reflectionModel() (llm.Provider, string, error) {
+	name := a.cfg.Evolution.Model
+	if name == "" {
+		_, model := a.cfg.LLM.ProviderModel()
+		return a.model, model, nil
 	}
+	p, err := a.reg.Resolve(name)
+	if err != nil {
+		return nil, "", fmt.Errorf("evolution.model: %w", err)
+	}
+	_, model, _ := llm.SplitModel(name)
+	return a.ops.provider(p), model, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,5 +65,34 @@ func TestLearnFromACorrection(t *testing.T) {
 	out, _, _ = sb.run(t, "", "skills", "ls")
 	if !strings.Contains(out, "person:console:ana") || !strings.Contains(out, "Deploy") || !strings.Contains(out, "100%") {
 		t.Fatalf("skills ls:\n%s", out)
+	}
+}
+
+// TestReflectionModel: evolution.model names another provider's model,
+// and reflection asks it, not the chat's.
+func TestReflectionModel(t *testing.T) {
+	chat, reflector := llmtest.NewServer(), llmtest.NewServer()
+	defer chat.Close()
+	defer reflector.Close()
+	sb := newSandbox(t,
+		"PARLEY_MEMORY_GUARD_MODEL=off",
+		fmt.Sprintf(`PARLEY_PROVIDERS={"cheap": {"kind": "openai", "base_url": %q}}`, reflector.OpenAIBaseURL()),
+		"PARLEY_EVOLUTION_MODEL=cheap/tiny-1",
+	).withLLM(chat)
+
+	chat.Enqueue(llmtest.Text("Deployed to prod."))
+	if out, errOut, code := sb.run(t, "deploy the app\n/quit\n", "chat"); code != 0 {
+		t.Fatalf("chat: exit %d\n%s\n%s", code, out, errOut)
+	}
+	reflector.Enqueue(llmtest.ToolCall("r1", "nothing_to_save", `{}`))
+	if out, errOut, code := sb.run(t, "", "reflect", "--force"); code != 0 {
+		t.Fatalf("reflect: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if n := len(chat.Requests()); n != 1 {
+		t.Errorf("the chat's model saw %d requests, want 1: the turn alone", n)
+	}
+	reqs := reflector.Requests()
+	if len(reqs) != 1 || reqs[0].JSON["model"] != "tiny-1" || !strings.Contains(reqs[0].LastUserText(), "deploy the app") {
+		t.Fatalf("the reflection model saw %d requests; want the packet, asked of tiny-1: %+v", len(reqs), reqs)
 	}
 }

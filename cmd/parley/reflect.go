@@ -51,7 +51,11 @@ func newReflectCmd(e *environment, load func() (*config.Config, error)) *cobra.C
 				return err
 			}
 			defer a.Close()
-			done := a.scheduler(cfg.Log.Logger(e.stderr, slog.LevelWarn)).Cycle(cmd.Context(), time.Now(), scope, force)
+			s, err := a.scheduler(cfg.Log.Logger(e.stderr, slog.LevelWarn))
+			if err != nil {
+				return err
+			}
+			done := s.Cycle(cmd.Context(), time.Now(), scope, force)
 			if len(done) == 0 {
 				fmt.Fprintln(e.stdout, "nothing to reflect on: no scope has a run worth it and anything new since it last reflected (--force to reflect anyway)")
 				return nil

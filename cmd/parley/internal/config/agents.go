@@ -43,6 +43,11 @@ type AgentSettings struct {
 	// Budget bounds what the agent's turns cost a month; unset, the
 	// top-level budget, counted for this agent alone.
 	Budget *Budget `json:"budget"`
+	// Limits are the thresholds limits.turns_per_minute, daily_tokens and
+	// daily_cost apply where this agent answers; each unset is the
+	// top-level one. What they count stays the person's, whichever agent
+	// it was spent with.
+	Limits *AgentLimits `json:"limits"`
 
 	// The agent's switches (docs/agents.md#switches): each nil is the top
 	// level's, which Config.Agent fills in; a switch only turns off what
@@ -71,6 +76,14 @@ type AgentKB struct {
 	// none (and no kb_search). They only narrow: a scope the person
 	// could not see there stays unsearched whatever is listed.
 	Scopes []string `json:"scopes"`
+}
+
+// AgentLimits are an agent's limits (agents.<name>.limits); each nil is
+// limits.*'s, and 0 is no limit, as there.
+type AgentLimits struct {
+	TurnsPerMinute *int     `json:"turns_per_minute"`
+	DailyTokens    *int     `json:"daily_tokens"`
+	DailyCost      *float64 `json:"daily_cost"`
 }
 
 // KBScopes are the agent's kb.scopes: nil, every visible scope.
@@ -132,6 +145,7 @@ func (c *Config) Agent(name string) AgentSettings {
 	if a.Budget == nil {
 		a.Budget = &Budget{Monthly: c.Budget.Monthly}
 	}
+	a.Limits = c.agentLimits(a.Limits)
 	if a.Evolution == nil {
 		a.Evolution = new(c.Evolution.Enabled)
 	}
@@ -142,6 +156,25 @@ func (c *Config) Agent(name string) AgentSettings {
 		a.Reminders = new(c.Reminders.Enabled)
 	}
 	return a
+}
+
+// agentLimits are set with each unset one filled from limits.*: a copy,
+// so that the configuration's own stays as written.
+func (c *Config) agentLimits(set *AgentLimits) *AgentLimits {
+	l := AgentLimits{}
+	if set != nil {
+		l = *set
+	}
+	if l.TurnsPerMinute == nil {
+		l.TurnsPerMinute = new(c.Limits.TurnsPerMinute)
+	}
+	if l.DailyTokens == nil {
+		l.DailyTokens = new(c.Limits.DailyTokens)
+	}
+	if l.DailyCost == nil {
+		l.DailyCost = new(c.Limits.DailyCost)
+	}
+	return &l
 }
 
 // Reasoning is the agent's thinking as the runner takes it; Load has
@@ -261,6 +294,17 @@ func (c *Config) validateAgents() []string {
 		}
 		if a.Budget != nil {
 			p = append(p, moneyProblem(key+".budget.monthly", a.Budget.Monthly)...)
+		}
+		if l := a.Limits; l != nil {
+			if l.TurnsPerMinute != nil {
+				p = append(p, countProblem(key+".limits.turns_per_minute", *l.TurnsPerMinute, maxTurnsPerMinute)...)
+			}
+			if l.DailyTokens != nil {
+				p = append(p, countProblem(key+".limits.daily_tokens", *l.DailyTokens, maxDailyTokens)...)
+			}
+			if l.DailyCost != nil {
+				p = append(p, moneyProblem(key+".limits.daily_cost", *l.DailyCost)...)
+			}
 		}
 		if a.MaxSteps < 0 || a.MaxSteps > 1000 {
 			add("%s.max_steps: %d is out of range; want 1 to 1000, or 0 for the default (25)", key, a.MaxSteps)

@@ -47,6 +47,11 @@ func TestAgentsValidation(t *testing.T) {
 		{"unknown MCP server", "agents: {a: {tools: [jira__search]}}\n", `agents.a.tools[0]: "jira__search" is no tool here`},
 		{"thinking", "agents: {a: {thinking: hard}}\n", "agents.a.thinking:"},
 		{"max_steps", "agents: {a: {max_steps: 5000}}\n", "agents.a.max_steps: 5000 is out of range"},
+		{"turns_per_minute", "agents: {a: {limits: {turns_per_minute: -1}}}\n", "agents.a.limits.turns_per_minute: -1 is out of range; want 0 (no limit) to 10000"},
+		{"daily_tokens", "agents: {a: {limits: {daily_tokens: 2000000000}}}\n", "agents.a.limits.daily_tokens: 2000000000 is out of range; want 0 (no limit) to 1000000000"},
+		{"daily_cost", "agents: {a: {limits: {daily_cost: -0.5}}}\n", "agents.a.limits.daily_cost: -0.5 is out of range; want 0 (no limit) to 1000000 US dollars"},
+		{"unknown limit", "agents: {a: {limits: {daily_costs: 1}}}\n", "agents.a.limits.daily_costs: unknown key; did you mean daily_cost?"},
+		{"a limit the top level has alone", "agents: {a: {limits: {queue_messages: 1}}}\n", "agents.a.limits.queue_messages: unknown key"},
 		{"default redefined", "agents: {default: {persona: x}}\n", "agents.default: the default agent is the top-level settings"},
 		{"bad name", "agents: {Support: {}}\n", `agents: "Support" is not a valid name`},
 		{"unknown field", "agents: {a: {modle: local/x}}\n", "agents.a.modle: unknown key; did you mean model?"},
@@ -73,6 +78,7 @@ func TestAgentsValidation(t *testing.T) {
 func TestAgentsInherit(t *testing.T) {
 	t.Parallel()
 	cfg := mustLoadYAML(t, agentsBase+`budget: {monthly: 50}
+limits: {turns_per_minute: 6, daily_cost: 1}
 agents:
   support:
     persona: Support persona.
@@ -82,6 +88,7 @@ agents:
     thinking: HIGH
     max_steps: 60
     budget: {monthly: 20}
+    limits: {daily_tokens: 5000, daily_cost: 0}
     tools: [memory, web_fetch, gh__search_issues]
     kb: {scopes: [operator, space:slack:T012]}
     memory: false
@@ -90,6 +97,7 @@ agents:
     model: hosted/gpt-4.1-nano
     fallback: []
     tools: []
+    limits: {turns_per_minute: 2}
 bindings:
   - {place: "*", agent: random}
   - {place: "slack:channel:C0HELP", agent: support}
@@ -102,16 +110,22 @@ bindings:
 	// The switches left unset are the top level's: evolution and
 	// reminders are on by default, memory always.
 	on, off := new(true), new(false)
+	// Unset limits are limits.*'s; 0 set is no limit, whatever the top
+	// level says.
+	limits := func(turns, tokens int, cost float64) *AgentLimits {
+		return &AgentLimits{TurnsPerMinute: &turns, DailyTokens: &tokens, DailyCost: &cost}
+	}
+	top := limits(6, 1_000_000, 1)
 	want := map[string]AgentSettings{
 		"default": {Persona: "Top-level persona.", Model: "hosted/gpt-4.1-mini", Fallback: []string{"local/llama3.2"}, Thinking: "low",
-			Evolution: on, Memory: on, Reminders: on, Budget: &Budget{Monthly: 50}},
+			Evolution: on, Memory: on, Reminders: on, Budget: &Budget{Monthly: 50}, Limits: top},
 		"support": {Persona: "Support persona.", Model: "hosted/gpt-4.1-mini", Fallback: []string{"local/llama3.2"}, Thinking: "low", Tools: []string{"memory", "kb_search"},
-			Evolution: on, Memory: on, Reminders: on, Budget: &Budget{Monthly: 50}},
+			Evolution: on, Memory: on, Reminders: on, Budget: &Budget{Monthly: 50}, Limits: top},
 		// The inherited fallback that is the agent's own model is dropped.
 		"eng": {Persona: "Top-level persona.", Model: "local/llama3.2", Fallback: []string{}, Thinking: "high", MaxSteps: 60, Tools: []string{"memory", "web_fetch", "gh__search_issues"},
-			KB: &AgentKB{Scopes: []string{"operator", "space:slack:T012"}}, Evolution: off, Memory: off, Reminders: on, Budget: &Budget{Monthly: 20}},
+			KB: &AgentKB{Scopes: []string{"operator", "space:slack:T012"}}, Evolution: off, Memory: off, Reminders: on, Budget: &Budget{Monthly: 20}, Limits: limits(6, 5000, 0)},
 		"random": {Persona: "Top-level persona.", Model: "hosted/gpt-4.1-nano", Fallback: []string{}, Thinking: "low", Tools: []string{},
-			Evolution: on, Memory: on, Reminders: on, Budget: &Budget{Monthly: 50}},
+			Evolution: on, Memory: on, Reminders: on, Budget: &Budget{Monthly: 50}, Limits: limits(2, 1_000_000, 1)},
 	}
 	for name, w := range want {
 		if diff := cmp.Diff(w, cfg.Agent(name)); diff != "" {

@@ -35,6 +35,10 @@ type Evolution struct {
 	PacketTokens int `mapstructure:"packet_tokens"`
 	WindowDays   int `mapstructure:"window_days"`
 
+	// Model is the provider/model reflection asks (any configured
+	// provider's); "" the default agent's: llm.model, then llm.fallback.
+	Model string `mapstructure:"model"`
+
 	// MaxSkills is the most skills per scope (the least recently used
 	// goes first); IndexTokens bounds the skill index in each prompt.
 	MaxSkills   int `mapstructure:"max_skills"`

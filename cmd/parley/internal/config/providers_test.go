@@ -95,7 +95,13 @@ func TestProvidersLoad(t *testing.T) {
 		cfg := mustLoadYAML(t, "", map[string]string{
 			"PARLEY_PROVIDERS": `{"local": {"kind": "openai", "base_url": "http://ollama:11434/v1", "headers": {"X-A": "b"}}}`,
 			"PARLEY_LLM_MODEL": "local/llama3.2",
+			// Reflection on a model of another provider, by its bare name.
+			"PARLEY_EVOLUTION_MODEL": "gpt-4.1-mini",
+			"OPENAI_API_KEY":         "sk-test",
 		})
+		if got := cfg.Evolution.Model; got != "openai/gpt-4.1-mini" {
+			t.Errorf("evolution.model = %q, want openai/gpt-4.1-mini", got)
+		}
 		if s, ok := cfg.Endpoint("local"); !ok || s.BaseURL != "http://ollama:11434/v1" || s.Headers["X-A"] != "b" || s.Key != "" {
 			t.Errorf("Endpoint(local) = %+v, %v", s, ok)
 		}
@@ -200,12 +206,15 @@ func TestProvidersValidation(t *testing.T) {
 			map[string]string{"K": "k", "PARLEY_LLM_ANTHROPIC_API_KEY": "k2"},
 			[]string{`providers.anthropic: set while llm.anthropic.api_key is too; the provider anthropic is configured by one or the other, not both: keep one`}},
 		{"models of unknown providers", "llm:\n  model: locl/llama3.2\n  fallback: [hosted/gpt-4.1-mini, claude/claude-haiku-4-5]\nmemory:\n  guard_model: judge/llama3.2\nkb:\n  embedding_model: embed/nomic\n" +
-			"providers:\n  hosted: {kind: openai}\n", nil, []string{
+			"evolution:\n  model: think/qwen3\nproviders:\n  hosted: {kind: openai}\n", nil, []string{
 			`memory.guard_model: provider "judge" in "judge/llama3.2" is not configured; the providers are anthropic, hosted and openai (providers.<name> defines one)`,
+			`evolution.model: provider "think" in "think/qwen3" is not configured; the providers are anthropic, hosted and openai (providers.<name> defines one)`,
 			`llm.model: provider "locl" in "locl/llama3.2" is not configured; the providers are anthropic, hosted and openai (providers.<name> defines one)`,
 			`llm.fallback[1]: provider "claude" in "claude/claude-haiku-4-5" is not configured; the providers are anthropic, hosted and openai (providers.<name> defines one)`,
 			`kb.embedding_model: provider "embed" in "embed/nomic" is not configured; the providers are anthropic, hosted and openai (providers.<name> defines one)`,
 		}},
+		{"a reflection model that is no provider/model", "evolution:\n  model: llama3.2\n", nil,
+			[]string{`evolution.model: "llama3.2" must be provider/model (e.g. openai/gpt-4o-mini), or a bare name starting with gpt-, o1, o3, o4 or claude-`}},
 		{"embeddings from an anthropic provider", "kb:\n  embedding_model: claude/voyage-3\nproviders:\n  claude: {kind: anthropic}\n", nil,
 			[]string{`kb.embedding_model: the provider claude is of kind anthropic, which has no embeddings endpoint; use a provider of kind openai (OpenAI, or a compatible server such as Ollama)`}},
 	}

@@ -59,6 +59,11 @@ func (c *Config) normalize() {
 			c.Memory.GuardModel = canonical
 		}
 	}
+	if m := c.Evolution.Model; m != "" {
+		if canonical, err := llm.Canonical(m); err == nil {
+			c.Evolution.Model = canonical
+		}
+	}
 }
 
 // validate returns one message per problem, each starting with the key.
@@ -73,6 +78,11 @@ func (c *Config) validate() []string {
 			add("memory.guard_model: %q must be provider/model, e.g. openai/gpt-4.1-mini, or off", m)
 		} else if problem := c.providerProblem(provider, m); problem != "" {
 			p = append(p, "memory.guard_model: "+problem)
+		}
+	}
+	if m := c.Evolution.Model; m != "" {
+		if problem := modelProblem(m, c.providerProblem); problem != "" {
+			p = append(p, "evolution.model: "+problem)
 		}
 	}
 	p = append(p, c.LLM.validate(c.providerProblem)...)
@@ -92,15 +102,13 @@ func (c *Config) validate() []string {
 		n   int
 		max int
 	}{
-		{"limits.turns_per_minute", c.Limits.TurnsPerMinute, 10000},
-		{"limits.daily_tokens", c.Limits.DailyTokens, 1_000_000_000},
+		{"limits.turns_per_minute", c.Limits.TurnsPerMinute, maxTurnsPerMinute},
+		{"limits.daily_tokens", c.Limits.DailyTokens, maxDailyTokens},
 		{"limits.queue_messages", c.Limits.QueueMessages, 10000},
 		{"limits.queue_bytes", c.Limits.QueueBytes, 100 << 20},
 		{"limits.message_chars", c.Limits.MessageChars, 1_000_000},
 	} {
-		if l.n < 0 || l.n > l.max {
-			add("%s: %d is out of range; want 0 (no limit) to %d", l.key, l.n, l.max)
-		}
+		p = append(p, countProblem(l.key, l.n, l.max)...)
 	}
 	p = append(p, moneyProblem("limits.daily_cost", c.Limits.DailyCost)...)
 	p = append(p, moneyProblem("budget.monthly", c.Budget.Monthly)...)
@@ -327,4 +335,20 @@ func outOfRange[T int | float64](bounds ...bound[T]) []string {
 		}
 	}
 	return p
+}
+
+// The highest limits.turns_per_minute and limits.daily_tokens (the
+// top-level ones and an agent's): higher is no limit an operator means.
+const (
+	maxTurnsPerMinute = 10000
+	maxDailyTokens    = 1_000_000_000
+)
+
+// countProblem says what is wrong with a limit at key that is a count, 0
+// for no limit.
+func countProblem(key string, n, max int) []string {
+	if n < 0 || n > max {
+		return []string{fmt.Sprintf("%s: %d is out of range; want 0 (no limit) to %d", key, n, max)}
+	}
+	return nil
 }
