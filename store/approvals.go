@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/parleybot/parley/bot/approvals"
@@ -188,6 +189,45 @@ func (db *DB) DecidedApprovals(ctx context.Context, since time.Time) ([]approval
 		return nil, fmt.Errorf("store: approvals decided since %s: %w", since.Format(time.RFC3339), err)
 	}
 	return recs, nil
+}
+
+// UndecidedApprovals lists the pending approvals of every session, oldest
+// first. Pending ones are few: each expires within the approval expiry.
+func (db *DB) UndecidedApprovals(ctx context.Context) ([]approvals.Record, error) {
+	recs, err := db.approvals(ctx, `
+		WHERE a.status = 'pending' ORDER BY a.created_at, a.id`)
+	if err != nil {
+		return nil, fmt.Errorf("store: pending approvals: %w", err)
+	}
+	return recs, nil
+}
+
+// ApprovalHistory lists the decided and expired approvals f lets through,
+// newest decision first, at most limit. An empty filter field matches
+// every row, so the query is one fixed text whatever is filtered on.
+func (db *DB) ApprovalHistory(ctx context.Context, f approvals.HistoryFilter, limit int) ([]approvals.Record, error) {
+	if err := f.Check(limit); err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	recs, err := db.approvals(ctx, `
+		WHERE a.status <> 'pending' AND (?1 = '' OR a.status = ?1)
+		  AND (?2 = '' OR a.requester = ?2) AND (?3 = '' OR a.decided_by = ?3)
+		  AND (?4 = '' OR a.tool_name = ?4) AND a.decided_at >= ?5
+		ORDER BY a.decided_at DESC, a.id DESC LIMIT ?6`,
+		f.Status, f.Requester, f.DecidedBy, f.ToolName, sinceMillis(f.Since), limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: approval history: %w", err)
+	}
+	return recs, nil
+}
+
+// sinceMillis is millis, with the zero time (no bound) before every
+// stored time.
+func sinceMillis(t time.Time) int64 {
+	if t.IsZero() {
+		return math.MinInt64
+	}
+	return millis(t)
 }
 
 // approvals runs approvalColumns with the given WHERE … ORDER BY clause.

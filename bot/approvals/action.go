@@ -3,9 +3,10 @@ package approvals
 import (
 	"context"
 	"fmt"
-	"github.com/parleybot/parley/chat"
 	"slices"
 	"strings"
+
+	"github.com/parleybot/parley/chat"
 )
 
 // What a clicker is told, privately, when their click changes nothing.
@@ -21,72 +22,35 @@ const (
 // handled reports whether this click decided the approval; err is a storage
 // failure or a private answer that could not be delivered.
 //
-// There is deliberately no other way to decide: text in the conversation
-// ("yes") never approves anything.
+// Text in the conversation ("yes") never approves anything: besides a
+// click, only Decide does (the operator's console), under the same rules.
 func (a *Approvals) HandleAction(ctx context.Context, act chat.Action) (handled bool, err error) {
 	id, approve, ok := parseApprovalData(act.Data)
 	if !ok {
 		return false, a.tell(ctx, act, msgNoLongerValid)
 	}
-	rec, found, err := a.cfg.Store.Approval(ctx, id)
+	rec, found, err := a.find(ctx, id)
 	if err != nil {
-		return false, fmt.Errorf("approvals: click on %s: %w", id, err)
-	}
-	if found && len(rec.Refs) == 0 {
-		// The message exists on the platform but its ref is not recorded
-		// yet: wait for the poster rather than call a real click invalid.
-		if rec, err = a.afterPosting(ctx, rec); err != nil {
-			return false, err
-		}
+		return false, err
 	}
 	if !found || !rec.Private && !shownIn(rec, act.Message) {
 		// A guessed or replayed id, or a real one pasted under another
 		// message: indistinguishable from garbage, on purpose.
 		return false, a.tell(ctx, act, msgNoLongerValid)
 	}
-	if !a.mayDecide(rec, act.User, approve) {
-		return false, a.tell(ctx, act, notAllowedText(rec))
-	}
-	if rec.Status != StatusPending {
-		return false, a.tell(ctx, act, alreadyDecidedText(rec))
-	}
-	if !a.cfg.Now().Before(rec.ExpiresAt) {
-		return false, a.expireOnClick(ctx, act, rec)
-	}
-	status := StatusDenied
-	if approve {
-		status = StatusApproved
-	}
-	won, err := a.settle(ctx, rec, status, act.User)
-	if err != nil {
+	v, rec, err := a.attempt(ctx, rec, act.User, approve, "")
+	switch {
+	case err != nil:
 		return false, err
+	case v == refused:
+		return false, a.tell(ctx, act, notAllowedText(rec))
+	case v == taken:
+		return false, a.tell(ctx, act, alreadyDecidedText(rec))
+	case rec.Private:
+		// No shared message changes to show it: the clicker is told.
+		return true, a.tell(ctx, act, privateDecidedText(approve))
 	}
-	if won {
-		if rec.Private {
-			// No shared message changes to show it: the clicker is told.
-			return true, a.tell(ctx, act, privateDecidedText(approve))
-		}
-		return true, nil
-	}
-	// Lost: someone decided first, or the deadline passed in between.
-	if rec, found, err = a.cfg.Store.Approval(ctx, id); err != nil {
-		return false, fmt.Errorf("approvals: click on %s: %w", id, err)
-	} else if !found {
-		return false, fmt.Errorf("approvals: approval %s vanished while decided", id)
-	}
-	if rec.Status == StatusPending {
-		return false, a.expireOnClick(ctx, act, rec)
-	}
-	return false, a.tell(ctx, act, alreadyDecidedText(rec))
-}
-
-// expireOnClick expires an approval clicked after its deadline, before the
-// sweep got to it, and tells the clicker.
-func (a *Approvals) expireOnClick(ctx context.Context, act chat.Action, rec Record) error {
-	if _, err := a.settle(ctx, rec, StatusExpired, chat.User{}); err != nil {
-		return err
-	}
-	return a.tell(ctx, act, msgExpired)
+	return true, nil
 }
 
 // mayDecide reports whether u may approve (or deny) rec. Approving takes
@@ -157,6 +121,20 @@ func parseApprovalData(data string) (id string, approve, ok bool) {
 	return id, approve, true
 }
 
+// find reads approval id. When its message exists on the platform but its
+// ref is not recorded yet, it waits for the poster first: a click on that
+// message is real, and a decision made elsewhere must edit it.
+func (a *Approvals) find(ctx context.Context, id string) (rec Record, found bool, err error) {
+	rec, found, err = a.cfg.Store.Approval(ctx, id)
+	if err != nil {
+		return rec, false, fmt.Errorf("approvals: approval %s: %w", id, err)
+	}
+	if found && len(rec.Refs) == 0 {
+		rec, err = a.afterPosting(ctx, rec)
+	}
+	return rec, found, err
+}
+
 // afterPosting waits until rec's message, if it is being posted by this
 // process, has its ref recorded, and returns the record as it is then.
 func (a *Approvals) afterPosting(ctx context.Context, rec Record) (Record, error) {
@@ -175,7 +153,7 @@ func (a *Approvals) afterPosting(ctx context.Context, rec Record) (Record, error
 	// look at posting above.
 	now, _, err := a.cfg.Store.Approval(ctx, rec.ID)
 	if err != nil {
-		return rec, fmt.Errorf("approvals: click on %s: %w", rec.ID, err)
+		return rec, fmt.Errorf("approvals: approval %s: %w", rec.ID, err)
 	}
 	return now, nil
 }

@@ -110,6 +110,13 @@ type Store interface {
 	SessionApprovals(ctx context.Context, sessionID string) ([]Record, error)
 	// DecidedApprovals lists approvals decided at or after since.
 	DecidedApprovals(ctx context.Context, since time.Time) ([]Record, error)
+	// UndecidedApprovals lists the approvals of every session still waiting
+	// for a decision, oldest first (the console's).
+	UndecidedApprovals(ctx context.Context) ([]Record, error)
+	// ApprovalHistory lists the decided and expired approvals f lets
+	// through, newest decision first, at most limit of them: f and limit
+	// must pass HistoryFilter.Check.
+	ApprovalHistory(ctx context.Context, f HistoryFilter, limit int) ([]Record, error)
 }
 
 // DefaultApprovalExpiry is how long an approval waits for a decision.
@@ -279,7 +286,7 @@ func (a *Approvals) Approve(ctx context.Context, req agent.ApprovalRequest) (age
 		if err := a.post(ctx, ad, thread, &rec); err != nil {
 			// Nobody can decide an approval whose message is not known:
 			// close it rather than leave it to expire into a resume.
-			if _, serr := a.settle(context.WithoutCancel(ctx), rec, StatusExpired, chat.User{}); serr != nil {
+			if _, serr := a.expire(context.WithoutCancel(ctx), rec); serr != nil {
 				a.cfg.Logger.Error("close unposted approval", "approval", rec.ID, "err", serr)
 			}
 			return agent.Decision{}, err
@@ -416,7 +423,7 @@ func (a *Approvals) wait(ctx context.Context, rec Record, ch chan agent.Decision
 			due = nil
 			// The expiry and a click may race: whichever wins hands its
 			// decision to ch, which the next turn of the loop reads.
-			won, err := a.settle(context.WithoutCancel(ctx), rec, StatusExpired, chat.User{})
+			won, err := a.expire(context.WithoutCancel(ctx), rec)
 			if err != nil {
 				return agent.Decision{}, err
 			}

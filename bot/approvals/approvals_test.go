@@ -180,7 +180,8 @@ func TestApprovalDoubleClick(t *testing.T) {
 }
 
 // TestApprovalConcurrentDeciders: the requester and an admin click
-// opposite buttons at the same moment; one decides, the other is told.
+// opposite buttons, and the admin decides from the console too, at the
+// same moment; one decides, the others are told.
 func TestApprovalConcurrentDeciders(t *testing.T) {
 	for range 10 {
 		h := newAPHarness(t)
@@ -188,17 +189,27 @@ func TestApprovalConcurrentDeciders(t *testing.T) {
 		type click struct {
 			user    chat.User
 			data    string
+			console bool // decided with Decide, not a click
 			handled bool
 			told    []string
 			err     error
 		}
-		clicks := []*click{{user: apRequester, data: "a:" + a.id}, {user: apAdmin, data: "d:" + a.id}, {user: apAdmin, data: "a:" + a.id}}
+		clicks := []*click{{user: apRequester, data: "a:" + a.id}, {user: apAdmin, data: "d:" + a.id}, {user: apAdmin, data: "a:" + a.id},
+			{user: apAdmin, data: "d:" + a.id, console: true}}
 		start := make(chan struct{})
 		var wg sync.WaitGroup
 		for _, c := range clicks {
 			wg.Go(func() {
 				<-start
-				c.handled, c.told, c.err = h.click(c.user, c.data, a.msg)
+				if !c.console {
+					c.handled, c.told, c.err = h.click(c.user, c.data, a.msg)
+					return
+				}
+				var out approvals.Outcome
+				out, c.err = h.ap.Decide(t.Context(), a.id, c.user, strings.HasPrefix(c.data, "a:"), "console")
+				if c.handled = out.Decided; !c.handled {
+					c.told = []string{out.Text}
+				}
 			})
 		}
 		close(start)
@@ -230,8 +241,8 @@ func TestApprovalConcurrentDeciders(t *testing.T) {
 		if err != nil || d != want {
 			t.Errorf("Approve = %+v, %v; want the winner's %+v", d, err, want)
 		}
-		if n := len(h.ad.edited()); n != 1 {
-			t.Errorf("%d edits, want 1", n)
+		if e := h.ad.edited(); len(e) != 1 || strings.Contains(e[0].Out.Text, "(console)") != winner.console {
+			t.Errorf("edits = %+v, want 1 saying whether the console decided (%t)", e, winner.console)
 		}
 	}
 }

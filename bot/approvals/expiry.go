@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/parleybot/parley/chat"
 )
 
 // ExpireDue expires every pending approval whose deadline has passed: it
@@ -20,7 +19,7 @@ func (a *Approvals) ExpireDue(ctx context.Context) error {
 	}
 	var errs []error
 	for _, rec := range due {
-		if _, err := a.settle(ctx, rec, StatusExpired, chat.User{}); err != nil {
+		if _, err := a.expire(ctx, rec); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -122,7 +122,7 @@ func TestApprovalShowsTheWholeSummary(t *testing.T) {
 			t.Errorf("MaxLen %d: last message %q", maxLen, last)
 		}
 		rec.Status = StatusApproved
-		if st := approvalStatus(rec, time.Minute, len(msgs)); !strings.HasPrefix(st, "✅") || strings.Contains(st, "xxxx") {
+		if st := approvalStatus(rec, time.Minute, len(msgs), ""); !strings.HasPrefix(st, "✅") || strings.Contains(st, "xxxx") {
 			t.Errorf("decided status of a long approval: %q", st)
 		}
 		rec.Status = StatusPending

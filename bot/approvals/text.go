@@ -31,7 +31,7 @@ const (
 // of its own, and the last message carries the state, the risks and who may
 // decide (the buttons go under it).
 func approvalMessages(rec Record, expiry time.Duration, caps chat.Capabilities) []string {
-	whole := renderApproval(rec, expiry, 0)
+	whole := renderApproval(rec, expiry, 0, "")
 	if caps.MaxLen <= 0 || caps.Size(whole) <= caps.MaxLen {
 		return []string{whole}
 	}
@@ -41,15 +41,16 @@ func approvalMessages(rec Record, expiry time.Duration, caps chat.Capabilities) 
 		block, _ := format.CodeBlock(c, -1)
 		out = append(out, fmt.Sprintf("`%s`, part %d of %d:\n%s", toolName(rec.ToolName), i+1, len(chunks), block))
 	}
-	return append(out, renderApproval(rec, expiry, len(chunks)))
+	return append(out, renderApproval(rec, expiry, len(chunks), ""))
 }
 
 // approvalStatus is the message that carries an approval's state: the
-// last of approvalMessages, for a record shown in parts messages.
-// A decided state is no longer than the pending one (the line saying who
-// may decide goes), so it fits where the pending one did.
-func approvalStatus(rec Record, expiry time.Duration, parts int) string {
-	return renderApproval(rec, expiry, max(parts-1, 0))
+// last of approvalMessages, for a record shown in parts messages, decided
+// via somewhere other than its buttons when via is set. A decided state is
+// no longer than the pending one (the line saying who may decide goes, and
+// is longer than " (console)"), so it fits where the pending one did.
+func approvalStatus(rec Record, expiry time.Duration, parts int, via string) string {
+	return renderApproval(rec, expiry, max(parts-1, 0), via)
 }
 
 // summaryChunks cuts s into pieces that each fit a message as a code block,
@@ -97,15 +98,21 @@ func cutRunes(s string, n int) []string {
 }
 
 // renderApproval is the message with rec's state. above is how many
-// messages before it show the summary; 0 shows it here.
-func renderApproval(rec Record, expiry time.Duration, above int) string {
+// messages before it show the summary; 0 shows it here. via, when set,
+// says where it was decided ("Approved by Ana (console)"); it is not
+// stored, since the message is rendered decided only once, by the decider.
+func renderApproval(rec Record, expiry time.Duration, above int, via string) string {
 	var b strings.Builder
 	asked := "`" + toolName(rec.ToolName) + "` · asked by " + inlineText(requesterName(rec))
+	decider := inlineText(deciderName(rec))
+	if via != "" {
+		decider += " (" + inlineText(via) + ")"
+	}
 	switch rec.Status {
 	case StatusApproved:
-		fmt.Fprintf(&b, "✅ **Approved by %s** · %s\n", inlineText(deciderName(rec)), asked)
+		fmt.Fprintf(&b, "✅ **Approved by %s** · %s\n", decider, asked)
 	case StatusDenied:
-		fmt.Fprintf(&b, "❌ **Denied by %s** · %s\n", inlineText(deciderName(rec)), asked)
+		fmt.Fprintf(&b, "❌ **Denied by %s** · %s\n", decider, asked)
 	case StatusExpired:
 		fmt.Fprintf(&b, "⌛ **Expired**: no one decided in time, so it did not run · %s\n", asked)
 	default:

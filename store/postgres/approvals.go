@@ -178,6 +178,36 @@ func (db *DB) DecidedApprovals(ctx context.Context, since time.Time) ([]approval
 	return recs, nil
 }
 
+// UndecidedApprovals lists the pending approvals of every session, oldest
+// first.
+func (db *DB) UndecidedApprovals(ctx context.Context) ([]approvals.Record, error) {
+	recs, err := db.approvals(ctx, `
+		WHERE a.status = 'pending' ORDER BY a.created_at, a.id COLLATE "C"`)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: pending approvals: %w", err)
+	}
+	return recs, nil
+}
+
+// ApprovalHistory lists the decided and expired approvals f lets through,
+// newest decision first, at most limit. An empty filter field (a NULL
+// Since) matches every row, so the query is one fixed text.
+func (db *DB) ApprovalHistory(ctx context.Context, f approvals.HistoryFilter, limit int) ([]approvals.Record, error) {
+	if err := f.Check(limit); err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	recs, err := db.approvals(ctx, `
+		WHERE a.status <> 'pending' AND ($1 = '' OR a.status = $1)
+		  AND ($2 = '' OR a.requester = $2) AND ($3 = '' OR a.decided_by = $3)
+		  AND ($4 = '' OR a.tool_name = $4) AND ($5::timestamptz IS NULL OR a.decided_at >= $5)
+		ORDER BY a.decided_at DESC, a.id COLLATE "C" DESC LIMIT $6`,
+		f.Status, f.Requester, f.DecidedBy, f.ToolName, optTS(f.Since), limit)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: approval history: %w", err)
+	}
+	return recs, nil
+}
+
 // approvals runs approvalColumns with the given WHERE … ORDER BY clause.
 // Text in an ORDER BY is compared bytewise (COLLATE "C"), as SQLite
 // compares it, whatever the database's collation.

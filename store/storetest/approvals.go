@@ -20,6 +20,8 @@ var approvalTests = []test{
 	{"DecideRace", testDecideApprovalRace},
 	{"SetRefs", testSetApprovalRefs},
 	{"Listings", testApprovalListings},
+	{"Undecided", testUndecidedApprovals},
+	{"History", testApprovalHistory},
 }
 
 var (
