@@ -15,7 +15,7 @@ import (
 
 // pageNames are the templates under templates/ that are whole pages,
 // each rendered inside layout.html.
-var pageNames = []string{"login", "message", "home", "conversations", "conversation", "audit", "sessions"}
+var pageNames = []string{"login", "message", "home", "conversations", "conversation", "approvals", "audit", "sessions"}
 
 // funcs are the templates' helpers.
 var funcs = template.FuncMap{
@@ -25,6 +25,7 @@ var funcs = template.FuncMap{
 	"prev":  func(n int) int { return n - 1 },
 	"next":  func(n int) int { return n + 1 },
 	"role":  roleName,
+	"left":  left,
 }
 
 // parsePages parses each page with the layout.

@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/parleybot/parley/bot"
@@ -61,10 +62,12 @@ type Config struct {
 
 // Server serves the console.
 type Server struct {
-	cfg    Config
-	mux    *http.ServeMux
-	pages  map[string]*template.Template
-	limits *clientLimits
+	cfg         Config
+	mu          sync.Mutex
+	approvalsOf Approvals // UseApprovals
+	mux         *http.ServeMux
+	pages       map[string]*template.Template
+	limits      *clientLimits
 }
 
 // New checks cfg and builds the server.
@@ -103,6 +106,8 @@ func (s *Server) routes() {
 	s.mux.Handle("GET /{$}", s.signedIn(s.home))
 	s.mux.Handle("GET /conversations", s.signedIn(s.conversations))
 	s.mux.Handle("GET /conversations/{id}", s.signedIn(s.conversation))
+	s.mux.Handle("GET /approvals", s.admin(s.approvals))
+	s.mux.Handle("POST /approvals/{id}", s.admin(s.decide))
 	s.mux.Handle("GET /audit", s.admin(s.audit))
 	s.mux.Handle("GET /sessions", s.admin(s.sessions))
 	s.mux.Handle("POST /sessions/revoke", s.admin(s.revoke))

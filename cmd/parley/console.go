@@ -46,6 +46,16 @@ func isAdminKey(acc bot.Access, key string) bool {
 	return ok && acc.IsAdmin(u)
 }
 
+// runConsole serves the console assemble built, deciding approvals
+// through core, until ctx ends or stop is called.
+func (a *app) runConsole(ctx context.Context, core *bot.Core, logger *slog.Logger) (stop func()) {
+	if a.console == nil {
+		return func() {}
+	}
+	a.console.UseApprovals(core)
+	return serveConsole(ctx, a.console, a.cfg.Console.Listen, logger)
+}
+
 // serveConsole serves srv on listen until ctx ends or stop is called. An
 // address that cannot be listened on is logged and the console left off:
 // chat comes first.
