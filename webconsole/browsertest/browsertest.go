@@ -1,0 +1,121 @@
+// Package browsertest drives a real headless Chromium (Debian's chromium)
+// for the web console's tests, over the DevTools protocol (chromedp):
+// open a tab, click and wait for the next page, read text, save
+// screenshots for docs/console.md.
+package browsertest
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+)
+
+// Tab is a browser tab; the test is skipped without Chromium, except in
+// CI (CI set), where it fails. The browser ends with the test.
+func Tab(t *testing.T) context.Context {
+	t.Helper()
+	path := ""
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			path = p
+			break
+		}
+	}
+	if path == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("no Chromium to run the console's browser tests (apt-get install chromium)")
+		}
+		t.Skip("no Chromium here (apt-get install chromium)")
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox,
+		chromedp.WindowSize(1100, 800), chromedp.UserDataDir(t.TempDir()))
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.WithoutCancel(t.Context()), opts...)
+	ctx, cancel := chromedp.NewContext(alloc)
+	// A hang, not a timing assertion.
+	ctx, cancelTime := context.WithTimeout(ctx, 2*time.Minute)
+	t.Cleanup(func() { cancelTime(); cancel(); cancelAlloc() })
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("start Chromium: %v", err)
+	}
+	return ctx
+}
+
+// Go opens url and waits for it to load.
+func Go(t *testing.T, ctx context.Context, url string) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
+		t.Fatalf("open %s: %v", url, err)
+	}
+}
+
+// ClickTo clicks the element sel and waits for a page whose title starts
+// with title to have loaded.
+func ClickTo(t *testing.T, ctx context.Context, sel, title string) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel))); err != nil {
+		t.Fatalf("click %s: %v", sel, err)
+	}
+	// The page navigates away from under a script that waits in it, so
+	// each look is a fresh evaluation in whatever page is there.
+	now := ""
+	for ctx.Err() == nil {
+		got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.readyState == 'complete' ? document.title : ''`))
+		if err == nil && strings.HasPrefix(got, title) {
+			return
+		}
+		now = got
+		time.Sleep(20 * time.Millisecond) // the browser's pace, not a timing assertion
+	}
+	t.Fatalf("after clicking %s: no page %q (at %q)", sel, title, now)
+}
+
+// Text is the visible text of the element sel.
+func Text(t *testing.T, ctx context.Context, sel string) string {
+	t.Helper()
+	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+	if err != nil {
+		t.Fatalf("text of %s: %v", sel, err)
+	}
+	return s
+}
+
+// Eval runs script in the page.
+func Eval(t *testing.T, ctx context.Context, script string) {
+	t.Helper()
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[any](script+"; null")); err != nil && !strings.Contains(err.Error(), "null") {
+		t.Fatalf("eval: %v", err)
+	}
+}
+
+// ForgetCookies signs the browser out of everything.
+func ForgetCookies(t *testing.T, ctx context.Context) {
+	t.Helper()
+	if _, err := chromedp.Call(ctx, network.ClearBrowserCookies, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Shoot saves the page as name.png in $PARLEY_CONSOLE_SCREENSHOTS, when
+// that is set (go test ... with it pointing at docs/console).
+func Shoot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	dir := os.Getenv("PARLEY_CONSOLE_SCREENSHOTS")
+	if dir == "" {
+		return
+	}
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
