@@ -48,8 +48,10 @@ type Backend interface {
 	task.Store
 	task.HelperStore
 
-	// UpsertUser records a person's platform and display name.
+	// UpsertUser records a person's platform and display name; UserName
+	// reads the name back ("" for none).
 	UpsertUser(ctx context.Context, key, platform, name string) error
+	UserName(ctx context.Context, key string) (string, error)
 	// Conversations lists conversations, Transcript one's messages
 	// (parley export, the web console).
 	Conversations(ctx context.Context, f ConversationFilter) ([]Conversation, error)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 )
@@ -23,4 +24,15 @@ func (db *DB) UpsertUser(ctx context.Context, key, platform, name string) error 
 		return fmt.Errorf("store: upsert user %q: %w", key, err)
 	}
 	return nil
+}
+
+// UserName is the display name recorded for the user keyed key; "" when
+// none is.
+func (db *DB) UserName(ctx context.Context, key string) (string, error) {
+	var name sql.NullString
+	err := db.r.QueryRowContext(ctx, `SELECT name FROM users WHERE key = ?`, key).Scan(&name)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("store: name of user %q: %w", key, err)
+	}
+	return name.String, nil
 }

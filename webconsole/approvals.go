@@ -75,12 +75,17 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request, who *signin.Sess
 		s.fail(w, r, http.StatusServiceUnavailable, "Approvals are not running here yet.")
 		return
 	}
+	var err error
 	id, decision := r.PathValue("id"), r.PostFormValue("decision")
 	if decision != "approve" && decision != "deny" {
 		s.fail(w, r, http.StatusBadRequest, "Approve or deny?")
 		return
 	}
 	by, _ := chat.ParseUserKey(who.User)
+	if by.Name, err = s.cfg.Data.UserName(r.Context(), who.User); err != nil {
+		s.serverError(w, r, err)
+		return
+	}
 	out, err := src.DecideApproval(r.Context(), id, by, decision == "approve")
 	if err != nil {
 		s.serverError(w, r, err)

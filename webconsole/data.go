@@ -13,4 +13,7 @@ type Data interface {
 	Transcript(ctx context.Context, sessionID string) ([]store.TranscriptEntry, error)
 	// Memory is a person's memory ("platform:id").
 	Memory(ctx context.Context, userID string) (agent.Memory, error)
+	// UserName is a person's display name as the chat last showed it; ""
+	// when unknown.
+	UserName(ctx context.Context, key string) (string, error)
 }

@@ -121,8 +121,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
-	// Sign-in links carry their token in the path: never in a Referer.
-	h.Set("Referrer-Policy", "no-referrer")
+	// Sign-in links carry their token in the path: never in a Referer to
+	// another site. (no-referrer would make browsers send "Origin: null"
+	// with this console's own forms.)
+	h.Set("Referrer-Policy", "same-origin")
 	h.Set("Cache-Control", "no-store")
 	if s.secure(r) {
 		h.Set("Strict-Transport-Security", "max-age=31536000")

@@ -294,7 +294,7 @@ func TestHeadersAndLimits(t *testing.T) {
 	}
 	for h, want := range map[string]string{
 		"Content-Security-Policy": "script-src 'self'", "X-Frame-Options": "DENY",
-		"Referrer-Policy": "no-referrer", "X-Content-Type-Options": "nosniff", "Cache-Control": "no-store",
+		"Referrer-Policy": "same-origin", "X-Content-Type-Options": "nosniff", "Cache-Control": "no-store",
 	} {
 		if got := resp.Header.Get(h); !strings.Contains(got, want) {
 			t.Errorf("%s: %q, want %q in it", h, got, want)

@@ -226,13 +226,20 @@ func TestAgentsBoundToChannels(t *testing.T) {
 // agentsCmd runs `parley agents …` over cfg.
 func agentsCmd(t *testing.T, cfg *config.Config, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
+	return subcommand(t, cfg, newAgentsCmd, args...)
+}
+
+// subcommand runs one of parley's commands (made by build) over cfg, as
+// the command line would.
+func subcommand(t *testing.T, cfg *config.Config, build func(*environment, func() (*config.Config, error)) *cobra.Command, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
 	var out, errOut bytes.Buffer
 	e := &environment{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut,
 		lookupEnv: func(string) (string, bool) { return "", false }}
 	root := &cobra.Command{Use: "parley", SilenceUsage: true, SilenceErrors: true}
 	root.SetOut(&out)
 	root.SetErr(&errOut)
-	root.AddCommand(newAgentsCmd(e, func() (*config.Config, error) { return cfg, nil }))
+	root.AddCommand(build(e, func() (*config.Config, error) { return cfg, nil }))
 	root.SetArgs(args)
 	err = root.ExecuteContext(t.Context())
 	return out.String(), errOut.String(), err

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // UpsertUser records the user keyed key ("platform:id"), or updates their
@@ -22,4 +24,18 @@ func (db *DB) UpsertUser(ctx context.Context, key, platform, name string) error 
 		return fmt.Errorf("postgres: upsert user %q: %w", key, err)
 	}
 	return nil
+}
+
+// UserName is the display name recorded for the user keyed key; "" when
+// none is.
+func (db *DB) UserName(ctx context.Context, key string) (string, error) {
+	var name *string
+	err := db.pool.QueryRow(ctx, `SELECT name FROM users WHERE key = $1`, key).Scan(&name)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return "", fmt.Errorf("postgres: name of user %q: %w", key, err)
+	}
+	if name == nil {
+		return "", nil
+	}
+	return *name, nil
 }

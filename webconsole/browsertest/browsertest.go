@@ -60,18 +60,25 @@ func Go(t *testing.T, ctx context.Context, url string) {
 // with title to have loaded.
 func ClickTo(t *testing.T, ctx context.Context, sel, title string) {
 	t.Helper()
+	// The page before the click is marked, so that a next page with the
+	// same title is told from it.
+	Eval(t, ctx, `window.parleyBefore = true`)
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel))); err != nil {
 		t.Fatalf("click %s: %v", sel, err)
 	}
 	// The page navigates away from under a script that waits in it, so
 	// each look is a fresh evaluation in whatever page is there.
 	now := ""
-	for ctx.Err() == nil {
-		got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.readyState == 'complete' ? document.title : ''`))
-		if err == nil && strings.HasPrefix(got, title) {
-			return
+	deadline := time.Now().Add(30 * time.Second) // a hang, not a timing assertion
+	for ctx.Err() == nil && time.Now().Before(deadline) {
+		got, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](
+			`window.parleyBefore || document.readyState != 'complete' ? [] : [document.title, document.body.innerText]`))
+		if err == nil && len(got) == 2 {
+			if strings.HasPrefix(got[0], title) {
+				return
+			}
+			t.Fatalf("after clicking %s: page %q, not %q:\n%s", sel, got[0], title, got[1])
 		}
-		now = got
 		time.Sleep(20 * time.Millisecond) // the browser's pace, not a timing assertion
 	}
 	t.Fatalf("after clicking %s: no page %q (at %q)", sel, title, now)
@@ -111,7 +118,7 @@ func Shoot(t *testing.T, ctx context.Context, name string) {
 	if dir == "" {
 		return
 	}
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatal(err)
 	}
