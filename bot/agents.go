@@ -148,7 +148,7 @@ func (a *Agents) budgets() map[string]int64 {
 	out := map[string]int64{}
 	for name, ag := range a.byName {
 		if ag.Budget > 0 {
-			out[name] = nanos(ag.Budget)
+			out[name] = Nanos(ag.Budget)
 		}
 	}
 	return out

@@ -48,11 +48,14 @@ type CostFilter struct {
 // CostGroup is what CostsBy groups by.
 type CostGroup string
 
-// The groups /usage shows.
+// The groups /usage and the console show.
 const (
 	ByUser  CostGroup = "user"
 	ByAgent CostGroup = "agent"
 	ByPlace CostGroup = "place"
+	// ByDay groups by UTC day, keyed as time.DateOnly (2026-12-06): one
+	// query for a chart of days, summed where the rows are.
+	ByDay CostGroup = "day"
 )
 
 // CostSum adds up costs: of one group (Key its value) or of all selected
@@ -78,19 +81,23 @@ type CostBook interface {
 	CostsBy(ctx context.Context, by CostGroup, f CostFilter, limit int) ([]CostSum, error)
 }
 
-// dollars writes an amount of nanodollars for people: cents from a
-// dollar up ($12.34), four decimals below ($0.0046), "<$0.0001" for less
-// but not nothing. Integer arithmetic, so the same amount always reads the
-// same.
-func dollars(n int64) string {
+// Nanos is an amount of US dollars in nanodollars, the unit costs are
+// kept in.
+func Nanos(dollars float64) int64 { return int64(dollars*1e9 + 0.5) }
+
+// Dollars writes an amount of nanodollars for people, the same in chat
+// and in the console: cents from a dollar up ($12.34), four decimals
+// below ($0.0046), "<$0.0001" for less but not nothing. Integer
+// arithmetic, so the same amount always reads the same.
+func Dollars(n int64) string {
 	switch {
 	case n == 0:
 		return "$0"
 	case n < 0:
-		return "-" + dollars(-n)
+		return "-" + Dollars(-n)
 	case n >= 1e9:
 		cents := (n + 5e6) / 1e7
-		return fmt.Sprintf("$%s.%02d", thousands(int(cents/100)), cents%100)
+		return fmt.Sprintf("$%s.%02d", Thousands(int(cents/100)), cents%100)
 	case n < 5e4: // rounds to nothing
 		return "<$0.0001"
 	}

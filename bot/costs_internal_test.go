@@ -21,8 +21,8 @@ func TestDollars(t *testing.T) {
 		{12_345_678_000_000, "$12,345.68"},
 		{-3_600_000, "-$0.0036"},
 	} {
-		if got := dollars(tc.nanos); got != tc.want {
-			t.Errorf("dollars(%d) = %q, want %q", tc.nanos, got, tc.want)
+		if got := Dollars(tc.nanos); got != tc.want {
+			t.Errorf("Dollars(%d) = %q, want %q", tc.nanos, got, tc.want)
 		}
 	}
 }

@@ -30,9 +30,6 @@ type spending struct {
 	now    func() time.Time
 }
 
-// nanos is a dollar amount in nanodollars.
-func nanos(dollars float64) int64 { return int64(dollars*1e9 + 0.5) }
-
 // today and month are the periods the limits count, in UTC.
 func (s *spending) today() (time.Time, time.Time) {
 	d := s.now().UTC().Truncate(24 * time.Hour)
@@ -67,9 +64,9 @@ func (s *spending) admit(ctx context.Context, u chat.User, agent string, daily i
 		}
 		if sum.Nanos >= b {
 			renews := to.Format("2 January")
-			notice = fmt.Sprintf("This assistant has spent its budget for the month (%s), so I will not answer until it renews on %s (UTC). An admin can raise it.", dollars(b), renews)
+			notice = fmt.Sprintf("This assistant has spent its budget for the month (%s), so I will not answer until it renews on %s (UTC). An admin can raise it.", Dollars(b), renews)
 			return notice, s.once(ctx, "budget:"+agent+":"+from.Format("2006-01"), fmt.Sprintf(
-				"Agent %s has spent its monthly budget of %s (budget.monthly): it refuses new turns until %s (UTC).", agent, dollars(b), renews)), nil
+				"Agent %s has spent its monthly budget of %s (budget.monthly): it refuses new turns until %s (UTC).", agent, Dollars(b), renews)), nil
 		}
 	}
 	if daily > 0 && !s.access.IsAdmin(u) {
@@ -79,9 +76,9 @@ func (s *spending) admit(ctx context.Context, u chat.User, agent string, daily i
 			return "", "", err
 		}
 		if sum.Nanos >= daily {
-			notice = fmt.Sprintf("You have used today's budget of %s, so I will not answer this. It renews at 00:00 UTC.", dollars(daily))
+			notice = fmt.Sprintf("You have used today's budget of %s, so I will not answer this. It renews at 00:00 UTC.", Dollars(daily))
 			return notice, s.once(ctx, "daily:"+u.Key()+":"+from.Format(time.DateOnly), fmt.Sprintf(
-				"%s has used their daily budget of %s (limits.daily_cost) and is refused until 00:00 UTC.", u.Key(), dollars(daily))), nil
+				"%s has used their daily budget of %s (limits.daily_cost) and is refused until 00:00 UTC.", u.Key(), Dollars(daily))), nil
 		}
 	}
 	return "", "", nil
@@ -103,7 +100,7 @@ func (s *spending) crossed(ctx context.Context, c Cost, u chat.User, daily int64
 		if over(sum.Nanos, c.Nanos, b) {
 			admins = s.once(ctx, "budget-warn:"+c.Agent+":"+from.Format("2006-01"), fmt.Sprintf(
 				"Agent %s has spent %s of its monthly budget of %s (%d%%); at 100%% it refuses new turns until %s (UTC).",
-				c.Agent, dollars(sum.Nanos), dollars(b), percent(sum.Nanos, b), to.Format("2 January")))
+				c.Agent, Dollars(sum.Nanos), Dollars(b), percent(sum.Nanos, b), to.Format("2 January")))
 		}
 	}
 	if daily > 0 && !s.access.IsAdmin(u) {
@@ -115,7 +112,7 @@ func (s *spending) crossed(ctx context.Context, c Cost, u chat.User, daily int64
 		if over(sum.Nanos, c.Nanos, daily) {
 			mine = s.once(ctx, "daily-warn:"+c.User+":"+from.Format(time.DateOnly), fmt.Sprintf(
 				"You have used %s of today's budget of %s (%d%%). At 100%% I stop answering you until 00:00 UTC.",
-				dollars(sum.Nanos), dollars(daily), percent(sum.Nanos, daily)))
+				Dollars(sum.Nanos), Dollars(daily), percent(sum.Nanos, daily)))
 		}
 	}
 	return mine, admins, nil
@@ -185,7 +182,7 @@ func (r *Router) spent(ctx context.Context, c Cost, t chat.Thread, u chat.User) 
 		r.log.Error("keep a model call's cost", "user", c.User, "model", c.Model, "err", err)
 		return
 	}
-	mine, admins, err := r.spending.crossed(ctx, c, u, nanos(r.limitsOf(c.Agent).DailyCost))
+	mine, admins, err := r.spending.crossed(ctx, c, u, Nanos(r.limitsOf(c.Agent).DailyCost))
 	if err != nil {
 		r.log.Warn("check the money limits", "user", c.User, "err", err)
 	}

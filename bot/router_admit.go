@@ -62,7 +62,7 @@ func (r *Router) admitSpending(ctx context.Context, m chat.Message, agent string
 	if r.cfg.Costs == nil {
 		return "", nil
 	}
-	notice, admins, err := r.spending.admit(ctx, m.User, agent, nanos(lim.DailyCost))
+	notice, admins, err := r.spending.admit(ctx, m.User, agent, Nanos(lim.DailyCost))
 	r.tellAdmins(ctx, m.Thread, admins)
 	return notice, err
 }

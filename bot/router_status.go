@@ -64,7 +64,7 @@ func (r *Router) status(ctx context.Context, c chat.Command) (string, error) {
 		fmt.Fprintf(&b, "Context: about %d tokens\n", used)
 	}
 	if u := size.Usage; u.InputTokens > 0 {
-		fmt.Fprintf(&b, "Cache: %s of %s input tokens cached this session\n", thousands(u.CachedTokens), thousands(u.InputTokens))
+		fmt.Fprintf(&b, "Cache: %s of %s input tokens cached this session\n", Thousands(u.CachedTokens), Thousands(u.InputTokens))
 	}
 	if line, err := r.costLine(ctx, sid, c.User, lim); err != nil {
 		return "", err
@@ -120,11 +120,11 @@ func (r *Router) nextReminder(ctx context.Context, c chat.Command) string {
 	return ""
 }
 
-// thousands writes n with thousands separators: 12,345.
-func thousands(n int) string {
+// Thousands writes n with thousands separators: 12,345.
+func Thousands(n int) string {
 	s := strconv.Itoa(n)
 	if n < 0 {
-		return "-" + thousands(-n)
+		return "-" + Thousands(-n)
 	}
 	for i := len(s) - 3; i > 0; i -= 3 {
 		s = s[:i] + "," + s[i:]

@@ -37,9 +37,9 @@ func (r *Router) costLine(ctx context.Context, sid string, u chat.User, lim Limi
 	if err != nil {
 		return "", err
 	}
-	line := fmt.Sprintf("Cost: %s this conversation, %s yours today", dollars(conv.Nanos), dollars(today.Nanos))
-	if d := nanos(lim.DailyCost); d > 0 && !r.cfg.Access.IsAdmin(u) {
-		line += " of " + dollars(d)
+	line := fmt.Sprintf("Cost: %s this conversation, %s yours today", Dollars(conv.Nanos), Dollars(today.Nanos))
+	if d := Nanos(lim.DailyCost); d > 0 && !r.cfg.Access.IsAdmin(u) {
+		line += " of " + Dollars(d)
 	}
 	if n := conv.Unpriced; n > 0 {
 		line += fmt.Sprintf(" (%s without a known price)", plural(n, "model call"))
@@ -82,7 +82,7 @@ func (r *Router) usage(ctx context.Context) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		totals = append(totals, fmt.Sprintf("%s (%s)", dollars(s.Nanos), thousands(s.Usage.InputTokens+s.Usage.OutputTokens)))
+		totals = append(totals, fmt.Sprintf("%s (%s)", Dollars(s.Nanos), Thousands(s.Usage.InputTokens+s.Usage.OutputTokens)))
 		unpriced = s.Unpriced
 	}
 	b.WriteString("All: " + strings.Join(totals, " / ") + "\n")
@@ -117,7 +117,7 @@ func (r *Router) usage(ctx context.Context) (string, error) {
 		for _, row := range rows {
 			var cells []string
 			for i := range usagePeriods {
-				cells = append(cells, dollars(cols[i][row.Key].Nanos))
+				cells = append(cells, Dollars(cols[i][row.Key].Nanos))
 			}
 			fmt.Fprintf(&b, "- %s: %s\n", row.Key, strings.Join(cells, " / "))
 		}
@@ -133,5 +133,5 @@ func plural(n int, thing string) string {
 	if n == 1 {
 		return "1 " + thing
 	}
-	return thousands(n) + " " + thing + "s"
+	return Thousands(n) + " " + thing + "s"
 }

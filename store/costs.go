@@ -19,6 +19,10 @@ const costSums = `count(*), coalesce(sum(input_tokens), 0), coalesce(sum(cached_
 	coalesce(sum(cache_write_tokens), 0), coalesce(sum(output_tokens), 0), coalesce(sum(nanos), 0),
 	coalesce(sum(NOT priced), 0)`
 
+// costDay is the UTC day of a cost's at (milliseconds since 1970), as
+// 2006-01-02: bot.ByDay's key.
+const costDay = `strftime('%Y-%m-%d', at / 1000, 'unixepoch')`
+
 // RecordCost keeps one call's cost.
 func (db *DB) RecordCost(ctx context.Context, c bot.Cost) error {
 	if _, err := db.w.ExecContext(ctx, `
@@ -46,7 +50,7 @@ func (db *DB) SumCosts(ctx context.Context, f bot.CostFilter) (bot.CostSum, erro
 // then the most tokens, then by key (its bytes), at most limit groups
 // (limit <= 0: all).
 func (db *DB) CostsBy(ctx context.Context, by bot.CostGroup, f bot.CostFilter, limit int) ([]bot.CostSum, error) {
-	col, err := rowdata.CostColumn(by)
+	col, err := rowdata.CostColumn(by, costDay)
 	if err != nil {
 		return nil, fmt.Errorf("store: costs by: %w", err)
 	}

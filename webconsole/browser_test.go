@@ -18,6 +18,7 @@ func TestBrowser(t *testing.T) {
 	ctx := bt.Tab(t)
 	mine := c.conversation(t, "slack:UANA", "what is in /tmp?")
 	theirs := c.conversation(t, "slack:UBO", "bo's secret plan")
+	c.spend(t)
 
 	// The operator signs in with a one-time link.
 	link := c.http.URL + c.link(t, webconsole.Operator)
@@ -40,6 +41,21 @@ func TestBrowser(t *testing.T) {
 		}
 	}
 	bt.Shoot(t, ctx, "conversation")
+
+	// Usage and cost: the chart drawn, its bars tall as their days are
+	// dear, under the CSP (no inline style); another period by its link.
+	bt.Go(t, ctx, c.http.URL+"/usage")
+	if n := bt.Value[int](t, ctx, `document.querySelectorAll('svg.chart rect.bar').length`); n != 30 {
+		t.Errorf("the usage chart has %d bars, want 30", n)
+	}
+	if h := bt.Value[float64](t, ctx, `document.querySelector('svg.chart rect.bar:last-of-type').getBoundingClientRect().height`); h <= 0 {
+		t.Errorf("today's bar is %v high on screen", h)
+	}
+	bt.Shoot(t, ctx, "usage")
+	bt.ClickTo(t, ctx, `a[href="/usage?days=7"]`, "Usage and cost")
+	if n := bt.Value[int](t, ctx, `document.querySelectorAll('svg.chart rect.bar').length`); n != 7 {
+		t.Errorf("7 days: %d bars", n)
+	}
 	for _, page := range []string{"audit", "sessions"} {
 		bt.Go(t, ctx, c.http.URL+"/"+page)
 		bt.Shoot(t, ctx, page)
@@ -69,7 +85,7 @@ func TestBrowser(t *testing.T) {
 	}
 	bt.Shoot(t, ctx, "person")
 	for path, want := range map[string]string{
-		"/audit": "This page is for admins.", "/sessions": "This page is for admins.",
+		"/audit": "This page is for admins.", "/sessions": "This page is for admins.", "/usage": "This page is for admins.",
 		"/conversations/" + theirs: "There is no conversation of yours with that id.",
 	} {
 		bt.Go(t, ctx, c.http.URL+path)

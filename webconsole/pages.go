@@ -7,15 +7,17 @@ import (
 	"io/fs"
 	"net/http"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/webconsole/signin"
 )
 
 // pageNames are the templates under templates/ that are whole pages,
 // each rendered inside layout.html.
-var pageNames = []string{"login", "message", "home", "conversations", "conversation", "approvals", "audit", "sessions"}
+var pageNames = []string{"login", "message", "home", "conversations", "conversation", "approvals", "audit", "sessions", "usage"}
 
 // funcs are the templates' helpers.
 var funcs = template.FuncMap{
@@ -26,6 +28,12 @@ var funcs = template.FuncMap{
 	"next":  func(n int) int { return n + 1 },
 	"role":  roleName,
 	"left":  left,
+	// Money and tokens read as in chat (/usage, /status).
+	"dollars": bot.Dollars,
+	"tokens":  bot.Thousands,
+	"day":     func(t time.Time) string { return t.UTC().Format(time.DateOnly) },
+	// num is an SVG coordinate: a tenth of a unit is finer than a pixel.
+	"num": func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
 }
 
 // parsePages parses each page with the layout.

@@ -42,6 +42,12 @@ type Config struct {
 	Audit bot.AuditLog
 	// Data is what the pages read and change.
 	Data Data
+	// Costs are what model calls cost, for the usage page; nil: the page
+	// says they are not kept.
+	Costs bot.CostBook
+	// Limits are the money limits the usage page shows how close people
+	// and agents are to.
+	Limits Limits
 	// IsAdmin says whether a person ("platform:id") is an admin
 	// (access.admins): their link opens the admin view.
 	IsAdmin func(user string) bool
@@ -110,6 +116,7 @@ func (s *Server) routes() {
 	s.mux.Handle("POST /approvals/{id}", s.admin(s.decide))
 	s.mux.Handle("GET /audit", s.admin(s.audit))
 	s.mux.Handle("GET /sessions", s.admin(s.sessions))
+	s.mux.Handle("GET /usage", s.admin(s.usage))
 	s.mux.Handle("POST /sessions/revoke", s.admin(s.revoke))
 }
 

@@ -52,7 +52,8 @@ func newConsole(t *testing.T) *console {
 	}
 	t.Cleanup(func() { db.Close() })
 	c := &console{db: db, clock: &clock{t: time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)}}
-	c.srv, err = webconsole.New(webconsole.Config{Auth: db, Audit: db, Data: db, Now: c.clock.now,
+	c.srv, err = webconsole.New(webconsole.Config{Auth: db, Audit: db, Data: db, Costs: db, Now: c.clock.now,
+		Limits:  webconsole.Limits{DailyCost: 0.01, Monthly: map[string]float64{"main": 0.05}},
 		IsAdmin: func(u string) bool { return u == admin }})
 	if err != nil {
 		t.Fatal(err)

@@ -34,10 +34,23 @@ func newConsole(a *app, acc bot.Access, logger *slog.Logger) (*webconsole.Server
 // consoleOver is the console over db, for serving or for making links.
 func consoleOver(cfg *config.Config, db backend, isAdmin func(string) bool, logger *slog.Logger) (*webconsole.Server, error) {
 	return webconsole.New(webconsole.Config{
-		Auth: db, Audit: db, Data: db, IsAdmin: isAdmin,
+		Auth: db, Audit: db, Data: db, Costs: db, Limits: consoleLimits(cfg), IsAdmin: isAdmin,
 		PublicURL: cfg.Console.PublicURL, LinkBase: cfg.Console.BaseURL(), TrustedProxies: cfg.Console.Proxies(),
 		Logger: logger.With("part", "console"),
 	})
+}
+
+// consoleLimits are the money limits the usage page measures against:
+// limits.daily_cost, and each agent's monthly budget as its turns are held
+// to it (agents.<name>.budget.monthly, else budget.monthly).
+func consoleLimits(cfg *config.Config) webconsole.Limits {
+	l := webconsole.Limits{DailyCost: cfg.Limits.DailyCost, Monthly: map[string]float64{}}
+	for _, name := range cfg.AgentNames() {
+		if b := cfg.Agent(name).Budget.Monthly; b > 0 {
+			l.Monthly[name] = b
+		}
+	}
+	return l
 }
 
 // isAdminKey reports whether the person key names is one of acc's admins.

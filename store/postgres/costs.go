@@ -21,6 +21,10 @@ const costSums = `count(*), coalesce(sum(input_tokens), 0)::bigint, coalesce(sum
 	coalesce(sum(cache_write_tokens), 0)::bigint, coalesce(sum(output_tokens), 0)::bigint,
 	coalesce(sum(nanos), 0)::bigint, count(*) FILTER (WHERE NOT priced)`
 
+// costDay is the UTC day of a cost's at, as 2006-01-02 (bot.ByDay's key,
+// as SQLite writes it), whatever the session's time zone.
+const costDay = `to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD')`
+
 // RecordCost keeps one call's cost.
 func (db *DB) RecordCost(ctx context.Context, c bot.Cost) error {
 	if _, err := db.pool.Exec(ctx, `
@@ -48,7 +52,7 @@ func (db *DB) SumCosts(ctx context.Context, f bot.CostFilter) (bot.CostSum, erro
 // then the most tokens, then by key — by its bytes (COLLATE "C"), as
 // SQLite orders text — at most limit groups (limit <= 0: all).
 func (db *DB) CostsBy(ctx context.Context, by bot.CostGroup, f bot.CostFilter, limit int) ([]bot.CostSum, error) {
-	col, err := rowdata.CostColumn(by)
+	col, err := rowdata.CostColumn(by, costDay)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: costs by: %w", err)
 	}

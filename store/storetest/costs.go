@@ -17,6 +17,7 @@ import (
 var costTests = []test{
 	{"Sum", testCostSum},
 	{"By", testCostsBy},
+	{"ByDay", testCostsByDay},
 	{"ExactSums", testCostExactSums},
 	{"BadGroup", testCostBadGroup},
 	{"Reopen", testCostReopen},
@@ -231,7 +232,7 @@ func testCostExactSums(t *testing.T, s suite) {
 func testCostBadGroup(t *testing.T, s suite) {
 	db, _ := recordCosts(t, s)
 	ctx := t.Context()
-	for _, by := range []bot.CostGroup{"", "model", "User", "user_key", "session", "user_key; DROP TABLE costs"} {
+	for _, by := range []bot.CostGroup{"", "model", "User", "Day", "days", "user_key", "session", "user_key; DROP TABLE costs"} {
 		t.Run(fmt.Sprintf("%q", by), func(t *testing.T) {
 			if got, err := db.CostsBy(ctx, by, bot.CostFilter{}, 0); err == nil {
 				t.Errorf("CostsBy(%q) = %+v, nil; want an error", by, got)
@@ -256,5 +257,54 @@ func testCostReopen(t *testing.T, s suite) {
 	groups, err := db.CostsBy(ctx, bot.ByPlace, bot.CostFilter{Session: "s1"}, 0)
 	if want := []bot.CostSum{sumOf("slack:C1", 0, 2)}; err != nil || !cmp.Equal(groups, want) {
 		t.Errorf("after a restart, CostsBy(place, s1) = %+v, %v; want %+v", groups, err, want)
+	}
+}
+
+// testCostsByDay: bot.ByDay sums per UTC day, keyed 2006-01-02, its bounds
+// exact to the millisecond whatever zone the times were given in, and the
+// filters and the order as for the other groups.
+func testCostsByDay(t *testing.T, s suite) {
+	db := s.fresh(t)
+	ctx := t.Context()
+	day := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	tokyo := time.FixedZone("UTC+9", 9*3600)
+	rows := []bot.Cost{
+		{At: day, User: "a", Nanos: 1000},                                      // the first instant of the 1st
+		{At: day.Add(24*time.Hour - time.Millisecond), User: "b", Nanos: 2000}, // its last
+		{At: day.Add(24 * time.Hour).In(tokyo), User: "a", Nanos: 500},         // the 2nd, 09:00 in Tokyo
+		{At: day.Add(24*time.Hour + 8*time.Hour), User: "a", Nanos: 500, Usage: llm.Usage{InputTokens: 10}},
+		{At: day.AddDate(0, 0, 3).Add(12 * time.Hour), User: "b", Usage: llm.Usage{OutputTokens: 5}}, // unpriced
+	}
+	for i, c := range rows {
+		c.Agent, c.Priced = "main", c.Nanos > 0
+		if err := db.RecordCost(ctx, c); err != nil {
+			t.Fatalf("RecordCost(row %d): %v", i, err)
+		}
+	}
+	first := bot.CostSum{Key: "2026-11-01", Calls: 2, Nanos: 3000}
+	second := bot.CostSum{Key: "2026-11-02", Calls: 2, Nanos: 1000, Usage: llm.Usage{InputTokens: 10}}
+	fourth := bot.CostSum{Key: "2026-11-04", Calls: 1, Usage: llm.Usage{OutputTokens: 5}, Unpriced: 1}
+	for _, tt := range []struct {
+		name  string
+		f     bot.CostFilter
+		limit int
+		want  []bot.CostSum
+	}{
+		{"every day, the dearest first", bot.CostFilter{}, 0, []bot.CostSum{first, second, fourth}},
+		{"limit", bot.CostFilter{}, 1, []bot.CostSum{first}},
+		{"a window of whole days", bot.CostFilter{Since: day.AddDate(0, 0, 1), Until: day.AddDate(0, 0, 4)}, 0, []bot.CostSum{second, fourth}},
+		{"a window ending in the first day's last millisecond", bot.CostFilter{Until: day.Add(24*time.Hour - time.Millisecond)}, 0,
+			[]bot.CostSum{{Key: "2026-11-01", Calls: 1, Nanos: 1000}}},
+		{"a person", bot.CostFilter{User: "b"}, 0, []bot.CostSum{{Key: "2026-11-01", Calls: 1, Nanos: 2000}, fourth}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := db.CostsBy(ctx, bot.ByDay, tt.f, tt.limit)
+			if err != nil {
+				t.Fatalf("CostsBy(day, %+v, %d): %v", tt.f, tt.limit, err)
+			}
+			if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("CostsBy(day, %+v, %d) (-want +got):\n%s", tt.f, tt.limit, diff)
+			}
+		})
 	}
 }

@@ -102,6 +102,16 @@ func Eval(t *testing.T, ctx context.Context, script string) {
 	}
 }
 
+// Value is what script evaluates to in the page.
+func Value[T any](t *testing.T, ctx context.Context, script string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](script))
+	if err != nil {
+		t.Fatalf("evaluate %s: %v", script, err)
+	}
+	return v
+}
+
 // ForgetCookies signs the browser out of everything.
 func ForgetCookies(t *testing.T, ctx context.Context) {
 	t.Helper()
