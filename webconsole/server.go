@@ -104,6 +104,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /login/{token}", s.login)
 	s.mux.Handle("POST /logout", s.signedIn(s.logout))
 	s.mux.Handle("GET /{$}", s.signedIn(s.home))
+	s.mux.Handle("POST /memory/forget", s.signedIn(s.forget))
 	s.mux.Handle("GET /conversations", s.signedIn(s.conversations))
 	s.mux.Handle("GET /conversations/{id}", s.signedIn(s.conversation))
 	s.mux.Handle("GET /approvals", s.admin(s.approvals))
