@@ -107,6 +107,7 @@ func (s *Server) routes() {
 	s.mux.Handle("POST /memory/forget", s.signedIn(s.forget))
 	s.mux.Handle("GET /conversations", s.signedIn(s.conversations))
 	s.mux.Handle("GET /conversations/{id}", s.signedIn(s.conversation))
+	s.mux.Handle("GET /conversations/{id}/export", s.signedIn(s.exportConversation))
 	s.mux.Handle("GET /approvals", s.admin(s.approvals))
 	s.mux.Handle("POST /approvals/{id}", s.admin(s.decide))
 	s.mux.Handle("GET /audit", s.admin(s.audit))
