@@ -93,10 +93,21 @@ func (b *SharedCommands) forget(ctx context.Context, u chat.User, n int) (string
 		return fmt.Sprintf("There is no entry %d: see /memory.", n), nil
 	}
 	want := m.Entries(target)[idx]
-	var removed bool
-	err = b.memory.EditMemory(ctx, u.Key(), target, func(e []string) ([]string, error) {
-		// Remove by content, not position: the list may have changed since
-		// the caller looked at it.
+	removed, err := ForgetEntry(ctx, b.memory, u.Key(), target, want)
+	if err != nil {
+		return "", fmt.Errorf("forget: %w", err)
+	}
+	if !removed {
+		return fmt.Sprintf("Entry %d changed in the meantime: see /memory.", n), nil
+	}
+	return fmt.Sprintf("Forgot: %s", want), nil
+}
+
+// ForgetEntry removes the entry reading want from a person's list target,
+// by content, not position: the list may have changed since whoever asked
+// looked at it. removed is false when it is not there (any more).
+func ForgetEntry(ctx context.Context, memory agent.MemoryStore, userKey string, target agent.MemoryTarget, want string) (removed bool, err error) {
+	err = memory.EditMemory(ctx, userKey, target, func(e []string) ([]string, error) {
 		for i, v := range e {
 			if v == want {
 				removed = true
@@ -105,13 +116,7 @@ func (b *SharedCommands) forget(ctx context.Context, u chat.User, n int) (string
 		}
 		return e, nil
 	})
-	if err != nil {
-		return "", fmt.Errorf("forget: %w", err)
-	}
-	if !removed {
-		return fmt.Sprintf("Entry %d changed in the meantime: see /memory.", n), nil
-	}
-	return fmt.Sprintf("Forgot: %s", want), nil
+	return removed, err
 }
 
 // FormatMemory renders a user's memory as a numbered Markdown list.

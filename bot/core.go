@@ -88,6 +88,8 @@ type CoreConfig struct {
 	// Costs keeps what turns' model calls cost (costs.go); nil: nothing
 	// is kept, the money limits and /usage are off.
 	Costs CostBook
+	// Audit keeps the audit log (audit.go); nil: none.
+	Audit AuditLog
 	// ConsoleLink makes /console's sign-in links; nil: the console is off.
 	ConsoleLink func(ctx context.Context, user string) (string, error)
 	// Sharing makes this core one of several replicas on a shared store
@@ -171,7 +173,7 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 			PollEvery: poll, Now: cfg.Now, Sleep: cfg.Sleep, Logger: cfg.Logger},
 		MaxConcurrent: cfg.MaxConcurrent, Model: cfg.Model, Limits: cfg.Limits, ResumeWithin: cfg.ResumeWithin,
 		Knowledge: cfg.Knowledge, Attachments: cfg.Attachments, DiskFloor: cfg.DiskFloor, Runs: cfg.Runs, Learning: cfg.Learning, Tasks: cfg.Tasks, Helpers: cfg.Helpers,
-		Metrics: cfg.Metrics, Costs: cfg.Costs, ConsoleLink: cfg.ConsoleLink, Now: cfg.Now, Logger: cfg.Logger, Sharing: cfg.Sharing, Reminders: reminders,
+		Metrics: cfg.Metrics, Costs: cfg.Costs, Audit: cfg.Audit, ConsoleLink: cfg.ConsoleLink, Now: cfg.Now, Logger: cfg.Logger, Sharing: cfg.Sharing, Reminders: reminders,
 	}, cfg.Adapters...)
 	if err != nil {
 		return nil, err

@@ -87,6 +87,9 @@ type RouterConfig struct {
 	// Costs keeps what each model call of a turn cost (costs.go); nil:
 	// nothing is kept, and the money limits and /usage are off.
 	Costs CostBook
+	// Audit keeps the audit log the router writes: tool calls, approval
+	// decisions, bindings made in chat (audit.go); nil: none.
+	Audit AuditLog
 	// ConsoleLink makes a one-time sign-in link to the web console for a
 	// person ("platform:id"), for /console; nil: the console is off.
 	ConsoleLink func(ctx context.Context, user string) (string, error)
@@ -240,6 +243,7 @@ func NewRouter(cfg RouterConfig, adapters ...chat.Adapter) (*Router, error) {
 	if cfg.Approvals != nil {
 		ac := *cfg.Approvals
 		ac.Sessions, ac.Outbound, ac.Resumer = sessionThreads{cfg.Sessions}, cfg.Outbound, r
+		ac.Decided = r.auditDecision
 		if ac.Now == nil {
 			ac.Now = cfg.Now
 		}

@@ -30,6 +30,7 @@ func (r *Router) cmdAgent(ctx context.Context, c chat.Command) error {
 		if err := r.storeBinding(ctx, place, ""); err != nil {
 			return err
 		}
+		r.audit(ctx, AuditEntry{Actor: c.User.Key(), Action: "agent.unbind", Target: place.String(), Via: "chat"})
 		return r.answerPrivately(ctx, c, chat.Out{Text: "The binding made here is gone.\n" + r.agentText(ctx, w)})
 	}
 	names := []string{DefaultAgent}
@@ -43,6 +44,7 @@ func (r *Router) cmdAgent(ctx context.Context, c chat.Command) error {
 	if err := r.storeBinding(ctx, place, name); err != nil {
 		return err
 	}
+	r.audit(ctx, AuditEntry{Actor: c.User.Key(), Action: "agent.bind", Target: place.String(), Detail: name, Via: "chat"})
 	return r.answerPrivately(ctx, c, chat.Out{Text: fmt.Sprintf("%s is bound to %s from the next answer on.\n", place, name) + r.agentText(ctx, w)})
 }
 

@@ -184,6 +184,8 @@ func (tr *turnRun) observe(ctx context.Context, ev agent.Event) {
 	switch {
 	case ev.Kind == agent.EventText:
 		tr.shown += ev.Text
+	case ev.Kind == agent.EventToolEnd:
+		tr.auditTool(ctx, ev)
 	case ev.Kind == agent.EventRetry && ev.Retry.Reset || ev.Kind == agent.EventCheck:
 		tr.shown = "" // streamed again, or checked before it is final
 	case ev.Kind == agent.EventDone:

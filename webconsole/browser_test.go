@@ -84,6 +84,19 @@ func TestBrowser(t *testing.T) {
 		t.Fatalf("ana's page: %q", got)
 	}
 	bt.Shoot(t, ctx, "person")
+	// She forgets it; Bo's memory, which reads the same, stays.
+	if err := c.db.EditMemory(t.Context(), "slack:UBO", agent.Facts, func([]string) ([]string, error) { return []string{"Ana deploys on Tuesdays."}, nil }); err != nil {
+		t.Fatal(err)
+	}
+	bt.ClickTo(t, ctx, `button[aria-label="Forget: Ana deploys on Tuesdays."]`, "What Parley keeps about you")
+	if got := bt.Text(t, ctx, "main"); strings.Contains(got, "Ana deploys on Tuesdays.") {
+		t.Fatalf("after forgetting: %q", got)
+	}
+	for who, want := range map[string]int{"slack:UANA": 0, "slack:UBO": 1} {
+		if m, err := c.db.Memory(t.Context(), who); err != nil || len(m.Facts) != want {
+			t.Fatalf("%s's facts: %v %v, want %d", who, m.Facts, err, want)
+		}
+	}
 	for path, want := range map[string]string{
 		"/audit": "This page is for admins.", "/sessions": "This page is for admins.", "/usage": "This page is for admins.",
 		"/conversations/" + theirs: "There is no conversation of yours with that id.",

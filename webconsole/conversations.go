@@ -1,10 +1,13 @@
 package webconsole
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/parleybot/parley/export"
 
 	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/store"
@@ -35,10 +38,57 @@ func (s *Server) conversations(w http.ResponseWriter, r *http.Request, who *sign
 	})
 }
 
-// conversation shows one transcript: to an admin, or to a person it is
-// theirs (they started it or took part); anyone else gets 403, whether
-// it exists or not.
+// conversation shows one transcript.
 func (s *Server) conversation(w http.ResponseWriter, r *http.Request, who *signin.Session) {
+	c, entries, ok := s.transcript(w, r, who)
+	if !ok {
+		return
+	}
+	s.render(w, r, http.StatusOK, "conversation", who, map[string]any{
+		"Title": "Conversation " + cut(c.ID, 8), "Nav": "conversations", "Conversation": c, "Entries": turnsOf(entries),
+	})
+}
+
+// exportConversation sends one conversation as a Markdown or JSON file
+// (?format=json), as parley export writes it.
+func (s *Server) exportConversation(w http.ResponseWriter, r *http.Request, who *signin.Session) {
+	format := r.URL.Query().Get("format")
+	if format == "" {
+		format = "markdown"
+	}
+	if format != "markdown" && format != "json" {
+		s.fail(w, r, http.StatusBadRequest, "Export as markdown or json.")
+		return
+	}
+	c, entries, ok := s.transcript(w, r, who)
+	if !ok {
+		return
+	}
+	x := export.New(c, entries, s.cfg.Now())
+	var buf bytes.Buffer
+	var err error
+	name, kind := "conversation-"+cut(c.ID, 8)+".md", "text/markdown; charset=utf-8"
+	if format == "json" {
+		name, kind = "conversation-"+cut(c.ID, 8)+".json", "application/json"
+		err = export.WriteJSON(&buf, x)
+	} else {
+		err = x.Markdown(&buf)
+	}
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	s.record(r.Context(), who, "conversation.export", c.ID, format)
+	w.Header().Set("Content-Type", kind)
+	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
+	_, _ = buf.WriteTo(w)
+}
+
+// transcript is the conversation the path names with its messages: for an
+// admin any, for a person only theirs (they started it or took part);
+// anyone else gets 403, whether it exists or not. ok is false when the
+// answer is written already.
+func (s *Server) transcript(w http.ResponseWriter, r *http.Request, who *signin.Session) (store.Conversation, []store.TranscriptEntry, bool) {
 	id := r.PathValue("id")
 	f := store.ConversationFilter{Prefix: id, Limit: 2}
 	if !who.Admin {
@@ -47,20 +97,18 @@ func (s *Server) conversation(w http.ResponseWriter, r *http.Request, who *signi
 	list, err := s.cfg.Data.Conversations(r.Context(), f)
 	if err != nil {
 		s.serverError(w, r, err)
-		return
+		return store.Conversation{}, nil, false
 	}
 	if len(list) != 1 || list[0].ID != id {
 		s.fail(w, r, http.StatusForbidden, "There is no conversation of yours with that id.")
-		return
+		return store.Conversation{}, nil, false
 	}
 	entries, err := s.cfg.Data.Transcript(r.Context(), id)
 	if err != nil {
 		s.serverError(w, r, err)
-		return
+		return store.Conversation{}, nil, false
 	}
-	s.render(w, r, http.StatusOK, "conversation", who, map[string]any{
-		"Title": "Conversation " + cut(id, 8), "Nav": "conversations", "Conversation": list[0], "Entries": turnsOf(entries),
-	})
+	return list[0], entries, true
 }
 
 // entry is a transcript message as the page shows it.

@@ -11,8 +11,9 @@ import (
 type Data interface {
 	Conversations(ctx context.Context, f store.ConversationFilter) ([]store.Conversation, error)
 	Transcript(ctx context.Context, sessionID string) ([]store.TranscriptEntry, error)
-	// Memory is a person's memory ("platform:id").
-	Memory(ctx context.Context, userID string) (agent.Memory, error)
+	// Memory is a person's memory ("platform:id"); the console forgets
+	// entries with EditMemory (bot.ForgetEntry).
+	agent.MemoryStore
 	// UserName is a person's display name as the chat last showed it; ""
 	// when unknown.
 	UserName(ctx context.Context, key string) (string, error)

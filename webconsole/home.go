@@ -1,6 +1,7 @@
 package webconsole
 
 import (
+	"github.com/parleybot/parley/agent"
 	"net/http"
 	"strconv"
 
@@ -41,6 +42,26 @@ func (s *Server) me(w http.ResponseWriter, r *http.Request, who *signin.Session)
 		return
 	}
 	s.render(w, r, http.StatusOK, "home", who, map[string]any{"Title": "What Parley keeps about you", "Nav": "home", "Memory": mem, "Recent": mine})
+}
+
+// forget removes one entry of the caller's own memory, named by its list
+// and its text (not its position, which may have moved).
+func (s *Server) forget(w http.ResponseWriter, r *http.Request, who *signin.Session) {
+	target := agent.MemoryTarget(r.PostFormValue("target"))
+	if target != agent.Profile && target != agent.Facts {
+		s.fail(w, r, http.StatusBadRequest, "Which list: profile or facts?")
+		return
+	}
+	removed, err := bot.ForgetEntry(r.Context(), s.cfg.Data, who.User, target, r.PostFormValue("entry"))
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	if removed {
+		// The entry itself stays out of the log: it is the person's.
+		s.record(r.Context(), who, "memory.forget", who.User, string(target))
+	}
+	http.Redirect(w, r, "/", http.StatusSeeOther)
 }
 
 // audit lists the audit log, newest first, a page at a time (?before=ID).

@@ -28,6 +28,7 @@ var funcs = template.FuncMap{
 	"next":  func(n int) int { return n + 1 },
 	"role":  roleName,
 	"left":  left,
+	"entry": func(target, text, csrf string) memoryEntry { return memoryEntry{target, text, csrf} },
 	// Money and tokens read as in chat (/usage, /status).
 	"dollars": bot.Dollars,
 	"tokens":  bot.Thousands,
@@ -52,6 +53,10 @@ func parsePages() (map[string]*template.Template, error) {
 	}
 	return pages, nil
 }
+
+// memoryEntry is one entry of a person's memory with what its Forget
+// button's form needs.
+type memoryEntry struct{ Target, Text, CSRF string }
 
 // view is what every page's template gets.
 type view struct {

@@ -221,6 +221,10 @@ func TestPersonSeesOnlyTheirOwn(t *testing.T) {
 		{"/conversations/" + theirs, http.StatusForbidden, "no conversation of yours"},
 		{"/conversations/" + theirs[:8], http.StatusForbidden, "no conversation of yours"},
 		{"/conversations/nonexistent", http.StatusForbidden, "no conversation of yours"},
+		{"/conversations/" + mine + "/export", http.StatusOK, "> what is in /tmp?"},
+		{"/conversations/" + mine + "/export?format=json", http.StatusOK, `"text": "what is in /tmp?"`},
+		{"/conversations/" + mine + "/export?format=xml", http.StatusBadRequest, "markdown or json"},
+		{"/conversations/" + theirs + "/export", http.StatusForbidden, "no conversation of yours"},
 		{"/audit", http.StatusForbidden, "for admins"},
 		{"/sessions", http.StatusForbidden, "for admins"},
 	} {

@@ -162,6 +162,10 @@ type Config struct {
 	// Resumer takes a decision no Approve call waits for (the router);
 	// nil: such decisions are recorded and shown, nothing more.
 	Resumer Resumer
+	// Decided, when set, is told of every decision as it is made — by a
+	// click, from the console (via "console"), or by expiry — for the
+	// audit log.
+	Decided func(ctx context.Context, rec Record, via string)
 	// Now and Sleep are the clock (defaults: time.Now and a timer). Sleep
 	// returns nil once d has passed, or ctx's error. Outbound has its own,
 	// which should be the same.

@@ -35,6 +35,9 @@ func (a *Approvals) settle(ctx context.Context, rec Record, status string, by ch
 	}
 	a.cfg.Logger.Info("approval decided", "approval", rec.ID, "session", rec.SessionID,
 		"tool", rec.ToolName, "status", status, "by", rec.DecidedBy, "via", via, "waiting", ch != nil)
+	if a.cfg.Decided != nil {
+		a.cfg.Decided(ctx, rec, via)
+	}
 	// The message shows the outcome before the tool runs. A failed edit
 	// does not undo the decision: it is logged, and the decision stands.
 	a.show(ctx, rec, via)

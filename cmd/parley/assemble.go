@@ -73,6 +73,7 @@ func assemble(a *app, adapters []chat.Adapter, acc bot.Access, approvers []strin
 		Learning:       learn,
 		Metrics:        a.ops.metrics(),
 		Costs:          a.db,
+		Audit:          a.db,
 		Sharing:        sharing(a.cfg, a.db),
 		Logger:         logger,
 	}

@@ -103,9 +103,13 @@ func TestConsoleApprovesOnTelegram(t *testing.T) {
 		t.Fatalf("the approvals page after deciding: %q", got)
 	}
 	bt.Shoot(t, tab, "approvals-decided")
+	// The audit log has the decision, where it was made, and the call.
 	bt.Go(t, tab, base+"/audit")
-	if got := bt.Text(t, tab, "main"); !strings.Contains(got, "approval.approve") {
-		t.Fatalf("the audit log: %q", got)
+	rows := bt.Text(t, tab, "tbody")
+	for _, want := range []string{ana + "\tapproval.approved\t", "\tconsole\tshell: run `echo console-approved`", ana + "\ttool.call\tshell\tchat\t{\"command\":\"echo console-approved\"}", "console.signin"} {
+		if !strings.Contains(rows, want) {
+			t.Errorf("the audit log lacks %q:\n%s", want, rows)
+		}
 	}
 
 	// Bo, no admin: his own page, and 403 for the admin's.

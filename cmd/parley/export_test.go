@@ -15,6 +15,7 @@ import (
 	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/agent/llm/llmtest"
 	"github.com/parleybot/parley/chat"
+	"github.com/parleybot/parley/export"
 	"github.com/parleybot/parley/store"
 )
 
@@ -147,7 +148,7 @@ func TestExport(t *testing.T) {
 			name: "json",
 			args: []string{"--conversation", exportThreadID, "--format", "json"},
 			check: func(t *testing.T, stdout string) {
-				var x conversationExport
+				var x export.Conversation
 				if err := json.Unmarshal([]byte(stdout), &x); err != nil {
 					t.Fatalf("not JSON: %v\n%s", err, stdout)
 				}
@@ -177,14 +178,14 @@ func TestExport(t *testing.T) {
 					t.Errorf("the summary: %+v", m)
 				}
 				if m := x.Messages[2]; m.Time != "2026-03-01T10:02:00Z" || !strings.HasPrefix(m.Text, "Why did the deploy fail?") ||
-					len(m.Pictures) != 1 || m.Pictures[0] != (exportPicture{Name: "shot.png", Type: "image/png", Width: 800, Height: 600}) {
+					len(m.Pictures) != 1 || m.Pictures[0] != (export.Picture{Name: "shot.png", Type: "image/png", Width: 800, Height: 600}) {
 					t.Errorf("Ada's question: %+v", m)
 				}
 				if m := x.Messages[3]; m.Model != "openai/gpt-x" || len(m.ToolCalls) != 1 || m.ToolCalls[0].Name != "web_search" ||
 					m.ToolCalls[0].Arguments != "{\"q\": \"deploy `x` failed\"}" {
 					t.Errorf("the tool call: %+v", m)
 				}
-				if m := x.Messages[4]; m.Tool != "web_search" || m.Error || len([]rune(m.Text)) != exportClip+1 || !strings.HasSuffix(m.Text, "…") {
+				if m := x.Messages[4]; m.Tool != "web_search" || m.Error || len([]rune(m.Text)) != export.Clip+1 || !strings.HasSuffix(m.Text, "…") {
 					t.Errorf("the tool result: %+v", m)
 				}
 				// The shape is stable: the documented keys, no others.
@@ -243,7 +244,7 @@ func TestExport(t *testing.T) {
 			name: "list as json",
 			args: []string{"--list", "--format", "JSON"},
 			check: func(t *testing.T, stdout string) {
-				var list []exportConversation
+				var list []export.Header
 				if err := json.Unmarshal([]byte(stdout), &list); err != nil {
 					t.Fatalf("not JSON: %v\n%s", err, stdout)
 				}
@@ -322,9 +323,9 @@ func TestExport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var x conversationExport
+		var x export.Conversation
 		if err := json.Unmarshal(data, &x); err != nil || x.Conversation.ID != exportDMID || len(x.Messages) != 2 ||
-			x.Messages[0].Author == nil || *x.Messages[0].Author != (exportAuthor{ID: "telegram:42", Name: "Ann"}) {
+			x.Messages[0].Author == nil || *x.Messages[0].Author != (export.Author{ID: "telegram:42", Name: "Ann"}) {
 			t.Fatalf("the file: %v\n%s", err, data)
 		}
 		// Written beside its place and renamed: nothing else is left.
@@ -349,12 +350,12 @@ func TestExportAfterChat(t *testing.T) {
 		t.Fatalf("chat: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	out, errOut, code := sb.run(t, "", "export", "--list", "--format", "json")
-	var list []exportConversation
+	var list []export.Header
 	if err := json.Unmarshal([]byte(out), &list); code != 0 || err != nil || len(list) != 1 || list[0].Messages != 2 || list[0].Platform != "console" {
 		t.Fatalf("list: exit %d, %v\nstdout:\n%s\nstderr:\n%s", code, err, out, errOut)
 	}
 	out, errOut, code = sb.run(t, "", "export", "--conversation", list[0].ID[:8], "--format", "json")
-	var x conversationExport
+	var x export.Conversation
 	if err := json.Unmarshal([]byte(out), &x); code != 0 || err != nil || len(x.Messages) != 2 {
 		t.Fatalf("export: exit %d, %v\nstdout:\n%s\nstderr:\n%s", code, err, out, errOut)
 	}
