@@ -27,7 +27,6 @@ func TestBrowser(t *testing.T) {
 	if h := bt.Text(t, ctx, "main h1"); h != "Overview" {
 		t.Fatalf("after signing in: %q", h)
 	}
-	bt.Shoot(t, ctx, "overview")
 
 	// A conversation with its tool call, arguments and result.
 	bt.Go(t, ctx, c.http.URL+"/conversations")
