@@ -39,6 +39,14 @@ func TestBrowser(t *testing.T) {
 		}
 	}
 	bt.Shoot(t, ctx, "conversation")
+	// On a phone: nothing wider than the screen.
+	bt.Phone(t, ctx)
+	bt.Go(t, ctx, c.http.URL+"/conversations/"+mine)
+	if bt.Wider(t, ctx) {
+		t.Error("the transcript is wider than a phone's screen")
+	}
+	bt.Shoot(t, ctx, "phone")
+	bt.Desk(t, ctx)
 	for _, page := range []string{"audit", "sessions"} {
 		bt.Go(t, ctx, c.http.URL+"/"+page)
 		bt.Shoot(t, ctx, page)
