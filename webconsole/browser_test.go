@@ -28,7 +28,6 @@ func TestBrowser(t *testing.T) {
 	if h := bt.Text(t, ctx, "main h1"); h != "Overview" {
 		t.Fatalf("after signing in: %q", h)
 	}
-	bt.Shoot(t, ctx, "overview")
 
 	// A conversation with its tool call, arguments and result.
 	bt.Go(t, ctx, c.http.URL+"/conversations")
@@ -41,6 +40,18 @@ func TestBrowser(t *testing.T) {
 		}
 	}
 	bt.Shoot(t, ctx, "conversation")
+	// On a phone: nothing wider than the screen.
+	bt.Phone(t, ctx)
+	bt.Go(t, ctx, c.http.URL+"/conversations/"+mine)
+	if bt.Wider(t, ctx) {
+		t.Error("the transcript is wider than a phone's screen")
+	}
+	bt.Shoot(t, ctx, "phone")
+	bt.Go(t, ctx, c.http.URL+"/usage")
+	if bt.Wider(t, ctx) {
+		t.Error("the usage page is wider than a phone's screen")
+	}
+	bt.Desk(t, ctx)
 
 	// Usage and cost: the chart drawn, its bars tall as their days are
 	// dear, under the CSP (no inline style); another period by its link.

@@ -26,7 +26,17 @@ func (s *Server) home(w http.ResponseWriter, r *http.Request, who *signin.Sessio
 		s.serverError(w, r, err)
 		return
 	}
-	s.render(w, r, http.StatusOK, "home", who, map[string]any{"Title": "Overview", "Nav": "home", "Recent": recent, "Audit": log})
+	data := map[string]any{"Title": "Overview", "Nav": "home", "Recent": recent, "Audit": log}
+	data["Load"], data["Platforms"] = s.now()
+	if src := s.approvalSource(); src != nil {
+		pending, err := src.PendingApprovals(r.Context())
+		if err != nil {
+			s.serverError(w, r, err)
+			return
+		}
+		data["Pending"] = len(pending)
+	}
+	s.render(w, r, http.StatusOK, "home", who, data)
 }
 
 // me is a person's own page: their memory and their conversations.

@@ -71,6 +71,7 @@ type Server struct {
 	cfg         Config
 	mu          sync.Mutex
 	approvalsOf Approvals // UseApprovals
+	live        *live     // UseLive
 	mux         *http.ServeMux
 	pages       map[string]*template.Template
 	limits      *clientLimits

@@ -54,17 +54,7 @@ func TestAgentsBoundToChannels(t *testing.T) {
 	ask := func(channel, text, answer string) {
 		t.Helper()
 		root := slk.PostUserMessage(channel, "U1", "<@"+slk.BotUserID()+"> "+text, "")
-		err := slk.WaitFor(ctx, func() bool {
-			for _, m := range slk.Thread(channel, root) {
-				if m.BotID != "" && m.Visible() == answer && !m.Streaming {
-					return true
-				}
-			}
-			return false
-		})
-		if err != nil {
-			t.Fatalf("%s: no answer %q: %v; thread %+v", channel, answer, err, slk.Thread(channel, root))
-		}
+		threadAnswered(t, ctx, slk, channel, root, answer)
 	}
 
 	hosted.Enqueue(llmtest.Text("Support here."))

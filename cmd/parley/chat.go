@@ -72,7 +72,7 @@ func runChat(ctx context.Context, e *environment, cfg *config.Config) error {
 		}
 	}
 	defer a.background(ctx, alone, logger)()
-	defer a.runConsole(ctx, core, logger)()
+	defer a.runConsole(ctx, core, []chat.Adapter{term}, logger)()
 	if err := serveWhile(ctx, web, core.Run); err != nil {
 		return err
 	}

@@ -60,12 +60,14 @@ func isAdminKey(acc bot.Access, key string) bool {
 }
 
 // runConsole serves the console assemble built, deciding approvals
-// through core, until ctx ends or stop is called.
-func (a *app) runConsole(ctx context.Context, core *bot.Core, logger *slog.Logger) (stop func()) {
+// through core and showing its load and adapters, until ctx ends or stop
+// is called.
+func (a *app) runConsole(ctx context.Context, core *bot.Core, adapters []chat.Adapter, logger *slog.Logger) (stop func()) {
 	if a.console == nil {
 		return func() {}
 	}
 	a.console.UseApprovals(core)
+	a.console.UseLive(core, adapters)
 	return serveConsole(ctx, a.console, a.cfg.Console.Listen, logger)
 }
 

@@ -71,6 +71,11 @@ func TestConsoleApprovesOnTelegram(t *testing.T) {
 	tab := bt.Tab(t)
 	bt.Go(t, tab, consoleLink(t, w, ana))
 	bt.ClickTo(t, tab, `button[type=submit]`, "Overview")
+	// This replica now: Telegram connected, the approval waiting.
+	if got := bt.Text(t, tab, ".figures"); !strings.Contains(got, "telegram\nconnected") || !strings.Contains(got, "Approvals waiting\n1") {
+		t.Fatalf("the overview's figures: %q", got)
+	}
+	bt.Shoot(t, tab, "overview")
 
 	// The conversation, with the shell call waiting in it.
 	bt.Go(t, tab, base+"/conversations")

@@ -37,29 +37,10 @@ func TestCostsExact(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second) // a hang, not a timing assertion
 	defer cancel()
 	mention := "<@" + slk.BotUserID() + "> "
-	answered := func(root, answer string) {
-		t.Helper()
-		err := slk.WaitFor(ctx, func() bool {
-			for _, m := range slk.Thread("C1", root) {
-				if m.BotID != "" && m.Visible() == answer && !m.Streaming {
-					return true
-				}
-			}
-			return false
-		})
-		if err != nil {
-			t.Fatalf("no answer %q: %v; thread %+v", answer, err, slk.Thread("C1", root))
-		}
-	}
-	// private waits for what only user is shown next, after posting text.
+	answered := func(root, answer string) { t.Helper(); threadAnswered(t, ctx, slk, "C1", root, answer) }
 	private := func(user, text, root string) string {
 		t.Helper()
-		n := len(slk.Ephemerals(user))
-		slk.PostUserMessage("C1", user, text, root)
-		if err := slk.WaitFor(ctx, func() bool { return len(slk.Ephemerals(user)) > n }); err != nil {
-			t.Fatalf("%q by %s: nothing shown to them: %v", text, user, err)
-		}
-		return slk.Ephemerals(user)[n].Text
+		return shownPrivately(t, ctx, slk, "C1", user, text, root)
 	}
 
 	// 6,000 plain + 4,000 cached + 500 out = 2,400 + 400 + 800 µ$ = $0.0036.

@@ -31,30 +31,12 @@ func TestModelSwitchedPerConversation(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second) // a hang, not a timing assertion
 	defer cancel()
 	mention := "<@" + slk.BotUserID() + "> "
-	answered := func(root, answer string) {
-		t.Helper()
-		err := slk.WaitFor(ctx, func() bool {
-			for _, m := range slk.Thread("C1", root) {
-				if m.BotID != "" && m.Visible() == answer && !m.Streaming {
-					return true
-				}
-			}
-			return false
-		})
-		if err != nil {
-			t.Fatalf("no answer %q: %v; thread %+v", answer, err, slk.Thread("C1", root))
-		}
-	}
+	answered := func(root, answer string) { t.Helper(); threadAnswered(t, ctx, slk, "C1", root, answer) }
 	// command posts !model args in the thread as user and returns what
 	// only they were shown.
 	command := func(user, args, root string) string {
 		t.Helper()
-		n := len(slk.Ephemerals(user))
-		slk.PostUserMessage("C1", user, strings.TrimSpace("!model "+args), root)
-		if err := slk.WaitFor(ctx, func() bool { return len(slk.Ephemerals(user)) > n }); err != nil {
-			t.Fatalf("!model %s by %s was not answered: %v", args, user, err)
-		}
-		return slk.Ephemerals(user)[n].Text
+		return shownPrivately(t, ctx, slk, "C1", user, strings.TrimSpace("!model "+args), root)
 	}
 
 	hosted.Enqueue(llmtest.Text("Hosted here."))

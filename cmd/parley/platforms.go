@@ -32,7 +32,7 @@ func runPlatforms(ctx context.Context, a *app, adapters []chat.Adapter, web *inb
 	}
 	logger.Info("parley is running", "platforms", strings.Join(cfg.EnabledPlatforms(), ","), "model", cfg.LLM.Model)
 	defer a.background(ctx, core.Lead, logger)()
-	defer a.runConsole(ctx, core, logger)()
+	defer a.runConsole(ctx, core, adapters, logger)()
 	return serveWhile(ctx, web, core.Run)
 }
 

@@ -318,3 +318,32 @@ func TestSlackSocketDropWhileAnswering(t *testing.T) {
 		t.Fatalf("%d bot messages and %d model calls, want 1 and 1", n, len(model.Requests()))
 	}
 }
+
+// threadAnswered waits until the bot's finished answer in root's thread of
+// channel reads answer.
+func threadAnswered(t *testing.T, ctx context.Context, slk *slacktest.Server, channel, root, answer string) {
+	t.Helper()
+	err := slk.WaitFor(ctx, func() bool {
+		for _, m := range slk.Thread(channel, root) {
+			if m.BotID != "" && m.Visible() == answer && !m.Streaming {
+				return true
+			}
+		}
+		return false
+	})
+	if err != nil {
+		t.Fatalf("no answer %q: %v; thread %+v", answer, err, slk.Thread(channel, root))
+	}
+}
+
+// shownPrivately posts text as user in root's thread of channel and
+// returns what only they were shown next.
+func shownPrivately(t *testing.T, ctx context.Context, slk *slacktest.Server, channel, user, text, root string) string {
+	t.Helper()
+	n := len(slk.Ephemerals(user))
+	slk.PostUserMessage(channel, user, text, root)
+	if err := slk.WaitFor(ctx, func() bool { return len(slk.Ephemerals(user)) > n }); err != nil {
+		t.Fatalf("%q by %s: nothing shown to them: %v", text, user, err)
+	}
+	return slk.Ephemerals(user)[n].Text
+}

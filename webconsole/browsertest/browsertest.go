@@ -136,3 +136,26 @@ func Shoot(t *testing.T, ctx context.Context, name string) {
 		t.Fatal(err)
 	}
 }
+
+// Phone makes the tab a phone's screen (390 × 844, touch) until Desk.
+func Phone(t *testing.T, ctx context.Context) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile, chromedp.EmulateTouch)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Desk undoes Phone.
+func Desk(t *testing.T, ctx context.Context) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.EmulateReset()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Wider reports whether the page is wider than the screen: content that
+// makes people scroll sideways.
+func Wider(t *testing.T, ctx context.Context) bool {
+	t.Helper()
+	return Value[bool](t, ctx, `document.documentElement.scrollWidth > window.innerWidth + 1`)
+}
