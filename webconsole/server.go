@@ -115,6 +115,7 @@ func (s *Server) routes() {
 	s.mux.Handle("GET /conversations", s.signedIn(s.conversations))
 	s.mux.Handle("GET /conversations/{id}", s.signedIn(s.conversation))
 	s.mux.Handle("GET /conversations/{id}/export", s.signedIn(s.exportConversation))
+	s.mux.Handle("GET /events", s.admin(s.events))
 	s.mux.Handle("GET /approvals", s.admin(s.approvals))
 	s.mux.Handle("POST /approvals/{id}", s.admin(s.decide))
 	s.mux.Handle("GET /audit", s.admin(s.audit))

@@ -83,8 +83,12 @@ func serveConsole(ctx context.Context, srv *webconsole.Server, listen string, lo
 		logger.Error("console: cannot listen; it is off (console.listen)", "listen", listen, "err", err)
 		return func() {}
 	}
+	ctx, cancel := context.WithCancel(ctx)
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
-		IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+		IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		// Requests end with ctx: a page streaming live figures does not
+		// hold the shutdown up.
+		BaseContext: func(net.Listener) context.Context { return ctx }}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -93,7 +97,6 @@ func serveConsole(ctx context.Context, srv *webconsole.Server, listen string, lo
 		}
 	}()
 	logger.Info("console listening", "address", ln.Addr().String())
-	ctx, cancel := context.WithCancel(ctx)
 	go func() {
 		<-ctx.Done()
 		sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)

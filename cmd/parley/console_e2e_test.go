@@ -53,6 +53,11 @@ func TestConsoleApprovesOnTelegram(t *testing.T) {
 		t.Fatalf("the console never listened on %s: %v", addr, err)
 	}
 
+	tab := bt.Tab(t)
+	bt.Go(t, tab, consoleLink(t, w, ana))
+	bt.ClickTo(t, tab, `button[type=submit]`, "Overview")
+	bt.WaitText(t, tab, `[data-live=approvals]`, "0")
+
 	w.model.Enqueue(llmtest.ToolCall("c1", "shell", `{"command":"echo console-approved"}`), llmtest.Text("Ran it."))
 	w.tg.Post(telegramtest.Incoming{Chat: tgGroup, From: tgAna, Text: "run the check", Mention: true})
 	var prompt telegramtest.Message
@@ -68,11 +73,10 @@ func TestConsoleApprovesOnTelegram(t *testing.T) {
 		t.Fatalf("no approval message: %v", err)
 	}
 
-	tab := bt.Tab(t)
-	bt.Go(t, tab, consoleLink(t, w, ana))
-	bt.ClickTo(t, tab, `button[type=submit]`, "Overview")
-	// This replica now: Telegram connected, the approval waiting.
-	if got := bt.Text(t, tab, ".figures"); !strings.Contains(got, "telegram\nconnected") || !strings.Contains(got, "Approvals waiting\n1") {
+	// The overview, left open, counts it without a reload (server-sent
+	// events), and shows Telegram connected.
+	bt.WaitText(t, tab, `[data-live=approvals]`, "1")
+	if got := bt.Text(t, tab, ".figures"); !strings.Contains(got, "telegram\nconnected") {
 		t.Fatalf("the overview's figures: %q", got)
 	}
 	bt.Shoot(t, tab, "overview")

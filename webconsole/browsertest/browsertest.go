@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -158,4 +159,21 @@ func Desk(t *testing.T, ctx context.Context) {
 func Wider(t *testing.T, ctx context.Context) bool {
 	t.Helper()
 	return Value[bool](t, ctx, `document.documentElement.scrollWidth > window.innerWidth + 1`)
+}
+
+// WaitText waits until the element sel's text is want, as the page
+// changes it by itself (server-sent events).
+func WaitText(t *testing.T, ctx context.Context, sel, want string) {
+	t.Helper()
+	got := ""
+	deadline := time.Now().Add(30 * time.Second) // a hang, not a timing assertion
+	for ctx.Err() == nil && time.Now().Before(deadline) {
+		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.querySelector(`+strconv.Quote(sel)+`) || {}).textContent || ""`))
+		if err == nil && strings.TrimSpace(s) == want {
+			return
+		}
+		got = s
+		time.Sleep(20 * time.Millisecond) // the browser's pace, not a timing assertion
+	}
+	t.Fatalf("%s reads %q, never %q", sel, got, want)
 }
