@@ -60,9 +60,12 @@ COPY config.example.yaml /etc/parley/config.example.yaml
 USER parley
 WORKDIR /data
 ENV PARLEY_DATA_DIR=/data \
-    PARLEY_HTTP_LISTEN=0.0.0.0:8080
+    PARLEY_HTTP_LISTEN=0.0.0.0:8080 \
+    PARLEY_CONSOLE_LISTEN=0.0.0.0:8090
 VOLUME ["/data"]
-EXPOSE 8080
+# 8090: the web console (docs/console.md); publish it on the host's
+# loopback or behind a TLS proxy, never bare.
+EXPOSE 8080 8090
 # `parley healthcheck` GETs http://127.0.0.1:<port of http.listen>/healthz
 # (no curl in the image). It reads the same configuration as `parley run`.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
