@@ -49,11 +49,13 @@ func conversationsQuery(f store.ConversationFilter) (string, []any) {
 	if len(where) > 0 {
 		cond = " WHERE " + strings.Join(where, " AND ")
 	}
+	// The page's bounds are numbers in the text, not parameters: a
+	// generic plan, made for any LIMIT, would sort every session.
 	limit := "ALL"
 	if f.Limit > 0 {
-		limit = arg(f.Limit)
+		limit = strconv.Itoa(f.Limit)
 	}
-	offset := arg(max(f.Offset, 0))
+	offset := strconv.Itoa(max(f.Offset, 0))
 	return `
 	SELECT s.id, s.platform, s.space, s.chat, s.thread, s.created_at, s.updated_at,
 	       (SELECT count(*) FROM messages m WHERE m.session_id = s.id),
