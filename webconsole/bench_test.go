@@ -40,7 +40,7 @@ import (
 //
 //	go test -tags sqlite_fts5 -run '^$' -bench BenchmarkPages -benchtime 200x ./webconsole/
 //
-// The SQLite database is built once (about a minute) and kept under
+// The SQLite database is built once (36-42 s on a 2-core VM) and kept under
 // os.TempDir() as parley-console-bench-v<benchVersion>.db: later runs
 // reuse it. Delete the file, or bump benchVersion when what is built
 // changes, to build it again. With PARLEY_TEST_POSTGRES_URL set (source
