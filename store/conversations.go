@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/parleybot/parley/agent/llm"
@@ -39,6 +40,9 @@ type ConversationFilter struct {
 	Prefix string
 	// Limit caps the list; 0 or less: no cap.
 	Limit int
+	// Offset leaves out the list's first Offset conversations (a page
+	// further on); 0 or less: none.
+	Offset int
 }
 
 // TranscriptEntry is one stored message of a transcript.
@@ -54,28 +58,48 @@ type TranscriptEntry struct {
 	AuthorKey string
 }
 
-// conversationsQuery lists sessions for Conversations: ?1 is the id
-// prefix, ?2 the user ("" for anyone). Sessions are ordered by last
-// activity, newest first, then by id.
-const conversationsQuery = `
+// conversationsQuery lists sessions for Conversations: the sessions f
+// selects, the most recently active first, then by id, a page of them
+// (LIMIT, OFFSET) chosen before anything is counted, so that a page costs
+// its own rows and not the whole list's. Without a user, the page walks
+// sessions_activity and stops at its end; with one, the person's sessions
+// come from their turns (run_signals_author) and from those they started
+// (kv_starters), never from testing every session. An id prefix is the
+// primary key's range [prefix, hi) where it has one (rowdata.IDRange),
+// and always tested byte for byte.
+func conversationsQuery(f ConversationFilter) (string, []any) {
+	where, args := []string{"1"}, []any{}
+	if f.Prefix != "" {
+		where, args = append(where, "substr(s.id, 1, length(?)) = ?"), append(args, f.Prefix, f.Prefix)
+		if hi, ok := rowdata.IDRange(f.Prefix); ok {
+			where, args = append(where, "s.id >= ?", "s.id < ?"), append(args, f.Prefix, hi)
+		}
+	}
+	if f.User != "" {
+		where = append(where, `s.id IN (
+			SELECT r.session_id FROM run_signals r WHERE r.author = ?
+			UNION SELECT substr(k.key, 9) FROM kv k WHERE k.value = ? AND k.key >= 'starter:' AND k.key < 'starter;')`)
+		args = append(args, f.User, f.User)
+	}
+	limit := int64(-1) // no cap
+	if f.Limit > 0 {
+		limit = int64(f.Limit)
+	}
+	args = append(args, limit, max(f.Offset, 0))
+	return `
 	SELECT s.id, s.platform, s.space, s.chat, s.thread, s.created_at, s.updated_at,
 	       (SELECT count(*) FROM messages m WHERE m.session_id = s.id),
 	       coalesce((SELECT value FROM kv WHERE kv.key = 'starter:' || s.id), ''),
 	       coalesce((SELECT h.parent_session FROM task_helpers h WHERE h.helper_session = s.id), '')
-	FROM sessions s
-	WHERE substr(s.id, 1, length(?1)) = ?1
-	  AND (?2 = ''
-	       OR EXISTS (SELECT 1 FROM run_signals r WHERE r.session_id = s.id AND r.author = ?2)
-	       OR EXISTS (SELECT 1 FROM kv WHERE kv.key = 'starter:' || s.id AND kv.value = ?2))
-	ORDER BY s.updated_at DESC, s.id`
+	FROM (SELECT * FROM sessions s WHERE ` + strings.Join(where, " AND ") + `
+	      ORDER BY s.updated_at DESC, s.id LIMIT ? OFFSET ?) s
+	ORDER BY s.updated_at DESC, s.id`, args
+}
 
 // Conversations lists the sessions f selects, the most recently active
 // first (ties by id).
 func (db *DB) Conversations(ctx context.Context, f ConversationFilter) ([]Conversation, error) {
-	q, args := conversationsQuery, []any{f.Prefix, f.User}
-	if f.Limit > 0 {
-		q, args = q+` LIMIT ?3`, append(args, f.Limit)
-	}
+	q, args := conversationsQuery(f)
 	rows, err := db.r.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: list conversations: %w", err)

@@ -17,11 +17,16 @@ import (
 // pageSize is how many rows a list page shows.
 const pageSize = 50
 
+// maxPage bounds ?page=N, so that its offset stays a small number.
+const maxPage = 1_000_000
+
 // conversations lists conversations: every one for an admin, a person's
 // own for them, newest first, a page at a time (?page=N).
 func (s *Server) conversations(w http.ResponseWriter, r *http.Request, who *signin.Session) {
-	page := max(atoi(r.URL.Query().Get("page")), 1)
-	f := store.ConversationFilter{Limit: page*pageSize + 1}
+	page := min(max(atoi(r.URL.Query().Get("page")), 1), maxPage)
+	// One more than a page says whether there is a next one; the store
+	// skips the pages before (Offset), counting nothing of them.
+	f := store.ConversationFilter{Limit: pageSize + 1, Offset: (page - 1) * pageSize}
 	if !who.Admin {
 		f.User = who.User
 	}
@@ -30,11 +35,9 @@ func (s *Server) conversations(w http.ResponseWriter, r *http.Request, who *sign
 		s.serverError(w, r, err)
 		return
 	}
-	from := min((page-1)*pageSize, len(list))
-	rows := list[from:min(from+pageSize, len(list))]
 	s.render(w, r, http.StatusOK, "conversations", who, map[string]any{
-		"Title": "Conversations", "Nav": "conversations", "Rows": rows,
-		"Page": page, "More": len(list) > page*pageSize,
+		"Title": "Conversations", "Nav": "conversations", "Rows": list[:min(len(list), pageSize)],
+		"Page": page, "More": len(list) > pageSize,
 	})
 }
 

@@ -3,6 +3,7 @@ package webconsole_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -330,5 +331,46 @@ func TestHeadersAndLimits(t *testing.T) {
 	// which is no page).
 	if code, body := c.get(t, b, "/static/../server.go"); code == http.StatusOK || strings.Contains(body, "package webconsole") {
 		t.Errorf("GET /static/../server.go: %d", code)
+	}
+}
+
+var conversationLink = regexp.MustCompile(`href="/conversations/([0-9a-z]+)"`)
+
+func TestConversationsPages(t *testing.T) {
+	c := newConsole(t)
+	all := map[string]bool{}
+	for i := range 55 {
+		all[c.conversation(t, "slack:UANA", fmt.Sprintf("question %d", i))] = true
+	}
+	b := c.signIn(t, admin)
+	seen := map[string]bool{}
+	for _, tc := range []struct {
+		path         string
+		rows         int
+		newer, older bool
+	}{
+		{"/conversations", 50, false, true},
+		{"/conversations?page=2", 5, true, false},
+		{"/conversations?page=3", 0, false, false},
+		{"/conversations?page=5000000", 0, false, false}, // past maxPage: its last page
+	} {
+		code, body := c.get(t, b, tc.path)
+		if code != http.StatusOK {
+			t.Fatalf("GET %s: %d", tc.path, code)
+		}
+		rows := conversationLink.FindAllStringSubmatch(body, -1)
+		for _, m := range rows {
+			if seen[m[1]] || !all[m[1]] {
+				t.Errorf("GET %s: %s shown twice, or unknown", tc.path, m[1])
+			}
+			seen[m[1]] = true
+		}
+		if len(rows) != tc.rows || strings.Contains(body, ">Newer<") != tc.newer || strings.Contains(body, ">Older<") != tc.older {
+			t.Errorf("GET %s: %d rows, newer %v, older %v; want %d, %v, %v", tc.path, len(rows),
+				strings.Contains(body, ">Newer<"), strings.Contains(body, ">Older<"), tc.rows, tc.newer, tc.older)
+		}
+	}
+	if len(seen) != len(all) {
+		t.Errorf("the pages showed %d of %d conversations", len(seen), len(all))
 	}
 }

@@ -3,6 +3,8 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -15,28 +17,59 @@ import (
 // Reading conversations whole, for an operator (parley export), as the
 // SQLite store does (store/conversations.go).
 
-// conversationsQuery lists sessions for Conversations: $1 is the id
-// prefix, $2 the user ("" for anyone). Sessions are ordered by last
-// activity, newest first, then by id (byte order, as SQLite's BINARY).
-const conversationsQuery = `
+// conversationsQuery lists sessions for Conversations as the SQLite
+// store's does (store/conversations.go): a page of the sessions f
+// selects, the most recently active first, then by id (byte order, as
+// SQLite's BINARY), chosen before anything is counted. Without a user the
+// page walks sessions_activity; with one, the person's sessions come from
+// their turns (run_signals_author) and those they started (kv_starters);
+// an id prefix is a range of sessions_id_bytes where it has one
+// (rowdata.IDRange), and always tested byte for byte.
+func conversationsQuery(f store.ConversationFilter) (string, []any) {
+	var where []string
+	var args []any
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	if f.Prefix != "" {
+		p := arg(f.Prefix)
+		where = append(where, "starts_with(s.id, "+p+"::text)")
+		if hi, ok := rowdata.IDRange(f.Prefix); ok {
+			where = append(where, `s.id COLLATE "C" >= `+p+`::text`, `s.id COLLATE "C" < `+arg(hi)+`::text`)
+		}
+	}
+	if f.User != "" {
+		u := arg(f.User)
+		where = append(where, `s.id IN (
+			SELECT r.session_id FROM run_signals r WHERE r.author = `+u+`::text
+			UNION SELECT substr(k.key, 9) FROM kv k WHERE k.value = `+u+`::text AND starts_with(k.key, 'starter:'))`)
+	}
+	cond := ""
+	if len(where) > 0 {
+		cond = " WHERE " + strings.Join(where, " AND ")
+	}
+	// The page's bounds are numbers in the text, not parameters: a
+	// generic plan, made for any LIMIT, would sort every session.
+	limit := "ALL"
+	if f.Limit > 0 {
+		limit = strconv.Itoa(f.Limit)
+	}
+	offset := strconv.Itoa(max(f.Offset, 0))
+	return `
 	SELECT s.id, s.platform, s.space, s.chat, s.thread, s.created_at, s.updated_at,
 	       (SELECT count(*) FROM messages m WHERE m.session_id = s.id),
 	       coalesce((SELECT value FROM kv WHERE kv.key = 'starter:' || s.id), ''),
 	       coalesce((SELECT h.parent_session FROM task_helpers h WHERE h.helper_session = s.id), '')
-	FROM sessions s
-	WHERE substr(s.id, 1, length($1::text)) = $1::text
-	  AND ($2::text = ''
-	       OR EXISTS (SELECT 1 FROM run_signals r WHERE r.session_id = s.id AND r.author = $2::text)
-	       OR EXISTS (SELECT 1 FROM kv WHERE kv.key = 'starter:' || s.id AND kv.value = $2::text))
-	ORDER BY s.updated_at DESC, s.id COLLATE "C"`
+	FROM (SELECT * FROM sessions s` + cond + `
+	      ORDER BY s.updated_at DESC, s.id COLLATE "C" LIMIT ` + limit + ` OFFSET ` + offset + `) s
+	ORDER BY s.updated_at DESC, s.id COLLATE "C"`, args
+}
 
 // Conversations lists the sessions f selects, the most recently active
 // first (ties by id).
 func (db *DB) Conversations(ctx context.Context, f store.ConversationFilter) ([]store.Conversation, error) {
-	q, args := conversationsQuery, []any{f.Prefix, f.User}
-	if f.Limit > 0 {
-		q, args = q+` LIMIT $3`, append(args, f.Limit)
-	}
+	q, args := conversationsQuery(f)
 	rows, err := db.pool.Query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: list conversations: %w", err)

@@ -111,6 +111,28 @@ func testConversationsList(t *testing.T, s suite) {
 	if got, err := r.Conversations(ctx, store.ConversationFilter{Limit: 2}); err != nil || !cmp.Equal(ids(got), ids(want[:2])) {
 		t.Errorf("the newest 2: %v, %v; want %v", ids(got), err, ids(want[:2]))
 	}
+	// A page further on (the console's ?page=N): the ties by id too.
+	for _, tc := range []struct {
+		f    store.ConversationFilter
+		want []store.Conversation
+	}{
+		{store.ConversationFilter{Limit: 2, Offset: 1}, want[1:3]},
+		{store.ConversationFilter{Limit: 2, Offset: 2}, want[2:4]},
+		{store.ConversationFilter{Offset: 3}, want[3:]},
+		{store.ConversationFilter{Limit: 2, Offset: 4}, nil},
+		{store.ConversationFilter{Limit: 1, Offset: -1}, want[:1]},
+	} {
+		got, err := r.Conversations(ctx, tc.f)
+		if err != nil {
+			t.Fatalf("%+v: %v", tc.f, err)
+		}
+		if len(got) == 0 && len(tc.want) == 0 {
+			continue
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%+v (-want +got):\n%s", tc.f, diff)
+		}
+	}
 }
 
 // testConversationsListFilters: by id prefix, and by a person: those they
