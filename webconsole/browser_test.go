@@ -1,7 +1,7 @@
 package webconsole_test
 
 // The console in a real headless Chromium: what a person sees and clicks.
-// With PARLEY_CONSOLE_SCREENSHOTS=<dir> the pages are also saved there as
+// With PARLEY_TEST_SCREENSHOTS=<dir> the pages are also saved there as
 // PNGs (docs/console/ holds the committed ones).
 
 import (

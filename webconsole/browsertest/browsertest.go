@@ -121,11 +121,11 @@ func ForgetCookies(t *testing.T, ctx context.Context) {
 	}
 }
 
-// Shoot saves the page as name.png in $PARLEY_CONSOLE_SCREENSHOTS, when
+// Shoot saves the page as name.png in $PARLEY_TEST_SCREENSHOTS, when
 // that is set (go test ... with it pointing at docs/console).
 func Shoot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
-	dir := os.Getenv("PARLEY_CONSOLE_SCREENSHOTS")
+	dir := os.Getenv("PARLEY_TEST_SCREENSHOTS")
 	if dir == "" {
 		return
 	}
