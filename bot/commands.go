@@ -68,10 +68,8 @@ func (b *SharedCommands) memoryCommand(ctx context.Context, u chat.User, args []
 		if len(args) < 2 || args[1] != "yes" {
 			return "This forgets everything I remember about you. Send `/memory clear yes` to confirm.", nil
 		}
-		for _, t := range []agent.MemoryTarget{agent.Profile, agent.Facts} {
-			if err := b.memory.EditMemory(ctx, u.Key(), t, func([]string) ([]string, error) { return nil, nil }); err != nil {
-				return "", fmt.Errorf("clear memory: %w", err)
-			}
+		if _, err := EraseMemory(ctx, b.memory, u.Key()); err != nil {
+			return "", fmt.Errorf("clear memory: %w", err)
 		}
 		return "Done: I no longer remember anything about you.", nil
 	}
@@ -117,6 +115,24 @@ func ForgetEntry(ctx context.Context, memory agent.MemoryStore, userKey string, 
 		return e, nil
 	})
 	return removed, err
+}
+
+// EraseMemory erases everything Parley remembers about a person, both
+// lists: what /memory clear, parley memory erase and the console's People
+// page do. erased counts the entries there were, as each list was
+// emptied, so it is what went even if the lists changed since whoever
+// asked looked at them.
+func EraseMemory(ctx context.Context, memory agent.MemoryStore, userKey string) (erased int, err error) {
+	for _, t := range []agent.MemoryTarget{agent.Profile, agent.Facts} {
+		err := memory.EditMemory(ctx, userKey, t, func(e []string) ([]string, error) {
+			erased += len(e)
+			return nil, nil
+		})
+		if err != nil {
+			return erased, fmt.Errorf("erase %s of %s: %w", t, userKey, err)
+		}
+	}
+	return erased, nil
 }
 
 // FormatMemory renders a user's memory as a numbered Markdown list.

@@ -52,6 +52,10 @@ type Backend interface {
 	// reads the name back ("" for none).
 	UpsertUser(ctx context.Context, key, platform, name string) error
 	UserName(ctx context.Context, key string) (string, error)
+	// Users lists the people Parley knows, ItemsOf a person's reminders
+	// and schedules in every scope (the web console's People page).
+	Users(ctx context.Context, f UserFilter, limit int) ([]User, error)
+	ItemsOf(ctx context.Context, owner string) ([]remind.Item, error)
 	// Conversations lists conversations, Transcript one's messages
 	// (parley export, the web console).
 	Conversations(ctx context.Context, f ConversationFilter) ([]Conversation, error)

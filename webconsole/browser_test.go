@@ -67,6 +67,21 @@ func TestBrowser(t *testing.T) {
 	if n := bt.Value[int](t, ctx, `document.querySelectorAll('svg.chart rect.bar').length`); n != 7 {
 		t.Errorf("7 days: %d bars", n)
 	}
+	// People: whom Parley knows; one of them with all it keeps; their
+	// memory erased for a reason.
+	c.person(t, "slack:UCY", "Cy")
+	bt.Go(t, ctx, c.http.URL+"/people")
+	bt.Shoot(t, ctx, "people")
+	bt.ClickTo(t, ctx, `a[href="/people/slack:UCY"]`, "Cy (slack:UCY)")
+	if got := bt.Text(t, ctx, "main"); !strings.Contains(got, "Cy deploys on Tuesdays.") || !strings.Contains(got, "UCY-notes.md") {
+		t.Errorf("cy's page: %q", got)
+	}
+	bt.Shoot(t, ctx, "people-person")
+	bt.Eval(t, ctx, `document.querySelector('textarea[name=reason]').value = 'Cy asked by email.'`)
+	bt.ClickTo(t, ctx, `form.erase button.danger`, "Cy (slack:UCY)")
+	if got := bt.Text(t, ctx, "main"); !strings.Contains(got, "Erased 1 memory entry") || strings.Contains(got, "Cy deploys on Tuesdays.") {
+		t.Errorf("after the erase: %q", got)
+	}
 	for _, page := range []string{"audit", "sessions"} {
 		bt.Go(t, ctx, c.http.URL+"/"+page)
 		bt.Shoot(t, ctx, page)

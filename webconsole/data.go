@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/agent/kb"
+	"github.com/parleybot/parley/agent/remind"
 	"github.com/parleybot/parley/store"
 )
 
@@ -17,4 +19,10 @@ type Data interface {
 	// UserName is a person's display name as the chat last showed it; ""
 	// when unknown.
 	UserName(ctx context.Context, key string) (string, error)
+	// Users lists the people Parley knows; ItemsOf is a person's
+	// reminders and schedules wherever they made them, Documents the
+	// documents of scopes (a person's private ones: their person scope).
+	Users(ctx context.Context, f store.UserFilter, limit int) ([]store.User, error)
+	ItemsOf(ctx context.Context, owner string) ([]remind.Item, error)
+	Documents(ctx context.Context, scopes []string) ([]kb.Document, error)
 }

@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"path"
 	"strconv"
 	"strings"
@@ -17,7 +18,7 @@ import (
 
 // pageNames are the templates under templates/ that are whole pages,
 // each rendered inside layout.html.
-var pageNames = []string{"login", "message", "home", "conversations", "conversation", "approvals", "audit", "sessions", "usage"}
+var pageNames = []string{"login", "message", "home", "conversations", "conversation", "approvals", "audit", "sessions", "usage", "people", "person"}
 
 // funcs are the templates' helpers.
 var funcs = template.FuncMap{
@@ -29,6 +30,8 @@ var funcs = template.FuncMap{
 	"role":  roleName,
 	"left":  left,
 	"entry": func(target, text, csrf string) memoryEntry { return memoryEntry{target, text, csrf} },
+	// segment is a person's key as one path segment (/people/{key}).
+	"segment": url.PathEscape,
 	// Money and tokens read as in chat (/usage, /status).
 	"dollars": bot.Dollars,
 	"tokens":  bot.Thousands,

@@ -121,6 +121,9 @@ func (s *Server) routes() {
 	s.mux.Handle("GET /audit", s.admin(s.audit))
 	s.mux.Handle("GET /sessions", s.admin(s.sessions))
 	s.mux.Handle("GET /usage", s.admin(s.usage))
+	s.mux.Handle("GET /people", s.admin(s.people))
+	s.mux.Handle("GET /people/{key}", s.admin(s.person))
+	s.mux.Handle("POST /people/{key}/erase", s.admin(s.erase))
 	s.mux.Handle("POST /sessions/revoke", s.admin(s.revoke))
 }
 

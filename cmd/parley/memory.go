@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/cmd/parley/internal/config"
 )
 
@@ -89,12 +90,11 @@ func newMemoryCmd(e *environment, load func() (*config.Config, error)) *cobra.Co
 					return err
 				}
 			}
-			for _, t := range []agent.MemoryTarget{agent.Profile, agent.Facts} {
-				if err := db.EditMemory(ctx, key, t, func([]string) ([]string, error) { return nil, nil }); err != nil {
-					return fmt.Errorf("erase %s of %s: %w", t, key, err)
-				}
+			n, err := bot.EraseMemory(ctx, db, key)
+			if err != nil {
+				return err
 			}
-			_, err = fmt.Fprintf(e.stdout, "Erased %d entries about %s.\n", len(m.Profile)+len(m.Facts), key)
+			_, err = fmt.Fprintf(e.stdout, "Erased %d entries about %s.\n", n, key)
 			return err
 		}),
 	}

@@ -98,10 +98,23 @@ func (db *DB) Item(ctx context.Context, id int64) (remind.Item, error) {
 // Items lists scope's active and paused items of owner ("": everyone's),
 // by Next then ID.
 func (db *DB) Items(ctx context.Context, scope, owner string) ([]remind.Item, error) {
+	return db.listItems(ctx, `scope = $1 AND ($2 = '' OR owner = $2)`, scope, owner)
+}
+
+// ItemsOf lists owner's active and paused items in every scope, by Next
+// then ID: all a person has asked for, wherever they asked (the console's
+// page of a person).
+func (db *DB) ItemsOf(ctx context.Context, owner string) ([]remind.Item, error) {
+	return db.listItems(ctx, `owner = $1`, owner)
+}
+
+// listItems lists the active and paused items where says, by Next then
+// ID.
+func (db *DB) listItems(ctx context.Context, where string, args ...any) ([]remind.Item, error) {
 	rows, err := db.pool.Query(ctx, `
 		SELECT `+rowdata.ItemColumns+` FROM reminders
-		WHERE scope = $1 AND ($2 = '' OR owner = $2) AND status IN ('active', 'paused')
-		ORDER BY next, id`, scope, owner)
+		WHERE `+where+` AND status IN ('active', 'paused')
+		ORDER BY next, id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: items: %w", err)
 	}

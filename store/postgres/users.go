@@ -6,6 +6,9 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/parleybot/parley/store"
+	"github.com/parleybot/parley/store/internal/rowdata"
 )
 
 // UpsertUser records the user keyed key ("platform:id"), or updates their
@@ -38,4 +41,32 @@ func (db *DB) UserName(ctx context.Context, key string) (string, error) {
 		return "", nil
 	}
 	return *name, nil
+}
+
+// Users lists up to limit people f keeps, by key (limit <= 0: no cap).
+// Keys compare byte for byte (COLLATE "C") as SQLite's do, so both
+// engines page alike.
+func (db *DB) Users(ctx context.Context, f store.UserFilter, limit int) ([]store.User, error) {
+	var max *int // NULL: no limit
+	if limit > 0 {
+		max = &limit
+	}
+	rows, err := db.pool.Query(ctx, `
+		SELECT key, platform, name, created_at, updated_at FROM users
+		WHERE key COLLATE "C" > $1 AND ($5 = '' OR key = $5)
+		  AND ($2 = '' OR starts_with(key, $2) OR name ILIKE '%' || $3 || '%' ESCAPE '\')
+		ORDER BY key COLLATE "C" LIMIT $4`, f.After, f.Search, rowdata.LikeEscape(f.Search), max, f.Key)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: users: %w", err)
+	}
+	out, err := collect(rows, func(r rowScanner) (store.User, error) {
+		var u store.User
+		err := r.Scan(&u.Key, &u.Platform, &u.Name, &u.Created, &u.Updated)
+		u.Created, u.Updated = fromTS(u.Created), fromTS(u.Updated)
+		return u, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: users: %w", err)
+	}
+	return out, nil
 }

@@ -13,6 +13,7 @@ import (
 
 var remindTests = []test{
 	{"ItemsCRUD", testItemsCRUD},
+	{"ItemsOf", testItemsOf},
 	{"ItemsCap", testItemsCap},
 	{"CancelAndPause", testCancelAndPause},
 	{"ClaimDue", testClaimDue},
@@ -113,6 +114,38 @@ func testItemsCRUD(t *testing.T, s suite) {
 	done.Status = remind.StatusDone
 	if _, err := db.AddItem(ctx, done, 0); !errors.Is(err, remind.ErrInvalid) {
 		t.Errorf("AddItem of a done item = %v, want ErrInvalid", err)
+	}
+}
+
+// testItemsOf: a person's items in every scope, by next, their paused
+// ones with them, not their cancelled ones nor anyone else's.
+func testItemsOf(t *testing.T, s suite) {
+	db := s.fresh(t)
+	ctx := t.Context()
+	late := addItem(t, db, reminder("space:slack:T1", "slack:U1", rt0.Add(time.Hour)))
+	early := addItem(t, db, daily("person:slack:U1", "slack:U1"))
+	paused := addItem(t, db, reminder("space:slack:T2", "slack:U1", rt0.Add(2*time.Hour)))
+	gone := addItem(t, db, reminder("space:slack:T1", "slack:U1", rt0))
+	addItem(t, db, reminder("space:slack:T1", "slack:U2", rt0)) // someone else's
+	if _, err := db.PauseItem(ctx, paused.ID, true, rt0); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CancelItem(ctx, gone.ID); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.ItemsOf(ctx, "slack:U1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for _, it := range got {
+		ids = append(ids, it.ID)
+	}
+	if diff := cmp.Diff([]int64{early.ID, late.ID, paused.ID}, ids); diff != "" {
+		t.Errorf("U1's items (-want +got):\n%s", diff)
+	}
+	if none, err := db.ItemsOf(ctx, "slack:U9"); err != nil || len(none) != 0 {
+		t.Errorf("a stranger's items: %v, %v", none, err)
 	}
 }
 

@@ -98,6 +98,7 @@ var areas = []area{
 	{"Reminders", remindTests},
 	{"Operator", opsTests},
 	{"Memory", memoryTests},
+	{"Users", userTests},
 	{"KV", kvTests},
 	{"Tasks", taskTests},
 	{"Learning", learningTests},
