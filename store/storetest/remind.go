@@ -15,6 +15,7 @@ var remindTests = []test{
 	{"ItemsCRUD", testItemsCRUD},
 	{"ItemsCap", testItemsCap},
 	{"CancelAndPause", testCancelAndPause},
+	{"AllItems", testAllItems},
 	{"ClaimDue", testClaimDue},
 	{"ClaimDueConcurrent", testClaimDueConcurrent},
 	{"PendingClaims", testPendingClaims},
