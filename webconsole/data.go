@@ -17,4 +17,7 @@ type Data interface {
 	// UserName is a person's display name as the chat last showed it; ""
 	// when unknown.
 	UserName(ctx context.Context, key string) (string, error)
+	// TimeItems are the reminders and schedules the Time page lists,
+	// pauses, resumes and cancels.
+	TimeItems
 }
