@@ -44,6 +44,7 @@ type Backend interface {
 	evolve.MemoStore
 
 	remind.ItemStore
+	remind.ItemLister // the web console's Time page
 
 	task.Store
 	task.HelperStore

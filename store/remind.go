@@ -14,7 +14,10 @@ import (
 // Reminders and scheduled runs: the items here, their claims in
 // remind_claims.go.
 
-var _ remind.ItemStore = (*DB)(nil)
+var (
+	_ remind.ItemStore  = (*DB)(nil)
+	_ remind.ItemLister = (*DB)(nil)
+)
 
 func scanItem(row rowScanner) (remind.Item, error) {
 	var it remind.Item
@@ -121,26 +124,46 @@ func (db *DB) ItemsOf(ctx context.Context, owner string) ([]remind.Item, error) 
 // listItems lists the active and paused items where says, by Next then
 // ID.
 func (db *DB) listItems(ctx context.Context, where string, args ...any) ([]remind.Item, error) {
-	rows, err := db.r.QueryContext(ctx, `
+	out, err := db.queryItems(ctx, `
 		SELECT `+rowdata.ItemColumns+` FROM reminders
 		WHERE `+where+` AND status IN ('active', 'paused')
 		ORDER BY next, id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: items: %w", err)
 	}
+	return out, nil
+}
+
+// AllItems lists up to limit active and paused items matching f, across
+// scopes, by scope, next, then id (remind.ItemLister).
+func (db *DB) AllItems(ctx context.Context, f remind.ItemFilter, limit int) ([]remind.Item, error) {
+	out, err := db.queryItems(ctx, `
+		SELECT `+rowdata.ItemColumns+` FROM reminders
+		WHERE status IN ('active', 'paused') AND (?1 = '' OR scope = ?1) AND (?2 = '' OR owner = ?2)
+			AND (?3 = '' OR kind = ?3)
+		ORDER BY scope, next, id LIMIT ?4 OFFSET ?5`, f.Scope, f.Owner, string(f.Kind), limit, max(f.Offset, 0))
+	if err != nil {
+		return nil, fmt.Errorf("store: all items: %w", err)
+	}
+	return out, nil
+}
+
+// queryItems reads the items query selects (rowdata.ItemColumns).
+func (db *DB) queryItems(ctx context.Context, query string, args ...any) ([]remind.Item, error) {
+	rows, err := db.r.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
 	defer rows.Close()
 	var out []remind.Item
 	for rows.Next() {
 		it, err := scanItem(rows)
 		if err != nil {
-			return nil, fmt.Errorf("store: items: %w", err)
+			return nil, err
 		}
 		out = append(out, it)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: items: %w", err)
-	}
-	return out, nil
+	return out, rows.Err()
 }
 
 // liveItem reads item id in tx: ErrNotFound when there is none,

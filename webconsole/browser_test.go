@@ -5,10 +5,12 @@ package webconsole_test
 // PNGs (docs/console/ holds the committed ones).
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/agent/remind"
 	"github.com/parleybot/parley/webconsole"
 	bt "github.com/parleybot/parley/webconsole/browsertest"
 )
@@ -40,6 +42,24 @@ func TestBrowser(t *testing.T) {
 		}
 	}
 	bt.Shoot(t, ctx, "conversation")
+
+	// Time: a reminder and a schedule, by place, each in its zone and in
+	// UTC; the schedule paused from its button.
+	c.item(t, remind.KindReminder, "space:slack:T1", "slack:UANA", "water the plants")
+	daily := c.item(t, remind.KindSchedule, "person:slack:UBO", "slack:UBO", "summarize the open issues")
+	bt.Go(t, ctx, c.http.URL+"/time")
+	times := bt.Text(t, ctx, "main")
+	for _, want := range []string{"water the plants", "summarize the open issues", "space:slack:T1", "person:slack:UBO", "CET", "UTC"} {
+		if !strings.Contains(times, want) {
+			t.Errorf("the Time page lacks %q:\n%s", want, times)
+		}
+	}
+	bt.ClickTo(t, ctx, fmt.Sprintf(`form[action="/time/%d/pause"] button`, daily), "Time")
+	if got := c.status(t, daily); got != remind.StatusPaused {
+		t.Errorf("the schedule is %s after Pause", got)
+	}
+	bt.Shoot(t, ctx, "time")
+
 	// On a phone: nothing wider than the screen.
 	bt.Phone(t, ctx)
 	bt.Go(t, ctx, c.http.URL+"/conversations/"+mine)
@@ -50,6 +70,10 @@ func TestBrowser(t *testing.T) {
 	bt.Go(t, ctx, c.http.URL+"/usage")
 	if bt.Wider(t, ctx) {
 		t.Error("the usage page is wider than a phone's screen")
+	}
+	bt.Go(t, ctx, c.http.URL+"/time")
+	if bt.Wider(t, ctx) {
+		t.Error("the Time page is wider than a phone's screen")
 	}
 	bt.Desk(t, ctx)
 
@@ -131,6 +155,11 @@ func TestBrowser(t *testing.T) {
 		if got := bt.Text(t, ctx, "main"); !strings.Contains(got, want) || strings.Contains(got, "secret plan") {
 			t.Errorf("ana at %s: %q", path, got)
 		}
+	}
+	// Her reminders, not Bo's schedule.
+	bt.Go(t, ctx, c.http.URL+"/time")
+	if got := bt.Text(t, ctx, "main"); !strings.Contains(got, "water the plants") || strings.Contains(got, "summarize") {
+		t.Errorf("ana's reminders: %q", got)
 	}
 	// Her link again: used.
 	bt.Go(t, ctx, link)

@@ -25,4 +25,7 @@ type Data interface {
 	Users(ctx context.Context, f store.UserFilter, limit int) ([]store.User, error)
 	ItemsOf(ctx context.Context, owner string) ([]remind.Item, error)
 	Documents(ctx context.Context, scopes []string) ([]kb.Document, error)
+	// TimeItems are the reminders and schedules the Time page lists,
+	// pauses, resumes and cancels.
+	TimeItems
 }

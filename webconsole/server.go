@@ -116,6 +116,11 @@ func (s *Server) routes() {
 	s.mux.Handle("GET /conversations/{id}", s.signedIn(s.conversation))
 	s.mux.Handle("GET /conversations/{id}/export", s.signedIn(s.exportConversation))
 	s.mux.Handle("GET /events", s.admin(s.events))
+	// A person's own items, an admin's everyone's: the handlers decide.
+	s.mux.Handle("GET /time", s.signedIn(s.timePage))
+	s.mux.Handle("POST /time/{id}/pause", s.signedIn(s.changeItem("pause")))
+	s.mux.Handle("POST /time/{id}/resume", s.signedIn(s.changeItem("resume")))
+	s.mux.Handle("POST /time/{id}/cancel", s.signedIn(s.changeItem("cancel")))
 	s.mux.Handle("GET /approvals", s.admin(s.approvals))
 	s.mux.Handle("POST /approvals/{id}", s.admin(s.decide))
 	s.mux.Handle("GET /audit", s.admin(s.audit))

@@ -62,3 +62,25 @@ type Stats struct {
 	// Undelivered counts claims not yet delivered.
 	Undelivered int
 }
+
+// ItemFilter narrows AllItems; the zero filter is every active and paused
+// item.
+type ItemFilter struct {
+	// Scope is one scope key; "" is every scope.
+	Scope string
+	// Owner is one owner's user key; "" is everyone's.
+	Owner string
+	// Kind is reminders or schedules; "" is both.
+	Kind Kind
+	// Offset skips that many items: where a page starts.
+	Offset int
+}
+
+// ItemLister lists items across scopes, for the web console's Time page
+// (store.DB implements it). The chat commands never need it: they show
+// one scope, with ItemStore.Items.
+type ItemLister interface {
+	// AllItems lists up to limit active and paused items matching f, by
+	// Scope, then Next, then ID, so a page groups them by place.
+	AllItems(ctx context.Context, f ItemFilter, limit int) ([]Item, error)
+}

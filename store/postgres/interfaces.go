@@ -41,9 +41,10 @@ var (
 	_ evolve.ActivityStore     = (*DB)(nil)
 	_ evolve.MemoStore         = (*DB)(nil)
 
-	_ remind.Store     = (*DB)(nil)
-	_ remind.ItemStore = (*DB)(nil)
-	_ remind.Adder     = (*DB)(nil)
+	_ remind.Store      = (*DB)(nil)
+	_ remind.ItemStore  = (*DB)(nil)
+	_ remind.Adder      = (*DB)(nil)
+	_ remind.ItemLister = (*DB)(nil)
 
 	_ task.Store       = (*DB)(nil)
 	_ task.HelperStore = (*DB)(nil)

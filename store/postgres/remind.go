@@ -111,18 +111,39 @@ func (db *DB) ItemsOf(ctx context.Context, owner string) ([]remind.Item, error) 
 // listItems lists the active and paused items where says, by Next then
 // ID.
 func (db *DB) listItems(ctx context.Context, where string, args ...any) ([]remind.Item, error) {
-	rows, err := db.pool.Query(ctx, `
+	out, err := db.queryItems(ctx, `
 		SELECT `+rowdata.ItemColumns+` FROM reminders
 		WHERE `+where+` AND status IN ('active', 'paused')
 		ORDER BY next, id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: items: %w", err)
 	}
-	out, err := collect(rows, func(r rowScanner) (remind.Item, error) { return scanItem(r) })
+	return out, nil
+}
+
+// AllItems lists up to limit active and paused items matching f, across
+// scopes, by scope, next, then id (remind.ItemLister). Scopes sort by
+// their bytes (COLLATE "C"), as on SQLite, whatever the database's
+// collation.
+func (db *DB) AllItems(ctx context.Context, f remind.ItemFilter, limit int) ([]remind.Item, error) {
+	out, err := db.queryItems(ctx, `
+		SELECT `+rowdata.ItemColumns+` FROM reminders
+		WHERE status IN ('active', 'paused') AND ($1 = '' OR scope = $1) AND ($2 = '' OR owner = $2)
+			AND ($3 = '' OR kind = $3)
+		ORDER BY scope COLLATE "C", next, id LIMIT $4 OFFSET $5`, f.Scope, f.Owner, string(f.Kind), limit, max(f.Offset, 0))
 	if err != nil {
-		return nil, fmt.Errorf("postgres: items: %w", err)
+		return nil, fmt.Errorf("postgres: all items: %w", err)
 	}
 	return out, nil
+}
+
+// queryItems reads the items query selects (rowdata.ItemColumns).
+func (db *DB) queryItems(ctx context.Context, query string, args ...any) ([]remind.Item, error) {
+	rows, err := db.pool.Query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return collect(rows, func(r rowScanner) (remind.Item, error) { return scanItem(r) })
 }
 
 // liveItem reads item id in tx and locks its row until the transaction

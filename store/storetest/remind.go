@@ -16,6 +16,7 @@ var remindTests = []test{
 	{"ItemsOf", testItemsOf},
 	{"ItemsCap", testItemsCap},
 	{"CancelAndPause", testCancelAndPause},
+	{"AllItems", testAllItems},
 	{"ClaimDue", testClaimDue},
 	{"ClaimDueConcurrent", testClaimDueConcurrent},
 	{"PendingClaims", testPendingClaims},
