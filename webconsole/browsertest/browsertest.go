@@ -19,6 +19,9 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
+// The window a tab opens in.
+const deskWidth, deskHeight = 1100, 800
+
 // Tab is a browser tab; the test is skipped without Chromium, except in
 // CI (CI set), where it fails. The browser ends with the test.
 func Tab(t *testing.T) context.Context {
@@ -37,7 +40,7 @@ func Tab(t *testing.T) context.Context {
 		t.Skip("no Chromium here (apt-get install chromium)")
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox,
-		chromedp.WindowSize(1100, 800), chromedp.UserDataDir(t.TempDir()))
+		chromedp.WindowSize(deskWidth, deskHeight), chromedp.UserDataDir(t.TempDir()))
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.WithoutCancel(t.Context()), opts...)
 	ctx, cancel := chromedp.NewContext(alloc)
 	// A hang, not a timing assertion.
@@ -146,10 +149,11 @@ func Phone(t *testing.T, ctx context.Context) {
 	}
 }
 
-// Desk undoes Phone.
+// Desk undoes Phone: the tab is the window's size again (Tab's 1100 ×
+// 800; clearing the emulation alone leaves the phone's width in place).
 func Desk(t *testing.T, ctx context.Context) {
 	t.Helper()
-	if err := chromedp.Do(ctx, chromedp.EmulateReset()); err != nil {
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(deskWidth, deskHeight)); err != nil {
 		t.Fatal(err)
 	}
 }
