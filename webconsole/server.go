@@ -124,6 +124,7 @@ func (s *Server) routes() {
 	s.mux.Handle("GET /approvals", s.admin(s.approvals))
 	s.mux.Handle("POST /approvals/{id}", s.admin(s.decide))
 	s.mux.Handle("GET /audit", s.admin(s.audit))
+	s.mux.Handle("GET /audit/export", s.admin(s.auditExport))
 	s.mux.Handle("GET /sessions", s.admin(s.sessions))
 	s.mux.Handle("GET /usage", s.admin(s.usage))
 	s.mux.Handle("GET /people", s.admin(s.people))
