@@ -1,9 +1,11 @@
 package webconsole
 
 import (
-	"github.com/parleybot/parley/agent"
 	"net/http"
 	"strconv"
+	"time"
+
+	"github.com/parleybot/parley/agent"
 
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/store"
@@ -28,6 +30,16 @@ func (s *Server) home(w http.ResponseWriter, r *http.Request, who *signin.Sessio
 	}
 	data := map[string]any{"Title": "Overview", "Nav": "home", "Recent": recent, "Audit": log}
 	data["Load"], data["Platforms"] = s.now()
+	if s.cfg.Costs != nil {
+		// Today's calls and cost, every replica's: the store has them all.
+		day := s.cfg.Now().UTC().Truncate(24 * time.Hour)
+		today, err := s.cfg.Costs.SumCosts(r.Context(), bot.CostFilter{Since: day, Until: day.AddDate(0, 0, 1)})
+		if err != nil {
+			s.serverError(w, r, err)
+			return
+		}
+		data["Today"] = today
+	}
 	if src := s.approvalSource(); src != nil {
 		pending, err := src.PendingApprovals(r.Context())
 		if err != nil {

@@ -33,9 +33,11 @@ var funcs = template.FuncMap{
 	// segment is a person's key as one path segment (/people/{key}).
 	"segment": url.PathEscape,
 	// Money and tokens read as in chat (/usage, /status).
-	"dollars": bot.Dollars,
-	"tokens":  bot.Thousands,
-	"day":     func(t time.Time) string { return t.UTC().Format(time.DateOnly) },
+	"dollars":   bot.Dollars,
+	"thousands": bot.Thousands,
+	"add":       func(a, b int) int { return a + b },
+	"tokens":    bot.Thousands,
+	"day":       func(t time.Time) string { return t.UTC().Format(time.DateOnly) },
 	// num is an SVG coordinate: a tenth of a unit is finer than a pixel.
 	"num": func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/parleybot/parley/agent/llm"
+	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/store"
 	"github.com/parleybot/parley/webconsole"
@@ -179,6 +180,14 @@ func TestSignInOnce(t *testing.T) {
 	}
 	if code, body := c.get(t, b, "/"); code != http.StatusOK || !strings.Contains(body, "<h1>Overview</h1>") {
 		t.Fatalf("the operator's overview: %d\n%s", code, body)
+	}
+	// Today's calls and cost, from the costs every replica keeps.
+	if err := c.db.RecordCost(t.Context(), bot.Cost{At: c.clock.now(), User: "slack:U1", Agent: "default", Model: "openai/m",
+		Usage: llm.Usage{InputTokens: 1000, OutputTokens: 234}, Nanos: 3_600_000, Priced: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, body := c.get(t, b, "/"); !strings.Contains(body, "<dt>Tokens</dt><dd>1,234</dd>") || !strings.Contains(body, `<a href="/usage">$0.0036</a>`) {
+		t.Fatalf("today on the overview:\n%s", body)
 	}
 	// Used: another browser cannot use it again.
 	if code, body := c.post(t, c.browser(t), path, nil); code != http.StatusForbidden || !strings.Contains(body, "used already") {
