@@ -92,6 +92,9 @@ type CoreConfig struct {
 	Audit AuditLog
 	// ConsoleLink makes /console's sign-in links; nil: the console is off.
 	ConsoleLink func(ctx context.Context, user string) (string, error)
+	// Conversations counts a person's conversations for their Home page
+	// (router_home.go); nil: the page leaves the count out.
+	Conversations func(ctx context.Context, user string) (int, error)
 	// Sharing makes this core one of several replicas on a shared store
 	// (router_shared.go); its Sleep defaults to the core's. nil: the only
 	// process on its store.
@@ -173,7 +176,7 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 			PollEvery: poll, Now: cfg.Now, Sleep: cfg.Sleep, Logger: cfg.Logger},
 		MaxConcurrent: cfg.MaxConcurrent, Model: cfg.Model, Limits: cfg.Limits, ResumeWithin: cfg.ResumeWithin,
 		Knowledge: cfg.Knowledge, Attachments: cfg.Attachments, DiskFloor: cfg.DiskFloor, Runs: cfg.Runs, Learning: cfg.Learning, Tasks: cfg.Tasks, Helpers: cfg.Helpers,
-		Metrics: cfg.Metrics, Costs: cfg.Costs, Audit: cfg.Audit, ConsoleLink: cfg.ConsoleLink, Now: cfg.Now, Logger: cfg.Logger, Sharing: cfg.Sharing, Reminders: reminders,
+		Metrics: cfg.Metrics, Costs: cfg.Costs, Audit: cfg.Audit, ConsoleLink: cfg.ConsoleLink, Conversations: cfg.Conversations, Now: cfg.Now, Logger: cfg.Logger, Sharing: cfg.Sharing, Reminders: reminders,
 	}, cfg.Adapters...)
 	if err != nil {
 		return nil, err

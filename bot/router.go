@@ -93,6 +93,10 @@ type RouterConfig struct {
 	// ConsoleLink makes a one-time sign-in link to the web console for a
 	// person ("platform:id"), for /console; nil: the console is off.
 	ConsoleLink func(ctx context.Context, user string) (string, error)
+	// Conversations counts the conversations a person ("platform:id")
+	// took part in, for their Home page (router_home.go); nil: the page
+	// leaves the count out.
+	Conversations func(ctx context.Context, user string) (int, error)
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 	// ResumeWithin bounds crash recovery: a message older than this is not
@@ -172,7 +176,10 @@ type sessionState struct {
 	turnKeys map[string]bool
 }
 
-var _ chat.Handler = (*Router)(nil)
+var (
+	_ chat.Handler     = (*Router)(nil)
+	_ chat.HomeHandler = (*Router)(nil)
+)
 
 // approver is what a turn asks about a risky tool call: never a typed
 // nil, which the runner would take for one that can answer.

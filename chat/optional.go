@@ -87,3 +87,22 @@ type MemberChecker interface {
 	// treat as no.
 	IsMember(ctx context.Context, t Thread, userID string) (bool, error)
 }
+
+// HomePublisher is implemented by adapters whose platform gives each
+// person a page of the app's own that only they see (Slack's App Home
+// tab). PublishHome replaces what u's page shows with home. Only the
+// person sees it, so it may carry what is theirs alone (a sign-in link).
+type HomePublisher interface {
+	PublishHome(ctx context.Context, u User, home Home) error
+}
+
+// HomeHandler is implemented by handlers that answer a person opening
+// the app's page (HomeOpened). An adapter that delivers HomeOpened looks
+// for it on its Handler with a type assertion and, without it, ignores
+// the event: a Handler need not know of pages at all.
+type HomeHandler interface {
+	// HandleHome is told that h.User opened their page. It returns fast,
+	// as every Handler method does: what it shows goes out later, through
+	// the adapter's HomePublisher.
+	HandleHome(ctx context.Context, h HomeOpened) error
+}

@@ -82,6 +82,12 @@ func wrap(method string, err error) error {
 		return &ScopeError{Method: method, Scope: scope, Err: err}
 	case "invalid_blocks", "invalid_blocks_format":
 		return fmt.Errorf("slack %s: %w: %w", method, chat.ErrFormatRejected, err)
+	case "invalid_arguments", "not_enabled":
+		if method == "views.publish" {
+			// The person sees an empty Home tab; the operator needs to
+			// know why, and retrying cannot help.
+			return fmt.Errorf("slack %s: Slack refused the Home tab's view (the app's Home tab must be on: app_home.home_tab_enabled, as `parley slack-manifest` sets it): %w", method, err)
+		}
 	}
 	return fmt.Errorf("slack %s: %w", method, err)
 }

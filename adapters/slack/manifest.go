@@ -42,6 +42,7 @@ var botEvents = []string{
 	"message.im",
 	"message.mpim",
 	"assistant_thread_started",
+	"app_home_opened", // the Home tab: each person's summary and console button (home.go)
 }
 
 type manifest struct {
@@ -106,7 +107,7 @@ const (
 )
 
 // Manifest returns a ready-to-paste Slack app manifest in YAML for an app
-// called name ("Parley" when empty): bot user, DM tab, assistant view,
+// called name ("Parley" when empty): bot user, Home and DM tabs, assistant view,
 // /parley, scopes, events, interactivity and Socket Mode.
 func Manifest(name string) string {
 	m, _ := HTTPManifest(name, "")
@@ -134,6 +135,7 @@ func HTTPManifest(name, base string) (string, error) {
 	m.DisplayInformation.Name = truncate(name, maxAppName)
 	m.DisplayInformation.Description = "A self-hosted AI agent: mention it in a channel, talk to it in a DM."
 	m.DisplayInformation.BackgroundColor = "#2c2d30"
+	m.Features.AppHome.HomeTabEnabled = true // home.go publishes each person's page
 	m.Features.AppHome.MessagesTabEnabled = true
 	m.Features.BotUser.DisplayName = truncate(name, maxDisplayName)
 	m.Features.BotUser.AlwaysOnline = true

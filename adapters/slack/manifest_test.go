@@ -24,12 +24,12 @@ func TestManifest(t *testing.T) {
 				t.Errorf("scope %s missing", s)
 			}
 		}
-		for _, e := range []string{"app_mention", "message.channels", "message.groups", "message.im", "message.mpim", "assistant_thread_started"} {
+		for _, e := range []string{"app_mention", "message.channels", "message.groups", "message.im", "message.mpim", "assistant_thread_started", "app_home_opened"} {
 			if !slices.Contains(m.Settings.EventSubscriptions.BotEvents, e) {
 				t.Errorf("event %s missing", e)
 			}
 		}
-		if !m.Settings.SocketModeEnabled || !m.Settings.Interactivity.IsEnabled || !m.Features.AppHome.MessagesTabEnabled {
+		if !m.Settings.SocketModeEnabled || !m.Settings.Interactivity.IsEnabled || !m.Features.AppHome.MessagesTabEnabled || !m.Features.AppHome.HomeTabEnabled {
 			t.Errorf("settings %+v, app home %+v", m.Settings, m.Features.AppHome)
 		}
 		if len(m.Features.SlashCommands) != 1 || m.Features.SlashCommands[0].Command != "/parley" || m.Features.SlashCommands[0].UsageHint == "" {

@@ -23,6 +23,7 @@ type blockJSON struct {
 		Type     string `json:"type"`
 		ActionID string `json:"action_id"`
 		Value    string `json:"value"`
+		URL      string `json:"url"`
 		Style    string `json:"style"`
 		Text     struct {
 			Type string `json:"type"`

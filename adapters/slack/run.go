@@ -143,11 +143,15 @@ func (a *Adapter) receive(ctx context.Context, sm *socketmode.Client, h chat.Han
 
 // handleEvent normalizes an Events API event and hands it on. A new
 // assistant thread gets its suggested prompts and goes no further
-// (assistant.go); other events Parley does not act on are only acked.
+// (assistant.go), a Home tab opened goes to the handler's HandleHome
+// (home.go); other events Parley does not act on are only acked.
 func (a *Adapter) handleEvent(ctx context.Context, h chat.Handler, e slackevents.EventsAPIEvent) error {
 	if ev, ok := e.InnerEvent.Data.(*slackevents.AssistantThreadStartedEvent); ok {
 		a.assistantThreadStarted(ctx, ev)
 		return nil
+	}
+	if ev, ok := e.InnerEvent.Data.(*slackevents.AppHomeOpenedEvent); ok {
+		return a.homeOpened(ctx, h, e.TeamID, ev)
 	}
 	m, ok := normalizeEvent(e, a.identity())
 	if !ok {

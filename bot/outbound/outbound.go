@@ -2,7 +2,7 @@
 // Pacer (token buckets as the platform limits them, finals first), answers
 // through a Delivery (stream, paced edits, a guaranteed final, split past
 // the platform's length, never twice), and everything else through
-// Outbound's Post, Edit, Private, Answer and Tell, with the plain-text
+// Outbound's Post, Edit, Private, Answer, Tell and Home, with the plain-text
 // fallback when a platform refuses the formatting.
 package outbound
 
@@ -243,6 +243,30 @@ func (o *Outbound) Tell(ctx context.Context, a chat.Action, text string) error {
 		})
 	}
 	return o.Private(ctx, a.Thread, a.User, chat.Out{Text: text})
+}
+
+// ErrNoHome is returned, wrapped, by Home for a platform whose adapter has
+// no page of its own for each person (chat.HomePublisher).
+var ErrNoHome = errors.New("the platform has no home page for a person")
+
+// Home shows home on u's own page of the app (chat.HomePublisher), paced
+// like a new message in a chat of u's own on space's budget: a rate limit
+// is waited out a few times, any other error returned at once.
+func (o *Outbound) Home(ctx context.Context, space string, u chat.User, home chat.Home) error {
+	ol, err := o.outlet(u.Platform)
+	if err != nil {
+		return err
+	}
+	hp, ok := ol.adapter.(chat.HomePublisher)
+	if !ok {
+		return fmt.Errorf("outbound: %s: %w", u.Platform, ErrNoHome)
+	}
+	// The page is no conversation: it draws on a bucket of its own, so
+	// opening it never delays an answer in a chat.
+	t := chat.Thread{Platform: u.Platform, Space: space, Chat: "home:" + u.ID}
+	return o.call(ctx, ol, ol.pacer.PostKey(t), chat.Out{}, func(chat.Out) error {
+		return hp.PublishHome(ctx, u, home)
+	})
 }
 
 // call makes one platform call at key's pace: a rate limit penalizes the

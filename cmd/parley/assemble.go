@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"log/slog"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/parleybot/parley/agent/tools/webfetch"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/chat"
+	"github.com/parleybot/parley/store"
 )
 
 // assemble builds the chat core of a over adapters (the terminal's or the
@@ -88,6 +90,12 @@ func assemble(a *app, adapters []chat.Adapter, acc bot.Access, approvers []strin
 	}
 	if a.console != nil {
 		cc.ConsoleLink = a.console.NewLink
+	}
+	cc.Conversations = func(ctx context.Context, user string) (int, error) {
+		// The same list the console shows a person, counted: a person's
+		// conversations are few enough to list for a Home page.
+		cs, err := a.db.Conversations(ctx, store.ConversationFilter{User: user})
+		return len(cs), err
 	}
 	core, err := bot.NewCore(cc)
 	if err != nil {

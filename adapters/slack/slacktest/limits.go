@@ -48,6 +48,7 @@ func defaultLimits() map[string]Limit {
 		"conversations.replies":                 tier3,
 		"conversations.history":                 tier3,
 		"auth.test":                             tier4,
+		"views.publish":                         tier4,
 	}
 }
 

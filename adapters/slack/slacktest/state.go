@@ -97,6 +97,7 @@ type state struct {
 	titles    map[string]string
 	prompts   map[string]json.RawMessage
 	members   map[string]map[string]bool // channel → its members' user ids (members.go)
+	homes     map[string]json.RawMessage // user → the Home tab view published for them (home.go)
 	botUserID string
 }
 
@@ -110,6 +111,7 @@ func newState(o options) *state {
 		titles:    map[string]string{},
 		prompts:   map[string]json.RawMessage{},
 		members:   map[string]map[string]bool{},
+		homes:     map[string]json.RawMessage{},
 		botUserID: o.botUserID,
 	}
 	st.users[o.botUserID] = &User{ID: o.botUserID, Name: o.botName, IsBot: true}

@@ -55,6 +55,7 @@ var methods = map[string]handler{
 	"conversations.members":                 (*Server).conversationsMembers,
 	"conversations.replies":                 (*Server).conversationsReplies,
 	"conversations.history":                 (*Server).conversationsHistory,
+	"views.publish":                         (*Server).viewsPublish,
 }
 
 func (s *Server) serveWebAPI(w http.ResponseWriter, r *http.Request) {
