@@ -286,6 +286,36 @@ func TestConsoleKBPersonRefused(t *testing.T) {
 	}
 }
 
+// TestConsoleKBUploadBound: only an admin's upload to /kb/add may pass
+// the 1 MiB a form holds; elsewhere a multipart form past it is refused
+// before anything is read to disk.
+func TestConsoleKBUploadBound(t *testing.T) {
+	c, _ := newKBConsole(t)
+	big := bytes.Repeat([]byte("a"), 2<<20)
+	root, ana := c.signIn(t, admin), c.signIn(t, ana)
+	for _, tc := range []struct {
+		name string
+		b    *http.Client
+		path string
+	}{{"a person's upload", ana, "/kb/add"}, {"an admin's form elsewhere", root, "/sessions/revoke"}} {
+		var body bytes.Buffer
+		mw := multipart.NewWriter(&body)
+		_ = mw.WriteField("csrf", c.csrf(t, tc.b, "/"))
+		fw, _ := mw.CreateFormFile("file", "big.txt")
+		_, _ = fw.Write(big)
+		_ = mw.Close()
+		resp, err := tc.b.Post(c.http.URL+tc.path, mw.FormDataContentType(), &body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(got), "larger than this console takes") {
+			t.Errorf("%s: %d\n%s", tc.name, resp.StatusCode, got)
+		}
+	}
+}
+
 func TestConsoleKBOff(t *testing.T) {
 	c := newConsole(t)
 	root := c.signIn(t, admin)
