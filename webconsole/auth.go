@@ -7,6 +7,8 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
+	"mime"
 	"net"
 	"net/http"
 	"net/netip"
@@ -18,6 +20,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/parleybot/parley/agent/kb"
 	"github.com/parleybot/parley/webconsole/signin"
 )
 
@@ -125,9 +128,17 @@ func (s *Server) signedIn(h handler) http.Handler {
 			s.fail(w, r, http.StatusUnauthorized, "Your session has ended. Sign in again: send /console to Parley in chat, or run parley console login.")
 			return
 		}
-		if r.Method != http.MethodGet && r.Method != http.MethodHead && !s.sameOrigin(r, &who) {
-			s.fail(w, r, http.StatusForbidden, "This form is out of date or did not come from this console; reload the page and try again.")
-			return
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			if err := s.readForm(r, &who); errors.As(err, new(*http.MaxBytesError)) {
+				// Refused before the CSRF check, as nothing was done: the
+				// sender should hear it was the size, not a stale form.
+				s.fail(w, r, http.StatusRequestEntityTooLarge, s.tooLarge(r, &who))
+				return
+			}
+			if !s.sameOrigin(r, &who) {
+				s.fail(w, r, http.StatusForbidden, "This form is out of date or did not come from this console; reload the page and try again.")
+				return
+			}
 		}
 		h(w, r, &who)
 	})
@@ -149,8 +160,7 @@ func (s *Server) admin(h handler) http.Handler {
 // session's CSRF token, and a browser that says where it comes from says
 // this console.
 func (s *Server) sameOrigin(r *http.Request, who *signin.Session) bool {
-	r.Body = http.MaxBytesReader(nil, r.Body, 1<<20)
-	token := r.PostFormValue("csrf")
+	token := r.PostFormValue("csrf") // read within its bound by readForm
 	if token == "" || subtle.ConstantTimeCompare([]byte(token), []byte(who.CSRF)) != 1 {
 		return false
 	}
@@ -171,6 +181,51 @@ func (s *Server) sameOrigin(r *http.Request, who *signin.Session) bool {
 		return err == nil && strings.EqualFold(u.Host, p.Host)
 	}
 	return strings.EqualFold(u.Host, r.Host)
+}
+
+// formBound is what a form's body may hold, but an upload's.
+const formBound = 1 << 20
+
+// uploadRoute is the one form that takes a file: an admin's document for
+// the knowledge base, up to its file cap. Anywhere else, or from a
+// person, a form stays within formBound, so no one can make the console
+// spool large bodies to disk where it expects none.
+const uploadRoute = "POST /kb/add"
+
+// uploadBound is what r's body may hold: a document at the knowledge
+// base's file cap and the other fields for an admin's upload, else
+// formBound.
+func (s *Server) uploadBound(r *http.Request, who *signin.Session) int64 {
+	if !s.uploading(r, who) {
+		return formBound
+	}
+	return max(formBound, s.cfg.Knowledge.MaxFileBytes()+uploadSlack)
+}
+
+// uploading reports whether r may carry a document: an admin's, to the
+// upload route, with a knowledge base to take it.
+func (s *Server) uploading(r *http.Request, who *signin.Session) bool {
+	return r.Pattern == uploadRoute && who.Admin && s.cfg.Knowledge != nil
+}
+
+// readForm reads a state-changing request's form within its bound, so
+// the CSRF token is there to check whichever way the form was encoded.
+// An upload's file past 1 MiB waits on disk, not in memory; net/http
+// removes it when the request is done.
+func (s *Server) readForm(r *http.Request, who *signin.Session) error {
+	r.Body = http.MaxBytesReader(nil, r.Body, s.uploadBound(r, who))
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "multipart/form-data" {
+		return r.ParseMultipartForm(formBound)
+	}
+	return r.ParseForm()
+}
+
+// tooLarge says why a form was too large to read.
+func (s *Server) tooLarge(r *http.Request, who *signin.Session) string {
+	if s.uploading(r, who) {
+		return "Not added: the upload is over the cap of " + kb.Size(s.cfg.Knowledge.MaxFileBytes()) + " per document."
+	}
+	return "That form is larger than this console takes."
 }
 
 // secure reports whether r came over TLS: directly, or through a trusted

@@ -168,3 +168,36 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("a used link: %q", got)
 	}
 }
+
+// TestBrowserKB: the Knowledge page with documents in two scopes, searched
+// from its box, and a document removed from its button.
+func TestBrowserKB(t *testing.T) {
+	c, base := newKBConsole(t)
+	ctx := bt.Tab(t)
+	doc(t, base, "operator", "plants.md", plants)
+	doc(t, base, space, "handbook.md", "# Handbook\n\nHolidays are booked in the tracker, two weeks ahead.\n")
+	bt.Go(t, ctx, c.http.URL+c.link(t, webconsole.Operator))
+	bt.ClickTo(t, ctx, `button[type=submit]`, "Overview")
+	bt.ClickTo(t, ctx, `a[href="/kb"]`, "Knowledge base")
+	if got := bt.Text(t, ctx, "main"); !strings.Contains(got, "plants.md") || !strings.Contains(got, "handbook.md") {
+		t.Fatalf("the Knowledge page: %q", got)
+	}
+	bt.Eval(t, ctx, `document.querySelector('input[name=q]').value = 'holidays'`)
+	bt.ClickTo(t, ctx, `form[role=search] button`, "Knowledge base")
+	hits := bt.Text(t, ctx, `section[aria-label="Passages found"]`)
+	for _, want := range []string{"Holidays are booked in the tracker", "Handbook", "handbook.md, lines 1–3"} {
+		if !strings.Contains(hits, want) {
+			t.Errorf("the passages found lack %q:\n%s", want, hits)
+		}
+	}
+	bt.Shoot(t, ctx, "kb")
+	bt.Phone(t, ctx)
+	if bt.Wider(t, ctx) {
+		t.Error("the Knowledge page is wider than a phone's screen")
+	}
+	bt.Desk(t, ctx)
+	bt.ClickTo(t, ctx, `section[aria-label="operator"] button.danger`, "Knowledge base")
+	if got := bt.Text(t, ctx, "main"); !strings.Contains(got, "Removed.") || strings.Contains(got, "plants.md") {
+		t.Errorf("after Remove: %q", got)
+	}
+}

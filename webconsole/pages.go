@@ -18,7 +18,7 @@ import (
 
 // pageNames are the templates under templates/ that are whole pages,
 // each rendered inside layout.html.
-var pageNames = []string{"login", "message", "home", "conversations", "conversation", "approvals", "audit", "sessions", "usage", "people", "person", "time"}
+var pageNames = []string{"login", "message", "home", "conversations", "conversation", "approvals", "audit", "sessions", "usage", "people", "person", "time", "kb"}
 
 // funcs are the templates' helpers.
 var funcs = template.FuncMap{

@@ -48,6 +48,9 @@ type Config struct {
 	// Limits are the money limits the usage page shows how close people
 	// and agents are to.
 	Limits Limits
+	// Knowledge is the knowledge base the Knowledge page lists, searches
+	// and changes; nil: the page says it is off.
+	Knowledge Knowledge
 	// IsAdmin says whether a person ("platform:id") is an admin
 	// (access.admins): their link opens the admin view.
 	IsAdmin func(user string) bool
@@ -126,6 +129,9 @@ func (s *Server) routes() {
 	s.mux.Handle("GET /audit", s.admin(s.audit))
 	s.mux.Handle("GET /audit/export", s.admin(s.auditExport))
 	s.mux.Handle("GET /sessions", s.admin(s.sessions))
+	s.mux.Handle("GET /kb", s.admin(s.knowledgePage))
+	s.mux.Handle("POST /kb/add", s.admin(s.addDocument))
+	s.mux.Handle("POST /kb/{id}/remove", s.admin(s.removeDocument))
 	s.mux.Handle("GET /usage", s.admin(s.usage))
 	s.mux.Handle("GET /people", s.admin(s.people))
 	s.mux.Handle("GET /people/{key}", s.admin(s.person))

@@ -48,15 +48,26 @@ const admin = "slack:UADM"
 
 func newConsole(t *testing.T) *console {
 	t.Helper()
+	return newConsoleWith(t, nil)
+}
+
+// newConsoleWith is newConsole with the config as set changes it, after
+// the store is open.
+func newConsoleWith(t *testing.T, set func(*webconsole.Config, *store.DB)) *console {
+	t.Helper()
 	db, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "parley.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
 	c := &console{db: db, clock: &clock{t: time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)}}
-	c.srv, err = webconsole.New(webconsole.Config{Auth: db, Audit: db, Data: db, Costs: db, Now: c.clock.now,
+	cfg := webconsole.Config{Auth: db, Audit: db, Data: db, Costs: db, Now: c.clock.now,
 		Limits:  webconsole.Limits{DailyCost: 0.01, Monthly: map[string]float64{"main": 0.05}},
-		IsAdmin: func(u string) bool { return u == admin }})
+		IsAdmin: func(u string) bool { return u == admin }}
+	if set != nil {
+		set(&cfg, db)
+	}
+	c.srv, err = webconsole.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

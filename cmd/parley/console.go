@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/parleybot/parley/agent/kb"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/cmd/parley/internal/config"
@@ -28,13 +29,19 @@ func newConsole(a *app, acc bot.Access, logger *slog.Logger) (*webconsole.Server
 	if c.Listen == "" {
 		return nil, nil
 	}
-	return consoleOver(a.cfg, a.db, func(u string) bool { return isAdminKey(acc, u) }, logger)
+	return consoleOver(a.cfg, a.db, func(u string) bool { return isAdminKey(acc, u) }, a.kb, logger)
 }
 
-// consoleOver is the console over db, for serving or for making links.
-func consoleOver(cfg *config.Config, db backend, isAdmin func(string) bool, logger *slog.Logger) (*webconsole.Server, error) {
+// consoleOver is the console over db, for serving or for making links;
+// base is the knowledge base its Knowledge page works on (nil: none, as
+// for making links).
+func consoleOver(cfg *config.Config, db backend, isAdmin func(string) bool, base *kb.Base, logger *slog.Logger) (*webconsole.Server, error) {
+	var knowledge webconsole.Knowledge
+	if base != nil { // a nil *kb.Base in the interface would not be nil
+		knowledge = base
+	}
 	return webconsole.New(webconsole.Config{
-		Auth: db, Audit: db, Data: db, Costs: db, Limits: consoleLimits(cfg), IsAdmin: isAdmin,
+		Auth: db, Audit: db, Data: db, Costs: db, Knowledge: knowledge, Limits: consoleLimits(cfg), IsAdmin: isAdmin,
 		PublicURL: cfg.Console.PublicURL, LinkBase: cfg.Console.BaseURL(), TrustedProxies: cfg.Console.Proxies(),
 		Logger: logger.With("part", "console"),
 	})
@@ -133,7 +140,7 @@ func newConsoleCmd(e *environment, load func() (*config.Config, error)) *cobra.C
 				user = as
 			}
 			acc := access(cfg)
-			srv, err := consoleOver(cfg, db, func(u string) bool { return isAdminKey(acc, u) }, slog.New(slog.DiscardHandler))
+			srv, err := consoleOver(cfg, db, func(u string) bool { return isAdminKey(acc, u) }, nil, slog.New(slog.DiscardHandler))
 			if err != nil {
 				return err
 			}
