@@ -17,6 +17,9 @@ type SharedCommands struct {
 	sessions SessionMap
 	memory   agent.MemoryStore
 	limits   agent.MemoryLimits
+	// audit records a change to a person's memory; the router that runs
+	// the commands sets it to its audit log (nil: none kept).
+	audit func(ctx context.Context, e AuditEntry)
 }
 
 // NewSharedCommands returns the shared commands over the session map and the memory
@@ -68,9 +71,11 @@ func (b *SharedCommands) memoryCommand(ctx context.Context, u chat.User, args []
 		if len(args) < 2 || args[1] != "yes" {
 			return "This forgets everything I remember about you. Send `/memory clear yes` to confirm.", nil
 		}
-		if _, err := EraseMemory(ctx, b.memory, u.Key()); err != nil {
+		erased, err := EraseMemory(ctx, b.memory, u.Key())
+		if err != nil {
 			return "", fmt.Errorf("clear memory: %w", err)
 		}
+		b.record(ctx, AuditEntry{Actor: u.Key(), Action: "memory.clear", Target: u.Key(), Detail: fmt.Sprintf("%d erased", erased), Via: "chat"})
 		return "Done: I no longer remember anything about you.", nil
 	}
 	return "Usage: /memory, /memory forget N, /memory clear", nil
@@ -95,10 +100,21 @@ func (b *SharedCommands) forget(ctx context.Context, u chat.User, n int) (string
 	if err != nil {
 		return "", fmt.Errorf("forget: %w", err)
 	}
+	if removed {
+		// Which list, never the entry: it is the person's.
+		b.record(ctx, AuditEntry{Actor: u.Key(), Action: "memory.forget", Target: u.Key(), Detail: string(target), Via: "chat"})
+	}
 	if !removed {
 		return fmt.Sprintf("Entry %d changed in the meantime: see /memory.", n), nil
 	}
 	return fmt.Sprintf("Forgot: %s", want), nil
+}
+
+// record adds e to the audit log, if one is kept.
+func (b *SharedCommands) record(ctx context.Context, e AuditEntry) {
+	if b.audit != nil {
+		b.audit(ctx, e)
+	}
 }
 
 // ForgetEntry removes the entry reading want from a person's list target,

@@ -247,6 +247,9 @@ func NewRouter(cfg RouterConfig, adapters ...chat.Adapter) (*Router, error) {
 		sessions: map[string]*sessionState{},
 		received: map[string]time.Time{},
 	}
+	if cfg.Commands != nil && cfg.Audit != nil {
+		cfg.Commands.audit = r.audit
+	}
 	if cfg.Approvals != nil {
 		ac := *cfg.Approvals
 		ac.Sessions, ac.Outbound, ac.Resumer = sessionThreads{cfg.Sessions}, cfg.Outbound, r
