@@ -32,3 +32,25 @@ type Replicas interface {
 	// others at their next beat.
 	Leave(ctx context.Context, replica string) error
 }
+
+// Replica is one replica as the register last saw it.
+type Replica struct {
+	ID     string
+	SeenAt time.Time
+}
+
+// Lease is one lease and who holds it until when.
+type Lease struct {
+	Name    string
+	Holder  string
+	Expires time.Time
+}
+
+// SharedState says who shares the store now (the console's overview):
+// both store engines implement it.
+type SharedState interface {
+	// LiveReplicas lists the replicas seen at or after since, by id.
+	LiveReplicas(ctx context.Context, since time.Time) ([]Replica, error)
+	// HeldLeases lists the leases unexpired at now, by name.
+	HeldLeases(ctx context.Context, now time.Time) ([]Lease, error)
+}

@@ -24,10 +24,11 @@ type Backend interface {
 	chat.PlatformState
 	bot.RunRecorder
 	bot.HelperSessions
-	bot.Leases   // replicas on one database take turns (docs/replicas.md)
-	bot.Replicas // and share the platforms' rate limits
-	bot.CostBook // what each model call cost (#28 §4)
-	bot.AuditLog // what was done and by whom
+	bot.Leases      // replicas on one database take turns (docs/replicas.md)
+	bot.Replicas    // and share the platforms' rate limits
+	bot.SharedState // who shares it now (the console's overview)
+	bot.CostBook    // what each model call cost (#28 §4)
+	bot.AuditLog    // what was done and by whom
 
 	signin.Auth // the web console's sign-in links and sessions
 

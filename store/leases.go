@@ -81,3 +81,43 @@ func (db *DB) Leave(ctx context.Context, replica string) error {
 	}
 	return nil
 }
+
+// LiveReplicas lists the replicas seen at or after since, by id.
+func (db *DB) LiveReplicas(ctx context.Context, since time.Time) ([]bot.Replica, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT id, seen_at FROM replicas WHERE seen_at >= ? ORDER BY id`, millis(since))
+	if err != nil {
+		return nil, fmt.Errorf("store: replicas: %w", err)
+	}
+	defer rows.Close()
+	var out []bot.Replica
+	for rows.Next() {
+		var r bot.Replica
+		var seen int64
+		if err := rows.Scan(&r.ID, &seen); err != nil {
+			return nil, fmt.Errorf("store: replicas: %w", err)
+		}
+		r.SeenAt = fromMillis(seen)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// HeldLeases lists the leases unexpired at now, by name.
+func (db *DB) HeldLeases(ctx context.Context, now time.Time) ([]bot.Lease, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT name, holder, expires_at FROM leases WHERE expires_at > ? ORDER BY name`, millis(now))
+	if err != nil {
+		return nil, fmt.Errorf("store: leases: %w", err)
+	}
+	defer rows.Close()
+	var out []bot.Lease
+	for rows.Next() {
+		var l bot.Lease
+		var until int64
+		if err := rows.Scan(&l.Name, &l.Holder, &until); err != nil {
+			return nil, fmt.Errorf("store: leases: %w", err)
+		}
+		l.Expires = fromMillis(until)
+		out = append(out, l)
+	}
+	return out, rows.Err()
+}

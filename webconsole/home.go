@@ -30,6 +30,22 @@ func (s *Server) home(w http.ResponseWriter, r *http.Request, who *signin.Sessio
 	}
 	data := map[string]any{"Title": "Overview", "Nav": "home", "Recent": recent, "Audit": log}
 	data["Load"], data["Platforms"] = s.now()
+	if s.cfg.Shared != nil {
+		// Replicas beat every few seconds (docs/replicas.md): two
+		// minutes without one is gone.
+		now := s.cfg.Now()
+		replicas, err := s.cfg.Shared.LiveReplicas(r.Context(), now.Add(-2*time.Minute))
+		if err != nil {
+			s.serverError(w, r, err)
+			return
+		}
+		leases, err := s.cfg.Shared.HeldLeases(r.Context(), now)
+		if err != nil {
+			s.serverError(w, r, err)
+			return
+		}
+		data["Replicas"], data["Leases"] = replicas, leases
+	}
 	if s.cfg.Costs != nil {
 		// Today's calls and cost, every replica's: the store has them all.
 		day := s.cfg.Now().UTC().Truncate(24 * time.Hour)

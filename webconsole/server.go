@@ -42,6 +42,9 @@ type Config struct {
 	Audit bot.AuditLog
 	// Data is what the pages read and change.
 	Data Data
+	// Shared says which replicas share the store and who holds which
+	// lease, for the overview; nil: not shown.
+	Shared bot.SharedState
 	// Costs are what model calls cost, for the usage page; nil: the page
 	// says they are not kept.
 	Costs bot.CostBook

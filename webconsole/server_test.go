@@ -61,7 +61,7 @@ func newConsoleWith(t *testing.T, set func(*webconsole.Config, *store.DB)) *cons
 	}
 	t.Cleanup(func() { db.Close() })
 	c := &console{db: db, clock: &clock{t: time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)}}
-	cfg := webconsole.Config{Auth: db, Audit: db, Data: db, Costs: db, Now: c.clock.now,
+	cfg := webconsole.Config{Auth: db, Audit: db, Data: db, Costs: db, Shared: db, Now: c.clock.now,
 		Limits:  webconsole.Limits{DailyCost: 0.01, Monthly: map[string]float64{"main": 0.05}},
 		IsAdmin: func(u string) bool { return u == admin }}
 	if set != nil {
@@ -199,6 +199,17 @@ func TestSignInOnce(t *testing.T) {
 	}
 	if _, body := c.get(t, b, "/"); !strings.Contains(body, "<dt>Tokens</dt><dd>1,234</dd>") || !strings.Contains(body, `<a href="/usage">$0.0036</a>`) {
 		t.Fatalf("today on the overview:\n%s", body)
+	}
+	// The replicas sharing the store and who holds which lease.
+	if _, err := c.db.Beat(t.Context(), "replica-a", c.clock.now(), c.clock.now()); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := c.db.HoldLease(t.Context(), "background:reflection", "replica-a", c.clock.now(), time.Minute); err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	if _, body := c.get(t, b, "/"); !strings.Contains(body, "1 replica seen in the last two minutes: replica-a.") ||
+		!strings.Contains(body, "<td>background:reflection</td><td>replica-a</td>") {
+		t.Fatalf("replicas and leases on the overview:\n%s", body)
 	}
 	// Used: another browser cannot use it again.
 	if code, body := c.post(t, c.browser(t), path, nil); code != http.StatusForbidden || !strings.Contains(body, "used already") {

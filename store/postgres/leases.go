@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/store"
 )
 
@@ -79,4 +80,40 @@ func (db *DB) Leave(ctx context.Context, replica string) error {
 		return fmt.Errorf("postgres: leave %q: %w", replica, err)
 	}
 	return nil
+}
+
+// LiveReplicas lists the replicas seen at or after since, by id.
+func (db *DB) LiveReplicas(ctx context.Context, since time.Time) ([]bot.Replica, error) {
+	rows, err := db.pool.Query(ctx, `SELECT id, seen_at FROM replicas WHERE seen_at >= $1 ORDER BY id COLLATE "C"`, ts(since))
+	if err != nil {
+		return nil, fmt.Errorf("postgres: replicas: %w", err)
+	}
+	out, err := collect(rows, func(r rowScanner) (bot.Replica, error) {
+		var x bot.Replica
+		err := r.Scan(&x.ID, &x.SeenAt)
+		x.SeenAt = x.SeenAt.UTC()
+		return x, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: replicas: %w", err)
+	}
+	return out, nil
+}
+
+// HeldLeases lists the leases unexpired at now, by name.
+func (db *DB) HeldLeases(ctx context.Context, now time.Time) ([]bot.Lease, error) {
+	rows, err := db.pool.Query(ctx, `SELECT name, holder, expires_at FROM leases WHERE expires_at > $1 ORDER BY name COLLATE "C"`, ts(now))
+	if err != nil {
+		return nil, fmt.Errorf("postgres: leases: %w", err)
+	}
+	out, err := collect(rows, func(r rowScanner) (bot.Lease, error) {
+		var l bot.Lease
+		err := r.Scan(&l.Name, &l.Holder, &l.Expires)
+		l.Expires = l.Expires.UTC()
+		return l, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: leases: %w", err)
+	}
+	return out, nil
 }

@@ -15,6 +15,7 @@ var leaseTests = []test{
 	{"HoldRace", testLeaseRace},
 	{"TakeoverRace", testLeaseTakeoverRace},
 	{"BeatLeave", testReplicas},
+	{"SharedState", testSharedState},
 }
 
 // leaseTTL is the TTL of every lease the tests hold: a lease held at
