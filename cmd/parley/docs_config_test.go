@@ -11,9 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/parleybot/parley/cmd/parley/internal/config"
 	"github.com/parleybot/parley/cmd/parley/internal/platforms"
-	"go.yaml.in/yaml/v3"
 )
 
 // docConfigKeys are config.example.yaml's keys, which are all the keys
