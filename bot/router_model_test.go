@@ -27,18 +27,7 @@ func TestModelWhoMaySwitchAndWhat(t *testing.T) {
 	w.router.HandleMessage(t.Context(), bobDM)
 	w.router.Wait()
 
-	ags, err := bot.NewAgents([]bot.Agent{{
-		Name: bot.DefaultAgent, Runner: w.runner, Model: "openai/big",
-		Switch: map[string]*agent.Runner{"local/small": w.runner},
-	}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := newRouter(t, bot.RouterConfig{
-		Sessions: w.db, Inbox: w.db, KV: w.db, Runner: w.runner, Agents: ags,
-		Commands: bot.NewSharedCommands(w.db, w.db, agent.MemoryLimits{}),
-		Access:   w.access, Reply: w.replies.factory, Logger: slog.New(slog.DiscardHandler),
-	}, w.fake)
+	r := switchingRouter(t, w, "local/small", w.runner)
 
 	bob := chat.User{Platform: "slack", ID: "bob", Name: "bob"}
 	root := chat.User{Platform: "slack", ID: "root", Name: "root"}
@@ -84,18 +73,7 @@ func TestModelSwitchMidTurn(t *testing.T) {
 	// The new model is Claude on the same fake: its calls go to another path.
 	claude := &agent.Runner{RunnerConfig: w.runner.RunnerConfig}
 	claude.Provider = anthropic.New(anthropic.Config{APIKey: "k", BaseURL: w.srv.AnthropicBaseURL()})
-	ags, err := bot.NewAgents([]bot.Agent{{
-		Name: bot.DefaultAgent, Runner: w.runner, Model: "openai/big",
-		Switch: map[string]*agent.Runner{"anthropic/claude-sonnet-4-5": claude},
-	}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := newRouter(t, bot.RouterConfig{
-		Sessions: w.db, Inbox: w.db, KV: w.db, Runner: w.runner, Agents: ags,
-		Commands: bot.NewSharedCommands(w.db, w.db, agent.MemoryLimits{}),
-		Access:   w.access, Reply: w.replies.factory, Logger: slog.New(slog.DiscardHandler),
-	}, w.fake)
+	r := switchingRouter(t, w, "anthropic/claude-sonnet-4-5", claude)
 
 	w.srv.Enqueue(llmtest.ToolCall("b1", "build", `{}`), llmtest.Text("Built."), llmtest.Text("Claude here."))
 	first := msg("slack", "C1", "1.1", "alice", "k1", "build it")
@@ -128,4 +106,22 @@ func TestModelSwitchMidTurn(t *testing.T) {
 	if want := []string{"/v1/chat/completions", "/v1/chat/completions", "/v1/messages"}; !slices.Equal(paths, want) {
 		t.Errorf("model calls %v, want the running turn's on the old model and the next turn's on the new one %v", paths, want)
 	}
+}
+
+// switchingRouter is a router over w whose default agent calls
+// openai/big and may be switched to model, which other runs.
+func switchingRouter(t *testing.T, w *world, model string, other *agent.Runner) *bot.Router {
+	t.Helper()
+	ags, err := bot.NewAgents([]bot.Agent{{
+		Name: bot.DefaultAgent, Runner: w.runner, Model: "openai/big",
+		Switch: map[string]*agent.Runner{model: other},
+	}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newRouter(t, bot.RouterConfig{
+		Sessions: w.db, Inbox: w.db, KV: w.db, Runner: w.runner, Agents: ags,
+		Commands: bot.NewSharedCommands(w.db, w.db, agent.MemoryLimits{}),
+		Access:   w.access, Reply: w.replies.factory, Logger: slog.New(slog.DiscardHandler),
+	}, w.fake)
 }
