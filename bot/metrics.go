@@ -150,12 +150,10 @@ func (w *meteredReply) Finish(ctx context.Context, final string) error {
 }
 
 // stampReceived notes that the message key reached the router now, for
-// Metrics' inbound → model latency. The note leaves with the turn that
-// answers the message (takeReceived), or at once when none will.
+// Metrics' inbound → model latency and the turn's kept latency
+// (turnlog.go). The note leaves with the turn that answers the message
+// (takeReceived), or at once when none will.
 func (r *Router) stampReceived(key string) {
-	if r.cfg.Metrics == nil {
-		return
-	}
 	now := r.cfg.Now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -166,7 +164,7 @@ func (r *Router) stampReceived(key string) {
 // has none: a message read back from the inbox after a restart, whose
 // wait says nothing of this process.
 func (r *Router) takeReceived(keys ...string) time.Time {
-	if r.cfg.Metrics == nil || len(keys) == 0 {
+	if len(keys) == 0 {
 		return time.Time{}
 	}
 	r.mu.Lock()

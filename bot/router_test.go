@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -481,5 +482,45 @@ func TestSlotFreedBeforeFinalDelivery(t *testing.T) {
 		}
 	case <-time.After(15 * time.Second): // a hang, not a timing assertion
 		t.Fatal("the second conversation waited for the first one's final delivery")
+	}
+}
+
+// TestTurnsAreKept: each turn's end is kept with how it ended, the agent
+// and the platform, for the console's overview; its messages are done.
+func TestTurnsAreKept(t *testing.T) {
+	w := newWorld(t, "slack", bot.Access{})
+	w.srv.Enqueue(llmtest.Text("answered"), llmtest.Stall("working on it"))
+	m := msg("slack", "C1", "1.1", "U1", "k1", "hello")
+	m.Mentioned = true
+	w.router.HandleMessage(t.Context(), m)
+	w.router.Wait()
+	long := msg("slack", "C1", "2.1", "U1", "k2", "long task")
+	long.Mentioned = true
+	w.router.HandleMessage(t.Context(), long)
+	for k := range w.replies.streaming { // the first turn's may be there still
+		if k == "k2" {
+			break
+		}
+	}
+	if err := w.router.HandleCommand(t.Context(), chat.Command{Key: "stop1", Thread: long.Thread, User: long.User, Name: "stop"}); err != nil {
+		t.Fatal(err)
+	}
+	w.router.Wait()
+	turns, err := w.db.TurnsBetween(t.Context(), time.Now().Add(-time.Hour), time.Now().Add(time.Hour), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []bot.TurnOutcome
+	for _, tr := range turns {
+		if tr.Platform != "slack" || tr.Agent != bot.DefaultAgent || tr.Latency < 0 {
+			t.Errorf("turn %+v", tr)
+		}
+		got = append(got, tr.Outcome)
+	}
+	if want := []bot.TurnOutcome{bot.TurnAnswered, bot.TurnStopped}; !slices.Equal(got, want) {
+		t.Errorf("kept outcomes %v, want %v", got, want)
+	}
+	if items, err := w.db.Unfinished(t.Context()); err != nil || len(items) != 0 {
+		t.Errorf("unfinished after the turns: %v, %v", items, err)
 	}
 }

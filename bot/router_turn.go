@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"time"
 
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/evolve"
@@ -35,7 +36,8 @@ func (r *Router) turn(ctx context.Context, sid string, batch []chat.Message, bas
 	if !tr.open(ctx, a) {
 		return
 	}
-	turnCtx, cancel := context.WithCancel(r.costTrace(withInbound(ctx, m.Thread.Platform, r.takeReceived(m.Key)), tr))
+	tr.received = r.takeReceived(m.Key)
+	turnCtx, cancel := context.WithCancel(r.costTrace(withInbound(ctx, m.Thread.Platform, tr.received), tr))
 	defer cancel()
 	tr.hold(cancel)
 	// What reaches other replicas for this turn: /stop, /pause, steering.
@@ -88,6 +90,9 @@ type turnRun struct {
 	answer  string
 	err     error
 	outcome TurnOutcome
+	// received is when its message reached the router; zero when this
+	// process did not see it arrive (a resumed turn).
+	received time.Time
 }
 
 // open opens the turn's reply, as the timekeeper and the metrics see it.
@@ -241,10 +246,17 @@ func (tr *turnRun) end(ctx context.Context) {
 		return
 	}
 	r.endTurn(platform, tr.outcome)
+	rec := TurnRecord{At: r.cfg.Now(), Platform: platform, Outcome: tr.outcome}
+	if tr.agent != nil {
+		rec.Agent = tr.agent.Name
+	}
+	if !tr.received.IsZero() {
+		rec.Latency = rec.At.Sub(tr.received)
+	}
+	if err := r.cfg.Inbox.FinishTurn(ctx, tr.keys, rec); err != nil {
+		r.log.Error("mark inbox done", "keys", tr.keys, "err", err)
+	}
 	for _, k := range tr.keys {
-		if err := r.cfg.Inbox.MarkDone(ctx, k); err != nil {
-			r.log.Error("mark inbox done", "key", k, "err", err)
-		}
 		if r.due != nil {
 			r.due.ended(ctx, k, tr.answer, tr.err)
 		}

@@ -41,6 +41,10 @@ type Inbox interface {
 	Accept(ctx context.Context, key, platform string, payload []byte) (accepted bool, err error)
 	// MarkDone records that the event was fully handled.
 	MarkDone(ctx context.Context, key string) error
+	// FinishTurn marks keys done, as MarkDone, and keeps t (turnlog.go),
+	// in one transaction. An unknown key is reported after the others and
+	// t are kept.
+	FinishTurn(ctx context.Context, keys []string, t TurnRecord) error
 	// Unfinished lists accepted events not yet done, oldest first: the
 	// work a crash interrupted.
 	Unfinished(ctx context.Context) ([]InboxItem, error)

@@ -28,6 +28,7 @@ type Backend interface {
 	bot.Replicas    // and share the platforms' rate limits
 	bot.SharedState // who shares it now (the console's overview)
 	bot.CostBook    // what each model call cost (#28 §4)
+	bot.TurnBook    // how each turn ended (#29 overview)
 	bot.AuditLog    // what was done and by whom
 
 	signin.Auth // the web console's sign-in links and sessions

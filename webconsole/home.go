@@ -56,6 +56,14 @@ func (s *Server) home(w http.ResponseWriter, r *http.Request, who *signin.Sessio
 		}
 		data["Today"] = today
 	}
+	if s.cfg.Turns != nil {
+		a, err := overviewAnswers(r.Context(), s.cfg.Turns, s.cfg.Now())
+		if err != nil {
+			s.serverError(w, r, err)
+			return
+		}
+		data["Answers"] = a
+	}
 	if src := s.approvalSource(); src != nil {
 		pending, err := src.PendingApprovals(r.Context())
 		if err != nil {

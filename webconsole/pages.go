@@ -38,6 +38,7 @@ var funcs = template.FuncMap{
 	"add":       func(a, b int) int { return a + b },
 	"tokens":    bot.Thousands,
 	"day":       func(t time.Time) string { return t.UTC().Format(time.DateOnly) },
+	"latency":   latency,
 	// num is an SVG coordinate: a tenth of a unit is finer than a pixel.
 	"num": func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
 }
@@ -121,4 +122,19 @@ func staticNames() ([]string, error) {
 		return err
 	})
 	return names, err
+}
+
+// latency is a measured duration as people read one: "320 ms", "1.42 s",
+// "2 min 5 s"; "—" for none.
+func latency(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "—"
+	case d < time.Second:
+		return strconv.FormatInt(d.Milliseconds(), 10) + " ms"
+	case d < time.Minute:
+		return strconv.FormatFloat(d.Seconds(), 'f', 2, 64) + " s"
+	}
+	d = d.Round(time.Second)
+	return strconv.Itoa(int(d/time.Minute)) + " min " + strconv.Itoa(int(d%time.Minute/time.Second)) + " s"
 }

@@ -48,6 +48,9 @@ type Config struct {
 	// Costs are what model calls cost, for the usage page; nil: the page
 	// says they are not kept.
 	Costs bot.CostBook
+	// Turns are how turns ended, for the overview's answers and latency;
+	// nil: not shown.
+	Turns bot.TurnBook
 	// Limits are the money limits the usage page shows how close people
 	// and agents are to.
 	Limits Limits

@@ -61,7 +61,7 @@ func newConsoleWith(t *testing.T, set func(*webconsole.Config, *store.DB)) *cons
 	}
 	t.Cleanup(func() { db.Close() })
 	c := &console{db: db, clock: &clock{t: time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)}}
-	cfg := webconsole.Config{Auth: db, Audit: db, Data: db, Costs: db, Shared: db, Now: c.clock.now,
+	cfg := webconsole.Config{Auth: db, Audit: db, Data: db, Costs: db, Turns: db, Shared: db, Now: c.clock.now,
 		Limits:  webconsole.Limits{DailyCost: 0.01, Monthly: map[string]float64{"main": 0.05}},
 		IsAdmin: func(u string) bool { return u == admin }}
 	if set != nil {

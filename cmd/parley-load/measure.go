@@ -6,13 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/parleybot/parley/internal/percentile"
 )
 
 // latencyStats summarises answer latencies.
@@ -31,23 +32,12 @@ func summarise(ds []time.Duration) latencyStats {
 		sum += d
 	}
 	return latencyStats{
-		P50:  percentile(sorted, 50),
-		P90:  percentile(sorted, 90),
-		P99:  percentile(sorted, 99),
+		P50:  percentile.Nearest(sorted, 50),
+		P90:  percentile.Nearest(sorted, 90),
+		P99:  percentile.Nearest(sorted, 99),
 		Max:  sorted[len(sorted)-1],
 		Mean: sum / time.Duration(len(sorted)),
 	}
-}
-
-// percentile is the nearest-rank p-th percentile of sorted: the smallest
-// value at least p percent of the values are at or below. It never
-// interpolates, so it is always a latency that was measured.
-func percentile(sorted []time.Duration, p float64) time.Duration {
-	if len(sorted) == 0 {
-		return 0
-	}
-	rank := int(math.Ceil(p / 100 * float64(len(sorted))))
-	return sorted[min(max(rank, 1), len(sorted))-1]
 }
 
 // memory is a process's memory, in bytes, as /proc/<pid>/status tells.

@@ -41,7 +41,7 @@ func consoleOver(cfg *config.Config, db backend, isAdmin func(string) bool, base
 		knowledge = base
 	}
 	return webconsole.New(webconsole.Config{
-		Auth: db, Audit: db, Data: db, Costs: db, Shared: db, Knowledge: knowledge, Limits: consoleLimits(cfg), IsAdmin: isAdmin,
+		Auth: db, Audit: db, Data: db, Costs: db, Turns: db, Shared: db, Knowledge: knowledge, Limits: consoleLimits(cfg), IsAdmin: isAdmin,
 		PublicURL: cfg.Console.PublicURL, LinkBase: cfg.Console.BaseURL(), TrustedProxies: cfg.Console.Proxies(),
 		Logger: logger.With("part", "console"),
 	})

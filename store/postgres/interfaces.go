@@ -19,6 +19,7 @@ import (
 var (
 	_ bot.SessionMap     = (*DB)(nil)
 	_ bot.Inbox          = (*DB)(nil)
+	_ bot.TurnBook       = (*DB)(nil)
 	_ outbound.Outbox    = (*DB)(nil)
 	_ approvals.Store    = (*DB)(nil)
 	_ chat.PlatformState = (*DB)(nil)

@@ -110,6 +110,7 @@ var areas = []area{
 	{"Costs", costTests},
 	{"Console", consoleTests},
 	{"Audit", auditTests},
+	{"Turns", turnTests},
 }
 
 // suite is what a test has in hand: the engine.
