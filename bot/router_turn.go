@@ -246,10 +246,7 @@ func (tr *turnRun) end(ctx context.Context) {
 		return
 	}
 	r.endTurn(platform, tr.outcome)
-	rec := TurnRecord{At: r.cfg.Now(), Platform: platform, Outcome: tr.outcome}
-	if tr.agent != nil {
-		rec.Agent = tr.agent.Name
-	}
+	rec := TurnRecord{At: r.cfg.Now(), Outcome: tr.outcome}
 	if !tr.received.IsZero() {
 		rec.Latency = rec.At.Sub(tr.received)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/agent/task"
+	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/store"
 )
 
@@ -148,6 +149,40 @@ func BenchmarkAccept(b *testing.B) {
 		if _, err := db.Accept(b.Context(), fmt.Sprint("T01:C01:", i), "slack", nil); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkTurnEnd is the store's share of a turn's end: its message
+// marked done alone (MarkDone, before the console's overview), and marked
+// done with the turn counted in the same transaction (FinishTurn).
+func BenchmarkTurnEnd(b *testing.B) {
+	for _, name := range []string{"MarkDone", "FinishTurn"} {
+		b.Run(name, func(b *testing.B) {
+			db := newDB(b)
+			ctx := b.Context()
+			keys := make([]string, 0, 1<<16)
+			for i := range cap(keys) {
+				keys = append(keys, fmt.Sprint("T01:C01:", i))
+				if _, err := db.Accept(ctx, keys[i], "slack", nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				k := keys[i%len(keys)]
+				i++
+				var err error
+				if name == "MarkDone" {
+					err = db.MarkDone(ctx, k)
+				} else {
+					err = db.FinishTurn(ctx, []string{k}, bot.TurnRecord{At: time.Now(), Outcome: bot.TurnAnswered, Latency: time.Duration(i%5000) * time.Millisecond})
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

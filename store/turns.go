@@ -9,7 +9,7 @@ import (
 	"github.com/parleybot/parley/bot"
 )
 
-// FinishTurn marks keys done and keeps t, in one transaction (bot.Inbox):
+// FinishTurn marks keys done and counts t, in one transaction (bot.Inbox):
 // the turn's record costs it no commit of its own. Unknown keys are
 // reported once the rest is kept.
 func (db *DB) FinishTurn(ctx context.Context, keys []string, t bot.TurnRecord) error {
@@ -29,8 +29,10 @@ func (db *DB) FinishTurn(ctx context.Context, keys []string, t bot.TurnRecord) e
 				missing = append(missing, k)
 			}
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO turns (at, platform, agent, outcome, latency_ms) VALUES (?, ?, ?, ?, ?)`,
-			millis(t.At), t.Platform, t.Agent, string(t.Outcome), latencyMillis(t.Latency))
+		_, err := tx.ExecContext(ctx, `
+			INSERT INTO turn_hours (hour, outcome, latency_ms, n) VALUES (?, ?, ?, 1)
+			ON CONFLICT (hour, outcome, latency_ms) DO UPDATE SET n = n + 1`,
+			millis(t.At.Truncate(time.Hour)), string(t.Outcome), bot.LatencyBucket(t.Latency).Milliseconds())
 		return err
 	})
 	if err != nil {
@@ -42,40 +44,31 @@ func (db *DB) FinishTurn(ctx context.Context, keys []string, t bot.TurnRecord) e
 	return nil
 }
 
-// latencyMillis is a turn's latency as kept: NULL when unknown.
-func latencyMillis(d time.Duration) sql.NullInt64 {
-	return sql.NullInt64{Int64: d.Milliseconds(), Valid: d > 0}
-}
-
-// TurnsBetween lists the turns that ended in [since, until), oldest first,
-// at most limit (bot.TurnBook).
-func (db *DB) TurnsBetween(ctx context.Context, since, until time.Time, limit int) ([]bot.TurnRecord, error) {
-	if limit <= 0 {
-		limit = -1 // SQLite's "no limit"
-	}
+// TurnHours lists the counts of the hours [since, until) (bot.TurnBook),
+// by hour, outcome and latency.
+func (db *DB) TurnHours(ctx context.Context, since, until time.Time) ([]bot.TurnHour, error) {
 	rows, err := db.r.QueryContext(ctx, `
-		SELECT at, platform, agent, outcome, latency_ms FROM turns WHERE at >= ? AND at < ? ORDER BY at, id LIMIT ?`,
-		millis(since), millis(until), limit)
+		SELECT hour, outcome, latency_ms, n FROM turn_hours WHERE hour >= ? AND hour < ? ORDER BY hour, outcome, latency_ms`,
+		millis(since.Truncate(time.Hour)), millis(until.Truncate(time.Hour)))
 	if err != nil {
-		return nil, fmt.Errorf("store: turns: %w", err)
+		return nil, fmt.Errorf("store: turn hours: %w", err)
 	}
 	defer rows.Close()
-	var out []bot.TurnRecord
+	var out []bot.TurnHour
 	for rows.Next() {
 		var (
-			t       bot.TurnRecord
-			at      int64
-			outcome string
-			latency sql.NullInt64
+			h        bot.TurnHour
+			hour, ms int64
+			outcome  string
 		)
-		if err := rows.Scan(&at, &t.Platform, &t.Agent, &outcome, &latency); err != nil {
-			return nil, fmt.Errorf("store: turns: %w", err)
+		if err := rows.Scan(&hour, &outcome, &ms, &h.N); err != nil {
+			return nil, fmt.Errorf("store: turn hours: %w", err)
 		}
-		t.At, t.Outcome, t.Latency = fromMillis(at), bot.TurnOutcome(outcome), time.Duration(latency.Int64)*time.Millisecond
-		out = append(out, t)
+		h.Hour, h.Outcome, h.Latency = fromMillis(hour), bot.TurnOutcome(outcome), time.Duration(ms)*time.Millisecond
+		out = append(out, h)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: turns: %w", err)
+		return nil, fmt.Errorf("store: turn hours: %w", err)
 	}
 	return out, nil
 }

@@ -28,7 +28,6 @@ func TestOverviewAnswers(t *testing.T) {
 		{At: day.Add(11*time.Hour + 59*time.Minute), Outcome: bot.TurnNotRun},
 		{At: day.Add(11*time.Hour + 59*time.Minute), Outcome: bot.TurnStopped, Latency: time.Minute},
 	} {
-		tr.Platform, tr.Agent = "telegram", bot.DefaultAgent
 		if err := c.db.FinishTurn(t.Context(), nil, tr); err != nil {
 			t.Fatalf("turn %d: %v", i, err)
 		}

@@ -37,3 +37,28 @@ func TestNearest(t *testing.T) {
 		})
 	}
 }
+
+// TestNearestCounted: the same as Nearest over the values spelt out.
+func TestNearestCounted(t *testing.T) {
+	for _, counts := range [][]Counted{
+		nil,
+		{{ms(5), 0}},
+		{{ms(5), 1}},
+		{{ms(1), 3}, {ms(2), 0}, {ms(9), 1}},
+		{{ms(10), 50}, {ms(20), 45}, {ms(30), 5}},
+		{{ms(10), 50}, {ms(20), 44}, {ms(30), 6}},
+		{{ms(1), 1}, {ms(2), 1}, {ms(3), 1}, {ms(4), 1}, {ms(5), 1}, {ms(6), 1}, {ms(7), 1}},
+	} {
+		var spelt []time.Duration
+		for _, c := range counts {
+			for range c.N {
+				spelt = append(spelt, c.Value)
+			}
+		}
+		for _, p := range []float64{0, 1, 50, 90, 94, 95, 96, 99, 100} {
+			if got, want := NearestCounted(counts, p), Nearest(spelt, p); got != want {
+				t.Errorf("NearestCounted(%v, %v) = %v, want %v", counts, p, got, want)
+			}
+		}
+	}
+}

@@ -1,18 +1,17 @@
--- How each turn ended (bot.TurnRecord, #29 overview): one row a turn,
--- written in the transaction that marks its messages done. latency_ms is
--- NULL when the process did not see the message arrive (a resumed turn).
--- Accounting, like costs: no foreign key, nothing deletes the rows.
+-- How turns ended (bot.TurnHour, #29 overview): a count per hour (unix
+-- milliseconds on the hour), outcome and latency (bot.LatencyBucket, in
+-- milliseconds; 0 unknown). A turn adds one in the transaction that marks
+-- its messages done. Accounting, like costs: nothing deletes the rows,
+-- and they do not grow with the traffic, only with the hours.
 
 -- +goose Up
-CREATE TABLE turns (
-    id         INTEGER PRIMARY KEY,
-    at         INTEGER NOT NULL,
-    platform   TEXT    NOT NULL,
-    agent      TEXT    NOT NULL,
+CREATE TABLE turn_hours (
+    hour       INTEGER NOT NULL,
     outcome    TEXT    NOT NULL,
-    latency_ms INTEGER
-) STRICT;
-CREATE INDEX turns_at ON turns (at);
+    latency_ms INTEGER NOT NULL,
+    n          INTEGER NOT NULL,
+    PRIMARY KEY (hour, outcome, latency_ms)
+) STRICT, WITHOUT ROWID;
 
 -- +goose Down
-DROP TABLE turns;
+DROP TABLE turn_hours;

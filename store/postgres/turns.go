@@ -11,8 +11,9 @@ import (
 	"github.com/parleybot/parley/store"
 )
 
-// FinishTurn marks keys done and keeps t, in one transaction (bot.Inbox),
-// as store.DB.FinishTurn does.
+// FinishTurn marks keys done and counts t, in one transaction (bot.Inbox),
+// as store.DB.FinishTurn does. Replicas counting the same hour meet on
+// its row: ON CONFLICT makes the second wait for the first and add to it.
 func (db *DB) FinishTurn(ctx context.Context, keys []string, t bot.TurnRecord) error {
 	var missing []string
 	err := db.tx(ctx, func(tx pgx.Tx) error {
@@ -28,13 +29,10 @@ func (db *DB) FinishTurn(ctx context.Context, keys []string, t bot.TurnRecord) e
 				missing = append(missing, k)
 			}
 		}
-		var latency *int64
-		if t.Latency > 0 {
-			ms := t.Latency.Milliseconds()
-			latency = &ms
-		}
-		_, err := tx.Exec(ctx, `INSERT INTO turns (at, platform, agent, outcome, latency_ms) VALUES ($1, $2, $3, $4, $5)`,
-			ts(t.At), t.Platform, t.Agent, string(t.Outcome), latency)
+		_, err := tx.Exec(ctx, `
+			INSERT INTO turn_hours (hour, outcome, latency_ms, n) VALUES ($1, $2, $3, 1)
+			ON CONFLICT (hour, outcome, latency_ms) DO UPDATE SET n = turn_hours.n + 1`,
+			ts(t.At.Truncate(time.Hour)), string(t.Outcome), bot.LatencyBucket(t.Latency).Milliseconds())
 		return err
 	})
 	if err != nil {
@@ -46,35 +44,26 @@ func (db *DB) FinishTurn(ctx context.Context, keys []string, t bot.TurnRecord) e
 	return nil
 }
 
-// TurnsBetween lists the turns that ended in [since, until), oldest first,
-// at most limit (bot.TurnBook).
-func (db *DB) TurnsBetween(ctx context.Context, since, until time.Time, limit int) ([]bot.TurnRecord, error) {
-	var lim *int
-	if limit > 0 {
-		lim = &limit
-	}
+// TurnHours lists the counts of the hours [since, until) (bot.TurnBook),
+// by hour, outcome and latency.
+func (db *DB) TurnHours(ctx context.Context, since, until time.Time) ([]bot.TurnHour, error) {
 	rows, err := db.pool.Query(ctx, `
-		SELECT at, platform, agent, outcome, latency_ms FROM turns WHERE at >= $1 AND at < $2 ORDER BY at, id LIMIT $3`,
-		ts(since), ts(until), lim)
+		SELECT hour, outcome, latency_ms, n FROM turn_hours WHERE hour >= $1 AND hour < $2 ORDER BY hour, outcome, latency_ms`,
+		ts(since.Truncate(time.Hour)), ts(until.Truncate(time.Hour)))
 	if err != nil {
-		return nil, fmt.Errorf("postgres: turns: %w", err)
+		return nil, fmt.Errorf("postgres: turn hours: %w", err)
 	}
 	var (
-		out     []bot.TurnRecord
-		t       bot.TurnRecord
+		out     []bot.TurnHour
+		h       bot.TurnHour
 		outcome string
-		latency *int64
+		ms      int64
 	)
-	if _, err := pgx.ForEachRow(rows, []any{&t.At, &t.Platform, &t.Agent, &outcome, &latency}, func() error {
-		r := t
-		r.At, r.Outcome, r.Latency = fromTS(t.At), bot.TurnOutcome(outcome), 0
-		if latency != nil {
-			r.Latency = time.Duration(*latency) * time.Millisecond
-		}
-		out = append(out, r)
+	if _, err := pgx.ForEachRow(rows, []any{&h.Hour, &outcome, &ms, &h.N}, func() error {
+		out = append(out, bot.TurnHour{Hour: fromTS(h.Hour), Outcome: bot.TurnOutcome(outcome), Latency: time.Duration(ms) * time.Millisecond, N: h.N})
 		return nil
 	}); err != nil {
-		return nil, fmt.Errorf("postgres: turns: %w", err)
+		return nil, fmt.Errorf("postgres: turn hours: %w", err)
 	}
 	return out, nil
 }

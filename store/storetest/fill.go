@@ -152,6 +152,8 @@ func Fill(t testing.TB, db Store) Filled {
 	must(db.Audit(ctx, bot.AuditEntry{At: epoch, Actor: "operator", Action: "console.signin", Detail: "parley console login", Via: "cli"}))
 	must(db.Audit(ctx, bot.AuditEntry{At: epoch.Add(time.Second), Actor: f.User, Action: "approval.approve", Target: "ap1",
 		Detail: "shell: ls 注意", Via: "console"}))
+	must(db.FinishTurn(ctx, nil, bot.TurnRecord{At: epoch, Outcome: bot.TurnAnswered, Latency: 1234 * time.Millisecond}))
+	must(db.FinishTurn(ctx, nil, bot.TurnRecord{At: epoch.Add(time.Second), Outcome: bot.TurnFailed}))
 	return f
 }
 
@@ -227,6 +229,9 @@ var Readers = []Reader{
 	}},
 	{"audit log", func(ctx context.Context, db Store, f Filled) (any, error) {
 		return db.AuditEntries(ctx, bot.AuditFilter{}, 10)
+	}},
+	{"turn hours", func(ctx context.Context, db Store, f Filled) (any, error) {
+		return db.TurnHours(ctx, f.At.Add(-time.Hour), f.At.Add(time.Hour))
 	}},
 	{"lease", func(ctx context.Context, db Store, f Filled) (any, error) {
 		// Held by Fill's holder for an hour: another cannot take it.

@@ -1,18 +1,16 @@
--- How each turn ended, as store/migrations/00022_turns.sql on SQLite and
--- with its version: one row a turn, written in the transaction that marks
--- its messages done; latency_ms NULL for a resumed turn. at comes from
--- the caller (never now()), to the millisecond.
+-- How turns ended, as store/migrations/00022_turns.sql on SQLite and with
+-- its version: a count per hour, outcome and latency bucket (milliseconds;
+-- 0 unknown), added to in the transaction that marks a turn's messages
+-- done. hour comes from the caller (never now()).
 
 -- +goose Up
-CREATE TABLE turns (
-    id         bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    at         timestamptz NOT NULL,
-    platform   text        NOT NULL,
-    agent      text        NOT NULL,
+CREATE TABLE turn_hours (
+    hour       timestamptz NOT NULL,
     outcome    text        NOT NULL,
-    latency_ms bigint
+    latency_ms bigint      NOT NULL,
+    n          bigint      NOT NULL,
+    PRIMARY KEY (hour, outcome, latency_ms)
 );
-CREATE INDEX turns_at ON turns (at);
 
 -- +goose Down
-DROP TABLE turns;
+DROP TABLE turn_hours;
