@@ -2,7 +2,6 @@ package evolve
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -14,6 +13,21 @@ import (
 // Their text is injected into prompts just as reflection's is, so it
 // passes the same guard, and the edit is kept as a revision so it can be
 // undone like any of reflection's changes.
+
+// ErrRefused wraps why a person's edit was not made: the guard's reason,
+// or a rule (empty steps, a note past its cap or cut by more than half).
+// Nothing was changed.
+var ErrRefused = errors.New("not saved")
+
+func refused(err error) error { return fmt.Errorf("%w: %w", ErrRefused, err) }
+
+// vet is x's guard with its refusals marked as such.
+func (x *Reflect) vet(ctx context.Context, text string, existing []string) error {
+	if err := x.Guard(ctx, text, existing); err != nil {
+		return refused(err)
+	}
+	return nil
+}
 
 // EditSkill replaces the description and steps of scope's skill name,
 // after the guard has vetted them; a refusal is the guard's error and
@@ -29,7 +43,7 @@ func (x *Reflect) EditSkill(ctx context.Context, scope, name, description, body 
 	}
 	description, body = strings.TrimSpace(description), strings.TrimSpace(body)
 	if body == "" {
-		return errors.New("a skill needs steps: forget it instead")
+		return refused(errors.New("a skill needs steps: forget it instead"))
 	}
 	var others []string
 	skills, _ := x.Files.List(scope)
@@ -38,7 +52,7 @@ func (x *Reflect) EditSkill(ctx context.Context, scope, name, description, body 
 			others = append(others, o.Description, o.Body)
 		}
 	}
-	if err := x.Guard(ctx, s.Name+"\n"+description+"\n"+body, others); err != nil {
+	if err := x.vet(ctx, s.Name+"\n"+description+"\n"+body, others); err != nil {
 		return err
 	}
 	rev := Revision{Scope: scope, Kind: "skill", Name: s.Slug, Action: "edited", Before: x.Files.skillFile(scope, s.Slug), At: x.now()}
@@ -56,16 +70,22 @@ func (x *Reflect) EditMemo(ctx context.Context, scope, note, text string) error 
 	if x.Guard == nil {
 		return errors.New("editing a note needs a guard")
 	}
-	args, err := json.Marshal(map[string]string{"note": note, "text": strings.TrimSpace(text)})
+	if x.Memo == nil {
+		return errors.New("no self-memo here")
+	}
+	if note != MemoSelf && note != MemoTeam {
+		return refused(errors.New(`note must be "self" or "team"`))
+	}
+	text = strings.TrimSpace(text)
+	rev, err := x.before(ctx, scope, llm.ToolCall{Name: "memo_update", Arguments: []byte(`{"note":"` + note + `"}`)})
 	if err != nil {
 		return err
 	}
-	tc := llm.ToolCall{Name: "memo_update", Arguments: args}
-	rev, err := x.before(ctx, scope, tc)
-	if err != nil {
-		return err
+	err = updateMemo(ctx, x.Memo, x.vet, scope, note, text)
+	if errors.Is(err, ErrMemoTooLong) || errors.Is(err, ErrShrink) {
+		err = refused(err)
 	}
-	if _, err := x.change(ctx, scope, tc); err != nil {
+	if err != nil {
 		return err
 	}
 	rev.Action = "edited"
