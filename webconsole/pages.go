@@ -37,6 +37,7 @@ var funcs = template.FuncMap{
 	"segment": url.PathEscape,
 	// Money and tokens read as in chat (/usage, /status).
 	"dollars":   bot.Dollars,
+	"costKey":   bot.CostKey,
 	"thousands": bot.Thousands,
 	"add":       func(a, b int) int { return a + b },
 	"tokens":    bot.Thousands,
