@@ -26,14 +26,14 @@ import (
 type Learning interface {
 	// Scopes lists the scopes that have skills, notes or changes.
 	Scopes(ctx context.Context) ([]string, error)
-	Skills(scope string) ([]evolve.Skill, error)
+	Skills(ctx context.Context, scope string) ([]evolve.Skill, error)
 	Rates(ctx context.Context, scope, name string) (evolve.Rates, error)
 	Memo(ctx context.Context, scope string) (evolve.Memo, error)
 	// History lists scope's latest changes, newest first; Undo puts one
 	// back.
 	History(ctx context.Context, scope string) ([]evolve.Revision, error)
 	Undo(ctx context.Context, r evolve.Revision) error
-	ForgetSkill(scope, name string) error
+	ForgetSkill(ctx context.Context, scope, name string) error
 	// EditSkill and EditMemo change what reflection wrote, through the
 	// memory guard, keeping a revision; a refusal wraps evolve.ErrRefused
 	// and changes nothing.
@@ -43,8 +43,12 @@ type Learning interface {
 	Reflections(ctx context.Context, limit int) ([]evolve.ReflectionRecord, error)
 }
 
-// lastReflections is how many reflections the page lists.
-const lastReflections = 20
+// lastReflections is how many reflections the page lists; scopesPage how
+// many scopes a page shows (each reads its skills, rates and changes).
+const (
+	lastReflections = 20
+	scopesPage      = 10
+)
 
 // learnedScope is one scope as the page shows it.
 type learnedScope struct {
@@ -90,6 +94,14 @@ func (s *Server) showLearning(w http.ResponseWriter, r *http.Request, who *signi
 			s.serverError(w, r, err)
 			return
 		}
+		page := max(atoi(r.URL.Query().Get("page")), 1)
+		if page > 1 {
+			data["Earlier"] = "/learning?page=" + strconv.Itoa(page-1)
+		}
+		if len(scopes) > page*scopesPage {
+			data["Later"] = "/learning?page=" + strconv.Itoa(page+1)
+		}
+		scopes = scopes[min(len(scopes), (page-1)*scopesPage):min(len(scopes), page*scopesPage)]
 	}
 	var shown []learnedScope
 	for _, scope := range scopes {
@@ -112,7 +124,7 @@ func (s *Server) showLearning(w http.ResponseWriter, r *http.Request, who *signi
 // learnedIn reads one scope's skills, rates, notes and changes.
 func learnedIn(ctx context.Context, l Learning, scope string) (learnedScope, error) {
 	ls := learnedScope{Scope: scope}
-	skills, err := l.Skills(scope)
+	skills, err := l.Skills(ctx, scope)
 	if err != nil {
 		return ls, err
 	}
@@ -174,7 +186,7 @@ func (s *Server) showSkill(w http.ResponseWriter, r *http.Request, who *signin.S
 
 // findSkill is scope's skill name and its rates.
 func findSkill(ctx context.Context, l Learning, scope, name string) (evolve.Skill, evolve.Rates, error) {
-	skills, err := l.Skills(scope)
+	skills, err := l.Skills(ctx, scope)
 	if err != nil {
 		return evolve.Skill{}, evolve.Rates{}, err
 	}
@@ -212,7 +224,7 @@ func (s *Server) learningChange(how string) handler {
 		case "forget":
 			var sk evolve.Skill
 			if sk, _, err = findSkill(ctx, l, scope, name); err == nil {
-				if err = l.ForgetSkill(scope, sk.Name); err == nil {
+				if err = l.ForgetSkill(ctx, scope, sk.Name); err == nil {
 					s.record(ctx, who, "skill.forget", scope, sk.Name)
 				}
 			}

@@ -2,6 +2,7 @@ package webconsole_test
 
 import (
 	"context"
+	"fmt"
 	"html"
 	"net/http"
 	"net/url"
@@ -26,6 +27,7 @@ type learned struct {
 	files evolve.SkillFiles
 	db    *store.DB
 	x     *evolve.Reflect
+	more  []string // scopes listed after learnScope
 }
 
 func newLearned(t *testing.T, db *store.DB, now func() time.Time) *learned {
@@ -34,8 +36,10 @@ func newLearned(t *testing.T, db *store.DB, now func() time.Time) *learned {
 		Guard: func(_ context.Context, text string, existing []string) error { return guard.CheckWith(text, existing) }}}
 }
 
-func (l *learned) Scopes(context.Context) ([]string, error) { return []string{learnScope}, nil }
-func (l *learned) Skills(scope string) ([]evolve.Skill, error) {
+func (l *learned) Scopes(context.Context) ([]string, error) {
+	return append([]string{learnScope}, l.more...), nil
+}
+func (l *learned) Skills(_ context.Context, scope string) ([]evolve.Skill, error) {
 	skills, _ := l.files.List(scope)
 	return skills, nil
 }
@@ -51,7 +55,9 @@ func (l *learned) History(ctx context.Context, scope string) ([]evolve.Revision,
 func (l *learned) Undo(ctx context.Context, r evolve.Revision) error {
 	return evolve.Undo(ctx, l.files, l.db, l.db, r)
 }
-func (l *learned) ForgetSkill(scope, name string) error { return l.files.Delete(scope, name) }
+func (l *learned) ForgetSkill(_ context.Context, scope, name string) error {
+	return l.files.Delete(scope, name)
+}
 func (l *learned) EditSkill(ctx context.Context, scope, name, description, body string) error {
 	return l.x.EditSkill(ctx, scope, name, description, body)
 }
@@ -271,6 +277,29 @@ func TestLearningChanges(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("audited:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// Scopes are shown ten a page, and one alone by ?scope=.
+func TestLearningPages(t *testing.T) {
+	c, l := learningConsole(t)
+	for i := range 14 {
+		l.more = append(l.more, fmt.Sprintf("person:slack:U%02d", i))
+	}
+	root := c.signIn(t, admin)
+	_, body := c.get(t, root, "/learning")
+	if !strings.Contains(body, `aria-label="`+learnScope+`"`) || !strings.Contains(body, `aria-label="person:slack:U08"`) ||
+		strings.Contains(body, `aria-label="person:slack:U09"`) || !strings.Contains(body, `href="/learning?page=2">Later`) {
+		t.Errorf("the first page:\n%s", body)
+	}
+	_, body = c.get(t, root, "/learning?page=2")
+	if strings.Contains(body, `aria-label="person:slack:U08"`) || !strings.Contains(body, `aria-label="person:slack:U13"`) ||
+		!strings.Contains(body, `href="/learning?page=1">Earlier`) || strings.Contains(body, ">Later<") {
+		t.Errorf("the second page:\n%s", body)
+	}
+	_, body = c.get(t, root, "/learning?scope=person:slack:U13")
+	if strings.Contains(body, `aria-label="`+learnScope+`"`) || !strings.Contains(body, `aria-label="person:slack:U13"`) {
+		t.Errorf("one scope:\n%s", body)
 	}
 }
 

@@ -56,7 +56,7 @@ func assemble(a *app, adapters []chat.Adapter, acc bot.Access, approvers []strin
 		if err != nil {
 			return nil, err
 		}
-		learn, console = l, l
+		learn, console = l, consoleLearning{l}
 	}
 	cc := bot.CoreConfig{
 		Adapters:       adapters,

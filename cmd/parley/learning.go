@@ -18,7 +18,7 @@ import (
 
 var (
 	_ bot.Learning        = learning{}
-	_ webconsole.Learning = learning{}
+	_ webconsole.Learning = consoleLearning{}
 )
 
 // learning builds what /skills, /reflect and the console's Learning page
@@ -123,4 +123,16 @@ func (l learning) Scopes(ctx context.Context) ([]string, error) {
 	}
 	slices.Sort(scopes)
 	return scopes, nil
+}
+
+// consoleLearning is learning as the console sees it: context first
+// throughout, as a store behind it will want.
+type consoleLearning struct{ learning }
+
+func (l consoleLearning) Skills(_ context.Context, scope string) ([]evolve.Skill, error) {
+	return l.learning.Skills(scope)
+}
+
+func (l consoleLearning) ForgetSkill(_ context.Context, scope, name string) error {
+	return l.learning.ForgetSkill(scope, name)
 }
