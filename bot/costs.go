@@ -81,6 +81,16 @@ type CostBook interface {
 	CostsBy(ctx context.Context, by CostGroup, f CostFilter, limit int) ([]CostSum, error)
 }
 
+// CostKey is a group's key for people: calls made for no one in
+// particular (reflection's) have no person and no session, and read as
+// "(none)".
+func CostKey(key string) string {
+	if key == "" {
+		return "(none)"
+	}
+	return key
+}
+
 // Nanos is an amount of US dollars in nanodollars, the unit costs are
 // kept in.
 func Nanos(dollars float64) int64 { return int64(dollars*1e9 + 0.5) }

@@ -83,6 +83,7 @@ func (r *Router) cmdSkills(ctx context.Context, c chat.Command) error {
 		if err := l.ForgetSkill(scope, s.Name); err != nil {
 			return err
 		}
+		r.audit(ctx, AuditEntry{Actor: c.User.Key(), Action: "skill.forget", Target: scope, Detail: s.Name, Via: "chat"})
 		return r.answerPrivately(ctx, c, chat.Out{Text: "Removed the skill " + s.Name + "."})
 	}
 	return r.answerPrivately(ctx, c, chat.Out{Text: "Usage: /skills, /skills show N, /skills forget N, /skills history, /skills undo N"})
@@ -142,6 +143,10 @@ func (r *Router) skillsUndo(ctx context.Context, c chat.Command, l Learning, sco
 	if err := l.Undo(ctx, v); err != nil {
 		return err
 	}
+	// The same action the console writes for an undo: skill.undo or
+	// memo.undo.
+	r.audit(ctx, AuditEntry{Actor: c.User.Key(), Action: v.Kind + ".undo", Target: scope,
+		Detail: fmt.Sprintf("%s %s %s", v.Action, v.Kind, v.Name), Via: "chat"})
 	return r.answerPrivately(ctx, c, chat.Out{Text: fmt.Sprintf("Undone: %s %s %s.", v.Action, v.Kind, v.Name)})
 }
 

@@ -3,6 +3,7 @@ package bot_test
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -59,7 +60,7 @@ func TestSkillsCommands(t *testing.T) {
 	admin := &skillsAdmin{files: evolve.SkillFiles{Dir: filepath.Join(t.TempDir(), "skills")}, w: w}
 	w.router = newRouter(t, bot.RouterConfig{
 		Sessions: w.db, Inbox: w.db, KV: w.db, Runner: w.runner, Access: w.access, Reply: w.replies.factory,
-		Learning: admin,
+		Learning: admin, Audit: w.db,
 	}, w.fake)
 	admin.files.Create("space:slack:W", "Deploy", "when deploying: staging first", "1. staging\n2. prod")
 	admin.files.Create("person:slack:bob", "Bob's notes", "how Bob likes summaries", "1. short")
@@ -136,5 +137,23 @@ func TestSkillsCommands(t *testing.T) {
 	}
 	if _, err := admin.files.Get("space:slack:W", "Deploy"); err == nil {
 		t.Fatal("undoing a creation leaves the skill")
+	}
+	// Every forget and undo made in chat is in the audit log, by whom.
+	entries, err := w.db.AuditEntries(t.Context(), bot.AuditFilter{Action: "skill."}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Actor+" "+e.Action+" "+e.Target+" "+e.Detail+" via "+e.Via)
+	}
+	want := []string{
+		"slack:root skill.undo space:slack:W created skill deploy via chat",
+		"slack:root skill.undo space:slack:W patched skill deploy via chat",
+		"slack:root skill.forget space:slack:W Deploy via chat",
+		"slack:bob skill.forget person:slack:bob Bob's notes via chat",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("audited %q, want %q", got, want)
 	}
 }

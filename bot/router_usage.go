@@ -119,7 +119,7 @@ func (r *Router) usage(ctx context.Context) (string, error) {
 			for i := range usagePeriods {
 				cells = append(cells, Dollars(cols[i][row.Key].Nanos))
 			}
-			fmt.Fprintf(&b, "- %s: %s\n", row.Key, strings.Join(cells, " / "))
+			fmt.Fprintf(&b, "- %s: %s\n", CostKey(row.Key), strings.Join(cells, " / "))
 		}
 	}
 	if unpriced > 0 {

@@ -44,6 +44,7 @@ type Backend interface {
 	evolve.RunSource
 	evolve.ActivityStore
 	evolve.MemoStore
+	evolve.ReflectionLog // each reflection and its cost (the console's Learning page)
 
 	remind.ItemStore
 	remind.ItemLister // the web console's Time page

@@ -237,3 +237,38 @@ func (db *DB) DeleteRevision(ctx context.Context, id int64) error {
 	}
 	return nil
 }
+
+// RecordReflection keeps one reflection's record.
+func (db *DB) RecordReflection(ctx context.Context, r evolve.ReflectionRecord) error {
+	if _, err := db.w.ExecContext(ctx, `
+		INSERT INTO reflection_log (scope, at, changes, calls, tokens, nanos, unpriced, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.Scope, millis(r.At), r.Changes, r.Calls, r.Tokens, r.Nanos, r.Unpriced, r.Err); err != nil {
+		return fmt.Errorf("store: record reflection: %w", err)
+	}
+	return nil
+}
+
+// Reflections lists the latest limit reflections, newest first.
+func (db *DB) Reflections(ctx context.Context, limit int) ([]evolve.ReflectionRecord, error) {
+	rows, err := db.r.QueryContext(ctx, `
+		SELECT id, scope, at, changes, calls, tokens, nanos, unpriced, error FROM reflection_log
+		ORDER BY id DESC LIMIT ?`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: reflections: %w", err)
+	}
+	defer rows.Close()
+	var out []evolve.ReflectionRecord
+	for rows.Next() {
+		var r evolve.ReflectionRecord
+		var at int64
+		if err := rows.Scan(&r.ID, &r.Scope, &at, &r.Changes, &r.Calls, &r.Tokens, &r.Nanos, &r.Unpriced, &r.Err); err != nil {
+			return nil, fmt.Errorf("store: reflections: %w", err)
+		}
+		r.At = fromMillis(at)
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: reflections: %w", err)
+	}
+	return out, nil
+}

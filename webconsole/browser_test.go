@@ -201,3 +201,38 @@ func TestBrowserKB(t *testing.T) {
 		t.Errorf("after Remove: %q", got)
 	}
 }
+
+// TestBrowserLearning: the Learning page with a scope's skill, its rates,
+// its notes, its changes with their diffs and the last reflections; a
+// change undone from its button.
+func TestBrowserLearning(t *testing.T) {
+	c, l := learningConsole(t)
+	ctx := bt.Tab(t)
+	bt.Go(t, ctx, c.http.URL+c.link(t, webconsole.Operator))
+	bt.ClickTo(t, ctx, `button[type=submit]`, "Overview")
+	bt.ClickTo(t, ctx, `a[href="/learning"]`, "Learning")
+	page := bt.Text(t, ctx, "main")
+	for _, want := range []string{"Deploy", "When asked to deploy",
+		"patched skill deploy", "+ 2. Deploy to prod <after the smoke tests>.", "$0.0812 + 1 unpriced", "reflection model call: 503"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the Learning page lacks %q:\n%s", want, page)
+		}
+	}
+	if got := bt.Value[string](t, ctx, `document.querySelector('form.note textarea[name=text]:is(form:has(input[value=team]) *)').value`); got != "This team deploys from the release branch." {
+		t.Errorf("the team note's form holds %q", got)
+	}
+	bt.Shoot(t, ctx, "learning")
+	bt.Phone(t, ctx)
+	if bt.Wider(t, ctx) {
+		t.Error("the Learning page is wider than a phone's screen")
+	}
+	bt.Desk(t, ctx)
+	// The newest change, the patch, undone from its button.
+	bt.ClickTo(t, ctx, `ol.history li:first-child form button`, "Learning")
+	if got := l.file(t, "deploy"); strings.Contains(got, "smoke tests") || !strings.Contains(got, "2. Deploy to prod.") {
+		t.Errorf("after Undo the skill is:\n%s", got)
+	}
+	if got := bt.Text(t, ctx, "main"); strings.Contains(got, "patched skill deploy") {
+		t.Errorf("the undone change is still listed:\n%s", got)
+	}
+}

@@ -18,7 +18,7 @@ import (
 
 // pageNames are the templates under templates/ that are whole pages,
 // each rendered inside layout.html.
-var pageNames = []string{"login", "message", "home", "conversations", "conversation", "approvals", "audit", "sessions", "usage", "people", "person", "time", "kb"}
+var pageNames = []string{"login", "message", "home", "conversations", "conversation", "approvals", "audit", "sessions", "usage", "people", "person", "time", "kb", "learning", "learning-skill"}
 
 // funcs are the templates' helpers.
 var funcs = template.FuncMap{
@@ -30,15 +30,22 @@ var funcs = template.FuncMap{
 	"role":  roleName,
 	"left":  left,
 	"entry": func(target, text, csrf string) memoryEntry { return memoryEntry{target, text, csrf} },
+	"note": func(scope, note, label, text, csrf string) memoNote {
+		return memoNote{Scope: scope, Note: note, Label: label, Text: text, CSRF: csrf}
+	},
 	// segment is a person's key as one path segment (/people/{key}).
 	"segment": url.PathEscape,
 	// Money and tokens read as in chat (/usage, /status).
 	"dollars":   bot.Dollars,
+	"costKey":   bot.CostKey,
 	"thousands": bot.Thousands,
 	"add":       func(a, b int) int { return a + b },
 	"tokens":    bot.Thousands,
 	"day":       func(t time.Time) string { return t.UTC().Format(time.DateOnly) },
 	"latency":   latency,
+	// percent is a rate (0 to 1) for people: 0.25 → 25%.
+	"percent":        func(f float64) string { return strconv.FormatFloat(100*f, 'f', 0, 64) + "%" },
+	"reflectionCost": reflectionCost,
 	// num is an SVG coordinate: a tenth of a unit is finer than a pixel.
 	"num": func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
 }
@@ -63,6 +70,10 @@ func parsePages() (map[string]*template.Template, error) {
 // memoryEntry is one entry of a person's memory with what its Forget
 // button's form needs.
 type memoryEntry struct{ Target, Text, CSRF string }
+
+// memoNote is one note of a scope's self-memo with what its edit form
+// needs.
+type memoNote struct{ Scope, Note, Label, Text, CSRF string }
 
 // view is what every page's template gets.
 type view struct {

@@ -57,6 +57,9 @@ type Config struct {
 	// Knowledge is the knowledge base the Knowledge page lists, searches
 	// and changes; nil: the page says it is off.
 	Knowledge Knowledge
+	// Learning is what the Learning page shows and changes; nil: the page
+	// says learning from use is off.
+	Learning Learning
 	// IsAdmin says whether a person ("platform:id") is an admin
 	// (access.admins): their link opens the admin view.
 	IsAdmin func(user string) bool
@@ -138,6 +141,12 @@ func (s *Server) routes() {
 	s.mux.Handle("GET /kb", s.admin(s.knowledgePage))
 	s.mux.Handle("POST /kb/add", s.admin(s.addDocument))
 	s.mux.Handle("POST /kb/{id}/remove", s.admin(s.removeDocument))
+	s.mux.Handle("GET /learning", s.admin(s.learningPage))
+	s.mux.Handle("GET /learning/skill", s.admin(s.learningSkill))
+	s.mux.Handle("POST /learning/undo", s.admin(s.learningChange("undo")))
+	s.mux.Handle("POST /learning/forget", s.admin(s.learningChange("forget")))
+	s.mux.Handle("POST /learning/skill/edit", s.admin(s.learningChange("edit")))
+	s.mux.Handle("POST /learning/memo", s.admin(s.learningChange("memo")))
 	s.mux.Handle("GET /usage", s.admin(s.usage))
 	s.mux.Handle("GET /people", s.admin(s.people))
 	s.mux.Handle("GET /people/{key}", s.admin(s.person))

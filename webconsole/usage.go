@@ -184,6 +184,9 @@ func (s *Server) usageLimits(ctx context.Context, today time.Time) ([]limitRow, 
 			return nil, nil, err
 		}
 		for _, u := range sums {
+			if u.Key == "" {
+				continue // no person: reflection's calls, which no one's limit counts
+			}
 			people = append(people, limitRow{Key: u.Key, Nanos: u.Nanos, Limit: daily, Percent: share(u.Nanos, daily), Exempt: s.cfg.IsAdmin(u.Key)})
 		}
 	}

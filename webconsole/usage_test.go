@@ -132,3 +132,22 @@ func TestUsageIsForAdmins(t *testing.T) {
 		t.Error("a person's menu links to the usage page")
 	}
 }
+
+// Reflection's calls are counted by agent and by place, for no person,
+// and no person's daily limit lists them.
+func TestUsageCountsReflection(t *testing.T) {
+	c := newConsole(t)
+	if err := c.db.RecordCost(t.Context(), bot.Cost{At: c.clock.now(), Agent: "reflection", Place: "space:slack:T1", Model: "m",
+		Usage: llm.Usage{InputTokens: 12000, OutputTokens: 300}, Nanos: 3_000_000, Priced: true}); err != nil {
+		t.Fatal(err)
+	}
+	_, body := c.get(t, c.signIn(t, admin), "/usage?days=7")
+	for _, want := range []string{`<td>reflection</td><td>$0.0030</td>`, `<td>space:slack:T1</td><td>$0.0030</td>`, `<td>(none)</td><td>$0.0030</td>`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+	if strings.Contains(body, "<td></td>") || strings.Contains(body, `<td>(none)</td><td>$0.0030</td><td><meter`) {
+		t.Errorf("reflection is listed against a person's daily limit:\n%s", body)
+	}
+}

@@ -156,10 +156,7 @@ func (x *Reflect) apply(ctx context.Context, scope string, tc llm.ToolCall) (Cha
 		}
 	}
 	rev.Action = c.Action
-	if err := x.Revisions.AddRevision(ctx, rev); err != nil {
-		return c, fmt.Errorf("keep the revision: %w", err)
-	}
-	return c, nil
+	return c, x.keepRevision(ctx, rev)
 }
 
 // before is the revision of what tc is about to change.

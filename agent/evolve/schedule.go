@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/internal/clock"
 )
 
@@ -124,6 +125,10 @@ type Reflected struct {
 	Err     error
 	// Calls and Tokens are the model calls and tokens it spent.
 	Calls, Tokens int
+	// Nanos is what its priced model calls cost (billionths of a dollar),
+	// Unpriced how many had no known price.
+	Nanos    int64
+	Unpriced int
 }
 
 // Scheduler runs reflection cycles until its context ends.
@@ -134,6 +139,14 @@ type Scheduler struct {
 	Now       func() time.Time
 	Sleep     func(context.Context, time.Duration) error
 	Logger    *slog.Logger
+	// Log keeps a record of each reflection; nil: none kept.
+	Log ReflectionLog
+	// Spent is told each model call a reflection makes, for scope (the
+	// costs table, so /usage counts reflection); nil: only summed.
+	Spent func(ctx context.Context, scope string, c llm.CallCost)
+	// Done is told each reflection once it is over (the audit log of its
+	// changes); nil: nothing.
+	Done func(ctx context.Context, r Reflected)
 }
 
 // Run runs a cycle every Config.Every, the first one Every after start.
@@ -180,9 +193,12 @@ func (s *Scheduler) Cycle(ctx context.Context, now time.Time, only string, force
 			break
 		}
 		calls, tokens := allow.Calls, allow.Tokens
-		changes, err := s.Reflector.Reflect(ctx, scope, allow)
-		done = append(done, Reflected{Scope: scope, Changes: changes, Err: err,
-			Calls: allow.Calls - calls, Tokens: allow.Tokens - tokens})
+		var p priced
+		changes, err := s.Reflector.Reflect(p.trace(ctx, s.spentIn(scope)), scope, allow)
+		r := Reflected{Scope: scope, Changes: changes, Err: err, Calls: allow.Calls - calls, Tokens: allow.Tokens - tokens}
+		r.Nanos, r.Unpriced = p.sum()
+		done = append(done, r)
+		s.keep(ctx, r, clockNow(), log)
 		if errors.Is(err, ErrBudget) {
 			// Cut short: what it saved stands, and it reflected.
 			log.Warn("reflection cut short by the cycle's budget", "scope", scope, "changes", len(changes))
@@ -196,4 +212,26 @@ func (s *Scheduler) Cycle(ctx context.Context, now time.Time, only string, force
 		}
 	}
 	return done
+}
+
+// spentIn is Spent for scope's calls; nil without Spent.
+func (s *Scheduler) spentIn(scope string) func(context.Context, llm.CallCost) {
+	if s.Spent == nil {
+		return nil
+	}
+	return func(ctx context.Context, c llm.CallCost) { s.Spent(ctx, scope, c) }
+}
+
+// keep records r, failed or not, and tells Done: a cycle past its
+// deadline has still done what it did, so neither takes ctx's end.
+func (s *Scheduler) keep(ctx context.Context, r Reflected, at time.Time, log *slog.Logger) {
+	ctx = context.WithoutCancel(ctx)
+	if s.Log != nil {
+		if err := s.Log.RecordReflection(ctx, r.record(at)); err != nil {
+			log.Error("reflection: keep its record", "scope", r.Scope, "err", err)
+		}
+	}
+	if s.Done != nil {
+		s.Done(ctx, r)
+	}
 }

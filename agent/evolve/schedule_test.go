@@ -3,6 +3,7 @@ package evolve
 import (
 	"context"
 	"errors"
+	"iter"
 	"slices"
 	"sync"
 	"testing"
@@ -242,6 +243,96 @@ func TestCycleBudget(t *testing.T) {
 					t.Errorf("marked reflected: %v, want %v", marked, tt.marked)
 				}
 			})
+		})
+	}
+}
+
+// usageProvider answers every call at once with usage of in input tokens.
+type usageProvider struct{ in int }
+
+func (p usageProvider) Stream(context.Context, llm.Request) iter.Seq2[llm.Event, error] {
+	return func(yield func(llm.Event, error) bool) {
+		yield(llm.Event{Kind: llm.EventDone, Response: &llm.Response{Usage: llm.Usage{InputTokens: p.in}}}, nil)
+	}
+}
+
+// callingReflector makes one call of each of its models, and fails if
+// told to.
+type callingReflector struct {
+	models []llm.Provider
+	fail   error
+}
+
+func (r callingReflector) Reflect(ctx context.Context, _ string, a *Allowance) ([]Change, error) {
+	for _, m := range r.models {
+		resp, err := llm.Collect(m.Stream(ctx, llm.Request{}))
+		if err != nil {
+			return nil, err
+		}
+		a.spend(llm.Request{}, *resp)
+	}
+	if r.fail != nil {
+		return nil, r.fail
+	}
+	return []Change{{Action: "created", Skill: "deploy"}}, nil
+}
+
+type memLog struct {
+	mu   sync.Mutex
+	recs []ReflectionRecord
+}
+
+func (m *memLog) RecordReflection(_ context.Context, r ReflectionRecord) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.recs = append(m.recs, r)
+	return nil
+}
+
+func (m *memLog) Reflections(context.Context, int) ([]ReflectionRecord, error) { return m.recs, nil }
+
+// Each reflection is kept with what it cost: its priced calls summed in
+// money, the unpriced counted, every call passed to Spent for its scope,
+// a failure kept with its reason, and Done told of each.
+func TestCycleRecordsReflections(t *testing.T) {
+	reg := llm.NewRegistry()
+	reg.UseModels(llm.Models{Prices: map[string]llm.Price{"openai/priced": {Input: 2}}}) // $2 a million: 2,000 nanos a token
+	reg.Register("openai", usageProvider{in: 1000})
+	priced, _ := reg.Resolve("openai/priced")
+	free, _ := reg.Resolve("openai/free")
+	tests := []struct {
+		name string
+		ref  callingReflector
+		want ReflectionRecord
+	}{
+		{"priced and unpriced", callingReflector{models: []llm.Provider{priced, priced, free}},
+			ReflectionRecord{Scope: "a", Changes: 1, Calls: 3, Tokens: 3000, Nanos: 4_000_000, Unpriced: 1}},
+		{"failed", callingReflector{models: []llm.Provider{priced}, fail: errors.New("model down")},
+			ReflectionRecord{Scope: "a", Calls: 1, Tokens: 1000, Nanos: 2_000_000, Err: "model down"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			now := time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
+			st := &fakeActivity{runs: map[string][]Run{}, reflected: map[string]time.Time{}}
+			st.add("a", now.Add(-time.Hour), Signals{Corrected: true})
+			log := &memLog{}
+			var spent []string
+			var told []Reflected
+			s := &Scheduler{Store: st, Reflector: tt.ref, Log: log, Now: func() time.Time { return now },
+				Spent: func(_ context.Context, scope string, c llm.CallCost) { spent = append(spent, scope+" "+c.Model) },
+				Done:  func(_ context.Context, r Reflected) { told = append(told, r) }}
+			s.Cycle(t.Context(), now, "", false)
+			want := tt.want
+			want.At = now
+			if len(log.recs) != 1 || log.recs[0] != want {
+				t.Errorf("kept %+v, want %+v", log.recs, want)
+			}
+			if len(spent) != len(tt.ref.models) || spent[0] != "a openai/priced" {
+				t.Errorf("Spent told %v", spent)
+			}
+			if len(told) != 1 || told[0].Scope != "a" || told[0].Nanos != want.Nanos {
+				t.Errorf("Done told %+v", told)
+			}
 		})
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/store"
+	"github.com/parleybot/parley/webconsole"
 )
 
 // assemble builds the chat core of a over adapters (the terminal's or the
@@ -48,13 +49,14 @@ func assemble(a *app, adapters []chat.Adapter, acc bot.Access, approvers []strin
 	}
 	var runs bot.RunRecorder
 	var learn bot.Learning
+	var console webconsole.Learning // nil: the Learning page says learning is off
 	if a.cfg.Evolution.Enabled {
 		runs = evolve.Recorder{Runs: a.db, Memos: a.db}
-		s, err := a.scheduler(logger)
+		l, err := a.learning(logger)
 		if err != nil {
 			return nil, err
 		}
-		learn = learning{files: skillFiles(a.cfg), db: a.db, s: s}
+		learn, console = l, consoleLearning{l}
 	}
 	cc := bot.CoreConfig{
 		Adapters:       adapters,
@@ -85,7 +87,7 @@ func assemble(a *app, adapters []chat.Adapter, acc bot.Access, approvers []strin
 	if rem != nil {
 		cc.Reminders, cc.ReminderLoop, cc.Zones = a.db, rem.loop, rem.zones
 	}
-	if a.console, err = newConsole(a, acc, logger); err != nil {
+	if a.console, err = newConsole(a, acc, console, logger); err != nil {
 		return nil, err
 	}
 	if a.console != nil {

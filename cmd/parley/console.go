@@ -24,24 +24,24 @@ import (
 
 // newConsole builds the console over a's store for acc's admins; nil when
 // console.listen is empty.
-func newConsole(a *app, acc bot.Access, logger *slog.Logger) (*webconsole.Server, error) {
+func newConsole(a *app, acc bot.Access, learn webconsole.Learning, logger *slog.Logger) (*webconsole.Server, error) {
 	c := a.cfg.Console
 	if c.Listen == "" {
 		return nil, nil
 	}
-	return consoleOver(a.cfg, a.db, func(u string) bool { return isAdminKey(acc, u) }, a.kb, logger)
+	return consoleOver(a.cfg, a.db, func(u string) bool { return isAdminKey(acc, u) }, a.kb, learn, logger)
 }
 
 // consoleOver is the console over db, for serving or for making links;
-// base is the knowledge base its Knowledge page works on (nil: none, as
-// for making links).
-func consoleOver(cfg *config.Config, db backend, isAdmin func(string) bool, base *kb.Base, logger *slog.Logger) (*webconsole.Server, error) {
+// base is the knowledge base its Knowledge page works on, learn what its
+// Learning page shows (nil: none, as for making links).
+func consoleOver(cfg *config.Config, db backend, isAdmin func(string) bool, base *kb.Base, learn webconsole.Learning, logger *slog.Logger) (*webconsole.Server, error) {
 	var knowledge webconsole.Knowledge
 	if base != nil { // a nil *kb.Base in the interface would not be nil
 		knowledge = base
 	}
 	return webconsole.New(webconsole.Config{
-		Auth: db, Audit: db, Data: db, Costs: db, Turns: db, Shared: db, Knowledge: knowledge, Limits: consoleLimits(cfg), IsAdmin: isAdmin,
+		Auth: db, Audit: db, Data: db, Costs: db, Turns: db, Shared: db, Knowledge: knowledge, Learning: learn, Limits: consoleLimits(cfg), IsAdmin: isAdmin,
 		PublicURL: cfg.Console.PublicURL, LinkBase: cfg.Console.BaseURL(), TrustedProxies: cfg.Console.Proxies(),
 		Logger: logger.With("part", "console"),
 	})
@@ -140,7 +140,7 @@ func newConsoleCmd(e *environment, load func() (*config.Config, error)) *cobra.C
 				user = as
 			}
 			acc := access(cfg)
-			srv, err := consoleOver(cfg, db, func(u string) bool { return isAdminKey(acc, u) }, nil, slog.New(slog.DiscardHandler))
+			srv, err := consoleOver(cfg, db, func(u string) bool { return isAdminKey(acc, u) }, nil, nil, slog.New(slog.DiscardHandler))
 			if err != nil {
 				return err
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/parleybot/parley/agent/evolve"
 	"github.com/parleybot/parley/agent/guard"
 	"github.com/parleybot/parley/agent/llm"
+	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/cmd/parley/internal/config"
 )
 
@@ -39,29 +40,74 @@ func weights(e config.Evolution) evolve.Weights {
 }
 
 // scheduler is the background reflection of learning from use
-// (docs/evolution.md): evolution.model reflects, or the main model; every
-// text it writes passes the memory guard, its judge included.
+// (docs/evolution.md) over reflector: each reflection is kept with its
+// cost (reflection_log), its model calls in the costs table as agent
+// "reflection", and its changes in the audit log.
 func (a *app) scheduler(logger *slog.Logger) (*evolve.Scheduler, error) {
+	x, err := a.reflector()
+	if err != nil {
+		return nil, err
+	}
+	return a.schedulerOver(x, logger), nil
+}
+
+func (a *app) schedulerOver(x *evolve.Reflect, logger *slog.Logger) *evolve.Scheduler {
+	metrics := a.ops.metrics()
+	return &evolve.Scheduler{
+		Store: a.db, Reflector: x, Config: scheduleConfig(a.cfg.Evolution), Logger: logger, Log: a.db,
+		Spent: func(ctx context.Context, scope string, c llm.CallCost) {
+			// Priced like a turn's calls, and kept in the same table, so
+			// /usage and the console's Usage page count reflection as
+			// the agent "reflection"; its place is the scope it learns in.
+			if metrics != nil && c.Priced {
+				metrics.Spent(reflectionAgent, c.Model, c.Nanos)
+			}
+			cost := bot.Cost{At: time.Now(), Agent: reflectionAgent, Place: scope, Model: c.Model, Usage: c.Usage, Nanos: c.Nanos, Priced: c.Priced}
+			if err := a.db.RecordCost(ctx, cost); err != nil {
+				logger.Error("reflection: keep a model call's cost", "scope", scope, "err", err)
+			}
+		},
+		Done: func(ctx context.Context, r evolve.Reflected) { auditReflection(ctx, a.db, r, time.Now(), logger) },
+	}
+}
+
+// reflectionAgent is who reflection's model calls are counted for.
+const reflectionAgent = "reflection"
+
+// auditReflection writes each change r made to the audit log, the actor
+// "reflection": the one place reflection's own changes are audited.
+func auditReflection(ctx context.Context, log bot.AuditLog, r evolve.Reflected, at time.Time, logger *slog.Logger) {
+	for _, c := range r.Changes {
+		action := map[string]string{"created": "skill.create", "patched": "skill.patch", "deleted": "skill.delete", "noted": "memo.update"}[c.Action]
+		if action == "" {
+			action = "skill." + c.Action
+		}
+		e := bot.AuditEntry{At: at, Actor: reflectionAgent, Action: action, Target: r.Scope, Detail: c.Skill, Via: "reflection"}
+		if err := log.Audit(ctx, e); err != nil {
+			logger.Error("reflection: audit", "scope", r.Scope, "err", err)
+		}
+	}
+}
+
+// reflector is reflection itself: evolution.model reflects, or the main
+// model; every text it writes — and every edit a person makes in the
+// console — passes the memory guard, its judge included.
+func (a *app) reflector() (*evolve.Reflect, error) {
 	provider, model, err := a.reflectionModel()
 	if err != nil {
 		return nil, err
 	}
 	judge := a.judge
 	e := a.cfg.Evolution
-	return &evolve.Scheduler{
-		Store: a.db,
-		Reflector: &evolve.Reflect{
-			Provider: provider, Model: model, Files: skillFiles(a.cfg), Runs: a.db, Sessions: a.db, Memo: a.db, Revisions: a.db,
-			Guard: func(ctx context.Context, text string, existing []string) error {
-				return guard.Vet(ctx, judge, text, existing)
-			},
-			Window:       time.Duration(e.WindowDays) * 24 * time.Hour,
-			PacketTokens: e.PacketTokens,
-			MaxCalls:     e.ReflectionCalls,
-			Weights:      weights(e),
+	return &evolve.Reflect{
+		Provider: provider, Model: model, Files: skillFiles(a.cfg), Runs: a.db, Sessions: a.db, Memo: a.db, Revisions: a.db,
+		Guard: func(ctx context.Context, text string, existing []string) error {
+			return guard.Vet(ctx, judge, text, existing)
 		},
-		Config: scheduleConfig(e),
-		Logger: logger,
+		Window:       time.Duration(e.WindowDays) * 24 * time.Hour,
+		PacketTokens: e.PacketTokens,
+		MaxCalls:     e.ReflectionCalls,
+		Weights:      weights(e),
 	}, nil
 }
 

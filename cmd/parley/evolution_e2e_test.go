@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/parleybot/parley/agent/llm/llmtest"
+	"github.com/parleybot/parley/bot"
+	"github.com/parleybot/parley/store"
 )
 
 // TestLearnFromACorrection, with the real binary at the terminal: Ana
@@ -44,6 +46,7 @@ func TestLearnFromACorrection(t *testing.T) {
 	if err != nil || !strings.Contains(string(data), "patchCount: 0") || !strings.Contains(string(data), "1. Deploy to staging.") {
 		t.Fatalf("skill file: %v\n%s", err, data)
 	}
+	checkReflectionKept(t, filepath.Join(sb.dir, "data", "parley.db"), "person:console:ana")
 	// Nothing new since: a second cycle makes no model call.
 	before := len(srv.Requests())
 	if out, _, _ = sb.run(t, "", "reflect"); !strings.Contains(out, "nothing to reflect on") || len(srv.Requests()) != before {
@@ -94,5 +97,38 @@ func TestReflectionModel(t *testing.T) {
 	reqs := reflector.Requests()
 	if len(reqs) != 1 || reqs[0].JSON["model"] != "tiny-1" || !strings.Contains(reqs[0].LastUserText(), "deploy the app") {
 		t.Fatalf("the reflection model saw %d requests; want the packet, asked of tiny-1: %+v", len(reqs), reqs)
+	}
+}
+
+// checkReflectionKept: the one reflection of scope is kept with its cost
+// (reflection_log), its model calls — the judge's among them — are in the
+// costs table as the agent "reflection", and the skill it created is in
+// the audit log by "reflection".
+func checkReflectionKept(t *testing.T, path, scope string) {
+	t.Helper()
+	db, err := store.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	recs, err := db.Reflections(t.Context(), 10)
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("reflections kept: %+v, %v", recs, err)
+	}
+	r := recs[0]
+	// Two reflection calls and the judge's; llmtest's model has no price.
+	if r.Scope != scope || r.Changes != 1 || r.Calls != 2 || r.Tokens == 0 || r.Unpriced != 3 || r.Nanos != 0 || r.Err != "" {
+		t.Errorf("the reflection's record: %+v", r)
+	}
+	sum, err := db.SumCosts(t.Context(), bot.CostFilter{Agent: "reflection"})
+	if err != nil || sum.Calls != 3 || sum.Unpriced != 3 {
+		t.Errorf("reflection's costs: %+v, %v", sum, err)
+	}
+	entries, err := db.AuditEntries(t.Context(), bot.AuditFilter{Action: "skill."}, 10)
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("audited: %+v, %v", entries, err)
+	}
+	if e := entries[0]; e.Actor != "reflection" || e.Action != "skill.create" || e.Target != scope || e.Detail != "Deploy" || e.Via != "reflection" {
+		t.Errorf("the audit entry: %+v", e)
 	}
 }

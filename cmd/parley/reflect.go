@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -133,40 +132,6 @@ func newSkillsCmd(e *environment, load func() (*config.Config, error)) *cobra.Co
 		},
 	})
 	return cmd
-}
-
-// learning is /skills and /reflect over the skill files, the rates in the
-// database and the reflection.
-type learning struct {
-	files evolve.SkillFiles
-	db    backend
-	s     *evolve.Scheduler
-}
-
-func (l learning) Skills(scope string) ([]evolve.Skill, error) {
-	skills, _ := l.files.List(scope) // a broken file hides only itself
-	return skills, nil
-}
-
-func (l learning) Rates(ctx context.Context, scope, name string) (evolve.Rates, error) {
-	return l.db.SkillRates(ctx, scope, name)
-}
-
-func (l learning) ForgetSkill(scope, name string) error { return l.files.Delete(scope, name) }
-
-func (l learning) History(ctx context.Context, scope string) ([]evolve.Revision, error) {
-	return l.db.Revisions(ctx, scope, 20)
-}
-
-func (l learning) Undo(ctx context.Context, r evolve.Revision) error {
-	return evolve.Undo(ctx, l.files, l.db, l.db, r)
-}
-
-func (l learning) ReflectNow(ctx context.Context, scope string) ([]evolve.Change, error) {
-	for _, r := range l.s.Cycle(ctx, time.Now(), scope, true) {
-		return r.Changes, r.Err
-	}
-	return nil, nil // nothing new since the last reflection
 }
 
 // scopeOfDir is the scope key whose skills are in folder dir

@@ -226,3 +226,34 @@ func (db *DB) DeleteRevision(ctx context.Context, id int64) error {
 	}
 	return nil
 }
+
+// RecordReflection keeps one reflection's record.
+func (db *DB) RecordReflection(ctx context.Context, r evolve.ReflectionRecord) error {
+	if _, err := db.pool.Exec(ctx, `
+		INSERT INTO reflection_log (scope, at, changes, calls, tokens, nanos, unpriced, error)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		r.Scope, ts(r.At), r.Changes, r.Calls, r.Tokens, r.Nanos, r.Unpriced, r.Err); err != nil {
+		return fmt.Errorf("postgres: record reflection: %w", err)
+	}
+	return nil
+}
+
+// Reflections lists the latest limit reflections, newest first.
+func (db *DB) Reflections(ctx context.Context, limit int) ([]evolve.ReflectionRecord, error) {
+	rows, err := db.pool.Query(ctx, `
+		SELECT id, scope, at, changes, calls, tokens, nanos, unpriced, error FROM reflection_log
+		ORDER BY id DESC LIMIT $1`, sqlLimit(limit))
+	if err != nil {
+		return nil, fmt.Errorf("postgres: reflections: %w", err)
+	}
+	out, err := collect(rows, func(row rowScanner) (evolve.ReflectionRecord, error) {
+		var r evolve.ReflectionRecord
+		err := row.Scan(&r.ID, &r.Scope, &r.At, &r.Changes, &r.Calls, &r.Tokens, &r.Nanos, &r.Unpriced, &r.Err)
+		r.At = fromTS(r.At)
+		return r, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: reflections: %w", err)
+	}
+	return out, nil
+}

@@ -100,6 +100,8 @@ func Fill(t testing.TB, db Store) Filled {
 	must(db.MarkReflected(ctx, f.Scope, epoch))
 	must(db.SetMemo(ctx, f.Scope, evolve.MemoSelf, "Weakness: bucket regions"))
 	must(db.AddRevision(ctx, evolve.Revision{Scope: f.Scope, Kind: "skill", Name: "deploy", Action: "patched", Before: "# old", At: epoch}))
+	must(db.RecordReflection(ctx, evolve.ReflectionRecord{Scope: f.Scope, At: epoch, Changes: 2, Calls: 3, Tokens: 54_118,
+		Nanos: 81_000_000, Unpriced: 1, Err: "the reflection cycle's budget is spent"}))
 
 	once := remind.Item{Kind: remind.KindReminder, Scope: f.Scope, Owner: f.Owner, OwnerName: "Ana", Targets: []string{f.Owner},
 		Place: remind.Place{Platform: "slack", Space: "T1", Chat: "C1"}, Text: "stand-up", Zone: "Europe/Berlin", Next: epoch}
@@ -208,6 +210,7 @@ var Readers = []Reader{
 	}},
 	{"memo", func(ctx context.Context, db Store, f Filled) (any, error) { return db.Memo(ctx, f.Scope) }},
 	{"revisions", func(ctx context.Context, db Store, f Filled) (any, error) { return db.Revisions(ctx, f.Scope, 10) }},
+	{"reflection log", func(ctx context.Context, db Store, f Filled) (any, error) { return db.Reflections(ctx, 10) }},
 	{"reminders", func(ctx context.Context, db Store, f Filled) (any, error) { return db.Items(ctx, f.Scope, f.Owner) }},
 	{"reminder claims", func(ctx context.Context, db Store, f Filled) (any, error) { return db.PendingClaims(ctx) }},
 	{"task", func(ctx context.Context, db Store, f Filled) (any, error) {

@@ -16,6 +16,7 @@ var learningTests = []test{
 	{"SkillRates", testSkillRates},
 	{"Memo", testMemo},
 	{"Revisions", testRevisions},
+	{"ReflectionLog", testReflectionLog},
 }
 
 func testRunSignals(t *testing.T, s suite) {
@@ -213,5 +214,43 @@ func testRevisions(t *testing.T, s suite) {
 	left, err := db.Revisions(ctx, scope, 10)
 	if err != nil || len(left) != 2 || left[0].ID != got[0].ID || left[1].ID != got[2].ID {
 		t.Errorf("after deleting the patch: %+v, %v", left, err)
+	}
+}
+
+// Reflections are kept as they were recorded, failures with their
+// reason, and listed newest first up to the limit.
+func testReflectionLog(t *testing.T, s suite) {
+	db := s.fresh(t)
+	ctx := t.Context()
+	if got, err := db.Reflections(ctx, 10); err != nil || len(got) != 0 {
+		t.Fatalf("Reflections of a fresh store = %+v, %v", got, err)
+	}
+	t0 := time.Date(2026, 11, 25, 9, 0, 0, 123_000_000, time.UTC)
+	recs := []evolve.ReflectionRecord{
+		{Scope: "space:slack:T1", At: t0, Changes: 2, Calls: 4, Tokens: 54_118, Nanos: 81_177_000},
+		{Scope: "person:telegram:42", At: t0.Add(time.Hour), Calls: 1, Tokens: 900, Unpriced: 1, Err: "reflection model call: 503"},
+		{Scope: "agent:ops:space:slack:T1", At: t0.Add(2 * time.Hour), Changes: 1, Calls: 30, Tokens: 300_000,
+			Nanos: 1_234_567_890, Unpriced: 2, Err: "the reflection cycle's budget is spent"},
+	}
+	for _, r := range recs {
+		if err := db.RecordReflection(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := db.Reflections(ctx, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].ID <= got[1].ID {
+		t.Fatalf("Reflections(2) = %+v: want the two newest, newest first", got)
+	}
+	for i := range got {
+		got[i].ID = 0
+	}
+	if diff := cmp.Diff([]evolve.ReflectionRecord{recs[2], recs[1]}, got); diff != "" {
+		t.Errorf("Reflections (-want +got):\n%s", diff)
+	}
+	if all, _ := db.Reflections(ctx, 100); len(all) != 3 {
+		t.Errorf("Reflections(100) = %d records, want 3", len(all))
 	}
 }
