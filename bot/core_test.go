@@ -95,7 +95,7 @@ func (w *coreWorld) start(t *testing.T, script ...llm.Response) {
 		ts = append(ts, mem)
 	}
 	runner := &agent.Runner{RunnerConfig: agent.RunnerConfig{Provider: w.model, Sessions: db, Memory: db, Tools: ts, Logger: slog.New(slog.DiscardHandler)}}
-	cfg := bot.CoreConfig{Adapters: []chat.Adapter{w.fake}, Store: db, Runner: runner,
+	cfg := bot.CoreConfig{Adapters: []chat.Adapter{w.fake}, Store: db, Runner: runner, Audit: db,
 		Access: slackOpen(w.access), Limits: w.limits, Logger: slog.New(slog.DiscardHandler)}
 	if w.reminders {
 		withReminders(t, &cfg, db)

@@ -223,7 +223,7 @@ func (w *kbWorld) open(t *testing.T) {
 	// A small file cap, so a file over it needs no megabytes.
 	w.kb = kb.New(kb.Config{Store: db, Fetcher: w.web, MaxFileBytes: 64 << 10, Now: func() time.Time { return kbDay }})
 	w.router = newRouter(t, bot.RouterConfig{
-		Sessions: db, Inbox: db, KV: db, Access: kbAccess, Knowledge: w.kb, Logger: slog.New(slog.DiscardHandler),
+		Sessions: db, Inbox: db, KV: db, Access: kbAccess, Knowledge: w.kb, Audit: db, Logger: slog.New(slog.DiscardHandler),
 	}, w.slack, w.tg)
 }
 
@@ -315,6 +315,21 @@ func listed(answer string) []string {
 			return append(out, "misnumbered: "+m[0])
 		}
 		out = append(out, m[2])
+	}
+	return out
+}
+
+// audited lists what the audit log holds under action (a prefix ending
+// in "."), oldest first, as "actor action target detail".
+func (w *kbWorld) audited(t *testing.T, action string) []string {
+	t.Helper()
+	log, err := w.db.AuditEntries(t.Context(), bot.AuditFilter{Action: action}, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range slices.Backward(log) {
+		out = append(out, strings.Join([]string{e.Actor, e.Action, e.Target, e.Detail, e.Via}, " "))
 	}
 	return out
 }

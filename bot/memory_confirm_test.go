@@ -10,6 +10,7 @@ import (
 
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/llm"
+	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/bottest"
 	"github.com/parleybot/parley/chat"
 )
@@ -78,6 +79,13 @@ func TestTaintedMemoryNeedsItsOwner(t *testing.T) {
 		}
 		if told := click("c3", "ann", ask.Buttons[1].Data); !strings.Contains(told, "no longer valid") {
 			t.Fatalf("a second click was answered %q", told)
+		}
+		// The owner's decision is in the audit log, the list but not the
+		// entry; bob's refused click is not.
+		log, err := w.db.AuditEntries(t.Context(), bot.AuditFilter{Action: "memory."}, 10)
+		if err != nil || len(log) != 1 || log[0].Actor != "slack:ann" || log[0].Action != "memory.confirm" ||
+			log[0].Target != "slack:ann" || log[0].Detail != "facts" || log[0].Via != "chat" {
+			t.Fatalf("audit log: %+v, %v", log, err)
 		}
 	})
 }

@@ -138,6 +138,7 @@ func (r *Router) kbForget(ctx context.Context, c chat.Command) error {
 	if err := r.cfg.Knowledge.Forget(ctx, d.ID); err != nil {
 		return err
 	}
+	r.audit(ctx, AuditEntry{Actor: c.User.Key(), Action: "kb.remove", Target: strconv.FormatInt(d.ID, 10), Detail: d.Scope + ": " + d.Source, Via: "chat"})
 	return r.answerPrivately(ctx, c, chat.Out{Text: "Removed " + d.Source + " from the knowledge base."})
 }
 
@@ -177,6 +178,7 @@ func (r *Router) kbAdd(ctx context.Context, job kbAddJob, done func()) {
 		}
 		ing, err := k.AddURL(ctx, doc, u)
 		lines = append(lines, describeAdd(u, ing, err))
+		r.auditAdd(ctx, job, doc.Scope, u, err)
 	}
 	if len(job.Files) > 0 {
 		fetcher, ok := r.adapters[job.Thread.Platform].(chat.FileFetcher)
@@ -197,6 +199,7 @@ func (r *Router) kbAdd(ctx context.Context, job kbAddJob, done func()) {
 			d.Source = f.Name
 			ing, err := k.Add(ctx, d, f.MIME, data)
 			lines = append(lines, describeAdd(f.Name, ing, err))
+			r.auditAdd(ctx, job, doc.Scope, f.Name, err)
 		}
 	}
 	if ctx.Err() != nil {
@@ -204,6 +207,14 @@ func (r *Router) kbAdd(ctx context.Context, job kbAddJob, done func()) {
 	}
 	answer(strings.Join(lines, "\n"))
 	done()
+}
+
+// auditAdd records a document /kb add added (nothing when it failed), as
+// the console's Knowledge page records its own.
+func (r *Router) auditAdd(ctx context.Context, job kbAddJob, scope, source string, err error) {
+	if err == nil {
+		r.audit(ctx, AuditEntry{Actor: job.User.Key(), Action: "kb.add", Target: scope, Detail: source, Via: "chat"})
+	}
 }
 
 // webAddress is a /kb add argument as the address it names. Slack sends a

@@ -140,6 +140,12 @@ func TestKBForget(t *testing.T) {
 			if got := sources(w.all(t)); !slices.Equal(got, tt.left) {
 				t.Errorf("documents left: %q, want %q", got, tt.left)
 			}
+			// A removal is in the audit log by who removed it; a refusal is not.
+			log := w.audited(t, "kb.remove")
+			if removed := strings.HasPrefix(tt.want, "Removed"); removed != (len(log) == 1) ||
+				(removed && !strings.HasPrefix(log[0], tt.place.user.Key()+" kb.remove ")) || (removed && !strings.HasSuffix(log[0], " chat")) {
+				t.Errorf("audit log: %q", log)
+			}
 		})
 	}
 }
@@ -302,6 +308,13 @@ func TestKBAddURL(t *testing.T) {
 				if d.Scope != "space:slack:T1" || d.AddedBy != "slack:alice" || d.AddedByName != "Alice" {
 					t.Errorf("%s stored in %q by %q (%q)", d.Source, d.Scope, d.AddedBy, d.AddedByName)
 				}
+			}
+			var want []string
+			for _, u := range tt.stored {
+				want = append(want, "slack:alice kb.add space:slack:T1 "+u+" chat")
+			}
+			if got := w.audited(t, "kb."); !slices.Equal(got, want) {
+				t.Errorf("audit log %q, want %q", got, want)
 			}
 		})
 	}

@@ -104,12 +104,17 @@ func (r *Router) memoryClick(ctx context.Context, a chat.Action) error {
 	if err := r.cfg.KV.Set(ctx, key, string(used)); err != nil {
 		return err
 	}
+	// Which list, never the entry: it is the person's.
+	decided := AuditEntry{Actor: a.User.Key(), Action: "memory.discard", Target: p.Owner, Detail: string(p.Edit.Target), Via: "chat"}
 	if !save {
+		r.audit(ctx, decided)
 		return r.cfg.Outbound.Tell(ctx, a, "Discarded: I did not keep it.")
 	}
 	_, _, err = agent.ApplyMemoryEdit(ctx, r.cfg.Runner.Memory, p.Owner, r.cfg.Commands.limits, p.Edit)
 	if err != nil {
 		return r.cfg.Outbound.Tell(ctx, a, "I could not save it: "+err.Error())
 	}
+	decided.Action = "memory.confirm"
+	r.audit(ctx, decided)
 	return r.cfg.Outbound.Tell(ctx, a, "Saved. See /memory.")
 }

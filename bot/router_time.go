@@ -102,6 +102,8 @@ func (r *Router) cmdItems(ctx context.Context, c chat.Command, kind remind.Kind)
 		text, err := r.due.change(ctx, it, sub)
 		if err != nil {
 			text = "I could not " + sub + " it: " + err.Error()
+		} else {
+			r.audit(ctx, AuditEntry{Actor: c.User.Key(), Action: "reminder." + sub, Target: strconv.FormatInt(it.ID, 10), Detail: string(it.Kind), Via: "chat"})
 		}
 		return r.answerPrivately(ctx, c, chat.Out{Text: text})
 	}

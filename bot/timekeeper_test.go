@@ -348,6 +348,11 @@ func TestReminderCommands(t *testing.T) {
 				t.Errorf("%s /%s: %q, want %q", tt.user, strings.Join(tt.args, " "), got, tt.want)
 			}
 		}
+		// The cancel is in the audit log by who cancelled; refusals are not.
+		log, err := w.db.AuditEntries(t.Context(), bot.AuditFilter{Action: "reminder."}, 10)
+		if err != nil || len(log) != 1 || log[0].Actor != "slack:boss" || log[0].Action != "reminder.cancel" || log[0].Via != "chat" {
+			t.Errorf("audit log: %+v, %v", log, err)
+		}
 		if err := w.fake.InjectMessage(t.Context(), coreMention("k2", "ana", "remind me tomorrow at 9 to call mum")); err != nil {
 			t.Fatal(err)
 		}
