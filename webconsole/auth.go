@@ -129,10 +129,10 @@ func (s *Server) signedIn(h handler) http.Handler {
 			return
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			if err := s.readForm(r, &who); errors.As(err, new(*http.MaxBytesError)) {
+			if err := s.readForm(r); errors.As(err, new(*http.MaxBytesError)) {
 				// Refused before the CSRF check, as nothing was done: the
 				// sender should hear it was the size, not a stale form.
-				s.fail(w, r, http.StatusRequestEntityTooLarge, s.tooLarge(r, &who))
+				s.fail(w, r, http.StatusRequestEntityTooLarge, s.tooLarge(r))
 				return
 			}
 			if !s.sameOrigin(r, &who) {
@@ -186,34 +186,33 @@ func (s *Server) sameOrigin(r *http.Request, who *signin.Session) bool {
 // formBound is what a form's body may hold, but an upload's.
 const formBound = 1 << 20
 
-// uploadRoute is the one form that takes a file: an admin's document for
-// the knowledge base, up to its file cap. Anywhere else, or from a
-// person, a form stays within formBound, so no one can make the console
-// spool large bodies to disk where it expects none.
+// uploadRoute is the one form that takes a file: a document for the
+// knowledge base (an admin's to any scope, a person's to their own), up
+// to its file cap. Anywhere else a form stays within formBound, so no one
+// can make the console spool large bodies to disk where it expects none.
 const uploadRoute = "POST /kb/add"
 
 // uploadBound is what r's body may hold: a document at the knowledge
-// base's file cap and the other fields for an admin's upload, else
-// formBound.
-func (s *Server) uploadBound(r *http.Request, who *signin.Session) int64 {
-	if !s.uploading(r, who) {
+// base's file cap and the other fields for an upload, else formBound.
+func (s *Server) uploadBound(r *http.Request) int64 {
+	if !s.uploading(r) {
 		return formBound
 	}
 	return max(formBound, s.cfg.Knowledge.MaxFileBytes()+uploadSlack)
 }
 
-// uploading reports whether r may carry a document: an admin's, to the
-// upload route, with a knowledge base to take it.
-func (s *Server) uploading(r *http.Request, who *signin.Session) bool {
-	return r.Pattern == uploadRoute && who.Admin && s.cfg.Knowledge != nil
+// uploading reports whether r may carry a document: to the upload route,
+// with a knowledge base to take it.
+func (s *Server) uploading(r *http.Request) bool {
+	return r.Pattern == uploadRoute && s.cfg.Knowledge != nil
 }
 
 // readForm reads a state-changing request's form within its bound, so
 // the CSRF token is there to check whichever way the form was encoded.
 // An upload's file past 1 MiB waits on disk, not in memory; net/http
 // removes it when the request is done.
-func (s *Server) readForm(r *http.Request, who *signin.Session) error {
-	r.Body = http.MaxBytesReader(nil, r.Body, s.uploadBound(r, who))
+func (s *Server) readForm(r *http.Request) error {
+	r.Body = http.MaxBytesReader(nil, r.Body, s.uploadBound(r))
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "multipart/form-data" {
 		return r.ParseMultipartForm(formBound)
 	}
@@ -221,8 +220,8 @@ func (s *Server) readForm(r *http.Request, who *signin.Session) error {
 }
 
 // tooLarge says why a form was too large to read.
-func (s *Server) tooLarge(r *http.Request, who *signin.Session) string {
-	if s.uploading(r, who) {
+func (s *Server) tooLarge(r *http.Request) string {
+	if s.uploading(r) {
 		return "Not added: the upload is over the cap of " + kb.Size(s.cfg.Knowledge.MaxFileBytes()) + " per document."
 	}
 	return "That form is larger than this console takes."

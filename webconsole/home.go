@@ -2,10 +2,13 @@ package webconsole
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/agent/kb"
 
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/store"
@@ -87,7 +90,18 @@ func (s *Server) me(w http.ResponseWriter, r *http.Request, who *signin.Session)
 		s.serverError(w, r, err)
 		return
 	}
-	s.render(w, r, http.StatusOK, "home", who, map[string]any{"Title": "What Parley keeps about you", "Nav": "home", "Memory": mem, "Recent": mine})
+	data := map[string]any{"Title": "What Parley keeps about you", "Nav": "home", "Memory": mem, "Recent": mine,
+		"CanEdit": s.cfg.VetMemory != nil}
+	if k := s.cfg.Knowledge; k != nil && k.Ready() == nil {
+		docs, err := s.cfg.Data.Documents(r.Context(), []string{personScope(who.User)})
+		if err != nil {
+			s.serverError(w, r, err)
+			return
+		}
+		data["Documents"], data["KB"], data["Cap"] = docs, true, kb.Size(k.MaxFileBytes())
+		data["Note"] = notes[r.URL.Query().Get("done")]
+	}
+	s.render(w, r, http.StatusOK, "home", who, data)
 }
 
 // forget removes one entry of the caller's own memory, named by its list
@@ -107,6 +121,51 @@ func (s *Server) forget(w http.ResponseWriter, r *http.Request, who *signin.Sess
 		// The entry itself stays out of the log: it is the person's.
 		s.record(r.Context(), who, "memory.forget", who.User, string(target))
 	}
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+}
+
+// editMemory replaces one entry of the caller's own memory, named by its
+// list and its text, with what they wrote: through the memory guard, as
+// the memory tool's writes, and within the list's cap. A refusal changes
+// nothing and says why.
+func (s *Server) editMemory(w http.ResponseWriter, r *http.Request, who *signin.Session) {
+	if s.cfg.VetMemory == nil {
+		s.fail(w, r, http.StatusNotFound, "Memory can be forgotten here, not edited.")
+		return
+	}
+	target := agent.MemoryTarget(r.PostFormValue("target"))
+	if target != agent.Profile && target != agent.Facts {
+		s.fail(w, r, http.StatusBadRequest, "Which list: profile or facts?")
+		return
+	}
+	old, text := r.PostFormValue("entry"), strings.TrimSpace(r.PostFormValue("text"))
+	if text == old {
+		http.Redirect(w, r, "/", http.StatusSeeOther)
+		return
+	}
+	mem, err := s.cfg.Data.Memory(r.Context(), who.User)
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	entries := mem.Entries(target)
+	if !slices.Contains(entries, old) {
+		s.fail(w, r, http.StatusConflict, "That entry changed in the meantime: see your page again.")
+		return
+	}
+	// Read beside the others, as the memory tool reads a write.
+	others := slices.DeleteFunc(slices.Clone(entries), func(e string) bool { return e == old })
+	if err := s.cfg.VetMemory(r.Context(), text, others); err != nil {
+		s.fail(w, r, http.StatusUnprocessableEntity, "Not saved: "+err.Error())
+		return
+	}
+	edit := agent.MemoryEdit{Action: "replace", Target: target, OldText: old, Content: text}
+	if _, _, err := agent.ApplyMemoryEdit(r.Context(), s.cfg.Data, who.User, s.cfg.MemoryLimits, edit); err != nil {
+		s.fail(w, r, http.StatusUnprocessableEntity, "Not saved: "+err.Error())
+		return
+	}
+	// Which list, never the entry: it is the person's.
+	s.record(r.Context(), who, "memory.edit", who.User, string(target))
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 }
 

@@ -186,6 +186,11 @@ func (s *Server) addDocument(w http.ResponseWriter, r *http.Request, who *signin
 		return
 	}
 	scope := cmp.Or(strings.TrimSpace(r.PostFormValue("scope")), bot.OperatorScope().Key())
+	if !who.Admin {
+		// A person adds to their own private documents, whatever the
+		// form says.
+		scope = personScope(who.User)
+	}
 	if !validScope(scope) {
 		s.fail(w, r, http.StatusBadRequest, fmt.Sprintf("%q is not a scope: operator, space:<platform>:<id> or person:<platform>:<id>.", scope))
 		return
@@ -218,7 +223,21 @@ func (s *Server) addDocument(w http.ResponseWriter, r *http.Request, who *signin
 	if ing.Outcome == kb.Added || ing.Outcome == kb.Replaced {
 		s.record(ctx, who, "kb.add", scope, cmp.Or(detail, ing.Doc.Title))
 	}
-	http.Redirect(w, r, "/kb?"+url.Values{"scope": {scope}, "done": {string(ing.Outcome)}}.Encode(), http.StatusSeeOther)
+	http.Redirect(w, r, s.afterDocument(who, scope, string(ing.Outcome)), http.StatusSeeOther)
+}
+
+// personScope is the scope of a person's private documents: what they
+// add in a direct chat, and in the console.
+func personScope(user string) string { return bot.Scope{Kind: bot.ScopePerson, ID: user}.Key() }
+
+// afterDocument is where a document's change leads: an admin back to the
+// Knowledge page's scope, a person to their own page; done names the
+// outcome (notes).
+func (s *Server) afterDocument(who *signin.Session, scope, done string) string {
+	if !who.Admin {
+		return "/?" + url.Values{"done": {done}}.Encode() + "#documents"
+	}
+	return "/kb?" + url.Values{"scope": {scope}, "done": {done}}.Encode()
 }
 
 // errNoFile means the form had neither a file nor a URL.
@@ -279,12 +298,16 @@ func (s *Server) removeDocument(w http.ResponseWriter, r *http.Request, who *sig
 		s.fail(w, r, http.StatusNotFound, "There is no such document.")
 		return
 	}
+	if !who.Admin && doc.Scope != personScope(who.User) {
+		s.fail(w, r, http.StatusForbidden, "That document is not yours to remove.")
+		return
+	}
 	if err := k.Forget(ctx, id); err != nil {
 		s.serverError(w, r, err)
 		return
 	}
 	s.record(ctx, who, "kb.remove", strconv.FormatInt(id, 10), doc.Scope+": "+doc.Title)
-	http.Redirect(w, r, "/kb?"+url.Values{"scope": {doc.Scope}, "done": {"removed"}}.Encode(), http.StatusSeeOther)
+	http.Redirect(w, r, s.afterDocument(who, doc.Scope, "removed"), http.StatusSeeOther)
 }
 
 // validScope reports whether key is a document scope's stored form

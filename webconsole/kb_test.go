@@ -7,6 +7,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -267,28 +268,55 @@ func TestConsoleKBCSRF(t *testing.T) {
 	}
 }
 
-func TestConsoleKBPersonRefused(t *testing.T) {
+// TestConsoleKBPerson: a person has no Knowledge page; they add to their
+// own private documents whatever scope the form names, and remove only
+// those; each change is audited.
+func TestConsoleKBPerson(t *testing.T) {
 	c, base := newKBConsole(t)
-	d := doc(t, base, "person:slack:UANA", "ana.md", plants)
+	theirs := doc(t, base, "person:slack:UANA", "ana.md", plants)
+	other := doc(t, base, "person:slack:UBO", "bo.md", plants+"\nAnd the fern.\n")
+	ops := doc(t, base, "operator", "handbook.md", "# Handbook\n\nDeploys on Tuesdays.\n")
 	ana := c.signIn(t, ana)
 	token := c.csrf(t, ana, "/")
 	if code, _ := c.get(t, ana, "/kb"); code != http.StatusForbidden {
 		t.Errorf("GET /kb: %d", code)
 	}
-	if code, _ := c.upload(t, ana, map[string]string{"csrf": token}, "x.md", []byte(plants)); code != http.StatusForbidden {
-		t.Errorf("POST /kb/add: %d", code)
+	if _, page := c.get(t, ana, "/"); !strings.Contains(page, "ana.md") || strings.Contains(page, "bo.md") || strings.Contains(page, "handbook.md") {
+		t.Errorf("a person's page lists other documents than theirs:\n%s", page)
 	}
-	if code, _ := c.post(t, ana, "/kb/"+strconv.FormatInt(d.ID, 10)+"/remove", url.Values{"csrf": {token}}); code != http.StatusForbidden {
-		t.Errorf("remove: %d", code)
+	code, _ := c.upload(t, ana, map[string]string{"csrf": token, "scope": "operator", "title": "Bikes"}, "bikes.md", []byte("# Bikes\n\nThe lock code is in the drawer.\n"))
+	if code != http.StatusSeeOther {
+		t.Errorf("a person's upload: %d", code)
 	}
-	if docs, _ := base.ListAll(t.Context()); len(docs) != 1 {
-		t.Errorf("a person changed the knowledge base: %+v", docs)
+	for _, d := range []kb.Document{other, ops} {
+		if code, _ := c.post(t, ana, "/kb/"+strconv.FormatInt(d.ID, 10)+"/remove", url.Values{"csrf": {token}}); code != http.StatusForbidden {
+			t.Errorf("removing %s: %d, want 403", d.Source, code)
+		}
+	}
+	if code, _ := c.post(t, ana, "/kb/"+strconv.FormatInt(theirs.ID, 10)+"/remove", url.Values{"csrf": {token}}); code != http.StatusSeeOther {
+		t.Errorf("removing their own: %d", code)
+	}
+	docs, _ := base.ListAll(t.Context())
+	var got []string
+	for _, d := range docs {
+		got = append(got, d.Scope+" "+d.Source)
+	}
+	slices.Sort(got)
+	if want := []string{"operator handbook.md", "person:slack:UANA bikes.md", "person:slack:UBO bo.md"}; !slices.Equal(got, want) {
+		t.Errorf("documents: %q, want %q", got, want)
+	}
+	var log []string
+	for _, e := range c.kbAudit(t, "kb.") {
+		log = append(log, e.Actor+" "+e.Action+" "+e.Via)
+	}
+	if want := []string{"slack:UANA kb.remove console", "slack:UANA kb.add console"}; !slices.Equal(log, want) {
+		t.Errorf("audit: %q, want %q", log, want)
 	}
 }
 
-// TestConsoleKBUploadBound: only an admin's upload to /kb/add may pass
-// the 1 MiB a form holds; elsewhere a multipart form past it is refused
-// before anything is read to disk.
+// TestConsoleKBUploadBound: only an upload to /kb/add may pass the 1 MiB
+// a form holds, and then only up to the knowledge base's cap; elsewhere
+// a multipart form past it is refused before anything is read to disk.
 func TestConsoleKBUploadBound(t *testing.T) {
 	c, _ := newKBConsole(t)
 	big := bytes.Repeat([]byte("a"), 2<<20)
@@ -297,7 +325,8 @@ func TestConsoleKBUploadBound(t *testing.T) {
 		name string
 		b    *http.Client
 		path string
-	}{{"a person's upload", ana, "/kb/add"}, {"an admin's form elsewhere", root, "/sessions/revoke"}} {
+		says string
+	}{{"a person's upload", ana, "/kb/add", "over the cap of"}, {"an admin's form elsewhere", root, "/sessions/revoke", "larger than this console takes"}} {
 		var body bytes.Buffer
 		mw := multipart.NewWriter(&body)
 		_ = mw.WriteField("csrf", c.csrf(t, tc.b, "/"))
@@ -310,7 +339,7 @@ func TestConsoleKBUploadBound(t *testing.T) {
 		}
 		got, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(got), "larger than this console takes") {
+		if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(got), tc.says) {
 			t.Errorf("%s: %d\n%s", tc.name, resp.StatusCode, got)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/parleybot/parley/agent/kb"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/webconsole/signin"
 )
@@ -29,7 +30,7 @@ var funcs = template.FuncMap{
 	"next":  func(n int) int { return n + 1 },
 	"role":  roleName,
 	"left":  left,
-	"entry": func(target, text, csrf string) memoryEntry { return memoryEntry{target, text, csrf} },
+	"entry": func(target, text, csrf string, edit bool) memoryEntry { return memoryEntry{target, text, csrf, edit} },
 	"note": func(scope, note, label, text, csrf string) memoNote {
 		return memoNote{Scope: scope, Note: note, Label: label, Text: text, CSRF: csrf}
 	},
@@ -43,6 +44,7 @@ var funcs = template.FuncMap{
 	"tokens":    bot.Thousands,
 	"day":       func(t time.Time) string { return t.UTC().Format(time.DateOnly) },
 	"latency":   latency,
+	"size":      kb.Size,
 	// percent is a rate (0 to 1) for people: 0.25 → 25%.
 	"percent":        func(f float64) string { return strconv.FormatFloat(100*f, 'f', 0, 64) + "%" },
 	"reflectionCost": reflectionCost,
@@ -69,7 +71,10 @@ func parsePages() (map[string]*template.Template, error) {
 
 // memoryEntry is one entry of a person's memory with what its Forget
 // button's form needs.
-type memoryEntry struct{ Target, Text, CSRF string }
+type memoryEntry struct {
+	Target, Text, CSRF string
+	Edit               bool // the console can edit memory (Config.VetMemory)
+}
 
 // memoNote is one note of a scope's self-memo with what its edit form
 // needs.

@@ -61,7 +61,7 @@ func (s *Server) person(w http.ResponseWriter, r *http.Request, who *signin.Sess
 		s.serverError(w, r, err)
 		return
 	}
-	docs, err := s.cfg.Data.Documents(ctx, []string{bot.Scope{Kind: bot.ScopePerson, ID: u.Key}.Key()})
+	docs, err := s.cfg.Data.Documents(ctx, []string{personScope(u.Key)})
 	if err != nil {
 		s.serverError(w, r, err)
 		return

@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/webconsole/signin"
 )
@@ -48,6 +49,13 @@ type Config struct {
 	// Costs are what model calls cost, for the usage page; nil: the page
 	// says they are not kept.
 	Costs bot.CostBook
+	// VetMemory is the memory guard (guard.Vet with the judge): what a
+	// person writes into their memory in the console passes it, as the
+	// memory tool's writes do; nil: entries can be forgotten here, not
+	// edited.
+	VetMemory func(ctx context.Context, content string, existing []string) error
+	// MemoryLimits cap each memory list, as in chat.
+	MemoryLimits agent.MemoryLimits
 	// Turns are how turns ended, for the overview's answers and latency;
 	// nil: not shown.
 	Turns bot.TurnBook
@@ -124,6 +132,7 @@ func (s *Server) routes() {
 	s.mux.Handle("POST /logout", s.signedIn(s.logout))
 	s.mux.Handle("GET /{$}", s.signedIn(s.home))
 	s.mux.Handle("POST /memory/forget", s.signedIn(s.forget))
+	s.mux.Handle("POST /memory/edit", s.signedIn(s.editMemory))
 	s.mux.Handle("GET /conversations", s.signedIn(s.conversations))
 	s.mux.Handle("GET /conversations/{id}", s.signedIn(s.conversation))
 	s.mux.Handle("GET /conversations/{id}/export", s.signedIn(s.exportConversation))
@@ -139,8 +148,10 @@ func (s *Server) routes() {
 	s.mux.Handle("GET /audit/export", s.admin(s.auditExport))
 	s.mux.Handle("GET /sessions", s.admin(s.sessions))
 	s.mux.Handle("GET /kb", s.admin(s.knowledgePage))
-	s.mux.Handle("POST /kb/add", s.admin(s.addDocument))
-	s.mux.Handle("POST /kb/{id}/remove", s.admin(s.removeDocument))
+	// An admin's to any scope, a person's to their own private
+	// documents: the handlers decide.
+	s.mux.Handle("POST /kb/add", s.signedIn(s.addDocument))
+	s.mux.Handle("POST /kb/{id}/remove", s.signedIn(s.removeDocument))
 	s.mux.Handle("GET /learning", s.admin(s.learningPage))
 	s.mux.Handle("GET /learning/skill", s.admin(s.learningSkill))
 	s.mux.Handle("POST /learning/undo", s.admin(s.learningChange("undo")))

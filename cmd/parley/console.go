@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/parleybot/parley/agent/kb"
+	"github.com/parleybot/parley/agent/guard"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/cmd/parley/internal/config"
@@ -25,26 +25,33 @@ import (
 // newConsole builds the console over a's store for acc's admins; nil when
 // console.listen is empty.
 func newConsole(a *app, acc bot.Access, learn webconsole.Learning, logger *slog.Logger) (*webconsole.Server, error) {
-	c := a.cfg.Console
-	if c.Listen == "" {
+	if a.cfg.Console.Listen == "" {
 		return nil, nil
 	}
-	return consoleOver(a.cfg, a.db, func(u string) bool { return isAdminKey(acc, u) }, a.kb, learn, logger)
+	c := consoleConfig(a.cfg, a.db, func(u string) bool { return isAdminKey(acc, u) }, logger)
+	if a.kb != nil { // a nil *kb.Base in the interface would not be nil
+		c.Knowledge = a.kb
+	}
+	c.Learning = learn
+	// A person's edit of their own memory passes the guard the memory
+	// tool's writes pass, judge included.
+	c.VetMemory = func(ctx context.Context, content string, existing []string) error {
+		return guard.Vet(ctx, a.judge, content, existing)
+	}
+	c.MemoryLimits = a.limits
+	return webconsole.New(c)
 }
 
-// consoleOver is the console over db, for serving or for making links;
-// base is the knowledge base its Knowledge page works on, learn what its
-// Learning page shows (nil: none, as for making links).
-func consoleOver(cfg *config.Config, db backend, isAdmin func(string) bool, base *kb.Base, learn webconsole.Learning, logger *slog.Logger) (*webconsole.Server, error) {
-	var knowledge webconsole.Knowledge
-	if base != nil { // a nil *kb.Base in the interface would not be nil
-		knowledge = base
-	}
-	return webconsole.New(webconsole.Config{
-		Auth: db, Audit: db, Data: db, Costs: db, Turns: db, Shared: db, Knowledge: knowledge, Learning: learn, Limits: consoleLimits(cfg), IsAdmin: isAdmin,
+// consoleConfig is what every console over db has: the store's parts,
+// the money limits, the admins, where people reach it. What only a
+// serving console needs (the knowledge base, learning, the memory guard)
+// newConsole adds.
+func consoleConfig(cfg *config.Config, db backend, isAdmin func(string) bool, logger *slog.Logger) webconsole.Config {
+	return webconsole.Config{
+		Auth: db, Audit: db, Data: db, Costs: db, Turns: db, Shared: db, Limits: consoleLimits(cfg), IsAdmin: isAdmin,
 		PublicURL: cfg.Console.PublicURL, LinkBase: cfg.Console.BaseURL(), TrustedProxies: cfg.Console.Proxies(),
 		Logger: logger.With("part", "console"),
-	})
+	}
 }
 
 // consoleLimits are the money limits the usage page measures against:
@@ -140,7 +147,7 @@ func newConsoleCmd(e *environment, load func() (*config.Config, error)) *cobra.C
 				user = as
 			}
 			acc := access(cfg)
-			srv, err := consoleOver(cfg, db, func(u string) bool { return isAdminKey(acc, u) }, nil, nil, slog.New(slog.DiscardHandler))
+			srv, err := webconsole.New(consoleConfig(cfg, db, func(u string) bool { return isAdminKey(acc, u) }, slog.New(slog.DiscardHandler)))
 			if err != nil {
 				return err
 			}
