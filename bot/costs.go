@@ -79,6 +79,9 @@ type CostBook interface {
 	// first (then the most tokens, then by key), at most limit groups
 	// (limit <= 0: all).
 	CostsBy(ctx context.Context, by CostGroup, f CostFilter, limit int) ([]CostSum, error)
+	// Costs lists the costs f selects, one row a call, oldest first, at
+	// most limit (a transcript's cost per turn).
+	Costs(ctx context.Context, f CostFilter, limit int) ([]Cost, error)
 }
 
 // CostKey is a group's key for people: calls made for no one in

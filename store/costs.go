@@ -114,3 +114,34 @@ func scanCostSum(row rowScanner, s *bot.CostSum, lead ...any) error {
 	return row.Scan(append(lead, &s.Calls, &s.Usage.InputTokens, &s.Usage.CachedTokens,
 		&s.Usage.CacheWriteTokens, &s.Usage.OutputTokens, &s.Nanos, &s.Unpriced)...)
 }
+
+// Costs lists the costs f selects, one row a call, oldest first, at most
+// limit (a conversation's, for its transcript's cost per turn).
+func (db *DB) Costs(ctx context.Context, f bot.CostFilter, limit int) ([]bot.Cost, error) {
+	where, args := costWhere(f)
+	rows, err := db.r.QueryContext(ctx, `
+		SELECT at, user_key, agent, place, session_id, model, input_tokens, cached_tokens, cache_write_tokens,
+			output_tokens, nanos, priced
+		FROM costs`+where+` ORDER BY at, id LIMIT ?`, append(args, limit)...)
+	if err != nil {
+		return nil, fmt.Errorf("store: costs: %w", err)
+	}
+	defer rows.Close()
+	var out []bot.Cost
+	for rows.Next() {
+		var (
+			c  bot.Cost
+			at int64
+		)
+		if err := rows.Scan(&at, &c.User, &c.Agent, &c.Place, &c.Session, &c.Model, &c.Usage.InputTokens, &c.Usage.CachedTokens,
+			&c.Usage.CacheWriteTokens, &c.Usage.OutputTokens, &c.Nanos, &c.Priced); err != nil {
+			return nil, fmt.Errorf("store: costs: %w", err)
+		}
+		c.At = fromMillis(at)
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: costs: %w", err)
+	}
+	return out, nil
+}

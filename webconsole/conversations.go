@@ -47,8 +47,13 @@ func (s *Server) conversation(w http.ResponseWriter, r *http.Request, who *signi
 	if !ok {
 		return
 	}
+	asked, costs, err := s.transcriptExtras(r.Context(), c.ID)
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
 	s.render(w, r, http.StatusOK, "conversation", who, map[string]any{
-		"Title": "Conversation " + cut(c.ID, 8), "Nav": "conversations", "Conversation": c, "Entries": turnsOf(entries),
+		"Title": "Conversation " + cut(c.ID, 8), "Nav": "conversations", "Conversation": c, "Entries": turnsOf(entries, asked, costs),
 	})
 }
 
@@ -112,30 +117,6 @@ func (s *Server) transcript(w http.ResponseWriter, r *http.Request, who *signin.
 		return store.Conversation{}, nil, false
 	}
 	return list[0], entries, true
-}
-
-// entry is a transcript message as the page shows it.
-type entry struct {
-	store.TranscriptEntry
-	// Calls are an answer's tool calls with their arguments indented.
-	Calls []call
-}
-
-type call struct {
-	Name, Arguments string
-}
-
-// turnsOf prepares entries for the page.
-func turnsOf(entries []store.TranscriptEntry) []entry {
-	out := make([]entry, 0, len(entries))
-	for _, e := range entries {
-		v := entry{TranscriptEntry: e}
-		for _, c := range e.ToolCalls {
-			v.Calls = append(v.Calls, call{Name: c.Name, Arguments: indent(c.Arguments)})
-		}
-		out = append(out, v)
-	}
-	return out
 }
 
 // indent is JSON arguments indented for reading; as written when they

@@ -6,6 +6,7 @@ import (
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/kb"
 	"github.com/parleybot/parley/agent/remind"
+	"github.com/parleybot/parley/bot/approvals"
 	"github.com/parleybot/parley/store"
 )
 
@@ -13,6 +14,9 @@ import (
 type Data interface {
 	Conversations(ctx context.Context, f store.ConversationFilter) ([]store.Conversation, error)
 	Transcript(ctx context.Context, sessionID string) ([]store.TranscriptEntry, error)
+	// SessionApprovals are a conversation's approvals, each shown with
+	// its tool call.
+	SessionApprovals(ctx context.Context, sessionID string) ([]approvals.Record, error)
 	// Memory is a person's memory ("platform:id"); the console forgets
 	// entries with EditMemory (bot.ForgetEntry).
 	agent.MemoryStore

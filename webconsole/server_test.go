@@ -55,12 +55,24 @@ func newConsole(t *testing.T) *console {
 // the store is open.
 func newConsoleWith(t *testing.T, set func(*webconsole.Config, *store.DB)) *console {
 	t.Helper()
-	db, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "parley.db"))
+	return newConsoleOn(t, false, set)
+}
+
+// newConsoleOn is newConsoleWith, the store stamping what it keeps by the
+// console's clock when clocked is set (by the real one otherwise).
+func newConsoleOn(t *testing.T, clocked bool, set func(*webconsole.Config, *store.DB)) *console {
+	t.Helper()
+	c := &console{clock: &clock{t: time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)}}
+	var opts []store.Option
+	if clocked {
+		opts = append(opts, store.WithClock(c.clock.now))
+	}
+	db, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "parley.db"), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	c := &console{db: db, clock: &clock{t: time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)}}
+	c.db = db
 	cfg := webconsole.Config{Auth: db, Audit: db, Data: db, Costs: db, Turns: db, Shared: db, Now: c.clock.now,
 		Limits:  webconsole.Limits{DailyCost: 0.01, Monthly: map[string]float64{"main": 0.05}},
 		IsAdmin: func(u string) bool { return u == admin }}

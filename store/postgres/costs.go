@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/store/internal/rowdata"
 )
@@ -113,4 +114,31 @@ func costWhere(f bot.CostFilter) (string, []any) {
 func scanCostSum(row rowScanner, s *bot.CostSum, lead ...any) error {
 	return row.Scan(append(lead, &s.Calls, &s.Usage.InputTokens, &s.Usage.CachedTokens,
 		&s.Usage.CacheWriteTokens, &s.Usage.OutputTokens, &s.Nanos, &s.Unpriced)...)
+}
+
+// Costs lists the costs f selects, one row a call, oldest first, at most
+// limit.
+func (db *DB) Costs(ctx context.Context, f bot.CostFilter, limit int) ([]bot.Cost, error) {
+	where, args := costWhere(f)
+	rows, err := db.pool.Query(ctx, `
+		SELECT at, user_key, agent, place, session_id, model, input_tokens, cached_tokens, cache_write_tokens,
+			output_tokens, nanos, priced
+		FROM costs`+where+` ORDER BY at, id LIMIT `+strconv.Itoa(max(limit, 0)), args...)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: costs: %w", err)
+	}
+	var (
+		out []bot.Cost
+		c   bot.Cost
+	)
+	if _, err := pgx.ForEachRow(rows, []any{&c.At, &c.User, &c.Agent, &c.Place, &c.Session, &c.Model, &c.Usage.InputTokens,
+		&c.Usage.CachedTokens, &c.Usage.CacheWriteTokens, &c.Usage.OutputTokens, &c.Nanos, &c.Priced}, func() error {
+		r := c
+		r.At = fromTS(c.At)
+		out = append(out, r)
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("postgres: costs: %w", err)
+	}
+	return out, nil
 }

@@ -21,6 +21,7 @@ var costTests = []test{
 	{"ExactSums", testCostExactSums},
 	{"BadGroup", testCostBadGroup},
 	{"Reopen", testCostReopen},
+	{"Rows", testCostRows},
 }
 
 // costAt is when the i-th of costRows was made: a minute apart, each a
@@ -304,6 +305,39 @@ func testCostsByDay(t *testing.T, s suite) {
 			}
 			if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("CostsBy(day, %+v, %d) (-want +got):\n%s", tt.f, tt.limit, diff)
+			}
+		})
+	}
+}
+
+// testCostRows: Costs lists the rows a filter selects, oldest first, as
+// recorded, at most limit.
+func testCostRows(t *testing.T, s suite) {
+	db, _ := recordCosts(t, s)
+	ctx := t.Context()
+	for _, tt := range []struct {
+		name  string
+		f     bot.CostFilter
+		limit int
+		want  []int
+	}{
+		{"a session", bot.CostFilter{Session: "s1"}, 100, []int{0, 2}},
+		{"everything", bot.CostFilter{}, 100, []int{0, 1, 2, 3, 4, 5, 6}},
+		{"limited", bot.CostFilter{}, 3, []int{0, 1, 2}},
+		{"a window", bot.CostFilter{Since: costAt(1), Until: costAt(4)}, 100, []int{1, 2, 3}},
+		{"none", bot.CostFilter{Session: "s404"}, 100, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := db.Costs(ctx, tt.f, tt.limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []bot.Cost
+			for _, i := range tt.want {
+				want = append(want, costRows[i])
+			}
+			if diff := cmp.Diff(want, got, cmpopts.EquateApproxTime(0)); diff != "" {
+				t.Errorf("Costs(%+v, %d) (-want +got):\n%s", tt.f, tt.limit, diff)
 			}
 		})
 	}
