@@ -106,8 +106,14 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, page
 	if n, ok := data["Nav"].(string); ok {
 		v.Nav = n
 	}
+	pages, err := s.pages()
+	if err != nil {
+		s.cfg.Logger.Error("console: parse the pages", "err", err)
+		http.Error(w, "The page could not be shown.", http.StatusInternalServerError)
+		return
+	}
 	var buf bytes.Buffer
-	if err := s.pages[page].ExecuteTemplate(&buf, "layout.html", v); err != nil {
+	if err := pages[page].ExecuteTemplate(&buf, "layout.html", v); err != nil {
 		s.cfg.Logger.Error("console: render", "page", page, "err", err)
 		http.Error(w, "The page could not be shown.", http.StatusInternalServerError)
 		return
