@@ -38,6 +38,9 @@ type ConversationFilter struct {
 	User string
 	// Prefix keeps the sessions whose id starts with it (byte for byte).
 	Prefix string
+	// Platform and Chat keep the sessions of one platform, and of one
+	// chat (a channel, a group, a direct chat) on it; "" keeps all.
+	Platform, Chat string
 	// Limit caps the list; 0 or less: no cap.
 	Limit int
 	// Offset leaves out the list's first Offset conversations (a page
@@ -74,6 +77,12 @@ func conversationsQuery(f ConversationFilter) (string, []any) {
 		if hi, ok := rowdata.IDRange(f.Prefix); ok {
 			where, args = append(where, "s.id >= ?", "s.id < ?"), append(args, f.Prefix, hi)
 		}
+	}
+	if f.Platform != "" {
+		where, args = append(where, "s.platform = ?"), append(args, f.Platform)
+	}
+	if f.Chat != "" {
+		where, args = append(where, "s.chat = ?"), append(args, f.Chat)
 	}
 	if f.User != "" {
 		where = append(where, `s.id IN (

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -21,24 +22,42 @@ const pageSize = 50
 const maxPage = 1_000_000
 
 // conversations lists conversations: every one for an admin, a person's
-// own for them, newest first, a page at a time (?page=N).
+// own for them, newest first, a page at a time (?page=N), by place
+// (?platform=, ?chat=) and, for an admin, by person (?person=).
 func (s *Server) conversations(w http.ResponseWriter, r *http.Request, who *signin.Session) {
-	page := min(max(atoi(r.URL.Query().Get("page")), 1), maxPage)
+	q := r.URL.Query()
+	page := min(max(atoi(q.Get("page")), 1), maxPage)
 	// One more than a page says whether there is a next one; the store
 	// skips the pages before (Offset), counting nothing of them.
-	f := store.ConversationFilter{Limit: pageSize + 1, Offset: (page - 1) * pageSize}
+	f := store.ConversationFilter{Limit: pageSize + 1, Offset: (page - 1) * pageSize,
+		Platform: strings.TrimSpace(q.Get("platform")), Chat: strings.TrimSpace(q.Get("chat")), User: strings.TrimSpace(q.Get("person"))}
 	if !who.Admin {
-		f.User = who.User
+		f.User = who.User // a person's own, whatever the URL says
 	}
 	list, err := s.cfg.Data.Conversations(r.Context(), f)
 	if err != nil {
 		s.serverError(w, r, err)
 		return
 	}
-	s.render(w, r, http.StatusOK, "conversations", who, map[string]any{
-		"Title": "Conversations", "Nav": "conversations", "Rows": list[:min(len(list), pageSize)],
-		"Page": page, "More": len(list) > pageSize,
-	})
+	keep := url.Values{}
+	for name, v := range map[string]string{"platform": f.Platform, "chat": f.Chat, "person": q.Get("person")} {
+		if v != "" && (name != "person" || who.Admin) {
+			keep.Set(name, v)
+		}
+	}
+	at := func(p int) string {
+		keep.Set("page", strconv.Itoa(p))
+		return "/conversations?" + keep.Encode()
+	}
+	data := map[string]any{"Title": "Conversations", "Nav": "conversations", "Rows": list[:min(len(list), pageSize)],
+		"Page": page, "Filter": f, "Person": q.Get("person")}
+	if page > 1 {
+		data["Newer"] = at(page - 1)
+	}
+	if len(list) > pageSize {
+		data["Older"] = at(page + 1)
+	}
+	s.render(w, r, http.StatusOK, "conversations", who, data)
 }
 
 // conversation shows one transcript.

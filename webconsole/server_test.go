@@ -269,6 +269,8 @@ func TestPersonSeesOnlyTheirOwn(t *testing.T) {
 		{"/conversations/" + mine + "/export?format=json", http.StatusOK, `"text": "what is in /tmp?"`},
 		{"/conversations/" + mine + "/export?format=xml", http.StatusBadRequest, "markdown or json"},
 		{"/conversations/" + theirs + "/export", http.StatusForbidden, "no conversation of yours"},
+		// Naming another person in the list's filter changes nothing.
+		{"/conversations?person=slack:UBO", http.StatusOK, mine[:8]},
 		{"/audit", http.StatusForbidden, "for admins"},
 		{"/sessions", http.StatusForbidden, "for admins"},
 	} {
@@ -283,8 +285,29 @@ func TestPersonSeesOnlyTheirOwn(t *testing.T) {
 	if code, _ := c.post(t, ana, "/sessions/revoke", url.Values{"csrf": {c.csrf(t, ana, "/")}, "all": {"1"}}); code != http.StatusForbidden {
 		t.Errorf("ana revoking everyone: %d", code)
 	}
-	// An admin sees both, tool calls and all.
+	// An admin sees both, tool calls and all, and filters by person and
+	// by place.
 	root := c.signIn(t, admin)
+	for _, tc := range []struct {
+		query      string
+		shown, not []string
+	}{
+		{"person=slack:UBO", []string{theirs[:8]}, []string{mine[:8]}},
+		{"person=slack:UANA&platform=slack&chat=C1", []string{mine[:8]}, []string{theirs[:8]}},
+		{"platform=telegram", nil, []string{mine[:8], theirs[:8]}},
+	} {
+		_, body := c.get(t, root, "/conversations?"+tc.query)
+		for _, id := range tc.shown {
+			if !strings.Contains(body, id) {
+				t.Errorf("?%s lacks %s", tc.query, id)
+			}
+		}
+		for _, id := range tc.not {
+			if strings.Contains(body, id) {
+				t.Errorf("?%s shows %s", tc.query, id)
+			}
+		}
+	}
 	if code, body := c.get(t, root, "/conversations/"+theirs); code != http.StatusOK || !strings.Contains(body, "bo&#39;s secret plan") {
 		t.Errorf("the admin's view of bo's conversation: %d", code)
 	}

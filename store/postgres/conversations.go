@@ -39,6 +39,12 @@ func conversationsQuery(f store.ConversationFilter) (string, []any) {
 			where = append(where, `s.id COLLATE "C" >= `+p+`::text`, `s.id COLLATE "C" < `+arg(hi)+`::text`)
 		}
 	}
+	if f.Platform != "" {
+		where = append(where, "s.platform = "+arg(f.Platform)+"::text")
+	}
+	if f.Chat != "" {
+		where = append(where, "s.chat = "+arg(f.Chat)+"::text")
+	}
 	if f.User != "" {
 		u := arg(f.User)
 		where = append(where, `s.id IN (

@@ -170,6 +170,12 @@ func testConversationsListFilters(t *testing.T, s suite) {
 		{"another platform", store.ConversationFilter{User: "telegram:7"}, []string{s3}},
 		{"someone never seen", store.ConversationFilter{User: "slack:U99"}, nil},
 		{"a person and a prefix", store.ConversationFilter{User: "slack:U01", Prefix: s1}, []string{s1}},
+		{"a platform", store.ConversationFilter{Platform: "slack"}, []string{s2, s1}},
+		{"a chat", store.ConversationFilter{Platform: "slack", Chat: "C01"}, []string{s1}},
+		{"a chat on another platform", store.ConversationFilter{Platform: "telegram", Chat: "C01"}, nil},
+		{"a chat, any platform", store.ConversationFilter{Chat: "-100123"}, []string{s3}},
+		{"a place and a person", store.ConversationFilter{Platform: "slack", User: "slack:U01"}, []string{s2, s1}},
+		{"a place the person was not in", store.ConversationFilter{Chat: "D01", User: "slack:U02"}, nil},
 	} {
 		got, err := r.Conversations(ctx, tc.f)
 		if err != nil {
