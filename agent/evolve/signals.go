@@ -5,14 +5,11 @@
 package evolve
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"strings"
 	"time"
 
 	"github.com/parleybot/parley/agent"
-	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/internal/lazyre"
 )
 
@@ -21,8 +18,9 @@ type Signals struct {
 	// ToolCalls is how many tools the run called.
 	ToolCalls int
 	// TransientErrors are failures the environment caused — rate limits,
-	// timeouts, dropped connections, 5xx — the model's retries included.
-	// They never count against the run.
+	// timeouts, dropped connections, 5xx — the model's retries included,
+	// as agent.Transient classifies them from their types. They never
+	// count against the run.
 	TransientErrors int
 	// RealErrors are the other failures: a tool refused its arguments, a
 	// command failed, a file was missing.
@@ -70,7 +68,10 @@ func (o *Observer) Observe(ev agent.Event) {
 		}
 		switch {
 		case !ev.IsError:
-		case IsTransient(ev.Result):
+		case ev.Transient:
+			// Classified by the runner from the tool's typed error; the
+			// result's words (a "line 512", an "EOF" in a log) never
+			// decide it.
 			o.s.TransientErrors++
 		default:
 			o.s.RealErrors++
@@ -114,23 +115,9 @@ func (o *Observer) End(err error, stopped bool) Signals {
 }
 
 // transientEnd: the run ended on a failure of the environment (the
-// provider rate-limited or unreachable after every retry, a timeout).
-func transientEnd(err error) bool {
-	if e, ok := llm.AsError(err); ok {
-		return e.Retryable()
-	}
-	return errors.Is(err, context.DeadlineExceeded) || IsTransient(err.Error())
-}
-
-// transient matches the wording of failures the environment causes, in
-// the tools' results and errors' texts.
-var transient = lazyre.MustCompile(`(?i)\b(429|5\d\d)\b|rate.?limit|too many requests|timed? ?out|timeout|deadline exceeded|` +
-	`connection (reset|refused|closed|aborted)|broken pipe|\beof\b|temporar(il)?y unavailable|service unavailable|` +
-	`bad gateway|gateway time|overloaded|no such host|network is unreachable|i/o timeout|try again later`)
-
-// IsTransient reports whether an error text reads as a failure of the
-// environment rather than of what was asked.
-func IsTransient(text string) bool { return transient().MatchString(text) }
+// provider rate-limited or unreachable after every retry, a timeout),
+// read from the error's type and the provider's status, never its words.
+func transientEnd(err error) bool { return agent.Transient(err) }
 
 // corrections are how people tell Parley it got something wrong, by
 // language. Short, unambiguous forms only: a false "correction" sends a
