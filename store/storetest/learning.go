@@ -148,6 +148,17 @@ func testSkillRates(t *testing.T, s suite) {
 			t.Errorf("SkillRates(%q) = %+v, want %+v", tt.name, got, tt.want)
 		}
 	}
+	// The whole scope at once: the same counts, by lowercased name.
+	all, err := db.ScopeSkillRates(ctx, scope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 2 || all["deploy"] != tests[0].want || all["triage"] != tests[1].want {
+		t.Errorf("ScopeSkillRates = %+v, want deploy %+v and triage %+v", all, tests[0].want, tests[1].want)
+	}
+	if other, err := db.ScopeSkillRates(ctx, "space:slack:T2"); err != nil || len(other) != 0 {
+		t.Errorf("another scope's rates = %+v, %v; want none", other, err)
+	}
 }
 
 func testMemo(t *testing.T, s suite) {
