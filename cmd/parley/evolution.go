@@ -100,7 +100,7 @@ func (a *app) reflector() (*evolve.Reflect, error) {
 	judge := a.judge
 	e := a.cfg.Evolution
 	return &evolve.Reflect{
-		Provider: provider, Model: model, Files: skillFiles(a.cfg), Runs: a.db, Sessions: a.db, Memo: a.db, Revisions: a.db,
+		Provider: provider, Model: model, Files: skillFiles(a.cfg), Runs: a.db, Sessions: a.db, Memo: a.db, Revisions: a.db, Rates: a.db,
 		Guard: func(ctx context.Context, text string, existing []string) error {
 			return guard.Vet(ctx, judge, text, existing)
 		},
