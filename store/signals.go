@@ -119,48 +119,35 @@ func (db *DB) SkillRates(ctx context.Context, scope, name string) (evolve.Rates,
 }
 
 // ScopeSkillRates are the counts of every skill read or listed in scope,
-// by its name lowercased, in two statements however many skills there are
+// by its name lowercased, in one statement however many skills there are
 // (the skill index ranks by them each turn its budget binds).
 func (db *DB) ScopeSkillRates(ctx context.Context, scope string) (map[string]evolve.Rates, error) {
-	out := map[string]evolve.Rates{}
 	rows, err := db.r.QueryContext(ctx, `
 		WITH reads AS (
 			SELECT DISTINCT r.id, lower(j.value) AS name, r.corrected AS corrected,
 				(r.ended_in_error AND NOT r.stopped) AS ineffective
 			FROM run_signals r, json_each(r.skills_read) j WHERE r.scope = ?1)
-		SELECT name, count(*), coalesce(sum(corrected), 0), coalesce(sum(ineffective), 0) FROM reads GROUP BY name`, scope)
+		SELECT name, sum(imp), sum(inv), sum(cor), sum(ineff) FROM (
+			SELECT lower(name) AS name, impressions AS imp, 0 AS inv, 0 AS cor, 0 AS ineff
+			FROM skill_impressions WHERE scope = ?1
+			UNION ALL
+			SELECT name, 0, 1, corrected, ineffective FROM reads)
+		GROUP BY name`, scope)
 	if err != nil {
 		return nil, fmt.Errorf("store: scope skill rates: %w", err)
 	}
 	defer rows.Close()
+	out := map[string]evolve.Rates{}
 	for rows.Next() {
 		var name string
 		var r evolve.Rates
-		if err := rows.Scan(&name, &r.Invocations, &r.EditAfterHit, &r.Ineffective); err != nil {
+		if err := rows.Scan(&name, &r.Impressions, &r.Invocations, &r.EditAfterHit, &r.Ineffective); err != nil {
 			return nil, fmt.Errorf("store: scope skill rates: %w", err)
 		}
 		out[name] = r
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store: scope skill rates: %w", err)
-	}
-	imp, err := db.r.QueryContext(ctx, `SELECT lower(name), sum(impressions) FROM skill_impressions WHERE scope = ?1 GROUP BY lower(name)`, scope)
-	if err != nil {
-		return nil, fmt.Errorf("store: scope skill impressions: %w", err)
-	}
-	defer imp.Close()
-	for imp.Next() {
-		var name string
-		var n int
-		if err := imp.Scan(&name, &n); err != nil {
-			return nil, fmt.Errorf("store: scope skill impressions: %w", err)
-		}
-		r := out[name]
-		r.Impressions = n
-		out[name] = r
-	}
-	if err := imp.Err(); err != nil {
-		return nil, fmt.Errorf("store: scope skill impressions: %w", err)
 	}
 	return out, nil
 }

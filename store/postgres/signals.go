@@ -119,51 +119,33 @@ func (db *DB) SkillRates(ctx context.Context, scope, name string) (evolve.Rates,
 }
 
 // ScopeSkillRates are the counts of every skill read or listed in scope,
-// by its name lowercased, in two statements however many skills there are
+// by its name lowercased, in one statement however many skills there are
 // (the skill index ranks by them each turn its budget binds).
 func (db *DB) ScopeSkillRates(ctx context.Context, scope string) (map[string]evolve.Rates, error) {
-	out := map[string]evolve.Rates{}
 	rows, err := db.pool.Query(ctx, `
 		WITH reads AS (
-			SELECT DISTINCT r.id, lower(s.v) AS name, r.corrected AS corrected,
-				(r.ended_in_error AND NOT r.stopped) AS ineffective
+			SELECT DISTINCT r.id, lower(s.v) AS name, r.corrected::int AS corrected,
+				(r.ended_in_error AND NOT r.stopped)::int AS ineffective
 			FROM run_signals r CROSS JOIN LATERAL jsonb_array_elements_text(r.skills_read) AS s(v)
 			WHERE r.scope = $1)
-		SELECT name, count(*), count(*) FILTER (WHERE corrected), count(*) FILTER (WHERE ineffective)
-		FROM reads GROUP BY name`, scope)
+		SELECT name, sum(imp)::bigint, sum(inv)::bigint, sum(cor)::bigint, sum(ineff)::bigint FROM (
+			SELECT lower(name) AS name, impressions::bigint AS imp, 0 AS inv, 0 AS cor, 0 AS ineff
+			FROM skill_impressions WHERE scope = $1
+			UNION ALL
+			SELECT name, 0, 1, corrected, ineffective FROM reads) AS u
+		GROUP BY name`, scope)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: scope skill rates: %w", err)
 	}
-	for rows.Next() {
-		var name string
-		var r evolve.Rates
-		if err := rows.Scan(&name, &r.Invocations, &r.EditAfterHit, &r.Ineffective); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("postgres: scope skill rates: %w", err)
-		}
+	out := map[string]evolve.Rates{}
+	var name string
+	var r evolve.Rates
+	_, err = pgx.ForEachRow(rows, []any{&name, &r.Impressions, &r.Invocations, &r.EditAfterHit, &r.Ineffective}, func() error {
 		out[name] = r
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("postgres: scope skill rates: %w", err)
-	}
-	imp, err := db.pool.Query(ctx, `SELECT lower(name), sum(impressions)::bigint FROM skill_impressions WHERE scope = $1 GROUP BY lower(name)`, scope)
+		return nil
+	})
 	if err != nil {
-		return nil, fmt.Errorf("postgres: scope skill impressions: %w", err)
-	}
-	defer imp.Close()
-	for imp.Next() {
-		var name string
-		var n int
-		if err := imp.Scan(&name, &n); err != nil {
-			return nil, fmt.Errorf("postgres: scope skill impressions: %w", err)
-		}
-		r := out[name]
-		r.Impressions = n
-		out[name] = r
-	}
-	if err := imp.Err(); err != nil {
-		return nil, fmt.Errorf("postgres: scope skill impressions: %w", err)
+		return nil, fmt.Errorf("postgres: scope skill rates: %w", err)
 	}
 	return out, nil
 }
