@@ -17,6 +17,8 @@ var learningTests = []test{
 	{"Memo", testMemo},
 	{"Revisions", testRevisions},
 	{"ReflectionLog", testReflectionLog},
+	{"ScheduleSurvivesRestarts", testScheduleSurvivesRestarts},
+	{"OneReplicaRunsTheCycle", testOneReplicaRunsTheCycle},
 }
 
 func testRunSignals(t *testing.T, s suite) {
