@@ -49,8 +49,20 @@ type Observer struct {
 	about     strings.Builder
 }
 
-// aboutCap bounds what an Observer keeps of the tools' names and errors.
-const aboutCap = 4 << 10
+// aboutCap bounds what an Observer keeps of the tools' names and errors;
+// errorNoteCap, of each error.
+const (
+	aboutCap     = 4 << 10
+	errorNoteCap = 512
+)
+
+// clipBytes is at most n bytes of text, cut on a rune boundary.
+func clipBytes(text string, n int) string {
+	if len(text) <= n {
+		return text
+	}
+	return strings.ToValidUTF8(text[:n], "")
+}
 
 // Observe takes one event of the run.
 func (o *Observer) Observe(ev agent.Event) {
@@ -61,7 +73,9 @@ func (o *Observer) Observe(ev agent.Event) {
 			o.note(ev.Tool.Name)
 		}
 		if ev.IsError {
-			o.note(ev.Result)
+			// The head of each error only: a failed command's whole
+			// output would crowd every later tool out of aboutCap.
+			o.note(clipBytes(ev.Result, errorNoteCap))
 		}
 		if ev.Tool != nil && ev.Tool.Name == "skill_read" && !ev.IsError {
 			o.s.SkillsRead = append(o.s.SkillsRead, skillName(ev.Tool.Arguments))

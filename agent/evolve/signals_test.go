@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/llm"
@@ -124,5 +126,17 @@ func TestScore(t *testing.T) {
 		if got != tt.want || w.Warranted(got) != tt.warrant {
 			t.Errorf("%s: score %v (warranted %v), want %v (%v)", tt.name, got, w.Warranted(got), tt.want, tt.warrant)
 		}
+	}
+}
+
+// A failed command's long output does not crowd the later tools out of
+// what the run was about.
+func TestAboutKeepsEveryTool(t *testing.T) {
+	var o Observer
+	o.Observe(toolEnd("shell", "exit status 1\n"+strings.Repeat("é noisy build output ", 1000), true))
+	o.Observe(toolEnd("kb_search", "no results", false))
+	about := o.About()
+	if !strings.Contains(about, "kb_search") || len(about) > 1024 || !utf8.ValidString(about) {
+		t.Errorf("about (%d bytes) lost the later tool or cut a rune: %.80q…", len(about), about)
 	}
 }
