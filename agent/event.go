@@ -14,7 +14,8 @@ const (
 	EventText EventKind = iota + 1
 	// EventToolStart: Tool is about to run.
 	EventToolStart
-	// EventToolEnd: Tool ran; Result, IsError and Duration are set.
+	// EventToolEnd: Tool ran; Result, IsError, Transient and Duration
+	// are set.
 	EventToolEnd
 	// EventApprovalNeeded: Approval describes a call waiting for a person.
 	EventApprovalNeeded
@@ -39,11 +40,14 @@ const (
 
 // Event is one item of a run's stream.
 type Event struct {
-	Kind       EventKind
-	Text       string
-	Tool       *llm.ToolCall
-	Result     string
-	IsError    bool
+	Kind    EventKind
+	Text    string
+	Tool    *llm.ToolCall
+	Result  string
+	IsError bool
+	// Transient: the tool's error was the environment's (Transient read
+	// its Go error while it was still typed), not the call's.
+	Transient  bool
 	Duration   time.Duration
 	Approval   *ApprovalRequest
 	Decision   *Decision

@@ -120,8 +120,12 @@ func (x *run) runTool(ctx context.Context, tools map[string]Tool, call llm.ToolC
 	if ctx.Err() != nil {
 		out, imgs, err = "", nil, fmt.Errorf("%s", InterruptedResult)
 	}
+	transient := false
 	if err != nil {
 		result.Text, result.IsError = err.Error(), true
+		// Classified here, where the error is still typed: past this
+		// point it is only text, and text must not decide it.
+		transient = Transient(err)
 	} else {
 		result.Text = truncate(out, x.r.maxResultChars())
 		if len(imgs) > 0 {
@@ -130,7 +134,8 @@ func (x *run) runTool(ctx context.Context, tools map[string]Tool, call llm.ToolC
 			result.Text = strings.TrimSpace(result.Text + "\n" + note)
 		}
 	}
-	x.emit(Event{Kind: EventToolEnd, Tool: &call, Result: result.Text, IsError: result.IsError, Duration: x.r.now().Sub(start)})
+	x.emit(Event{Kind: EventToolEnd, Tool: &call, Result: result.Text, IsError: result.IsError, Transient: transient,
+		Duration: x.r.now().Sub(start)})
 	if untrusted(tool) {
 		x.tainted = true // what it returned is now in the conversation
 	}

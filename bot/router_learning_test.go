@@ -4,7 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net"
+	"os"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -18,7 +22,7 @@ import (
 // scriptedTool fails with the given errors, one per call, then succeeds.
 type scriptedTool struct {
 	mu   sync.Mutex
-	errs []string
+	errs []error
 }
 
 func (s *scriptedTool) Spec() llm.ToolSpec {
@@ -33,7 +37,7 @@ func (s *scriptedTool) Execute(context.Context, agent.Caller, json.RawMessage) (
 	}
 	e := s.errs[0]
 	s.errs = s.errs[1:]
-	return "", errors.New(e)
+	return "", e
 }
 
 // TestRunSignalsRecorded: each turn's signals are kept in the scope of
@@ -41,7 +45,7 @@ func (s *scriptedTool) Execute(context.Context, agent.Caller, json.RawMessage) (
 // a storm of transient failures scores nothing.
 func TestRunSignalsRecorded(t *testing.T) {
 	w := newWorld(t, "slack", bot.Access{})
-	tool := &scriptedTool{errs: []string{"exit status 1: no such file: deploy.yaml"}}
+	tool := &scriptedTool{errs: []error{errors.New("exit status 1: no such file: deploy.yaml")}}
 	w.runner.Tools = append(w.runner.Tools, tool)
 	ctx := t.Context()
 	scope := "space:slack:W"
@@ -57,7 +61,11 @@ func TestRunSignalsRecorded(t *testing.T) {
 	w.router.HandleMessage(ctx, fix)
 	w.router.Wait()
 
-	tool.errs = []string{"HTTP 503 Service Unavailable", "timed out after 30s", "read tcp: connection reset by peer"}
+	// Failures of the environment as a tool's Go errors carry them: the
+	// runner classifies them by type (agent.Transient), not by words.
+	tool.errs = []error{&llm.Error{Provider: "Deployer", Kind: llm.KindServer, Status: 503},
+		fmt.Errorf("deploy: %w", context.DeadlineExceeded),
+		&net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}}
 	w.srv.Enqueue(llmtest.ToolCall("c3", "deploy", `{}`), llmtest.ToolCall("c4", "deploy", `{}`),
 		llmtest.ToolCall("c5", "deploy", `{}`), llmtest.Text("The network is flaky; I will not retry."))
 	storm := msg("slack", "C1", "1.1", "alice", "k3", "and production?")

@@ -67,6 +67,9 @@ type Backend interface {
 	// SkillRates are the counts a skill's rates come from, in one scope
 	// (parley reflect).
 	SkillRates(ctx context.Context, scope, name string) (evolve.Rates, error)
+	// ScopeSkillRates are every skill's counts in scope, by lowercased
+	// name (the skill index and the reflection packet).
+	ScopeSkillRates(ctx context.Context, scope string) (map[string]evolve.Rates, error)
 	// Close closes the handle; a second Close is harmless.
 	Close() error
 }

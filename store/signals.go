@@ -118,6 +118,40 @@ func (db *DB) SkillRates(ctx context.Context, scope, name string) (evolve.Rates,
 	return r, nil
 }
 
+// ScopeSkillRates are the counts of every skill read or listed in scope,
+// by its name lowercased, in one statement however many skills there are
+// (the skill index ranks by them each turn its budget binds).
+func (db *DB) ScopeSkillRates(ctx context.Context, scope string) (map[string]evolve.Rates, error) {
+	rows, err := db.r.QueryContext(ctx, `
+		WITH reads AS (
+			SELECT DISTINCT r.id, lower(j.value) AS name, r.corrected AS corrected,
+				(r.ended_in_error AND NOT r.stopped) AS ineffective
+			FROM run_signals r, json_each(r.skills_read) j WHERE r.scope = ?1)
+		SELECT name, sum(imp), sum(inv), sum(cor), sum(ineff) FROM (
+			SELECT lower(name) AS name, impressions AS imp, 0 AS inv, 0 AS cor, 0 AS ineff
+			FROM skill_impressions WHERE scope = ?1
+			UNION ALL
+			SELECT name, 0, 1, corrected, ineffective FROM reads)
+		GROUP BY name`, scope)
+	if err != nil {
+		return nil, fmt.Errorf("store: scope skill rates: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]evolve.Rates{}
+	for rows.Next() {
+		var name string
+		var r evolve.Rates
+		if err := rows.Scan(&name, &r.Impressions, &r.Invocations, &r.EditAfterHit, &r.Ineffective); err != nil {
+			return nil, fmt.Errorf("store: scope skill rates: %w", err)
+		}
+		out[name] = r
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: scope skill rates: %w", err)
+	}
+	return out, nil
+}
+
 // Activity lists every scope with runs: its last reflection, newest run,
 // oldest run since that reflection, and the best score (w) of the runs
 // since.

@@ -14,8 +14,9 @@ import (
 
 // The skill index: each turn's system prompt lists the skills of the
 // turn's scopes (one impression each), within a token budget — past it,
-// the skills most related to the conversation, then the most recently
-// used, are listed and the rest counted. A peer's 235 skills took half its
+// the skills most related to the conversation, then the most useful by
+// their rates (Rates.Usefulness), then the most recently used, are listed
+// and the rest counted. A peer's 235 skills took half its
 // system prompt; this index never takes more than its budget.
 
 // ImpressionCounter counts how often each skill was listed (store.DB).
@@ -31,12 +32,17 @@ type Index struct {
 	Memos MemoStore
 	// BudgetTokens bounds the index in the prompt (default 3,000).
 	BudgetTokens int
+	// Rates rank the skills when the budget binds: the least useful are
+	// left out first (Rates.Usefulness); nil: the least recently used.
+	Rates RateSource
 }
 
 type scopedSkill struct {
 	scope string
 	Skill
 	related int
+	cost    int     // tokens its line takes
+	useful  float64 // Rates.Usefulness, when the budget binds
 }
 
 // SkillIndex lists the skills of c's learned scopes (Caller.Learned) for
@@ -44,16 +50,27 @@ type scopedSkill struct {
 func (x Index) SkillIndex(ctx context.Context, c agent.Caller, text string) (agent.SkillList, error) {
 	var all []scopedSkill
 	words := queryWords(text)
+	total := 0
 	for _, scope := range c.Learned {
 		skills, _ := x.Files.List(scope) // a broken file hides only itself
 		for _, s := range skills {
-			all = append(all, scopedSkill{scope: scope, Skill: s, related: related(words, s.Name+" "+s.Description)})
+			cost := agent.EstimateTokens(s.Name+": "+s.Description) + 2
+			total += cost
+			all = append(all, scopedSkill{scope: scope, Skill: s, related: related(words, s.Name+" "+s.Description), cost: cost})
+		}
+	}
+	budget := cmp.Or(x.BudgetTokens, 3000)
+	if total > budget {
+		// Only when some must be left out: the rates cost a query per
+		// scope, and a turn whose skills all fit needs no ranking.
+		if err := x.rank(ctx, c.Learned, all); err != nil {
+			return agent.SkillList{}, err
 		}
 	}
 	slices.SortStableFunc(all, func(a, b scopedSkill) int {
-		return cmp.Or(cmp.Compare(b.related, a.related), b.LastUsedAt.Compare(a.LastUsedAt), b.UpdatedAt.Compare(a.UpdatedAt))
+		return cmp.Or(cmp.Compare(b.related, a.related), cmp.Compare(b.useful, a.useful),
+			b.LastUsedAt.Compare(a.LastUsedAt), b.UpdatedAt.Compare(a.UpdatedAt))
 	})
-	budget := cmp.Or(x.BudgetTokens, 3000)
 	var out agent.SkillList
 	if x.Memos != nil {
 		for _, scope := range c.Learned {
@@ -71,12 +88,11 @@ func (x Index) SkillIndex(ctx context.Context, c agent.Caller, text string) (age
 	shown := map[string][]string{}
 	used := 0
 	for _, s := range all {
-		cost := agent.EstimateTokens(s.Name+": "+s.Description) + 2
-		if used+cost > budget {
+		if used+s.cost > budget {
 			out.More++
 			continue
 		}
-		used += cost
+		used += s.cost
 		out.Listed = append(out.Listed, agent.SkillEntry{Name: s.Name, Description: s.Description})
 		shown[s.scope] = append(shown[s.scope], s.Name)
 	}
@@ -90,6 +106,26 @@ func (x Index) SkillIndex(ctx context.Context, c agent.Caller, text string) (age
 		}
 	}
 	return out, nil
+}
+
+// rank sets each skill's usefulness from its scope's rates; without
+// Rates all rank alike and recency decides.
+func (x Index) rank(ctx context.Context, scopes []string, all []scopedSkill) error {
+	if x.Rates == nil {
+		return nil
+	}
+	byScope := make(map[string]map[string]Rates, len(scopes))
+	for _, scope := range scopes {
+		r, err := x.Rates.ScopeSkillRates(ctx, scope)
+		if err != nil {
+			return fmt.Errorf("skill rates: %w", err)
+		}
+		byScope[scope] = r
+	}
+	for i := range all {
+		all[i].useful = byScope[all[i].scope][strings.ToLower(all[i].Name)].Usefulness()
+	}
+	return nil
 }
 
 // queryWords are the words of text worth matching: letters and digits,

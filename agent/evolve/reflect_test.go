@@ -224,3 +224,61 @@ func TestReflectPacketBudget(t *testing.T) {
 		}
 	}
 }
+
+type scopeRates map[string]evolve.Rates
+
+func (r scopeRates) ScopeSkillRates(context.Context, string) (map[string]evolve.Rates, error) {
+	return r, nil
+}
+
+// The packet carries each skill's rates, and flags one that stayed
+// ineffective over enough uses; the prompt says what to do with it.
+func TestReflectPacketCarriesRates(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	x := newReflect(t, srv)
+	const scope = "space:slack:T1"
+	for _, name := range []string{"Deploy", "Triage", "Fresh"} {
+		if _, _, err := x.Files.Create(scope, name, "when asked to "+strings.ToLower(name), "1. Do it."); err != nil {
+			t.Fatal(err)
+		}
+	}
+	x.Rates = scopeRates{
+		"deploy": {Impressions: 20, Invocations: 6, EditAfterHit: 1, Ineffective: 4},
+		"triage": {Impressions: 40, Invocations: 10, Ineffective: 1},
+	}
+	srv.Enqueue(llmtest.ToolCall("c1", "nothing_to_save", `{}`))
+	if _, err := x.ReflectScope(t.Context(), scope); err != nil {
+		t.Fatal(err)
+	}
+	packet := srv.Requests()[0].LastUserText()
+	section := func(name string) string {
+		_, rest, _ := strings.Cut(packet, "## "+name+"\n")
+		s, _, _ := strings.Cut(rest, "\n## ")
+		s, _, _ = strings.Cut(s, "\n# ")
+		return s
+	}
+	tests := []struct {
+		skill   string
+		want    []string
+		flagged bool
+	}{
+		{"Deploy", []string{"listed 20 times, read in 6 runs (invocation rate 30%)", "corrected 1 of those (17%)", "4 ended in a real error (ineffective rate 67%)"}, true},
+		{"Triage", []string{"listed 40 times, read in 10 runs (invocation rate 25%)", "ineffective rate 10%"}, false},
+		{"Fresh", []string{"listed 0 times, read in 0 runs"}, false},
+	}
+	for _, tt := range tests {
+		s := section(tt.skill)
+		for _, w := range tt.want {
+			if !strings.Contains(s, w) {
+				t.Errorf("%s's part of the packet does not say %q:\n%s", tt.skill, w, s)
+			}
+		}
+		if got := strings.Contains(s, "INEFFECTIVE"); got != tt.flagged {
+			t.Errorf("%s flagged %v, want %v:\n%s", tt.skill, got, tt.flagged, s)
+		}
+	}
+	if !strings.Contains(string(srv.Requests()[0].Body), "marked INEFFECTIVE") {
+		t.Error("the prompt does not say what to do with an ineffective skill")
+	}
+}

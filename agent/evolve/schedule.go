@@ -147,10 +147,22 @@ type Scheduler struct {
 	// Done is told each reflection once it is over (the audit log of its
 	// changes); nil: nothing.
 	Done func(ctx context.Context, r Reflected)
+	// Due keeps the next cycle's due time and elects the one scheduler
+	// that runs a cycle (schedule_due.go); nil: the time is this
+	// process's alone, and the first cycle comes Every after start.
+	Due CycleStore
+	// Holder names this scheduler in the cycle's lease; "" a random name.
+	Holder string
 }
 
-// Run runs a cycle every Config.Every, the first one Every after start.
+// Run runs a cycle every Config.Every. With Due, a cycle already due
+// runs at start and the due time survives restarts; without, the first
+// comes Every after start.
 func (s *Scheduler) Run(ctx context.Context) {
+	if s.Due != nil {
+		s.runDue(ctx)
+		return
+	}
 	now, sleep := clock.Or(s.Now, s.Sleep)
 	c := s.Config.withDefaults()
 	for {
@@ -166,10 +178,7 @@ func (s *Scheduler) Run(ctx context.Context) {
 // what it did in each.
 func (s *Scheduler) Cycle(ctx context.Context, now time.Time, only string, force bool) []Reflected {
 	c := s.Config.withDefaults()
-	log := s.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log := s.logger()
 	acts, err := s.Store.Activity(ctx, c.Weights)
 	if err != nil {
 		log.Error("reflection: read activity", "err", err)

@@ -1,5 +1,7 @@
 package evolve
 
+import "context"
+
 // Weights say how much each signal makes a run worth reflecting on
 // (evolution.* keys). A run's score is its strongest signal's weight.
 type Weights struct {
@@ -64,4 +66,37 @@ func ratio(a, b int) float64 {
 		return 0
 	}
 	return float64(a) / float64(b)
+}
+
+// A skill is flagged ineffective once it has been read in at least
+// IneffectiveUses runs and at least IneffectiveRate of them ended in a
+// real error: few enough uses to act before it misleads for weeks, enough
+// that one bad day does not condemn it. Reflection is told to rewrite or
+// delete a flagged skill (the packet marks it).
+const (
+	IneffectiveUses = 5
+	IneffectiveRate = 0.6
+)
+
+// Failing reports whether the skill stayed ineffective over enough uses
+// to say so (IneffectiveUses, IneffectiveRate).
+func (r Rates) Failing() bool {
+	return r.Invocations >= IneffectiveUses && r.IneffectiveRate() >= IneffectiveRate
+}
+
+// Usefulness ranks skills for the index when its budget binds: how often
+// a listing is read, times how often a read helps (neither corrected nor
+// ended in a real error), each smoothed by one success and one failure so
+// that a new skill ranks in the middle (0.25), a skill listed a hundred
+// times and never read near 0, and a read, helpful one near 1.
+func (r Rates) Usefulness() float64 {
+	read := float64(r.Invocations+1) / float64(max(r.Impressions, r.Invocations)+2)
+	helped := max(r.Invocations-r.EditAfterHit-r.Ineffective, 0)
+	return read * float64(helped+1) / float64(r.Invocations+2)
+}
+
+// RateSource gives every skill's counts in a scope, by lowercased name
+// (store.DB).
+type RateSource interface {
+	ScopeSkillRates(ctx context.Context, scope string) (map[string]Rates, error)
 }

@@ -5,14 +5,11 @@
 package evolve
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"strings"
 	"time"
 
 	"github.com/parleybot/parley/agent"
-	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/internal/lazyre"
 )
 
@@ -21,8 +18,9 @@ type Signals struct {
 	// ToolCalls is how many tools the run called.
 	ToolCalls int
 	// TransientErrors are failures the environment caused — rate limits,
-	// timeouts, dropped connections, 5xx — the model's retries included.
-	// They never count against the run.
+	// timeouts, dropped connections, 5xx — the model's retries included,
+	// as agent.Transient classifies them from their types. They never
+	// count against the run.
 	TransientErrors int
 	// RealErrors are the other failures: a tool refused its arguments, a
 	// command failed, a file was missing.
@@ -51,8 +49,20 @@ type Observer struct {
 	about     strings.Builder
 }
 
-// aboutCap bounds what an Observer keeps of the tools' names and errors.
-const aboutCap = 4 << 10
+// aboutCap bounds what an Observer keeps of the tools' names and errors;
+// errorNoteCap, of each error.
+const (
+	aboutCap     = 4 << 10
+	errorNoteCap = 512
+)
+
+// clipBytes is at most n bytes of text, cut on a rune boundary.
+func clipBytes(text string, n int) string {
+	if len(text) <= n {
+		return text
+	}
+	return strings.ToValidUTF8(text[:n], "")
+}
 
 // Observe takes one event of the run.
 func (o *Observer) Observe(ev agent.Event) {
@@ -63,14 +73,19 @@ func (o *Observer) Observe(ev agent.Event) {
 			o.note(ev.Tool.Name)
 		}
 		if ev.IsError {
-			o.note(ev.Result)
+			// The head of each error only: a failed command's whole
+			// output would crowd every later tool out of aboutCap.
+			o.note(clipBytes(ev.Result, errorNoteCap))
 		}
 		if ev.Tool != nil && ev.Tool.Name == "skill_read" && !ev.IsError {
 			o.s.SkillsRead = append(o.s.SkillsRead, skillName(ev.Tool.Arguments))
 		}
 		switch {
 		case !ev.IsError:
-		case IsTransient(ev.Result):
+		case ev.Transient:
+			// Classified by the runner from the tool's typed error; the
+			// result's words (a "line 512", an "EOF" in a log) never
+			// decide it.
 			o.s.TransientErrors++
 		default:
 			o.s.RealErrors++
@@ -114,23 +129,9 @@ func (o *Observer) End(err error, stopped bool) Signals {
 }
 
 // transientEnd: the run ended on a failure of the environment (the
-// provider rate-limited or unreachable after every retry, a timeout).
-func transientEnd(err error) bool {
-	if e, ok := llm.AsError(err); ok {
-		return e.Retryable()
-	}
-	return errors.Is(err, context.DeadlineExceeded) || IsTransient(err.Error())
-}
-
-// transient matches the wording of failures the environment causes, in
-// the tools' results and errors' texts.
-var transient = lazyre.MustCompile(`(?i)\b(429|5\d\d)\b|rate.?limit|too many requests|timed? ?out|timeout|deadline exceeded|` +
-	`connection (reset|refused|closed|aborted)|broken pipe|\beof\b|temporar(il)?y unavailable|service unavailable|` +
-	`bad gateway|gateway time|overloaded|no such host|network is unreachable|i/o timeout|try again later`)
-
-// IsTransient reports whether an error text reads as a failure of the
-// environment rather than of what was asked.
-func IsTransient(text string) bool { return transient().MatchString(text) }
+// provider rate-limited or unreachable after every retry, a timeout),
+// read from the error's type and the provider's status, never its words.
+func transientEnd(err error) bool { return agent.Transient(err) }
 
 // corrections are how people tell Parley it got something wrong, by
 // language. Short, unambiguous forms only: a false "correction" sends a

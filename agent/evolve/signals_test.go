@@ -1,9 +1,12 @@
 package evolve
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/llm"
@@ -11,6 +14,14 @@ import (
 
 func toolEnd(name, result string, isErr bool) agent.Event {
 	return agent.Event{Kind: agent.EventToolEnd, Tool: &llm.ToolCall{Name: name, Arguments: []byte(`{"name":"deploy-checklist"}`)}, Result: result, IsError: isErr}
+}
+
+// netFailure is a tool's end as the runner emits it when the tool's
+// typed error was the environment's (agent.Transient).
+func netFailure(name, result string) agent.Event {
+	ev := toolEnd(name, result, true)
+	ev.Transient = true
+	return ev
 }
 
 func TestSignals(t *testing.T) {
@@ -29,10 +40,17 @@ func TestSignals(t *testing.T) {
 		{name: "a real error, then an answer", events: []agent.Event{toolEnd("shell", "exit status 1: no such file", true), toolEnd("shell", "ok", false)},
 			want: Signals{ToolCalls: 2, RealErrors: 1, Recovered: true}},
 		{name: "a storm of network errors is transient only",
-			events: []agent.Event{retry, retry, toolEnd("web_fetch", "timed out after 30s", true), toolEnd("web_fetch", "HTTP 503 Service Unavailable", true),
-				toolEnd("web_fetch", "read tcp: connection reset by peer", true), toolEnd("web_fetch", "dial tcp: lookup x: no such host", true)},
+			events: []agent.Event{retry, retry, netFailure("web_fetch", "timed out after 30s"), netFailure("web_fetch", "HTTP 503 Service Unavailable"),
+				netFailure("web_fetch", "fetch failed: read tcp: connection reset by peer")},
 			err:  rateLimited,
-			want: Signals{ToolCalls: 4, TransientErrors: 7}},
+			want: Signals{ToolCalls: 3, TransientErrors: 6}},
+		{name: "the words of a failure are not its kind",
+			events: []agent.Event{toolEnd("shell", "exit status 1\nHTTP 503 at line 512: unexpected EOF, timed out", true)},
+			want:   Signals{ToolCalls: 1, RealErrors: 1, Recovered: true}},
+		{name: "a run ending in a typed timeout", err: fmt.Errorf("turn: %w", context.DeadlineExceeded),
+			want: Signals{TransientErrors: 1}},
+		{name: "a run ending in words of a timeout", events: []agent.Event{toolEnd("shell", "exit status 1", true)}, err: errors.New("timed out: 503 EOF"),
+			want: Signals{ToolCalls: 1, RealErrors: 1, EndedInRealError: true}},
 		{name: "ended in a real error", events: []agent.Event{toolEnd("shell", "permission denied", true)}, err: errors.New("tool loop limit"),
 			want: Signals{ToolCalls: 1, RealErrors: 1, EndedInRealError: true}},
 		{name: "stopped is not ineffective", events: []agent.Event{toolEnd("shell", "permission denied", true)}, err: errors.New("context canceled"), stopped: true,
@@ -85,25 +103,6 @@ func TestIsCorrection(t *testing.T) {
 	}
 }
 
-func TestIsTransient(t *testing.T) {
-	for text, want := range map[string]bool{
-		"HTTP 503 Service Unavailable":             true,
-		"rate limit reached":                       true,
-		"timed out after 30s":                      true,
-		"read: connection reset by peer":           true,
-		"unexpected EOF":                           true,
-		"exit status 1":                            false,
-		"open config.yaml: no such file":           false,
-		"invalid arguments: missing query":         false,
-		"HTTP 404 Not Found":                       false,
-		"the model is overloaded, try again later": true,
-	} {
-		if got := IsTransient(text); got != want {
-			t.Errorf("IsTransient(%q) = %v, want %v", text, got, want)
-		}
-	}
-}
-
 func TestScore(t *testing.T) {
 	w := DefaultWeights()
 	tests := []struct {
@@ -127,5 +126,17 @@ func TestScore(t *testing.T) {
 		if got != tt.want || w.Warranted(got) != tt.warrant {
 			t.Errorf("%s: score %v (warranted %v), want %v (%v)", tt.name, got, w.Warranted(got), tt.want, tt.warrant)
 		}
+	}
+}
+
+// A failed command's long output does not crowd the later tools out of
+// what the run was about.
+func TestAboutKeepsEveryTool(t *testing.T) {
+	var o Observer
+	o.Observe(toolEnd("shell", "exit status 1\n"+strings.Repeat("é noisy build output ", 1000), true))
+	o.Observe(toolEnd("kb_search", "no results", false))
+	about := o.About()
+	if !strings.Contains(about, "kb_search") || len(about) > 1024 || !utf8.ValidString(about) {
+		t.Errorf("about (%d bytes) lost the later tool or cut a rune: %.80q…", len(about), about)
 	}
 }

@@ -201,7 +201,7 @@ func (a *app) runnerConfig(list []agent.Tool, tasks *taskParts) agent.RunnerConf
 		r.Plans, r.TaskSteps, r.MaxChecks = tasks.plans, tasks.steps, tasks.checks
 	}
 	if cfg.Evolution.Enabled {
-		r.Skills = evolve.Index{Files: skillFiles(cfg), Impressions: a.db, Memos: a.db, BudgetTokens: cfg.Evolution.IndexTokens}
+		r.Skills = evolve.Index{Files: skillFiles(cfg), Impressions: a.db, Memos: a.db, Rates: a.db, BudgetTokens: cfg.Evolution.IndexTokens}
 	}
 	return r
 }

@@ -54,7 +54,7 @@ func (a *app) scheduler(logger *slog.Logger) (*evolve.Scheduler, error) {
 func (a *app) schedulerOver(x *evolve.Reflect, logger *slog.Logger) *evolve.Scheduler {
 	metrics := a.ops.metrics()
 	return &evolve.Scheduler{
-		Store: a.db, Reflector: x, Config: scheduleConfig(a.cfg.Evolution), Logger: logger, Log: a.db,
+		Store: a.db, Reflector: x, Config: scheduleConfig(a.cfg.Evolution), Logger: logger, Log: a.db, Due: a.db,
 		Spent: func(ctx context.Context, scope string, c llm.CallCost) {
 			// Priced like a turn's calls, and kept in the same table, so
 			// /usage and the console's Usage page count reflection as
@@ -100,7 +100,7 @@ func (a *app) reflector() (*evolve.Reflect, error) {
 	judge := a.judge
 	e := a.cfg.Evolution
 	return &evolve.Reflect{
-		Provider: provider, Model: model, Files: skillFiles(a.cfg), Runs: a.db, Sessions: a.db, Memo: a.db, Revisions: a.db,
+		Provider: provider, Model: model, Files: skillFiles(a.cfg), Runs: a.db, Sessions: a.db, Memo: a.db, Revisions: a.db, Rates: a.db,
 		Guard: func(ctx context.Context, text string, existing []string) error {
 			return guard.Vet(ctx, judge, text, existing)
 		},

@@ -118,6 +118,38 @@ func (db *DB) SkillRates(ctx context.Context, scope, name string) (evolve.Rates,
 	return r, nil
 }
 
+// ScopeSkillRates are the counts of every skill read or listed in scope,
+// by its name lowercased, in one statement however many skills there are
+// (the skill index ranks by them each turn its budget binds).
+func (db *DB) ScopeSkillRates(ctx context.Context, scope string) (map[string]evolve.Rates, error) {
+	rows, err := db.pool.Query(ctx, `
+		WITH reads AS (
+			SELECT DISTINCT r.id, lower(s.v) AS name, r.corrected::int AS corrected,
+				(r.ended_in_error AND NOT r.stopped)::int AS ineffective
+			FROM run_signals r CROSS JOIN LATERAL jsonb_array_elements_text(r.skills_read) AS s(v)
+			WHERE r.scope = $1)
+		SELECT name, sum(imp)::bigint, sum(inv)::bigint, sum(cor)::bigint, sum(ineff)::bigint FROM (
+			SELECT lower(name) AS name, impressions::bigint AS imp, 0 AS inv, 0 AS cor, 0 AS ineff
+			FROM skill_impressions WHERE scope = $1
+			UNION ALL
+			SELECT name, 0, 1, corrected, ineffective FROM reads) AS u
+		GROUP BY name`, scope)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: scope skill rates: %w", err)
+	}
+	out := map[string]evolve.Rates{}
+	var name string
+	var r evolve.Rates
+	_, err = pgx.ForEachRow(rows, []any{&name, &r.Impressions, &r.Invocations, &r.EditAfterHit, &r.Ineffective}, func() error {
+		out[name] = r
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: scope skill rates: %w", err)
+	}
+	return out, nil
+}
+
 // Activity lists every scope with runs: its last reflection, newest run,
 // oldest run since that reflection, and the best score (w) of the runs
 // since.

@@ -17,6 +17,8 @@ var learningTests = []test{
 	{"Memo", testMemo},
 	{"Revisions", testRevisions},
 	{"ReflectionLog", testReflectionLog},
+	{"ScheduleSurvivesRestarts", testScheduleSurvivesRestarts},
+	{"OneReplicaRunsTheCycle", testOneReplicaRunsTheCycle},
 }
 
 func testRunSignals(t *testing.T, s suite) {
@@ -147,6 +149,17 @@ func testSkillRates(t *testing.T, s suite) {
 		if got != tt.want {
 			t.Errorf("SkillRates(%q) = %+v, want %+v", tt.name, got, tt.want)
 		}
+	}
+	// The whole scope at once: the same counts, by lowercased name.
+	all, err := db.ScopeSkillRates(ctx, scope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 2 || all["deploy"] != tests[0].want || all["triage"] != tests[1].want {
+		t.Errorf("ScopeSkillRates = %+v, want deploy %+v and triage %+v", all, tests[0].want, tests[1].want)
+	}
+	if other, err := db.ScopeSkillRates(ctx, "space:slack:T2"); err != nil || len(other) != 0 {
+		t.Errorf("another scope's rates = %+v, %v; want none", other, err)
 	}
 }
 

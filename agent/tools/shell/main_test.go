@@ -76,10 +76,16 @@ func argsJSON(t testing.TB, a Args) json.RawMessage {
 }
 
 // call runs a command through the public agent.Tool interface, schema
-// validation included.
+// validation included, and returns what the model reads: the output, or
+// the status and output of a command that failed (an *ExitError, which
+// TestFailedCommandIsAnError checks as such); err is any other failure.
 func call(t *testing.T, tl agent.Tool, session, command string) (string, error) {
 	t.Helper()
-	return tl.Execute(context.Background(), agent.Caller{SessionID: session}, argsJSON(t, Args{Command: command}))
+	out, err := tl.Execute(context.Background(), agent.Caller{SessionID: session}, argsJSON(t, Args{Command: command}))
+	if ee, ok := errors.AsType[*ExitError](err); ok {
+		return ee.Error(), nil
+	}
+	return out, err
 }
 
 func mustCall(t *testing.T, tl agent.Tool, session, command string) string {

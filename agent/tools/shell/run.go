@@ -43,6 +43,8 @@ type result struct {
 	// os.ProcessState's words ("exit status 2", "signal: killed"), or
 	// why the sandbox killed it.
 	status string
+	// code is the exit status, -1 when the command did not exit of itself.
+	code int
 }
 
 // tmpName is the command's private temporary directory inside its
@@ -168,7 +170,7 @@ func run(ctx context.Context, s *settings, dir, command string, timeout time.Dur
 		}
 		return result{}, fmt.Errorf("shell sandbox failed: %w; output: %s", err, strings.TrimSpace(out.String()))
 	}
-	res := result{output: out.String()}
+	res := result{output: out.String(), code: -1}
 	switch {
 	case rep.Killed == killedWorkspace || rep.Killed == killedDisk:
 		res.status = spaceMessage(rep.Killed, s.space)
@@ -176,8 +178,11 @@ func run(ctx context.Context, s *settings, dir, command string, timeout time.Dur
 		res.status = fmt.Sprintf("killed: the command had more than %d processes at once (the sandbox's limit)", s.sandbox.limits.Processes)
 	case rep.Signal != 0:
 		res.status = "signal: " + syscall.Signal(rep.Signal).String()
-	case *rep.Exit != 0:
-		res.status = "exit status " + strconv.Itoa(*rep.Exit)
+	default:
+		res.code = *rep.Exit
+		if res.code != 0 {
+			res.status = "exit status " + strconv.Itoa(res.code)
+		}
 	}
 	return res, nil
 }

@@ -33,6 +33,33 @@ func TestResultText(t *testing.T) {
 	}
 }
 
+// TestFailedCommandIsAnError: a command that fails is a failed call (an
+// *ExitError with its exit code, never transient), whose text is what
+// the model reads: the status line, then the output.
+func TestFailedCommandIsAnError(t *testing.T) {
+	tests := []struct {
+		cmd  string
+		code int
+		text string
+	}{
+		{"echo oops >&2; exit 2", 2, "exit status 2\noops\n"},
+		{"echo 'HTTP 503: connection timed out'; exit 1", 1, "exit status 1\nHTTP 503: connection timed out\n"},
+		{"kill -9 $$", -1, "signal: killed"},
+	}
+	tl := newTool(t, nil)
+	for _, tt := range tests {
+		out, err := tl.Execute(t.Context(), agent.Caller{SessionID: "s1"}, argsJSON(t, Args{Command: tt.cmd}))
+		ee, ok := errors.AsType[*ExitError](err)
+		if !ok {
+			t.Errorf("%q: got (%q, %v), want an *ExitError", tt.cmd, out, err)
+			continue
+		}
+		if ee.Code != tt.code || err.Error() != tt.text || agent.Transient(err) {
+			t.Errorf("%q: code %d, text %q, transient %v; want %d, %q, false", tt.cmd, ee.Code, err.Error(), agent.Transient(err), tt.code, tt.text)
+		}
+	}
+}
+
 func TestTimeoutKillsProcessGroup(t *testing.T) {
 	tl := newTool(t, func(o *Options) { o.Timeout = 300 * time.Millisecond })
 	out, err := call(t, tl, "s1", "sleep 100 & echo $!; sleep 100")

@@ -123,8 +123,33 @@ func (t *tool) execute(ctx context.Context, c agent.Caller, a Args) (string, err
 	if err != nil {
 		return "", err
 	}
+	if res.status != "" {
+		// A failed command is a failed call: the model still reads the
+		// status and the output (the error's text), and learning from use
+		// counts it as a real error (docs/evolution.md).
+		return "", &ExitError{Code: res.code, Status: res.status, Output: res.output}
+	}
 	return format(res), nil
 }
+
+// ExitError is a command that ran to its end and failed: it exited with
+// a status other than 0, was killed by a signal, or was stopped by the
+// sandbox. Its text is what the model reads: the status line, then the
+// output.
+type ExitError struct {
+	// Code is the exit status; -1 when a signal or the sandbox ended it.
+	Code int
+	// Status says how it ended ("exit status 2", "signal: killed").
+	Status string
+	Output string
+}
+
+func (e *ExitError) Error() string { return format(result{output: e.Output, status: e.Status}) }
+
+// Transient is false: what a command does is the command's, whatever it
+// printed (a curl that could not connect failed as asked), so a failed
+// command is never counted as the environment's.
+func (e *ExitError) Transient() bool { return false }
 
 // checkFloor refuses a call while the data directory is below its
 // free-space floor: a command would only push it further, and the

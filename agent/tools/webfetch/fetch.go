@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/parleybot/parley/agent"
 )
 
 // accept lists what we can use, best first, so content-negotiating servers
@@ -50,6 +52,33 @@ type statusError struct {
 	final string // set when redirects led somewhere else
 }
 
+// Transient: the server was overloaded, rate-limited the fetch or failed
+// (408, 429, 500, 502, 503, 504); other statuses are answers about the
+// URL (404, 403, 501) and are the call's.
+func (e *statusError) Transient() bool {
+	switch e.code {
+	case http.StatusRequestTimeout, http.StatusTooManyRequests, http.StatusInternalServerError,
+		http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true
+	}
+	return false
+}
+
+// transportError is a fetch whose connection failed or broke before the
+// page was read. Only here, where the error came from the HTTP transport,
+// does an EOF mean the network: the server or something between dropped
+// the connection.
+type transportError struct{ err error }
+
+func (e *transportError) Error() string { return "fetch failed: " + e.err.Error() }
+func (e *transportError) Unwrap() error { return e.err }
+
+// Transient reads the transport's typed error: refused, reset, timed out,
+// unreachable, or cut short.
+func (e *transportError) Transient() bool {
+	return agent.Transient(e.err) || errors.Is(e.err, io.EOF) || errors.Is(e.err, io.ErrUnexpectedEOF)
+}
+
 func (e *statusError) Error() string {
 	s := fmt.Sprintf("HTTP %d %s", e.code, e.text)
 	if e.final != "" {
@@ -88,7 +117,13 @@ func (f *fetcher) fetch(ctx context.Context, raw string) (string, error) {
 
 	page, err := f.extract(ctx, kind, contentType, body, final)
 	if err != nil {
-		return "", describe(ctx, err, hop)
+		err = describe(ctx, err, hop)
+		if te, ok := errors.AsType[*transportError](err); ok {
+			// The page was read whole: what failed is reading it, not
+			// the network, whatever the error wraps.
+			err = fmt.Errorf("fetch failed: %w", te.err)
+		}
+		return "", err
 	}
 	return render(page, final, f.opts.MaxChars, cut, f.opts.MaxBytes), nil
 }
@@ -204,5 +239,5 @@ func describe(ctx context.Context, err error, hop string) error {
 	if ue, ok := errors.AsType[*url.Error](err); ok {
 		err = ue.Err // url.Error repeats method and URL
 	}
-	return fmt.Errorf("fetch failed: %w", err)
+	return &transportError{err}
 }
