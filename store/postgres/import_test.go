@@ -92,7 +92,7 @@ func (c corrupting) Rows(ctx context.Context, t store.Table, order store.Order) 
 // TestImportRollsBackAMismatch: a copy that differs from its source is
 // reported table by table and rolled back, so the database is still
 // empty and an honest copy then succeeds; the passages' tsvectors are
-// those PutDocument writes.
+// those PutDocument writes, the messages' those AppendMessages writes.
 func TestImportRollsBackAMismatch(t *testing.T) {
 	ctx := t.Context()
 	src, err := store.Open(ctx, filepath.Join(t.TempDir(), "parley.db"))
@@ -153,6 +153,17 @@ func TestImportRollsBackAMismatch(t *testing.T) {
 		}
 		if p.tsv != want {
 			t.Errorf("passage %d: tsv %s, want %s", p.id, p.tsv, want)
+		}
+	}
+	// The messages' tsvectors too: the copied conversations are found,
+	// their tool results not.
+	for _, tc := range []struct {
+		query string
+		hits  int
+	}{{"ünïcode", 1}, {"注意", 1}, {"done", 0}} {
+		hits, err := db.SearchMessages(ctx, store.MessageSearch{Query: tc.query})
+		if err != nil || len(hits) != tc.hits {
+			t.Errorf("after the copy, %q finds %d (%v), want %d", tc.query, len(hits), err, tc.hits)
 		}
 	}
 }

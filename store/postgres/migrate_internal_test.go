@@ -3,12 +3,14 @@ package postgres
 import (
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"strings"
 	"testing"
 	"testing/fstest"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/parleybot/parley/store"
 	"github.com/parleybot/parley/store/postgres/pgtest"
 )
 
@@ -67,5 +69,65 @@ func TestMigrateUpgradeAndFailure(t *testing.T) {
 	var half bool
 	if err := pool.QueryRow(ctx, `SELECT to_regclass('half') IS NOT NULL`).Scan(&half); err != nil || half || version() != latest+1 {
 		t.Fatalf("after the failed step: table half %t (%v), version %d; want none, %d", half, err, version(), latest+1)
+	}
+}
+
+// TestMessageIndexUpgrade: messages stored before migration 00020 are
+// found once the database is opened with it; tool results are not.
+func TestMessageIndexUpgrade(t *testing.T) {
+	ctx := t.Context()
+	url := pgtest.NewDatabase(t)
+	before := fstest.MapFS{}
+	err := fs.WalkDir(migrations(), ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || path >= "00020" {
+			return err
+		}
+		data, err := fs.ReadFile(migrations(), path)
+		before[path] = &fstest.MapFile{Data: data}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	if err := migrate(ctx, pool, before); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `INSERT INTO sessions (id, platform, created_at, updated_at) VALUES ('s1', 'slack', now(), now())`); err != nil {
+		t.Fatal(err)
+	}
+	for i := range indexBatch + 2 {
+		role, body := "tool", `{"role":"tool","text":"filler"}`
+		switch i {
+		case indexBatch:
+			role, body = "user", `{"role":"user","text":"the old question about 设备"}`
+		case indexBatch + 1:
+			role, body = "assistant", `{"role":"assistant","text":"the old answer"}`
+		}
+		if _, err := pool.Exec(ctx, `INSERT INTO messages (session_id, role, body, created_at) VALUES ('s1', $1, $2, now())`, role, body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db, err := Open(ctx, url, WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, tc := range []struct {
+		query string
+		hits  int
+	}{{"old", 2}, {"设备", 1}, {"filler", 0}} {
+		hits, err := db.SearchMessages(ctx, store.MessageSearch{Query: tc.query})
+		if err != nil || len(hits) != tc.hits {
+			t.Errorf("%q finds %d (%v), want %d", tc.query, len(hits), err, tc.hits)
+		}
+	}
+	var queued int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM message_index_todo`).Scan(&queued); err != nil || queued != 0 {
+		t.Errorf("%d messages still queued, %v", queued, err)
 	}
 }
