@@ -21,9 +21,14 @@ const pageSize = 50
 const maxPage = 1_000_000
 
 // conversations lists conversations: every one for an admin, a person's
-// own for them, newest first, a page at a time (?page=N).
+// own for them, newest first, a page at a time (?page=N); with ?q= it
+// searches them instead (conversations_search.go).
 func (s *Server) conversations(w http.ResponseWriter, r *http.Request, who *signin.Session) {
 	page := min(max(atoi(r.URL.Query().Get("page")), 1), maxPage)
+	if q := strings.TrimSpace(r.URL.Query().Get("q")); q != "" {
+		s.searchConversations(w, r, who, q, page)
+		return
+	}
 	// One more than a page says whether there is a next one; the store
 	// skips the pages before (Offset), counting nothing of them.
 	f := store.ConversationFilter{Limit: pageSize + 1, Offset: (page - 1) * pageSize}

@@ -13,6 +13,9 @@ import (
 type Data interface {
 	Conversations(ctx context.Context, f store.ConversationFilter) ([]store.Conversation, error)
 	Transcript(ctx context.Context, sessionID string) ([]store.TranscriptEntry, error)
+	// SearchMessages finds messages by their words (the Conversations
+	// page's search box).
+	SearchMessages(ctx context.Context, q store.MessageSearch) ([]store.MessageHit, error)
 	// Memory is a person's memory ("platform:id"); the console forgets
 	// entries with EditMemory (bot.ForgetEntry).
 	agent.MemoryStore

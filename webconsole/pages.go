@@ -28,8 +28,10 @@ var funcs = template.FuncMap{
 	"prev":  func(n int) int { return n - 1 },
 	"next":  func(n int) int { return n + 1 },
 	"role":  roleName,
-	"left":  left,
-	"entry": func(target, text, csrf string) memoryEntry { return memoryEntry{target, text, csrf} },
+	// author names who wrote a search hit.
+	"author": authorOf,
+	"left":   left,
+	"entry":  func(target, text, csrf string) memoryEntry { return memoryEntry{target, text, csrf} },
 	// segment is a person's key as one path segment (/people/{key}).
 	"segment": url.PathEscape,
 	// Money and tokens read as in chat (/usage, /status).
