@@ -14,7 +14,10 @@ import (
 // The conversations' full-text index, msg_fts: an FTS5 table holding, per
 // message people wrote or Parley answered (rowid = messages.id), the
 // derived text kb.IndexText makes of it — body with CJK runs as pairs, uni
-// their single characters — as kb_fts does for passages. Contentless (the
+// their single characters — as kb_fts does for passages, and sess, its
+// session as one token (scopeToken), so that a person's search is an AND
+// inside the index over their sessions' rows rather than a walk through
+// everyone's. Contentless (the
 // text lives in messages once) with contentless_delete, and the trigger
 // msg_fts_forget takes a message's row out whenever the message goes, by
 // whichever path (a compaction's rewrite, a session's cascade), so no
@@ -39,7 +42,7 @@ func createMessageIndex(ctx context.Context, db *sql.DB) (fts bool, err error) {
 		return false, err
 	}
 	_, err = db.ExecContext(ctx, `CREATE VIRTUAL TABLE IF NOT EXISTS msg_fts USING fts5(
-		body, uni,
+		body, uni, sess,
 		content = '', contentless_delete = 1,
 		tokenize = "unicode61 remove_diacritics 2 tokenchars '_'")`)
 	if err != nil && strings.Contains(err.Error(), "no such module: fts5") {
@@ -72,17 +75,19 @@ func indexQueued(ctx context.Context, db *sql.DB) error {
 		n := 0
 		err := inTx(ctx, db, func(tx *sql.Tx) error {
 			rows, err := tx.QueryContext(ctx, `
-				SELECT t.message_id, m.body FROM message_index_todo t JOIN messages m ON m.id = t.message_id
+				SELECT t.message_id, m.session_id, m.body FROM message_index_todo t JOIN messages m ON m.id = t.message_id
 				ORDER BY t.message_id LIMIT ?`, indexBatch)
 			if err != nil {
 				return err
 			}
 			var ids []int64
+			var sessions []string
 			var msgs []llm.Message
 			for rows.Next() {
 				var id int64
+				var session string
 				var body []byte
-				if err := rows.Scan(&id, &body); err != nil {
+				if err := rows.Scan(&id, &session, &body); err != nil {
 					rows.Close()
 					return err
 				}
@@ -91,7 +96,7 @@ func indexQueued(ctx context.Context, db *sql.DB) error {
 					rows.Close()
 					return fmt.Errorf("message %d: %w", id, err)
 				}
-				ids, msgs = append(ids, id), append(msgs, m)
+				ids, sessions, msgs = append(ids, id), append(sessions, session), append(msgs, m)
 			}
 			rows.Close()
 			if err := rows.Err(); err != nil {
@@ -101,7 +106,7 @@ func indexQueued(ctx context.Context, db *sql.DB) error {
 				_, err = tx.ExecContext(ctx, `DELETE FROM message_index_todo`) // rows of messages gone
 				return err
 			}
-			if err := indexMessages(ctx, tx, true, ids, msgs); err != nil {
+			if err := indexMessages(ctx, tx, true, sessions, ids, msgs); err != nil {
 				return err
 			}
 			_, err = tx.ExecContext(ctx, `DELETE FROM message_index_todo WHERE message_id <= ?`, ids[n-1])
@@ -116,10 +121,11 @@ func indexQueued(ctx context.Context, db *sql.DB) error {
 	}
 }
 
-// indexMessages adds the messages ids[i] = msgs[i] to msg_fts with fts,
-// or without it queues them for a build that has it.
-func indexMessages(ctx context.Context, tx *sql.Tx, fts bool, ids []int64, msgs []llm.Message) error {
-	query := `INSERT INTO msg_fts (rowid, body, uni) VALUES (?, ?, ?)`
+// indexMessages adds the messages ids[i] = msgs[i], of sessions[i] (or
+// of sessions[0] for all), to msg_fts with fts, or without it queues them
+// for a build that has it.
+func indexMessages(ctx context.Context, tx *sql.Tx, fts bool, sessions []string, ids []int64, msgs []llm.Message) error {
+	query := `INSERT INTO msg_fts (rowid, body, uni, sess) VALUES (?, ?, ?, ?)`
 	if !fts {
 		query = `INSERT OR IGNORE INTO message_index_todo (message_id) VALUES (?)`
 	}
@@ -139,7 +145,7 @@ func indexMessages(ctx context.Context, tx *sql.Tx, fts bool, ids []int64, msgs 
 		args := []any{ids[i]}
 		if fts {
 			body, uni := kb.IndexText(text)
-			args = append(args, body, uni)
+			args = append(args, body, uni, scopeToken(sessions[min(i, len(sessions)-1)]))
 		}
 		if _, err := stmt.ExecContext(ctx, args...); err != nil {
 			return err

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -152,5 +153,45 @@ func TestMessageIndexAfterBuildWithoutFTS(t *testing.T) {
 	var rows int
 	if err := db.r.QueryRow(`SELECT count(*) FROM msg_fts`).Scan(&rows); err != nil || rows != 1 {
 		t.Errorf("the index holds %d rows (%v), want the one message", rows, err)
+	}
+}
+
+// TestSearchPersonOfManySessions: a person in more sessions than a search
+// names inside the index query is filtered by the join instead, with the
+// same answer: their messages, no one else's.
+func TestSearchPersonOfManySessions(t *testing.T) {
+	db, err := Open(t.Context(), filepath.Join(t.TempDir(), "parley.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := t.Context()
+	for i := range maxIndexedSessions + 1 {
+		sid, err := db.SessionFor(ctx, chat.Thread{Platform: "telegram", Chat: "-1", ID: strconv.Itoa(i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Set(ctx, "starter:"+sid, "telegram:7"); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.AppendMessages(ctx, sid, llm.Message{Role: llm.RoleUser, Text: "mine " + strconv.Itoa(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	other, err := db.SessionFor(ctx, chat.Thread{Platform: "telegram", Chat: "8"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.AppendMessages(ctx, other, llm.Message{Role: llm.RoleUser, Text: "mine too, says another"}); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := db.SearchMessages(ctx, MessageSearch{Query: "mine", User: "telegram:7", Limit: 1000})
+	if err != nil || len(hits) != maxIndexedSessions+1 {
+		t.Fatalf("%d hits, %v; want %d", len(hits), err, maxIndexedSessions+1)
+	}
+	for _, h := range hits {
+		if h.SessionID == other {
+			t.Fatal("another person's conversation was searched")
+		}
 	}
 }

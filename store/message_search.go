@@ -1,10 +1,13 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 
 	"github.com/parleybot/parley/agent/kb"
@@ -12,65 +15,210 @@ import (
 	"github.com/parleybot/parley/store/internal/rowdata"
 )
 
+// maxIndexedSessions is how many sessions a person's search names inside
+// the index query (sess tokens); a person in more is filtered by a join.
+const maxIndexedSessions = 500
+
 // SearchMessages finds the messages q asks for in the conversations it
-// keeps, best first by BM25 (the pairs of CJK text weigh more than their
-// single characters), ties the newest first. A query with nothing to
-// search for finds nothing; a build without FTS5 answers
-// ErrNoMessageIndex.
+// keeps: the newest SearchWindow matches, best first by rankWindow, ties
+// the newest first. A query with nothing to search for finds nothing; a
+// build without FTS5 answers ErrNoMessageIndex.
 func (db *DB) SearchMessages(ctx context.Context, q MessageSearch) ([]MessageHit, error) {
 	if db.noFTS != nil {
 		return nil, ErrNoMessageIndex
 	}
-	match := kb.MatchQuery(q.Query)
-	if match == "" {
+	query := kb.MatchQuery(q.Query)
+	if query == "" {
 		return nil, nil
 	}
-	query, args := searchQuery(q, match)
-	rows, err := db.r.QueryContext(ctx, query, args...)
+	// kb.MatchQuery's terms are quoted strings of lower-cased letters,
+	// digits and '_' joined by " OR ": no term holds that separator.
+	terms := strings.Split(query, " OR ")
+	within := ""
+	if q.User != "" {
+		sessions, err := db.personSessionIDs(ctx, q.User)
+		if err != nil {
+			return nil, fmt.Errorf("store: search messages: %w", err)
+		}
+		if len(sessions) == 0 {
+			return nil, nil
+		}
+		if len(sessions) <= maxIndexedSessions {
+			tokens := make([]string, len(sessions))
+			for i, s := range sessions {
+				tokens[i] = scopeToken(s)
+			}
+			within = " AND sess : (" + strings.Join(tokens, " OR ") + ")"
+			q.User = "" // kept by the index query
+		}
+	}
+	from, cond, args := searchFilters(q)
+	matching := func(match string, since int64, limit int) ([]int64, error) {
+		return db.matchIDs(ctx, `SELECT msg_fts.rowid FROM `+from+` WHERE msg_fts MATCH ?`+cond+
+			` AND msg_fts.rowid >= ? ORDER BY msg_fts.rowid DESC LIMIT ?`,
+			append(append([]any{"{body uni} : (" + match + ")" + within}, args...), since, limit)...)
+	}
+	window, err := matching(query, 0, SearchWindow)
 	if err != nil {
 		return nil, fmt.Errorf("store: search messages: %w", err)
 	}
-	var hits []MessageHit
-	var texts []string
-	for rows.Next() {
-		var h MessageHit
-		var body []byte
-		var at int64
-		var rank float64
-		if err := rows.Scan(&h.MessageID, &h.SessionID, &body, &at, &h.Thread.Platform, &h.Thread.Space,
-			&h.Thread.Chat, &h.Thread.ID, &rank); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("store: search messages: %w", err)
-		}
-		m, err := rowdata.DecodeMessage(body)
-		if err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("store: search messages: message %d: %w", h.MessageID, err)
-		}
-		h.At, h.Role, h.AuthorName, h.Score = fromMillis(at), m.Role, m.Author, -rank // bm25() is lower for better
-		hits, texts = append(hits, h), append(texts, m.Text)
-		if m.Role == llm.RoleUser {
-			hits[len(hits)-1].AuthorKey = m.Key // replaced by the author below
+	if len(window) == 0 {
+		return nil, nil
+	}
+	matches := make([][]int64, len(terms))
+	if len(terms) > 1 {
+		for i, t := range terms {
+			if matches[i], err = matching(t, window[len(window)-1], SearchWindow); err != nil {
+				return nil, fmt.Errorf("store: search messages: %w", err)
+			}
 		}
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	ranked := rankWindow(window, matches)
+	limit := q.Limit
+	if limit <= 0 {
+		limit = DefaultSearchLimit
+	}
+	page := ranked[min(max(q.Offset, 0), len(ranked)):]
+	page = page[:min(limit, len(page))]
+	hits, err := db.loadHits(ctx, page, q.Query)
+	if err != nil {
 		return nil, fmt.Errorf("store: search messages: %w", err)
-	}
-	for i := range hits {
-		if err := db.placeHit(ctx, &hits[i]); err != nil {
-			return nil, fmt.Errorf("store: search messages: %w", err)
-		}
-		hits[i].Snippet = Snippet(texts[i], q.Query)
 	}
 	return hits, nil
 }
 
-// searchQuery is SearchMessages' SQL: the index's matches (the MATCH
-// first, so FTS5 drives) joined to their messages and sessions, filtered
-// by person, places and time, ranked.
-func searchQuery(q MessageSearch, match string) (string, []any) {
-	where, args := []string{"1"}, []any{"{body uni} : (" + match + ")"}
+// rankWindow orders the window's messages (ids, newest first) by how much
+// of the query each holds: the sum of the inverse frequencies, within the
+// window, of the terms it matches (matches[i]: the ids term i matches; nil
+// for a query of one term). A rare term — a name, the whole query as a
+// phrase — weighs more than a common one, as in BM25; a term's repeats
+// within a message do not count, which for chat messages, short, costs
+// little. FTS5's bm25() would count each term's rows in the whole index
+// first: 25 ms for a word in most of a million messages.
+func rankWindow(window []int64, matches [][]int64) []rankedID {
+	score := make(map[int64]float64, len(window))
+	n := float64(len(window))
+	for _, ids := range matches {
+		df := float64(len(ids))
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		for _, id := range ids {
+			score[id] += idf
+		}
+	}
+	out := make([]rankedID, len(window))
+	for i, id := range window {
+		out[i] = rankedID{id, score[id]}
+	}
+	// Stable: equal scores keep the window's order, the newest first.
+	slices.SortStableFunc(out, func(a, b rankedID) int { return cmp.Compare(b.score, a.score) })
+	return out
+}
+
+// rankedID is a message and its score.
+type rankedID struct {
+	id    int64
+	score float64
+}
+
+// matchIDs runs a query of message ids.
+func (db *DB) matchIDs(ctx context.Context, query string, args ...any) ([]int64, error) {
+	rows, err := db.r.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
+// loadHits reads the messages of page, in its order, as hits for query.
+func (db *DB) loadHits(ctx context.Context, page []rankedID, query string) ([]MessageHit, error) {
+	if len(page) == 0 {
+		return nil, nil
+	}
+	ids := make([]int64, len(page))
+	for i, r := range page {
+		ids[i] = r.id
+	}
+	in, args := inList(ids)
+	rows, err := db.r.QueryContext(ctx, `
+		SELECT m.id, m.session_id, m.body, m.created_at, s.platform, s.space, s.chat, s.thread
+		FROM messages m JOIN sessions s ON s.id = m.session_id WHERE m.id IN (`+in+`)`, args...)
+	if err != nil {
+		return nil, err
+	}
+	byID := map[int64]MessageHit{}
+	texts := map[int64]string{}
+	for rows.Next() {
+		var h MessageHit
+		var body []byte
+		var at int64
+		if err := rows.Scan(&h.MessageID, &h.SessionID, &body, &at, &h.Thread.Platform, &h.Thread.Space,
+			&h.Thread.Chat, &h.Thread.ID); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		m, err := rowdata.DecodeMessage(body)
+		if err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("message %d: %w", h.MessageID, err)
+		}
+		h.At, h.Role, h.AuthorName = fromMillis(at), m.Role, m.Author
+		if m.Role == llm.RoleUser {
+			h.AuthorKey = m.Key // replaced by the author in placeHit
+		}
+		byID[h.MessageID], texts[h.MessageID] = h, m.Text
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	hits := make([]MessageHit, 0, len(page))
+	for _, r := range page {
+		h, ok := byID[r.id]
+		if !ok {
+			continue // deleted since the index was read
+		}
+		h.Score = r.score
+		if err := db.placeHit(ctx, &h); err != nil {
+			return nil, err
+		}
+		h.Snippet = Snippet(texts[r.id], query)
+		hits = append(hits, h)
+	}
+	return hits, nil
+}
+
+// personSessionIDs are the sessions ConversationFilter.User keeps for user.
+func (db *DB) personSessionIDs(ctx context.Context, user string) ([]string, error) {
+	rows, err := db.r.QueryContext(ctx, personSessions, user, user)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
+// searchFilters are what a search's index queries join and test for the
+// filters of q — person, places, time — and their arguments: the index
+// alone (from "msg_fts", no condition) when q has none.
+func searchFilters(q MessageSearch) (from, cond string, args []any) {
+	var where []string
 	if q.User != "" {
 		where, args = append(where, `m.session_id IN (`+personSessions+`)`), append(args, q.User, q.User)
 	}
@@ -92,18 +240,11 @@ func searchQuery(q MessageSearch, match string) (string, []any) {
 	if !q.Since.IsZero() {
 		where, args = append(where, "m.created_at >= ?"), append(args, millis(q.Since))
 	}
-	limit := q.Limit
-	if limit <= 0 {
-		limit = DefaultSearchLimit
+	if len(where) == 0 {
+		return "msg_fts", "", nil
 	}
-	args = append(args, limit, max(q.Offset, 0))
-	return `
-	SELECT m.id, m.session_id, m.body, m.created_at, s.platform, s.space, s.chat, s.thread, f.rank
-	FROM (SELECT rowid, bm25(msg_fts, 1.0, 0.5) AS rank FROM msg_fts WHERE msg_fts MATCH ?) AS f
-	JOIN messages m ON m.id = f.rowid
-	JOIN sessions s ON s.id = m.session_id
-	WHERE ` + strings.Join(where, " AND ") + `
-	ORDER BY f.rank, m.id DESC LIMIT ? OFFSET ?`, args
+	return "msg_fts JOIN messages m ON m.id = msg_fts.rowid JOIN sessions s ON s.id = m.session_id",
+		" AND " + strings.Join(where, " AND "), args
 }
 
 // placeHit fills in h's position in its transcript and, for a person's

@@ -44,6 +44,15 @@ type MessageSearch struct {
 // DefaultSearchLimit is how many hits a search without a Limit returns.
 const DefaultSearchLimit = 50
 
+// SearchWindow is how many of the newest matches a search ranks, on
+// either engine. A word in most messages matches hundreds of thousands of
+// them, and ranking them all costs a second on a million messages;
+// ranking the newest matches costs what they are, whatever the word. A
+// rarer word's matches (fewer than this) are all ranked; a query mixing
+// it with a common word ranks the newest SearchWindow rows holding
+// either.
+const SearchWindow = 2000
+
 // Place is a set of conversations by where they are: a platform, and
 // within it a space (a Slack workspace, a Discord server) and a chat (a
 // channel, a group, a DM). An empty Space or Chat matches any, so

@@ -132,7 +132,7 @@ func (db *DB) writeMessages(ctx context.Context, sessionID string, replace bool,
 			}
 		}
 		// A replace's deleted messages left the index by its trigger.
-		if err := indexMessages(ctx, tx, db.noFTS == nil, ids, msgs); err != nil {
+		if err := indexMessages(ctx, tx, db.noFTS == nil, []string{sessionID}, ids, msgs); err != nil {
 			return err
 		}
 		if err := saveImages(ctx, tx, sessionID, imgs, now); err != nil {

@@ -139,15 +139,17 @@ func (db *DB) SearchMessages(ctx context.Context, q store.MessageSearch) ([]stor
 	return hits, nil
 }
 
-// searchQuery is SearchMessages' SQL over the tsquery tsq: the messages
-// matching it (messages_tsv), filtered by person, places and time, ranked.
+// searchQuery is SearchMessages' SQL over the tsquery tsq: the newest
+// store.SearchWindow messages matching it (messages_tsv) that the filters
+// keep — person, places, time — ranked by ts_rank_cd, then the page of
+// them with their sessions.
 func searchQuery(q store.MessageSearch, tsq string) (string, []any) {
 	args := []any{tsq}
 	arg := func(v any) string {
 		args = append(args, v)
 		return "$" + strconv.Itoa(len(args))
 	}
-	where := []string{"true"}
+	where := []string{"m.tsv @@ q.q"}
 	if q.User != "" {
 		where = append(where, `m.session_id IN (`+personSessions(arg(q.User))+`)`)
 	}
@@ -172,15 +174,19 @@ func searchQuery(q store.MessageSearch, tsq string) (string, []any) {
 	if limit <= 0 {
 		limit = store.DefaultSearchLimit
 	}
-	// The page's bounds are numbers in the text, as conversationsQuery's.
+	// The bounds are numbers in the text, as conversationsQuery's: a
+	// generic plan, made for any LIMIT, would rank every match.
 	return `
-	SELECT m.id, m.session_id, m.body, m.created_at, s.platform, s.space, s.chat, s.thread,
-	       ts_rank_cd('` + messageRankWeights + `', m.tsv, q.q, 32) AS rank
-	FROM (SELECT CAST($1 AS tsquery) AS q) AS q
-	JOIN messages m ON m.tsv @@ q.q
+	SELECT m.id, m.session_id, m.body, m.created_at, s.platform, s.space, s.chat, s.thread, h.rank
+	FROM (SELECT m.id, ts_rank_cd('` + messageRankWeights + `', m.tsv, q.q, 32) AS rank
+	      FROM (SELECT CAST($1 AS tsquery) AS q) AS q
+	      JOIN messages m ON true
+	      JOIN sessions s ON s.id = m.session_id
+	      WHERE ` + strings.Join(where, " AND ") + `
+	      ORDER BY m.id DESC LIMIT ` + strconv.Itoa(store.SearchWindow) + `) AS h
+	JOIN messages m ON m.id = h.id
 	JOIN sessions s ON s.id = m.session_id
-	WHERE ` + strings.Join(where, " AND ") + `
-	ORDER BY rank DESC, m.id DESC LIMIT ` + strconv.Itoa(limit) + ` OFFSET ` + strconv.Itoa(max(q.Offset, 0)), args
+	ORDER BY h.rank DESC, m.id DESC LIMIT ` + strconv.Itoa(limit) + ` OFFSET ` + strconv.Itoa(max(q.Offset, 0)), args
 }
 
 // placeHit fills in h's position in its transcript and, for a person's

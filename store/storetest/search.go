@@ -24,6 +24,7 @@ var searchTests = []test{
 	{"Person", testSearchPerson},
 	{"Filters", testSearchFilters},
 	{"Deleted", testSearchDeleted},
+	{"Window", testSearchWindow},
 	{"HostileQueries", testSearchHostile},
 }
 
@@ -129,9 +130,10 @@ func testSearchLanguages(t *testing.T, s suite) {
 			}
 		}
 	}
-	// "rotate" is in both English messages; the one saying it twice first.
-	if got := search(t, db, store.MessageSearch{Query: "rotate"}); len(got) != 2 || !strings.HasPrefix(got[0], "Rotate it") {
-		t.Errorf("rotate ranked %q", got)
+	// "rotate" is in both English messages, "vault" in one: the message
+	// holding both words first, the other after it.
+	if got := search(t, db, store.MessageSearch{Query: "vault rotate"}); len(got) != 2 || !strings.HasPrefix(got[0], "Rotate it") {
+		t.Errorf("vault rotate ranked %q", got)
 	}
 }
 
@@ -329,5 +331,33 @@ func testSearchHostile(t *testing.T, s suite) {
 	}
 	if got := search(t, db, store.MessageSearch{Query: "col:value"}); len(got) != 1 {
 		t.Errorf("col:value, as words, found %q", got)
+	}
+}
+
+// testSearchWindow: a word in more messages than SearchWindow ranks the
+// newest of them only — an older message, however well it matches, is
+// not among them — while a rarer word finds its messages however old.
+func testSearchWindow(t *testing.T, s suite) {
+	db := searchable(t, s.fresh(t))
+	sid := newSession(t, db, slackThread)
+	old := []llm.Message{user("common common common platypus")}
+	for range store.SearchWindow + 10 {
+		old = append(old, assistant("common"))
+	}
+	appendTo(t, db, sid, old...)
+	hits, err := db.SearchMessages(t.Context(), store.MessageSearch{Query: "common", Limit: store.SearchWindow + 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != store.SearchWindow {
+		t.Errorf("common: %d hits, want the window's %d", len(hits), store.SearchWindow)
+	}
+	for _, h := range hits {
+		if h.Position == 1 {
+			t.Error("the oldest message, outside the window, was ranked")
+		}
+	}
+	if got := search(t, db, store.MessageSearch{Query: "platypus"}); !slices.Equal(got, []string{"common common common platypus"}) {
+		t.Errorf("platypus found %q", got)
 	}
 }
