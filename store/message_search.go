@@ -122,18 +122,23 @@ type rankedID struct {
 
 // matchIDs runs a query of message ids.
 func (db *DB) matchIDs(ctx context.Context, query string, args ...any) ([]int64, error) {
-	rows, err := db.r.QueryContext(ctx, query, args...)
+	return column[int64](ctx, db.r, query, args...)
+}
+
+// column runs query on db and returns its rows' one column.
+func column[T any](ctx context.Context, db *sql.DB, query string, args ...any) ([]T, error) {
+	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []int64
+	var out []T
 	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
+		var v T
+		if err := rows.Scan(&v); err != nil {
 			return nil, err
 		}
-		out = append(out, id)
+		out = append(out, v)
 	}
 	return out, rows.Err()
 }
@@ -198,20 +203,7 @@ func (db *DB) loadHits(ctx context.Context, page []rankedID, query string) ([]Me
 
 // personSessionIDs are the sessions ConversationFilter.User keeps for user.
 func (db *DB) personSessionIDs(ctx context.Context, user string) ([]string, error) {
-	rows, err := db.r.QueryContext(ctx, personSessions, user, user)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
+	return column[string](ctx, db.r, personSessions, user, user)
 }
 
 // searchFilters are what a search's index queries join and test for the

@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/parleybot/parley/agent/kb"
 	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/chat"
 )
@@ -160,43 +161,20 @@ type snippetTerm struct {
 	cjk  bool
 }
 
-// snippetTerms cuts query as kb.MatchQuery does: words of letters, digits
-// and '_', lower-cased; CJK runs as their pairs.
+// snippetTerms are query's words as kb.MatchQuery reads them, CJK runs
+// as their pairs.
 func snippetTerms(query string) []snippetTerm {
 	var out []snippetTerm
-	var cur []rune
-	cjk := false
-	flush := func() {
-		switch {
-		case len(cur) == 0:
-		case !cjk || len(cur) == 1:
-			out = append(out, snippetTerm{text: slices.Clone(cur), cjk: cjk})
-		default:
-			for i := 0; i+1 < len(cur); i++ {
-				out = append(out, snippetTerm{text: slices.Clone(cur[i : i+2]), cjk: true})
-			}
+	for _, w := range kb.QueryWords(query) {
+		run := []rune(w.Text)
+		if !w.CJK || len(run) == 1 {
+			out = append(out, snippetTerm{text: run, cjk: w.CJK})
+			continue
 		}
-		cur = cur[:0]
-	}
-	for _, r := range query {
-		switch {
-		case isCJK(r):
-			if !cjk {
-				flush()
-			}
-			cjk = true
-			cur = append(cur, r)
-		case wordRune(r):
-			if cjk {
-				flush()
-			}
-			cjk = false
-			cur = append(cur, unicode.ToLower(r))
-		default:
-			flush()
+		for i := 0; i+1 < len(run); i++ {
+			out = append(out, snippetTerm{text: run[i : i+2], cjk: true})
 		}
 	}
-	flush()
 	return out
 }
 
@@ -204,13 +182,8 @@ func snippetTerms(query string) []snippetTerm {
 // glued to either end (CJK text is cut apart from letters, as the index
 // cuts it).
 func wordAt(text []rune, i, n int) bool {
-	glued := func(r rune) bool { return wordRune(r) && !isCJK(r) }
+	glued := func(r rune) bool {
+		return (unicode.IsLetter(r) || unicode.IsNumber(r) || r == '_') && !kb.IsCJK(r)
+	}
 	return (i == 0 || !glued(text[i-1])) && (i+n == len(text) || !glued(text[i+n]))
-}
-
-func wordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) || r == '_' }
-
-// isCJK is agent/kb's: the scripts written without spaces between words.
-func isCJK(r rune) bool {
-	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
 }

@@ -1,6 +1,7 @@
 package webconsole
 
 import (
+	"cmp"
 	"errors"
 	"net/http"
 	"strings"
@@ -46,13 +47,9 @@ func authorOf(h store.MessageHit) string {
 	if h.Role != llm.RoleUser {
 		return "Parley"
 	}
-	switch {
-	case h.AuthorName != "" && h.AuthorKey != "":
-		return h.AuthorName + " (" + h.AuthorKey + ")"
-	case h.AuthorName != "":
-		return h.AuthorName
-	case h.AuthorKey != "":
-		return h.AuthorKey
+	who := cmp.Or(h.AuthorName, h.AuthorKey, "Person")
+	if h.AuthorName != "" && h.AuthorKey != "" {
+		who += " (" + h.AuthorKey + ")"
 	}
-	return "Person"
+	return who
 }
