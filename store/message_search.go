@@ -4,14 +4,12 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
 
 	"github.com/parleybot/parley/agent/kb"
-	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/store/internal/rowdata"
 )
 
@@ -143,6 +141,14 @@ func column[T any](ctx context.Context, db *sql.DB, query string, args ...any) (
 	return out, rows.Err()
 }
 
+// hitPlace are a hit's columns beyond its row: its position in its
+// transcript, and who wrote a person's message — the author of the turn
+// it started (run_signals, by the message's key), as Transcript says.
+const hitPlace = `(SELECT count(*) FROM messages p WHERE p.session_id = m.session_id AND p.id <= m.id),
+		       CASE WHEN m.role = 'user' THEN coalesce((SELECT r.author FROM run_signals r
+		            WHERE r.session_id = m.session_id AND r.msg_key = json_extract(m.body, '$.key')
+		            ORDER BY r.id LIMIT 1), '') ELSE '' END`
+
 // loadHits reads the messages of page, in its order, as hits for query.
 func (db *DB) loadHits(ctx context.Context, page []rankedID, query string) ([]MessageHit, error) {
 	if len(page) == 0 {
@@ -154,7 +160,8 @@ func (db *DB) loadHits(ctx context.Context, page []rankedID, query string) ([]Me
 	}
 	in, args := inList(ids)
 	rows, err := db.r.QueryContext(ctx, `
-		SELECT m.id, m.session_id, m.body, m.created_at, s.platform, s.space, s.chat, s.thread
+		SELECT m.id, m.session_id, m.body, m.created_at, s.platform, s.space, s.chat, s.thread,
+		       `+hitPlace+`
 		FROM messages m JOIN sessions s ON s.id = m.session_id WHERE m.id IN (`+in+`)`, args...)
 	if err != nil {
 		return nil, err
@@ -166,7 +173,7 @@ func (db *DB) loadHits(ctx context.Context, page []rankedID, query string) ([]Me
 		var body []byte
 		var at int64
 		if err := rows.Scan(&h.MessageID, &h.SessionID, &body, &at, &h.Thread.Platform, &h.Thread.Space,
-			&h.Thread.Chat, &h.Thread.ID); err != nil {
+			&h.Thread.Chat, &h.Thread.ID, &h.Position, &h.AuthorKey); err != nil {
 			rows.Close()
 			return nil, err
 		}
@@ -176,9 +183,6 @@ func (db *DB) loadHits(ctx context.Context, page []rankedID, query string) ([]Me
 			return nil, fmt.Errorf("message %d: %w", h.MessageID, err)
 		}
 		h.At, h.Role, h.AuthorName = fromMillis(at), m.Role, m.Author
-		if m.Role == llm.RoleUser {
-			h.AuthorKey = m.Key // replaced by the author in placeHit
-		}
 		byID[h.MessageID], texts[h.MessageID] = h, m.Text
 	}
 	rows.Close()
@@ -192,9 +196,6 @@ func (db *DB) loadHits(ctx context.Context, page []rankedID, query string) ([]Me
 			continue // deleted since the index was read
 		}
 		h.Score = r.score
-		if err := db.placeHit(ctx, &h); err != nil {
-			return nil, err
-		}
 		h.Snippet = Snippet(texts[r.id], query)
 		hits = append(hits, h)
 	}
@@ -237,24 +238,4 @@ func searchFilters(q MessageSearch) (from, cond string, args []any) {
 	}
 	return "msg_fts JOIN messages m ON m.id = msg_fts.rowid JOIN sessions s ON s.id = m.session_id",
 		" AND " + strings.Join(where, " AND "), args
-}
-
-// placeHit fills in h's position in its transcript and, for a person's
-// message (AuthorKey holding its key until then), who wrote it: the
-// author of the turn it started, as Transcript says.
-func (db *DB) placeHit(ctx context.Context, h *MessageHit) error {
-	if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE session_id = ? AND id <= ?`,
-		h.SessionID, h.MessageID).Scan(&h.Position); err != nil {
-		return err
-	}
-	if h.AuthorKey == "" {
-		return nil
-	}
-	err := db.r.QueryRowContext(ctx, `SELECT author FROM run_signals WHERE session_id = ? AND msg_key = ? ORDER BY id LIMIT 1`,
-		h.SessionID, h.AuthorKey).Scan(&h.AuthorKey)
-	if errors.Is(err, sql.ErrNoRows) {
-		h.AuthorKey = ""
-		return nil
-	}
-	return err
 }

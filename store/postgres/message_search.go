@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -108,36 +107,36 @@ func (db *DB) SearchMessages(ctx context.Context, q store.MessageSearch) ([]stor
 		return nil, fmt.Errorf("postgres: search messages: %w", err)
 	}
 	var (
-		hits  []store.MessageHit
-		texts []string
-		h     store.MessageHit
-		body  []byte
-		at    time.Time
+		hits []store.MessageHit
+		h    store.MessageHit
+		body []byte
+		at   time.Time
 	)
 	_, err = pgx.ForEachRow(rows, []any{&h.MessageID, &h.SessionID, &body, &at, &h.Thread.Platform, &h.Thread.Space,
-		&h.Thread.Chat, &h.Thread.ID, &h.Score}, func() error {
+		&h.Thread.Chat, &h.Thread.ID, &h.Score, &h.Position, &h.AuthorKey}, func() error {
 		m, err := rowdata.DecodeMessage(body)
 		if err != nil {
 			return fmt.Errorf("message %d: %w", h.MessageID, err)
 		}
-		h.At, h.Role, h.AuthorName, h.AuthorKey = fromTS(at), m.Role, m.Author, ""
-		if m.Role == llm.RoleUser {
-			h.AuthorKey = m.Key // replaced by the author below
-		}
-		hits, texts = append(hits, h), append(texts, m.Text)
+		h.At, h.Role, h.AuthorName = fromTS(at), m.Role, m.Author
+		h.Snippet = store.Snippet(m.Text, q.Query)
+		hits = append(hits, h)
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("postgres: search messages: %w", err)
 	}
-	for i := range hits {
-		if err := db.placeHit(ctx, &hits[i]); err != nil {
-			return nil, fmt.Errorf("postgres: search messages: %w", err)
-		}
-		hits[i].Snippet = store.Snippet(texts[i], q.Query)
-	}
 	return hits, nil
 }
+
+// hitPlace are a hit's columns beyond its row, read with it rather than
+// asked for hit by hit: its position in its transcript, and who wrote a
+// person's message — the author of the turn it started (run_signals, by
+// the message's key), as Transcript says.
+const hitPlace = `(SELECT count(*) FROM messages p WHERE p.session_id = m.session_id AND p.id <= m.id),
+	       CASE WHEN m.role = 'user' THEN coalesce((SELECT r.author FROM run_signals r
+	            WHERE r.session_id = m.session_id AND r.msg_key = CAST(m.body AS jsonb) ->> 'key'
+	            ORDER BY r.id LIMIT 1), '') ELSE '' END`
 
 // searchQuery is SearchMessages' SQL over the tsquery tsq: the newest
 // store.SearchWindow messages matching it (messages_tsv) that the filters
@@ -170,6 +169,10 @@ func searchQuery(q store.MessageSearch, tsq string) (string, []any) {
 	if !q.Since.IsZero() {
 		where = append(where, "m.created_at >= "+arg(ts(q.Since)))
 	}
+	join := ""
+	if len(q.Places) > 0 {
+		join = " JOIN sessions s ON s.id = m.session_id"
+	}
 	limit := q.Limit
 	if limit <= 0 {
 		limit = store.DefaultSearchLimit
@@ -177,34 +180,14 @@ func searchQuery(q store.MessageSearch, tsq string) (string, []any) {
 	// The bounds are numbers in the text, as conversationsQuery's: a
 	// generic plan, made for any LIMIT, would rank every match.
 	return `
-	SELECT m.id, m.session_id, m.body, m.created_at, s.platform, s.space, s.chat, s.thread, h.rank
+	SELECT m.id, m.session_id, m.body, m.created_at, s.platform, s.space, s.chat, s.thread, h.rank,
+	       ` + hitPlace + `
 	FROM (SELECT m.id, ts_rank_cd('` + messageRankWeights + `', m.tsv, q.q, 32) AS rank
 	      FROM (SELECT CAST($1 AS tsquery) AS q) AS q
-	      JOIN messages m ON true
-	      JOIN sessions s ON s.id = m.session_id
+	      JOIN messages m ON true` + join + `
 	      WHERE ` + strings.Join(where, " AND ") + `
 	      ORDER BY m.id DESC LIMIT ` + strconv.Itoa(store.SearchWindow) + `) AS h
 	JOIN messages m ON m.id = h.id
 	JOIN sessions s ON s.id = m.session_id
 	ORDER BY h.rank DESC, m.id DESC LIMIT ` + strconv.Itoa(limit) + ` OFFSET ` + strconv.Itoa(max(q.Offset, 0)), args
-}
-
-// placeHit fills in h's position in its transcript and, for a person's
-// message (AuthorKey holding its key until then), who wrote it: the
-// author of the turn it started, as Transcript says.
-func (db *DB) placeHit(ctx context.Context, h *store.MessageHit) error {
-	if err := db.pool.QueryRow(ctx, `SELECT count(*) FROM messages WHERE session_id = $1 AND id <= $2`,
-		h.SessionID, h.MessageID).Scan(&h.Position); err != nil {
-		return err
-	}
-	if h.AuthorKey == "" {
-		return nil
-	}
-	err := db.pool.QueryRow(ctx, `SELECT author FROM run_signals WHERE session_id = $1 AND msg_key = $2 ORDER BY id LIMIT 1`,
-		h.SessionID, h.AuthorKey).Scan(&h.AuthorKey)
-	if errors.Is(err, pgx.ErrNoRows) {
-		h.AuthorKey = ""
-		return nil
-	}
-	return err
 }
