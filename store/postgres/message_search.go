@@ -101,7 +101,20 @@ func (db *DB) SearchMessages(ctx context.Context, q store.MessageSearch) ([]stor
 	if len(terms) == 0 {
 		return nil, nil
 	}
-	query, args := searchQuery(q, strings.Join(terms, " | "))
+	var mine []string
+	if q.User != "" {
+		// The person's sessions as a list the planner can count, so that
+		// it reads their messages (messages_by_session) rather than walk
+		// everyone's newest first for theirs.
+		var err error
+		if mine, err = db.personSessionIDs(ctx, q.User); err != nil {
+			return nil, fmt.Errorf("postgres: search messages: %w", err)
+		}
+		if len(mine) == 0 {
+			return nil, nil
+		}
+	}
+	query, args := searchQuery(q, mine, strings.Join(terms, " | "))
 	rows, err := db.pool.Query(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: search messages: %w", err)
@@ -129,6 +142,15 @@ func (db *DB) SearchMessages(ctx context.Context, q store.MessageSearch) ([]stor
 	return hits, nil
 }
 
+// personSessionIDs are the sessions ConversationFilter.User keeps for user.
+func (db *DB) personSessionIDs(ctx context.Context, user string) ([]string, error) {
+	rows, err := db.pool.Query(ctx, personSessions("$1"), user)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
 // hitPlace are a hit's columns beyond its row, read with it rather than
 // asked for hit by hit: its position in its transcript, and who wrote a
 // person's message — the author of the turn it started (run_signals, by
@@ -140,17 +162,17 @@ const hitPlace = `(SELECT count(*) FROM messages p WHERE p.session_id = m.sessio
 
 // searchQuery is SearchMessages' SQL over the tsquery tsq: the newest
 // store.SearchWindow messages matching it (messages_tsv) that the filters
-// keep — person, places, time — ranked by ts_rank_cd, then the page of
+// keep — the person's sessions (mine), places, time — ranked by ts_rank_cd, then the page of
 // them with their sessions.
-func searchQuery(q store.MessageSearch, tsq string) (string, []any) {
+func searchQuery(q store.MessageSearch, mine []string, tsq string) (string, []any) {
 	args := []any{tsq}
 	arg := func(v any) string {
 		args = append(args, v)
 		return "$" + strconv.Itoa(len(args))
 	}
-	where := []string{"m.tsv @@ q.q"}
+	where := []string{"m.tsv @@ CAST($1 AS tsquery)"}
 	if q.User != "" {
-		where = append(where, `m.session_id IN (`+personSessions(arg(q.User))+`)`)
+		where = append(where, `m.session_id = ANY(`+arg(mine)+`::text[])`)
 	}
 	if len(q.Places) > 0 {
 		var places []string
@@ -182,9 +204,8 @@ func searchQuery(q store.MessageSearch, tsq string) (string, []any) {
 	return `
 	SELECT m.id, m.session_id, m.body, m.created_at, s.platform, s.space, s.chat, s.thread, h.rank,
 	       ` + hitPlace + `
-	FROM (SELECT m.id, ts_rank_cd('` + messageRankWeights + `', m.tsv, q.q, 32) AS rank
-	      FROM (SELECT CAST($1 AS tsquery) AS q) AS q
-	      JOIN messages m ON true` + join + `
+	FROM (SELECT m.id, ts_rank_cd('` + messageRankWeights + `', m.tsv, CAST($1 AS tsquery), 32) AS rank
+	      FROM messages m` + join + `
 	      WHERE ` + strings.Join(where, " AND ") + `
 	      ORDER BY m.id DESC LIMIT ` + strconv.Itoa(store.SearchWindow) + `) AS h
 	JOIN messages m ON m.id = h.id
