@@ -157,13 +157,5 @@ func TestImportRollsBackAMismatch(t *testing.T) {
 	}
 	// The messages' tsvectors too: the copied conversations are found,
 	// their tool results not.
-	for _, tc := range []struct {
-		query string
-		hits  int
-	}{{"ünïcode", 1}, {"注意", 1}, {"done", 0}} {
-		hits, err := db.SearchMessages(ctx, store.MessageSearch{Query: tc.query})
-		if err != nil || len(hits) != tc.hits {
-			t.Errorf("after the copy, %q finds %d (%v), want %d", tc.query, len(hits), err, tc.hits)
-		}
-	}
+	expectHits(t, db, map[string]int{"ünïcode": 1, "注意": 1, "done": 0})
 }

@@ -17,18 +17,7 @@ import (
 // withStep is the embedded migrations plus one more file.
 func withStep(t *testing.T, name, src string) fs.FS {
 	t.Helper()
-	out := fstest.MapFS{}
-	err := fs.WalkDir(migrations(), ".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := fs.ReadFile(migrations(), path)
-		out[path] = &fstest.MapFile{Data: data}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := migrationsBefore(t, "99999")
 	out[name] = &fstest.MapFile{Data: []byte(src)}
 	return out
 }
@@ -77,18 +66,7 @@ func TestMigrateUpgradeAndFailure(t *testing.T) {
 func TestMessageIndexUpgrade(t *testing.T) {
 	ctx := t.Context()
 	url := pgtest.NewDatabase(t)
-	before := fstest.MapFS{}
-	err := fs.WalkDir(migrations(), ".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || path >= "00020" {
-			return err
-		}
-		data, err := fs.ReadFile(migrations(), path)
-		before[path] = &fstest.MapFile{Data: data}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := migrationsBefore(t, "00020")
 	pool, err := pgxpool.New(ctx, url)
 	if err != nil {
 		t.Fatal(err)
@@ -117,17 +95,39 @@ func TestMessageIndexUpgrade(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	for _, tc := range []struct {
-		query string
-		hits  int
-	}{{"old", 2}, {"设备", 1}, {"filler", 0}} {
-		hits, err := db.SearchMessages(ctx, store.MessageSearch{Query: tc.query})
-		if err != nil || len(hits) != tc.hits {
-			t.Errorf("%q finds %d (%v), want %d", tc.query, len(hits), err, tc.hits)
-		}
-	}
+	expectHits(t, db, map[string]int{"old": 2, "设备": 1, "filler": 0})
 	var queued int
 	if err := pool.QueryRow(ctx, `SELECT count(*) FROM message_index_todo`).Scan(&queued); err != nil || queued != 0 {
 		t.Errorf("%d messages still queued, %v", queued, err)
+	}
+}
+
+// migrationsBefore are the embedded migrations whose names sort before
+// version.
+func migrationsBefore(t *testing.T, version string) fstest.MapFS {
+	t.Helper()
+	out := fstest.MapFS{}
+	err := fs.WalkDir(migrations(), ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || path >= version {
+			return err
+		}
+		data, err := fs.ReadFile(migrations(), path)
+		out[path] = &fstest.MapFile{Data: data}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// expectHits checks how many messages each query finds.
+func expectHits(t *testing.T, db *DB, want map[string]int) {
+	t.Helper()
+	for query, n := range want {
+		hits, err := db.SearchMessages(t.Context(), store.MessageSearch{Query: query})
+		if err != nil || len(hits) != n {
+			t.Errorf("%q finds %d (%v), want %d", query, len(hits), err, n)
+		}
 	}
 }
