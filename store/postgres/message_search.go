@@ -171,8 +171,12 @@ func searchQuery(q store.MessageSearch, mine []string, tsq string) (string, []an
 		return "$" + strconv.Itoa(len(args))
 	}
 	where := []string{"m.tsv @@ CAST($1 AS tsquery)"}
+	messages := "messages"
 	if q.User != "" {
-		where = append(where, `m.session_id = ANY(`+arg(mine)+`::text[])`)
+		// The person's messages first, then the words among them: left to
+		// choose, the planner ANDs the word's whole GIN bitmap (900,000
+		// rows for a common one: 140 ms) with their sessions'.
+		messages = `(SELECT * FROM messages WHERE session_id = ANY(` + arg(mine) + `::text[]) OFFSET 0)`
 	}
 	if len(q.Places) > 0 {
 		var places []string
@@ -205,7 +209,7 @@ func searchQuery(q store.MessageSearch, mine []string, tsq string) (string, []an
 	SELECT m.id, m.session_id, m.body, m.created_at, s.platform, s.space, s.chat, s.thread, h.rank,
 	       ` + hitPlace + `
 	FROM (SELECT m.id, ts_rank_cd('` + messageRankWeights + `', m.tsv, CAST($1 AS tsquery), 32) AS rank
-	      FROM messages m` + join + `
+	      FROM ` + messages + ` m` + join + `
 	      WHERE ` + strings.Join(where, " AND ") + `
 	      ORDER BY m.id DESC LIMIT ` + strconv.Itoa(store.SearchWindow) + `) AS h
 	JOIN messages m ON m.id = h.id
