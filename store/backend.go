@@ -64,6 +64,9 @@ type Backend interface {
 	// (parley export, the web console).
 	Conversations(ctx context.Context, f ConversationFilter) ([]Conversation, error)
 	Transcript(ctx context.Context, sessionID string) ([]TranscriptEntry, error)
+	// SearchMessages finds messages by their words (the web console; the
+	// history_search tool to come).
+	SearchMessages(ctx context.Context, q MessageSearch) ([]MessageHit, error)
 	// SkillRates are the counts a skill's rates come from, in one scope
 	// (parley reflect).
 	SkillRates(ctx context.Context, scope, name string) (evolve.Rates, error)

@@ -85,9 +85,7 @@ func conversationsQuery(f ConversationFilter) (string, []any) {
 		where, args = append(where, "s.chat = ?"), append(args, f.Chat)
 	}
 	if f.User != "" {
-		where = append(where, `s.id IN (
-			SELECT r.session_id FROM run_signals r WHERE r.author = ?
-			UNION SELECT substr(k.key, 9) FROM kv k WHERE k.value = ? AND k.key >= 'starter:' AND k.key < 'starter;')`)
+		where = append(where, `s.id IN (`+personSessions+`)`)
 		args = append(args, f.User, f.User)
 	}
 	limit := int64(-1) // no cap
@@ -104,6 +102,13 @@ func conversationsQuery(f ConversationFilter) (string, []any) {
 	      ORDER BY s.updated_at DESC, s.id LIMIT ? OFFSET ?) s
 	ORDER BY s.updated_at DESC, s.id`, args
 }
+
+// personSessions selects the sessions a person (both arguments) took part
+// in — a turn of theirs on record — or started: ConversationFilter.User's
+// rule, which a search keeps too.
+const personSessions = `
+	SELECT r.session_id FROM run_signals r WHERE r.author = ?
+	UNION SELECT substr(k.key, 9) FROM kv k WHERE k.value = ? AND k.key >= 'starter:' AND k.key < 'starter;'`
 
 // Conversations lists the sessions f selects, the most recently active
 // first (ties by id).

@@ -254,7 +254,14 @@ func (db *DB) probeWrite(ctx context.Context) error {
 // so fn must not wait on anything slow. An error from fn rolls the
 // transaction back and is returned as is.
 func (db *DB) write(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := db.w.BeginTx(ctx, nil)
+	return inTx(ctx, db.w, fn)
+}
+
+// inTx runs fn in one transaction on conn and commits it; an error from fn
+// rolls it back and is returned as is. (Opening runs it on connections
+// that are no DB yet: fresh.go, message_index.go.)
+func inTx(ctx context.Context, conn *sql.DB, fn func(*sql.Tx) error) error {
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}

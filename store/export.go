@@ -150,20 +150,7 @@ func (db *DB) describe(ctx context.Context, t *Table) error {
 
 // references lists the tables table's foreign keys refer to.
 func (db *DB) references(ctx context.Context, table string) ([]string, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT DISTINCT "table" FROM pragma_foreign_key_list(?)`, table)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return nil, err
-		}
-		out = append(out, name)
-	}
-	return out, rows.Err()
+	return column[string](ctx, db.r, `SELECT DISTINCT "table" FROM pragma_foreign_key_list(?)`, table)
 }
 
 // parentsFirst orders tables so that each comes after those it refers to

@@ -77,6 +77,9 @@ func buildFresh(ctx context.Context, path string, schema fs.FS) error {
 		_, err = createKeywordIndex(ctx, db)
 	}
 	if err == nil {
+		_, err = createMessageIndex(ctx, db)
+	}
+	if err == nil {
 		var mode string
 		if err = db.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&mode); err == nil && mode != "wal" {
 			err = fmt.Errorf("journal mode is %q: SQLite could not switch to WAL, which needs a local file system", mode)

@@ -20,7 +20,8 @@ import (
 // can go.
 var _ kb.Store = (*DB)(nil)
 
-// createKeywordIndex creates kb_fts when this build has FTS5. FTS5 is
+// createKeywordIndex creates kb_fts, and the conversations' msg_fts
+// (message_index.go), when this build has FTS5. FTS5 is
 // compiled into mattn/go-sqlite3 only with the build tag sqlite_fts5; a
 // build without it keeps working with the knowledge base off, and says so
 // (KeywordIndex).
@@ -29,7 +30,13 @@ func (db *DB) createKeywordIndex(ctx context.Context) error {
 	if err == nil && !fts {
 		db.noFTS = fmt.Errorf("%w", kb.ErrNoKeywordIndex)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	if _, err := createMessageIndex(ctx, db.w); err != nil {
+		return fmt.Errorf("conversations' index: %w", err)
+	}
+	return nil
 }
 
 // createKeywordIndex creates kb_fts on db unless it exists, and reports

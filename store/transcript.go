@@ -121,10 +121,19 @@ func (db *DB) writeMessages(ctx context.Context, sessionID string, replace bool,
 			return err
 		}
 		defer stmt.Close()
+		ids := make([]int64, len(msgs))
 		for i, m := range msgs {
-			if _, err := stmt.ExecContext(ctx, sessionID, string(m.Role), bodies[i], now); err != nil {
+			res, err := stmt.ExecContext(ctx, sessionID, string(m.Role), bodies[i], now)
+			if err != nil {
 				return err
 			}
+			if ids[i], err = res.LastInsertId(); err != nil {
+				return err
+			}
+		}
+		// A replace's deleted messages left the index by its trigger.
+		if err := indexMessages(ctx, tx, db.noFTS == nil, []string{sessionID}, ids, msgs); err != nil {
+			return err
 		}
 		if err := saveImages(ctx, tx, sessionID, imgs, now); err != nil {
 			return err

@@ -49,7 +49,7 @@ import (
 
 // benchVersion names the cached database: bump it when the data built
 // changes.
-const benchVersion = 1
+const benchVersion = 3
 
 const (
 	benchConversations = 10_000
@@ -196,6 +196,17 @@ func benchPages(b *testing.B, db benchStore) {
 		{"admin/sessions", "/sessions", "slack:U0007", admin},
 		{"person/home", "/", "What Parley keeps about you", person},
 		{"person/conversations", "/conversations", "/conversations/", person},
+		// Searches: a project's name (in ~900 messages), Chinese (in
+		// ~450), a word in nearly every message, three such words, one
+		// with a name; a person's in their ~20 conversations.
+		{"admin/search", "/conversations?q=" + benchProject(7), "<mark>" + benchProject(7) + "</mark>", admin},
+		{"admin/search-chinese", "/conversations?q=" + url.QueryEscape("设备"), "<mark>设备</mark>", admin},
+		{"admin/search-common", "/conversations?q=deploy", "<mark>deploy</mark>", admin},
+		{"admin/search-common-words", "/conversations?q=deploy+build+server", "<mark>", admin},
+		{"admin/search-mixed", "/conversations?q=deploy+" + benchProject(7), "<mark>", admin},
+		{"admin/search-page-5", "/conversations?q=" + benchProject(7) + "&page=5", "<mark>" + benchProject(7) + "</mark>", admin},
+		{"person/search", "/conversations?q=" + benchProject(7), "/conversations/", person},
+		{"person/search-common", "/conversations?q=deploy", "<mark>deploy</mark>", person},
 	} {
 		b.Run(p.name, func(b *testing.B) {
 			get := func() *httptest.ResponseRecorder {
@@ -391,8 +402,16 @@ func benchTranscript(i int) []llm.Message {
 		if t%4 == 3 {
 			author = "Other"
 		}
+		question := words(rng, 10+rng.IntN(30))
+		// What a search looks for: a project's name in every question
+		// (each of the 500 in ~900 messages), and Chinese in one question
+		// of 50 (each of 20 phrases in ~450).
+		question += " about " + benchProject(rng.IntN(benchProjects))
+		if rng.IntN(50) == 0 {
+			question += " " + benchChinese[rng.IntN(len(benchChinese))]
+		}
 		msgs = append(msgs, llm.Message{Role: llm.RoleUser, Author: author, Key: fmt.Sprintf("evt-%d-%d", i, t),
-			Text: words(rng, 10+rng.IntN(30)) + "?"})
+			Text: question + "?"})
 		if t%6 == 3 {
 			call := fmt.Sprintf("call_%d_%d", i, t)
 			args, _ := json.Marshal(map[string]any{"command": "grep -rn " + words(rng, 2) + " /srv/app", "timeout": 60})
@@ -408,6 +427,15 @@ func benchTranscript(i int) []llm.Message {
 var benchWords = strings.Fields(`the deploy build server config database migration release branch
 	test error log request user message channel thread answer model tool shell file folder queue
 	replica lease cost token memory skill reminder schedule approval console page index query`)
+
+// benchProjects is how many project names the questions draw from.
+const benchProjects = 500
+
+// benchProject is the name of project n: a word of its own.
+func benchProject(n int) string { return fmt.Sprintf("kestrel%03d", n) }
+
+var benchChinese = strings.Fields(`申领设备的流程 报销发票 服务器迁移 数据库备份 会议室预订 年假申请 合同审批 网络故障
+	打印机坏了 密码重置 新员工入职 出差报销 系统升级 权限申请 客户投诉 月度报表 代码评审 测试环境 发布计划 安全审计`)
 
 // words is n words drawn by rng.
 func words(rng *rand.Rand, n int) string {

@@ -23,38 +23,50 @@ const maxPage = 1_000_000
 
 // conversations lists conversations: every one for an admin, a person's
 // own for them, newest first, a page at a time (?page=N), by place
-// (?platform=, ?chat=) and, for an admin, by person (?person=).
+// (?platform=, ?chat=) and, for an admin, by person (?person=); with ?q=
+// it searches their messages instead (conversations_search.go).
 func (s *Server) conversations(w http.ResponseWriter, r *http.Request, who *signin.Session) {
 	q := r.URL.Query()
 	page := min(max(atoi(q.Get("page")), 1), maxPage)
-	// One more than a page says whether there is a next one; the store
-	// skips the pages before (Offset), counting nothing of them.
-	f := store.ConversationFilter{Limit: pageSize + 1, Offset: (page - 1) * pageSize,
-		Platform: strings.TrimSpace(q.Get("platform")), Chat: strings.TrimSpace(q.Get("chat")), User: strings.TrimSpace(q.Get("person"))}
+	f := store.ConversationFilter{Platform: strings.TrimSpace(q.Get("platform")), Chat: strings.TrimSpace(q.Get("chat")),
+		User: strings.TrimSpace(q.Get("person"))}
 	if !who.Admin {
 		f.User = who.User // a person's own, whatever the URL says
 	}
-	list, err := s.cfg.Data.Conversations(r.Context(), f)
-	if err != nil {
-		s.serverError(w, r, err)
-		return
-	}
+	words := strings.TrimSpace(q.Get("q"))
+	// The filters and the words stay in the page links.
 	keep := url.Values{}
-	for name, v := range map[string]string{"platform": f.Platform, "chat": f.Chat, "person": q.Get("person")} {
+	for name, v := range map[string]string{"q": words, "platform": f.Platform, "chat": f.Chat, "person": q.Get("person")} {
 		if v != "" && (name != "person" || who.Admin) {
 			keep.Set(name, v)
 		}
+	}
+	data := map[string]any{"Title": "Conversations", "Nav": "conversations", "Page": page, "Filter": f, "Person": keep.Get("person")}
+	var more bool
+	if words != "" {
+		var ok bool
+		if more, ok = s.searchConversations(w, r, data, f, words, page); !ok {
+			return
+		}
+	} else {
+		// One more than a page says whether there is a next one; the
+		// store skips the pages before (Offset), counting nothing of them.
+		f.Limit, f.Offset = pageSize+1, (page-1)*pageSize
+		list, err := s.cfg.Data.Conversations(r.Context(), f)
+		if err != nil {
+			s.serverError(w, r, err)
+			return
+		}
+		data["Rows"], more = list[:min(len(list), pageSize)], len(list) > pageSize
 	}
 	at := func(p int) string {
 		keep.Set("page", strconv.Itoa(p))
 		return "/conversations?" + keep.Encode()
 	}
-	data := map[string]any{"Title": "Conversations", "Nav": "conversations", "Rows": list[:min(len(list), pageSize)],
-		"Page": page, "Filter": f, "Person": q.Get("person")}
 	if page > 1 {
 		data["Newer"] = at(page - 1)
 	}
-	if len(list) > pageSize {
+	if more {
 		data["Older"] = at(page + 1)
 	}
 	s.render(w, r, http.StatusOK, "conversations", who, data)

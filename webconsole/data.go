@@ -17,6 +17,9 @@ type Data interface {
 	// SessionApprovals are a conversation's approvals, each shown with
 	// its tool call.
 	SessionApprovals(ctx context.Context, sessionID string) ([]approvals.Record, error)
+	// SearchMessages finds messages by their words (the Conversations
+	// page's search box).
+	SearchMessages(ctx context.Context, q store.MessageSearch) ([]store.MessageHit, error)
 	// Memory is a person's memory ("platform:id"); the console forgets
 	// entries with EditMemory (bot.ForgetEntry).
 	agent.MemoryStore

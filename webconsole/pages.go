@@ -29,8 +29,10 @@ var funcs = template.FuncMap{
 	"prev":  func(n int) int { return n - 1 },
 	"next":  func(n int) int { return n + 1 },
 	"role":  roleName,
-	"left":  left,
-	"entry": func(target, text, csrf string, edit bool) memoryEntry { return memoryEntry{target, text, csrf, edit} },
+	// author names who wrote a search hit.
+	"author": authorOf,
+	"left":   left,
+	"entry":  func(target, text, csrf string, edit bool) memoryEntry { return memoryEntry{target, text, csrf, edit} },
 	"note": func(scope, note, label, text, csrf string) memoNote {
 		return memoNote{Scope: scope, Note: note, Label: label, Text: text, CSRF: csrf}
 	},

@@ -88,6 +88,28 @@ func MatchQuery(q string) string {
 	return strings.Join(terms, " OR ")
 }
 
+// QueryWord is a piece of a query as the index reads it: a word
+// (lower-cased), or a run of CJK characters (CJK), which the index
+// finds by its pairs.
+type QueryWord struct {
+	Text string
+	CJK  bool
+}
+
+// QueryWords cuts q as MatchQuery does, for those who show what a search
+// matched (store.Snippet marks these words in a message).
+func QueryWords(q string) []QueryWord {
+	toks := queryTokens(q)
+	out := make([]QueryWord, len(toks))
+	for i, t := range toks {
+		out[i] = QueryWord{Text: t.text, CJK: t.cjk}
+	}
+	return out
+}
+
+// IsCJK reports whether r is of the scripts the index cuts into pairs.
+func IsCJK(r rune) bool { return isCJK(r) }
+
 // token is one piece of a query: a word as unicode61 would cut it, or a
 // run of CJK characters.
 type token struct {

@@ -100,11 +100,13 @@ func TestMigrateToPostgres(t *testing.T) {
 		t.Errorf("the output shows the URL's password")
 	}
 	lines := checkLine.FindAllStringSubmatch(out, -1)
-	if len(lines) != 32 {
-		t.Errorf("%d table lines, want one for each of the 32 tables", len(lines))
+	if len(lines) != 33 {
+		t.Errorf("%d table lines, want one for each of the 33 tables", len(lines))
 	}
 	for _, l := range lines {
-		if l[2] == "0" || l[4] != "ok" {
+		// message_index_todo is a queue the store empties when it opens
+		// (the conversations' index, migration 00020).
+		if (l[2] == "0" && l[1] != "message_index_todo") || l[4] != "ok" {
 			t.Errorf("table %s: %s rows, %s; want rows, ok", l[1], l[2], l[4])
 		}
 	}

@@ -46,10 +46,7 @@ func conversationsQuery(f store.ConversationFilter) (string, []any) {
 		where = append(where, "s.chat = "+arg(f.Chat)+"::text")
 	}
 	if f.User != "" {
-		u := arg(f.User)
-		where = append(where, `s.id IN (
-			SELECT r.session_id FROM run_signals r WHERE r.author = `+u+`::text
-			UNION SELECT substr(k.key, 9) FROM kv k WHERE k.value = `+u+`::text AND starts_with(k.key, 'starter:'))`)
+		where = append(where, `s.id IN (`+personSessions(arg(f.User))+`)`)
 	}
 	cond := ""
 	if len(where) > 0 {
@@ -70,6 +67,14 @@ func conversationsQuery(f store.ConversationFilter) (string, []any) {
 	FROM (SELECT * FROM sessions s` + cond + `
 	      ORDER BY s.updated_at DESC, s.id COLLATE "C" LIMIT ` + limit + ` OFFSET ` + offset + `) s
 	ORDER BY s.updated_at DESC, s.id COLLATE "C"`, args
+}
+
+// personSessions selects the sessions the person u (a parameter) took
+// part in or started: ConversationFilter.User's rule, which a search
+// keeps too.
+func personSessions(u string) string {
+	return `SELECT r.session_id FROM run_signals r WHERE r.author = ` + u + `::text
+		UNION SELECT substr(k.key, 9) FROM kv k WHERE k.value = ` + u + `::text AND starts_with(k.key, 'starter:')`
 }
 
 // Conversations lists the sessions f selects, the most recently active

@@ -76,6 +76,9 @@ func Open(ctx context.Context, url string, opts ...Option) (_ *DB, err error) {
 	if err := migrate(ctx, pool, migrations()); err != nil {
 		return nil, fmt.Errorf("postgres: migrate: %w", err)
 	}
+	if err := indexQueued(ctx, pool); err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
 	if db.vectors, err = detectVectors(ctx, pool); err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}

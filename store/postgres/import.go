@@ -123,15 +123,16 @@ type tablePlan struct {
 	// identity are the table's identity columns here, whose sequences
 	// must go past the copied ids.
 	identity []string
-	// tsv says the table is kb_chunks, whose tsv column is derived from
-	// each passage's text and its document's name.
+	// tsv says the table has a tsv column, derived: kb_chunks' from each
+	// passage's text and its document's name, messages' from each
+	// message's text (deriver).
 	tsv bool
 }
 
 // planImport matches the source's tables and columns with this schema's.
 // Both are migrated to the same version, so they must correspond
 // exactly, except for what this engine adds: identity columns it
-// generates (inbox.seq) and kb_chunks.tsv.
+// generates (inbox.seq) and the tsv columns of kb_chunks and messages.
 func planImport(ctx context.Context, tx pgx.Tx, tables []store.Table) ([]tablePlan, error) {
 	here, err := targetColumns(ctx, tx)
 	if err != nil {
@@ -162,7 +163,7 @@ func planImport(ctx context.Context, tx pgx.Tx, tables []store.Table) ([]tablePl
 			if slices.Contains(t.Columns, c.name) || c.identity {
 				continue
 			}
-			if c.kind == kindTSV && t.Name == "kb_chunks" && c.name == "tsv" {
+			if deriver(t.Name) != nil && c.kind == kindTSV && c.name == "tsv" {
 				p.tsv = true
 				continue
 			}
@@ -245,7 +246,7 @@ func (p tablePlan) copy(ctx context.Context, tx pgx.Tx, src Source) error {
 	if p.tsv {
 		names = append(names, "tsv")
 		var err error
-		if derive, err = passageIndex(ctx, tx, p.src); err != nil {
+		if derive, err = deriver(p.src.Name)(ctx, tx, p.src); err != nil {
 			return err
 		}
 	}

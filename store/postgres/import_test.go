@@ -92,7 +92,7 @@ func (c corrupting) Rows(ctx context.Context, t store.Table, order store.Order) 
 // TestImportRollsBackAMismatch: a copy that differs from its source is
 // reported table by table and rolled back, so the database is still
 // empty and an honest copy then succeeds; the passages' tsvectors are
-// those PutDocument writes.
+// those PutDocument writes, the messages' those AppendMessages writes.
 func TestImportRollsBackAMismatch(t *testing.T) {
 	ctx := t.Context()
 	src, err := store.Open(ctx, filepath.Join(t.TempDir(), "parley.db"))
@@ -155,4 +155,7 @@ func TestImportRollsBackAMismatch(t *testing.T) {
 			t.Errorf("passage %d: tsv %s, want %s", p.id, p.tsv, want)
 		}
 	}
+	// The messages' tsvectors too: the copied conversations are found,
+	// their tool results not.
+	expectHits(t, db, map[string]int{"ünïcode": 1, "注意": 1, "done": 0})
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/parleybot/parley/agent/kb"
 	"github.com/parleybot/parley/store"
+	"github.com/parleybot/parley/store/internal/rowdata"
 )
 
 // Values as Import converts and compares them. A column's kind here
@@ -181,6 +182,43 @@ func canonicalJSON(b []byte) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(out.Bytes(), []byte("\n")), nil
+}
+
+// deriver returns what makes, for a copied table, its derived tsv
+// column; nil for a table without one.
+func deriver(table string) func(ctx context.Context, tx pgx.Tx, t store.Table) (func(src, dst []any) error, error) {
+	switch table {
+	case "kb_chunks":
+		return passageIndex
+	case "messages":
+		return messageIndex
+	}
+	return nil
+}
+
+// messageIndex returns what derives messages.tsv for a copied message, as
+// writeMessages writes it: NULL for a message with nothing to index.
+func messageIndex(_ context.Context, _ pgx.Tx, t store.Table) (func(src, dst []any) error, error) {
+	body := slices.Index(t.Columns, "body")
+	if body < 0 {
+		return nil, fmt.Errorf("messages lacks body")
+	}
+	tsvIndex := len(t.Columns)
+	return func(src, dst []any) error {
+		m, err := rowdata.DecodeMessage(asBytes(src[body]))
+		if err != nil {
+			return err
+		}
+		dst[tsvIndex] = nil
+		if lit := messageTSV(m); lit != nil {
+			var tsv pgtype.TSVector
+			if err := tsv.Scan(*lit); err != nil {
+				return fmt.Errorf("tsvector: %w", err)
+			}
+			dst[tsvIndex] = tsv
+		}
+		return nil
+	}, nil
 }
 
 // passageIndex returns what derives kb_chunks.tsv for a copied passage,

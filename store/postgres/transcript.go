@@ -108,8 +108,8 @@ func (db *DB) writeMessages(ctx context.Context, sessionID string, replace bool,
 			b.Queue(`DELETE FROM messages WHERE session_id = $1`, sessionID)
 		}
 		for i, m := range msgs {
-			b.Queue(`INSERT INTO messages (session_id, role, body, created_at) VALUES ($1, $2, $3, $4)`,
-				sessionID, string(m.Role), bodies[i], now)
+			b.Queue(`INSERT INTO messages (session_id, role, body, created_at, tsv) VALUES ($1, $2, $3, $4, $5::tsvector)`,
+				sessionID, string(m.Role), bodies[i], now, messageTSV(m))
 		}
 		queueImages(b, sessionID, imgs, now)
 		if replace {

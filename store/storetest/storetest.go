@@ -92,6 +92,7 @@ var areas = []area{
 	{"Sessions", sessionTests},
 	{"Transcript", transcriptTests},
 	{"Conversations", conversationTests},
+	{"Search", searchTests},
 	{"SessionFiles", fileTests},
 	{"Outbox", outboxTests},
 	{"Approvals", approvalTests},

@@ -135,3 +135,14 @@ func HasImages(msgs []llm.Message) bool {
 	}
 	return false
 }
+
+// SearchText is what the conversations' full-text index holds of m: what
+// a person wrote or Parley answered. Tool results, system text, the
+// preamble and tool calls' arguments are not a conversation's words, so
+// they are not searched; "" for a message with nothing to index.
+func SearchText(m llm.Message) string {
+	if m.Role != llm.RoleUser && m.Role != llm.RoleAssistant {
+		return ""
+	}
+	return m.Text
+}
