@@ -79,7 +79,6 @@ func TestConsoleApprovesOnTelegram(t *testing.T) {
 	if got := bt.Text(t, tab, ".figures"); !strings.Contains(got, "telegram\nconnected") {
 		t.Fatalf("the overview's figures: %q", got)
 	}
-	bt.Shoot(t, tab, "overview")
 
 	// The conversation, with the shell call waiting in it.
 	bt.Go(t, tab, base+"/conversations")
@@ -120,6 +119,17 @@ func TestConsoleApprovesOnTelegram(t *testing.T) {
 			t.Errorf("the audit log lacks %q:\n%s", want, rows)
 		}
 	}
+
+	// The overview counts the answered turn, with its latency, and what
+	// its model calls cost.
+	bt.Go(t, tab, base+"/")
+	if got := bt.Value[string](t, tab, `document.querySelector('section[aria-labelledby=answers] dd').textContent`); got != "1" {
+		t.Errorf("answered today: %q, want 1", got)
+	}
+	if got := bt.Text(t, tab, "section[aria-labelledby=answers]"); strings.Contains(got, "p50, 24 h\n—") {
+		t.Errorf("the answered turn has no latency: %q", got)
+	}
+	bt.Shoot(t, tab, "overview")
 
 	// Bo, no admin: his own page, and 403 for the admin's.
 	bt.ForgetCookies(t, tab)
