@@ -68,8 +68,12 @@ func (r *Router) ProposeMemory(ctx context.Context, c agent.Caller, e agent.Memo
 func memoryProposalText(e agent.MemoryEdit) string {
 	block, _ := format.CodeBlock(e.Content, -1)
 	var b strings.Builder
+	about := "about you"
+	if e.Target == agent.Team {
+		about = "as a team note for everyone in the place where you asked"
+	}
 	b.WriteString("A conversation that read content from outside (a web page, a tool's result or someone else's message) " +
-		"asked me to remember this about you. I keep it only if you save it:\n")
+		"asked me to remember this " + about + ". I keep it only if you save it:\n")
 	b.WriteString(block)
 	if e.Action == "replace" {
 		old, _ := format.CodeBlock(e.OldText, -1)
@@ -103,6 +107,9 @@ func (r *Router) memoryClick(ctx context.Context, a chat.Action) error {
 	}
 	if err := r.cfg.KV.Set(ctx, key, string(used)); err != nil {
 		return err
+	}
+	if p.Edit.Target == agent.Team {
+		return r.teamSaved(ctx, a, p.Owner, p.Edit, save)
 	}
 	// Which list, never the entry: it is the person's.
 	decided := AuditEntry{Actor: a.User.Key(), Action: "memory.discard", Target: p.Owner, Detail: string(p.Edit.Target), Via: "chat"}

@@ -98,6 +98,7 @@ var areas = []area{
 	{"Reminders", remindTests},
 	{"Operator", opsTests},
 	{"Memory", memoryTests},
+	{"TeamNotes", teamTests},
 	{"Users", userTests},
 	{"KV", kvTests},
 	{"Tasks", taskTests},
