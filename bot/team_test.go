@@ -27,9 +27,10 @@ func teamCall(id, action, content, old string) llm.Response {
 // said is the model answering with text.
 func said(text string) llm.Response { return llm.Response{Text: text} }
 
-// teamWorld is the core with the memory tool and team notes written by
-// writers, admins as given; extra adapters join the slack fake.
-func teamWorld(t *testing.T, writers bot.TeamWriters, admins []string, limits agent.MemoryLimits, extra []chat.Adapter, ts []agent.Tool, script ...llm.Response) *coreWorld {
+// teamWorld is the core with the memory tool and team notes as team says
+// (its Store the world's), admins as given; extra adapters join the slack
+// fake.
+func teamWorld(t *testing.T, team bot.TeamConfig, admins []string, limits agent.MemoryLimits, extra []chat.Adapter, ts []agent.Tool, script ...llm.Response) *coreWorld {
 	t.Helper()
 	caps := chat.Capabilities{MaxLen: 4000, Buttons: true, Ephemeral: true}
 	w := newCoreWorld(t, bottest.New(bottest.Config{Platform: "slack", Capabilities: caps, LimitEvery: -1}))
@@ -37,7 +38,8 @@ func teamWorld(t *testing.T, writers bot.TeamWriters, admins []string, limits ag
 	w.access = bot.Access{Admins: admins}
 	w.setup = func(cfg *bot.CoreConfig, db *store.DB) {
 		cfg.Runner.Team, cfg.Runner.MemoryLimits, cfg.MemoryLimits = db, limits, limits
-		cfg.Team = &bot.TeamConfig{Store: db, Writers: writers}
+		team.Store = db
+		cfg.Team = &team
 		for _, a := range extra {
 			cfg.Adapters = append(cfg.Adapters, a)
 			cfg.Access.Platforms[a.Platform()] = bot.AccessList{Open: true}
@@ -72,7 +74,7 @@ func (w *coreWorld) teamNotes(t *testing.T, place string) []agent.TeamNote {
 func TestTeamNoteReachesTheTeam(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		discord := bottest.New(bottest.Config{Platform: "discord", Capabilities: chat.Capabilities{MaxLen: 2000, Buttons: true}, LimitEvery: -1})
-		w := teamWorld(t, bot.TeamWriters{}, nil, agent.MemoryLimits{}, []chat.Adapter{discord}, nil,
+		w := teamWorld(t, bot.TeamConfig{}, nil, agent.MemoryLimits{}, []chat.Adapter{discord}, nil,
 			teamCall("m1", "add", "we deploy on Tuesdays", ""), said("Noted for the team."),
 			said("Hi."), said("Hi."), said("Hi."), said("Hi."), said("Hi."))
 		defer w.stop(t)
@@ -157,7 +159,7 @@ func suggestion(t *testing.T, w *coreWorld, th chat.Thread) bottest.Msg {
 // expires; a forged payload is refused. The note saved is Bob's.
 func TestNonWriterTeamNoteWaitsForAnAdmin(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		w := teamWorld(t, bot.TeamWriters{AdminsOnly: true}, []string{"slack:boss"}, agent.MemoryLimits{}, nil, nil,
+		w := teamWorld(t, bot.TeamConfig{Writers: bot.TeamWriters{AdminsOnly: true}}, []string{"slack:boss"}, agent.MemoryLimits{}, nil, nil,
 			teamCall("m1", "add", "staging is eu-west-2", ""), said("Asked an admin."),
 			teamCall("m2", "add", "the VPN is wg0", ""), said("Asked an admin."))
 		defer w.stop(t)
