@@ -28,10 +28,48 @@ const memoryConfirmTTL = outbound.HeldFor
 
 // pendingMemory is an edit waiting for its owner's decision.
 type pendingMemory struct {
-	Owner   string           `json:"owner"` // User.Key
-	Edit    agent.MemoryEdit `json:"edit"`
-	Expires time.Time        `json:"expires"`
-	Used    bool             `json:"used,omitempty"`
+	Owner string           `json:"owner"` // User.Key
+	Edit  agent.MemoryEdit `json:"edit"`
+	oneTime
+}
+
+// oneTime is what the record of a one-time button (Save / Discard of a
+// memory entry or a team note) keeps besides its payload: valid once,
+// before Expires. Embedded, its fields are the record's own in JSON.
+type oneTime struct {
+	Expires time.Time `json:"expires"`
+	Used    bool      `json:"used,omitempty"`
+}
+
+func (o *oneTime) once() *oneTime { return o }
+
+// buttonRecord is a one-time button's record.
+type buttonRecord interface{ once() *oneTime }
+
+// openButton reads the record of a one-time button under key into p and
+// reports whether it may still be acted on: it is there, readable, not
+// used and not expired. A forged token finds nothing.
+func (r *Router) openButton(ctx context.Context, key string, p buttonRecord) (bool, error) {
+	v, ok, err := r.cfg.KV.Get(ctx, key)
+	if err != nil {
+		return false, err
+	}
+	if !ok || json.Unmarshal([]byte(v), p) != nil {
+		return false, nil
+	}
+	o := p.once()
+	return !o.Used && r.cfg.Now().Before(o.Expires), nil
+}
+
+// spendButton marks the record used before its click is acted on, so that
+// a replayed click finds it spent.
+func (r *Router) spendButton(ctx context.Context, key string, p buttonRecord) error {
+	p.once().Used = true
+	used, err := json.Marshal(p)
+	if err != nil {
+		return fmt.Errorf("encode button record: %w", err)
+	}
+	return r.cfg.KV.Set(ctx, key, string(used))
 }
 
 func memoryConfirmKey(token string) string { return "memsave:" + token }
@@ -47,7 +85,7 @@ func (r *Router) ProposeMemory(ctx context.Context, c agent.Caller, e agent.Memo
 	platform, id, _ := strings.Cut(c.UserKey, ":")
 	owner := chat.User{Platform: platform, ID: id, Name: c.UserName}
 	token := randid.New()
-	rec, err := json.Marshal(pendingMemory{Owner: c.UserKey, Edit: e, Expires: r.cfg.Now().Add(memoryConfirmTTL)})
+	rec, err := json.Marshal(pendingMemory{Owner: c.UserKey, Edit: e, oneTime: oneTime{Expires: r.cfg.Now().Add(memoryConfirmTTL)}})
 	if err != nil {
 		return fmt.Errorf("encode memory proposal: %w", err)
 	}
@@ -89,23 +127,18 @@ func (r *Router) memoryClick(ctx context.Context, a chat.Action) error {
 	save := strings.HasPrefix(a.Data, saveMemoryData)
 	token := strings.TrimPrefix(strings.TrimPrefix(a.Data, saveMemoryData), discardMemoryData)
 	key := memoryConfirmKey(token)
-	v, ok, err := r.cfg.KV.Get(ctx, key)
+	var p pendingMemory
+	valid, err := r.openButton(ctx, key, &p)
 	if err != nil {
 		return err
 	}
-	var p pendingMemory
-	if !ok || json.Unmarshal([]byte(v), &p) != nil || p.Used || !r.cfg.Now().Before(p.Expires) {
+	if !valid {
 		return r.cfg.Outbound.Tell(ctx, a, msgButtonInvalid)
 	}
 	if p.Owner != a.User.Key() {
 		return r.cfg.Outbound.Tell(ctx, a, "Only the person this is about can save it.")
 	}
-	p.Used = true
-	used, err := json.Marshal(p)
-	if err != nil {
-		return err
-	}
-	if err := r.cfg.KV.Set(ctx, key, string(used)); err != nil {
+	if err := r.spendButton(ctx, key, &p); err != nil {
 		return err
 	}
 	if p.Edit.Target == agent.Team {

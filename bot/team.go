@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/bot/format"
@@ -138,10 +137,9 @@ func teamDetail(e agent.MemoryEdit) string {
 // pendingTeam is a team note a non-writer suggested, waiting for an
 // admin's decision.
 type pendingTeam struct {
-	Author  string           `json:"author"` // User.Key
-	Edit    agent.MemoryEdit `json:"edit"`
-	Expires time.Time        `json:"expires"`
-	Used    bool             `json:"used,omitempty"`
+	Author string           `json:"author"` // User.Key
+	Edit   agent.MemoryEdit `json:"edit"`
+	oneTime
 }
 
 func teamSuggestKey(token string) string { return "teamsug:" + token }
@@ -157,7 +155,7 @@ func (r *Router) suggestTeam(ctx context.Context, c agent.Caller, e agent.Memory
 		return errors.New("this chat has no buttons to confirm with")
 	}
 	token := randid.New()
-	rec, err := json.Marshal(pendingTeam{Author: c.UserKey, Edit: e, Expires: r.cfg.Now().Add(memoryConfirmTTL)})
+	rec, err := json.Marshal(pendingTeam{Author: c.UserKey, Edit: e, oneTime: oneTime{Expires: r.cfg.Now().Add(memoryConfirmTTL)}})
 	if err != nil {
 		return fmt.Errorf("encode team suggestion: %w", err)
 	}
@@ -184,24 +182,20 @@ func (r *Router) teamClick(ctx context.Context, a chat.Action) error {
 	save := strings.HasPrefix(a.Data, saveTeamData)
 	token := strings.TrimPrefix(strings.TrimPrefix(a.Data, saveTeamData), discardTeamData)
 	key := teamSuggestKey(token)
-	v, ok, err := r.cfg.KV.Get(ctx, key)
+	var p pendingTeam
+	valid, err := r.openButton(ctx, key, &p)
 	if err != nil {
 		return err
 	}
-	var p pendingTeam
-	if !ok || json.Unmarshal([]byte(v), &p) != nil || p.Used || !r.cfg.Now().Before(p.Expires) ||
-		r.cfg.Team == nil || r.teamOf(Where{Thread: a.Thread, User: a.User}) != p.Edit.Place {
+	// A click in another place than the note's is a forged or misrouted
+	// payload: the note is that place's alone.
+	if !valid || r.teamOf(Where{Thread: a.Thread, User: a.User}) != p.Edit.Place {
 		return r.cfg.Outbound.Tell(ctx, a, msgButtonInvalid)
 	}
 	if !r.cfg.Access.IsAdmin(a.User) {
 		return r.cfg.Outbound.Tell(ctx, a, "Only an admin can decide on a team note.")
 	}
-	p.Used = true
-	used, err := json.Marshal(p)
-	if err != nil {
-		return err
-	}
-	if err := r.cfg.KV.Set(ctx, key, string(used)); err != nil {
+	if err := r.spendButton(ctx, key, &p); err != nil {
 		return err
 	}
 	// The note is its author's words; the admin only let it in.

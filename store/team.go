@@ -42,18 +42,15 @@ func (db *DB) EditTeamNotes(ctx context.Context, place, author string, edit func
 		return errors.New("store: team notes need a place and an author")
 	}
 	now := millis(db.now())
-	var editErr error
 	err := db.write(ctx, func(tx *sql.Tx) error {
 		old, err := teamEntries(ctx, tx, place)
 		if err != nil {
 			return err
 		}
-		next, err := edit(rowdata.Contents(old))
+		p, err := rowdata.PlanEdit(old, edit)
 		if err != nil {
-			editErr = err
 			return err
 		}
-		p := rowdata.PlanMemoryEdit(old, next)
 		for _, id := range p.Delete {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM team_notes WHERE id = ?`, id); err != nil {
 				return fmt.Errorf("delete note: %w", err)
@@ -74,8 +71,8 @@ func (db *DB) EditTeamNotes(ctx context.Context, place, author string, edit func
 		}
 		return nil
 	})
-	if editErr != nil {
-		return editErr
+	if e, ok := rowdata.AsEdited(err); ok {
+		return e
 	}
 	if err != nil {
 		return fmt.Errorf("store: edit team notes of %q: %w", place, err)

@@ -40,7 +40,6 @@ func (db *DB) EditTeamNotes(ctx context.Context, place, author string, edit func
 		return errors.New("postgres: team notes need a place and an author")
 	}
 	now := ts(db.now())
-	var editErr error
 	err := db.tx(ctx, func(tx pgx.Tx) error {
 		if err := lockKey(ctx, tx, "team", place); err != nil {
 			return err
@@ -57,12 +56,10 @@ func (db *DB) EditTeamNotes(ctx context.Context, place, author string, edit func
 		}); err != nil {
 			return err
 		}
-		next, err := edit(rowdata.Contents(old))
+		p, err := rowdata.PlanEdit(old, edit)
 		if err != nil {
-			editErr = err
 			return err
 		}
-		p := rowdata.PlanMemoryEdit(old, next)
 		b := &pgx.Batch{}
 		if len(p.Delete) > 0 {
 			b.Queue(`DELETE FROM team_notes WHERE id = ANY($1)`, p.Delete)
@@ -76,8 +73,8 @@ func (db *DB) EditTeamNotes(ctx context.Context, place, author string, edit func
 		}
 		return tx.SendBatch(ctx, b).Close()
 	})
-	if editErr != nil {
-		return editErr
+	if e, ok := rowdata.AsEdited(err); ok {
+		return e
 	}
 	if err != nil {
 		return fmt.Errorf("postgres: edit team notes of %q: %w", place, err)
