@@ -61,6 +61,15 @@ func (r *Router) openButton(ctx context.Context, key string, p buttonRecord) (bo
 	return !o.Used && r.cfg.Now().Before(o.Expires), nil
 }
 
+// saveOrDiscard reads a Save / Discard button's payload: which it is, and
+// its token.
+func saveOrDiscard(data, savePrefix, discardPrefix string) (save bool, token string) {
+	if token, save = strings.CutPrefix(data, savePrefix); save {
+		return true, token
+	}
+	return false, strings.TrimPrefix(data, discardPrefix)
+}
+
 // spendButton marks the record used before its click is acted on, so that
 // a replayed click finds it spent.
 func (r *Router) spendButton(ctx context.Context, key string, p buttonRecord) error {
@@ -124,8 +133,7 @@ func memoryProposalText(e agent.MemoryEdit) string {
 // memoryClick takes Save or Discard: only the owner, only once, only
 // before it expires.
 func (r *Router) memoryClick(ctx context.Context, a chat.Action) error {
-	save := strings.HasPrefix(a.Data, saveMemoryData)
-	token := strings.TrimPrefix(strings.TrimPrefix(a.Data, saveMemoryData), discardMemoryData)
+	save, token := saveOrDiscard(a.Data, saveMemoryData, discardMemoryData)
 	key := memoryConfirmKey(token)
 	var p pendingMemory
 	valid, err := r.openButton(ctx, key, &p)

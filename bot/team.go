@@ -179,8 +179,7 @@ func (r *Router) suggestTeam(ctx context.Context, c agent.Caller, e agent.Memory
 // teamClick takes an admin's Save or Discard: only an admin, only in the
 // note's place, only once, only before it expires.
 func (r *Router) teamClick(ctx context.Context, a chat.Action) error {
-	save := strings.HasPrefix(a.Data, saveTeamData)
-	token := strings.TrimPrefix(strings.TrimPrefix(a.Data, saveTeamData), discardTeamData)
+	save, token := saveOrDiscard(a.Data, saveTeamData, discardTeamData)
 	key := teamSuggestKey(token)
 	var p pendingTeam
 	valid, err := r.openButton(ctx, key, &p)

@@ -85,6 +85,12 @@ func memoryEntries(ctx context.Context, tx *sql.Tx, userKey string, target agent
 	rows, err := tx.QueryContext(ctx, `
 		SELECT id, content FROM memory_entries
 		WHERE user_key = ? AND target = ? ORDER BY id`, userKey, string(target))
+	return scanEntries(rows, err)
+}
+
+// scanEntries reads the id and content of each row a query of a list's
+// entries returned (memory_entries, team_notes); err is the query's.
+func scanEntries(rows *sql.Rows, err error) ([]rowdata.MemoryEntry, error) {
 	if err != nil {
 		return nil, err
 	}

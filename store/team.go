@@ -81,18 +81,5 @@ func (db *DB) EditTeamNotes(ctx context.Context, place, author string, edit func
 }
 
 func teamEntries(ctx context.Context, tx *sql.Tx, place string) ([]rowdata.MemoryEntry, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT id, content FROM team_notes WHERE place = ? ORDER BY id`, place)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var entries []rowdata.MemoryEntry
-	for rows.Next() {
-		var e rowdata.MemoryEntry
-		if err := rows.Scan(&e.ID, &e.Content); err != nil {
-			return nil, err
-		}
-		entries = append(entries, e)
-	}
-	return entries, rows.Err()
+	return scanEntries(tx.QueryContext(ctx, `SELECT id, content FROM team_notes WHERE place = ? ORDER BY id`, place))
 }
