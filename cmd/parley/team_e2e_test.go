@@ -34,6 +34,19 @@ func botSaid(t *testing.T, ctx context.Context, slk *slacktest.Server, channel, 
 	}
 }
 
+// askTeamNote has user ask Parley, in C1, to keep note for the team: the
+// model writes it, the judge finds it safe, the model answers; it returns
+// the thread's root once the answer stands.
+func askTeamNote(t *testing.T, ctx context.Context, slk *slacktest.Server, model *llmtest.Server, user, note, answer string) string {
+	t.Helper()
+	model.Enqueue(llmtest.ToolCall("m1", "memory", `{"action":"add","target":"team","content":"`+note+`"}`),
+		llmtest.Text("SAFE"), // the memory judge
+		llmtest.Text(answer))
+	root := slk.PostUserMessage("C1", user, "<@"+slk.BotUserID()+"> remember for the team: "+note, "")
+	botSaid(t, ctx, slk, "C1", root, answer)
+	return root
+}
+
 // TestSlackTeamNoteReachesTheTeam: ana's team note, kept through the
 // judge, is in bo's next prompt in the same channel and in another channel
 // of the workspace, and not in bo's direct chat with Parley.
@@ -44,11 +57,7 @@ func TestSlackTeamNoteReachesTheTeam(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second) // a hang, not a timing assertion
 	defer cancel()
 
-	model.Enqueue(llmtest.ToolCall("m1", "memory", `{"action":"add","target":"team","content":"the release train leaves on Tuesdays"}`),
-		llmtest.Text("SAFE"), // the memory judge
-		llmtest.Text("Noted for the team."))
-	root := slk.PostUserMessage("C1", "U1", "<@"+slk.BotUserID()+"> remember for the team: the release train leaves on Tuesdays", "")
-	botSaid(t, ctx, slk, "C1", root, "Noted for the team.")
+	askTeamNote(t, ctx, slk, model, "U1", "the release train leaves on Tuesdays", "Noted for the team.")
 
 	mention := "<@" + slk.BotUserID() + "> when do we deploy?"
 	for _, p := range []struct {
@@ -84,11 +93,7 @@ func TestSlackTeamNoteWaitsForAnAdmin(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second) // a hang, not a timing assertion
 	defer cancel()
 
-	model.Enqueue(llmtest.ToolCall("m1", "memory", `{"action":"add","target":"team","content":"staging is eu-west-2"}`),
-		llmtest.Text("SAFE"), // the memory judge
-		llmtest.Text("Asked an admin."))
-	root := slk.PostUserMessage("C1", "U2", "<@"+slk.BotUserID()+"> remember for the team: staging is eu-west-2", "")
-	botSaid(t, ctx, slk, "C1", root, "Asked an admin.")
+	root := askTeamNote(t, ctx, slk, model, "U2", "staging is eu-west-2", "Asked an admin.")
 	var ts string
 	var buttons []slackButton
 	for _, m := range slk.Thread("C1", root) {
