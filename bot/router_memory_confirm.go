@@ -46,6 +46,22 @@ func (o *oneTime) once() *oneTime { return o }
 // buttonRecord is a one-time button's record.
 type buttonRecord interface{ once() *oneTime }
 
+// keepButton stores p, valid from now for memoryConfirmTTL, under a new
+// one-time token, and returns the token its buttons carry: the payload
+// holds nothing else.
+func (r *Router) keepButton(ctx context.Context, key func(token string) string, p buttonRecord) (string, error) {
+	token := randid.New()
+	p.once().Expires = r.cfg.Now().Add(memoryConfirmTTL)
+	rec, err := json.Marshal(p)
+	if err != nil {
+		return "", fmt.Errorf("encode button record: %w", err)
+	}
+	if err := r.cfg.KV.Set(ctx, key(token), string(rec)); err != nil {
+		return "", err
+	}
+	return token, nil
+}
+
 // openButton reads the record of a one-time button under key into p and
 // reports whether it may still be acted on: it is there, readable, not
 // used and not expired. A forged token finds nothing.
@@ -93,13 +109,9 @@ func (r *Router) ProposeMemory(ctx context.Context, c agent.Caller, e agent.Memo
 	}
 	platform, id, _ := strings.Cut(c.UserKey, ":")
 	owner := chat.User{Platform: platform, ID: id, Name: c.UserName}
-	token := randid.New()
-	rec, err := json.Marshal(pendingMemory{Owner: c.UserKey, Edit: e, oneTime: oneTime{Expires: r.cfg.Now().Add(memoryConfirmTTL)}})
+	token, err := r.keepButton(ctx, memoryConfirmKey, &pendingMemory{Owner: c.UserKey, Edit: e})
 	if err != nil {
-		return fmt.Errorf("encode memory proposal: %w", err)
-	}
-	if err := r.cfg.KV.Set(ctx, memoryConfirmKey(token), string(rec)); err != nil {
-		return err
+		return fmt.Errorf("memory proposal: %w", err)
 	}
 	return r.cfg.Outbound.Private(ctx, info.Thread, owner, chat.Out{
 		Text: memoryProposalText(e),

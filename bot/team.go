@@ -2,7 +2,6 @@ package bot
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -11,7 +10,6 @@ import (
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/bot/format"
 	"github.com/parleybot/parley/chat"
-	"github.com/parleybot/parley/internal/randid"
 )
 
 // Team notes (docs/team-notes.md): what people of a place taught Parley
@@ -154,13 +152,9 @@ func (r *Router) suggestTeam(ctx context.Context, c agent.Caller, e agent.Memory
 	if a, ok := r.adapters[info.Thread.Platform]; !ok || !a.Capabilities().Buttons {
 		return errors.New("this chat has no buttons to confirm with")
 	}
-	token := randid.New()
-	rec, err := json.Marshal(pendingTeam{Author: c.UserKey, Edit: e, oneTime: oneTime{Expires: r.cfg.Now().Add(memoryConfirmTTL)}})
+	token, err := r.keepButton(ctx, teamSuggestKey, &pendingTeam{Author: c.UserKey, Edit: e})
 	if err != nil {
-		return fmt.Errorf("encode team suggestion: %w", err)
-	}
-	if err := r.cfg.KV.Set(ctx, teamSuggestKey(token), string(rec)); err != nil {
-		return err
+		return fmt.Errorf("team suggestion: %w", err)
 	}
 	block, _ := format.CodeBlock(e.Content, -1)
 	text := fmt.Sprintf("%s suggests a team note for everyone here; an admin decides:\n%s", c.UserName, block)
