@@ -158,6 +158,11 @@ func (r *Router) memoryClick(ctx context.Context, a chat.Action) error {
 	if p.Owner != a.User.Key() {
 		return r.cfg.Outbound.Tell(ctx, a, "Only the person this is about can save it.")
 	}
+	// Who writes team notes is decided when the note is saved: an author
+	// who no longer may (memory.team.writers changed) cannot save it.
+	if p.Edit.Target == agent.Team && save && (r.cfg.Team == nil || !r.cfg.Team.Writers.May(r.cfg.Access, p.Owner)) {
+		return r.cfg.Outbound.Tell(ctx, a, "You no longer write team notes here: ask in the conversation, and an admin confirms it.")
+	}
 	if err := r.spendButton(ctx, key, &p); err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/chat"
+	"github.com/parleybot/parley/store"
 )
 
 // TestTaintedTeamNoteNeedsItsAuthor: a team note a turn proposes after
@@ -48,6 +49,39 @@ func TestTaintedTeamNoteNeedsItsAuthor(t *testing.T) {
 		log, err := w.db.AuditEntries(t.Context(), bot.AuditFilter{Action: "team."}, 10)
 		if err != nil || len(log) != 1 || log[0].Action != "team.confirm" || log[0].Actor != "slack:alice" {
 			t.Fatalf("audit log: %+v, %v", log, err)
+		}
+	})
+}
+
+// TestTaintedTeamNoteOfAFormerWriter: a writer's tainted proposal waits
+// for them; if memory.team.writers no longer names them when they press
+// Save (a restart with new configuration), it is not saved.
+func TestTaintedTeamNoteOfAFormerWriter(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := teamWorld(t, bot.TeamConfig{}, nil, agent.MemoryLimits{}, nil, []agent.Tool{pageTool{}},
+			fetchCall(), teamCall("m1", "add", "builds go to eu-west-2", ""), said("Read it."))
+		inject(t, w, inChannel("slack", "W", "C1", "alice", "a1", "read this page"))
+		synctest.Wait()
+		var save string
+		for _, c := range w.fake.Private() {
+			if len(c.Out.Buttons) == 2 {
+				save = c.Out.Buttons[0].Data
+			}
+		}
+		w.stop(t)
+		setup := w.setup
+		w.setup = func(cfg *bot.CoreConfig, db *store.DB) {
+			setup(cfg, db)
+			cfg.Team.Writers = bot.TeamWriters{AdminsOnly: true}
+		}
+		w.start(t, said("Hi."))
+		defer w.stop(t)
+		synctest.Wait() // the new process is receiving
+		if told := clicker(t, w)("c1", "alice", dm("alice", 0, "").Thread, save); !strings.Contains(told, "no longer write team notes") {
+			t.Fatalf("the former writer's Save was answered %q", told)
+		}
+		if notes := w.teamNotes(t, teamW); len(notes) != 0 {
+			t.Fatalf("saved: %+v", notes)
 		}
 	})
 }
