@@ -78,6 +78,18 @@ func ApplyTeamEdit(ctx context.Context, store TeamStore, author string, limits M
 	return size, limit, err
 }
 
+// CheckTeamEdit says whether e would apply to notes within limits' team
+// cap, without applying it: a write that cannot succeed is refused before
+// anyone is asked to confirm it.
+func CheckTeamEdit(notes []TeamNote, limits MemoryLimits, e MemoryEdit) error {
+	edit, err := editFunc(e, limits.Cap(Team))
+	if err != nil {
+		return err
+	}
+	_, err = edit(NoteContents(notes))
+	return err
+}
+
 // teamNotes loads the notes of place for a turn's prompt; none without a
 // place or a store.
 func (r *Runner) teamNotes(ctx context.Context, place string) ([]string, error) {

@@ -40,7 +40,7 @@ func Memory(store agent.MemoryStore, limits agent.MemoryLimits, judge *guard.Jud
 			return "", fmt.Errorf("no user to remember things about")
 		}
 		if a.Target == string(agent.Team) {
-			return teamEdit(ctx, c, judge, agent.MemoryEdit{Action: a.Action, Target: agent.Team, Content: a.Content, OldText: a.OldText, Place: c.Team})
+			return teamEdit(ctx, c, judge, limits, agent.MemoryEdit{Action: a.Action, Target: agent.Team, Content: a.Content, OldText: a.OldText, Place: c.Team})
 		}
 		target, err := agent.ParseMemoryTarget(a.Target)
 		if err != nil {
@@ -91,16 +91,21 @@ func propose(ctx context.Context, c agent.Caller, e agent.MemoryEdit) (string, e
 // prompt here, so the judge reads it even when a person will too — then
 // hands it to the chat core, which knows who may write and asks for the
 // confirmations (Caller.TeamDesk.WriteTeam).
-func teamEdit(ctx context.Context, c agent.Caller, judge *guard.Judge, e agent.MemoryEdit) (string, error) {
+func teamEdit(ctx context.Context, c agent.Caller, judge *guard.Judge, limits agent.MemoryLimits, e agent.MemoryEdit) (string, error) {
 	if c.TeamDesk == nil || c.Team == "" {
 		return "", fmt.Errorf("no team notes here: they belong to a workspace, server or group, and a direct chat has none; " +
 			"keep it in the user's own facts instead")
 	}
+	notes, err := c.TeamDesk.TeamNotes(ctx, c.Team)
+	if err != nil {
+		return "", fmt.Errorf("load team notes: %w", err)
+	}
+	// A write that cannot apply (too long, no such note) is refused now,
+	// before an admin or the author is asked about it.
+	if err := agent.CheckTeamEdit(notes, limits, e); err != nil {
+		return "", err
+	}
 	if e.Action == "add" || e.Action == "replace" {
-		notes, err := c.TeamDesk.TeamNotes(ctx, c.Team)
-		if err != nil {
-			return "", fmt.Errorf("load team notes: %w", err)
-		}
 		if err := guard.Vet(ctx, judge, e.Content, agent.NoteContents(notes)); err != nil {
 			return "", err
 		}
