@@ -68,9 +68,13 @@ func (x *run) start(ctx context.Context) error {
 		history = Heal(history)
 	}
 	var mem Memory
+	var team []string
 	if !r.NoMemory {
 		if mem, err = r.Memory.Memory(ctx, x.t.Caller.UserKey); err != nil {
 			return fmt.Errorf("load memory: %w", err)
+		}
+		if team, err = r.teamNotes(ctx, x.t.Caller.Team); err != nil {
+			return err
 		}
 	}
 	if !x.t.Resume {
@@ -97,7 +101,7 @@ func (x *run) start(ctx context.Context) error {
 	}
 	x.req = llm.Request{
 		System: SystemPrompt(PromptInput{
-			Persona: r.Persona, Place: x.t.Place, User: x.t.Caller, Memory: mem, NoMemory: r.NoMemory,
+			Persona: r.Persona, Place: x.t.Place, User: x.t.Caller, Memory: mem, NoMemory: r.NoMemory, Team: team,
 			Limits: r.MemoryLimits, Tools: toolNames(x.tools()), Skills: x.skills,
 		}),
 		Tools:     toolSpecs(x.tools()),

@@ -49,6 +49,7 @@ func (m Memory) Empty() bool { return len(m.Profile) == 0 && len(m.Facts) == 0 }
 type MemoryLimits struct {
 	Profile int
 	Facts   int
+	Team    int // a place's team notes (team.go)
 }
 
 // Default caps, used when none are configured.
@@ -59,15 +60,19 @@ const (
 
 // Cap returns the limit for target, falling back to the defaults.
 func (l MemoryLimits) Cap(t MemoryTarget) int {
-	switch {
-	case t == Profile && l.Profile > 0:
-		return l.Profile
-	case t == Profile:
-		return DefaultProfileCap
-	case l.Facts > 0:
-		return l.Facts
+	pick := func(n, def int) int {
+		if n > 0 {
+			return n
+		}
+		return def
 	}
-	return DefaultFactsCap
+	switch t {
+	case Profile:
+		return pick(l.Profile, DefaultProfileCap)
+	case Team:
+		return pick(l.Team, DefaultTeamCap)
+	}
+	return pick(l.Facts, DefaultFactsCap)
 }
 
 // ErrMemoryFull is returned when an edit would exceed the cap.

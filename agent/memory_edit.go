@@ -12,6 +12,9 @@ type MemoryEdit struct {
 	Target  MemoryTarget
 	Content string // the entry, for add and replace
 	OldText string // part of the entry to replace or remove
+	// Place is the team notes' place (Target Team): the space scope's
+	// key the turn ran in, never one the model named.
+	Place string `json:",omitempty"`
 }
 
 // ApplyMemoryEdit makes e to userKey's memory in one transaction, within
@@ -20,16 +23,9 @@ type MemoryEdit struct {
 // proposed (MemoryConfirmer).
 func ApplyMemoryEdit(ctx context.Context, store MemoryStore, userKey string, limits MemoryLimits, e MemoryEdit) (size, limit int, err error) {
 	limit = limits.Cap(e.Target)
-	var edit func([]string) ([]string, error)
-	switch e.Action {
-	case "add":
-		edit = func(es []string) ([]string, error) { return AddEntry(es, e.Content, limit) }
-	case "replace":
-		edit = func(es []string) ([]string, error) { return ReplaceEntry(es, e.OldText, e.Content, limit) }
-	case "remove":
-		edit = func(es []string) ([]string, error) { return RemoveEntry(es, e.OldText) }
-	default:
-		return 0, limit, fmt.Errorf("unknown action %q: want add, replace or remove", e.Action)
+	edit, err := editFunc(e, limit)
+	if err != nil {
+		return 0, limit, err
 	}
 	err = store.EditMemory(ctx, userKey, e.Target, func(es []string) ([]string, error) {
 		out, err := edit(es)
@@ -37,6 +33,19 @@ func ApplyMemoryEdit(ctx context.Context, store MemoryStore, userKey string, lim
 		return out, err
 	})
 	return size, limit, err
+}
+
+// editFunc is what e does to a list, within limit.
+func editFunc(e MemoryEdit, limit int) (func([]string) ([]string, error), error) {
+	switch e.Action {
+	case "add":
+		return func(es []string) ([]string, error) { return AddEntry(es, e.Content, limit) }, nil
+	case "replace":
+		return func(es []string) ([]string, error) { return ReplaceEntry(es, e.OldText, e.Content, limit) }, nil
+	case "remove":
+		return func(es []string) ([]string, error) { return RemoveEntry(es, e.OldText) }, nil
+	}
+	return nil, fmt.Errorf("unknown action %q: want add, replace or remove", e.Action)
 }
 
 // MemoryConfirmer asks a person, privately, to confirm a memory edit that a

@@ -63,11 +63,11 @@ func TestMemoryFullIsDetectable(t *testing.T) {
 
 func TestMemoryLimitsDefaults(t *testing.T) {
 	var l MemoryLimits
-	if l.Cap(Profile) != DefaultProfileCap || l.Cap(Facts) != DefaultFactsCap {
-		t.Fatalf("zero limits: got %d/%d", l.Cap(Profile), l.Cap(Facts))
+	if l.Cap(Profile) != DefaultProfileCap || l.Cap(Facts) != DefaultFactsCap || l.Cap(Team) != DefaultTeamCap {
+		t.Fatalf("zero limits: got %d/%d/%d", l.Cap(Profile), l.Cap(Facts), l.Cap(Team))
 	}
-	l = MemoryLimits{Profile: 10, Facts: 20}
-	if l.Cap(Profile) != 10 || l.Cap(Facts) != 20 {
+	l = MemoryLimits{Profile: 10, Facts: 20, Team: 30}
+	if l.Cap(Profile) != 10 || l.Cap(Facts) != 20 || l.Cap(Team) != 30 {
 		t.Fatalf("configured limits ignored")
 	}
 }

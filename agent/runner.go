@@ -38,6 +38,9 @@ type RunnerConfig struct {
 	// with memory off (its tools have no memory tool either). Memory is
 	// still required: a runner's other stores share it.
 	NoMemory bool
+	// Team keeps the places' team notes (team.go), shown to each turn of
+	// the place its Caller.Team names; nil: none.
+	Team TeamStore
 	// MaxTokens caps each answer; 0 leaves it to the provider (the
 	// Registry's providers fit it to each model).
 	MaxTokens int

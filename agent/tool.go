@@ -34,6 +34,11 @@ type Caller struct {
 	// Confirm asks the caller to confirm a memory edit a tainted turn
 	// proposes; nil where no one can be asked, and such edits are refused.
 	Confirm MemoryConfirmer
+	// Team is the place whose team notes the turn sees and may write
+	// (bot.Where.Team: a space scope's key); "" in a direct chat, which
+	// has none. TeamDesk reads and writes them; nil: no team notes.
+	Team     string
+	TeamDesk TeamDesk
 	// Approve asks approvers about a tool call that needs approval; nil
 	// where no one can approve, and such calls are refused. Helpers a
 	// turn starts ask the same.

@@ -84,6 +84,8 @@ const (
 	clearMemoryData   = "mc:" // confirm /memory clear
 	saveMemoryData    = "ms:" // save a memory entry a tainted turn proposed
 	discardMemoryData = "md:" // discard it
+	saveTeamData      = "ts:" // an admin saves a team note a non-writer suggested
+	discardTeamData   = "tx:" // or discards it
 )
 
 // actionEntry is a kind of button and what handles its clicks.
@@ -100,6 +102,8 @@ func actionTable() []actionEntry {
 		{clearMemoryData, (*Router).confirmClearMemory},
 		{saveMemoryData, (*Router).memoryClick},
 		{discardMemoryData, (*Router).memoryClick},
+		{saveTeamData, (*Router).teamClick},
+		{discardTeamData, (*Router).teamClick},
 	}
 }
 

@@ -36,6 +36,9 @@ type RouterConfig struct {
 	Agents   *Agents
 	Commands *SharedCommands // the shared commands (/memory, /new, /help)
 	Access   Access
+	// Team keeps the places' team notes and says who writes them
+	// (team.go); nil: none.
+	Team *TeamConfig
 	// Outbound shows everything; nil: one over the adapters without an
 	// outbox, which can post but not deliver replies (tests with Reply).
 	Outbound *outbound.Outbound

@@ -73,6 +73,16 @@ func (r *Router) cmdMemory(ctx context.Context, c chat.Command) error {
 	if len(c.Args) == 1 && strings.EqualFold(c.Args[0], "clear") {
 		return r.askClearMemory(ctx, c)
 	}
+	if len(c.Args) > 0 {
+		// Discord declares "team-forget" as a subcommand of its own.
+		if sub, ok := strings.CutPrefix(strings.ToLower(c.Args[0]), "team"); ok && (sub == "" || sub == "-forget") {
+			rest := c.Args[1:]
+			if sub != "" {
+				rest = append([]string{"forget"}, rest...)
+			}
+			return r.cmdTeam(ctx, c, rest)
+		}
+	}
 	return r.cmdShared(ctx, c)
 }
 

@@ -28,10 +28,73 @@ const memoryConfirmTTL = outbound.HeldFor
 
 // pendingMemory is an edit waiting for its owner's decision.
 type pendingMemory struct {
-	Owner   string           `json:"owner"` // User.Key
-	Edit    agent.MemoryEdit `json:"edit"`
-	Expires time.Time        `json:"expires"`
-	Used    bool             `json:"used,omitempty"`
+	Owner string           `json:"owner"` // User.Key
+	Edit  agent.MemoryEdit `json:"edit"`
+	oneTime
+}
+
+// oneTime is what the record of a one-time button (Save / Discard of a
+// memory entry or a team note) keeps besides its payload: valid once,
+// before Expires. Embedded, its fields are the record's own in JSON.
+type oneTime struct {
+	Expires time.Time `json:"expires"`
+	Used    bool      `json:"used,omitempty"`
+}
+
+func (o *oneTime) once() *oneTime { return o }
+
+// buttonRecord is a one-time button's record.
+type buttonRecord interface{ once() *oneTime }
+
+// keepButton stores p, valid from now for memoryConfirmTTL, under a new
+// one-time token, and returns the token its buttons carry: the payload
+// holds nothing else.
+func (r *Router) keepButton(ctx context.Context, key func(token string) string, p buttonRecord) (string, error) {
+	token := randid.New()
+	p.once().Expires = r.cfg.Now().Add(memoryConfirmTTL)
+	rec, err := json.Marshal(p)
+	if err != nil {
+		return "", fmt.Errorf("encode button record: %w", err)
+	}
+	if err := r.cfg.KV.Set(ctx, key(token), string(rec)); err != nil {
+		return "", err
+	}
+	return token, nil
+}
+
+// openButton reads the record of a one-time button under key into p and
+// reports whether it may still be acted on: it is there, readable, not
+// used and not expired. A forged token finds nothing.
+func (r *Router) openButton(ctx context.Context, key string, p buttonRecord) (bool, error) {
+	v, ok, err := r.cfg.KV.Get(ctx, key)
+	if err != nil {
+		return false, err
+	}
+	if !ok || json.Unmarshal([]byte(v), p) != nil {
+		return false, nil
+	}
+	o := p.once()
+	return !o.Used && r.cfg.Now().Before(o.Expires), nil
+}
+
+// saveOrDiscard reads a Save / Discard button's payload: which it is, and
+// its token.
+func saveOrDiscard(data, savePrefix, discardPrefix string) (save bool, token string) {
+	if token, save = strings.CutPrefix(data, savePrefix); save {
+		return true, token
+	}
+	return false, strings.TrimPrefix(data, discardPrefix)
+}
+
+// spendButton marks the record used before its click is acted on, so that
+// a replayed click finds it spent.
+func (r *Router) spendButton(ctx context.Context, key string, p buttonRecord) error {
+	p.once().Used = true
+	used, err := json.Marshal(p)
+	if err != nil {
+		return fmt.Errorf("encode button record: %w", err)
+	}
+	return r.cfg.KV.Set(ctx, key, string(used))
 }
 
 func memoryConfirmKey(token string) string { return "memsave:" + token }
@@ -46,13 +109,9 @@ func (r *Router) ProposeMemory(ctx context.Context, c agent.Caller, e agent.Memo
 	}
 	platform, id, _ := strings.Cut(c.UserKey, ":")
 	owner := chat.User{Platform: platform, ID: id, Name: c.UserName}
-	token := randid.New()
-	rec, err := json.Marshal(pendingMemory{Owner: c.UserKey, Edit: e, Expires: r.cfg.Now().Add(memoryConfirmTTL)})
+	token, err := r.keepButton(ctx, memoryConfirmKey, &pendingMemory{Owner: c.UserKey, Edit: e})
 	if err != nil {
-		return fmt.Errorf("encode memory proposal: %w", err)
-	}
-	if err := r.cfg.KV.Set(ctx, memoryConfirmKey(token), string(rec)); err != nil {
-		return err
+		return fmt.Errorf("memory proposal: %w", err)
 	}
 	return r.cfg.Outbound.Private(ctx, info.Thread, owner, chat.Out{
 		Text: memoryProposalText(e),
@@ -68,8 +127,12 @@ func (r *Router) ProposeMemory(ctx context.Context, c agent.Caller, e agent.Memo
 func memoryProposalText(e agent.MemoryEdit) string {
 	block, _ := format.CodeBlock(e.Content, -1)
 	var b strings.Builder
+	about := "about you"
+	if e.Target == agent.Team {
+		about = "as a team note for everyone in the place where you asked"
+	}
 	b.WriteString("A conversation that read content from outside (a web page, a tool's result or someone else's message) " +
-		"asked me to remember this about you. I keep it only if you save it:\n")
+		"asked me to remember this " + about + ". I keep it only if you save it:\n")
 	b.WriteString(block)
 	if e.Action == "replace" {
 		old, _ := format.CodeBlock(e.OldText, -1)
@@ -82,27 +145,29 @@ func memoryProposalText(e agent.MemoryEdit) string {
 // memoryClick takes Save or Discard: only the owner, only once, only
 // before it expires.
 func (r *Router) memoryClick(ctx context.Context, a chat.Action) error {
-	save := strings.HasPrefix(a.Data, saveMemoryData)
-	token := strings.TrimPrefix(strings.TrimPrefix(a.Data, saveMemoryData), discardMemoryData)
+	save, token := saveOrDiscard(a.Data, saveMemoryData, discardMemoryData)
 	key := memoryConfirmKey(token)
-	v, ok, err := r.cfg.KV.Get(ctx, key)
+	var p pendingMemory
+	valid, err := r.openButton(ctx, key, &p)
 	if err != nil {
 		return err
 	}
-	var p pendingMemory
-	if !ok || json.Unmarshal([]byte(v), &p) != nil || p.Used || !r.cfg.Now().Before(p.Expires) {
+	if !valid {
 		return r.cfg.Outbound.Tell(ctx, a, msgButtonInvalid)
 	}
 	if p.Owner != a.User.Key() {
 		return r.cfg.Outbound.Tell(ctx, a, "Only the person this is about can save it.")
 	}
-	p.Used = true
-	used, err := json.Marshal(p)
-	if err != nil {
+	// Who writes team notes is decided when the note is saved: an author
+	// who no longer may (memory.team.writers changed) cannot save it.
+	if p.Edit.Target == agent.Team && save && (r.cfg.Team == nil || !r.cfg.Team.Writers.May(r.cfg.Access, p.Owner)) {
+		return r.cfg.Outbound.Tell(ctx, a, "You no longer write team notes here: ask in the conversation, and an admin confirms it.")
+	}
+	if err := r.spendButton(ctx, key, &p); err != nil {
 		return err
 	}
-	if err := r.cfg.KV.Set(ctx, key, string(used)); err != nil {
-		return err
+	if p.Edit.Target == agent.Team {
+		return r.teamSaved(ctx, a, p.Owner, p.Edit, save)
 	}
 	// Which list, never the entry: it is the person's.
 	decided := AuditEntry{Actor: a.User.Key(), Action: "memory.discard", Target: p.Owner, Detail: string(p.Edit.Target), Via: "chat"}

@@ -135,6 +135,7 @@ func (tr *turnRun) agentTurn(ctx context.Context, batch []chat.Message, base age
 	where := Where{Thread: m.Thread, User: m.User, Direct: m.Direct}
 	t.Caller = agent.Caller{SessionID: tr.sid, UserKey: m.User.Key(), UserName: m.User.Name,
 		Scopes: where.SearchedKeys(tr.agent.KB), Learned: where.LearnedKeys(tr.agent.Name), Confirm: r, Approve: r.approver(), Reach: r,
+		Team: r.teamOf(where), TeamDesk: r.teamDesk(),
 		Origin: agent.Origin{Platform: m.Thread.Platform, Space: m.Thread.Space, Chat: m.Thread.Chat, Thread: m.Thread.ID,
 			Direct: m.Direct, Home: where.Home().Key()}}
 	t.Place = agent.Place{Platform: m.Thread.Platform, ChatName: m.Place.ChatName, ChatKind: m.Place.ChatKind, Thread: m.Place.Thread}

@@ -101,6 +101,17 @@ func (w Where) Home() Scope {
 	return Scope{Kind: ScopePerson, ID: w.User.Key()}
 }
 
+// Team is the place whose team notes a turn here sees and writes: the
+// space, outside a direct chat. A direct chat has none, even one inside a
+// workspace: its notes would be one person's, which is what their own
+// memory is for (docs/team-notes.md).
+func (w Where) Team() (Scope, bool) {
+	if w.Direct {
+		return Scope{}, false
+	}
+	return w.space()
+}
+
 // Visible are the scopes a lookup here covers: the operator's, the
 // space's, and in a private chat the person's. Never another space's,
 // never another person's.

@@ -18,21 +18,22 @@ func TestScopeMatrix(t *testing.T) {
 		where   bot.Where
 		home    string
 		visible []string
+		team    string // the place whose team notes it sees; "" none
 	}{
 		{"Slack channel", bot.Where{Thread: chat.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "1.1"}, User: ann("slack")},
-			"space:slack:T1", []string{"operator", "space:slack:T1"}},
+			"space:slack:T1", []string{"operator", "space:slack:T1"}, "space:slack:T1"},
 		{"Slack DM", bot.Where{Thread: chat.Thread{Platform: "slack", Space: "T1", Chat: "D1"}, User: ann("slack"), Direct: true},
-			"person:slack:ann", []string{"operator", "space:slack:T1", "person:slack:ann"}},
+			"person:slack:ann", []string{"operator", "space:slack:T1", "person:slack:ann"}, ""},
 		{"Discord server thread", bot.Where{Thread: chat.Thread{Platform: "discord", Space: "G1", Chat: "C9", ID: "T7"}, User: ann("discord")},
-			"space:discord:G1", []string{"operator", "space:discord:G1"}},
+			"space:discord:G1", []string{"operator", "space:discord:G1"}, "space:discord:G1"},
 		{"Discord DM", bot.Where{Thread: chat.Thread{Platform: "discord", Chat: "DM5"}, User: ann("discord"), Direct: true},
-			"person:discord:ann", []string{"operator", "person:discord:ann"}},
+			"person:discord:ann", []string{"operator", "person:discord:ann"}, ""},
 		{"Telegram group", bot.Where{Thread: chat.Thread{Platform: "telegram", Chat: "-100", ID: "42"}, User: ann("telegram")},
-			"space:telegram:-100", []string{"operator", "space:telegram:-100"}},
+			"space:telegram:-100", []string{"operator", "space:telegram:-100"}, "space:telegram:-100"},
 		{"Telegram private chat", bot.Where{Thread: chat.Thread{Platform: "telegram", Chat: "77"}, User: ann("telegram"), Direct: true},
-			"person:telegram:ann", []string{"operator", "person:telegram:ann"}},
+			"person:telegram:ann", []string{"operator", "person:telegram:ann"}, ""},
 		{"terminal", bot.Where{Thread: chat.Thread{Platform: "console", Chat: "ann"}, User: ann("console"), Direct: true},
-			"person:console:ann", []string{"operator", "person:console:ann"}},
+			"person:console:ann", []string{"operator", "person:console:ann"}, ""},
 	}
 	others := []string{"space:slack:T2", "space:discord:G2", "space:telegram:-200", "person:slack:bob", "person:telegram:bob"}
 	for _, tt := range tests {
@@ -46,6 +47,10 @@ func TestScopeMatrix(t *testing.T) {
 			}
 			if !slices.Contains(got, tt.where.Home().Key()) {
 				t.Errorf("what is created here (%s) is not visible here", tt.where.Home().Key())
+			}
+			team, ok := tt.where.Team()
+			if (ok && team.Key() != tt.team) || ok != (tt.team != "") {
+				t.Errorf("team = %v (%v), want %q", team, ok, tt.team)
 			}
 			for _, o := range others {
 				if slices.Contains(got, o) {

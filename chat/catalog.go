@@ -81,12 +81,18 @@ func Commands() []CommandSpec {
 				{"/memory", "what I remember about you (only you see it)"},
 				{"/memory forget N", "forget entry N of that list"},
 				{"/memory clear", "forget everything about you"},
+				{"/memory team", "the team notes of this place (everyone here sees them)"},
+				{"/memory team forget N", "forget team note N (its writers only)"},
+				{"/memory team edit N text", "change team note N (its writers only)"},
 			},
 			Subcommands: []Subcommand{
 				{Name: "show", Description: "Show what I remember about you (only you see it)"},
 				{Name: "forget", Description: "Forget one entry of that list",
 					Arg: &CommandArg{Name: "n", Description: "The entry's number, from /memory show", Integer: true, Min: 1}},
 				{Name: "clear", Description: "Forget everything I remember about you"},
+				{Name: "team", Description: "Show the team notes of this place"},
+				{Name: "team-forget", Description: "Forget one team note (its writers only)",
+					Arg: &CommandArg{Name: "n", Description: "The note's number, from /memory team", Integer: true, Min: 1}},
 			},
 		},
 		{

@@ -35,6 +35,7 @@ type Backend interface {
 
 	agent.SessionStore
 	agent.MemoryStore
+	agent.TeamStore // each place's team notes
 	agent.ImagelessReader
 
 	kb.Store

@@ -50,18 +50,15 @@ func (db *DB) EditMemory(ctx context.Context, userKey string, target agent.Memor
 		return fmt.Errorf("store: %w", err)
 	}
 	now := millis(db.now())
-	var editErr error
 	err := db.write(ctx, func(tx *sql.Tx) error {
 		old, err := memoryEntries(ctx, tx, userKey, target)
 		if err != nil {
 			return err
 		}
-		next, err := edit(rowdata.Contents(old))
+		plan, err := rowdata.PlanEdit(old, edit)
 		if err != nil {
-			editErr = err
 			return err
 		}
-		plan := rowdata.PlanMemoryEdit(old, next)
 		if plan.Empty() {
 			return nil
 		}
@@ -75,8 +72,8 @@ func (db *DB) EditMemory(ctx context.Context, userKey string, target agent.Memor
 		}
 		return applyPlan(ctx, tx, plan, userKey, target, now)
 	})
-	if editErr != nil {
-		return editErr
+	if e, ok := rowdata.AsEdited(err); ok {
+		return e
 	}
 	if err != nil {
 		return fmt.Errorf("store: edit %s memory of %q: %w", target, userKey, err)
@@ -88,6 +85,12 @@ func memoryEntries(ctx context.Context, tx *sql.Tx, userKey string, target agent
 	rows, err := tx.QueryContext(ctx, `
 		SELECT id, content FROM memory_entries
 		WHERE user_key = ? AND target = ? ORDER BY id`, userKey, string(target))
+	return scanEntries(rows, err)
+}
+
+// scanEntries reads the id and content of each row a query of a list's
+// entries returned (memory_entries, team_notes); err is the query's.
+func scanEntries(rows *sql.Rows, err error) ([]rowdata.MemoryEntry, error) {
 	if err != nil {
 		return nil, err
 	}

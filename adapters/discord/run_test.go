@@ -113,7 +113,7 @@ func TestRunRegistersCommands(t *testing.T) {
 			if err := json.Unmarshal(memory.Options, &opts); err != nil {
 				t.Fatalf("/memory options %s: %v", memory.Options, err)
 			}
-			if !slices.EqualFunc(opts, []string{"show", "forget", "clear"}, func(o struct{ Name string }, n string) bool { return o.Name == n }) {
+			if !slices.EqualFunc(opts, []string{"show", "forget", "clear", "team", "team-forget"}, func(o struct{ Name string }, n string) bool { return o.Name == n }) {
 				t.Errorf("/memory subcommands %s", memory.Options)
 			}
 		})

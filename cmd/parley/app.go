@@ -65,7 +65,7 @@ func openApp(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app
 	if err != nil {
 		return nil, err
 	}
-	limits := agent.MemoryLimits{Profile: cfg.Memory.ProfileChars, Facts: cfg.Memory.FactsChars}
+	limits := agent.MemoryLimits{Profile: cfg.Memory.ProfileChars, Facts: cfg.Memory.FactsChars, Team: cfg.Memory.TeamChars}
 	judge, err := memoryJudge(cfg)
 	if err != nil {
 		db.Close()

@@ -78,6 +78,7 @@ func assemble(a *app, adapters []chat.Adapter, acc bot.Access, approvers []strin
 		Metrics:        a.ops.metrics(),
 		Costs:          a.db,
 		Audit:          a.db,
+		Team:           a.teamNotes(),
 		Sharing:        sharing(a.cfg, a.db),
 		Logger:         logger,
 	}
@@ -181,6 +182,7 @@ func (a *app) runnerConfig(list []agent.Tool, tasks *taskParts) agent.RunnerConf
 		Provider:     a.model,
 		Sessions:     a.db,
 		Memory:       a.db,
+		Team:         a.db,
 		Tools:        list,
 		Policies:     policies(cfg.Tools.Approval),
 		Persona:      cfg.LLM.Persona,

@@ -50,7 +50,6 @@ func (db *DB) EditMemory(ctx context.Context, userKey string, target agent.Memor
 		return fmt.Errorf("postgres: %w", err)
 	}
 	now := ts(db.now())
-	var editErr error
 	err := db.tx(ctx, func(tx pgx.Tx) error {
 		if err := lockKey(ctx, tx, "memory", userKey, string(target)); err != nil {
 			return err
@@ -59,12 +58,10 @@ func (db *DB) EditMemory(ctx context.Context, userKey string, target agent.Memor
 		if err != nil {
 			return err
 		}
-		next, err := edit(rowdata.Contents(old))
+		plan, err := rowdata.PlanEdit(old, edit)
 		if err != nil {
-			editErr = err
 			return err
 		}
-		plan := rowdata.PlanMemoryEdit(old, next)
 		if plan.Empty() {
 			return nil
 		}
@@ -78,8 +75,8 @@ func (db *DB) EditMemory(ctx context.Context, userKey string, target agent.Memor
 		}
 		return applyPlan(ctx, tx, plan, userKey, target, now)
 	})
-	if editErr != nil {
-		return editErr
+	if e, ok := rowdata.AsEdited(err); ok {
+		return e
 	}
 	if err != nil {
 		return fmt.Errorf("postgres: edit %s memory of %q: %w", target, userKey, err)

@@ -61,6 +61,7 @@ func Fill(t testing.TB, db Store) Filled {
 	must(db.UpsertUser(ctx, f.User, "slack", "Ana"))
 	must(db.EditMemory(ctx, f.User, agent.Facts, add("likes tea")))
 	must(db.EditMemory(ctx, f.User, agent.Profile, add("SRE in Berlin")))
+	must(db.EditTeamNotes(ctx, f.Scope, f.User, add("we deploy on Tuesdays 🚀")))
 	for _, key := range []string{"T1:C1:1.0", "T1:C1:2.0"} {
 		_, err := db.Accept(ctx, key, "slack", []byte(`{"text":"hi"}`))
 		must(err)
@@ -177,6 +178,7 @@ type Reader struct {
 var Readers = []Reader{
 	{"messages and pictures", func(ctx context.Context, db Store, f Filled) (any, error) { return db.Messages(ctx, f.Session) }},
 	{"memory", func(ctx context.Context, db Store, f Filled) (any, error) { return db.Memory(ctx, f.User) }},
+	{"team notes", func(ctx context.Context, db Store, f Filled) (any, error) { return db.TeamNotes(ctx, f.Scope) }},
 	{"unfinished inbox", func(ctx context.Context, db Store, f Filled) (any, error) { return db.Unfinished(ctx) }},
 	{"outbox", func(ctx context.Context, db Store, f Filled) (any, error) {
 		rec, _, err := db.Reply(ctx, "T1:C1:1.0")

@@ -99,6 +99,7 @@ var areas = []area{
 	{"Reminders", remindTests},
 	{"Operator", opsTests},
 	{"Memory", memoryTests},
+	{"TeamNotes", teamTests},
 	{"Users", userTests},
 	{"KV", kvTests},
 	{"Tasks", taskTests},

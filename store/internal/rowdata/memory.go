@@ -115,3 +115,31 @@ func CheckMemoryEdit(userKey string, target agent.MemoryTarget) error {
 	}
 	return nil
 }
+
+// EditError is an edit function's own error, kept apart from the
+// store's: both engines return it as is (agent.MemoryStore's contract),
+// where their own failures are wrapped.
+type EditError struct{ Err error }
+
+func (e *EditError) Error() string { return e.Err.Error() }
+func (e *EditError) Unwrap() error { return e.Err }
+
+// PlanEdit runs edit on old's contents and plans what it changed
+// (PlanMemoryEdit); an error of edit's comes back as an *EditError.
+func PlanEdit(old []MemoryEntry, edit func([]string) ([]string, error)) (MemoryPlan, error) {
+	next, err := edit(Contents(old))
+	if err != nil {
+		return MemoryPlan{}, &EditError{Err: err}
+	}
+	return PlanMemoryEdit(old, next), nil
+}
+
+// AsEdited returns an edit's own error as the edit returned it, or err
+// unchanged when the edit did not fail.
+func AsEdited(err error) (error, bool) {
+	var e *EditError
+	if errors.As(err, &e) {
+		return e.Err, true
+	}
+	return err, false
+}

@@ -265,9 +265,20 @@ type MCPServer struct {
 type Memory struct {
 	ProfileChars int `mapstructure:"profile_chars"`
 	FactsChars   int `mapstructure:"facts_chars"`
+	// TeamChars caps each place's team notes (docs/team-notes.md).
+	TeamChars int `mapstructure:"team_chars"`
+	// Team says who writes team notes.
+	Team TeamMemory `mapstructure:"team"`
 	// GuardModel is the provider/model that judges each memory write; ""
 	// means llm.model, GuardModelOff turns the judge off.
 	GuardModel string `mapstructure:"guard_model"`
+}
+
+// TeamMemory is memory.team.
+type TeamMemory struct {
+	// Writers write team notes without an admin's confirmation: "anyone",
+	// "admins", or a list of "platform:id" (admins always may).
+	Writers []string `mapstructure:"writers"`
 }
 
 // GuardModelOff turns the memory judge off: the phrase tables and the
@@ -372,7 +383,7 @@ func Default(platforms ...chat.Platform) Config {
 			Vision:                  VisionAuto,
 		},
 		Tools:  Tools{Shell: defaultShell(), WebFetch: WebFetch{Enabled: true}, Approval: Approval{ExpireMinutes: 10}},
-		Memory: Memory{ProfileChars: 1500, FactsChars: 3000},
+		Memory: Memory{ProfileChars: 1500, FactsChars: 3000, TeamChars: 2000, Team: TeamMemory{Writers: []string{"anyone"}}},
 		Limits: Limits{TurnsPerMinute: 10, DailyTokens: 1_000_000, QueueMessages: 20, QueueBytes: 64 << 10, MessageChars: 16000},
 		KB: KB{ChunkLines: 40, ChunkOverlap: 5, ChunkChars: 4000, MaxFileMB: 20, MaxScopeMB: 200, TopK: 5,
 			KeywordWeight: 1, VectorWeight: 1.5, RRFK: 60},

@@ -53,6 +53,9 @@ func TestHarnessValidation(t *testing.T) {
 	}{
 		{"compact percent too high", "llm:\n  compact_at_percent: 99\n", nil, "llm.compact_at_percent: 99 is out of range; want 10 to 95"},
 		{"memory cap too small", "memory:\n  facts_chars: 5\n", nil, "memory.facts_chars: 5 is out of range"},
+		{"team cap too large", "memory:\n  team_chars: 200000\n", nil, "memory.team_chars: 200000 is out of range"},
+		{"team writers mixed", "memory:\n  team:\n    writers: [anyone, slack:U1]\n", nil, `memory.team.writers: "anyone" is not platform:id`},
+		{"team writer without platform", "", map[string]string{"PARLEY_MEMORY_TEAM_WRITERS": "slack:U1, U2"}, `memory.team.writers: "U2" is not platform:id`},
 		{"shell never", "", map[string]string{"PARLEY_TOOLS_APPROVAL_NEVER": "web_fetch, shell"}, "tools.approval.never: shell always needs approval"},
 		{"both lists", "tools:\n  approval:\n    always: [web_fetch]\n    never: [web_fetch]\n", nil, `tools.approval: "web_fetch" is in both always and never`},
 		{"web_fetch opened to everything", "tools:\n  web_fetch:\n    allow_hosts: [wiki.intra, 0.0.0.0/0]\n", nil, `tools.web_fetch.allow_hosts: "0.0.0.0/0" would allow every address`},
@@ -86,5 +89,32 @@ func TestMCPSecretsMasked(t *testing.T) {
 	}
 	if got := cfg.Tools.MCP.Servers[0].Headers["Authorization"].Reveal(); got != "Bearer ghp_0123456789abcdefghij" {
 		t.Fatalf("Reveal = %q", got)
+	}
+}
+
+// TestTeamWriters: memory.team.writers takes one word or a list, from the
+// file or the environment; the default is anyone.
+func TestTeamWriters(t *testing.T) {
+	tests := []struct {
+		name string
+		yaml string
+		env  map[string]string
+		want []string
+	}{
+		{"default", "", nil, []string{"anyone"}},
+		{"one word", "memory:\n  team:\n    writers: admins\n", nil, []string{"admins"}},
+		{"a list", "memory:\n  team:\n    writers: [slack:U1, telegram:42]\n", nil, []string{"slack:U1", "telegram:42"}},
+		{"environment", "", map[string]string{"PARLEY_MEMORY_TEAM_WRITERS": "slack:U1,discord:9"}, []string{"slack:U1", "discord:9"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := mustLoadYAML(t, tt.yaml, tt.env)
+			if diff := cmp.Diff(tt.want, cfg.Memory.Team.Writers); diff != "" {
+				t.Errorf("writers (-want +got):\n%s", diff)
+			}
+			if cfg.Memory.TeamChars != 2000 {
+				t.Errorf("memory.team_chars = %d, want the default 2000", cfg.Memory.TeamChars)
+			}
+		})
 	}
 }

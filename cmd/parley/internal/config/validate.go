@@ -115,11 +115,12 @@ func (c *Config) validate() []string {
 	for _, m := range []struct {
 		key string
 		n   int
-	}{{"memory.profile_chars", c.Memory.ProfileChars}, {"memory.facts_chars", c.Memory.FactsChars}} {
+	}{{"memory.profile_chars", c.Memory.ProfileChars}, {"memory.facts_chars", c.Memory.FactsChars}, {"memory.team_chars", c.Memory.TeamChars}} {
 		if m.n < 100 || m.n > 100000 {
 			add("%s: %d is out of range; want 100 to 100000 characters", m.key, m.n)
 		}
 	}
+	p = append(p, teamWritersProblems(c.Memory.Team.Writers)...)
 	p = append(p, c.KB.validate(c.providerKind, c.providerProblem)...)
 	p = append(p, c.Evolution.validate()...)
 	p = append(p, c.Reminders.validate()...)
@@ -351,4 +352,22 @@ func countProblem(key string, n, max int) []string {
 		return []string{fmt.Sprintf("%s: %d is out of range; want 0 (no limit) to %d", key, n, max)}
 	}
 	return nil
+}
+
+// teamWritersProblems checks memory.team.writers: "anyone" or "admins"
+// alone, or a list of platform:id.
+func teamWritersProblems(writers []string) []string {
+	if len(writers) == 1 && (writers[0] == "anyone" || writers[0] == "admins") {
+		return nil
+	}
+	if len(writers) == 0 {
+		return []string{"memory.team.writers: empty; want anyone, admins or a list of platform:id"}
+	}
+	var p []string
+	for _, w := range writers {
+		if platform, id, ok := strings.Cut(w, ":"); !ok || platform == "" || id == "" {
+			p = append(p, fmt.Sprintf("memory.team.writers: %q is not platform:id; want anyone, admins or a list of platform:id", w))
+		}
+	}
+	return p
 }
