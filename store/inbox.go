@@ -27,14 +27,16 @@ func (db *DB) Accept(ctx context.Context, key, platform string, payload []byte) 
 	return n == 1, nil
 }
 
+// markDone marks one inbox key done (done_at kept from the first time)
+// and drops its payload: MarkDone's statement, and FinishTurn's per key.
+const markDone = `UPDATE inbox SET status = 'done', done_at = coalesce(done_at, ?), payload = NULL WHERE key = ?`
+
 // MarkDone records that the event keyed key has been handled, and drops
 // its payload: the key is all dedupe needs, and the text people wrote lives
 // on only in their conversation (which /new and /memory clear govern).
 // Marking it again changes nothing; an unknown key is ErrNotFound.
 func (db *DB) MarkDone(ctx context.Context, key string) error {
-	res, err := db.w.ExecContext(ctx, `
-		UPDATE inbox SET status = 'done', done_at = coalesce(done_at, ?), payload = NULL WHERE key = ?`,
-		millis(db.now()), key)
+	res, err := db.w.ExecContext(ctx, markDone, millis(db.now()), key)
 	if err != nil {
 		return fmt.Errorf("store: mark %q done: %w", key, err)
 	}

@@ -18,8 +18,7 @@ func (db *DB) FinishTurn(ctx context.Context, keys []string, t bot.TurnRecord) e
 		missing = missing[:0]
 		done := millis(db.now())
 		for _, k := range keys {
-			res, err := tx.ExecContext(ctx, `
-				UPDATE inbox SET status = 'done', done_at = coalesce(done_at, ?), payload = NULL WHERE key = ?`, done, k)
+			res, err := tx.ExecContext(ctx, markDone, done, k)
 			if err != nil {
 				return err
 			}

@@ -31,13 +31,15 @@ func (db *DB) Accept(ctx context.Context, key, platform string, payload []byte) 
 	return tag.RowsAffected() == 1, nil
 }
 
+// markDone marks one inbox key done (done_at kept from the first time)
+// and drops its payload: MarkDone's statement, and FinishTurn's per key.
+const markDone = `UPDATE inbox SET status = 'done', done_at = coalesce(done_at, $1), payload = NULL WHERE key = $2`
+
 // MarkDone records that the event keyed key has been handled, and drops
 // its payload. Marking it again changes nothing; an unknown key is
 // store.ErrNotFound.
 func (db *DB) MarkDone(ctx context.Context, key string) error {
-	tag, err := db.pool.Exec(ctx, `
-		UPDATE inbox SET status = 'done', done_at = coalesce(done_at, $1), payload = NULL WHERE key = $2`,
-		ts(db.now()), key)
+	tag, err := db.pool.Exec(ctx, markDone, ts(db.now()), key)
 	if err != nil {
 		return fmt.Errorf("postgres: mark %q done: %w", key, err)
 	}

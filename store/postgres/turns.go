@@ -20,8 +20,7 @@ func (db *DB) FinishTurn(ctx context.Context, keys []string, t bot.TurnRecord) e
 		missing = missing[:0]
 		done := ts(db.now())
 		for _, k := range keys {
-			tag, err := tx.Exec(ctx, `
-				UPDATE inbox SET status = 'done', done_at = coalesce(done_at, $1), payload = NULL WHERE key = $2`, done, k)
+			tag, err := tx.Exec(ctx, markDone, done, k)
 			if err != nil {
 				return err
 			}
