@@ -17,9 +17,9 @@ import (
 
 // Learning is learning from use as the commands need it.
 type Learning interface {
-	Skills(scope string) ([]evolve.Skill, error)
+	Skills(ctx context.Context, scope string) ([]evolve.Skill, error)
 	Rates(ctx context.Context, scope, name string) (evolve.Rates, error)
-	ForgetSkill(scope, name string) error
+	ForgetSkill(ctx context.Context, scope, name string) error
 	// ReflectNow reflects on scope now, whatever its score and cooldown.
 	ReflectNow(ctx context.Context, scope string) ([]evolve.Change, error)
 	// History lists scope's latest changes, newest first; Undo puts one
@@ -37,7 +37,7 @@ func (r *Router) cmdSkills(ctx context.Context, c chat.Command) error {
 	if !ok {
 		return r.answerPrivately(ctx, c, chat.Out{Text: "Learning from use is off for the agent that answers here."})
 	}
-	skills, err := l.Skills(scope)
+	skills, err := l.Skills(ctx, scope)
 	if err != nil {
 		return err
 	}
@@ -80,7 +80,7 @@ func (r *Router) cmdSkills(ctx context.Context, c chat.Command) error {
 		if !c.Direct && !r.cfg.Access.IsAdmin(c.User) {
 			return r.answerPrivately(ctx, c, chat.Out{Text: "Only an admin can remove this place's skills."})
 		}
-		if err := l.ForgetSkill(scope, s.Name); err != nil {
+		if err := l.ForgetSkill(ctx, scope, s.Name); err != nil {
 			return err
 		}
 		r.audit(ctx, AuditEntry{Actor: c.User.Key(), Action: "skill.forget", Target: scope, Detail: s.Name, Via: "chat"})

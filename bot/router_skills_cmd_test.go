@@ -18,13 +18,13 @@ import (
 // skillsAdmin serves /skills and /reflect from skill files and the store,
 // as cmd/parley does; reflecting records the scope.
 type skillsAdmin struct {
-	files     evolve.SkillFiles
+	files     evolve.Skills
 	w         *world
 	reflected []string
 }
 
-func (s *skillsAdmin) Skills(scope string) ([]evolve.Skill, error) {
-	skills, _ := s.files.List(scope)
+func (s *skillsAdmin) Skills(ctx context.Context, scope string) ([]evolve.Skill, error) {
+	skills, _ := s.files.List(ctx, scope)
 	return skills, nil
 }
 
@@ -32,7 +32,9 @@ func (s *skillsAdmin) Rates(ctx context.Context, scope, name string) (evolve.Rat
 	return s.w.db.SkillRates(ctx, scope, name)
 }
 
-func (s *skillsAdmin) ForgetSkill(scope, name string) error { return s.files.Delete(scope, name) }
+func (s *skillsAdmin) ForgetSkill(ctx context.Context, scope, name string) error {
+	return s.files.Delete(ctx, scope, name)
+}
 
 func (s *skillsAdmin) ReflectNow(ctx context.Context, scope string) ([]evolve.Change, error) {
 	s.reflected = append(s.reflected, scope)
@@ -57,13 +59,13 @@ func (s *skillsAdmin) Undo(ctx context.Context, r evolve.Revision) error {
 // an admin's.
 func TestSkillsCommands(t *testing.T) {
 	w := newWorld(t, "slack", bot.Access{Admins: []string{"slack:root"}})
-	admin := &skillsAdmin{files: evolve.SkillFiles{Dir: filepath.Join(t.TempDir(), "skills")}, w: w}
+	admin := &skillsAdmin{files: evolve.Skills{Store: evolve.SkillFiles{Dir: filepath.Join(t.TempDir(), "skills")}}, w: w}
 	w.router = newRouter(t, bot.RouterConfig{
 		Sessions: w.db, Inbox: w.db, KV: w.db, Runner: w.runner, Access: w.access, Reply: w.replies.factory,
 		Learning: admin, Audit: w.db,
 	}, w.fake)
-	admin.files.Create("space:slack:W", "Deploy", "when deploying: staging first", "1. staging\n2. prod")
-	admin.files.Create("person:slack:bob", "Bob's notes", "how Bob likes summaries", "1. short")
+	admin.files.Create(t.Context(), "space:slack:W", "Deploy", "when deploying: staging first", "1. staging\n2. prod")
+	admin.files.Create(t.Context(), "person:slack:bob", "Bob's notes", "how Bob likes summaries", "1. short")
 
 	channel := chat.Thread{Platform: "slack", Space: "W", Chat: "C1"}
 	dm := chat.Thread{Platform: "slack", Space: "W", Chat: "D1"}
@@ -129,13 +131,13 @@ func TestSkillsCommands(t *testing.T) {
 	if got := run(channel, root, false, "skills", "undo"); !strings.Contains(got, "Undone: patched skill deploy") {
 		t.Fatalf("undo the patch: %q", got)
 	}
-	if s, _ := admin.files.Get("space:slack:W", "Deploy"); strings.Contains(s.Body, "smoke") || !strings.Contains(s.Body, "then prod") {
+	if s, _ := admin.files.Get(t.Context(), "space:slack:W", "Deploy"); strings.Contains(s.Body, "smoke") || !strings.Contains(s.Body, "then prod") {
 		t.Fatalf("after undoing the patch: %q", s.Body)
 	}
 	if got := run(channel, root, false, "skills", "undo", "1"); !strings.Contains(got, "Undone: created skill deploy") {
 		t.Fatalf("undo the creation: %q", got)
 	}
-	if _, err := admin.files.Get("space:slack:W", "Deploy"); err == nil {
+	if _, err := admin.files.Get(t.Context(), "space:slack:W", "Deploy"); err == nil {
 		t.Fatal("undoing a creation leaves the skill")
 	}
 	// Every forget and undo made in chat is in the audit log, by whom.

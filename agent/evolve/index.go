@@ -24,9 +24,9 @@ type ImpressionCounter interface {
 	AddImpressions(ctx context.Context, scope string, names []string) error
 }
 
-// Index implements agent.SkillIndex over skill files.
+// Index implements agent.SkillIndex over the skills of a SkillStore.
 type Index struct {
-	Files       SkillFiles
+	Files       Skills
 	Impressions ImpressionCounter // nil: not counted
 	// Memos are the scopes' self-memos, listed with the skills; nil: none.
 	Memos MemoStore
@@ -52,7 +52,7 @@ func (x Index) SkillIndex(ctx context.Context, c agent.Caller, text string) (age
 	words := queryWords(text)
 	total := 0
 	for _, scope := range c.Learned {
-		skills, _ := x.Files.List(scope) // a broken file hides only itself
+		skills, _ := x.Files.List(ctx, scope) // a broken file hides only itself
 		for _, s := range skills {
 			cost := agent.EstimateTokens(s.Name+": "+s.Description) + 2
 			total += cost
@@ -160,18 +160,18 @@ type SkillReadArgs struct {
 // SkillRead returns the skill_read tool: a skill's steps, from the turn's
 // learned scopes only (Caller.Learned), and the skill's lastUsedAt
 // refreshed. Each call is one invocation (the run's signals count it).
-func SkillRead(files SkillFiles) (agent.Tool, error) {
+func SkillRead(files Skills) (agent.Tool, error) {
 	return agent.Local(agent.Func("skill_read", "Read one of the skills you have learnt here (listed in your system prompt): its steps, to follow.",
 		func(ctx context.Context, c agent.Caller, a SkillReadArgs) (string, error) {
 			for _, scope := range c.Learned {
-				s, err := files.Get(scope, a.Name)
+				s, err := files.Get(ctx, scope, a.Name)
 				if errors.Is(err, ErrNoSkill) {
 					continue
 				}
 				if err != nil {
 					return "", err
 				}
-				if err := files.Touch(scope, s.Name); err != nil {
+				if err := files.Touch(ctx, scope, s.Name); err != nil {
 					return "", err
 				}
 				return fmt.Sprintf("# %s\n%s\n\n%s", s.Name, s.Description, s.Body), nil
