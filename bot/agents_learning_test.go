@@ -25,7 +25,7 @@ import (
 func TestAgentsLearnApart(t *testing.T) {
 	w := newWorld(t, "slack", bot.Access{})
 	files := evolve.Skills{Store: evolve.SkillFiles{Dir: filepath.Join(t.TempDir(), "skills")}}
-	read, err := evolve.SkillRead(files)
+	read, err := evolve.SkillRead(files, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package bot_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -36,13 +37,27 @@ func (s *skillsAdmin) ForgetSkill(ctx context.Context, scope, name string) error
 	return s.files.Delete(ctx, scope, name)
 }
 
-func (s *skillsAdmin) ReflectNow(ctx context.Context, scope string) ([]evolve.Change, error) {
-	s.reflected = append(s.reflected, scope)
-	x := &evolve.Reflect{
+func (s *skillsAdmin) reflect() *evolve.Reflect {
+	return &evolve.Reflect{
 		Provider: s.w.runner.Provider, Files: s.files, Runs: s.w.db, Sessions: s.w.db, Memo: s.w.db, Revisions: s.w.db,
 		Guard: func(_ context.Context, text string, existing []string) error { return guard.CheckWith(text, existing) },
 	}
-	return x.ReflectScope(ctx, scope)
+}
+
+func (s *skillsAdmin) ReflectNow(ctx context.Context, scope string) ([]evolve.Change, error) {
+	s.reflected = append(s.reflected, scope)
+	return s.reflect().ReflectScope(ctx, scope)
+}
+
+// InstallSkill reads a folder as cmd/parley does (URLs are cmd/parley's
+// own test's).
+func (s *skillsAdmin) InstallSkill(ctx context.Context, scope, src string) (evolve.Change, error) {
+	sk, err := evolve.ReadSkillFolder(os.DirFS(src))
+	if err != nil {
+		return evolve.Change{}, err
+	}
+	sk.Origin = src
+	return s.reflect().Install(ctx, scope, sk)
 }
 
 func (s *skillsAdmin) History(ctx context.Context, scope string) ([]evolve.Revision, error) {

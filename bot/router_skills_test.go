@@ -18,7 +18,7 @@ func TestSkillsInUse(t *testing.T) {
 	w := newWorld(t, "slack", bot.Access{})
 	files := evolve.Skills{Store: evolve.SkillFiles{Dir: filepath.Join(t.TempDir(), "skills")}}
 	w.runner.Skills = evolve.Index{Files: files, Impressions: w.db, Memos: w.db}
-	read, err := evolve.SkillRead(files)
+	read, err := evolve.SkillRead(files, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

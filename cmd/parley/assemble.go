@@ -154,7 +154,11 @@ func (a *app) tools(rem *reminderParts, tasks *taskParts) ([]agent.Tool, error) 
 		list = append(list, a.bridge.Tools()...)
 	}
 	if cfg.Evolution.Enabled {
-		read, err := evolve.SkillRead(skillBook(cfg, a.db))
+		var workspace func(string) (string, error) // an installed skill's files go where the shell works
+		if cfg.Tools.Shell.Enabled {
+			workspace = func(id string) (string, error) { return shell.SessionWorkspace(cfg.DataDir, id) }
+		}
+		read, err := evolve.SkillRead(skillBook(cfg, a.db), workspace)
 		if err != nil {
 			return nil, err
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/parleybot/parley/agent/evolve"
@@ -85,10 +86,15 @@ const reflectionAgent = "reflection"
 func auditReflection(ctx context.Context, log bot.AuditLog, r evolve.Reflected, at time.Time, logger *slog.Logger) {
 	for _, c := range r.Changes {
 		action := map[string]string{"created": "skill.create", "patched": "skill.patch", "deleted": "skill.delete", "noted": "memo.update"}[c.Action]
-		if action == "" {
+		detail := c.Skill
+		switch {
+		case strings.HasPrefix(c.Action, "proposed"):
+			// A change to an installed skill, not made: an admin's to decide.
+			action, detail = "skill.propose", c.Skill+": "+c.Action
+		case action == "":
 			action = "skill." + c.Action
 		}
-		e := bot.AuditEntry{At: at, Actor: reflectionAgent, Action: action, Target: r.Scope, Detail: c.Skill, Via: "reflection"}
+		e := bot.AuditEntry{At: at, Actor: reflectionAgent, Action: action, Target: r.Scope, Detail: detail, Via: "reflection"}
 		if err := log.Audit(ctx, e); err != nil {
 			logger.Error("reflection: audit", "scope", r.Scope, "err", err)
 		}

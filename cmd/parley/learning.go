@@ -27,7 +27,11 @@ func (a *app) learning(logger *slog.Logger) (learning, error) {
 	if err != nil {
 		return learning{}, err
 	}
-	return learning{files: skillBook(a.cfg, a.db), db: a.db, s: a.schedulerOver(x, logger), x: x}, nil
+	source, err := newSkillSource()
+	if err != nil {
+		return learning{}, err
+	}
+	return learning{files: skillBook(a.cfg, a.db), db: a.db, s: a.schedulerOver(x, logger), x: x, source: source}, nil
 }
 
 // learning is /skills and /reflect, and the console's Learning page,
@@ -39,6 +43,8 @@ type learning struct {
 	s     *evolve.Scheduler
 	// x is reflection, whose guard a person's edits pass too.
 	x *evolve.Reflect
+	// source reads the skills an admin installs (/skills add).
+	source skillSource
 }
 
 func (l learning) Skills(ctx context.Context, scope string) ([]evolve.Skill, error) {
@@ -78,6 +84,14 @@ func (l learning) EditSkill(ctx context.Context, scope, name, description, body 
 
 func (l learning) EditMemo(ctx context.Context, scope, note, text string) error {
 	return l.x.EditMemo(ctx, scope, note, text)
+}
+
+func (l learning) InstallSkill(ctx context.Context, scope, src string) (evolve.Change, error) {
+	s, err := l.source.read(ctx, src)
+	if err != nil {
+		return evolve.Change{}, err
+	}
+	return l.x.Install(ctx, scope, s)
 }
 
 func (l learning) Reflections(ctx context.Context, limit int) ([]evolve.ReflectionRecord, error) {

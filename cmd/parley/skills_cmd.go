@@ -51,6 +51,7 @@ func newSkillsCmd(e *environment, load func() (*config.Config, error)) *cobra.Co
 			return nil
 		},
 	})
+	cmd.AddCommand(newSkillsExportCmd(e, load), newSkillsImportCmd(e, load), newSkillsAddCmd(e, load), newSkillsRmCmd(e, load))
 	return cmd
 }
 
