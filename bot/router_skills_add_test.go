@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/parleybot/parley/agent/evolve"
-	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/chat"
 )
 
@@ -15,12 +14,7 @@ import (
 // by an admin only; /skills lists it with its origin; bad folders are
 // refused with the reason; the script is kept, not run.
 func TestSkillsAdd(t *testing.T) {
-	w := newWorld(t, "slack", bot.Access{Admins: []string{"slack:root"}})
-	admin := &skillsAdmin{files: evolve.Skills{Store: evolve.SkillFiles{Dir: filepath.Join(t.TempDir(), "skills")}}, w: w}
-	w.router = newRouter(t, bot.RouterConfig{
-		Sessions: w.db, Inbox: w.db, KV: w.db, Runner: w.runner, Access: w.access, Reply: w.replies.factory,
-		Learning: admin, Audit: w.db,
-	}, w.fake)
+	w, admin := newSkillsWorld(t)
 	dir := t.TempDir()
 	folder := func(name, md string, files map[string]string) string {
 		p := filepath.Join(dir, name)

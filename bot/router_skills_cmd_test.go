@@ -68,17 +68,25 @@ func (s *skillsAdmin) Undo(ctx context.Context, r evolve.Revision) error {
 	return evolve.Undo(ctx, s.files, s.w.db, s.w.db, r)
 }
 
-// TestSkillsCommands: /skills lists this place's skills only, /skills show
-// and /skills forget act on this place's list — forgetting a team's skill
-// takes an admin, one's own in a direct chat does not — and /reflect is
-// an admin's.
-func TestSkillsCommands(t *testing.T) {
+// newSkillsWorld is a Slack world whose admin is slack:root, its router
+// serving /skills and /reflect from admin.
+func newSkillsWorld(t *testing.T) (*world, *skillsAdmin) {
+	t.Helper()
 	w := newWorld(t, "slack", bot.Access{Admins: []string{"slack:root"}})
 	admin := &skillsAdmin{files: evolve.Skills{Store: evolve.SkillFiles{Dir: filepath.Join(t.TempDir(), "skills")}}, w: w}
 	w.router = newRouter(t, bot.RouterConfig{
 		Sessions: w.db, Inbox: w.db, KV: w.db, Runner: w.runner, Access: w.access, Reply: w.replies.factory,
 		Learning: admin, Audit: w.db,
 	}, w.fake)
+	return w, admin
+}
+
+// TestSkillsCommands: /skills lists this place's skills only, /skills show
+// and /skills forget act on this place's list — forgetting a team's skill
+// takes an admin, one's own in a direct chat does not — and /reflect is
+// an admin's.
+func TestSkillsCommands(t *testing.T) {
+	w, admin := newSkillsWorld(t)
 	admin.files.Create(t.Context(), "space:slack:W", "Deploy", "when deploying: staging first", "1. staging\n2. prod")
 	admin.files.Create(t.Context(), "person:slack:bob", "Bob's notes", "how Bob likes summaries", "1. short")
 

@@ -62,22 +62,10 @@ func ParseSkillMD(data []byte) (Skill, error) {
 	if !utf8.Valid(data) {
 		return Skill{}, errors.New("SKILL.md: not UTF-8 text")
 	}
-	text := strings.TrimPrefix(strings.ReplaceAll(string(data), "\r\n", "\n"), "\ufeff")
-	rest, ok := strings.CutPrefix(text, "---\n")
-	if !ok {
-		return Skill{}, errors.New("SKILL.md: no front matter (--- at the top)")
-	}
-	head, body, ok := strings.Cut(rest, "\n---\n")
-	if !ok {
-		if head, ok = strings.CutSuffix(rest, "\n---"); !ok {
-			return Skill{}, errors.New("SKILL.md: the front matter is not closed by ---")
-		}
-	}
 	var m openMeta
-	dec := yaml.NewDecoder(strings.NewReader(head))
-	dec.KnownFields(true)
-	if err := dec.Decode(&m); err != nil {
-		return Skill{}, fmt.Errorf("SKILL.md: front matter: %w", err)
+	body, err := frontMatter(data, "SKILL.md", &m)
+	if err != nil {
+		return Skill{}, err
 	}
 	m.Name, m.Description = strings.TrimSpace(m.Name), strings.TrimSpace(m.Description)
 	for _, f := range []struct {

@@ -77,26 +77,15 @@ func (s Skill) Marshal() []byte {
 // ParseSkill reads a skill file. Unknown front matter fields are refused,
 // so a typo in a hand edit is reported, not silently dropped.
 func ParseSkill(data []byte) (Skill, error) {
-	text := strings.ReplaceAll(string(data), "\r\n", "\n")
-	rest, ok := strings.CutPrefix(text, "---\n")
-	if !ok {
-		return Skill{}, errors.New("skill file: no front matter (--- at the top)")
-	}
-	head, body, ok := strings.Cut(rest, "\n---\n")
-	if !ok {
-		return Skill{}, errors.New("skill file: the front matter is not closed by ---")
-	}
 	var m skillMeta
-	dec := yaml.NewDecoder(strings.NewReader(head))
-	dec.KnownFields(true)
-	if err := dec.Decode(&m); err != nil {
-		return Skill{}, fmt.Errorf("skill file: front matter: %w", err)
+	body, err := frontMatter(data, "skill file", &m)
+	if err != nil {
+		return Skill{}, err
 	}
 	if strings.TrimSpace(m.Name) == "" {
 		return Skill{}, errors.New("skill file: no name")
 	}
 	s := Skill{Name: m.Name, Description: m.Description, PatchCount: m.PatchCount, Body: strings.TrimSpace(body), Origin: m.Origin}
-	var err error
 	for _, f := range []struct {
 		dst *time.Time
 		src string
@@ -110,6 +99,29 @@ func ParseSkill(data []byte) (Skill, error) {
 		}
 	}
 	return s, nil
+}
+
+// frontMatter decodes the YAML front matter of a Markdown file (a skill
+// file, a SKILL.md: what names it in errors) into meta, refusing unknown
+// fields, and returns what follows it.
+func frontMatter(data []byte, what string, meta any) (string, error) {
+	text := strings.TrimPrefix(strings.ReplaceAll(string(data), "\r\n", "\n"), "\ufeff")
+	rest, ok := strings.CutPrefix(text, "---\n")
+	if !ok {
+		return "", fmt.Errorf("%s: no front matter (--- at the top)", what)
+	}
+	head, body, ok := strings.Cut(rest, "\n---\n")
+	if !ok {
+		if head, ok = strings.CutSuffix(rest, "\n---"); !ok {
+			return "", fmt.Errorf("%s: the front matter is not closed by ---", what)
+		}
+	}
+	dec := yaml.NewDecoder(strings.NewReader(head))
+	dec.KnownFields(true)
+	if err := dec.Decode(meta); err != nil {
+		return "", fmt.Errorf("%s: front matter: %w", what, err)
+	}
+	return body, nil
 }
 
 func rfc3339(t time.Time) string {
@@ -188,11 +200,7 @@ func (f Skills) Create(ctx context.Context, scope, name, description, body strin
 	if err != nil {
 		return Skill{}, evicted, err
 	}
-	return f.mustGet(ctx, scope, name, evicted)
-}
-
-func (f Skills) mustGet(ctx context.Context, scope, name string, evicted []string) (Skill, []string, error) {
-	s, err := f.Get(ctx, scope, name)
+	s, err = f.Get(ctx, scope, name) // with its slug
 	return s, evicted, err
 }
 
