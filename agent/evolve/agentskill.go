@@ -1,7 +1,6 @@
 package evolve
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,8 +12,6 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"go.yaml.in/yaml/v3"
 )
 
 // The open Agent Skills format (agentskills.io), in which skills are
@@ -99,14 +96,7 @@ func SkillMD(s Skill) []byte {
 	if s.Origin != "" {
 		m.Metadata = map[string]string{"origin": s.Origin}
 	}
-	head, _ := yaml.Marshal(m) // strings only: cannot fail
-	var b bytes.Buffer
-	b.WriteString("---\n")
-	b.Write(head)
-	b.WriteString("---\n\n")
-	b.WriteString(strings.TrimSpace(s.Body))
-	b.WriteString("\n")
-	return b.Bytes()
+	return withFrontMatter(m, s.Body)
 }
 
 // SkillFilePath checks the path of a skill's file, as found in a folder or

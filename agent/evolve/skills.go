@@ -64,12 +64,18 @@ var ErrShrink = errors.New("the change would empty it or cut it by more than hal
 func (s Skill) Marshal() []byte {
 	meta := skillMeta{Name: s.Name, Description: s.Description, CreatedAt: rfc3339(s.CreatedAt),
 		UpdatedAt: rfc3339(s.UpdatedAt), PatchCount: s.PatchCount, LastUsedAt: rfc3339(s.LastUsedAt), Origin: s.Origin}
-	head, _ := yaml.Marshal(meta) // plain strings and an int: cannot fail
+	return withFrontMatter(meta, s.Body)
+}
+
+// withFrontMatter is a Markdown file: meta as YAML front matter, then
+// body. meta holds strings and ints only, which YAML always marshals.
+func withFrontMatter(meta any, body string) []byte {
+	head, _ := yaml.Marshal(meta)
 	var b bytes.Buffer
 	b.WriteString("---\n")
 	b.Write(head)
 	b.WriteString("---\n\n")
-	b.WriteString(strings.TrimSpace(s.Body))
+	b.WriteString(strings.TrimSpace(body))
 	b.WriteString("\n")
 	return b.Bytes()
 }
