@@ -114,7 +114,7 @@ func (l *learned) file(t *testing.T, slug string) string {
 }
 
 func TestLearningPage(t *testing.T) {
-	c, _ := learningConsole(t)
+	c, l := learningConsole(t)
 	root := c.signIn(t, admin)
 	code, body := c.get(t, root, "/learning")
 	if code != http.StatusOK {
@@ -141,8 +141,20 @@ func TestLearningPage(t *testing.T) {
 		t.Error("the changes are not newest first")
 	}
 	code, body = c.get(t, root, "/learning/skill?scope="+url.QueryEscape(learnScope)+"&name=deploy")
-	if code != http.StatusOK || !strings.Contains(body, "<h1>Deploy</h1>") || !strings.Contains(body, "after the smoke tests") {
+	if code != http.StatusOK || !strings.Contains(body, "<h1>Deploy</h1>") || !strings.Contains(body, "after the smoke tests") ||
+		!strings.Contains(body, "<dt>Origin</dt><dd>learnt</dd>") {
 		t.Errorf("GET the skill: %d\n%s", code, body)
+	}
+	// An installed skill shows where it came from, in the list and on its page.
+	if err := l.files.Put(t.Context(), learnScope, evolve.Skill{Slug: "pdf-forms", Name: "pdf-forms", Description: "when a PDF form must be filled",
+		Body: "Run scripts/fill.py.", Origin: "https://skills.example/pdf-forms/SKILL.md"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, body = c.get(t, root, "/learning"); !strings.Contains(body, "when a PDF form must be filled · installed from https://skills.example/pdf-forms/SKILL.md") {
+		t.Errorf("the list lacks the installed skill's origin:\n%s", body)
+	}
+	if _, body = c.get(t, root, "/learning/skill?scope="+url.QueryEscape(learnScope)+"&name=pdf-forms"); !strings.Contains(body, "<dd>installed from https://skills.example/pdf-forms/SKILL.md</dd>") {
+		t.Errorf("the page lacks the installed skill's origin:\n%s", body)
 	}
 	if code, _ := c.get(t, root, "/learning/skill?scope="+url.QueryEscape(learnScope)+"&name=nope"); code != http.StatusNotFound {
 		t.Errorf("GET a skill that is not there: %d", code)

@@ -169,6 +169,9 @@ func TestInstallSkill(t *testing.T) {
 	if len(changes) != 2 || changes[0] != want[0] || changes[1] != want[1] {
 		t.Fatalf("changes = %+v", changes)
 	}
+	if packet := srv.Requests()[0].LastUserText(); !strings.Contains(packet, "Installed by an admin: you do not change it") {
+		t.Errorf("the packet does not say the skill is installed:\n%s", packet)
+	}
 	if stored, err := x.Files.Get(ctx, scope, "pdf-forms"); err != nil || !strings.Contains(stored.Body, "Mail it.") || len(revs.revs) != 2 {
 		t.Fatalf("reflection changed the installed skill: %+v, %v, %d revisions", stored, err, len(revs.revs))
 	}

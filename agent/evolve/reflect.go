@@ -310,6 +310,9 @@ func (x *Reflect) packet(ctx context.Context, scope string, runs []Run) (string,
 	}
 	for _, s := range skills {
 		fmt.Fprintf(&b, "## %s\n%s\n%s\n", s.Name, s.Description, s.Body)
+		if s.Origin != "" {
+			b.WriteString("(Installed by an admin: you do not change it; a patch or delete of it is kept only as a proposal for an admin.)\n")
+		}
 		if x.Rates != nil {
 			fmt.Fprintf(&b, "%s\n", describeRates(rates[strings.ToLower(s.Name)]))
 		}
