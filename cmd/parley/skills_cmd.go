@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -19,7 +21,7 @@ func newSkillsCmd(e *environment, load func() (*config.Config, error)) *cobra.Co
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			_, db, err := commandStore(ctx, load)
+			_, db, err := skillsStore(ctx, e, load)
 			if err != nil {
 				return err
 			}
@@ -53,6 +55,21 @@ func newSkillsCmd(e *environment, load func() (*config.Config, error)) *cobra.Co
 	})
 	cmd.AddCommand(newSkillsExportCmd(e, load), newSkillsImportCmd(e, load), newSkillsAddCmd(e, load), newSkillsRmCmd(e, load))
 	return cmd
+}
+
+// skillsStore is commandStore for the skills commands, with the skill
+// files an earlier build left imported first (as at start), so that the
+// first command after an upgrade sees them.
+func skillsStore(ctx context.Context, e *environment, load func() (*config.Config, error)) (*config.Config, backend, error) {
+	cfg, db, err := commandStore(ctx, load)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := importSkillFiles(ctx, legacySkillFiles(cfg), db, cfg.AgentNames(), cfg.Log.Logger(e.stderr, slog.LevelWarn)); err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	return cfg, db, nil
 }
 
 // originOf is a skill's origin as listed: where it was installed from, or

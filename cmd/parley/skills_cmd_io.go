@@ -40,7 +40,7 @@ func newSkillsExportCmd(e *environment, load func() (*config.Config, error)) *co
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			_, db, err := commandStore(ctx, load)
+			_, db, err := skillsStore(ctx, e, load)
 			if err != nil {
 				return err
 			}
@@ -128,7 +128,7 @@ func newSkillsRmCmd(e *environment, load func() (*config.Config, error)) *cobra.
 			if err := checkScope(scope); err != nil {
 				return err
 			}
-			cfg, db, err := commandStore(ctx, load)
+			cfg, db, err := skillsStore(ctx, e, load)
 			if err != nil {
 				return err
 			}
