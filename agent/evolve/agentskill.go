@@ -180,7 +180,7 @@ func ReadSkillFolder(fsys fs.FS) (Skill, error) {
 // and its files (scripts without the execute bit: they are run, if ever,
 // through the shell tool).
 func WriteSkillFolder(dir string, s Skill) error {
-	slug := cmpSlug(s)
+	slug := folderName(s)
 	root := filepath.Join(dir, slug)
 	write := func(rel string, data []byte) error {
 		p := filepath.Join(root, filepath.FromSlash(rel))
@@ -203,8 +203,9 @@ func WriteSkillFolder(dir string, s Skill) error {
 	return nil
 }
 
-// cmpSlug is the folder name of s: its slug, or one made of its name.
-func cmpSlug(s Skill) string {
+// folderName is the folder of s in the open format (and under .skills/ in
+// a workspace): its slug, or one made of its name.
+func folderName(s Skill) string {
 	if s.Slug != "" && path.Base(s.Slug) == s.Slug && !strings.HasPrefix(s.Slug, ".") {
 		return s.Slug
 	}

@@ -202,7 +202,7 @@ func placeSkillFiles(workspace func(string) (string, error), sessionID string, s
 	if err != nil {
 		return "", fmt.Errorf("the skill's files: %w", err)
 	}
-	rel := path.Join(".skills", cmpSlug(s))
+	rel := path.Join(".skills", folderName(s))
 	if err := os.RemoveAll(filepath.Join(ws, filepath.FromSlash(rel))); err != nil {
 		return "", fmt.Errorf("the skill's files: %w", err)
 	}
