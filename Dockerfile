@@ -54,7 +54,7 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends ca-certificates tzdata \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --home-dir /data --shell /usr/sbin/nologin parley \
- && mkdir -p /data && chown parley:parley /data
+ && mkdir -p /data/workspace && chown parley:parley /data /data/workspace
 COPY --from=build /out/parley /usr/local/bin/parley
 COPY config.example.yaml /etc/parley/config.example.yaml
 USER parley

@@ -24,8 +24,8 @@ import (
 // are not recorded.
 func TestAgentsLearnApart(t *testing.T) {
 	w := newWorld(t, "slack", bot.Access{})
-	files := evolve.SkillFiles{Dir: filepath.Join(t.TempDir(), "skills")}
-	read, err := evolve.SkillRead(files)
+	files := evolve.Skills{Store: evolve.SkillFiles{Dir: filepath.Join(t.TempDir(), "skills")}}
+	read, err := evolve.SkillRead(files, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestAgentsLearnApart(t *testing.T) {
 	for _, ag := range learns {
 		for _, s := range scopes {
 			key := s.Of(ag).Key()
-			if _, _, err := files.Create(key, "skill-"+ag+"-"+string(s.Kind), "when "+ag+" works in a "+string(s.Kind), "1. Steps."); err != nil {
+			if _, _, err := files.Create(t.Context(), key, "skill-"+ag+"-"+string(s.Kind), "when "+ag+" works in a "+string(s.Kind), "1. Steps."); err != nil {
 				t.Fatal(err)
 			}
 			if err := w.db.SetMemo(t.Context(), key, evolve.MemoTeam, "NOTE-"+ag+"-"+string(s.Kind)); err != nil {

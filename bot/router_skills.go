@@ -17,15 +17,20 @@ import (
 
 // Learning is learning from use as the commands need it.
 type Learning interface {
-	Skills(scope string) ([]evolve.Skill, error)
+	Skills(ctx context.Context, scope string) ([]evolve.Skill, error)
 	Rates(ctx context.Context, scope, name string) (evolve.Rates, error)
-	ForgetSkill(scope, name string) error
+	ForgetSkill(ctx context.Context, scope, name string) error
 	// ReflectNow reflects on scope now, whatever its score and cooldown.
 	ReflectNow(ctx context.Context, scope string) ([]evolve.Change, error)
 	// History lists scope's latest changes, newest first; Undo puts one
 	// back.
 	History(ctx context.Context, scope string) ([]evolve.Revision, error)
 	Undo(ctx context.Context, r evolve.Revision) error
+	// InstallSkill installs the skill at src — a folder in the open Agent
+	// Skills format on the server, or a SKILL.md's http(s) URL, fetched
+	// through web_fetch's guard — in scope, through the memory guard; a
+	// skill of the same name is replaced.
+	InstallSkill(ctx context.Context, scope, src string) (evolve.Change, error)
 }
 
 func (r *Router) cmdSkills(ctx context.Context, c chat.Command) error {
@@ -37,7 +42,7 @@ func (r *Router) cmdSkills(ctx context.Context, c chat.Command) error {
 	if !ok {
 		return r.answerPrivately(ctx, c, chat.Out{Text: "Learning from use is off for the agent that answers here."})
 	}
-	skills, err := l.Skills(scope)
+	skills, err := l.Skills(ctx, scope)
 	if err != nil {
 		return err
 	}
@@ -70,6 +75,8 @@ func (r *Router) cmdSkills(ctx context.Context, c chat.Command) error {
 			n = 1 // the latest
 		}
 		return r.skillsUndo(ctx, c, l, scope, n)
+	case "add", "install":
+		return r.skillsAdd(ctx, c, l, scope)
 	case "forget", "rm":
 		s, ok := pick()
 		if !ok {
@@ -80,13 +87,13 @@ func (r *Router) cmdSkills(ctx context.Context, c chat.Command) error {
 		if !c.Direct && !r.cfg.Access.IsAdmin(c.User) {
 			return r.answerPrivately(ctx, c, chat.Out{Text: "Only an admin can remove this place's skills."})
 		}
-		if err := l.ForgetSkill(scope, s.Name); err != nil {
+		if err := l.ForgetSkill(ctx, scope, s.Name); err != nil {
 			return err
 		}
 		r.audit(ctx, AuditEntry{Actor: c.User.Key(), Action: "skill.forget", Target: scope, Detail: s.Name, Via: "chat"})
 		return r.answerPrivately(ctx, c, chat.Out{Text: "Removed the skill " + s.Name + "."})
 	}
-	return r.answerPrivately(ctx, c, chat.Out{Text: "Usage: /skills, /skills show N, /skills forget N, /skills history, /skills undo N"})
+	return r.answerPrivately(ctx, c, chat.Out{Text: "Usage: /skills, /skills show N, /skills forget N, /skills history, /skills undo N, /skills add PATH|URL"})
 }
 
 // skillsList is /skills: the place's skills with how each does.
@@ -101,11 +108,33 @@ func (r *Router) skillsList(ctx context.Context, c chat.Command, l Learning, sco
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(&b, "%d. %s — %s (read %.0f%% of the times listed; corrected after %.0f%%; failed after %.0f%%)\n",
-			i+1, s.Name, s.Description, 100*rt.InvocationRate(), 100*rt.EditAfterHitRate(), 100*rt.IneffectiveRate())
+		origin := "learnt"
+		if s.Origin != "" {
+			origin = "installed from " + s.Origin
+		}
+		fmt.Fprintf(&b, "%d. %s — %s (%s; read %.0f%% of the times listed; corrected after %.0f%%; failed after %.0f%%)\n",
+			i+1, s.Name, s.Description, origin, 100*rt.InvocationRate(), 100*rt.EditAfterHitRate(), 100*rt.IneffectiveRate())
 	}
 	b.WriteString("/skills show N shows one; /skills forget N removes it.")
 	return r.answerPrivately(ctx, c, chat.Out{Text: b.String()})
+}
+
+// skillsAdd is /skills add PATH|URL: an admin installs a skill in the
+// open format here. It is the team's (or, in a direct chat, the admin's
+// own) like a learnt one; its scripts are kept, never run on install.
+func (r *Router) skillsAdd(ctx context.Context, c chat.Command, l Learning, scope string) error {
+	if !r.cfg.Access.IsAdmin(c.User) {
+		return r.answerPrivately(ctx, c, chat.Out{Text: "Only an admin can install skills."})
+	}
+	if len(c.Args) != 2 {
+		return r.answerPrivately(ctx, c, chat.Out{Text: "Usage: /skills add PATH|URL — a skill folder (with SKILL.md) on the server, or a SKILL.md's URL."})
+	}
+	ch, err := l.InstallSkill(ctx, scope, c.Args[1])
+	if err != nil {
+		return r.answerPrivately(ctx, c, chat.Out{Text: "Not installed: " + err.Error()})
+	}
+	r.audit(ctx, AuditEntry{Actor: c.User.Key(), Action: "skill.install", Target: scope, Detail: ch.Skill + " from " + c.Args[1], Via: "chat"})
+	return r.answerPrivately(ctx, c, chat.Out{Text: fmt.Sprintf("Skill %s: %s (from %s). Its scripts run only as shell commands you approve.", ch.Skill, ch.Action, c.Args[1])})
 }
 
 // skillsHistory is /skills history: what reflection changed here.

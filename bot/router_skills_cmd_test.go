@@ -2,6 +2,7 @@ package bot_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,13 +19,13 @@ import (
 // skillsAdmin serves /skills and /reflect from skill files and the store,
 // as cmd/parley does; reflecting records the scope.
 type skillsAdmin struct {
-	files     evolve.SkillFiles
+	files     evolve.Skills
 	w         *world
 	reflected []string
 }
 
-func (s *skillsAdmin) Skills(scope string) ([]evolve.Skill, error) {
-	skills, _ := s.files.List(scope)
+func (s *skillsAdmin) Skills(ctx context.Context, scope string) ([]evolve.Skill, error) {
+	skills, _ := s.files.List(ctx, scope)
 	return skills, nil
 }
 
@@ -32,15 +33,31 @@ func (s *skillsAdmin) Rates(ctx context.Context, scope, name string) (evolve.Rat
 	return s.w.db.SkillRates(ctx, scope, name)
 }
 
-func (s *skillsAdmin) ForgetSkill(scope, name string) error { return s.files.Delete(scope, name) }
+func (s *skillsAdmin) ForgetSkill(ctx context.Context, scope, name string) error {
+	return s.files.Delete(ctx, scope, name)
+}
 
-func (s *skillsAdmin) ReflectNow(ctx context.Context, scope string) ([]evolve.Change, error) {
-	s.reflected = append(s.reflected, scope)
-	x := &evolve.Reflect{
+func (s *skillsAdmin) reflect() *evolve.Reflect {
+	return &evolve.Reflect{
 		Provider: s.w.runner.Provider, Files: s.files, Runs: s.w.db, Sessions: s.w.db, Memo: s.w.db, Revisions: s.w.db,
 		Guard: func(_ context.Context, text string, existing []string) error { return guard.CheckWith(text, existing) },
 	}
-	return x.ReflectScope(ctx, scope)
+}
+
+func (s *skillsAdmin) ReflectNow(ctx context.Context, scope string) ([]evolve.Change, error) {
+	s.reflected = append(s.reflected, scope)
+	return s.reflect().ReflectScope(ctx, scope)
+}
+
+// InstallSkill reads a folder as cmd/parley does (URLs are cmd/parley's
+// own test's).
+func (s *skillsAdmin) InstallSkill(ctx context.Context, scope, src string) (evolve.Change, error) {
+	sk, err := evolve.ReadSkillFolder(os.DirFS(src))
+	if err != nil {
+		return evolve.Change{}, err
+	}
+	sk.Origin = src
+	return s.reflect().Install(ctx, scope, sk)
 }
 
 func (s *skillsAdmin) History(ctx context.Context, scope string) ([]evolve.Revision, error) {
@@ -51,19 +68,27 @@ func (s *skillsAdmin) Undo(ctx context.Context, r evolve.Revision) error {
 	return evolve.Undo(ctx, s.files, s.w.db, s.w.db, r)
 }
 
+// newSkillsWorld is a Slack world whose admin is slack:root, its router
+// serving /skills and /reflect from admin.
+func newSkillsWorld(t *testing.T) (*world, *skillsAdmin) {
+	t.Helper()
+	w := newWorld(t, "slack", bot.Access{Admins: []string{"slack:root"}})
+	admin := &skillsAdmin{files: evolve.Skills{Store: evolve.SkillFiles{Dir: filepath.Join(t.TempDir(), "skills")}}, w: w}
+	w.router = newRouter(t, bot.RouterConfig{
+		Sessions: w.db, Inbox: w.db, KV: w.db, Runner: w.runner, Access: w.access, Reply: w.replies.factory,
+		Learning: admin, Audit: w.db,
+	}, w.fake)
+	return w, admin
+}
+
 // TestSkillsCommands: /skills lists this place's skills only, /skills show
 // and /skills forget act on this place's list — forgetting a team's skill
 // takes an admin, one's own in a direct chat does not — and /reflect is
 // an admin's.
 func TestSkillsCommands(t *testing.T) {
-	w := newWorld(t, "slack", bot.Access{Admins: []string{"slack:root"}})
-	admin := &skillsAdmin{files: evolve.SkillFiles{Dir: filepath.Join(t.TempDir(), "skills")}, w: w}
-	w.router = newRouter(t, bot.RouterConfig{
-		Sessions: w.db, Inbox: w.db, KV: w.db, Runner: w.runner, Access: w.access, Reply: w.replies.factory,
-		Learning: admin, Audit: w.db,
-	}, w.fake)
-	admin.files.Create("space:slack:W", "Deploy", "when deploying: staging first", "1. staging\n2. prod")
-	admin.files.Create("person:slack:bob", "Bob's notes", "how Bob likes summaries", "1. short")
+	w, admin := newSkillsWorld(t)
+	admin.files.Create(t.Context(), "space:slack:W", "Deploy", "when deploying: staging first", "1. staging\n2. prod")
+	admin.files.Create(t.Context(), "person:slack:bob", "Bob's notes", "how Bob likes summaries", "1. short")
 
 	channel := chat.Thread{Platform: "slack", Space: "W", Chat: "C1"}
 	dm := chat.Thread{Platform: "slack", Space: "W", Chat: "D1"}
@@ -129,13 +154,13 @@ func TestSkillsCommands(t *testing.T) {
 	if got := run(channel, root, false, "skills", "undo"); !strings.Contains(got, "Undone: patched skill deploy") {
 		t.Fatalf("undo the patch: %q", got)
 	}
-	if s, _ := admin.files.Get("space:slack:W", "Deploy"); strings.Contains(s.Body, "smoke") || !strings.Contains(s.Body, "then prod") {
+	if s, _ := admin.files.Get(t.Context(), "space:slack:W", "Deploy"); strings.Contains(s.Body, "smoke") || !strings.Contains(s.Body, "then prod") {
 		t.Fatalf("after undoing the patch: %q", s.Body)
 	}
 	if got := run(channel, root, false, "skills", "undo", "1"); !strings.Contains(got, "Undone: created skill deploy") {
 		t.Fatalf("undo the creation: %q", got)
 	}
-	if _, err := admin.files.Get("space:slack:W", "Deploy"); err == nil {
+	if _, err := admin.files.Get(t.Context(), "space:slack:W", "Deploy"); err == nil {
 		t.Fatal("undoing a creation leaves the skill")
 	}
 	// Every forget and undo made in chat is in the audit log, by whom.

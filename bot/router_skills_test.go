@@ -16,16 +16,16 @@ import (
 // skill learnt in Alice's direct chat never shows in the channel.
 func TestSkillsInUse(t *testing.T) {
 	w := newWorld(t, "slack", bot.Access{})
-	files := evolve.SkillFiles{Dir: filepath.Join(t.TempDir(), "skills")}
+	files := evolve.Skills{Store: evolve.SkillFiles{Dir: filepath.Join(t.TempDir(), "skills")}}
 	w.runner.Skills = evolve.Index{Files: files, Impressions: w.db, Memos: w.db}
-	read, err := evolve.SkillRead(files)
+	read, err := evolve.SkillRead(files, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	w.runner.Tools = append(w.runner.Tools, read)
 	ctx := t.Context()
 	space, alice := "space:slack:W", "person:slack:alice"
-	if _, _, err := files.Create(space, "Release notes", "when asked for release notes: read CHANGELOG.md first", "1. Read CHANGELOG.md.\n2. Group by feature."); err != nil {
+	if _, _, err := files.Create(t.Context(), space, "Release notes", "when asked for release notes: read CHANGELOG.md first", "1. Read CHANGELOG.md.\n2. Group by feature."); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.db.SetMemo(t.Context(), space, evolve.MemoTeam, "This team wants release notes grouped by team."); err != nil {
@@ -34,7 +34,7 @@ func TestSkillsInUse(t *testing.T) {
 	if err := w.db.SetMemo(t.Context(), alice, evolve.MemoSelf, "PRIVATE-MEMO about Alice."); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := files.Create(alice, "Alice's diary", "private: how Alice likes her notes", "1. Secret steps."); err != nil {
+	if _, _, err := files.Create(t.Context(), alice, "Alice's diary", "private: how Alice likes her notes", "1. Secret steps."); err != nil {
 		t.Fatal(err)
 	}
 
@@ -58,7 +58,7 @@ func TestSkillsInUse(t *testing.T) {
 	if !strings.Contains(string(reqs[1].Body), "1. Read CHANGELOG.md.") {
 		t.Fatalf("skill_read did not return the steps:\n%s", reqs[1].Body)
 	}
-	if s, _ := files.Get(space, "Release notes"); s.LastUsedAt.IsZero() {
+	if s, _ := files.Get(t.Context(), space, "Release notes"); s.LastUsedAt.IsZero() {
 		t.Error("reading a skill does not refresh lastUsedAt")
 	}
 

@@ -111,13 +111,14 @@ func Commands() []CommandSpec {
 			},
 		},
 		{
-			Name: "skills", Description: "What I have learnt here: list, show, forget",
+			Name: "skills", Description: "What I have learnt here: list, show, forget, add",
 			Usage: []Usage{
 				{"/skills", "the skills I have learnt here, with how they do"},
 				{"/skills show N", "skill N's steps"},
 				{"/skills forget N", "remove skill N (an admin; in a direct chat, you)"},
 				{"/skills history", "what reflection changed here"},
 				{"/skills undo N", "put back change N of that list (an admin; in a direct chat, you)"},
+				{"/skills add PATH|URL", "install a skill in the open Agent Skills format (admins)"},
 				{"/reflect", "reflect on this place now (admins)"},
 			},
 			Subcommands: []Subcommand{
@@ -129,6 +130,8 @@ func Commands() []CommandSpec {
 				{Name: "history", Description: "What reflection changed here"},
 				{Name: "undo", Description: "Put back one change",
 					Arg: &CommandArg{Name: "n", Description: "The change's number, from /skills history", Integer: true, Min: 1}},
+				{Name: "add", Description: "Install a skill (admins)",
+					Arg: &CommandArg{Name: "source", Description: "A skill folder on the server, or a SKILL.md's URL"}},
 			},
 		},
 		{

@@ -46,6 +46,7 @@ type Backend interface {
 	evolve.ActivityStore
 	evolve.MemoStore
 	evolve.ReflectionLog // each reflection and its cost (the console's Learning page)
+	evolve.SkillStore    // every scope's skills, shared by the replicas (#30 §3)
 
 	remind.ItemStore
 	remind.ItemLister // the web console's Time page
@@ -74,6 +75,9 @@ type Backend interface {
 	// ScopeSkillRates are every skill's counts in scope, by lowercased
 	// name (the skill index and the reflection packet).
 	ScopeSkillRates(ctx context.Context, scope string) (map[string]evolve.Rates, error)
+	// SkillScopes lists the scopes that have skills (parley skills ls,
+	// export, the console's Learning page).
+	SkillScopes(ctx context.Context) ([]string, error)
 	// Close closes the handle; a second Close is harmless.
 	Close() error
 }

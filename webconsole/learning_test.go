@@ -24,14 +24,14 @@ import (
 // learned is a webconsole.Learning over skill files and the store, with
 // reflection's guard (its phrase tables), as cmd/parley's.
 type learned struct {
-	files evolve.SkillFiles
+	files evolve.Skills
 	db    *store.DB
 	x     *evolve.Reflect
 	more  []string // scopes listed after learnScope
 }
 
 func newLearned(t *testing.T, db *store.DB, now func() time.Time) *learned {
-	files := evolve.SkillFiles{Dir: filepath.Join(t.TempDir(), "skills"), Now: now}
+	files := evolve.Skills{Store: evolve.SkillFiles{Dir: filepath.Join(t.TempDir(), "skills")}, Now: now}
 	return &learned{files: files, db: db, x: &evolve.Reflect{Files: files, Memo: db, Revisions: db, Now: now,
 		Guard: func(_ context.Context, text string, existing []string) error { return guard.CheckWith(text, existing) }}}
 }
@@ -39,8 +39,8 @@ func newLearned(t *testing.T, db *store.DB, now func() time.Time) *learned {
 func (l *learned) Scopes(context.Context) ([]string, error) {
 	return append([]string{learnScope}, l.more...), nil
 }
-func (l *learned) Skills(_ context.Context, scope string) ([]evolve.Skill, error) {
-	skills, _ := l.files.List(scope)
+func (l *learned) Skills(ctx context.Context, scope string) ([]evolve.Skill, error) {
+	skills, _ := l.files.List(ctx, scope)
 	return skills, nil
 }
 func (l *learned) Rates(ctx context.Context, scope, name string) (evolve.Rates, error) {
@@ -55,8 +55,8 @@ func (l *learned) History(ctx context.Context, scope string) ([]evolve.Revision,
 func (l *learned) Undo(ctx context.Context, r evolve.Revision) error {
 	return evolve.Undo(ctx, l.files, l.db, l.db, r)
 }
-func (l *learned) ForgetSkill(_ context.Context, scope, name string) error {
-	return l.files.Delete(scope, name)
+func (l *learned) ForgetSkill(ctx context.Context, scope, name string) error {
+	return l.files.Delete(ctx, scope, name)
 }
 func (l *learned) EditSkill(ctx context.Context, scope, name, description, body string) error {
 	return l.x.EditSkill(ctx, scope, name, description, body)
@@ -87,11 +87,11 @@ func learningConsole(t *testing.T) (*console, *learned) {
 			t.Fatal(err)
 		}
 	}
-	_, _, err := l.files.Create(learnScope, "Deploy", "When asked to deploy", "1. Run the staging checks.\n2. Deploy to prod.")
+	_, _, err := l.files.Create(t.Context(), learnScope, "Deploy", "When asked to deploy", "1. Run the staging checks.\n2. Deploy to prod.")
 	must(err)
 	must(c.db.AddRevision(ctx, evolve.Revision{Scope: learnScope, Kind: "skill", Name: "deploy", Action: "created", At: c.clock.now()}))
 	before := l.file(t, "deploy")
-	_, err = l.files.Patch(learnScope, "Deploy", "Deploy to prod.", "Deploy to prod <after the smoke tests>.")
+	_, err = l.files.Patch(t.Context(), learnScope, "Deploy", "Deploy to prod.", "Deploy to prod <after the smoke tests>.")
 	must(err)
 	must(c.db.AddRevision(ctx, evolve.Revision{Scope: learnScope, Kind: "skill", Name: "deploy", Action: "patched", Before: before, At: c.clock.now()}))
 	must(c.db.SetMemo(ctx, learnScope, evolve.MemoTeam, "This team deploys from the release branch."))
@@ -106,7 +106,7 @@ func learningConsole(t *testing.T) (*console, *learned) {
 // file is scope learnScope's skill file slug as it is on disk.
 func (l *learned) file(t *testing.T, slug string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(l.files.ScopeDir(learnScope), slug+".md"))
+	b, err := os.ReadFile(filepath.Join(l.files.Store.(evolve.SkillFiles).ScopeDir(learnScope), slug+".md"))
 	if err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func (l *learned) file(t *testing.T, slug string) string {
 }
 
 func TestLearningPage(t *testing.T) {
-	c, _ := learningConsole(t)
+	c, l := learningConsole(t)
 	root := c.signIn(t, admin)
 	code, body := c.get(t, root, "/learning")
 	if code != http.StatusOK {
@@ -141,8 +141,20 @@ func TestLearningPage(t *testing.T) {
 		t.Error("the changes are not newest first")
 	}
 	code, body = c.get(t, root, "/learning/skill?scope="+url.QueryEscape(learnScope)+"&name=deploy")
-	if code != http.StatusOK || !strings.Contains(body, "<h1>Deploy</h1>") || !strings.Contains(body, "after the smoke tests") {
+	if code != http.StatusOK || !strings.Contains(body, "<h1>Deploy</h1>") || !strings.Contains(body, "after the smoke tests") ||
+		!strings.Contains(body, "<dt>Origin</dt><dd>learnt</dd>") {
 		t.Errorf("GET the skill: %d\n%s", code, body)
+	}
+	// An installed skill shows where it came from, in the list and on its page.
+	if err := l.files.Put(t.Context(), learnScope, evolve.Skill{Slug: "pdf-forms", Name: "pdf-forms", Description: "when a PDF form must be filled",
+		Body: "Run scripts/fill.py.", Origin: "https://skills.example/pdf-forms/SKILL.md"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, body = c.get(t, root, "/learning"); !strings.Contains(body, "when a PDF form must be filled · installed from https://skills.example/pdf-forms/SKILL.md") {
+		t.Errorf("the list lacks the installed skill's origin:\n%s", body)
+	}
+	if _, body = c.get(t, root, "/learning/skill?scope="+url.QueryEscape(learnScope)+"&name=pdf-forms"); !strings.Contains(body, "<dd>installed from https://skills.example/pdf-forms/SKILL.md</dd>") {
+		t.Errorf("the page lacks the installed skill's origin:\n%s", body)
 	}
 	if code, _ := c.get(t, root, "/learning/skill?scope="+url.QueryEscape(learnScope)+"&name=nope"); code != http.StatusNotFound {
 		t.Errorf("GET a skill that is not there: %d", code)
@@ -232,7 +244,7 @@ func TestLearningChanges(t *testing.T) {
 		"body", "1. Ask which environment.\n2. Run the staging checks.")); code != http.StatusSeeOther {
 		t.Fatalf("edit: %d\n%s", code, body)
 	}
-	if s, err := l.files.Get(learnScope, "Deploy"); err != nil || s.Description != "When deploying anything" || !strings.HasPrefix(s.Body, "1. Ask") {
+	if s, err := l.files.Get(t.Context(), learnScope, "Deploy"); err != nil || s.Description != "When deploying anything" || !strings.HasPrefix(s.Body, "1. Ask") {
 		t.Fatalf("after the edit: %+v, %v", s, err)
 	}
 	edit := latest()

@@ -70,9 +70,9 @@ func BenchmarkReflectionCycle50Conversations(b *testing.B) {
 	var calls, tokens, packet int
 	for b.Loop() {
 		b.StopTimer()
-		files := evolve.SkillFiles{Dir: b.TempDir(), Now: func() time.Time { return now }}
+		files := evolve.Skills{Store: evolve.SkillFiles{Dir: b.TempDir()}, Now: func() time.Time { return now }}
 		for i := range 10 {
-			if _, _, err := files.Create(scope, fmt.Sprintf("Skill %d", i), fmt.Sprintf("when asked about topic %d: check the runbook first", i),
+			if _, _, err := files.Create(b.Context(), scope, fmt.Sprintf("Skill %d", i), fmt.Sprintf("when asked about topic %d: check the runbook first", i),
 				"1. Read the runbook.\n2. Check the dashboard.\n3. Answer with the link."); err != nil {
 				b.Fatal(err)
 			}
@@ -113,9 +113,9 @@ func BenchmarkReflectionCycle50Conversations(b *testing.B) {
 func BenchmarkSkillIndex(b *testing.B) {
 	for _, n := range []int{10, 50, 200} {
 		b.Run(fmt.Sprintf("skills=%d", n), func(b *testing.B) {
-			files := evolve.SkillFiles{Dir: b.TempDir(), Max: 500}
+			files := evolve.Skills{Store: evolve.SkillFiles{Dir: b.TempDir()}, Max: 500}
 			for i := range n {
-				if _, _, err := files.Create(scope, fmt.Sprintf("Skill number %d", i),
+				if _, _, err := files.Create(b.Context(), scope, fmt.Sprintf("Skill number %d", i),
 					fmt.Sprintf("when someone asks about the service-%d deploy or its alerts: follow the checklist", i),
 					"1. Check the runbook.\n2. Answer with the link."); err != nil {
 					b.Fatal(err)

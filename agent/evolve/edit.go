@@ -37,7 +37,7 @@ func (x *Reflect) EditSkill(ctx context.Context, scope, name, description, body 
 	if x.Guard == nil {
 		return errors.New("editing a skill needs a guard")
 	}
-	s, err := x.Files.Get(scope, name)
+	s, err := x.Files.Get(ctx, scope, name)
 	if err != nil {
 		return err
 	}
@@ -46,7 +46,7 @@ func (x *Reflect) EditSkill(ctx context.Context, scope, name, description, body 
 		return refused(errors.New("a skill needs steps: forget it instead"))
 	}
 	var others []string
-	skills, _ := x.Files.List(scope)
+	skills, _ := x.Files.List(ctx, scope)
 	for _, o := range skills {
 		if o.Slug != s.Slug {
 			others = append(others, o.Description, o.Body)
@@ -55,9 +55,9 @@ func (x *Reflect) EditSkill(ctx context.Context, scope, name, description, body 
 	if err := x.vet(ctx, s.Name+"\n"+description+"\n"+body, others); err != nil {
 		return err
 	}
-	rev := Revision{Scope: scope, Kind: "skill", Name: s.Slug, Action: "edited", Before: x.Files.skillFile(scope, s.Slug), At: x.now()}
+	rev := Revision{Scope: scope, Kind: "skill", Name: s.Slug, Action: "edited", Before: string(s.Marshal()), At: x.now()}
 	s.Description, s.Body, s.PatchCount, s.UpdatedAt = description, body, s.PatchCount+1, x.Files.now()
-	if err := x.Files.write(scope, s); err != nil {
+	if err := x.Files.Put(ctx, scope, s); err != nil {
 		return err
 	}
 	return x.keepRevision(ctx, rev)

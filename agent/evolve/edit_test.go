@@ -78,10 +78,10 @@ func TestEditThroughTheGuard(t *testing.T) {
 			memo := memMemo{scope: {Team: "This team deploys from the release branch."}}
 			revs := &memRevs{}
 			x.Memo, x.Revisions = memo, revs
-			if _, _, err := x.Files.Create(scope, "Deploy", "When asked to deploy", steps); err != nil {
+			if _, _, err := x.Files.Create(t.Context(), scope, "Deploy", "When asked to deploy", steps); err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join(x.Files.ScopeDir(scope), "deploy.md")
+			path := filepath.Join(x.Files.Store.(evolve.SkillFiles).ScopeDir(scope), "deploy.md")
 			file := func() string { b, _ := os.ReadFile(path); return string(b) }
 			before, beforeMemo := file(), memo[scope]
 			err := tt.edit(t.Context(), x)

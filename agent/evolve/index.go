@@ -5,6 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"os"
+	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"unicode"
@@ -24,9 +28,9 @@ type ImpressionCounter interface {
 	AddImpressions(ctx context.Context, scope string, names []string) error
 }
 
-// Index implements agent.SkillIndex over skill files.
+// Index implements agent.SkillIndex over the skills of a SkillStore.
 type Index struct {
-	Files       SkillFiles
+	Files       Skills
 	Impressions ImpressionCounter // nil: not counted
 	// Memos are the scopes' self-memos, listed with the skills; nil: none.
 	Memos MemoStore
@@ -52,7 +56,7 @@ func (x Index) SkillIndex(ctx context.Context, c agent.Caller, text string) (age
 	words := queryWords(text)
 	total := 0
 	for _, scope := range c.Learned {
-		skills, _ := x.Files.List(scope) // a broken file hides only itself
+		skills, _ := x.Files.List(ctx, scope) // a broken file hides only itself
 		for _, s := range skills {
 			cost := agent.EstimateTokens(s.Name+": "+s.Description) + 2
 			total += cost
@@ -160,22 +164,66 @@ type SkillReadArgs struct {
 // SkillRead returns the skill_read tool: a skill's steps, from the turn's
 // learned scopes only (Caller.Learned), and the skill's lastUsedAt
 // refreshed. Each call is one invocation (the run's signals count it).
-func SkillRead(files SkillFiles) (agent.Tool, error) {
+// An installed skill's files are put in the conversation's shell
+// workspace (workspace; nil: not offered) under .skills/<slug>/, never
+// executable: a script runs only as a shell command a person approves.
+func SkillRead(files Skills, workspace func(sessionID string) (string, error)) (agent.Tool, error) {
 	return agent.Local(agent.Func("skill_read", "Read one of the skills you have learnt here (listed in your system prompt): its steps, to follow.",
 		func(ctx context.Context, c agent.Caller, a SkillReadArgs) (string, error) {
 			for _, scope := range c.Learned {
-				s, err := files.Get(scope, a.Name)
+				s, err := files.Get(ctx, scope, a.Name)
 				if errors.Is(err, ErrNoSkill) {
 					continue
 				}
 				if err != nil {
 					return "", err
 				}
-				if err := files.Touch(scope, s.Name); err != nil {
+				if err := files.Touch(ctx, scope, s.Name); err != nil {
 					return "", err
 				}
-				return fmt.Sprintf("# %s\n%s\n\n%s", s.Name, s.Description, s.Body), nil
+				out := fmt.Sprintf("# %s\n%s\n\n%s", s.Name, s.Description, s.Body)
+				if len(s.Files) > 0 && workspace != nil {
+					where, err := placeSkillFiles(workspace, c.SessionID, s)
+					if err != nil {
+						return "", err
+					}
+					out += where
+				}
+				return out, nil
 			}
 			return "", fmt.Errorf("%w here: %q", ErrNoSkill, a.Name)
 		}))
+}
+
+// placeSkillFiles writes s's files into the session's workspace and says
+// where they are.
+func placeSkillFiles(workspace func(string) (string, error), sessionID string, s Skill) (string, error) {
+	ws, err := workspace(sessionID)
+	if err != nil {
+		return "", fmt.Errorf("the skill's files: %w", err)
+	}
+	rel := path.Join(".skills", folderName(s))
+	if err := os.RemoveAll(filepath.Join(ws, filepath.FromSlash(rel))); err != nil {
+		return "", fmt.Errorf("the skill's files: %w", err)
+	}
+	paths := slices.Sorted(maps.Keys(s.Files))
+	for _, p := range paths {
+		if err := SkillFilePath(p); err != nil {
+			return "", fmt.Errorf("the skill's files: %w", err)
+		}
+		dst := filepath.Join(ws, filepath.FromSlash(rel), filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+			return "", fmt.Errorf("the skill's files: %w", err)
+		}
+		if err := os.WriteFile(dst, []byte(s.Files[p]), 0o600); err != nil {
+			return "", fmt.Errorf("the skill's files: %w", err)
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n\nThis skill's files are in your shell workspace under %s/:\n", rel)
+	for _, p := range paths {
+		fmt.Fprintf(&b, "- %s/%s\n", rel, p)
+	}
+	fmt.Fprintf(&b, "Run a script with the shell tool (for example: sh %s/scripts/NAME); a person approves each command.", rel)
+	return b.String(), nil
 }

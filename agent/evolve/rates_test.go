@@ -45,14 +45,14 @@ func (f fixedRates) ScopeSkillRates(_ context.Context, scope string) (map[string
 // equally related to the message, the ones never read though often
 // listed, or read and failing, are left out first, whatever their age.
 func TestSkillIndexEvictsTheLeastUseful(t *testing.T) {
-	f := SkillFiles{Dir: t.TempDir(), Max: 500, Now: clockAt(t0)}
+	f := Skills{Store: SkillFiles{Dir: t.TempDir()}, Max: 500, Now: clockAt(t0)}
 	scope := "space:slack:T1"
 	desc := strings.Repeat("a routine procedure of this team ", 3)
 	rates := map[string]Rates{}
 	const n = 40
 	for i := range n {
 		name := fmt.Sprintf("Procedure %02d", i)
-		f.Create(scope, name, desc, "steps")
+		f.Create(t.Context(), scope, name, desc, "steps")
 		// The newest half are dead weight: listed often, never read, or
 		// read and failing; the oldest half are read and help.
 		switch {

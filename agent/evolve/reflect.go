@@ -34,7 +34,7 @@ type TranscriptSource interface {
 type Reflect struct {
 	Provider llm.Provider
 	Model    string
-	Files    SkillFiles
+	Files    Skills
 	Runs     RunSource
 	Sessions TranscriptSource
 	// Memo keeps the self-memo; nil: reflection writes skills only.
@@ -145,6 +145,9 @@ func (x *Reflect) Reflect(ctx context.Context, scope string, a *Allowance) ([]Ch
 // apply runs one of the reflection's tool calls, keeping what it replaced
 // as a revision.
 func (x *Reflect) apply(ctx context.Context, scope string, tc llm.ToolCall) (Change, error) {
+	if c, ok := x.proposal(ctx, scope, tc); ok {
+		return c, nil
+	}
 	rev, err := x.before(ctx, scope, tc)
 	if err != nil {
 		return Change{}, err
@@ -154,12 +157,37 @@ func (x *Reflect) apply(ctx context.Context, scope string, tc llm.ToolCall) (Cha
 		return c, err
 	}
 	if rev.Kind == "skill" && rev.Name == "" { // created: its slug is known now
-		if s, gerr := x.Files.Get(scope, c.Skill); gerr == nil {
+		if s, gerr := x.Files.Get(ctx, scope, c.Skill); gerr == nil {
 			rev.Name = s.Slug
 		}
 	}
 	rev.Action = c.Action
 	return c, x.keepRevision(ctx, rev)
+}
+
+// proposal: tc patches or deletes an installed skill, which reflection
+// never changes (what an admin installed, an admin changes). It is not
+// applied; it is kept as a "proposed" change, so the reflection log and
+// the audit log show it to an admin.
+func (x *Reflect) proposal(ctx context.Context, scope string, tc llm.ToolCall) (Change, bool) {
+	if tc.Name != "skill_patch" && tc.Name != "skill_delete" {
+		return Change{}, false
+	}
+	var a struct {
+		Name string `json:"name"`
+	}
+	if json.Unmarshal(tc.Arguments, &a) != nil {
+		return Change{}, false
+	}
+	s, err := x.Files.Get(ctx, scope, a.Name)
+	if err != nil || s.Origin == "" {
+		return Change{}, false
+	}
+	verb := "patch"
+	if tc.Name == "skill_delete" {
+		verb = "delete"
+	}
+	return Change{"proposed to " + verb + " (installed: left for an admin)", s.Name}, true
 }
 
 // before is the revision of what tc is about to change.
@@ -185,8 +213,8 @@ func (x *Reflect) before(ctx context.Context, scope string, tc llm.ToolCall) (Re
 		}
 	default:
 		r.Kind = "skill"
-		if s, err := x.Files.Get(scope, a.Name); err == nil {
-			r.Name, r.Before = s.Slug, x.Files.skillFile(scope, s.Slug)
+		if s, err := x.Files.Get(ctx, scope, a.Name); err == nil {
+			r.Name, r.Before = s.Slug, string(s.Marshal())
 		}
 	}
 	return r, nil
@@ -207,7 +235,7 @@ func (x *Reflect) change(ctx context.Context, scope string, tc llm.ToolCall) (Ch
 		return Change{}, fmt.Errorf("arguments: %w", err)
 	}
 	existing := func() []string {
-		skills, _ := x.Files.List(scope)
+		skills, _ := x.Files.List(ctx, scope)
 		var out []string
 		for _, s := range skills {
 			out = append(out, s.Description, s.Body)
@@ -219,7 +247,7 @@ func (x *Reflect) change(ctx context.Context, scope string, tc llm.ToolCall) (Ch
 		if err := x.Guard(ctx, a.Name+"\n"+a.Description+"\n"+a.Steps, existing()); err != nil {
 			return Change{}, err
 		}
-		if _, _, err := x.Files.Create(scope, a.Name, a.Description, a.Steps); err != nil {
+		if _, _, err := x.Files.Create(ctx, scope, a.Name, a.Description, a.Steps); err != nil {
 			return Change{}, err
 		}
 		return Change{"created", a.Name}, nil
@@ -227,7 +255,7 @@ func (x *Reflect) change(ctx context.Context, scope string, tc llm.ToolCall) (Ch
 		if err := x.Guard(ctx, a.New, existing()); err != nil {
 			return Change{}, err
 		}
-		if _, err := x.Files.Patch(scope, a.Name, a.Old, a.New); err != nil {
+		if _, err := x.Files.Patch(ctx, scope, a.Name, a.Old, a.New); err != nil {
 			return Change{}, err
 		}
 		return Change{"patched", a.Name}, nil
@@ -240,7 +268,7 @@ func (x *Reflect) change(ctx context.Context, scope string, tc llm.ToolCall) (Ch
 		}
 		return Change{"noted", a.Note + " memo"}, nil
 	case "skill_delete":
-		if err := x.Files.Delete(scope, a.Name); err != nil {
+		if err := x.Files.Delete(ctx, scope, a.Name); err != nil {
 			return Change{}, err
 		}
 		return Change{"deleted", a.Name}, nil
@@ -269,7 +297,7 @@ func (x *Reflect) packet(ctx context.Context, scope string, runs []Run) (string,
 	var b strings.Builder
 	budget := cmp.Or(x.PacketTokens, 12000)
 	b.WriteString("# Skills you have here\n")
-	skills, _ := x.Files.List(scope)
+	skills, _ := x.Files.List(ctx, scope)
 	if len(skills) == 0 {
 		b.WriteString("None yet.\n")
 	}
@@ -282,6 +310,9 @@ func (x *Reflect) packet(ctx context.Context, scope string, runs []Run) (string,
 	}
 	for _, s := range skills {
 		fmt.Fprintf(&b, "## %s\n%s\n%s\n", s.Name, s.Description, s.Body)
+		if s.Origin != "" {
+			b.WriteString("(Installed by an admin: you do not change it; a patch or delete of it is kept only as a proposal for an admin.)\n")
+		}
 		if x.Rates != nil {
 			fmt.Fprintf(&b, "%s\n", describeRates(rates[strings.ToLower(s.Name)]))
 		}

@@ -36,7 +36,7 @@ func newReflect(t *testing.T, srv *llmtest.Server) *evolve.Reflect {
 	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	return &evolve.Reflect{
 		Provider: openai.New(openai.Config{APIKey: "k", BaseURL: srv.OpenAIBaseURL()}), Model: "gpt-test",
-		Files: evolve.SkillFiles{Dir: t.TempDir(), Now: func() time.Time { return now }},
+		Files: evolve.Skills{Store: evolve.SkillFiles{Dir: t.TempDir()}, Now: func() time.Time { return now }},
 		Runs: memRuns{
 			{Scope: "space:slack:T1", SessionID: "s1", At: now.Add(-time.Hour), Signals: evolve.Signals{Corrected: true}},
 			{Scope: "space:slack:T1", SessionID: "s2", At: now.Add(-30 * time.Minute), Signals: evolve.Signals{TransientErrors: 5}},
@@ -70,7 +70,7 @@ func TestReflectCreatesSkill(t *testing.T) {
 	if len(changes) != 1 || changes[0] != (evolve.Change{Action: "created", Skill: "Deploy"}) {
 		t.Fatalf("changes = %+v", changes)
 	}
-	s, err := x.Files.Get("space:slack:T1", "Deploy")
+	s, err := x.Files.Get(t.Context(), "space:slack:T1", "Deploy")
 	if err != nil || !strings.Contains(s.Body, "staging first") {
 		t.Fatalf("skill: %+v, %v", s, err)
 	}
@@ -103,7 +103,7 @@ func TestReflectRefusesAndStops(t *testing.T) {
 	if err != nil || len(changes) != 0 {
 		t.Fatalf("changes %+v, %v", changes, err)
 	}
-	if skills, _ := x.Files.List("space:slack:T1"); len(skills) != 0 {
+	if skills, _ := x.Files.List(t.Context(), "space:slack:T1"); len(skills) != 0 {
 		t.Fatalf("a refused skill was written: %+v", skills)
 	}
 	if !strings.Contains(string(srv.Requests()[1].Body), "refused:") {
@@ -239,7 +239,7 @@ func TestReflectPacketCarriesRates(t *testing.T) {
 	x := newReflect(t, srv)
 	const scope = "space:slack:T1"
 	for _, name := range []string{"Deploy", "Triage", "Fresh"} {
-		if _, _, err := x.Files.Create(scope, name, "when asked to "+strings.ToLower(name), "1. Do it."); err != nil {
+		if _, _, err := x.Files.Create(t.Context(), scope, name, "when asked to "+strings.ToLower(name), "1. Do it."); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 )
 
-// Every change reflection makes is kept as a revision: what the skill file
-// or memo note held before, so a person can undo it (/skills undo N).
+// Every change reflection makes is kept as a revision: what the skill (its
+// Markdown form) or memo note held before, so a person can undo it (/skills undo N).
 
 // Revision is one change.
 type Revision struct {
@@ -30,22 +28,12 @@ type RevisionStore interface {
 	DeleteRevision(ctx context.Context, id int64) error
 }
 
-// skillFile is the current content of a skill's file, "" when none.
-func (f SkillFiles) skillFile(scope, slug string) string {
-	data, err := os.ReadFile(filepath.Join(f.ScopeDir(scope), slug+".md"))
-	if err != nil {
-		return ""
-	}
-	return string(data)
-}
-
 // Undo puts back what revision r replaced, and forgets r.
-func Undo(ctx context.Context, files SkillFiles, memo MemoStore, revs RevisionStore, r Revision) error {
+func Undo(ctx context.Context, files Skills, memo MemoStore, revs RevisionStore, r Revision) error {
 	switch r.Kind {
 	case "skill":
-		path := filepath.Join(files.ScopeDir(r.Scope), r.Name+".md")
 		if r.Before == "" {
-			if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			if err := files.Store.DeleteSkill(ctx, r.Scope, r.Name); err != nil {
 				return err
 			}
 			break
@@ -55,7 +43,12 @@ func Undo(ctx context.Context, files SkillFiles, memo MemoStore, revs RevisionSt
 			return fmt.Errorf("revision %d: %w", r.ID, err)
 		}
 		s.Slug = r.Name
-		if err := files.write(r.Scope, s); err != nil {
+		// An installed skill's files are not in its revision: keep those
+		// it has now.
+		if cur, err := files.Get(ctx, r.Scope, s.Name); err == nil && cur.Slug == s.Slug {
+			s.Files = cur.Files
+		}
+		if err := files.Put(ctx, r.Scope, s); err != nil {
 			return err
 		}
 	case "memo":

@@ -54,21 +54,21 @@ func TestSkillFileRoundTrip(t *testing.T) {
 }
 
 func TestSkillFiles(t *testing.T) {
-	f := SkillFiles{Dir: t.TempDir(), Max: 3, Now: clockAt(t0)}
+	f := Skills{Store: SkillFiles{Dir: t.TempDir()}, Max: 3, Now: clockAt(t0)}
 	scope := "space:slack:T1"
-	s, evicted, err := f.Create(scope, "Deploy to staging", "when deploying", "1. make stage\n2. check /health")
+	s, evicted, err := f.Create(t.Context(), scope, "Deploy to staging", "when deploying", "1. make stage\n2. check /health")
 	if err != nil || len(evicted) != 0 {
 		t.Fatalf("Create = %v, %v", evicted, err)
 	}
-	if _, err := os.Stat(filepath.Join(f.Dir, "space_slack_T1", "deploy-to-staging.md")); err != nil {
+	if _, err := os.Stat(filepath.Join(f.Store.(SkillFiles).Dir, "space_slack_T1", "deploy-to-staging.md")); err != nil {
 		t.Fatalf("the file: %v", err)
 	}
-	if _, _, err := f.Create(scope, "deploy to staging", "again", "x"); err == nil {
+	if _, _, err := f.Create(t.Context(), scope, "deploy to staging", "again", "x"); err == nil {
 		t.Fatal("a second skill of the same name")
 	}
 
 	// A patch changes a span and counts.
-	p, err := f.Patch(scope, "Deploy to staging", "check /health", "check /healthz and the error rate")
+	p, err := f.Patch(t.Context(), scope, "Deploy to staging", "check /health", "check /healthz and the error rate")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,46 +76,46 @@ func TestSkillFiles(t *testing.T) {
 		t.Fatalf("patched: %+v", p)
 	}
 	// A patch that would cut it by more than half is refused.
-	if _, err := f.Patch(scope, "Deploy to staging", "1. make stage\n2. check /healthz and the error rate", "ok"); !errors.Is(err, ErrShrink) {
+	if _, err := f.Patch(t.Context(), scope, "Deploy to staging", "1. make stage\n2. check /healthz and the error rate", "ok"); !errors.Is(err, ErrShrink) {
 		t.Fatalf("a shrinking patch: %v", err)
 	}
 
 	// A hand edit is picked up.
-	path := filepath.Join(f.ScopeDir(scope), "deploy-to-staging.md")
+	path := filepath.Join(f.Store.(SkillFiles).ScopeDir(scope), "deploy-to-staging.md")
 	data, _ := os.ReadFile(path)
 	os.WriteFile(path, []byte(strings.Replace(string(data), "make stage", "make staging", 1)), 0o600)
-	if got, _ := f.Get(scope, "deploy to staging"); !strings.Contains(got.Body, "make staging") {
+	if got, _ := f.Get(t.Context(), scope, "deploy to staging"); !strings.Contains(got.Body, "make staging") {
 		t.Fatalf("hand edit not read: %q", got.Body)
 	}
 
 	// Eviction: the never-used go first, oldest first; then the least recently used.
-	f.Create(scope, "B", "b", "b steps")
-	f.Create(scope, "C", "c", "c steps")
-	f.Touch(scope, "Deploy to staging")
-	f.Touch(scope, "B")
-	_, evicted, err = f.Create(scope, "D", "d", "d steps")
+	f.Create(t.Context(), scope, "B", "b", "b steps")
+	f.Create(t.Context(), scope, "C", "c", "c steps")
+	f.Touch(t.Context(), scope, "Deploy to staging")
+	f.Touch(t.Context(), scope, "B")
+	_, evicted, err = f.Create(t.Context(), scope, "D", "d", "d steps")
 	if err != nil || !slices.Equal(evicted, []string{"C"}) {
 		t.Fatalf("evicted %v, %v; want C (never used)", evicted, err)
 	}
-	f.Touch(scope, "D")
-	_, evicted, _ = f.Create(scope, "E", "e", "e steps")
+	f.Touch(t.Context(), scope, "D")
+	_, evicted, _ = f.Create(t.Context(), scope, "E", "e", "e steps")
 	if !slices.Equal(evicted, []string{"Deploy to staging"}) {
 		t.Fatalf("evicted %v; want the least recently used", evicted)
 	}
 	// Scopes are apart.
-	if other, _ := f.List("person:slack:U1"); len(other) != 0 {
+	if other, _ := f.List(t.Context(), "person:slack:U1"); len(other) != 0 {
 		t.Fatalf("another scope sees %d skills", len(other))
 	}
 	// A broken file hides only itself.
-	os.WriteFile(filepath.Join(f.ScopeDir(scope), "broken.md"), []byte("oops"), 0o600)
-	skills, errs := f.List(scope)
-	if len(skills) != 3 || len(errs) != 1 {
+	os.WriteFile(filepath.Join(f.Store.(SkillFiles).ScopeDir(scope), "broken.md"), []byte("oops"), 0o600)
+	skills, errs := f.List(t.Context(), scope)
+	if len(skills) != 3 || errs == nil {
 		t.Fatalf("List: %d skills, errors %v", len(skills), errs)
 	}
-	if err := f.Delete(scope, "B"); err != nil {
+	if err := f.Delete(t.Context(), scope, "B"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.Get(scope, "B"); !errors.Is(err, ErrNoSkill) {
+	if _, err := f.Get(t.Context(), scope, "B"); !errors.Is(err, ErrNoSkill) {
 		t.Fatalf("a deleted skill: %v", err)
 	}
 }
@@ -123,12 +123,12 @@ func TestSkillFiles(t *testing.T) {
 // The index lists within its budget, most related first, and counts the
 // rest; impressions are counted for what it listed only.
 func TestSkillIndexBudget(t *testing.T) {
-	f := SkillFiles{Dir: t.TempDir(), Max: 500, Now: clockAt(t0)}
+	f := Skills{Store: SkillFiles{Dir: t.TempDir()}, Max: 500, Now: clockAt(t0)}
 	scope := "space:slack:T1"
 	for i := range 300 {
-		f.Create(scope, fmt.Sprintf("Procedure %03d", i), strings.Repeat("a long description of a routine task ", 4), "steps")
+		f.Create(t.Context(), scope, fmt.Sprintf("Procedure %03d", i), strings.Repeat("a long description of a routine task ", 4), "steps")
 	}
-	f.Create(scope, "Rotate the signing key", "when the signing key expires: rotate it with vault", "1. vault write")
+	f.Create(t.Context(), scope, "Rotate the signing key", "when the signing key expires: rotate it with vault", "1. vault write")
 	counter := &countingImpressions{}
 	list, err := Index{Files: f, Impressions: counter, BudgetTokens: 500}.SkillIndex(t.Context(), agent.Caller{Learned: []string{scope}}, "how do I rotate the signing key?")
 	if err != nil {

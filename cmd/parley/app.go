@@ -80,6 +80,10 @@ func openApp(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app
 		// Said once, at start; everything else works without it.
 		logger.Warn(err.Error())
 	}
+	if err := importSkillFiles(ctx, legacySkillFiles(cfg), db, cfg.AgentNames(), logger); err != nil {
+		db.Close()
+		return nil, err
+	}
 	bridge := connectMCP(ctx, cfg, logger)
 	return &app{cfg: cfg, db: db, model: ops.provider(provider), reg: reg, window: reg.Info(cfg.LLM.Model).ContextWindow, blind: blind,
 		limits: limits, bridge: bridge, kb: base, judge: judge, pauses: &pauseRelay{}, ops: ops, logger: logger}, nil

@@ -56,7 +56,7 @@ func assemble(a *app, adapters []chat.Adapter, acc bot.Access, approvers []strin
 		if err != nil {
 			return nil, err
 		}
-		learn, console = l, consoleLearning{l}
+		learn, console = l, l
 	}
 	cc := bot.CoreConfig{
 		Adapters:       adapters,
@@ -154,7 +154,11 @@ func (a *app) tools(rem *reminderParts, tasks *taskParts) ([]agent.Tool, error) 
 		list = append(list, a.bridge.Tools()...)
 	}
 	if cfg.Evolution.Enabled {
-		read, err := evolve.SkillRead(skillFiles(cfg))
+		var workspace func(string) (string, error) // an installed skill's files go where the shell works
+		if cfg.Tools.Shell.Enabled {
+			workspace = func(id string) (string, error) { return shell.SessionWorkspace(cfg.DataDir, id) }
+		}
+		read, err := evolve.SkillRead(skillBook(cfg, a.db), workspace)
 		if err != nil {
 			return nil, err
 		}
@@ -203,7 +207,7 @@ func (a *app) runnerConfig(list []agent.Tool, tasks *taskParts) agent.RunnerConf
 		r.Plans, r.TaskSteps, r.MaxChecks = tasks.plans, tasks.steps, tasks.checks
 	}
 	if cfg.Evolution.Enabled {
-		r.Skills = evolve.Index{Files: skillFiles(cfg), Impressions: a.db, Memos: a.db, Rates: a.db, BudgetTokens: cfg.Evolution.IndexTokens}
+		r.Skills = evolve.Index{Files: skillBook(cfg, a.db), Impressions: a.db, Memos: a.db, Rates: a.db, BudgetTokens: cfg.Evolution.IndexTokens}
 	}
 	return r
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/parleybot/parley/agent/evolve"
@@ -14,10 +15,16 @@ import (
 	"github.com/parleybot/parley/cmd/parley/internal/config"
 )
 
-// skillFiles is where skills are kept: <data_dir>/skills/<scope>/, at
-// most evolution.max_skills per scope.
-func skillFiles(cfg *config.Config) evolve.SkillFiles {
-	return evolve.SkillFiles{Dir: filepath.Join(cfg.DataDir, "skills"), Max: cfg.Evolution.MaxSkills}
+// skillBook is the deployment's skills, in the store (shared by every
+// replica on it), at most evolution.max_skills per scope.
+func skillBook(cfg *config.Config, db evolve.SkillStore) evolve.Skills {
+	return evolve.Skills{Store: db, Max: cfg.Evolution.MaxSkills}
+}
+
+// legacySkillFiles is where skills were kept before the store:
+// <data_dir>/skills/<scope>/<slug>.md.
+func legacySkillFiles(cfg *config.Config) evolve.SkillFiles {
+	return evolve.SkillFiles{Dir: filepath.Join(cfg.DataDir, "skills")}
 }
 
 // scheduleConfig is the scheduler's tuning from the evolution.* keys.
@@ -79,10 +86,15 @@ const reflectionAgent = "reflection"
 func auditReflection(ctx context.Context, log bot.AuditLog, r evolve.Reflected, at time.Time, logger *slog.Logger) {
 	for _, c := range r.Changes {
 		action := map[string]string{"created": "skill.create", "patched": "skill.patch", "deleted": "skill.delete", "noted": "memo.update"}[c.Action]
-		if action == "" {
+		detail := c.Skill
+		switch {
+		case strings.HasPrefix(c.Action, "proposed"):
+			// A change to an installed skill, not made: an admin's to decide.
+			action, detail = "skill.propose", c.Skill+": "+c.Action
+		case action == "":
 			action = "skill." + c.Action
 		}
-		e := bot.AuditEntry{At: at, Actor: reflectionAgent, Action: action, Target: r.Scope, Detail: c.Skill, Via: "reflection"}
+		e := bot.AuditEntry{At: at, Actor: reflectionAgent, Action: action, Target: r.Scope, Detail: detail, Via: "reflection"}
 		if err := log.Audit(ctx, e); err != nil {
 			logger.Error("reflection: audit", "scope", r.Scope, "err", err)
 		}
@@ -100,7 +112,7 @@ func (a *app) reflector() (*evolve.Reflect, error) {
 	judge := a.judge
 	e := a.cfg.Evolution
 	return &evolve.Reflect{
-		Provider: provider, Model: model, Files: skillFiles(a.cfg), Runs: a.db, Sessions: a.db, Memo: a.db, Revisions: a.db, Rates: a.db,
+		Provider: provider, Model: model, Files: skillBook(a.cfg, a.db), Runs: a.db, Sessions: a.db, Memo: a.db, Revisions: a.db, Rates: a.db,
 		Guard: func(ctx context.Context, text string, existing []string) error {
 			return guard.Vet(ctx, judge, text, existing)
 		},

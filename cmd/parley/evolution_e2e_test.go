@@ -2,11 +2,11 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/parleybot/parley/agent/evolve"
 	"github.com/parleybot/parley/agent/llm/llmtest"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/store"
@@ -41,10 +41,8 @@ func TestLearnFromACorrection(t *testing.T) {
 	if !strings.Contains(packet, "CORRECTED") || !strings.Contains(packet, "wrong, always deploy to staging first") {
 		t.Fatalf("the packet lacks the correction:\n%s", packet)
 	}
-	file := filepath.Join(sb.dir, "data", "skills", "person_console_ana", "deploy.md")
-	data, err := os.ReadFile(file)
-	if err != nil || !strings.Contains(string(data), "patchCount: 0") || !strings.Contains(string(data), "1. Deploy to staging.") {
-		t.Fatalf("skill file: %v\n%s", err, data)
+	if s := storedSkill(t, openedStore(t, filepath.Join(sb.dir, "data", "parley.db")), "person:console:ana", "Deploy"); s.PatchCount != 0 || !strings.Contains(s.Body, "1. Deploy to staging.") {
+		t.Fatalf("the skill in the store: %+v", s)
 	}
 	checkReflectionKept(t, filepath.Join(sb.dir, "data", "parley.db"), "person:console:ana")
 	// Nothing new since: a second cycle makes no model call.
@@ -104,6 +102,28 @@ func TestReflectionModel(t *testing.T) {
 // (reflection_log), its model calls — the judge's among them — are in the
 // costs table as the agent "reflection", and the skill it created is in
 // the audit log by "reflection".
+// openedStore opens the SQLite store at path for a look, closed when the
+// test ends.
+func openedStore(t *testing.T, path string) *store.DB {
+	t.Helper()
+	db, err := store.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// storedSkill is scope's skill name as the store holds it.
+func storedSkill(t *testing.T, db evolve.SkillStore, scope, name string) evolve.Skill {
+	t.Helper()
+	s, err := evolve.Skills{Store: db}.Get(t.Context(), scope, name)
+	if err != nil {
+		t.Fatalf("the skill %q of %s in the store: %v", name, scope, err)
+	}
+	return s
+}
+
 func checkReflectionKept(t *testing.T, path, scope string) {
 	t.Helper()
 	db, err := store.Open(t.Context(), path)

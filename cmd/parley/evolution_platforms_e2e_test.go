@@ -11,7 +11,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -77,19 +76,17 @@ func reflectDeploy(t *testing.T, cfg *config.Config, model *llmtest.Server, scop
 	if judged := string(reqs[before+1].Body); !strings.Contains(judged, "You vet entries") {
 		t.Fatalf("the second call is not the memory guard's judge:\n%s", judged)
 	}
-	file := filepath.Join(cfg.DataDir, "skills", strings.ReplaceAll(scope, ":", "_"), "deploy.md")
-	data, err := os.ReadFile(file)
-	if err != nil || !strings.Contains(string(data), "name: Deploy") || !strings.Contains(string(data), deployStep) {
-		t.Fatalf("skill file %s: %v\n%s", file, err, data)
+	if s := storedSkill(t, openedStore(t, cfg.DBPath()), scope, "Deploy"); !strings.Contains(s.Body, deployStep) {
+		t.Fatalf("the skill in the store: %+v", s)
 	}
 }
 
 // skillRow is the row `parley skills ls` prints for a skill in a scope,
-// split into its columns: scope, skill, updated, patches, impressions,
-// invoked, edit-after-hit, ineffective.
+// split into its columns: scope, skill, origin, updated, patches,
+// impressions, invoked, edit-after-hit, ineffective.
 func skillRow(out, scope, skill string) []string {
 	for line := range strings.SplitSeq(out, "\n") {
-		if f := strings.Fields(line); len(f) == 8 && f[0] == scope && f[1] == skill {
+		if f := strings.Fields(line); len(f) == 9 && f[0] == scope && f[1] == skill {
 			return f
 		}
 	}
@@ -176,17 +173,18 @@ func TestLearnFromACorrectionOnTelegram(t *testing.T) {
 		i    int
 		want string
 	}{
-		{"patches", 3, "0"},
-		{"impressions", 4, "1"},
-		{"invoked", 5, "100%"},
-		{"edit-after-hit", 6, "0%"},
-		{"ineffective", 7, "0%"},
+		{"origin", 2, "learnt"},
+		{"patches", 4, "0"},
+		{"impressions", 5, "1"},
+		{"invoked", 6, "100%"},
+		{"edit-after-hit", 7, "0%"},
+		{"ineffective", 8, "0%"},
 	} {
 		if row[col.i] != col.want {
 			t.Errorf("skills ls: %s = %s, want %s\n%s", col.name, row[col.i], col.want, out)
 		}
 	}
-	if !strings.Contains(out, "1 skill(s) under ") {
+	if !strings.Contains(out, "1 skill(s) in the store") {
 		t.Errorf("skills ls counts other skills:\n%s", out)
 	}
 }

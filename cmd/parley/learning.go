@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"log/slog"
-	"os"
 	"slices"
 	"time"
 
@@ -13,12 +12,12 @@ import (
 )
 
 // The learning of learning from use as the chat (bot.Learning) and the
-// console (webconsole.Learning) see it. Skills are files today and move
-// into the store later (#30): both sides see them only through here.
+// console (webconsole.Learning) see it: the skills in the store (#30 §3),
+// both sides see them only through here.
 
 var (
 	_ bot.Learning        = learning{}
-	_ webconsole.Learning = consoleLearning{}
+	_ webconsole.Learning = learning{}
 )
 
 // learning builds what /skills, /reflect and the console's Learning page
@@ -28,32 +27,37 @@ func (a *app) learning(logger *slog.Logger) (learning, error) {
 	if err != nil {
 		return learning{}, err
 	}
-	return learning{files: skillFiles(a.cfg), db: a.db, s: a.schedulerOver(x, logger), x: x, agents: a.cfg.AgentNames()}, nil
+	source, err := newSkillSource()
+	if err != nil {
+		return learning{}, err
+	}
+	return learning{files: skillBook(a.cfg, a.db), db: a.db, s: a.schedulerOver(x, logger), x: x, source: source}, nil
 }
 
 // learning is /skills and /reflect, and the console's Learning page,
-// over the skill files, the rates, notes, revisions and reflection records
+// over the skills, the rates, notes, revisions and reflection records
 // in the database, and reflection.
 type learning struct {
-	files evolve.SkillFiles
+	files evolve.Skills
 	db    backend
 	s     *evolve.Scheduler
 	// x is reflection, whose guard a person's edits pass too.
 	x *evolve.Reflect
-	// agents are the configured agents' names, to read scope folders by.
-	agents []string
+	// source reads the skills an admin installs (/skills add).
+	source skillSource
 }
 
-func (l learning) Skills(scope string) ([]evolve.Skill, error) {
-	skills, _ := l.files.List(scope) // a broken file hides only itself
-	return skills, nil
+func (l learning) Skills(ctx context.Context, scope string) ([]evolve.Skill, error) {
+	return l.files.List(ctx, scope)
 }
 
 func (l learning) Rates(ctx context.Context, scope, name string) (evolve.Rates, error) {
 	return l.db.SkillRates(ctx, scope, name)
 }
 
-func (l learning) ForgetSkill(scope, name string) error { return l.files.Delete(scope, name) }
+func (l learning) ForgetSkill(ctx context.Context, scope, name string) error {
+	return l.files.Delete(ctx, scope, name)
+}
 
 func (l learning) History(ctx context.Context, scope string) ([]evolve.Revision, error) {
 	return l.db.Revisions(ctx, scope, 20)
@@ -82,24 +86,24 @@ func (l learning) EditMemo(ctx context.Context, scope, note, text string) error 
 	return l.x.EditMemo(ctx, scope, note, text)
 }
 
+func (l learning) InstallSkill(ctx context.Context, scope, src string) (evolve.Change, error) {
+	s, err := l.source.read(ctx, src)
+	if err != nil {
+		return evolve.Change{}, err
+	}
+	return l.x.Install(ctx, scope, s)
+}
+
 func (l learning) Reflections(ctx context.Context, limit int) ([]evolve.ReflectionRecord, error) {
 	return l.db.Reflections(ctx, limit)
 }
 
-// Scopes are those with skill files, and those with runs that have a note
+// Scopes are those with skills, and those with runs that have a note
 // or a change kept: notes and revisions come only from reflecting on runs.
 func (l learning) Scopes(ctx context.Context) ([]string, error) {
-	var scopes []string
-	dirs, err := os.ReadDir(l.files.Dir)
-	if err != nil && !os.IsNotExist(err) {
+	scopes, err := l.db.SkillScopes(ctx)
+	if err != nil {
 		return nil, err
-	}
-	for _, d := range dirs {
-		if d.IsDir() {
-			if skills, _ := l.files.List(scopeOfDir(d.Name(), l.agents)); len(skills) > 0 {
-				scopes = append(scopes, scopeOfDir(d.Name(), l.agents))
-			}
-		}
 	}
 	acts, err := l.db.Activity(ctx, evolve.DefaultWeights())
 	if err != nil {
@@ -123,16 +127,4 @@ func (l learning) Scopes(ctx context.Context) ([]string, error) {
 	}
 	slices.Sort(scopes)
 	return scopes, nil
-}
-
-// consoleLearning is learning as the console sees it: context first
-// throughout, as a store behind it will want.
-type consoleLearning struct{ learning }
-
-func (l consoleLearning) Skills(_ context.Context, scope string) ([]evolve.Skill, error) {
-	return l.learning.Skills(scope)
-}
-
-func (l consoleLearning) ForgetSkill(_ context.Context, scope, name string) error {
-	return l.learning.ForgetSkill(scope, name)
 }

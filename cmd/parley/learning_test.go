@@ -10,8 +10,7 @@ import (
 	"github.com/parleybot/parley/store"
 )
 
-// The console's scopes: those with skill files (a named agent's read by
-// its name), and those whose runs left a note or a change; a scope with
+// The console's scopes: those with skills in the store, and those whose runs left a note or a change; a scope with
 // runs and nothing learnt is not one.
 func TestLearningScopes(t *testing.T) {
 	ctx := t.Context()
@@ -20,8 +19,8 @@ func TestLearningScopes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	l := learning{files: evolve.SkillFiles{Dir: filepath.Join(t.TempDir(), "skills")}, db: db, agents: []string{"my_bot"}}
-	if _, _, err := l.files.Create("agent:my_bot:space:slack:T1", "Deploy", "d", "steps"); err != nil {
+	l := learning{files: evolve.Skills{Store: db}, db: db}
+	if _, _, err := l.files.Create(t.Context(), "agent:my_bot:space:slack:T1", "Deploy", "d", "steps"); err != nil {
 		t.Fatal(err)
 	}
 	at := time.Date(2026, 12, 6, 9, 0, 0, 0, time.UTC)

@@ -4,10 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -84,53 +82,6 @@ func newReflectCmd(e *environment, load func() (*config.Config, error)) *cobra.C
 	}
 	cmd.Flags().StringVar(&scope, "scope", "", "only this scope: operator, space:<platform>:<id> or person:<platform>:<user id>")
 	cmd.Flags().BoolVar(&force, "force", false, "reflect on every scope with anything new, whatever its score or cooldown")
-	return cmd
-}
-
-func newSkillsCmd(e *environment, load func() (*config.Config, error)) *cobra.Command {
-	cmd := &cobra.Command{Use: "skills", Short: "What Parley has learnt: ls", Args: cobra.NoArgs}
-	cmd.AddCommand(&cobra.Command{
-		Use:   "ls",
-		Short: "List every scope's skills with their invocation, edit-after-hit and ineffective rates",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, db, err := commandStore(cmd.Context(), load)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			files := skillFiles(cfg)
-			dirs, err := os.ReadDir(files.Dir)
-			if err != nil && !os.IsNotExist(err) {
-				return err
-			}
-			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "SCOPE\tSKILL\tUPDATED\tPATCHES\tIMPRESSIONS\tINVOKED\tEDIT-AFTER-HIT\tINEFFECTIVE")
-			n := 0
-			for _, d := range dirs {
-				if !d.IsDir() {
-					continue
-				}
-				scope := scopeOfDir(d.Name(), cfg.AgentNames())
-				skills, errs := files.List(scope)
-				for _, err := range errs {
-					fmt.Fprintf(e.stderr, "parley: %s: %v\n", d.Name(), err)
-				}
-				for _, s := range skills {
-					r, err := db.SkillRates(cmd.Context(), scope, s.Name)
-					if err != nil {
-						return err
-					}
-					n++
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%.0f%%\t%.0f%%\t%.0f%%\n", scope, s.Name, s.UpdatedAt.Local().Format("2006-01-02"),
-						s.PatchCount, r.Impressions, 100*r.InvocationRate(), 100*r.EditAfterHitRate(), 100*r.IneffectiveRate())
-				}
-			}
-			tw.Flush()
-			fmt.Fprintf(e.stdout, "%d skill(s) under %s\n", n, files.Dir)
-			return nil
-		},
-	})
 	return cmd
 }
 

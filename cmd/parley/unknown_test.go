@@ -17,7 +17,7 @@ func TestUnknownSubcommand(t *testing.T) {
 	}{
 		{[]string{"frobnicate"}, 1, `parley: unknown command "frobnicate" for "parley"; the commands are `},
 		{[]string{"doctr"}, 1, `parley: unknown command "doctr" for "parley"; did you mean doctor?`},
-		{[]string{"skills", "add"}, 1, `parley: unknown command "add" for "parley skills"; the commands are ls`},
+		{[]string{"skills", "install"}, 1, `parley: unknown command "install" for "parley skills"; the commands are add, export, import, ls, rm`},
 		{[]string{"skills", "lss"}, 1, `did you mean ls?`},
 		{[]string{"kb", "serch", "x"}, 1, `unknown command "serch" for "parley kb"; did you mean search?`},
 		{[]string{"skills"}, 0, "parley skills [command]"},

@@ -62,6 +62,9 @@ func Fill(t testing.TB, db Store) Filled {
 	must(db.EditMemory(ctx, f.User, agent.Facts, add("likes tea")))
 	must(db.EditMemory(ctx, f.User, agent.Profile, add("SRE in Berlin")))
 	must(db.EditTeamNotes(ctx, f.Scope, f.User, add("we deploy on Tuesdays 🚀")))
+	must(db.PutSkill(ctx, f.Scope, evolve.Skill{Slug: "pdf", Name: "pdf", Description: "when a PDF form must be filled 注意",
+		Body: "Run scripts/fill.py.", CreatedAt: epoch, UpdatedAt: epoch, Origin: "https://skills.example/pdf/SKILL.md",
+		Files: map[string]string{"scripts/fill.py": "print('ok')\n"}}))
 	for _, key := range []string{"T1:C1:1.0", "T1:C1:2.0"} {
 		_, err := db.Accept(ctx, key, "slack", []byte(`{"text":"hi"}`))
 		must(err)
@@ -179,6 +182,7 @@ var Readers = []Reader{
 	{"messages and pictures", func(ctx context.Context, db Store, f Filled) (any, error) { return db.Messages(ctx, f.Session) }},
 	{"memory", func(ctx context.Context, db Store, f Filled) (any, error) { return db.Memory(ctx, f.User) }},
 	{"team notes", func(ctx context.Context, db Store, f Filled) (any, error) { return db.TeamNotes(ctx, f.Scope) }},
+	{"skills", func(ctx context.Context, db Store, f Filled) (any, error) { return db.ListSkills(ctx, f.Scope) }},
 	{"unfinished inbox", func(ctx context.Context, db Store, f Filled) (any, error) { return db.Unfinished(ctx) }},
 	{"outbox", func(ctx context.Context, db Store, f Filled) (any, error) {
 		rec, _, err := db.Reply(ctx, "T1:C1:1.0")

@@ -100,6 +100,7 @@ var areas = []area{
 	{"Operator", opsTests},
 	{"Memory", memoryTests},
 	{"TeamNotes", teamTests},
+	{"Skills", skillTests},
 	{"Users", userTests},
 	{"KV", kvTests},
 	{"Tasks", taskTests},

@@ -54,3 +54,10 @@ func workspace(root, id string) (string, error) {
 	}
 	return dir, nil
 }
+
+// SessionWorkspace is the workspace the shell tool gives session id under
+// dataDir (created on first use): where other tools put files for the
+// shell to work on (an installed skill's scripts, #30 §5).
+func SessionWorkspace(dataDir, id string) (string, error) {
+	return workspace(filepath.Join(dataDir, "workspace"), id)
+}
