@@ -152,3 +152,38 @@ func TestCheckStep(t *testing.T) {
 		t.Errorf("the reopened item is not in the work log:\n%s", got)
 	}
 }
+
+// A task knows its step budget: each step's prompt says how many model
+// calls are left, and each tool's event carries it for the checklist.
+func TestTaskKnowsItsStepBudget(t *testing.T) {
+	h := newHarness(t)
+	withTasks(t, h)
+	h.runner.MaxChecks = -1
+	h.runner.TaskSteps = 10
+	h.srv.Enqueue(
+		todoCall("p1", "read the logs:in_progress"),
+		todoCall("p2", "read the logs:done"),
+		llmtest.Text("Done."),
+	)
+	evs, err := collect(t.Context(), h.runner, turn(h.session(t, "ana"), "ana", "read the logs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := h.srv.Requests()
+	for i, want := range []string{"", "Steps left in this turn: 9 of 10", "Steps left in this turn: 8 of 10"} {
+		p := reqs[i].LastUserText()
+		if want == "" && strings.Contains(p, "Steps left") || !strings.Contains(p, want) {
+			t.Errorf("step %d: want %q in\n%s", i+1, want, p)
+		}
+	}
+	var budgets []agent.StepBudget
+	for _, ev := range evs {
+		if ev.Kind == agent.EventToolEnd && ev.Budget != nil {
+			budgets = append(budgets, *ev.Budget)
+		}
+	}
+	// The first todo call made the plan: before it the turn was no task.
+	if len(budgets) != 1 || budgets[0] != (agent.StepBudget{Step: 2, Limit: 10}) || budgets[0].Left() != 8 {
+		t.Fatalf("budgets on tool events: %+v", budgets)
+	}
+}

@@ -203,6 +203,9 @@ type run struct {
 	skills     SkillList
 	overflowed bool // compacted hard once for a context overflow
 	checks     int  // check steps taken
+	// budget is the task's step budget at the current step, nil when the
+	// turn is no task: tool events carry it to the checklist.
+	budget *StepBudget
 }
 
 // emit yields ev; false means the consumer stopped and the run must end.
