@@ -1,9 +1,12 @@
 package agent_test
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/llm/llmtest"
@@ -185,5 +188,52 @@ func TestTaskKnowsItsStepBudget(t *testing.T) {
 	// The first todo call made the plan: before it the turn was no task.
 	if len(budgets) != 1 || budgets[0] != (agent.StepBudget{Step: 2, Limit: 10}) || budgets[0].Left() != 8 {
 		t.Fatalf("budgets on tool events: %+v", budgets)
+	}
+}
+
+// A task that needs its author's answer waits for it with the wait tool:
+// the step ends when they write, and what they wrote follows the tool's
+// result in the next step, paired calls and all.
+func TestWaitEndsWhenTheAuthorWrites(t *testing.T) {
+	// A clock that never times out: only the reply can end the wait.
+	never := func(ctx context.Context, _ time.Duration) error { <-ctx.Done(); return ctx.Err() }
+	wait, err := task.Wait(never)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, wait)
+	h.srv.Enqueue(llmtest.ToolCall("w1", "wait", `{"for":"reply","timeout_seconds":600}`), llmtest.Text("Using port 8080."))
+	wake := make(chan struct{}, 1)
+	var mu sync.Mutex
+	var queued []agent.Steered
+	tr := turn(h.session(t, "ana"), "ana", "deploy it; ask me which port")
+	tr.Wake = wake
+	tr.Steer = func() []agent.Steered {
+		mu.Lock()
+		defer mu.Unlock()
+		out := queued
+		queued = nil
+		return out
+	}
+	var answer string
+	for ev, err := range h.runner.Run(t.Context(), tr) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case ev.Kind == agent.EventToolStart && ev.Tool.Name == "wait":
+			mu.Lock()
+			queued = append(queued, agent.Steered{Text: "8080", Author: "ana", Key: "k2"})
+			mu.Unlock()
+			wake <- struct{}{}
+		case ev.Kind == agent.EventToolEnd && !strings.HasPrefix(ev.Result, task.WaitReplied):
+			t.Fatalf("wait ended with %q", ev.Result)
+		case ev.Kind == agent.EventDone:
+			answer = ev.Text
+		}
+	}
+	reqs := h.srv.Requests()
+	if answer != "Using port 8080." || len(reqs) != 2 || !strings.HasSuffix(reqs[1].LastUserText(), "\n\n8080") {
+		t.Fatalf("answer %q, %d requests, last user text %q", answer, len(reqs), reqs[len(reqs)-1].LastUserText())
 	}
 }

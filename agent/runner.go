@@ -121,6 +121,11 @@ type Turn struct {
 	// results for messages that arrived meanwhile in the same conversation:
 	// they join the history, so a person can steer a running task.
 	Steer func() []Steered
+	// Wake, when set, receives when a message Steer will return has
+	// arrived: a tool that waits for the author (Caller.Wake) returns then.
+	// The runner drains it as it steers, so a message already taken does
+	// not end a later wait.
+	Wake <-chan struct{}
 	// Pause, when set, is asked before each step after the first: true
 	// pauses the turn there (/pause), as a spent budget does.
 	Pause func() bool
@@ -246,6 +251,12 @@ func (x *run) pause(ctx context.Context, step int, v PlanView, asked bool) error
 func (x *run) steer(ctx context.Context, history []llm.Message) ([]llm.Message, error) {
 	if x.t.Steer == nil {
 		return history, nil
+	}
+	// Drained before taking the messages: one that arrives in between
+	// wakes a later wait early, which costs a step, never a lost message.
+	select {
+	case <-x.t.Wake:
+	default:
 	}
 	var msgs []llm.Message
 	for _, s := range x.t.Steer() {

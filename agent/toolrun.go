@@ -99,6 +99,7 @@ func (x *run) runTool(ctx context.Context, tools map[string]Tool, call llm.ToolC
 	caller.CallID = call.ID
 	caller.Tainted = x.tainted
 	caller.Runner = x.r
+	caller.Wake = x.t.Wake
 	var foreign []string
 	if x.tainted {
 		foreign = x.mentions().foreign(egressTargets(tool, call.Arguments))
