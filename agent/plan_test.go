@@ -195,13 +195,13 @@ func TestTaskKnowsItsStepBudget(t *testing.T) {
 // the step ends when they write, and what they wrote follows the tool's
 // result in the next step, paired calls and all.
 func TestWaitEndsWhenTheAuthorWrites(t *testing.T) {
-	// A clock that never times out: only the reply can end the wait.
-	never := func(ctx context.Context, _ time.Duration) error { <-ctx.Done(); return ctx.Err() }
-	wait, err := task.Wait(never)
+	wait, err := task.Wait(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	h := newHarness(t, wait)
+	// A runner's clock that never times out: only the reply can end the wait.
+	h.runner.Sleep = func(ctx context.Context, _ time.Duration) error { <-ctx.Done(); return ctx.Err() }
 	h.srv.Enqueue(llmtest.ToolCall("w1", "wait", `{"for":"reply","timeout_seconds":600}`), llmtest.Text("Using port 8080."))
 	wake := make(chan struct{}, 1)
 	var mu sync.Mutex

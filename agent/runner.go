@@ -397,6 +397,11 @@ func (r *Runner) sleep(ctx context.Context, d time.Duration) error {
 	return clock.Sleep(ctx, d)
 }
 
+// Delay waits d on the runner's clock (RunnerConfig.Sleep), or until ctx
+// ends: for tools that wait (agent/task's wait), so tests drive them with
+// the clock they give the runner.
+func (r *Runner) Delay(ctx context.Context, d time.Duration) error { return r.sleep(ctx, d) }
+
 func (r *Runner) logger() *slog.Logger {
 	if r.Logger != nil {
 		return r.Logger

@@ -32,11 +32,8 @@ const (
 // in the conversation (agent.Caller.Wake: only their messages steer the
 // turn, docs/architecture.md, Who acts) — the message then joins the
 // history after the result — or when the timeout passes, on the clock
-// sleep gives (nil: the real one).
+// sleep gives (nil: the runner's, agent.Runner.Delay).
 func Wait(sleep func(ctx context.Context, d time.Duration) error) (agent.Tool, error) {
-	if sleep == nil {
-		sleep = realSleep
-	}
 	return agent.Local(agent.Func(waitName,
 		"Wait for the person who asked to reply in this conversation, at most timeout_seconds (up to 1800), instead of checking again and again: "+
 			"use it after asking them something the task cannot go on without, or to let time pass before looking again. "+
@@ -52,7 +49,14 @@ func Wait(sleep func(ctx context.Context, d time.Duration) error) (agent.Tool, e
 			if c.Wake == nil {
 				return "", fmt.Errorf("nobody can reply to this turn while it runs here: end the turn with your question instead")
 			}
-			return waitFor(ctx, c.Wake, d, sleep)
+			on := sleep
+			if on == nil && c.Runner != nil {
+				on = c.Runner.Delay
+			}
+			if on == nil {
+				return "", fmt.Errorf("wait: no clock to wait on")
+			}
+			return waitFor(ctx, c.Wake, d, on)
 		}))
 }
 
@@ -70,17 +74,5 @@ func waitFor(ctx context.Context, wake <-chan struct{}, d time.Duration, sleep f
 			return "", fmt.Errorf("wait: %w", err)
 		}
 		return fmt.Sprintf("%s after %s: the wait timed out.", WaitTimedOut, d), nil
-	}
-}
-
-// realSleep waits d on a real timer, or until ctx ends.
-func realSleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
 	}
 }

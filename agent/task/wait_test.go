@@ -35,12 +35,13 @@ func TestWait(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				wait, err := task.Wait(nil) // the real clock: the bubble's
+				wait, err := task.Wait(nil) // the runner's clock
 				if err != nil {
 					t.Fatal(err)
 				}
 				wake := make(chan struct{}, 1)
-				c := agent.Caller{UserKey: "slack:U1"}
+				// A runner left to its real clock, which in the bubble is the bubble's.
+				c := agent.Caller{UserKey: "slack:U1", Runner: &agent.Runner{}}
 				if !tt.noWake {
 					c.Wake = wake
 				}
@@ -81,7 +82,7 @@ func TestWaitStops(t *testing.T) {
 			time.Sleep(time.Second)
 			cancel()
 		}()
-		_, err := wait.Execute(ctx, agent.Caller{Wake: make(chan struct{})}, json.RawMessage(`{"for":"reply","timeout_seconds":600}`))
+		_, err := wait.Execute(ctx, agent.Caller{Wake: make(chan struct{}), Runner: &agent.Runner{}}, json.RawMessage(`{"for":"reply","timeout_seconds":600}`))
 		if err == nil || !strings.Contains(err.Error(), "context canceled") {
 			t.Fatalf("err %v", err)
 		}

@@ -35,7 +35,7 @@ func newTaskParts(db backend, c config.Tasks, pauses *pauseRelay, logger *slog.L
 	if err != nil {
 		return nil, err
 	}
-	// The real clock: the runner's own is the real one too outside tests.
+	// On the runner's clock (its Sleep): real outside tests.
 	wait, err := task.Wait(nil)
 	if err != nil {
 		return nil, err
