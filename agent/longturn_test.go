@@ -12,12 +12,27 @@ import (
 
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/llm"
+	"github.com/parleybot/parley/agent/llm/anthropic"
 	"github.com/parleybot/parley/agent/llm/llmtest"
 	"github.com/parleybot/parley/agent/llm/openai"
 )
 
-func openAIFor(s *llmtest.Server) llm.Provider {
-	return openai.New(openai.Config{APIKey: "sk-test", BaseURL: s.OpenAIBaseURL()})
+// wires are the two APIs the fake validates as the real ones do.
+func wires() []struct {
+	name string
+	dial func(*llmtest.Server) llm.Provider
+} {
+	return []struct {
+		name string
+		dial func(*llmtest.Server) llm.Provider
+	}{
+		{"openai", func(s *llmtest.Server) llm.Provider {
+			return openai.New(openai.Config{APIKey: "sk-test", BaseURL: s.OpenAIBaseURL()})
+		}},
+		{"anthropic", func(s *llmtest.Server) llm.Provider {
+			return anthropic.New(anthropic.Config{APIKey: "k", BaseURL: s.AnthropicBaseURL()})
+		}},
+	}
 }
 
 // sizedProvider checks, with the estimator the runner uses, that no
@@ -44,11 +59,17 @@ func (p *sizedProvider) Stream(ctx context.Context, req llm.Request) iter.Seq2[l
 // Issue 30 §4, done means: a scripted 80-step task turn on a 16k-token
 // window finishes without a context error, with a summary marked as such
 // in the transcript. The fake model validates every request as the real
-// APIs do (calls and results paired).
+// APIs do (calls and results paired), on both wires.
 func TestEightyStepTurnFitsSixteenK(t *testing.T) {
+	for _, w := range wires() {
+		t.Run(w.name, func(t *testing.T) { eightySteps(t, w.dial) })
+	}
+}
+
+func eightySteps(t *testing.T, dial func(*llmtest.Server) llm.Provider) {
 	const steps, window = 80, 16000
 	h := newHarness(t, &testTool{name: "work", run: func(args json.RawMessage) (string, error) {
-		// ~1,500 characters a step: 80 of them are ~35k tokens, twice the window.
+		// ~1,500 characters a step: 80 of them are ~30k tokens, about twice the window.
 		return "done " + string(args) + "\n" + strings.Repeat("log line of the step's output\n", 50), nil
 	}})
 	withTasks(t, h)
@@ -75,7 +96,7 @@ func TestEightyStepTurnFitsSixteenK(t *testing.T) {
 		}
 	}))
 	t.Cleanup(h.srv.Close)
-	sized.Provider = openAIFor(h.srv)
+	sized.Provider = dial(h.srv)
 
 	res, err := h.runner.RunSync(t.Context(), turn(h.session(t, "ana"), "ana", "migrate every file in deploy/"))
 	if err != nil {
