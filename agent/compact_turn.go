@@ -29,6 +29,9 @@ const TurnSummaryPrefix = "[Summary of this turn's earlier steps]\n"
 const (
 	MethodTurn     = "turn"      // older steps summarised by the model
 	MethodTurnSnip = "turn-snip" // the summary call failed: older results snipped hard
+	// The summary call failed and snipping was not enough: an extractive
+	// summary (ExtractiveSummary) stands in for the older steps.
+	MethodTurnExtractive = "turn-extractive"
 )
 
 // turnSnip is how hard the fallback snips: the turn must still fit when
@@ -108,9 +111,8 @@ func (c compactor) compactTurn(ctx context.Context, req llm.Request, history []l
 	}
 	// Counted as the history tier would snip it: when snipping the long
 	// results is enough, no model call is spent.
-	snipped, _ := snip(history, start+1, lastAssistant(history), snipLimits{snipOver, snipHead, snipTail})
-	traffic := c.r.cal.Scale(EstimateMessages(snipped[start+1:]))
-	if traffic <= int(float64(c.budget)*TurnTierShare) && !force {
+	tier := int(float64(c.budget) * TurnTierShare)
+	if c.traffic(history, start) <= tier && !force {
 		return history, nil
 	}
 	cut := stepCut(history, start, int(float64(c.budget)*tailShare))
@@ -118,26 +120,37 @@ func (c compactor) compactTurn(ctx context.Context, req llm.Request, history []l
 		return history, nil
 	}
 	before := c.estimate(req, history)
-	summary, err := c.modelSummary(ctx, turnSummaryInstructions, history[start+1:cut])
+	head := history[start+1 : cut]
+	summary, err := c.modelSummary(ctx, turnSummaryInstructions, head)
+	method := MethodTurn
 	if err != nil {
 		if ctx.Err() == nil {
 			c.r.logger().Warn("turn summary failed; snipping the turn's older results", "err", err)
 		}
 		out, snipped := snip(history, start+1, cut, snipLimits{turnSnipOver, turnSnipHead, turnSnipTail})
-		if !snipped {
-			return history, nil
+		if snipped && c.traffic(out, start) <= tier {
+			return out, &CompactionInfo{Before: before, After: c.estimate(req, out), Method: MethodTurnSnip}
 		}
-		return out, &CompactionInfo{Before: before, After: c.estimate(req, out), Method: MethodTurnSnip}
+		// Snipping is not enough (many short results): the steps give way
+		// to what a summary without the model keeps, so the turn still fits.
+		summary, method = ExtractiveSummary(head), MethodTurnExtractive
 	}
-	if gone := imageLines(history[start+1:cut], whyCompacted); gone != "" {
+	if gone := imageLines(head, whyCompacted); gone != "" {
 		summary += "\n" + gone
 	}
 	out := make([]llm.Message, 0, start+2+len(history)-cut)
 	out = append(out, history[:start+1]...)
 	// The folded answers' usage stays in the session's accounting.
-	out = append(out, llm.Message{Role: llm.RoleUser, Text: TurnSummaryPrefix + summary, Usage: usageOf(history[start+1 : cut])})
+	out = append(out, llm.Message{Role: llm.RoleUser, Text: TurnSummaryPrefix + summary, Usage: usageOf(head)})
 	out = append(out, history[cut:]...)
-	return out, &CompactionInfo{Before: before, After: c.estimate(req, out), Method: MethodTurn}
+	return out, &CompactionInfo{Before: before, After: c.estimate(req, out), Method: method}
+}
+
+// traffic is the calibrated size of the turn begun at start, its long
+// results counted as the history tier snips them.
+func (c compactor) traffic(history []llm.Message, start int) int {
+	snipped, _ := snip(history, start+1, lastAssistant(history), snipLimits{snipOver, snipHead, snipTail})
+	return c.r.cal.Scale(EstimateMessages(snipped[start+1:]))
 }
 
 func hasToolResult(msgs []llm.Message) bool {

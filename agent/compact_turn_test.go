@@ -28,20 +28,22 @@ func longTurn(steps, size int) []llm.Message {
 
 func TestTurnTier(t *testing.T) {
 	for _, tc := range []struct {
-		name       string
-		steps      int
-		provider   llm.Provider
-		wantMethod string // "" when the tier must not fire
+		name        string
+		steps, size int // the turn's steps, each result's characters
+		provider    llm.Provider
+		wantMethod  string // "" when the tier must not fire
+		wantText    string // in the summary
 	}{
-		{"under the tier", 3, llmtest.NewInstant(llm.Response{Text: "unused"}), ""},
-		{"over the tier: summarised", 40, llmtest.NewInstant(llm.Response{Text: "ran the migration on db-1; config in deploy/app.yaml"}), MethodTurn},
-		{"summary call fails: snipped", 40, downProvider{}, MethodTurnSnip},
+		{"under the tier", 3, 1500, llmtest.NewInstant(llm.Response{Text: "unused"}), "", ""},
+		{"over the tier: summarised", 40, 1500, llmtest.NewInstant(llm.Response{Text: "ran the migration on db-1; config in deploy/app.yaml"}), MethodTurn, "deploy/app.yaml"},
+		{"summary call fails: snipped", 40, 1500, downProvider{}, MethodTurnSnip, ""},
+		{"summary call fails, short results: extractive", 200, 400, downProvider{}, MethodTurnExtractive, "extractive summary"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// A window of 20,000 tokens: the budget is 12,000, the tier 10,800.
 			r := &Runner{RunnerConfig: RunnerConfig{Provider: tc.provider, ContextWindow: 20000}}
 			c, _ := r.compactor()
-			h := longTurn(tc.steps, 1500)
+			h := longTurn(tc.steps, tc.size)
 			out, info := c.compactTurn(t.Context(), llm.Request{System: "sys"}, h, false)
 			checkPaired(t, out)
 			if tc.wantMethod == "" {
@@ -62,8 +64,8 @@ func TestTurnTier(t *testing.T) {
 				t.Fatalf("the newest result changed: %q", got.Text)
 			}
 			_, marked := IsSummary(out[3])
-			if tc.wantMethod == MethodTurn {
-				if !marked || !strings.Contains(out[3].Text, "deploy/app.yaml") || out[4].Role != llm.RoleAssistant {
+			if tc.wantMethod != MethodTurnSnip {
+				if !marked || !strings.Contains(out[3].Text, tc.wantText) || out[4].Role != llm.RoleAssistant {
 					t.Fatalf("summary message %+v, then %s", out[3], out[4].Role)
 				}
 				if traffic := r.cal.Scale(EstimateMessages(out[3:])); traffic > c.budget {
