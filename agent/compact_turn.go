@@ -143,7 +143,12 @@ func (c compactor) compactTurn(ctx context.Context, req llm.Request, history []l
 	// The folded answers' usage stays in the session's accounting.
 	out = append(out, llm.Message{Role: llm.RoleUser, Text: TurnSummaryPrefix + summary, Usage: usageOf(head)})
 	out = append(out, history[cut:]...)
-	return out, &CompactionInfo{Before: before, After: c.estimate(req, out), Method: method}
+	after := c.estimate(req, out)
+	if after >= before {
+		// A summary longer than the steps it replaces helps no one.
+		return history, nil
+	}
+	return out, &CompactionInfo{Before: before, After: after, Method: method}
 }
 
 // traffic is the calibrated size of the turn begun at start, its long
