@@ -20,6 +20,7 @@ func (x *run) loop(ctx context.Context) error {
 		if stop, err := x.outOfSteps(ctx, step, view); stop {
 			return err
 		}
+		x.budget = nil // a turn is a task from the step its plan exists
 		if view.Total > 0 {
 			view.Budget = StepBudget{Step: step, Limit: x.stepLimit(view)}
 			x.budget = &view.Budget
