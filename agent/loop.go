@@ -23,6 +23,7 @@ func (x *run) loop(ctx context.Context) error {
 		x.budget = nil // a turn is a task from the step its plan exists
 		if view.Total > 0 {
 			view.Budget = StepBudget{Step: step, Limit: x.stepLimit(view)}
+			_, view.CanWait = x.byName["wait"]
 			x.budget = &view.Budget
 		}
 		x.req.Tail = TurnContext(x.skills, view)

@@ -30,6 +30,9 @@ type PlanView struct {
 	// Budget is the turn's step budget, set by the runner at each step (the
 	// store knows nothing of it); zero when the turn has none to show.
 	Budget StepBudget
+	// CanWait says the turn has the wait tool (agent/task), which the
+	// budget's line then points to.
+	CanWait bool
 }
 
 // StepBudget is where a turn stands against its step limit: Step model
@@ -96,6 +99,9 @@ func PlanSection(v PlanView) string {
 	section := "\n\n" + cmp.Or(v.Heading, planHeading) + "\n" + v.Text
 	if b := v.Budget; b.Limit > 0 {
 		section += fmt.Sprintf("\n\n"+budgetLine, b.Left(), b.Limit)
+		if v.CanWait {
+			section += " " + waitHint
+		}
 	}
 	return section
 }
@@ -104,7 +110,11 @@ func PlanSection(v PlanView) string {
 // waits for a person to say continue, so the model should finish or
 // reach a clean stopping point first, and wait rather than poll.
 const budgetLine = "Steps left in this turn: %d of %d (each model call is a step; when none are left the task pauses until someone says continue). " +
-	"Plan the work to fit, and to wait for a reply use the wait tool rather than checking again and again."
+	"Plan the work to fit."
+
+// waitHint follows budgetLine when the turn can wait: polling for a reply
+// is the usual way a budget goes to waste.
+const waitHint = "To wait for a reply, use the wait tool rather than checking again and again."
 
 // planHeading introduces a task's own plan in the prompt.
 const planHeading = "## Your plan for this task (keep it current with the todo tool)"

@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -159,7 +160,23 @@ func TestCheckStep(t *testing.T) {
 // A task knows its step budget: each step's prompt says how many model
 // calls are left, and each tool's event carries it for the checklist.
 func TestTaskKnowsItsStepBudget(t *testing.T) {
-	h := newHarness(t)
+	for _, withWait := range []bool{false, true} {
+		t.Run(fmt.Sprint("wait tool: ", withWait), func(t *testing.T) { stepBudget(t, withWait) })
+	}
+}
+
+// stepBudget runs a three-step task, with the wait tool or without: the
+// budget's line points to it only when the turn has it.
+func stepBudget(t *testing.T, withWait bool) {
+	var extra []agent.Tool
+	if withWait {
+		wait, err := task.Wait(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		extra = append(extra, wait)
+	}
+	h := newHarness(t, extra...)
 	withTasks(t, h)
 	h.runner.MaxChecks = -1
 	h.runner.TaskSteps = 10
@@ -177,6 +194,9 @@ func TestTaskKnowsItsStepBudget(t *testing.T) {
 		p := reqs[i].LastUserText()
 		if want == "" && strings.Contains(p, "Steps left") || !strings.Contains(p, want) {
 			t.Errorf("step %d: want %q in\n%s", i+1, want, p)
+		}
+		if want != "" && strings.Contains(p, "use the wait tool") != withWait {
+			t.Errorf("step %d: the wait tool mentioned %v, want %v", i+1, !withWait, withWait)
 		}
 	}
 	var budgets []agent.StepBudget
