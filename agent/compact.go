@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -56,14 +57,30 @@ func (c compactor) estimate(req llm.Request, history []llm.Message) int {
 // compact returns history rewritten to fit the budget, or history itself
 // (and a nil info) when it already fits and force is false. force is set
 // after the provider said the prompt overflowed: then something must go.
+// The turn tier (compact_turn.go) goes first: a long turn's own steps are
+// the one thing the tiers below never shorten enough.
 func (c compactor) compact(ctx context.Context, req llm.Request, history []llm.Message, force bool) ([]llm.Message, *CompactionInfo) {
+	history, turn := c.compactTurn(ctx, req, history, force)
+	out, info := c.compactHistory(ctx, req, history, force)
+	switch {
+	case turn == nil:
+		return out, info
+	case info == nil:
+		return out, turn
+	}
+	return out, &CompactionInfo{Before: turn.Before, After: info.After, Method: turn.Method + "+" + info.Method}
+}
+
+// compactHistory snips old tool results, then folds whole exchanges
+// before the current one into a summary.
+func (c compactor) compactHistory(ctx context.Context, req llm.Request, history []llm.Message, force bool) ([]llm.Message, *CompactionInfo) {
 	before := c.estimate(req, history)
 	if before <= c.budget && !force {
 		return history, nil
 	}
 	// Snip first: every tool result before the newest batch, including those
 	// of the current exchange (a long tool loop is the usual way to overflow).
-	out, snipped := snip(history, lastAssistant(history))
+	out, snipped := snip(history, 0, lastAssistant(history), snipLimits{snipOver, snipHead, snipTail})
 	after := c.estimate(req, out)
 	if snipped && after <= c.budget && !force {
 		return out, &CompactionInfo{Before: before, After: after, Method: "snip"}
@@ -118,7 +135,9 @@ func tailStart(history []llm.Message, budget int) int {
 	cut, size := -1, 0
 	for i := len(history) - 1; i >= 0; i-- {
 		size += EstimateMessage(history[i])
-		if history[i].Role != llm.RoleUser {
+		// A turn's summary or check prompt is no place to cut: the person's
+		// message that began the turn would be folded away before them.
+		if history[i].Role != llm.RoleUser || inTurnMark(history[i]) {
 			continue
 		}
 		if cut >= 0 && size > budget {
@@ -129,23 +148,27 @@ func tailStart(history []llm.Message, budget int) int {
 	return cut
 }
 
-// snip shortens long tool results before index end, keeping head and tail,
+// snipLimits say which tool results are snipped (longer than over
+// characters) and how much of them stays (head and tail characters).
+type snipLimits struct{ over, head, tail int }
+
+// snip shortens long tool results in [from, end), keeping head and tail,
 // and leaves only placeholders of their pictures: old tool output is the
 // bulkiest and least valuable part of a history.
-func snip(history []llm.Message, end int) ([]llm.Message, bool) {
+func snip(history []llm.Message, from, end int, lim snipLimits) ([]llm.Message, bool) {
 	out := slices.Clone(history)
 	changed := false
-	for i := range out[:max(end, 0)] {
+	for i := max(from, 0); i < min(max(end, 0), len(out)); i++ {
 		m := &out[i]
 		if m.Role == llm.RoleTool && len(m.Images) > 0 {
 			*m = m.WithoutImages(whyCompacted)
 			changed = true
 		}
-		if m.Role != llm.RoleTool || utf8.RuneCountInString(m.Text) <= snipOver {
+		if m.Role != llm.RoleTool || utf8.RuneCountInString(m.Text) <= lim.over {
 			continue
 		}
 		r := []rune(m.Text)
-		m.Text = fmt.Sprintf("%s\n[… %d characters snipped …]\n%s", string(r[:snipHead]), len(r)-snipHead-snipTail, string(r[len(r)-snipTail:]))
+		m.Text = fmt.Sprintf("%s\n[… %d characters snipped …]\n%s", string(r[:lim.head]), len(r)-lim.head-lim.tail, string(r[len(r)-lim.tail:]))
 		changed = true
 	}
 	return out, changed
@@ -160,6 +183,18 @@ const summaryInstructions = `You compact a conversation between a user and an AI
 // extractive one when the call fails: compaction must never be the reason
 // a conversation gets stuck.
 func (c compactor) summarize(ctx context.Context, head []llm.Message) (string, string) {
+	summary, err := c.modelSummary(ctx, summaryInstructions, head)
+	if err == nil {
+		return summary, "model"
+	}
+	if ctx.Err() == nil {
+		c.r.logger().Warn("summary call failed; using an extractive summary", "err", err)
+	}
+	return ExtractiveSummary(head), "extractive"
+}
+
+// modelSummary asks the model to summarise head as instructions say.
+func (c compactor) modelSummary(ctx context.Context, instructions string, head []llm.Message) (string, error) {
 	transcript := renderTranscript(head)
 	// The summary request must itself fit: keep the newest part of an
 	// enormous head (the extractive fallback still sees all of it).
@@ -167,17 +202,17 @@ func (c compactor) summarize(ctx context.Context, head []llm.Message) (string, s
 		transcript = "[… older part omitted …]\n" + tailRunes(transcript, limit*2)
 	}
 	resp, err := llm.Collect(c.r.Provider.Stream(ctx, llm.Request{
-		System:    summaryInstructions,
+		System:    instructions,
 		Messages:  []llm.Message{{Role: llm.RoleUser, Text: transcript}},
 		MaxTokens: summaryMaxTokens,
 	}))
-	if err == nil && strings.TrimSpace(resp.Text) != "" {
-		return strings.TrimSpace(resp.Text), "model"
+	if err != nil {
+		return "", fmt.Errorf("summary call: %w", err)
 	}
-	if ctx.Err() == nil {
-		c.r.logger().Warn("summary call failed; using an extractive summary", "err", err)
+	if strings.TrimSpace(resp.Text) == "" {
+		return "", errors.New("summary call: empty answer")
 	}
-	return ExtractiveSummary(head), "extractive"
+	return strings.TrimSpace(resp.Text), nil
 }
 
 func tailRunes(s string, n int) string {

@@ -61,6 +61,10 @@ type Event struct {
 	Model string
 	// Paused: the task paused (EventDone).
 	Paused bool
+	// Budget is a task's step budget when the tool ran (EventToolEnd):
+	// Step model calls of Limit taken, the one that asked for the tool
+	// included. Nil outside a task.
+	Budget *StepBudget
 }
 
 // RetryInfo describes one retry of a model call.

@@ -20,6 +20,12 @@ func (x *run) loop(ctx context.Context) error {
 		if stop, err := x.outOfSteps(ctx, step, view); stop {
 			return err
 		}
+		x.budget = nil // a turn is a task from the step its plan exists
+		if view.Total > 0 {
+			view.Budget = StepBudget{Step: step, Limit: x.stepLimit(view)}
+			_, view.CanWait = x.byName["wait"]
+			x.budget = &view.Budget
+		}
 		x.req.Tail = TurnContext(x.skills, view)
 		resp, again, err := x.ask(ctx)
 		switch {
@@ -116,16 +122,7 @@ func (x *run) start(ctx context.Context) error {
 // plan fails when its budget is spent; a task pauses then, or when /pause
 // asked.
 func (x *run) outOfSteps(ctx context.Context, step int, view PlanView) (bool, error) {
-	limit := x.r.MaxSteps
-	if limit <= 0 {
-		limit = 25
-	}
-	if view.Total > 0 {
-		limit = cmp.Or(x.r.TaskSteps, DefaultTaskSteps)
-	}
-	if x.t.Sub != nil && x.t.Sub.Steps > 0 {
-		limit = x.t.Sub.Steps
-	}
+	limit := x.stepLimit(view)
 	if step >= limit && view.Total == 0 {
 		return true, fmt.Errorf("stopped after %d model calls without a final answer", limit)
 	}
@@ -133,6 +130,19 @@ func (x *run) outOfSteps(ctx context.Context, step int, view PlanView) (bool, er
 		return true, x.pause(ctx, step, view, step < limit)
 	}
 	return false, nil
+}
+
+// stepLimit is the turn's budget of model calls: a task's, a helper's, or
+// a plain turn's.
+func (x *run) stepLimit(view PlanView) int {
+	limit := cmp.Or(max(x.r.MaxSteps, 0), 25)
+	if view.Total > 0 {
+		limit = cmp.Or(x.r.TaskSteps, DefaultTaskSteps)
+	}
+	if x.t.Sub != nil && x.t.Sub.Steps > 0 {
+		limit = x.t.Sub.Steps
+	}
+	return limit
 }
 
 // ask compacts the history as the window needs and calls the model. again

@@ -27,7 +27,24 @@ type PlanView struct {
 	// Heading is the line above the plan in the prompt; "" is a task's
 	// own. A helper reads its parent's plan under another (agent/task).
 	Heading string
+	// Budget is the turn's step budget, set by the runner at each step (the
+	// store knows nothing of it); zero when the turn has none to show.
+	Budget StepBudget
+	// CanWait says the turn has the wait tool (agent/task), which the
+	// budget's line then points to.
+	CanWait bool
 }
+
+// StepBudget is where a turn stands against its step limit: Step model
+// calls taken of Limit (Left = Limit - Step). A task is told it at every
+// step, so it can plan what fits rather than be cut off mid-way, and the
+// checklist shows it (Event.Budget).
+type StepBudget struct {
+	Step, Limit int
+}
+
+// Left is how many model calls the turn may still make.
+func (b StepBudget) Left() int { return max(b.Limit-b.Step, 0) }
 
 // Defaults of a task's budgets.
 const (
@@ -79,8 +96,34 @@ func PlanSection(v PlanView) string {
 	if v.Text == "" {
 		return ""
 	}
-	return "\n\n" + cmp.Or(v.Heading, planHeading) + "\n" + v.Text
+	section := "\n\n" + cmp.Or(v.Heading, planHeading) + "\n" + v.Text
+	if b := v.Budget; b.Limit > 0 {
+		section += fmt.Sprintf("\n\n"+budgetLine, b.Left(), b.Limit)
+		if v.CanWait {
+			section += " " + waitHint
+		}
+	}
+	return section
 }
+
+// budgetLine tells a task its step budget: what is left when it is spent
+// waits for a person to say continue, so the model should finish or
+// reach a clean stopping point first, and wait rather than poll.
+const budgetLine = "Steps left in this turn: %d of %d (each model call is a step; when none are left the task pauses until someone says continue). " +
+	"Plan the work to fit."
+
+// waitHint follows budgetLine when the turn can wait: polling for a reply
+// is the usual way a budget goes to waste.
+const waitHint = "To wait for a reply, use the wait tool rather than checking again and again."
 
 // planHeading introduces a task's own plan in the prompt.
 const planHeading = "## Your plan for this task (keep it current with the todo tool)"
+
+// spent is the task's budget with the current step taken, nil outside a
+// task.
+func (x *run) spent() *StepBudget {
+	if x.budget == nil {
+		return nil
+	}
+	return &StepBudget{Step: x.budget.Step + 1, Limit: x.budget.Limit}
+}

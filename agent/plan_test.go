@@ -1,9 +1,13 @@
 package agent_test
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/llm/llmtest"
@@ -150,5 +154,106 @@ func TestCheckStep(t *testing.T) {
 	}
 	if got := strings.Join(lines, "\n"); !strings.Contains(got, "item 2 done → pending: notify") {
 		t.Errorf("the reopened item is not in the work log:\n%s", got)
+	}
+}
+
+// A task knows its step budget: each step's prompt says how many model
+// calls are left, and each tool's event carries it for the checklist.
+func TestTaskKnowsItsStepBudget(t *testing.T) {
+	for _, withWait := range []bool{false, true} {
+		t.Run(fmt.Sprint("wait tool: ", withWait), func(t *testing.T) { stepBudget(t, withWait) })
+	}
+}
+
+// stepBudget runs a three-step task, with the wait tool or without: the
+// budget's line points to it only when the turn has it.
+func stepBudget(t *testing.T, withWait bool) {
+	var extra []agent.Tool
+	if withWait {
+		wait, err := task.Wait(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		extra = append(extra, wait)
+	}
+	h := newHarness(t, extra...)
+	withTasks(t, h)
+	h.runner.MaxChecks = -1
+	h.runner.TaskSteps = 10
+	h.srv.Enqueue(
+		todoCall("p1", "read the logs:in_progress"),
+		todoCall("p2", "read the logs:done"),
+		llmtest.Text("Done."),
+	)
+	evs, err := collect(t.Context(), h.runner, turn(h.session(t, "ana"), "ana", "read the logs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := h.srv.Requests()
+	for i, want := range []string{"", "Steps left in this turn: 9 of 10", "Steps left in this turn: 8 of 10"} {
+		p := reqs[i].LastUserText()
+		if want == "" && strings.Contains(p, "Steps left") || !strings.Contains(p, want) {
+			t.Errorf("step %d: want %q in\n%s", i+1, want, p)
+		}
+		if want != "" && strings.Contains(p, "use the wait tool") != withWait {
+			t.Errorf("step %d: the wait tool mentioned %v, want %v", i+1, !withWait, withWait)
+		}
+	}
+	var budgets []agent.StepBudget
+	for _, ev := range evs {
+		if ev.Kind == agent.EventToolEnd && ev.Budget != nil {
+			budgets = append(budgets, *ev.Budget)
+		}
+	}
+	// The first todo call made the plan: before it the turn was no task.
+	if len(budgets) != 1 || budgets[0] != (agent.StepBudget{Step: 2, Limit: 10}) || budgets[0].Left() != 8 {
+		t.Fatalf("budgets on tool events: %+v", budgets)
+	}
+}
+
+// A task that needs its author's answer waits for it with the wait tool:
+// the step ends when they write, and what they wrote follows the tool's
+// result in the next step, paired calls and all.
+func TestWaitEndsWhenTheAuthorWrites(t *testing.T) {
+	wait, err := task.Wait(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, wait)
+	// A runner's clock that never times out: only the reply can end the wait.
+	h.runner.Sleep = func(ctx context.Context, _ time.Duration) error { <-ctx.Done(); return ctx.Err() }
+	h.srv.Enqueue(llmtest.ToolCall("w1", "wait", `{"for":"reply","timeout_seconds":600}`), llmtest.Text("Using port 8080."))
+	wake := make(chan struct{}, 1)
+	var mu sync.Mutex
+	var queued []agent.Steered
+	tr := turn(h.session(t, "ana"), "ana", "deploy it; ask me which port")
+	tr.Wake = wake
+	tr.Steer = func() []agent.Steered {
+		mu.Lock()
+		defer mu.Unlock()
+		out := queued
+		queued = nil
+		return out
+	}
+	var answer string
+	for ev, err := range h.runner.Run(t.Context(), tr) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case ev.Kind == agent.EventToolStart && ev.Tool.Name == "wait":
+			mu.Lock()
+			queued = append(queued, agent.Steered{Text: "8080", Author: "ana", Key: "k2"})
+			mu.Unlock()
+			wake <- struct{}{}
+		case ev.Kind == agent.EventToolEnd && !strings.HasPrefix(ev.Result, task.WaitReplied):
+			t.Fatalf("wait ended with %q", ev.Result)
+		case ev.Kind == agent.EventDone:
+			answer = ev.Text
+		}
+	}
+	reqs := h.srv.Requests()
+	if answer != "Using port 8080." || len(reqs) != 2 || !strings.HasSuffix(reqs[1].LastUserText(), "\n\n8080") {
+		t.Fatalf("answer %q, %d requests, last user text %q", answer, len(reqs), reqs[len(reqs)-1].LastUserText())
 	}
 }

@@ -121,6 +121,11 @@ type Turn struct {
 	// results for messages that arrived meanwhile in the same conversation:
 	// they join the history, so a person can steer a running task.
 	Steer func() []Steered
+	// Wake, when set, receives when a message Steer will return has
+	// arrived: a tool that waits for the author (Caller.Wake) returns then.
+	// The runner drains it as it steers, so a message already taken does
+	// not end a later wait.
+	Wake <-chan struct{}
 	// Pause, when set, is asked before each step after the first: true
 	// pauses the turn there (/pause), as a spent budget does.
 	Pause func() bool
@@ -203,6 +208,9 @@ type run struct {
 	skills     SkillList
 	overflowed bool // compacted hard once for a context overflow
 	checks     int  // check steps taken
+	// budget is the task's step budget at the current step, nil when the
+	// turn is no task: tool events carry it to the checklist.
+	budget *StepBudget
 }
 
 // emit yields ev; false means the consumer stopped and the run must end.
@@ -243,6 +251,12 @@ func (x *run) pause(ctx context.Context, step int, v PlanView, asked bool) error
 func (x *run) steer(ctx context.Context, history []llm.Message) ([]llm.Message, error) {
 	if x.t.Steer == nil {
 		return history, nil
+	}
+	// Drained before taking the messages: one that arrives in between
+	// wakes a later wait early, which costs a step, never a lost message.
+	select {
+	case <-x.t.Wake:
+	default:
 	}
 	var msgs []llm.Message
 	for _, s := range x.t.Steer() {
@@ -382,6 +396,11 @@ func (r *Runner) sleep(ctx context.Context, d time.Duration) error {
 	}
 	return clock.Sleep(ctx, d)
 }
+
+// Delay waits d on the runner's clock (RunnerConfig.Sleep), or until ctx
+// ends: for tools that wait (agent/task's wait), so tests drive them with
+// the clock they give the runner.
+func (r *Runner) Delay(ctx context.Context, d time.Duration) error { return r.sleep(ctx, d) }
 
 func (r *Runner) logger() *slog.Logger {
 	if r.Logger != nil {

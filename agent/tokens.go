@@ -52,7 +52,9 @@ func isCJK(r rune) bool {
 
 // EstimateRequest estimates the prompt tokens of a whole request.
 func EstimateRequest(req llm.Request) int {
-	n := EstimateTokens(req.System)
+	// Tail is sent after the conversation on every step (the plan, the
+	// step budget): a window check that left it out would under-count.
+	n := EstimateTokens(req.System) + EstimateTokens(req.Tail)
 	for _, t := range req.Tools {
 		n += EstimateTokens(t.Name) + EstimateTokens(t.Description) + EstimateTokens(string(t.Schema))
 	}

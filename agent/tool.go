@@ -55,6 +55,10 @@ type Caller struct {
 	// work across calls (delegate) and must tell a call a crash cut off
 	// from one whose result the model read.
 	CallID string
+	// Wake fires when the turn's author writes in the conversation while
+	// the turn runs (Turn.Wake), for a tool that waits on them
+	// (agent/task's wait); nil where no one can.
+	Wake <-chan struct{}
 }
 
 // Reach is the chat core's answer to "may this turn call that person

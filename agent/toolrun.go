@@ -99,6 +99,7 @@ func (x *run) runTool(ctx context.Context, tools map[string]Tool, call llm.ToolC
 	caller.CallID = call.ID
 	caller.Tainted = x.tainted
 	caller.Runner = x.r
+	caller.Wake = x.t.Wake
 	var foreign []string
 	if x.tainted {
 		foreign = x.mentions().foreign(egressTargets(tool, call.Arguments))
@@ -135,7 +136,7 @@ func (x *run) runTool(ctx context.Context, tools map[string]Tool, call llm.ToolC
 		}
 	}
 	x.emit(Event{Kind: EventToolEnd, Tool: &call, Result: result.Text, IsError: result.IsError, Transient: transient,
-		Duration: x.r.now().Sub(start)})
+		Duration: x.r.now().Sub(start), Budget: x.spent()})
 	if untrusted(tool) {
 		x.tainted = true // what it returned is now in the conversation
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/task"
 	"github.com/parleybot/parley/bot/outbound"
 	"github.com/parleybot/parley/chat"
@@ -44,6 +45,9 @@ type checklist struct {
 	replyTo string
 	running bool // an updater goroutine is on it
 	again   bool // the task changed while it was being shown
+	// budget is the turn's step budget after its last step (agent.Event.Budget),
+	// zero before one: owned by checklists.mu.
+	budget agent.StepBudget
 	// shown is what the message shows, "" when not known: owned by the
 	// running updater.
 	shown string
@@ -66,6 +70,23 @@ func (c *checklists) show(sid string, t chat.Thread, replyTo string) {
 	}
 	cl.thread, cl.replyTo = t, replyTo
 	c.start(sid, cl)
+}
+
+// steps records a task's step budget after a step, for the header. A step
+// alone edits the message only when the steps left are a multiple of ten
+// or five or fewer: a count that moved the message at every step would
+// cost the chat an edit a step; in between it rides with plan changes.
+func (c *checklists) steps(sid string, b agent.StepBudget) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cl, ok := c.open[sid]
+	if !ok || cl.budget == b {
+		return
+	}
+	cl.budget = b
+	if left := b.Left(); left%10 == 0 || left <= 5 {
+		c.start(sid, cl)
+	}
 }
 
 // settle has an open checklist look once more, so that a session whose
@@ -136,14 +157,17 @@ func (c *checklists) update(sid string, cl *checklist, t chat.Thread, replyTo st
 		return true // its platform is not enabled now
 	}
 	caps := a.Capabilities()
-	text := checklistText(k, caps)
+	c.mu.Lock()
+	budget := cl.budget
+	c.mu.Unlock()
+	text := checklistText(k, budget, caps)
 	if posted && text == cl.shown {
 		return settledTask(k)
 	}
 	latest := func() chat.Out {
 		// What changed while the call waited for its turn goes with it.
 		if now, ok, err := c.tasks.Task(ctx, sid); err == nil && ok {
-			k, text = now, checklistText(now, caps)
+			k, text = now, checklistText(now, budget, caps)
 		}
 		return chat.Out{Text: text, ReplyTo: replyTo}
 	}
@@ -178,12 +202,16 @@ func (c *checklists) warn(what, sid string, err error) {
 	}
 }
 
-// checklistText is the checklist of k: a header with the count and what
-// holds the task up, then one line an item. Past the platform's length,
-// notes go first, then the last items, counted.
-func checklistText(k task.Task, caps chat.Capabilities) string {
+// checklistText is the checklist of k: a header with the count, the
+// steps its turn has left (b, while it runs) and what holds the task up,
+// then one line an item. Past the platform's length, notes go first, then
+// the last items, counted.
+func checklistText(k task.Task, b agent.StepBudget, caps chat.Capabilities) string {
 	done, total, _ := k.Plan.Counts()
 	head := fmt.Sprintf("📋 Plan — %d of %d done", done, total)
+	if b.Limit > 0 && !settledTask(k) {
+		head += fmt.Sprintf(" · %d of %d steps left", b.Left(), b.Limit)
+	}
 	switch k.State {
 	case task.Paused:
 		head += " · ⏸ paused (reply continue or /resume)"

@@ -25,24 +25,29 @@ func TestChecklistText(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
 		k      task.Task
+		budget agent.StepBudget
 		maxLen int
 		want   string // the whole text, or a prefix ending in "…"
 		suffix string
 	}{
-		{"running", task.Task{Plan: two, State: task.Running}, 4000,
+		{"running", task.Task{Plan: two, State: task.Running}, agent.StepBudget{}, 4000,
 			"📋 Plan — 1 of 2 done\n☑ 1. build\n◐ 2. ship (in progress) — waiting on CI", ""},
-		{"paused", task.Task{Plan: two, State: task.Paused}, 4000,
+		{"running, 12 steps taken", task.Task{Plan: two, State: task.Running}, agent.StepBudget{Step: 12, Limit: 60}, 4000,
+			"📋 Plan — 1 of 2 done · 48 of 60 steps left\n…", ""},
+		{"waiting, 59 steps taken", task.Task{Plan: two, State: task.WaitingApproval}, agent.StepBudget{Step: 59, Limit: 60}, 4000,
+			"📋 Plan — 1 of 2 done · 1 of 60 steps left · waiting for approval\n…", ""},
+		{"paused: no steps shown", task.Task{Plan: two, State: task.Paused}, agent.StepBudget{Step: 60, Limit: 60}, 4000,
 			"📋 Plan — 1 of 2 done · ⏸ paused (reply continue or /resume)\n☑ 1. build\n◐ 2. ship (in progress) — waiting on CI", ""},
-		{"waiting", task.Task{Plan: two, State: task.WaitingApproval}, 4000,
+		{"waiting", task.Task{Plan: two, State: task.WaitingApproval}, agent.StepBudget{}, 4000,
 			"📋 Plan — 1 of 2 done · waiting for approval\n…", ""},
-		{"notes dropped", task.Task{Plan: two, State: task.Idle}, 60,
+		{"notes dropped", task.Task{Plan: two, State: task.Idle}, agent.StepBudget{}, 60,
 			"📋 Plan — 1 of 2 done\n☑ 1. build\n◐ 2. ship (in progress)", ""},
-		{"items cut", task.Task{Plan: long, State: task.Running}, 2000,
+		{"items cut", task.Task{Plan: long, State: task.Running}, agent.StepBudget{}, 2000,
 			"📋 Plan — 0 of 30 done\n☐ 1. item 1 xxx…", "(/status)"},
-		{"tiny", task.Task{Plan: two, State: task.Idle}, 10, "📋 Plan — 1", ""},
+		{"tiny", task.Task{Plan: two, State: task.Idle}, agent.StepBudget{}, 10, "📋 Plan — 1", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got := checklistText(tt.k, chat.Capabilities{MaxLen: tt.maxLen})
+			got := checklistText(tt.k, tt.budget, chat.Capabilities{MaxLen: tt.maxLen})
 			if n := utf8.RuneCountInString(got); n > tt.maxLen {
 				t.Errorf("%d runes, more than %d", n, tt.maxLen)
 			}

@@ -43,7 +43,11 @@ func show(ctx context.Context, r outbound.Reply, ev agent.Event) error {
 		}
 		return r.Progress(ctx, "checking the plan…")
 	case agent.EventCompaction:
-		return r.Progress(ctx, fmt.Sprintf("conversation compacted (%d → %d tokens)", ev.Compaction.Before, ev.Compaction.After))
+		what := "conversation compacted"
+		if strings.HasPrefix(ev.Compaction.Method, agent.MethodTurn) {
+			what = "earlier steps summarised" // the turn tier (agent/compact_turn.go)
+		}
+		return r.Progress(ctx, fmt.Sprintf("%s (%d → %d tokens)", what, ev.Compaction.Before, ev.Compaction.After))
 	case agent.EventDone:
 		return r.Finish(ctx, ev.Text)
 	}

@@ -44,3 +44,24 @@ func TestShowFallbackAndThinking(t *testing.T) {
 		t.Errorf("thinking shown as %q", got)
 	}
 }
+
+// TestShowCompaction: the reply's status line tells a turn's own steps
+// summarised (the turn tier) from the conversation compacted.
+func TestShowCompaction(t *testing.T) {
+	for _, tt := range []struct {
+		method, want string
+	}{
+		{"model", "conversation compacted (9000 → 3000 tokens)"},
+		{agent.MethodTurn, "earlier steps summarised (9000 → 3000 tokens)"},
+		{agent.MethodTurnSnip + "+extractive", "earlier steps summarised (9000 → 3000 tokens)"},
+	} {
+		spy := &statusSpy{}
+		ev := agent.Event{Kind: agent.EventCompaction, Compaction: &agent.CompactionInfo{Before: 9000, After: 3000, Method: tt.method}}
+		if err := show(t.Context(), spy, ev); err != nil {
+			t.Fatal(err)
+		}
+		if len(spy.statuses) != 1 || spy.statuses[0] != tt.want {
+			t.Errorf("%s: shown as %q, want %q", tt.method, spy.statuses, tt.want)
+		}
+	}
+}

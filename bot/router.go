@@ -172,8 +172,11 @@ type sessionState struct {
 	recovering int
 	cancel     context.CancelFunc // the running turn's, for /stop
 	author     string             // the running turn's author (User.Key)
-	stopped    bool               // the running turn was stopped by /stop
-	pause      bool               // /pause: the turn pauses after its step
+	// wake tells the running turn its author wrote (agent.Turn.Wake);
+	// buffered by one, never blocks the router.
+	wake    chan struct{}
+	stopped bool // the running turn was stopped by /stop
+	pause   bool // /pause: the turn pauses after its step
 	// turnKeys are the inbox keys the running turn answers: its batch and
 	// what steered it (router_remote.go pulls no message twice).
 	turnKeys map[string]bool

@@ -29,6 +29,7 @@ func (r *Router) enqueue(ctx context.Context, m chat.Message) error {
 		return &refusedError{notice}
 	}
 	st.queue = append(st.queue, m)
+	st.wakeFor(m)
 	if !st.running {
 		st.running = true
 		// Turns outlive the adapter's event context but not shutdown.
@@ -37,6 +38,19 @@ func (r *Router) enqueue(ctx context.Context, m chat.Message) error {
 		r.cfg.Sharing.woke()
 	}
 	return nil
+}
+
+// wakeFor tells the running turn that its author wrote m: a wait tool
+// returns, and the next step takes m as steering. Anyone else's message
+// wakes nothing (docs/architecture.md, Who acts). Called with r.mu held.
+func (st *sessionState) wakeFor(m chat.Message) {
+	if !st.running || st.wake == nil || m.User.Key() != st.author {
+		return
+	}
+	select {
+	case st.wake <- struct{}{}:
+	default: // already told
+	}
 }
 
 func (r *Router) session(sid string) *sessionState {

@@ -179,6 +179,7 @@ func (r *Router) pullSteering(ctx context.Context, sid string, t chat.Thread, au
 	for _, m := range found {
 		if !here[m.Key] && !st.turnKeys[m.Key] {
 			st.queue = append(st.queue, m)
+			st.wakeFor(m)
 		}
 	}
 }

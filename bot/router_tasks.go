@@ -78,6 +78,9 @@ func (tt *taskTurn) observe(ctx context.Context, ev agent.Event) {
 	}
 	switch ev.Kind {
 	case agent.EventToolEnd:
+		if ev.Budget != nil {
+			tt.r.checklist.steps(tt.sid, *ev.Budget)
+		}
 		if ev.Tool.Name == todoTool && !ev.IsError {
 			tt.planChanged(ctx) // the tool logs the plan's changes itself
 			return

@@ -79,7 +79,9 @@ type turnRun struct {
 	agent *Agent
 	// keys are the inbox keys it answers, those of the author's messages
 	// that steered it included.
-	keys    []string
+	keys []string
+	// wake is told when its author writes while it runs (the wait tool).
+	wake    chan struct{}
 	asked   string // what was written, without the files' contents
 	reply   outbound.Reply
 	release func() // hands the concurrency slot back once the model is done
@@ -119,6 +121,8 @@ func (tr *turnRun) hold(cancel context.CancelFunc) {
 	st := r.session(tr.sid)
 	st.cancel = cancel
 	st.author = tr.m.User.Key()
+	tr.wake = make(chan struct{}, 1)
+	st.wake = tr.wake
 	st.turnKeys = map[string]bool{}
 	for _, k := range tr.keys {
 		st.turnKeys[k] = true
@@ -145,6 +149,7 @@ func (tr *turnRun) agentTurn(ctx context.Context, batch []chat.Message, base age
 		t.Text, t.Images = files.text, files.images
 	}
 	t.Steer = func() []agent.Steered { return tr.steer(ctx) }
+	t.Wake = tr.wake
 	t.Pause = r.pauseAsked(tr.sid)
 	return t
 }

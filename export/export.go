@@ -106,8 +106,8 @@ func New(c store.Conversation, entries []store.TranscriptEntry, now time.Time) C
 		m := Message{Role: string(e.Role), Time: rfc3339(e.At), Text: e.Text}
 		switch e.Role {
 		case llm.RoleUser:
-			if strings.HasPrefix(e.Text, agent.SummaryPrefix) {
-				m.Summary, m.Text = true, strings.TrimPrefix(e.Text, agent.SummaryPrefix)
+			if text, ok := agent.IsSummary(llm.Message{Role: e.Role, Text: e.Text}); ok {
+				m.Summary, m.Text = true, text
 				break
 			}
 			id := e.AuthorKey

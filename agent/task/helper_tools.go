@@ -8,13 +8,14 @@ import (
 	"github.com/parleybot/parley/agent"
 )
 
-// helperTools are a helper's tools: runner's, but todo and delegate,
+// helperTools are a helper's tools: runner's, but todo, delegate and wait,
 // and todo_item for its own item. A helper that may nest (depth below
 // tasks.helper_depth) also keeps a plan of its own and delegates from it.
 func (dl *delegator) helperTools(runner *agent.Runner, depth int, h Helper) ([]agent.Tool, error) {
 	var out []agent.Tool
 	for _, t := range runner.Tools {
-		if name := t.Spec().Name; name != todoName && name != delegateName {
+		// wait too: no one writes to a helper, so nothing could wake it.
+		if name := t.Spec().Name; name != todoName && name != delegateName && name != waitName {
 			out = append(out, t)
 		}
 	}

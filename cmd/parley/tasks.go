@@ -10,8 +10,8 @@ import (
 	"github.com/parleybot/parley/cmd/parley/internal/config"
 )
 
-// taskParts are what tasks.* give the runner (docs/tasks.md): the todo
-// and delegate tools, the plans (given to the model at every step) and the
+// taskParts are what tasks.* give the runner (docs/tasks.md): the todo,
+// delegate and wait tools, the plans (given to the model at every step) and the
 // task's budgets. The chat side — the checklist, the work log, /pause and
 // /resume — is the core's, over the same store (assemble).
 type taskParts struct {
@@ -35,7 +35,12 @@ func newTaskParts(db backend, c config.Tasks, pauses *pauseRelay, logger *slog.L
 	if err != nil {
 		return nil, err
 	}
-	p := &taskParts{tools: []agent.Tool{todo, delegate}, plans: tasks, steps: c.MaxSteps, checks: c.MaxChecks}
+	// On the runner's clock (its Sleep): real outside tests.
+	wait, err := task.Wait(nil)
+	if err != nil {
+		return nil, err
+	}
+	p := &taskParts{tools: []agent.Tool{todo, delegate, wait}, plans: tasks, steps: c.MaxSteps, checks: c.MaxChecks}
 	if c.MaxChecks == 0 {
 		p.checks = -1 // the runner reads 0 as "the default"
 	}

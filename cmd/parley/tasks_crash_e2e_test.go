@@ -64,9 +64,16 @@ func TestTaskSurvivesKill9(t *testing.T) {
 	w := &tgWorld{tg: tg}
 	w.botSays(t, ctx, tgGroup, 0, "Checked: collected, compared, reported.")
 
-	lists := checklist()
-	if len(lists) != 1 || !strings.Contains(lists[0].Visible, "3 of 3 done") {
-		t.Fatalf("want one checklist, edited to the end: %+v", lists)
+	// The checklist is edited as the chat's budget allows, never waited
+	// for by the turn: its last edit may land just after the answer (the
+	// recovered turn's first edit, dropping the old step count, spent the
+	// chat's call of that second).
+	done := func() bool {
+		lists := checklist()
+		return len(lists) == 1 && strings.Contains(lists[0].Visible, "3 of 3 done")
+	}
+	if err := tg.WaitFor(ctx, done); err != nil || len(checklist()) != 1 {
+		t.Fatalf("want one checklist, edited to the end: %+v", checklist())
 	}
 	answers := 0
 	for _, m := range tg.BotMessages(tgGroup) {

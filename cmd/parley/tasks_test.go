@@ -43,7 +43,7 @@ func TestTaskParts(t *testing.T) {
 		if !pauses.asked("s1") || pauses.asked("s2") {
 			t.Error("the relay does not ask the core")
 		}
-		if len(r.Tools) != 2 || r.Tools[0].Spec().Name != "todo" || r.Tools[1].Spec().Name != "delegate" || r.Plans == nil ||
+		if len(r.Tools) != 3 || r.Tools[0].Spec().Name != "todo" || r.Tools[1].Spec().Name != "delegate" || r.Tools[2].Spec().Name != "wait" || r.Plans == nil ||
 			r.TaskSteps != tt.cfg.MaxSteps || r.MaxChecks != tt.wantChecks {
 			t.Errorf("%+v: tools %d, plans %v, steps %d, checks %d", tt.cfg, len(r.Tools), r.Plans != nil, r.TaskSteps, r.MaxChecks)
 		}
