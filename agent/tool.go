@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,6 +16,10 @@ import (
 // can never reach another user's data.
 type Caller struct {
 	SessionID string
+	// Workspace is the session whose shell workspace the turn's commands
+	// run in: "" is SessionID's own. A task's helpers share their task's
+	// (agent/task), so what a helper writes its task reads.
+	Workspace string
 	UserKey   string // "platform:id"
 	UserName  string
 	// Scopes are the scopes the turn's document lookups (kb_search)
@@ -192,3 +197,6 @@ func (t *funcTool[T]) Execute(ctx context.Context, c Caller, args json.RawMessag
 	}
 	return t.fn(ctx, c, v)
 }
+
+// WorkspaceID is the session whose shell workspace c's commands run in.
+func (c Caller) WorkspaceID() string { return cmp.Or(c.Workspace, c.SessionID) }

@@ -183,7 +183,7 @@ func SkillRead(files Skills, workspace func(sessionID string) (string, error)) (
 				}
 				out := fmt.Sprintf("# %s\n%s\n\n%s", s.Name, s.Description, s.Body)
 				if len(s.Files) > 0 && workspace != nil {
-					where, err := placeSkillFiles(workspace, c.SessionID, s)
+					where, err := placeSkillFiles(workspace, c.WorkspaceID(), s)
 					if err != nil {
 						return "", err
 					}

@@ -269,6 +269,10 @@ func TestHelperApprovalForAuthor(t *testing.T) {
 	if len(risky.ran) != 1 || risky.ran[0].UserKey != author.UserKey || risky.ran[0].SessionID != h.Session || !risky.ran[0].Tainted {
 		t.Errorf("the tool ran for %+v", risky.ran)
 	}
+	// It works in its task's shell workspace, not one of its own.
+	if len(risky.ran) == 1 && risky.ran[0].WorkspaceID() != r.parent {
+		t.Errorf("the helper's workspace is %q, want its task's %q", risky.ran[0].WorkspaceID(), r.parent)
+	}
 }
 
 // Calls over the limits, or naming items the plan lacks, are refused with

@@ -113,6 +113,9 @@ func (dl *delegator) turn(ctx context.Context, c agent.Caller, depth int, h *Hel
 	if err != nil {
 		return "", false, err
 	}
+	// The helper works in its task's workspace (a nested helper in the
+	// first task's): its files are the task's to read.
+	c.Workspace = c.WorkspaceID()
 	c.SessionID, c.CallID = h.Session, ""
 	t := agent.Turn{
 		SessionID: h.Session,

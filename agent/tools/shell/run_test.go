@@ -190,3 +190,22 @@ func TestTimeoutFor(t *testing.T) {
 		}
 	}
 }
+
+// TestHelperSharesItsTasksWorkspace: a caller that names another
+// session's workspace (a task's helper names its task's) runs there —
+// what it writes the task reads — and a session of its own stays apart.
+func TestHelperSharesItsTasksWorkspace(t *testing.T) {
+	tl := newTool(t, nil)
+	helper := agent.Caller{SessionID: "helper1", Workspace: "task1"}
+	if _, err := tl.Execute(t.Context(), helper, argsJSON(t, Args{Command: "echo found > notes.txt"})); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		session, want string
+	}{{"task1", "found\n"}, {"helper1", "missing\n"}} {
+		out, err := tl.Execute(t.Context(), agent.Caller{SessionID: tc.session}, argsJSON(t, Args{Command: "cat notes.txt 2>/dev/null || echo missing"}))
+		if err != nil || out != tc.want {
+			t.Errorf("session %s reads %q, %v; want %q", tc.session, out, err, tc.want)
+		}
+	}
+}

@@ -112,7 +112,7 @@ func (t *tool) execute(ctx context.Context, c agent.Caller, a Args) (string, err
 	if err != nil {
 		return "", err
 	}
-	dir, err := workspace(t.settings.workspaceRoot, c.SessionID)
+	dir, err := workspace(t.settings.workspaceRoot, c.WorkspaceID())
 	if err != nil {
 		return "", err
 	}
