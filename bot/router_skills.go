@@ -112,8 +112,14 @@ func (r *Router) skillsList(ctx context.Context, c chat.Command, l Learning, sco
 		if s.Origin != "" {
 			origin = "installed from " + s.Origin
 		}
-		fmt.Fprintf(&b, "%d. %s — %s (%s; read %.0f%% of the times listed; corrected after %.0f%%; failed after %.0f%%)\n",
-			i+1, s.Name, s.Description, origin, 100*rt.InvocationRate(), 100*rt.EditAfterHitRate(), 100*rt.IneffectiveRate())
+		// The mark reflection reads too (evolve.Rates.Failing): it will
+		// rewrite or retire the skill at its next cycle.
+		failing := ""
+		if rt.Failing() {
+			failing = " INEFFECTIVE —"
+		}
+		fmt.Fprintf(&b, "%d.%s %s — %s (%s; read %.0f%% of the times listed; corrected after %.0f%%; failed after %.0f%%)\n",
+			i+1, failing, s.Name, s.Description, origin, 100*rt.InvocationRate(), 100*rt.EditAfterHitRate(), 100*rt.IneffectiveRate())
 	}
 	b.WriteString("/skills show N shows one; /skills forget N removes it.")
 	return r.answerPrivately(ctx, c, chat.Out{Text: b.String()})

@@ -2,6 +2,7 @@ package bot_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -110,8 +111,23 @@ func TestSkillsCommands(t *testing.T) {
 	if got := run(channel, bob, false, "skills"); !strings.Contains(got, "1. Deploy — when deploying") || strings.Contains(got, "Bob's notes") {
 		t.Fatalf("/skills in the channel: %q", got)
 	}
-	if got := run(dm, bob, true, "skills"); !strings.Contains(got, "Bob's notes") || strings.Contains(got, "Deploy") {
+	if got := run(dm, bob, true, "skills"); !strings.Contains(got, "Bob's notes") || strings.Contains(got, "Deploy") || strings.Contains(got, "INEFFECTIVE") {
 		t.Fatalf("/skills in Bob's DM: %q", got)
+	}
+	// Read in five runs of which four ended in a real error: marked as
+	// reflection sees it, and only that skill.
+	for i := range 5 {
+		run := evolve.Run{Scope: "person:slack:bob", SessionID: "s-bob", Author: "slack:bob", Key: fmt.Sprintf("kb%d", i), At: time.Now(),
+			Signals: evolve.Signals{SkillsRead: []string{"Bob's notes"}, EndedInRealError: i > 0, RealErrors: min(i, 1)}}
+		if err := w.db.RecordRun(t.Context(), run); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := run(dm, bob, true, "skills"); !strings.Contains(got, "1. INEFFECTIVE — Bob's notes") {
+		t.Fatalf("/skills of a failing skill: %q", got)
+	}
+	if got := run(channel, bob, false, "skills"); strings.Contains(got, "INEFFECTIVE") {
+		t.Fatalf("/skills in the channel marks a skill: %q", got)
 	}
 	if got := run(channel, bob, false, "skills", "show", "1"); !strings.Contains(got, "1. staging") {
 		t.Fatalf("/skills show 1: %q", got)
