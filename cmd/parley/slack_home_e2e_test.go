@@ -87,13 +87,21 @@ func TestSlackHomeTabSignsIn(t *testing.T) {
 	// The Messages tab and the bot itself open nothing; they come first,
 	// so by the time ana's page is out they were handled.
 	ignored := []string{slk.OpenHome("U1", "messages"), slk.OpenHome(slk.BotUserID(), "home")}
-	slk.OpenHome("U1", "home")
+	ana := slk.OpenHome("U1", "home")
 	if err := slk.WaitFor(ctx, func() bool { return slk.HomeView("U1") != nil }); err != nil {
 		t.Fatalf("ana's Home tab never published: %v", err)
 	}
+	// Acks travel the socket while views.publish travels HTTP, so the
+	// view can arrive first; the acks come in order, so once ana's is in,
+	// the earlier ones are too (or were never sent).
 	acks := map[string]bool{}
-	for _, a := range slk.Acks() {
-		acks[a.EnvelopeID] = true
+	if err := slk.WaitFor(ctx, func() bool {
+		for _, a := range slk.Acks() {
+			acks[a.EnvelopeID] = true
+		}
+		return acks[ana]
+	}); err != nil {
+		t.Fatalf("ana's envelope %s never acknowledged: %v", ana, err)
 	}
 	for _, env := range ignored {
 		if !acks[env] {
