@@ -44,6 +44,9 @@ type Caller struct {
 	// has none. TeamDesk reads and writes them; nil: no team notes.
 	Team     string
 	TeamDesk TeamDesk
+	// History searches the past conversations the author may see where
+	// the turn runs (history_search); nil: none.
+	History History
 	// Approve asks approvers about a tool call that needs approval; nil
 	// where no one can approve, and such calls are refused. Helpers a
 	// turn starts ask the same.

@@ -92,6 +92,8 @@ type CoreConfig struct {
 	Audit AuditLog
 	// Team is RouterConfig.Team: the places' team notes; nil: none.
 	Team *TeamConfig
+	// History is RouterConfig.History: the index history_search reads.
+	History HistoryIndex
 	// ConsoleLink makes /console's sign-in links; nil: the console is off.
 	ConsoleLink func(ctx context.Context, user string) (string, error)
 	// Conversations counts a person's conversations for their Home page

@@ -39,6 +39,9 @@ type RouterConfig struct {
 	// Team keeps the places' team notes and says who writes them
 	// (team.go); nil: none.
 	Team *TeamConfig
+	// History is the conversations' index history_search reads
+	// (history.go); nil: the tool finds nothing.
+	History HistoryIndex
 	// Outbound shows everything; nil: one over the adapters without an
 	// outbox, which can post but not deliver replies (tests with Reply).
 	Outbound *outbound.Outbound

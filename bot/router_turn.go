@@ -139,7 +139,7 @@ func (tr *turnRun) agentTurn(ctx context.Context, batch []chat.Message, base age
 	where := Where{Thread: m.Thread, User: m.User, Direct: m.Direct}
 	t.Caller = agent.Caller{SessionID: tr.sid, UserKey: m.User.Key(), UserName: m.User.Name,
 		Scopes: where.SearchedKeys(tr.agent.KB), Learned: where.LearnedKeys(tr.agent.Name), Confirm: r, Approve: r.approver(), Reach: r,
-		Team: r.teamOf(where), TeamDesk: r.teamDesk(),
+		Team: r.teamOf(where), TeamDesk: r.teamDesk(), History: r.history(),
 		Origin: agent.Origin{Platform: m.Thread.Platform, Space: m.Thread.Space, Chat: m.Thread.Chat, Thread: m.Thread.ID,
 			Direct: m.Direct, Home: where.Home().Key()}}
 	t.Place = agent.Place{Platform: m.Thread.Platform, ChatName: m.Place.ChatName, ChatKind: m.Place.ChatKind, Thread: m.Place.Thread}
@@ -252,7 +252,8 @@ func (tr *turnRun) end(ctx context.Context) {
 		return
 	}
 	r.endTurn(platform, tr.outcome)
-	rec := TurnRecord{At: r.cfg.Now(), Outcome: tr.outcome}
+	rec := TurnRecord{At: r.cfg.Now(), Outcome: tr.outcome,
+		Where: Where{Thread: tr.m.Thread, User: tr.m.User, Direct: tr.m.Direct}, ChatName: tr.m.Place.ChatName}
 	if !tr.received.IsZero() {
 		rec.Latency = rec.At.Sub(tr.received)
 	}

@@ -167,6 +167,36 @@ func (w Where) SearchedKeys(only []string) []string {
 	return out
 }
 
+// HistoryChats are the chats whose conversations history_search covers
+// asked here, of seen, the chats the person has started turns in. In a
+// group chat, only that chat: everyone there reads the answer, so nothing
+// from elsewhere comes into it. In the person's private chat, the private
+// chats and group chats of seen on this platform — within the private
+// chat's workspace, where it has one (Slack) — and this chat. Never
+// another person's private chat (seen holds only the person's own), never
+// another platform. The caller checks that the person is still in each
+// group chat.
+func (w Where) HistoryChats(seen []ChatSeen) []ChatSeen {
+	here := ChatSeen{Thread: chat.Thread{Platform: w.Thread.Platform, Space: w.Thread.Space, Chat: w.Thread.Chat}, Direct: w.Direct}
+	if here.Thread.Chat == "" {
+		return nil
+	}
+	out := []ChatSeen{here}
+	if !w.Direct {
+		return out
+	}
+	for _, s := range seen {
+		t := s.Thread
+		if t.Platform != here.Thread.Platform || t.Chat == "" || t == here.Thread ||
+			(here.Thread.Space != "" && t.Space != here.Thread.Space) {
+			continue
+		}
+		s.Thread.ID = ""
+		out = append(out, s)
+	}
+	return out
+}
+
 // ParseScope reads a scope's stored form, as an operator writes it
 // (`parley kb add --scope space:slack:T012`, `parley reflect --scope
 // agent:eng:space:slack:T012`).

@@ -21,6 +21,12 @@ type TurnRecord struct {
 	// turn's end; 0 when this process did not see it arrive (a turn
 	// resumed after a restart or a late approval).
 	Latency time.Duration
+	// Where is whose turn it was and where: the store keeps the chat as
+	// one its author has written in (history_search's reach, history.go).
+	// A zero User keeps nothing.
+	Where Where
+	// ChatName is the chat's name as the platform calls it, kept with it.
+	ChatName string
 }
 
 // TurnHour is one count of the kept turns: N turns that ended in the hour

@@ -106,3 +106,13 @@ type HomeHandler interface {
 	// the adapter's HomePublisher.
 	HandleHome(ctx context.Context, h HomeOpened) error
 }
+
+// MessageLinker is implemented by adapters whose platform has links that
+// open a message (Slack's permalinks, Discord's jump links, Telegram's
+// t.me links to messages of supergroups), for citing past messages
+// (history_search). key is the message's Message.Key, as the adapter made
+// it; "" asks for the conversation t itself. "" means there is no link
+// (a Telegram private chat).
+type MessageLinker interface {
+	MessageLink(t Thread, key string) string
+}

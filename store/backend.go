@@ -24,12 +24,13 @@ type Backend interface {
 	chat.PlatformState
 	bot.RunRecorder
 	bot.HelperSessions
-	bot.Leases      // replicas on one database take turns (docs/replicas.md)
-	bot.Replicas    // and share the platforms' rate limits
-	bot.SharedState // who shares it now (the console's overview)
-	bot.CostBook    // what each model call cost (#28 §4)
-	bot.TurnBook    // how each turn ended (#29 overview)
-	bot.AuditLog    // what was done and by whom
+	bot.Leases       // replicas on one database take turns (docs/replicas.md)
+	bot.Replicas     // and share the platforms' rate limits
+	bot.SharedState  // who shares it now (the console's overview)
+	bot.CostBook     // what each model call cost (#28 §4)
+	bot.TurnBook     // how each turn ended (#29 overview)
+	bot.HistoryIndex // who wrote where, and history_search (#31 §3)
+	bot.AuditLog     // what was done and by whom
 
 	signin.Auth // the web console's sign-in links and sessions
 

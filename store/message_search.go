@@ -182,7 +182,7 @@ func (db *DB) loadHits(ctx context.Context, page []rankedID, query string) ([]Me
 			rows.Close()
 			return nil, fmt.Errorf("message %d: %w", h.MessageID, err)
 		}
-		h.At, h.Role, h.AuthorName = fromMillis(at), m.Role, m.Author
+		h.At, h.Role, h.AuthorName, h.Key = fromMillis(at), m.Role, m.Author, m.Key
 		byID[h.MessageID], texts[h.MessageID] = h, m.Text
 	}
 	rows.Close()

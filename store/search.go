@@ -80,6 +80,9 @@ type MessageHit struct {
 	// Transcript finds it; AuthorName the name the message carries. Both
 	// "" for Parley's answers.
 	AuthorKey, AuthorName string
+	// Key is the inbox key of a person's message (llm.Message.Key), what
+	// its adapter links to; "" for Parley's answers.
+	Key string
 	// Snippet is a short piece of the message around what matched, the
 	// matching words marked: plain text, for the reader to escape.
 	Snippet []SnippetPart

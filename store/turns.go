@@ -32,6 +32,15 @@ func (db *DB) FinishTurn(ctx context.Context, keys []string, t bot.TurnRecord) e
 			INSERT INTO turn_hours (hour, outcome, latency_ms, n) VALUES (?, ?, ?, 1)
 			ON CONFLICT (hour, outcome, latency_ms) DO UPDATE SET n = n + 1`,
 			millis(t.At.Truncate(time.Hour)), string(t.Outcome), bot.LatencyBucket(t.Latency).Milliseconds())
+		if err != nil || t.Where.User.ID == "" {
+			return err
+		}
+		w := t.Where
+		_, err = tx.ExecContext(ctx, `
+			INSERT INTO chat_people (user_key, platform, space, chat, name, direct, last_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (user_key, platform, space, chat) DO UPDATE
+			SET name = coalesce(nullif(excluded.name, ''), name), direct = excluded.direct, last_at = max(last_at, excluded.last_at)`,
+			w.User.Key(), w.Thread.Platform, w.Thread.Space, w.Thread.Chat, t.ChatName, w.Direct, millis(t.At))
 		return err
 	})
 	if err != nil {

@@ -79,6 +79,7 @@ func assemble(a *app, adapters []chat.Adapter, acc bot.Access, approvers []strin
 		Costs:          a.db,
 		Audit:          a.db,
 		Team:           a.teamNotes(),
+		History:        a.db,
 		Sharing:        sharing(a.cfg, a.db),
 		Logger:         logger,
 	}
@@ -109,7 +110,8 @@ func assemble(a *app, adapters []chat.Adapter, acc bot.Access, approvers []strin
 }
 
 // tools is every tool the runner offers, in one place, the configuration
-// deciding which: memory always; kb_search with the knowledge base;
+// deciding which: memory and history_search always; kb_search with the
+// knowledge base;
 // web_fetch, shell and the MCP servers' as configured; skill_read with
 // learning; remind and schedule with reminders; todo and delegate with
 // tasks.
@@ -127,6 +129,11 @@ func (a *app) tools(rem *reminderParts, tasks *taskParts) ([]agent.Tool, error) 
 		}
 		list = append(list, search)
 	}
+	history, err := tools.HistorySearch(time.Now)
+	if err != nil {
+		return nil, err
+	}
+	list = append(list, history)
 	if cfg.Tools.WebFetch.Enabled {
 		wf, err := webfetch.New(webfetch.Options{AllowHosts: cfg.Tools.WebFetch.AllowHosts})
 		if err != nil {

@@ -131,7 +131,7 @@ func (db *DB) SearchMessages(ctx context.Context, q store.MessageSearch) ([]stor
 		if err != nil {
 			return fmt.Errorf("message %d: %w", h.MessageID, err)
 		}
-		h.At, h.Role, h.AuthorName = fromTS(at), m.Role, m.Author
+		h.At, h.Role, h.AuthorName, h.Key = fromTS(at), m.Role, m.Author, m.Key
 		h.Snippet = store.Snippet(m.Text, q.Query)
 		hits = append(hits, h)
 		return nil

@@ -32,6 +32,16 @@ func (db *DB) FinishTurn(ctx context.Context, keys []string, t bot.TurnRecord) e
 			INSERT INTO turn_hours (hour, outcome, latency_ms, n) VALUES ($1, $2, $3, 1)
 			ON CONFLICT (hour, outcome, latency_ms) DO UPDATE SET n = turn_hours.n + 1`,
 			ts(t.At.Truncate(time.Hour)), string(t.Outcome), bot.LatencyBucket(t.Latency).Milliseconds())
+		if err != nil || t.Where.User.ID == "" {
+			return err
+		}
+		w := t.Where
+		_, err = tx.Exec(ctx, `
+			INSERT INTO chat_people (user_key, platform, space, chat, name, direct, last_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
+			ON CONFLICT (user_key, platform, space, chat) DO UPDATE
+			SET name = coalesce(nullif(excluded.name, ''), chat_people.name), direct = excluded.direct,
+			    last_at = greatest(chat_people.last_at, excluded.last_at)`,
+			w.User.Key(), w.Thread.Platform, w.Thread.Space, w.Thread.Chat, t.ChatName, w.Direct, ts(t.At))
 		return err
 	})
 	if err != nil {

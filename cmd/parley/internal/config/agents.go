@@ -196,7 +196,7 @@ func (a AgentSettings) Chain() []string {
 // what an agent's tools may list, besides an MCP server's
 // (<server>__<tool>).
 func (c *Config) ToolNames() []string {
-	names := []string{"memory", "kb_search"}
+	names := []string{"memory", "kb_search", "history_search"}
 	if c.Tools.WebFetch.Enabled {
 		names = append(names, "web_fetch")
 	}

@@ -42,7 +42,7 @@ func TestAgentsValidation(t *testing.T) {
 		{"switchable model's provider", "agents: {a: {models: [local/x, nowhere/m1]}}\n", `agents.a.models[1]: provider "nowhere" in "nowhere/m1" is not configured`},
 		{"switchable model twice", "agents: {a: {models: [local/x, local/x]}}\n", "agents.a.models[1]: the same model as agents.a.models[0]"},
 		{"bad switchable model", "agents: {a: {models: [llama]}}\n", `agents.a.models[0]: "llama" must be provider/model`},
-		{"unknown tool", "agents: {a: {tools: [memory, shel]}}\n", `agents.a.tools[1]: "shel" is no tool here; the tools are memory, kb_search, web_fetch, skill_read, remind, schedule, todo, delegate and <server>__<tool> of tools.mcp.servers`},
+		{"unknown tool", "agents: {a: {tools: [memory, shel]}}\n", `agents.a.tools[1]: "shel" is no tool here; the tools are memory, kb_search, history_search, web_fetch, skill_read, remind, schedule, todo, delegate and <server>__<tool> of tools.mcp.servers`},
 		{"tool turned off", "agents: {a: {tools: [shell]}}\n", `agents.a.tools[0]: "shell" is no tool here`},
 		{"unknown MCP server", "agents: {a: {tools: [jira__search]}}\n", `agents.a.tools[0]: "jira__search" is no tool here`},
 		{"thinking", "agents: {a: {thinking: hard}}\n", "agents.a.thinking:"},

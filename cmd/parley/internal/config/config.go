@@ -78,6 +78,8 @@ type Config struct {
 	Store Store `mapstructure:"store"`
 	// Backup schedules local backups of the SQLite file.
 	Backup Backup `mapstructure:"backup"`
+	// History says how long conversations are kept.
+	History History `mapstructure:"history"`
 	// Log is Parley's own log: its level and format.
 	Log Log `mapstructure:"log"`
 

@@ -126,6 +126,7 @@ func (c *Config) validate() []string {
 	p = append(p, c.Reminders.validate()...)
 	p = append(p, c.Store.validate()...)
 	p = append(p, c.Backup.validate(c.Store.Driver)...)
+	p = append(p, c.History.validate()...)
 	p = append(p, c.Log.validate()...)
 	p = append(p, c.Tools.Shell.validate()...)
 	p = append(p, c.Tasks.validate()...)

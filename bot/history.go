@@ -1,0 +1,178 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/parleybot/parley/agent"
+	"github.com/parleybot/parley/chat"
+)
+
+// Past conversations (the history_search tool, docs/history.md): the
+// router decides which chats a turn's author may search where the turn
+// runs (Where.HistoryChats, with each group chat's membership checked
+// now), searches them through the store's index, keeps one author's
+// messages when asked, and links each hit to its message on the platform.
+
+// HistoryIndex is the conversations' full-text index as history_search
+// reads it (both store engines implement it).
+type HistoryIndex interface {
+	// ChatsOf lists the chats on platform user ("platform:id") has
+	// started a turn in, the most recent first, at most limit.
+	ChatsOf(ctx context.Context, user, platform string, limit int) ([]ChatSeen, error)
+	// SearchHistory finds messages in the conversations of q's chats.
+	SearchHistory(ctx context.Context, q HistorySearch) ([]HistoryHit, error)
+}
+
+// ChatSeen is a chat a person has started a turn in: Thread names the
+// chat (its ID is ""), Direct says it is their private chat with Parley.
+type ChatSeen struct {
+	Thread chat.Thread
+	Direct bool
+	Name   string // as the platform calls the chat; "" when unknown
+	Last   time.Time
+}
+
+// HistorySearch is a search of the conversations held in Chats (each a
+// chat: Platform, Space, Chat; never empty).
+type HistorySearch struct {
+	Query string
+	Chats []chat.Thread
+	Since time.Time
+	Limit int
+}
+
+// HistoryHit is one message the index found.
+type HistoryHit struct {
+	Thread chat.Thread
+	// Key is the inbox key of a person's message (what its adapter links
+	// to); "" for Parley's answers.
+	Key string
+	At  time.Time
+	// FromParley says Parley wrote it; else AuthorKey ("platform:id", ""
+	// when not on record) and AuthorName say who.
+	FromParley            bool
+	AuthorKey, AuthorName string
+	// Snippet is the part that matched, the matching words between **.
+	Snippet string
+}
+
+// historyChats caps the chats one search covers beyond the current one:
+// each group chat's membership is asked of the platform.
+const historyChats = 50
+
+// historyWindow is how many hits are read to keep one author's (Who).
+const historyWindow = 200
+
+var _ agent.History = (*Router)(nil)
+
+// history is the router as a turn's History; nil (no interface holding a
+// nil router) when there is no index.
+func (r *Router) history() agent.History {
+	if r.cfg.History == nil {
+		return nil
+	}
+	return r
+}
+
+// SearchHistory searches the conversations c's author may see where the
+// turn runs (agent.History).
+func (r *Router) SearchHistory(ctx context.Context, c agent.Caller, q agent.HistoryQuery) ([]agent.HistoryHit, error) {
+	if r.cfg.History == nil {
+		return nil, errors.New("past conversations are not kept for searching here")
+	}
+	o := c.Origin
+	where := Where{Thread: chat.Thread{Platform: o.Platform, Space: o.Space, Chat: o.Chat, ID: o.Thread},
+		User: userOf(c.UserKey), Direct: o.Direct}
+	var seen []ChatSeen
+	if where.Direct {
+		var err error
+		if seen, err = r.cfg.History.ChatsOf(ctx, c.UserKey, o.Platform, historyChats); err != nil {
+			return nil, err
+		}
+	}
+	var chats []chat.Thread
+	names := map[chat.Thread]string{}
+	for _, s := range where.HistoryChats(seen) {
+		// A group chat counts while the person is still in it and may use
+		// Parley there; their own private chats always do.
+		if !s.Direct && r.mayCall(ctx, s.Thread, where.User, false, false) != nil {
+			continue
+		}
+		chats, names[s.Thread] = append(chats, s.Thread), s.Name
+		if s.Direct && s.Name == "" {
+			names[s.Thread] = "your private chat with Parley"
+		}
+	}
+	if len(chats) == 0 {
+		return nil, nil
+	}
+	limit := q.Limit
+	if q.Who != "" {
+		limit = historyWindow
+	}
+	hits, err := r.cfg.History.SearchHistory(ctx, HistorySearch{Query: q.Query, Chats: chats, Since: q.Since, Limit: limit})
+	if err != nil {
+		return nil, err
+	}
+	here := chat.Thread{Platform: o.Platform, Space: o.Space, Chat: o.Chat}
+	linker, _ := r.adapters[o.Platform].(chat.MessageLinker)
+	var out []agent.HistoryHit
+	for _, h := range hits {
+		if !h.by(q.Who, c.UserKey, c.UserName) {
+			continue
+		}
+		chatOf := chat.Thread{Platform: h.Thread.Platform, Space: h.Thread.Space, Chat: h.Thread.Chat}
+		in := names[chatOf]
+		switch {
+		case chatOf == here:
+			in = "this chat"
+		case in == "":
+			in = h.Thread.Chat
+		}
+		hit := agent.HistoryHit{At: h.At, Author: h.author(), Where: in, Snippet: h.Snippet}
+		if linker != nil {
+			hit.Link = linker.MessageLink(h.Thread, h.Key)
+		}
+		if out = append(out, hit); len(out) == q.Limit {
+			break
+		}
+	}
+	return out, nil
+}
+
+// by reports whether h was written by who, as HistoryQuery.Who says it,
+// asked by the person asker ("platform:id") called name. A message whose
+// author is not on record (run signals are kept while learning is on) is
+// known by its name.
+func (h HistoryHit) by(who, asker, name string) bool {
+	who = strings.TrimSpace(strings.TrimPrefix(who, "@"))
+	switch lw := strings.ToLower(who); {
+	case who == "":
+		return true
+	case lw == "parley":
+		return h.FromParley
+	case h.FromParley:
+		return false
+	case lw == "me":
+		return h.AuthorKey == asker || (h.AuthorKey == "" && name != "" && h.AuthorName == name)
+	case h.AuthorKey != "" && (h.AuthorKey == who || h.AuthorKey == h.Thread.Platform+":"+who):
+		return true
+	}
+	return h.AuthorName != "" && strings.Contains(strings.ToLower(h.AuthorName), strings.ToLower(who))
+}
+
+// author is who wrote h, in words.
+func (h HistoryHit) author() string {
+	switch {
+	case h.FromParley:
+		return "Parley"
+	case h.AuthorName != "":
+		return h.AuthorName
+	case h.AuthorKey != "":
+		return h.AuthorKey
+	}
+	return "someone"
+}
