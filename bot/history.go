@@ -134,7 +134,7 @@ func (r *Router) SearchHistory(ctx context.Context, c agent.Caller, q agent.Hist
 		}
 		hit := agent.HistoryHit{At: h.At, Author: h.author(), Where: in, Snippet: h.Snippet}
 		if linker != nil {
-			hit.Link = linker.MessageLink(h.Thread, h.Key)
+			hit.Link = linker.MessageLink(ctx, h.Thread, h.Key)
 		}
 		if out = append(out, hit); len(out) == q.Limit {
 			break

@@ -112,7 +112,8 @@ type HomeHandler interface {
 // t.me links to messages of supergroups), for citing past messages
 // (history_search). key is the message's Message.Key, as the adapter made
 // it; "" asks for the conversation t itself. "" means there is no link
-// (a Telegram private chat).
+// (a Telegram private chat). It may ask the platform (is t.ID a thread's
+// channel?), within ctx.
 type MessageLinker interface {
-	MessageLink(t Thread, key string) string
+	MessageLink(ctx context.Context, t Thread, key string) string
 }

@@ -50,7 +50,7 @@ func TestMigrateNewDatabase(t *testing.T) {
 		tables = append(tables, name)
 	}
 	slices.Sort(tables)
-	want := []string{"approvals", "audit_log", "console_logins", "console_sessions", "costs", "goose_db_version", "inbox", "kb_chunks", "kb_documents", "kb_state", "kb_vectors", "kv", "learning_revisions", "leases", "memory_entries", "message_index_todo", "messages", "outbox", "reflection_log", "reflections", "reminder_claims", "reminders", "replicas", "run_signals", "self_memo", "session_files", "sessions", "skill_impressions", "skills", "task_helpers", "task_log", "tasks", "team_notes", "threads", "turn_hours", "users"}
+	want := []string{"approvals", "audit_log", "chat_people", "console_logins", "console_sessions", "costs", "goose_db_version", "inbox", "kb_chunks", "kb_documents", "kb_state", "kb_vectors", "kv", "learning_revisions", "leases", "memory_entries", "message_index_todo", "messages", "outbox", "reflection_log", "reflections", "reminder_claims", "reminders", "replicas", "run_signals", "self_memo", "session_files", "sessions", "skill_impressions", "skills", "task_helpers", "task_log", "tasks", "team_notes", "threads", "turn_hours", "users"}
 	if db.KeywordIndex() == nil { // the FTS5 table and its shadow tables
 		want = append(want, "kb_fts", "kb_fts_config", "kb_fts_data", "kb_fts_docsize", "kb_fts_idx",
 			"msg_fts", "msg_fts_config", "msg_fts_data", "msg_fts_docsize", "msg_fts_idx")

@@ -24,6 +24,7 @@ const umbrellaCommand = "/parley"
 type self struct {
 	UserID string // U…: what <@U…> mentions name
 	BotID  string // B…: the bot_id on its own messages
+	URL    string // https://<workspace>.slack.com/: where permalinks start
 }
 
 // ignoredMessage reports whether a message subtype starts no run: edits

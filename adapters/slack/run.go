@@ -78,7 +78,7 @@ func (a *Adapter) whoAmI(ctx context.Context) (self, error) {
 		return self{}, fmt.Errorf("slack: who am I (auth.test): %w", wrap("auth.test", err))
 	}
 	a.log.Info("connected to Slack", "team", auth.Team, "user", auth.User, "mode", a.cfg.Mode)
-	return self{UserID: auth.UserID, BotID: auth.BotID}, nil
+	return self{UserID: auth.UserID, BotID: auth.BotID, URL: auth.URL}, nil
 }
 
 // receive handles one Socket Mode event. It never waits for an answer to
