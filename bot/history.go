@@ -86,19 +86,44 @@ func (r *Router) SearchHistory(ctx context.Context, c agent.Caller, q agent.Hist
 	o := c.Origin
 	where := Where{Thread: chat.Thread{Platform: o.Platform, Space: o.Space, Chat: o.Chat, ID: o.Thread},
 		User: userOf(c.UserKey), Direct: o.Direct}
+	h := HistoryReach{Index: r.cfg.History,
+		// A group chat counts while the person is still in it and may
+		// use Parley there (reach.go).
+		Member: func(ctx context.Context, t chat.Thread, u chat.User) bool { return r.mayCall(ctx, t, u, false, false) == nil }}
+	if linker, ok := r.adapters[o.Platform].(chat.MessageLinker); ok {
+		h.Link = linker.MessageLink
+	}
+	return h.Search(ctx, where, c.UserName, q)
+}
+
+// HistoryReach is history_search's search, given what it needs of the
+// platform: whether a person is (still) in a group chat, and links.
+type HistoryReach struct {
+	Index HistoryIndex
+	// Member reports whether u is in t's chat and may use Parley there.
+	Member func(ctx context.Context, t chat.Thread, u chat.User) bool
+	// Link is the platform's link to a message (chat.MessageLinker); nil:
+	// none.
+	Link func(ctx context.Context, t chat.Thread, key string) string
+}
+
+// Search finds q in the conversations where's person (called name) may
+// see there: Where.HistoryChats of the chats they have written in, each
+// group chat among them only while Member says so; one author's messages
+// when q.Who says whose.
+func (h HistoryReach) Search(ctx context.Context, where Where, name string, q agent.HistoryQuery) ([]agent.HistoryHit, error) {
+	user := where.User.Key()
 	var seen []ChatSeen
 	if where.Direct {
 		var err error
-		if seen, err = r.cfg.History.ChatsOf(ctx, c.UserKey, o.Platform, historyChats); err != nil {
+		if seen, err = h.Index.ChatsOf(ctx, user, where.Thread.Platform, historyChats); err != nil {
 			return nil, err
 		}
 	}
 	var chats []chat.Thread
 	names := map[chat.Thread]string{}
 	for _, s := range where.HistoryChats(seen) {
-		// A group chat counts while the person is still in it and may use
-		// Parley there; their own private chats always do.
-		if !s.Direct && r.mayCall(ctx, s.Thread, where.User, false, false) != nil {
+		if !s.Direct && (h.Member == nil || !h.Member(ctx, s.Thread, where.User)) {
 			continue
 		}
 		chats, names[s.Thread] = append(chats, s.Thread), s.Name
@@ -113,30 +138,29 @@ func (r *Router) SearchHistory(ctx context.Context, c agent.Caller, q agent.Hist
 	if q.Who != "" {
 		limit = historyWindow
 	}
-	hits, err := r.cfg.History.SearchHistory(ctx, HistorySearch{Query: q.Query, Chats: chats, Since: q.Since, Limit: limit})
+	hits, err := h.Index.SearchHistory(ctx, HistorySearch{Query: q.Query, Chats: chats, Since: q.Since, Limit: limit})
 	if err != nil {
 		return nil, err
 	}
-	here := chat.Thread{Platform: o.Platform, Space: o.Space, Chat: o.Chat}
-	linker, _ := r.adapters[o.Platform].(chat.MessageLinker)
+	here := chat.Thread{Platform: where.Thread.Platform, Space: where.Thread.Space, Chat: where.Thread.Chat}
 	var out []agent.HistoryHit
-	for _, h := range hits {
-		if !h.by(q.Who, c.UserKey, c.UserName) {
+	for _, hit := range hits {
+		if !hit.by(q.Who, user, name) {
 			continue
 		}
-		chatOf := chat.Thread{Platform: h.Thread.Platform, Space: h.Thread.Space, Chat: h.Thread.Chat}
+		chatOf := chat.Thread{Platform: hit.Thread.Platform, Space: hit.Thread.Space, Chat: hit.Thread.Chat}
 		in := names[chatOf]
 		switch {
 		case chatOf == here:
 			in = "this chat"
 		case in == "":
-			in = h.Thread.Chat
+			in = hit.Thread.Chat
 		}
-		hit := agent.HistoryHit{At: h.At, Author: h.author(), Where: in, Snippet: h.Snippet}
-		if linker != nil {
-			hit.Link = linker.MessageLink(ctx, h.Thread, h.Key)
+		found := agent.HistoryHit{At: hit.At, Author: hit.author(), Where: in, Snippet: hit.Snippet}
+		if h.Link != nil {
+			found.Link = h.Link(ctx, hit.Thread, hit.Key)
 		}
-		if out = append(out, hit); len(out) == q.Limit {
+		if out = append(out, found); len(out) == q.Limit {
 			break
 		}
 	}

@@ -114,6 +114,7 @@ var areas = []area{
 	{"Console", consoleTests},
 	{"Audit", auditTests},
 	{"Turns", turnTests},
+	{"History", historyTests},
 }
 
 // suite is what a test has in hand: the engine.
