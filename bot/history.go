@@ -89,7 +89,9 @@ func (r *Router) SearchHistory(ctx context.Context, c agent.Caller, q agent.Hist
 	h := HistoryReach{Index: r.cfg.History,
 		// A group chat counts while the person is still in it and may
 		// use Parley there (reach.go).
-		Member: func(ctx context.Context, t chat.Thread, u chat.User) bool { return r.mayCall(ctx, t, u, false, false) == nil }}
+		Member: func(ctx context.Context, t chat.Thread, u chat.User) bool {
+			return r.mayCall(ctx, t, u, false, false) == nil
+		}}
 	if linker, ok := r.adapters[o.Platform].(chat.MessageLinker); ok {
 		h.Link = linker.MessageLink
 	}

@@ -138,7 +138,9 @@ func (w historyWorld) search(t *testing.T, u chat.User, th chat.Thread, direct b
 		q.Limit = 50
 	}
 	reach := bot.HistoryReach{Index: w.db, Member: w.member,
-		Link: func(_ context.Context, t chat.Thread, key string) string { return "link:" + t.Chat + ":" + t.ID + ":" + key }}
+		Link: func(_ context.Context, t chat.Thread, key string) string {
+			return "link:" + t.Chat + ":" + t.ID + ":" + key
+		}}
 	hits, err := reach.Search(t.Context(), bot.Where{Thread: th, User: u, Direct: direct}, u.Name, q)
 	if err != nil {
 		t.Fatal(err)
