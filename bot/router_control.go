@@ -12,16 +12,18 @@ import (
 // else is told so privately and nothing changes. A direct chat belongs to
 // its one person.
 
-// starterKey is where the router keeps who started a session.
-func starterKey(sid string) string { return "starter:" + sid }
+// StarterKey is the KV key where the router keeps who started a session
+// (the stores read it: the console lists a person's conversations by it,
+// and a pruned session takes it along).
+func StarterKey(sid string) string { return "starter:" + sid }
 
 // noteStarter records u as the starter of session sid, unless someone is
 // already recorded.
 func (r *Router) noteStarter(ctx context.Context, sid string, u chat.User) error {
-	if _, ok, err := r.cfg.KV.Get(ctx, starterKey(sid)); err != nil || ok {
+	if _, ok, err := r.cfg.KV.Get(ctx, StarterKey(sid)); err != nil || ok {
 		return err
 	}
-	if err := r.cfg.KV.Set(ctx, starterKey(sid), u.Key()); err != nil {
+	if err := r.cfg.KV.Set(ctx, StarterKey(sid), u.Key()); err != nil {
 		return fmt.Errorf("record who started session %s: %w", sid, err)
 	}
 	return nil
@@ -45,7 +47,7 @@ func (r *Router) mayControl(ctx context.Context, c chat.Command) (bool, error) {
 	if author {
 		return true, nil
 	}
-	starter, ok, err := r.cfg.KV.Get(ctx, starterKey(sid))
+	starter, ok, err := r.cfg.KV.Get(ctx, StarterKey(sid))
 	if err != nil {
 		return false, err
 	}

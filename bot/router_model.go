@@ -59,7 +59,7 @@ func (r *Router) mayModel(ctx context.Context, c chat.Command, sid string) (bool
 	if c.Direct || r.cfg.Access.IsAdmin(c.User) {
 		return true, nil
 	}
-	starter, ok, err := r.cfg.KV.Get(ctx, starterKey(sid))
+	starter, ok, err := r.cfg.KV.Get(ctx, StarterKey(sid))
 	return ok && starter == c.User.Key(), err
 }
 

@@ -54,7 +54,7 @@ func (r *Router) mayRunTask(ctx context.Context, c chat.Command, sid string, k t
 	if c.Direct || me == k.Author || r.cfg.Access.IsAdmin(c.User) {
 		return true, nil
 	}
-	starter, ok, err := r.cfg.KV.Get(ctx, starterKey(sid))
+	starter, ok, err := r.cfg.KV.Get(ctx, StarterKey(sid))
 	return ok && starter == me, err
 }
 

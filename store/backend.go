@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"time"
 
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/evolve"
@@ -54,6 +55,10 @@ type Backend interface {
 
 	task.Store
 	task.HelperStore
+
+	// PruneConversations deletes the conversations idle since before
+	// cutoff, whole, and says how many (history.keep_days).
+	PruneConversations(ctx context.Context, cutoff time.Time) (int, error)
 
 	// UpsertUser records a person's platform and display name; UserName
 	// reads the name back ("" for none).

@@ -188,7 +188,8 @@ func serverConfig(s config.ProviderSettings, hc *http.Client) llm.Config {
 }
 
 // background starts what runs beside the chat core: embedding new
-// passages, keeping kb.dirs in sync, and handing memory back to the OS
+// passages, keeping kb.dirs in sync, deleting conversations past
+// history.keep_days (retention.go), and handing memory back to the OS
 // when Parley goes quiet (trim.go). The returned function stops them and
 // waits.
 func (a *app) background(ctx context.Context, lead leader, logger *slog.Logger) (stop func()) {
@@ -212,6 +213,12 @@ func (a *app) background(ctx context.Context, lead leader, logger *slog.Logger) 
 				}
 			})
 		}
+	}
+	if days := a.cfg.History.KeepDays; days > 0 {
+		p := newPruner(days, a.db.PruneConversations, logger)
+		wg.Go(func() {
+			_ = lead(ctx, "background:history-prune", func(ctx context.Context) error { p.run(ctx); return nil })
+		})
 	}
 	if a.cfg.Evolution.Enabled {
 		if s, err := a.scheduler(logger); err != nil {

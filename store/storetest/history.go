@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -9,8 +10,10 @@ import (
 
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/agent/llm"
+	"github.com/parleybot/parley/agent/task"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/chat"
+	"github.com/parleybot/parley/store"
 )
 
 // history_search's reach (bot.HistoryIndex, bot.HistoryReach): the chats
@@ -24,6 +27,7 @@ var historyTests = []test{
 	{"ChatsOf", testHistoryChatsOf},
 	{"ScopeMatrix", testHistoryScopeMatrix},
 	{"WhoAndSince", testHistoryWhoAndSince},
+	{"Prune", testHistoryPrune},
 }
 
 // finishIn ends a turn of u's in t (direct: u's private chat), at at.
@@ -240,5 +244,59 @@ func testHistoryWhoAndSince(t *testing.T, s suite) {
 				t.Errorf("found %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// testHistoryPrune: history.keep_days's prune deletes the conversations
+// idle since before the cutoff, whole — transcript, search hits, who
+// started it — more than one batch of them, and keeps the newer ones and
+// one whose task still runs.
+func testHistoryPrune(t *testing.T, s suite) {
+	clk := newClock(epoch)
+	db, reopen := s.open(t, Options{Now: clk.Now})
+	searchable(t, db)
+	ctx := t.Context()
+	var old []string
+	for i := range 130 {
+		sid := newSession(t, db, chat.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: fmt.Sprintf("%d.1", i)})
+		appendTo(t, db, sid, user(fmt.Sprintf("ancient pelican %d", i)))
+		old = append(old, sid)
+	}
+	if err := db.Set(ctx, bot.StarterKey(old[0]), "slack:U1"); err != nil {
+		t.Fatal(err)
+	}
+	busy := old[1]
+	if _, err := db.SavePlan(ctx, busy, "slack:U1", task.Plan{Items: []task.Item{{Text: "wait", Status: task.InProgress}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetState(ctx, busy, task.Running); err != nil {
+		t.Fatal(err)
+	}
+	clk.Set(epoch.Add(40 * 24 * time.Hour))
+	fresh := newSession(t, db, chat.Thread{Platform: "slack", Space: "T1", Chat: "C1", ID: "fresh.1"})
+	appendTo(t, db, fresh, user("recent pelican"))
+
+	n, err := db.PruneConversations(ctx, clk.Now().Add(-30*24*time.Hour))
+	if err != nil || n != len(old)-1 {
+		t.Fatalf("PruneConversations = %d, %v; want %d", n, err, len(old)-1)
+	}
+	for _, db := range []Store{db, reopen()} {
+		got := search(t, db, store.MessageSearch{Query: "pelican"})
+		slices.Sort(got)
+		if want := []string{"ancient pelican 1", "recent pelican"}; !slices.Equal(got, want) {
+			t.Errorf("after the prune, pelican finds %q, want %q", got, want)
+		}
+		if _, err := db.Session(ctx, old[0]); !s.notFound(err) {
+			t.Errorf("a pruned session: %v, want not found", err)
+		}
+		if _, ok, err := db.Get(ctx, bot.StarterKey(old[0])); ok || err != nil {
+			t.Errorf("a pruned session's starter is kept: %v %v", ok, err)
+		}
+		if tr, err := db.Transcript(ctx, fresh); err != nil || len(tr) != 1 {
+			t.Errorf("the recent conversation: %d messages, %v", len(tr), err)
+		}
+	}
+	if n, err := db.PruneConversations(ctx, clk.Now().Add(-30*24*time.Hour)); err != nil || n != 0 {
+		t.Errorf("a second prune deleted %d, %v; want none", n, err)
 	}
 }
