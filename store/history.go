@@ -52,8 +52,9 @@ type messageSearcher interface {
 	SearchMessages(ctx context.Context, q MessageSearch) ([]MessageHit, error)
 }
 
-// SearchHistory answers q with s's SearchMessages: each of q's chats a
-// Place (a chat never empty, so never a whole platform), each hit with
+// SearchHistory answers q with s's SearchMessages: each of q's chats one
+// of MessageSearch.Chats (a chat never empty, so never a whole platform),
+// each hit with
 // its snippet's matches between **.
 func SearchHistory(ctx context.Context, s messageSearcher, q bot.HistorySearch) ([]bot.HistoryHit, error) {
 	places := make([]Place, 0, len(q.Chats))
@@ -66,7 +67,7 @@ func SearchHistory(ctx context.Context, s messageSearcher, q bot.HistorySearch) 
 	if len(places) == 0 {
 		return nil, nil
 	}
-	hits, err := s.SearchMessages(ctx, MessageSearch{Query: q.Query, Places: places, Since: q.Since, Limit: q.Limit})
+	hits, err := s.SearchMessages(ctx, MessageSearch{Query: q.Query, Chats: places, Since: q.Since, Limit: q.Limit})
 	if err != nil {
 		return nil, err
 	}

@@ -75,7 +75,8 @@ func indexQueued(ctx context.Context, db *sql.DB) error {
 		n := 0
 		err := inTx(ctx, db, func(tx *sql.Tx) error {
 			rows, err := tx.QueryContext(ctx, `
-				SELECT t.message_id, m.session_id, m.body FROM message_index_todo t JOIN messages m ON m.id = t.message_id
+				SELECT t.message_id, m.session_id, s.platform, s.space, s.chat, m.body
+				FROM message_index_todo t JOIN messages m ON m.id = t.message_id JOIN sessions s ON s.id = m.session_id
 				ORDER BY t.message_id LIMIT ?`, indexBatch)
 			if err != nil {
 				return err
@@ -85,9 +86,9 @@ func indexQueued(ctx context.Context, db *sql.DB) error {
 			var msgs []llm.Message
 			for rows.Next() {
 				var id int64
-				var session string
+				var session, platform, space, chat string
 				var body []byte
-				if err := rows.Scan(&id, &session, &body); err != nil {
+				if err := rows.Scan(&id, &session, &platform, &space, &chat, &body); err != nil {
 					rows.Close()
 					return err
 				}
@@ -96,7 +97,7 @@ func indexQueued(ctx context.Context, db *sql.DB) error {
 					rows.Close()
 					return fmt.Errorf("message %d: %w", id, err)
 				}
-				ids, sessions, msgs = append(ids, id), append(sessions, session), append(msgs, m)
+				ids, sessions, msgs = append(ids, id), append(sessions, indexPlace(session, platform, space, chat)), append(msgs, m)
 			}
 			rows.Close()
 			if err := rows.Err(); err != nil {
@@ -105,6 +106,13 @@ func indexQueued(ctx context.Context, db *sql.DB) error {
 			if n = len(ids); n == 0 {
 				_, err = tx.ExecContext(ctx, `DELETE FROM message_index_todo`) // rows of messages gone
 				return err
+			}
+			// A message queued again (migration 00029) leaves its old row
+			// first: the index has one row a message.
+			for _, id := range ids {
+				if _, err := tx.ExecContext(ctx, `DELETE FROM msg_fts WHERE rowid = ?`, id); err != nil {
+					return err
+				}
 			}
 			if err := indexMessages(ctx, tx, true, sessions, ids, msgs); err != nil {
 				return err
@@ -121,10 +129,21 @@ func indexQueued(ctx context.Context, db *sql.DB) error {
 	}
 }
 
-// indexMessages adds the messages ids[i] = msgs[i], of sessions[i] (or
-// of sessions[0] for all), to msg_fts with fts, or without it queues them
-// for a build that has it.
-func indexMessages(ctx context.Context, tx *sql.Tx, fts bool, sessions []string, ids []int64, msgs []llm.Message) error {
+// indexPlace is the sess column of a message of session, held in the
+// chat platform/space/chat: the session's token and the chat's, so that
+// a search of some chats (history_search's) is an AND inside the index,
+// as a person's is over their sessions.
+func indexPlace(session, platform, space, chat string) string {
+	return scopeToken(session) + " " + chatToken(Place{Platform: platform, Space: space, Chat: chat})
+}
+
+// chatToken is a chat's token in msg_fts's sess column.
+func chatToken(p Place) string { return scopeToken("chat\x00" + p.Platform + "\x00" + p.Space + "\x00" + p.Chat) }
+
+// indexMessages adds the messages ids[i] = msgs[i], whose sess column is
+// sess[i] (or sess[0] for all: indexPlace), to msg_fts with fts, or
+// without it queues them for a build that has it.
+func indexMessages(ctx context.Context, tx *sql.Tx, fts bool, sess []string, ids []int64, msgs []llm.Message) error {
 	query := `INSERT INTO msg_fts (rowid, body, uni, sess) VALUES (?, ?, ?, ?)`
 	if !fts {
 		query = `INSERT OR IGNORE INTO message_index_todo (message_id) VALUES (?)`
@@ -145,7 +164,7 @@ func indexMessages(ctx context.Context, tx *sql.Tx, fts bool, sessions []string,
 		args := []any{ids[i]}
 		if fts {
 			body, uni := kb.IndexText(text)
-			args = append(args, body, uni, scopeToken(sessions[min(i, len(sessions)-1)]))
+			args = append(args, body, uni, sess[min(i, len(sess)-1)])
 		}
 		if _, err := stmt.ExecContext(ctx, args...); err != nil {
 			return err

@@ -195,3 +195,59 @@ func TestSearchPersonOfManySessions(t *testing.T) {
 		}
 	}
 }
+
+// TestMessageIndexChatsUpgrade: rows indexed before migration 00029 (the
+// session's token alone) are indexed anew with their chat's when the new
+// build opens the database: a search of the chat finds them, once each.
+func TestMessageIndexChatsUpgrade(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "parley.db")
+	db, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	eng := chat.Thread{Platform: "slack", Space: "T1", Chat: "CENG", ID: "1.1"}
+	sid, err := db.SessionFor(ctx, eng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.AppendMessages(ctx, sid, llm.Message{Role: llm.RoleUser, Text: "the old question"},
+		llm.Message{Role: llm.RoleAssistant, Text: "the old answer"}); err != nil {
+		t.Fatal(err)
+	}
+	// As the build before 00029 indexed them, and its version.
+	for _, q := range []string{
+		`DELETE FROM msg_fts`,
+		`INSERT INTO msg_fts (rowid, body, uni, sess) SELECT id, 'the old', '', '` + scopeToken(sid) + `' FROM messages`,
+		`DELETE FROM goose_db_version WHERE version_id >= 29`,
+	} {
+		if _, err := db.w.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	ceng := []Place{{Platform: "slack", Space: "T1", Chat: "CENG"}}
+	if hits, err := db.SearchMessages(ctx, MessageSearch{Query: "old", Chats: ceng}); err != nil || len(hits) != 0 {
+		t.Fatalf("before the upgrade the chat's search found %d, %v", len(hits), err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if db, err = Open(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range []MessageSearch{{Query: "old"}, {Query: "old", Chats: ceng}, {Query: "question", Chats: ceng}} {
+		hits, err := db.SearchMessages(ctx, q)
+		want := 2
+		if q.Query == "question" {
+			want = 1
+		}
+		if err != nil || len(hits) != want {
+			t.Errorf("%+v found %d, %v; want %d", q, len(hits), err, want)
+		}
+	}
+	other := []Place{{Platform: "slack", Space: "T2", Chat: "CENG"}}
+	if hits, err := db.SearchMessages(ctx, MessageSearch{Query: "old", Chats: other}); err != nil || len(hits) != 0 {
+		t.Errorf("the same chat id in another workspace found %d, %v", len(hits), err)
+	}
+}

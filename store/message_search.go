@@ -50,6 +50,13 @@ func (db *DB) SearchMessages(ctx context.Context, q MessageSearch) ([]MessageHit
 			q.User = "" // kept by the index query
 		}
 	}
+	if len(q.Chats) > 0 {
+		tokens := make([]string, len(q.Chats))
+		for i, c := range q.Chats {
+			tokens[i] = chatToken(c)
+		}
+		within += " AND sess : (" + strings.Join(tokens, " OR ") + ")"
+	}
 	from, cond, args := searchFilters(q)
 	matching := func(match string, since int64, limit int) ([]int64, error) {
 		return db.matchIDs(ctx, `SELECT msg_fts.rowid FROM `+from+` WHERE msg_fts MATCH ?`+cond+

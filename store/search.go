@@ -35,6 +35,10 @@ type MessageSearch struct {
 	User string
 	// Places, when any, keep the conversations held by one of them.
 	Places []Place
+	// Chats, when any, keep the conversations held in one of these chats,
+	// each matched exactly (an empty Space is no space): history_search's
+	// reach, which the index answers by itself.
+	Chats []Place
 	// Since keeps messages stored at or after it; zero: any time.
 	Since time.Time
 	// Limit caps the hits (0 or less: DefaultSearchLimit); Offset skips

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 
 	"github.com/parleybot/parley/agent"
@@ -101,14 +102,14 @@ func (db *DB) writeMessages(ctx context.Context, sessionID string, replace bool,
 	}
 	now := millis(db.now())
 	return db.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE sessions SET updated_at = ? WHERE id = ?`, now, sessionID)
+		var platform, space, chat string
+		err := tx.QueryRowContext(ctx, `UPDATE sessions SET updated_at = ? WHERE id = ? RETURNING platform, space, chat`,
+			now, sessionID).Scan(&platform, &space, &chat)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
 		if err != nil {
 			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			return ErrNotFound
 		}
 		if replace {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM messages WHERE session_id = ?`, sessionID); err != nil {
@@ -132,7 +133,7 @@ func (db *DB) writeMessages(ctx context.Context, sessionID string, replace bool,
 			}
 		}
 		// A replace's deleted messages left the index by its trigger.
-		if err := indexMessages(ctx, tx, db.noFTS == nil, []string{sessionID}, ids, msgs); err != nil {
+		if err := indexMessages(ctx, tx, db.noFTS == nil, []string{indexPlace(sessionID, platform, space, chat)}, ids, msgs); err != nil {
 			return err
 		}
 		if err := saveImages(ctx, tx, sessionID, imgs, now); err != nil {

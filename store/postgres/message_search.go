@@ -192,11 +192,18 @@ func searchQuery(q store.MessageSearch, mine []string, tsq string) (string, []an
 		}
 		where = append(where, "("+strings.Join(places, " OR ")+")")
 	}
+	if len(q.Chats) > 0 {
+		var chats []string
+		for _, c := range q.Chats {
+			chats = append(chats, "("+arg(c.Platform)+"::text, "+arg(c.Space)+"::text, "+arg(c.Chat)+"::text)")
+		}
+		where = append(where, "(s.platform, s.space, s.chat) IN ("+strings.Join(chats, ", ")+")")
+	}
 	if !q.Since.IsZero() {
 		where = append(where, "m.created_at >= "+arg(ts(q.Since)))
 	}
 	join := ""
-	if len(q.Places) > 0 {
+	if len(q.Places) > 0 || len(q.Chats) > 0 {
 		join = " JOIN sessions s ON s.id = m.session_id"
 	}
 	limit := q.Limit
