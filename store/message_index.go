@@ -138,7 +138,9 @@ func indexPlace(session, platform, space, chat string) string {
 }
 
 // chatToken is a chat's token in msg_fts's sess column.
-func chatToken(p Place) string { return scopeToken("chat\x00" + p.Platform + "\x00" + p.Space + "\x00" + p.Chat) }
+func chatToken(p Place) string {
+	return scopeToken("chat\x00" + p.Platform + "\x00" + p.Space + "\x00" + p.Chat)
+}
 
 // indexMessages adds the messages ids[i] = msgs[i], whose sess column is
 // sess[i] (or sess[0] for all: indexPlace), to msg_fts with fts, or
