@@ -180,7 +180,7 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 			PollEvery: poll, Now: cfg.Now, Sleep: cfg.Sleep, Logger: cfg.Logger},
 		MaxConcurrent: cfg.MaxConcurrent, Model: cfg.Model, Limits: cfg.Limits, ResumeWithin: cfg.ResumeWithin,
 		Knowledge: cfg.Knowledge, Attachments: cfg.Attachments, DiskFloor: cfg.DiskFloor, Runs: cfg.Runs, Learning: cfg.Learning, Tasks: cfg.Tasks, Helpers: cfg.Helpers,
-		Metrics: cfg.Metrics, Costs: cfg.Costs, Audit: cfg.Audit, Team: cfg.Team, ConsoleLink: cfg.ConsoleLink, Conversations: cfg.Conversations, Now: cfg.Now, Logger: cfg.Logger, Sharing: cfg.Sharing, Reminders: reminders,
+		Metrics: cfg.Metrics, Costs: cfg.Costs, Audit: cfg.Audit, Team: cfg.Team, History: cfg.History, ConsoleLink: cfg.ConsoleLink, Conversations: cfg.Conversations, Now: cfg.Now, Logger: cfg.Logger, Sharing: cfg.Sharing, Reminders: reminders,
 	}, cfg.Adapters...)
 	if err != nil {
 		return nil, err

@@ -17,8 +17,10 @@ var _ chat.MessageLinker = (*Adapter)(nil)
 // ("telegram:<chat>:<message>"); "" links t's root message, where the
 // conversation is a reply chain.
 func (a *Adapter) MessageLink(_ context.Context, t chat.Thread, key string) string {
+	// A supergroup's id is -100 and its channel id, of ten digits or
+	// more; a basic group's is its own id, negative.
 	group, ok := strings.CutPrefix(t.Chat, "-100")
-	if !ok || group == "" {
+	if !ok || len(group) < 10 {
 		return ""
 	}
 	if _, err := strconv.ParseInt(group, 10, 64); err != nil {

@@ -23,7 +23,8 @@ func TestMessageLink(t *testing.T) {
 		{"another chat's key", group, "telegram:-1009:80", ""},
 		{"a private chat", chat.Thread{Platform: platform, Chat: "42"}, "telegram:42:3", ""},
 		{"a basic group", chat.Thread{Platform: platform, Chat: "-4242"}, "telegram:-4242:3", ""},
-		{"a forged chat", chat.Thread{Platform: platform, Chat: "-100abc"}, "telegram:-100abc:3", ""},
+		{"a basic group's id that starts like one", chat.Thread{Platform: platform, Chat: "-1001"}, "telegram:-1001:3", ""},
+		{"a forged chat", chat.Thread{Platform: platform, Chat: "-100abcdefghij"}, "telegram:-100abcdefghij:3", ""},
 	} {
 		if got := a.MessageLink(t.Context(), tc.t, tc.key); got != tc.want {
 			t.Errorf("%s: MessageLink = %q, want %q", tc.name, got, tc.want)
