@@ -41,7 +41,12 @@ type HistorySearch struct {
 	Query string
 	Chats []chat.Thread
 	Since time.Time
-	Limit int
+	// Parley keeps Parley's answers; Author people's messages whose
+	// author's name holds it (any case), or is it with AuthorExact.
+	Parley      bool
+	Author      string
+	AuthorExact bool
+	Limit       int
 }
 
 // HistoryHit is one message the index found.
@@ -62,9 +67,6 @@ type HistoryHit struct {
 // historyChats caps the chats one search covers beyond the current one:
 // each group chat's membership is asked of the platform.
 const historyChats = 50
-
-// historyWindow is how many hits are read to keep one author's (Who).
-const historyWindow = 200
 
 var _ agent.History = (*Router)(nil)
 
@@ -114,11 +116,10 @@ type HistoryReach struct {
 // group chat among them only while Member says so; one author's messages
 // when q.Who says whose.
 func (h HistoryReach) Search(ctx context.Context, where Where, name string, q agent.HistoryQuery) ([]agent.HistoryHit, error) {
-	user := where.User.Key()
 	var seen []ChatSeen
 	if where.Direct {
 		var err error
-		if seen, err = h.Index.ChatsOf(ctx, user, where.Thread.Platform, historyChats); err != nil {
+		if seen, err = h.Index.ChatsOf(ctx, where.User.Key(), where.Thread.Platform, historyChats); err != nil {
 			return nil, err
 		}
 	}
@@ -136,20 +137,26 @@ func (h HistoryReach) Search(ctx context.Context, where Where, name string, q ag
 	if len(chats) == 0 {
 		return nil, nil
 	}
-	limit := q.Limit
-	if q.Who != "" {
-		limit = historyWindow
+	search := HistorySearch{Query: q.Query, Chats: chats, Since: q.Since, Limit: q.Limit}
+	switch who := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(q.Who), "@")); strings.ToLower(who) {
+	case "":
+	case "parley":
+		search.Parley = true
+	case "me":
+		if name == "" {
+			return nil, errors.New(`who: "me" cannot be told apart here (your name is not known); leave who out`)
+		}
+		search.Author, search.AuthorExact = name, true
+	default:
+		search.Author = who
 	}
-	hits, err := h.Index.SearchHistory(ctx, HistorySearch{Query: q.Query, Chats: chats, Since: q.Since, Limit: limit})
+	hits, err := h.Index.SearchHistory(ctx, search)
 	if err != nil {
 		return nil, err
 	}
 	here := chat.Thread{Platform: where.Thread.Platform, Space: where.Thread.Space, Chat: where.Thread.Chat}
 	var out []agent.HistoryHit
 	for _, hit := range hits {
-		if !hit.by(q.Who, user, name) {
-			continue
-		}
 		chatOf := chat.Thread{Platform: hit.Thread.Platform, Space: hit.Thread.Space, Chat: hit.Thread.Chat}
 		in := names[chatOf]
 		switch {
@@ -162,32 +169,9 @@ func (h HistoryReach) Search(ctx context.Context, where Where, name string, q ag
 		if h.Link != nil {
 			found.Link = h.Link(ctx, hit.Thread, hit.Key)
 		}
-		if out = append(out, found); len(out) == q.Limit {
-			break
-		}
+		out = append(out, found)
 	}
 	return out, nil
-}
-
-// by reports whether h was written by who, as HistoryQuery.Who says it,
-// asked by the person asker ("platform:id") called name. A message whose
-// author is not on record (run signals are kept while learning is on) is
-// known by its name.
-func (h HistoryHit) by(who, asker, name string) bool {
-	who = strings.TrimSpace(strings.TrimPrefix(who, "@"))
-	switch lw := strings.ToLower(who); {
-	case who == "":
-		return true
-	case lw == "parley":
-		return h.FromParley
-	case h.FromParley:
-		return false
-	case lw == "me":
-		return h.AuthorKey == asker || (h.AuthorKey == "" && name != "" && h.AuthorName == name)
-	case h.AuthorKey != "" && (h.AuthorKey == who || h.AuthorKey == h.Thread.Platform+":"+who):
-		return true
-	}
-	return h.AuthorName != "" && strings.Contains(strings.ToLower(h.AuthorName), strings.ToLower(who))
 }
 
 // author is who wrote h, in words.

@@ -67,7 +67,11 @@ func SearchHistory(ctx context.Context, s messageSearcher, q bot.HistorySearch) 
 	if len(places) == 0 {
 		return nil, nil
 	}
-	hits, err := s.SearchMessages(ctx, MessageSearch{Query: q.Query, Chats: places, Since: q.Since, Limit: q.Limit})
+	m := MessageSearch{Query: q.Query, Chats: places, Since: q.Since, Limit: q.Limit, AuthorName: q.Author, AuthorExact: q.AuthorExact}
+	if q.Parley {
+		m.Role = llm.RoleAssistant
+	}
+	hits, err := s.SearchMessages(ctx, m)
 	if err != nil {
 		return nil, err
 	}

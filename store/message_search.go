@@ -237,6 +237,15 @@ func searchFilters(q MessageSearch) (from, cond string, args []any) {
 		}
 		where = append(where, "("+strings.Join(places, " OR ")+")")
 	}
+	if q.Role != "" {
+		where, args = append(where, "m.role = ?"), append(args, string(q.Role))
+	}
+	switch {
+	case q.AuthorName != "" && q.AuthorExact:
+		where, args = append(where, "m.role = 'user' AND json_extract(m.body, '$.author') = ?"), append(args, q.AuthorName)
+	case q.AuthorName != "":
+		where, args = append(where, "m.role = 'user' AND instr(lower(json_extract(m.body, '$.author')), lower(?)) > 0"), append(args, q.AuthorName)
+	}
 	if !q.Since.IsZero() {
 		where, args = append(where, "m.created_at >= ?"), append(args, millis(q.Since))
 	}

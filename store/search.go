@@ -39,6 +39,14 @@ type MessageSearch struct {
 	// each matched exactly (an empty Space is no space): history_search's
 	// reach, which the index answers by itself.
 	Chats []Place
+	// Role, when set, keeps one side's messages: people's (llm.RoleUser)
+	// or Parley's (llm.RoleAssistant).
+	Role llm.Role
+	// AuthorName, when set, keeps people's messages whose author's name
+	// (llm.Message.Author) holds it, in any case; with AuthorExact, whose
+	// name is it, exactly.
+	AuthorName  string
+	AuthorExact bool
 	// Since keeps messages stored at or after it; zero: any time.
 	Since time.Time
 	// Limit caps the hits (0 or less: DefaultSearchLimit); Offset skips

@@ -199,6 +199,15 @@ func searchQuery(q store.MessageSearch, mine []string, tsq string) (string, []an
 		}
 		where = append(where, "(s.platform, s.space, s.chat) IN ("+strings.Join(chats, ", ")+")")
 	}
+	if q.Role != "" {
+		where = append(where, "m.role = "+arg(string(q.Role))+"::text")
+	}
+	switch {
+	case q.AuthorName != "" && q.AuthorExact:
+		where = append(where, "m.role = 'user' AND CAST(m.body AS jsonb) ->> 'author' = "+arg(q.AuthorName)+"::text")
+	case q.AuthorName != "":
+		where = append(where, "m.role = 'user' AND strpos(lower(CAST(m.body AS jsonb) ->> 'author'), lower("+arg(q.AuthorName)+"::text)) > 0")
+	}
 	if !q.Since.IsZero() {
 		where = append(where, "m.created_at >= "+arg(ts(q.Since)))
 	}
