@@ -21,7 +21,8 @@ type HistoryQuery struct {
 	// Since keeps messages written at or after it; zero: any time.
 	Since time.Time
 	// Who keeps the messages of one author: "me" (the caller), "parley"
-	// (Parley's answers), or (any part of) a person's name; "": anyone.
+	// (Parley's answers), or a person's name, each of its words one of
+	// the author's; "": anyone.
 	Who string
 	// Limit caps the hits.
 	Limit int

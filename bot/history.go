@@ -42,11 +42,10 @@ type HistorySearch struct {
 	Chats []chat.Thread
 	Since time.Time
 	// Parley keeps Parley's answers; Author people's messages whose
-	// author's name holds it (any case), or is it with AuthorExact.
-	Parley      bool
-	Author      string
-	AuthorExact bool
-	Limit       int
+	// author's name has each of its words (any case).
+	Parley bool
+	Author string
+	Limit  int
 }
 
 // HistoryHit is one message the index found.
@@ -146,7 +145,7 @@ func (h HistoryReach) Search(ctx context.Context, where Where, name string, q ag
 		if name == "" {
 			return nil, errors.New(`who: "me" cannot be told apart here (your name is not known); leave who out`)
 		}
-		search.Author, search.AuthorExact = name, true
+		search.Author = name
 	default:
 		search.Author = who
 	}

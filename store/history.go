@@ -67,7 +67,7 @@ func SearchHistory(ctx context.Context, s messageSearcher, q bot.HistorySearch) 
 	if len(places) == 0 {
 		return nil, nil
 	}
-	m := MessageSearch{Query: q.Query, Chats: places, Since: q.Since, Limit: q.Limit, AuthorName: q.Author, AuthorExact: q.AuthorExact}
+	m := MessageSearch{Query: q.Query, Chats: places, Since: q.Since, Limit: q.Limit, AuthorName: q.Author}
 	if q.Parley {
 		m.Role = llm.RoleAssistant
 	}

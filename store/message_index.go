@@ -137,14 +137,35 @@ func indexPlace(session, platform, space, chat string) string {
 	return scopeToken(session) + " " + chatToken(Place{Platform: platform, Space: space, Chat: chat})
 }
 
+// messageTokens are the sess column's tokens of m itself: its side's,
+// and each word of its author's name, so that history_search's who is an
+// AND inside the index too.
+func messageTokens(m llm.Message) string {
+	out := roleToken(m.Role)
+	if m.Role == llm.RoleUser {
+		for _, w := range AuthorWords(m.Author) {
+			out += " " + authorToken(w)
+		}
+	}
+	return out
+}
+
+// roleToken is a side's token (llm.RoleUser: people; llm.RoleAssistant:
+// Parley) in msg_fts's sess column.
+func roleToken(r llm.Role) string { return scopeToken("role\x00" + string(r)) }
+
+// authorToken is an author's name's word's token in msg_fts's sess column.
+func authorToken(word string) string { return scopeToken("author\x00" + word) }
+
 // chatToken is a chat's token in msg_fts's sess column.
 func chatToken(p Place) string {
 	return scopeToken("chat\x00" + p.Platform + "\x00" + p.Space + "\x00" + p.Chat)
 }
 
 // indexMessages adds the messages ids[i] = msgs[i], whose sess column is
-// sess[i] (or sess[0] for all: indexPlace), to msg_fts with fts, or
-// without it queues them for a build that has it.
+// sess[i] (or sess[0] for all: indexPlace) and their own tokens
+// (messageTokens), to msg_fts with fts, or without it queues them for a
+// build that has it.
 func indexMessages(ctx context.Context, tx *sql.Tx, fts bool, sess []string, ids []int64, msgs []llm.Message) error {
 	query := `INSERT INTO msg_fts (rowid, body, uni, sess) VALUES (?, ?, ?, ?)`
 	if !fts {
@@ -166,7 +187,7 @@ func indexMessages(ctx context.Context, tx *sql.Tx, fts bool, sess []string, ids
 		args := []any{ids[i]}
 		if fts {
 			body, uni := kb.IndexText(text)
-			args = append(args, body, uni, sess[min(i, len(sess)-1)])
+			args = append(args, body, uni, sess[min(i, len(sess)-1)]+" "+messageTokens(m))
 		}
 		if _, err := stmt.ExecContext(ctx, args...); err != nil {
 			return err

@@ -57,6 +57,18 @@ func (db *DB) SearchMessages(ctx context.Context, q MessageSearch) ([]MessageHit
 		}
 		within += " AND sess : (" + strings.Join(tokens, " OR ") + ")"
 	}
+	if q.Role != "" {
+		within += " AND sess : " + roleToken(q.Role)
+	}
+	if q.AuthorName != "" {
+		words := AuthorWords(q.AuthorName)
+		if len(words) == 0 {
+			return nil, nil // a name of no word is no one's
+		}
+		for _, w := range words {
+			within += " AND sess : " + authorToken(w)
+		}
+	}
 	from, cond, args := searchFilters(q)
 	matching := func(match string, since int64, limit int) ([]int64, error) {
 		return db.matchIDs(ctx, `SELECT msg_fts.rowid FROM `+from+` WHERE msg_fts MATCH ?`+cond+
@@ -236,15 +248,6 @@ func searchFilters(q MessageSearch) (from, cond string, args []any) {
 			places = append(places, "("+c+")")
 		}
 		where = append(where, "("+strings.Join(places, " OR ")+")")
-	}
-	if q.Role != "" {
-		where, args = append(where, "m.role = ?"), append(args, string(q.Role))
-	}
-	switch {
-	case q.AuthorName != "" && q.AuthorExact:
-		where, args = append(where, "m.role = 'user' AND json_extract(m.body, '$.author') = ?"), append(args, q.AuthorName)
-	case q.AuthorName != "":
-		where, args = append(where, "m.role = 'user' AND instr(lower(json_extract(m.body, '$.author')), lower(?)) > 0"), append(args, q.AuthorName)
 	}
 	if !q.Since.IsZero() {
 		where, args = append(where, "m.created_at >= ?"), append(args, millis(q.Since))

@@ -43,15 +43,20 @@ type MessageSearch struct {
 	// or Parley's (llm.RoleAssistant).
 	Role llm.Role
 	// AuthorName, when set, keeps people's messages whose author's name
-	// (llm.Message.Author) holds it, in any case; with AuthorExact, whose
-	// name is it, exactly.
-	AuthorName  string
-	AuthorExact bool
+	// (llm.Message.Author) has each of its words (AuthorWords) among its
+	// own, in any case: "ana" finds Ana Lima's, "ana lima" not Ana's.
+	AuthorName string
 	// Since keeps messages stored at or after it; zero: any time.
 	Since time.Time
 	// Limit caps the hits (0 or less: DefaultSearchLimit); Offset skips
 	// the first hits (a further page).
 	Limit, Offset int
+}
+
+// AuthorWords are name's words as MessageSearch.AuthorName matches them:
+// its runs of letters and digits, lower-cased.
+func AuthorWords(name string) []string {
+	return strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
 }
 
 // DefaultSearchLimit is how many hits a search without a Limit returns.

@@ -15,7 +15,7 @@ import (
 type HistorySearchArgs struct {
 	Query string `json:"query" jsonschema:"what to look for: key words, a name, an error, a decision"`
 	Since string `json:"since,omitempty" jsonschema:"only messages from then on: a date (2026-11-01), a time (RFC 3339) or a span back from now (12h, 30d, 8w); empty: any time"`
-	Who   string `json:"who,omitempty" jsonschema:"only what one author wrote: me (the person asking), parley (your own answers), or a person's name (any part of it); empty: anyone"`
+	Who   string `json:"who,omitempty" jsonschema:"only what one author wrote: me (the person asking), parley (your own answers), or a person's name (its words); empty: anyone"`
 }
 
 const historySearchDescription = `Search past conversations the person asking could see: their own private chats with you ` +

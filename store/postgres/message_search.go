@@ -202,11 +202,18 @@ func searchQuery(q store.MessageSearch, mine []string, tsq string) (string, []an
 	if q.Role != "" {
 		where = append(where, "m.role = "+arg(string(q.Role))+"::text")
 	}
-	switch {
-	case q.AuthorName != "" && q.AuthorExact:
-		where = append(where, "m.role = 'user' AND CAST(m.body AS jsonb) ->> 'author' = "+arg(q.AuthorName)+"::text")
-	case q.AuthorName != "":
-		where = append(where, "m.role = 'user' AND strpos(lower(CAST(m.body AS jsonb) ->> 'author'), lower("+arg(q.AuthorName)+"::text)) > 0")
+	if q.AuthorName != "" {
+		// Each word whole: AuthorWords are letters and digits only, so
+		// nothing in them is a pattern's syntax.
+		words := store.AuthorWords(q.AuthorName)
+		if len(words) == 0 {
+			words = []string{""} // a name of no word is no one's
+		}
+		c := "m.role = 'user'"
+		for _, w := range words {
+			c += ` AND lower(CAST(m.body AS jsonb) ->> 'author') ~ ` + arg(`\m`+w+`\M`) + "::text"
+		}
+		where = append(where, c)
 	}
 	if !q.Since.IsZero() {
 		where = append(where, "m.created_at >= "+arg(ts(q.Since)))

@@ -227,6 +227,10 @@ func testHistoryWhoAndSince(t *testing.T, s suite) {
 		{"me", agent.HistoryQuery{Query: "staging", Who: "me"}, []string{
 			"ana: ana privately: my **staging** password hint", "ana: ana: the **staging** database moves to eng-db-2"}},
 		{"bo by name", agent.HistoryQuery{Query: "staging", Who: "@Bo"}, []string{"bo: bo: **staging** freeze on Friday"}},
+		{"a name in another case", agent.HistoryQuery{Query: "staging", Who: "ANA"}, []string{
+			"ana: ana privately: my **staging** password hint", "ana: ana: the **staging** database moves to eng-db-2"}},
+		{"part of a word", agent.HistoryQuery{Query: "staging", Who: "an"}, nil},
+		{"no word", agent.HistoryQuery{Query: "staging", Who: "!!"}, nil},
 		{"parley", agent.HistoryQuery{Query: "staging", Who: "parley"}, []string{
 			"Parley: noted about **staging** in CENG", "Parley: noted about **staging** in CENG", "Parley: noted about **staging** in DANA"}},
 		{"later than all", agent.HistoryQuery{Query: "staging", Since: epoch.Add(24 * time.Hour)}, nil},
