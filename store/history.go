@@ -47,6 +47,12 @@ func (db *DB) SearchHistory(ctx context.Context, q bot.HistorySearch) ([]bot.His
 	return SearchHistory(ctx, db, q)
 }
 
+// HistoryWindow is how many of the newest matches history_search ranks
+// for its ten hits: a quarter of the console's, for a search that stops
+// four times sooner on a common word, in a conversation's history where
+// the newer weighs more anyway.
+const HistoryWindow = 500
+
 // messageSearcher is what SearchHistory reads: either engine.
 type messageSearcher interface {
 	SearchMessages(ctx context.Context, q MessageSearch) ([]MessageHit, error)
@@ -67,7 +73,7 @@ func SearchHistory(ctx context.Context, s messageSearcher, q bot.HistorySearch) 
 	if len(places) == 0 {
 		return nil, nil
 	}
-	m := MessageSearch{Query: q.Query, Chats: places, Since: q.Since, Limit: q.Limit, AuthorName: q.Author}
+	m := MessageSearch{Query: q.Query, Chats: places, Since: q.Since, Limit: q.Limit, AuthorName: q.Author, Window: HistoryWindow}
 	if q.Parley {
 		m.Role = llm.RoleAssistant
 	}

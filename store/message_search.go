@@ -75,7 +75,7 @@ func (db *DB) SearchMessages(ctx context.Context, q MessageSearch) ([]MessageHit
 			` AND msg_fts.rowid >= ? ORDER BY msg_fts.rowid DESC LIMIT ?`,
 			append(append([]any{"{body uni} : (" + match + ")" + within}, args...), since, limit)...)
 	}
-	window, err := matching(query, 0, SearchWindow)
+	window, err := matching(query, 0, q.WindowSize())
 	if err != nil {
 		return nil, fmt.Errorf("store: search messages: %w", err)
 	}
@@ -85,7 +85,7 @@ func (db *DB) SearchMessages(ctx context.Context, q MessageSearch) ([]MessageHit
 	matches := make([][]int64, len(terms))
 	if len(terms) > 1 {
 		for i, t := range terms {
-			if matches[i], err = matching(t, window[len(window)-1], SearchWindow); err != nil {
+			if matches[i], err = matching(t, window[len(window)-1], q.WindowSize()); err != nil {
 				return nil, fmt.Errorf("store: search messages: %w", err)
 			}
 		}

@@ -48,6 +48,10 @@ type MessageSearch struct {
 	AuthorName string
 	// Since keeps messages stored at or after it; zero: any time.
 	Since time.Time
+	// Window is how many of the newest matches are ranked (0 or less:
+	// SearchWindow): a search that shows a few hits ranks fewer, and
+	// stops sooner on a common word.
+	Window int
 	// Limit caps the hits (0 or less: DefaultSearchLimit); Offset skips
 	// the first hits (a further page).
 	Limit, Offset int
@@ -57,6 +61,15 @@ type MessageSearch struct {
 // its runs of letters and digits, lower-cased.
 func AuthorWords(name string) []string {
 	return strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
+}
+
+// WindowSize is how many of the newest matches q ranks: its Window, or
+// SearchWindow.
+func (q MessageSearch) WindowSize() int {
+	if q.Window > 0 {
+		return q.Window
+	}
+	return SearchWindow
 }
 
 // DefaultSearchLimit is how many hits a search without a Limit returns.

@@ -234,7 +234,7 @@ func searchQuery(q store.MessageSearch, mine []string, tsq string) (string, []an
 	FROM (SELECT m.id, ts_rank_cd('` + messageRankWeights + `', m.tsv, CAST($1 AS tsquery), 32) AS rank
 	      FROM ` + messages + ` m` + join + `
 	      WHERE ` + strings.Join(where, " AND ") + `
-	      ORDER BY m.id DESC LIMIT ` + strconv.Itoa(store.SearchWindow) + `) AS h
+	      ORDER BY m.id DESC LIMIT ` + strconv.Itoa(q.WindowSize()) + `) AS h
 	JOIN messages m ON m.id = h.id
 	JOIN sessions s ON s.id = m.session_id
 	ORDER BY h.rank DESC, m.id DESC LIMIT ` + strconv.Itoa(limit) + ` OFFSET ` + strconv.Itoa(max(q.Offset, 0)), args
