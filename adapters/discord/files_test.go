@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/parleybot/parley/adapters/discord"
 	"github.com/parleybot/parley/adapters/discord/discordtest"
@@ -151,5 +152,24 @@ func TestFetchFile(t *testing.T) {
 	}
 	if n := foreign.requests(); n != 0 {
 		t.Errorf("the foreign host got %d request(s)", n)
+	}
+}
+
+// TestVoiceMessageHasItsDuration: a voice message's attachment carries
+// its length (duration_secs) to the core, which limits it before
+// downloading.
+func TestVoiceMessageHasItsDuration(t *testing.T) {
+	srv := discordtest.NewServer(discordtest.WithoutRateLimits())
+	t.Cleanup(srv.Close)
+	const alice = "300000000000000001"
+	srv.AddUser(alice, "alice")
+	dm := srv.DMChannel(alice)
+	_, h := startRun(t, srv, "")
+	waitFor(t, srv, "the gateway", srv.Connected)
+	srv.Post(discordtest.Incoming{Channel: dm, Author: alice,
+		Attachments: []discordtest.Attachment{{Filename: "voice-message.ogg", ContentType: "audio/ogg", Data: []byte("OggS"), DurationSecs: 42.5}}})
+	m := h.waitMessage(t, "")
+	if len(m.Files) != 1 || m.Files[0].Duration != 42500*time.Millisecond || m.Files[0].MIME != "audio/ogg" {
+		t.Fatalf("files %+v, want one audio/ogg of 42.5 s", m.Files)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
@@ -48,7 +49,10 @@ func filesOf(fs []slack.File) []chat.File {
 		if u == "" {
 			u = f.URLPrivate
 		}
-		out = append(out, chat.File{ID: f.ID, Name: name, MIME: f.Mimetype, Size: int64(f.Size), URL: u})
+		// An audio clip recorded in Slack is a file like any other, its
+		// length in duration_ms when Slack gives it.
+		d := time.Duration(max(f.DurationMs, 0)) * time.Millisecond
+		out = append(out, chat.File{ID: f.ID, Name: name, MIME: f.Mimetype, Size: int64(f.Size), URL: u, Duration: d})
 	}
 	return out
 }

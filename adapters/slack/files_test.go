@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slack-go/slack"
+
 	"github.com/parleybot/parley/adapters/slack/slacktest"
 	"github.com/parleybot/parley/bot/adapterkit"
 	"github.com/parleybot/parley/chat"
@@ -222,5 +224,18 @@ func TestFileStatus(t *testing.T) {
 	}
 	if err := fileHost().Status(f, resp(http.StatusTeapot, "")); err == nil || !strings.Contains(err.Error(), "418") {
 		t.Errorf("418: %v", err)
+	}
+}
+
+// TestAudioClipHasItsDuration: an audio clip recorded in Slack is a file
+// whose length (duration_ms) reaches the core, which limits it before
+// downloading.
+func TestAudioClipHasItsDuration(t *testing.T) {
+	got := filesOf([]slack.File{
+		{ID: "F1", Name: "audio_message.webm", Mimetype: "audio/webm", Size: 5000, DurationMs: 42_500, URLPrivateDownload: "https://files.slack.com/x"},
+		{ID: "F2", Name: "notes.txt", Mimetype: "text/plain", DurationMs: -5},
+	})
+	if len(got) != 2 || got[0].Duration != 42500*time.Millisecond || got[1].Duration != 0 {
+		t.Fatalf("files %+v, want the clip's 42.5 s and nothing for the text", got)
 	}
 }
