@@ -56,6 +56,9 @@ type Server struct {
 	queue      []Reply
 	embedQueue []Reply
 	requests   []Request
+	// The transcription endpoint's script and record (transcriptions.go).
+	heardQueue []Heard
+	heard      []Transcription
 }
 
 // Option configures a Server.
@@ -99,6 +102,7 @@ func NewServer(opts ...Option) *Server {
 		s.complete(w, r, anthropic{})
 	})
 	mux.HandleFunc("POST /v1/embeddings", s.embeddings)
+	mux.HandleFunc("POST /v1/audio/transcriptions", s.transcriptions)
 	mux.HandleFunc("GET /v1/models", s.models)
 	mux.HandleFunc("/", s.notFound)
 	s.hs = httptest.NewServer(mux)

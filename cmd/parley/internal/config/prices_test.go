@@ -23,7 +23,7 @@ providers:
   local:
     kind: openai
     base_url: http://localhost:11434/v1
-    prices: {llama3.2: {input: 0, output: 0}}
+    prices: {llama3.2: {input: 0, output: 0}, whisper-large-v3: {per_minute: 0.001}}
   proxy:
     kind: anthropic
     base_url: https://gateway.example/anthropic
@@ -44,6 +44,8 @@ providers:
 		{"openai/gpt-4o-mini", llm.Price{Input: 0.15, CachedInput: 0.075, Output: 0.6}, true}, // the list price
 		{"local/llama3.2", llm.Price{}, true},
 		{"local/qwen3", llm.Price{}, false},
+		{"local/whisper-large-v3", llm.Price{PerMinute: 0.001}, true},
+		{"openai/whisper-1", llm.Price{PerMinute: 0.006}, true},
 		{"proxy/claude-sonnet-4-5", llm.Price{}, false}, // not Anthropic's own API
 		{"claude/claude-sonnet-4-5", llm.Price{Input: 3, CachedInput: 0.3, CacheWrite: 3.75, Output: 15}, true},
 	} {
@@ -68,6 +70,9 @@ func TestPricesValidation(t *testing.T) {
 		}},
 		{"not a number", "providers:\n  local: {kind: openai, prices: {a: {input: cheap}}}\n", []string{
 			`providers.local.prices: a: input: want a number of US dollars per million tokens, got a single value`,
+		}},
+		{"per minute", "providers:\n  local: {kind: openai, prices: {w: {per_minute: -0.5}}}\n", []string{
+			`providers.local.prices: w: per_minute: -0.5 is out of range; want 0 to 10000 dollars per minute of audio`,
 		}},
 		{"not a mapping", "providers:\n  local: {kind: openai, prices: [1, 2]}\n", []string{
 			`providers.local.prices: want a mapping of model names to prices (input, cached_input, cache_write, output), got a list`,
