@@ -1,6 +1,7 @@
 package config
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -94,5 +95,28 @@ func TestPricesValidation(t *testing.T) {
 				t.Errorf("problems (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestTranscriptionKeys(t *testing.T) {
+	t.Parallel()
+	cfg := mustLoadYAML(t, "transcription: {model: local/whisper-large-v3, keep: true}\nproviders:\n  local: {kind: openai, base_url: http://localhost:8000/v1}\n", map[string]string{"OPENAI_API_KEY": "k"})
+	if cfg.Transcription.Model != "local/whisper-large-v3" || cfg.Transcription.MaxMinutes != DefaultTranscriptionMinutes || !cfg.Transcription.Keep {
+		t.Errorf("transcription %+v", cfg.Transcription)
+	}
+	if cfg := mustLoadYAML(t, "", map[string]string{"OPENAI_API_KEY": "k"}); cfg.Transcription.Model != "" {
+		t.Errorf("transcription is on by default: %+v", cfg.Transcription)
+	}
+	for _, tt := range []struct{ yaml, want string }{
+		{"transcription: {model: whisper-1}\n", `transcription.model: "whisper-1" must be provider/model, e.g. openai/whisper-1`},
+		{"transcription: {model: nowhere/whisper}\n", `transcription.model: provider "nowhere" in "nowhere/whisper" is not configured`},
+		{"transcription: {model: claude/x}\nproviders: {claude: {kind: anthropic}}\n", "transcription.model: the provider claude is of kind anthropic"},
+		{"transcription: {max_minutes: 0}\n", "transcription.max_minutes: 0 is out of range"},
+		{"transcription: {max_minuets: 5}\n", "transcription.max_minuets: unknown key; did you mean transcription.max_minutes?"},
+	} {
+		_, err := loadYAML(t, tt.yaml, map[string]string{"OPENAI_API_KEY": "k"})
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: error %v, want %q", tt.yaml, err, tt.want)
+		}
 	}
 }
