@@ -47,6 +47,9 @@ type Attachments struct {
 	FileChars int
 	// Images bound the pictures (agent/media).
 	Images media.Limits
+	// Audio transcribes voice notes and audio files
+	// (attachments_audio.go); off, they are answered as not read.
+	Audio Transcription
 }
 
 func (a Attachments) withDefaults() Attachments {
@@ -77,20 +80,24 @@ type attached struct {
 	// problems are what the person is told: files not read or read in
 	// part, one line each.
 	problems []string
+	// heard are the transcripts of recordings, shortened, that the
+	// person is shown.
+	heard []string
 }
 
 // empty reports whether there is nothing for the model: no words, no
 // file read (every file failed, and the message had no text).
 func (a attached) empty() bool { return a.read == 0 }
 
-// readTurn reads the files of msgs, joining their texts as joinTexts
-// does, and tells the person what could not be read. An error means the
-// turn must not run now (shutdown).
-func (r *Router) readTurn(ctx context.Context, msgs []chat.Message) (attached, error) {
+// readTurn reads the files of msgs, the messages of session sid,
+// joining their texts as joinTexts does, shows the person what was heard
+// of their recordings and tells them what could not be read. An error
+// means the turn must not run now (shutdown).
+func (r *Router) readTurn(ctx context.Context, sid string, msgs []chat.Message) (attached, error) {
 	var out attached
 	texts := make([]string, 0, len(msgs))
 	for _, m := range msgs {
-		a, err := r.readFiles(ctx, m, len(out.images))
+		a, err := r.readFiles(ctx, sid, m, len(out.images))
 		if err != nil {
 			return attached{}, err
 		}
@@ -98,6 +105,7 @@ func (r *Router) readTurn(ctx context.Context, msgs []chat.Message) (attached, e
 		out.read += a.read
 		out.images = append(out.images, a.images...)
 		out.problems = append(out.problems, a.problems...)
+		r.tellHeard(ctx, m, a.heard)
 	}
 	out.text = strings.Join(texts, "\n\n")
 	if len(out.problems) > 0 {
@@ -113,7 +121,7 @@ func (r *Router) readTurn(ctx context.Context, msgs []chat.Message) (attached, e
 
 // readFiles reads m's files. Images are numbered from after, the images
 // earlier messages of the turn had.
-func (r *Router) readFiles(ctx context.Context, m chat.Message, after int) (attached, error) {
+func (r *Router) readFiles(ctx context.Context, sid string, m chat.Message, after int) (attached, error) {
 	out := attached{text: m.Text}
 	if strings.TrimSpace(m.Text) != "" {
 		out.read++
@@ -146,6 +154,21 @@ func (r *Router) readFiles(ctx context.Context, m chat.Message, after int) (atta
 			break
 		}
 		name := fileName(f)
+		if soundOrMotion(f.MIME) == "audio" && lim.Audio.on() {
+			a, err := r.readAudio(ctx, sid, m, f, name, lim)
+			if err != nil {
+				return attached{}, err
+			}
+			parts = append(parts, a.text)
+			if a.ok {
+				out.read++
+				out.heard = append(out.heard, a.heard)
+			}
+			if a.problem != "" {
+				out.problems = append(out.problems, a.problem)
+			}
+			continue
+		}
 		if kind := soundOrMotion(f.MIME); kind != "" {
 			// Not downloaded: nothing here reads it, and a video may be large.
 			parts = append(parts, fmt.Sprintf("[file %s was attached but not read: %s is not read]", name, kind))

@@ -220,11 +220,12 @@ func fileName(a Audio) string {
 	if strings.Contains(name, ".") {
 		return name
 	}
-	return name + extension(a.MIME)
+	return name + Extension(a.MIME)
 }
 
-// extension is the file extension of an audio type, "" when unknown.
-func extension(mimeType string) string {
+// Extension is the file extension of an audio type (".ogg" for
+// audio/ogg), "" when unknown.
+func Extension(mimeType string) string {
 	t, _, _ := strings.Cut(strings.ToLower(mimeType), ";")
 	switch strings.TrimSpace(t) {
 	case "audio/ogg", "audio/opus":
