@@ -113,9 +113,9 @@ func TestTelegramAudioKept(t *testing.T) {
 	}
 }
 
-// TestSlackAudioFileTranscribed: an audio clip shared with a mention
-// reaches the model as the transcript, downloaded with the bot token;
-// the endpoint's length is used where the file says none.
+// TestSlackAudioFileTranscribed: an audio clip recorded in Slack, which
+// Slack labels by its container (video/mp4), shared with a mention,
+// reaches the model as the transcript, downloaded with the bot token.
 func TestSlackAudioFileTranscribed(t *testing.T) {
 	t.Parallel()
 	slk, model := startSlack(t, whisper)
@@ -124,7 +124,7 @@ func TestSlackAudioFileTranscribed(t *testing.T) {
 	model.EnqueueTranscriptions(llmtest.Heard{Text: "The deploy is stuck at step three.", Seconds: 9.6})
 	model.Enqueue(llmtest.Text("Let me look."))
 	root, _ := slk.PostUserFiles("C1", "U1", "<@"+slk.BotUserID()+">", "",
-		slacktest.File{Name: "audio_message.webm", MIME: "audio/webm", Data: clip})
+		slacktest.File{Name: "audio_message.mp4", MIME: "video/mp4", Data: clip, DurationMs: 9600})
 	answered := func(text string) func() bool {
 		return func() bool {
 			for _, m := range slk.Thread("C1", root) {
@@ -141,13 +141,13 @@ func TestSlackAudioFileTranscribed(t *testing.T) {
 	if err := slk.WaitFor(ctx, answered("🎙 heard: The deploy is stuck at step three.")); err != nil {
 		t.Fatalf("no heard line: %v; thread %+v", err, slk.Thread("C1", root))
 	}
-	if got := model.Requests()[0].LastUserText(); !strings.HasSuffix(got, "[audio audio_message.webm, 0:10, transcribed]\nThe deploy is stuck at step three.") {
+	if got := model.Requests()[0].LastUserText(); !strings.HasSuffix(got, "[audio audio_message.mp4, 0:10, transcribed]\nThe deploy is stuck at step three.") {
 		t.Errorf("the model read %q", got)
 	}
 	if d := slk.Downloads(); len(d) != 1 || !d[0].Authorized {
 		t.Errorf("downloads %+v, want one with the bot token", d)
 	}
-	if stt := model.Transcriptions(); len(stt) != 1 || !bytes.Equal(stt[0].Data, clip) || stt[0].FileName != "audio_message.webm" {
+	if stt := model.Transcriptions(); len(stt) != 1 || !bytes.Equal(stt[0].Data, clip) || stt[0].FileName != "audio_message.mp4" || stt[0].ContentType != "audio/mp4" {
 		t.Errorf("transcription requests %+v", stt)
 	}
 }

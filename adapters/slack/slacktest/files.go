@@ -120,7 +120,7 @@ func (s *Server) fileJSON(f *storedFile, user string) map[string]any {
 		"file_access": "visible", "has_rich_preview": false,
 	}
 	if f.DurationMs > 0 {
-		m["duration_ms"], m["subtype"] = f.DurationMs, "slack_audio"
+		m["duration_ms"], m["subtype"], m["media_display_type"] = f.DurationMs, "slack_audio", "audio"
 	}
 	return m
 }
