@@ -276,16 +276,21 @@ func readText(ctx context.Context, f chat.File, name string, data []byte, limit 
 	if n <= limit {
 		return head + "\n" + strings.TrimRight(body, "\r\n") + "\n[end of " + name + "]", true, ""
 	}
+	body = firstRunes(body, limit)
+	return fmt.Sprintf("%s\n%s\n[… %s continues for %d more characters, not read: at most %d are read of one file]", head, body, name, n-limit, limit),
+		true, fmt.Sprintf("%s is long: I read its first %d of %d characters.", name, limit, n)
+}
+
+// firstRunes is the first n runes of s.
+func firstRunes(s string, n int) string {
 	cut := 0
-	for i := range body {
-		if cut == limit {
-			body = body[:i]
-			break
+	for i := range s {
+		if cut == n {
+			return s[:i]
 		}
 		cut++
 	}
-	return fmt.Sprintf("%s\n%s\n[… %s continues for %d more characters, not read: at most %d are read of one file]", head, body, name, n-limit, limit),
-		true, fmt.Sprintf("%s is long: I read its first %d of %d characters.", name, limit, n)
+	return s
 }
 
 // fileName is how a file is called to people and the model: its name,

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/parleybot/parley/agent/kb"
 	"github.com/parleybot/parley/agent/llm"
@@ -126,11 +127,18 @@ func (r *Router) readAudio(ctx context.Context, sid string, m chat.Message, f ch
 			r.log.Error("keep a recording", "key", m.Key, "file", f.String(), "err", err)
 		}
 	}
-	return audioRead{
-		text:  fmt.Sprintf("[%s, transcribed]\n%s", recordingLabel(f, name, length), res.Text),
+	out := audioRead{
+		text:  fmt.Sprintf("[%s, transcribed]\n%s", recordingLabel(name, length), res.Text),
 		ok:    true,
 		heard: format.Squash(res.Text, heardChars),
-	}, nil
+	}
+	if n := utf8.RuneCountInString(res.Text); n > lim.FileChars {
+		// As long as a file's text may be, no longer: the cut is said.
+		out.text = fmt.Sprintf("[%s, transcribed]\n%s\n[… the transcript continues for %d more characters, not read: at most %d are read of one file]",
+			recordingLabel(name, length), firstRunes(res.Text, lim.FileChars), n-lim.FileChars, lim.FileChars)
+		out.problem = fmt.Sprintf("%s is long: I read the first %d of the %d characters I heard.", name, lim.FileChars, n)
+	}
+	return out, nil
 }
 
 // cmpDuration is the first of ds that is known (positive).
@@ -145,7 +153,7 @@ func cmpDuration(ds ...time.Duration) time.Duration {
 
 // recordingLabel names a recording for the model: "voice message, 0:42",
 // "audio standup.mp3, 12:03".
-func recordingLabel(f chat.File, name string, d time.Duration) string {
+func recordingLabel(name string, d time.Duration) string {
 	label := "voice message"
 	if name != "voice message" {
 		label = "audio " + name

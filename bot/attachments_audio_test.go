@@ -223,3 +223,19 @@ func TestTranscriptionCountedForItsAuthor(t *testing.T) {
 		}
 	}
 }
+
+// TestLongTranscriptCut: a transcript is cut where a file's text would
+// be (attachments.file_chars), and the cut is said.
+func TestLongTranscriptCut(t *testing.T) {
+	w := newVoiceWorld(t, func(a *bot.Attachments) { a.FileChars = 1000 })
+	w.stt.EnqueueTranscriptions(llmtest.Heard{Text: strings.Repeat("abcd ", 300), Seconds: 60})
+	w.model.Enqueue(llmtest.Text("ok"))
+	w.send(t, "", w.voice(60*time.Second))
+	got := w.lastRequest(t).LastUserText()
+	if !strings.Contains(got, "[… the transcript continues for 499 more characters, not read: at most 1000 are read of one file]") {
+		t.Errorf("the model read %q", got)
+	}
+	if n := w.notices(); len(n) != 2 || !strings.Contains(n[1], "voice message is long: I read the first 1000 of the 1499 characters I heard.") {
+		t.Errorf("notices %q", n)
+	}
+}
