@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	le "encoding/binary"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -88,4 +90,43 @@ func audioExt(f chat.File) string {
 		return ext
 	}
 	return ".audio"
+}
+
+// transcriptionCheck is doctor's: off, or a second of silence sent to
+// the endpoint, which must answer (with no words, or a few it imagined).
+func transcriptionCheck(ctx context.Context, cfg *config.Config) (string, error) {
+	m := cfg.Transcription.Model
+	if m == "" {
+		return "off (transcription.model is empty): voice notes and audio are answered as not read", nil
+	}
+	if err := cfg.RequireLLM(); err != nil {
+		return "", err
+	}
+	t := transcription(cfg, slog.New(slog.DiscardHandler))
+	_, model, _ := strings.Cut(m, "/")
+	_, err := t.Transcriber.Transcribe(ctx, model, transcribe.Audio{Name: "doctor.wav", MIME: "audio/wav", Data: silence(time.Second)})
+	if err != nil && !errors.Is(err, transcribe.ErrEmpty) {
+		return "", fmt.Errorf("transcription.model %s could not transcribe a second of silence: %w", m, err)
+	}
+	return fmt.Sprintf("transcription.model %s answered; recordings of up to %d minutes are transcribed", m, cfg.Transcription.MaxMinutes), nil
+}
+
+// silence is d of silence as a WAV file: 16 kHz, mono, 16-bit PCM.
+func silence(d time.Duration) []byte {
+	const rate = 16000
+	samples := int(d.Seconds() * rate)
+	b := make([]byte, 44+2*samples)
+	copy(b, "RIFF")
+	le.LittleEndian.PutUint32(b[4:], uint32(36+2*samples))
+	copy(b[8:], "WAVEfmt ")
+	le.LittleEndian.PutUint32(b[16:], 16) // the fmt chunk's size
+	le.LittleEndian.PutUint16(b[20:], 1)  // PCM
+	le.LittleEndian.PutUint16(b[22:], 1)  // mono
+	le.LittleEndian.PutUint32(b[24:], rate)
+	le.LittleEndian.PutUint32(b[28:], rate*2) // bytes a second
+	le.LittleEndian.PutUint16(b[32:], 2)      // bytes a frame
+	le.LittleEndian.PutUint16(b[34:], 16)     // bits a sample
+	copy(b[36:], "data")
+	le.LittleEndian.PutUint32(b[40:], uint32(2*samples))
+	return b
 }
