@@ -14,6 +14,7 @@ import (
 	"github.com/parleybot/parley/agent/transcribe"
 	"github.com/parleybot/parley/bot/format"
 	"github.com/parleybot/parley/chat"
+	"github.com/parleybot/parley/internal/clock"
 )
 
 // Voice notes and audio (docs/attachments.md#voice-notes-and-audio). With
@@ -54,6 +55,10 @@ type Transcription struct {
 	// Price is what a minute costs (Price.PerMinute), when Priced.
 	Price  llm.Price
 	Priced bool
+	// Sleep waits before the one retry of a transcription that failed
+	// for a transient reason (a 429, a 5xx, the network), at most
+	// maxRetryWait; nil is clock.Sleep.
+	Sleep func(ctx context.Context, d time.Duration) error
 	// Keep, when set, keeps a recording after its transcription (the
 	// operator's transcription.keep); its error is logged, never the
 	// person's problem.
@@ -105,8 +110,7 @@ func (r *Router) readAudio(ctx context.Context, sid string, m chat.Message, f ch
 		return audioRead{text: fmt.Sprintf("[file %s was attached but not transcribed: %s]", name, why),
 			problem: fmt.Sprintf("%s: not transcribed, %s.", name, why)}, nil
 	}
-	_, model, _ := strings.Cut(t.Model, "/")
-	res, err := t.Transcriber.Transcribe(ctx, model, transcribe.Audio{Name: f.Name, MIME: f.MIME, Data: data})
+	res, err := t.transcribe(ctx, transcribe.Audio{Name: f.Name, MIME: f.MIME, Data: data})
 	if ctx.Err() != nil {
 		return audioRead{}, ctx.Err()
 	}
@@ -139,6 +143,30 @@ func (r *Router) readAudio(ctx context.Context, sid string, m chat.Message, f ch
 		out.problem = fmt.Sprintf("%s is long: I read the first %d of the %d characters I heard.", name, lim.FileChars, n)
 	}
 	return out, nil
+}
+
+// maxRetryWait is the longest a transcription waits to be tried again:
+// the person is waiting for their answer. A server asking for longer is
+// not asked again; the person is told to send the recording later.
+const maxRetryWait = 10 * time.Second
+
+// transcribe asks the endpoint, and once more after a transient failure
+// whose wait (Retry-After, else a second) is short.
+func (t Transcription) transcribe(ctx context.Context, a transcribe.Audio) (transcribe.Result, error) {
+	_, model, _ := strings.Cut(t.Model, "/")
+	res, err := t.Transcriber.Transcribe(ctx, model, a)
+	e, ok := llm.AsError(err)
+	if !ok || !e.Retryable() || e.RetryAfter > maxRetryWait {
+		return res, err
+	}
+	sleep := t.Sleep
+	if sleep == nil {
+		sleep = clock.Sleep
+	}
+	if err := sleep(ctx, max(e.RetryAfter, time.Second)); err != nil {
+		return transcribe.Result{}, err
+	}
+	return t.Transcriber.Transcribe(ctx, model, a)
 }
 
 // cmpDuration is the first of ds that is known (positive).

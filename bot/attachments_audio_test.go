@@ -4,6 +4,7 @@ package bot_test
 
 import (
 	"bytes"
+	"context"
 	"net/http"
 	"strings"
 	"testing"
@@ -25,7 +26,8 @@ type voiceWorld struct {
 	*attachWorld
 	stt   *llmtest.Server // the transcription endpoint
 	costs bot.CostBook
-	kept  []chat.File
+	// slept are the waits before retries, which return at once.
+	slept []time.Duration
 }
 
 // newVoiceWorld transcribes with openai/whisper-1 at $0.006 a minute,
@@ -37,6 +39,7 @@ func newVoiceWorld(t *testing.T, tweak func(*bot.Attachments)) *voiceWorld {
 	lim := bot.Attachments{Audio: bot.Transcription{
 		Transcriber: transcribe.New(transcribe.Config{BaseURL: v.stt.OpenAIBaseURL(), APIKey: "sk-stt"}),
 		Model:       "openai/whisper-1", Price: llm.Price{PerMinute: 0.006}, Priced: true,
+		Sleep: func(_ context.Context, d time.Duration) error { v.slept = append(v.slept, d); return nil },
 	}}
 	if tweak != nil {
 		tweak(&lim)
@@ -125,7 +128,7 @@ func TestTranscriptionFailures(t *testing.T) {
 		heard llmtest.Heard
 		tell  string
 	}{
-		{"server error", llmtest.Heard{Status: 500}, "voice message: the transcription service is unavailable right now"},
+		{"server error twice", llmtest.Heard{Status: 500}, "voice message: the transcription service is unavailable right now"},
 		{"rate limited", llmtest.Heard{Status: 429, Header: http.Header{"Retry-After": {"30"}}}, "the transcription service is unavailable right now"},
 		{"too large", llmtest.Heard{Status: 413}, "larger than the transcription service accepts"},
 		{"malformed answer", llmtest.Heard{Body: `{"text": `}, "voice message: I could not transcribe it: transcribe: the answer is not the JSON of a transcript"},
@@ -134,7 +137,7 @@ func TestTranscriptionFailures(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			w := newVoiceWorld(t, nil)
-			w.stt.EnqueueTranscriptions(tt.heard)
+			w.stt.EnqueueTranscriptions(tt.heard, tt.heard)
 			w.send(t, "", w.voice(5*time.Second))
 			if n := len(w.model.Requests()); n != 0 {
 				t.Errorf("the model was asked %d times", n)
@@ -146,7 +149,7 @@ func TestTranscriptionFailures(t *testing.T) {
 	}
 	t.Run("with words", func(t *testing.T) {
 		w := newVoiceWorld(t, nil)
-		w.stt.EnqueueTranscriptions(llmtest.Heard{Status: 503})
+		w.stt.EnqueueTranscriptions(llmtest.Heard{Status: 503}, llmtest.Heard{Status: 503})
 		w.model.Enqueue(llmtest.Text("ok"))
 		w.send(t, "listen to this", w.voice(5*time.Second))
 		if got := w.lastRequest(t).LastUserText(); !strings.Contains(got, "listen to this\n[voice message was attached but not transcribed: the transcription service is unavailable]") {
@@ -237,5 +240,27 @@ func TestLongTranscriptCut(t *testing.T) {
 	}
 	if n := w.notices(); len(n) != 2 || !strings.Contains(n[1], "voice message is long: I read the first 1000 of the 1499 characters I heard.") {
 		t.Errorf("notices %q", n)
+	}
+}
+
+// TestTranscriptionRetriedOnce: a transient failure with a short wait is
+// tried once more after it (on the injected clock); a long wait is not
+// waited.
+func TestTranscriptionRetriedOnce(t *testing.T) {
+	w := newVoiceWorld(t, nil)
+	w.stt.EnqueueTranscriptions(llmtest.Heard{Status: 429, Header: http.Header{"Retry-After": {"2"}}}, llmtest.Heard{Text: "Second time lucky.", Seconds: 4})
+	w.model.Enqueue(llmtest.Text("ok"))
+	w.send(t, "", w.voice(4*time.Second))
+	if got := w.lastRequest(t).LastUserText(); !strings.HasSuffix(got, "[voice message, 0:04, transcribed]\nSecond time lucky.") {
+		t.Errorf("the model read %q", got)
+	}
+	if len(w.slept) != 1 || w.slept[0] != 2*time.Second || len(w.stt.Transcriptions()) != 2 {
+		t.Errorf("slept %v, %d requests; want 2s between two", w.slept, len(w.stt.Transcriptions()))
+	}
+
+	w.stt.EnqueueTranscriptions(llmtest.Heard{Status: 429, Header: http.Header{"Retry-After": {"60"}}})
+	w.send(t, "", w.voice(4*time.Second))
+	if len(w.slept) != 1 || len(w.stt.Transcriptions()) != 3 {
+		t.Errorf("slept %v, %d requests; want no wait of a minute", w.slept, len(w.stt.Transcriptions()))
 	}
 }
