@@ -160,7 +160,7 @@ func (c *Client) post(ctx context.Context, model string, a Audio, format string)
 }
 
 // provider names the endpoint in errors.
-const provider = "the transcription server"
+const provider = "speech-to-text"
 
 // statusError classifies a failed answer.
 func (c *Client) statusError(resp *http.Response, body []byte) error {

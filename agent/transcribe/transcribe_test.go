@@ -81,7 +81,7 @@ func TestErrors(t *testing.T) {
 		{name: "server error", heard: llmtest.Heard{Status: 500}, kind: llm.KindServer, retryable: true, text: "server had an error"},
 		{name: "rate limit", heard: llmtest.Heard{Status: 429, Header: http.Header{"Retry-After": {"7"}}}, kind: llm.KindRateLimit, retryable: true, after: 7 * time.Second},
 		{name: "too large", heard: llmtest.Heard{Status: 413}, kind: llm.KindBadRequest, is: transcribe.ErrTooLarge},
-		{name: "bad key", key: "sk-other", kind: llm.KindAuth, text: "key was rejected (401)"},
+		{name: "bad key", key: "sk-other", kind: llm.KindAuth, text: "the speech-to-text API key was rejected (401)"},
 		{name: "malformed JSON", heard: llmtest.Heard{Body: `{"text": "half`}, text: "not the JSON of a transcript"},
 		{name: "no text", heard: llmtest.Heard{Body: `{"transcript": "hi"}`}, text: "has no text"},
 		{name: "empty transcript", heard: llmtest.Heard{Text: "   "}, is: transcribe.ErrEmpty},
@@ -160,5 +160,15 @@ func TestCanceled(t *testing.T) {
 	cancel()
 	if _, err := c.Transcribe(ctx, "whisper-1", note); !errors.Is(err, ctx.Err()) {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestErrorWords: the errors read as sentences about the endpoint.
+func TestErrorWords(t *testing.T) {
+	srv, c := newClient(t)
+	srv.EnqueueTranscriptions(llmtest.Heard{Status: 500})
+	_, err := c.Transcribe(t.Context(), "whisper-1", note)
+	if err == nil || !strings.HasPrefix(err.Error(), "speech-to-text server error (500): ") {
+		t.Errorf("err = %v", err)
 	}
 }

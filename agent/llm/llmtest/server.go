@@ -15,7 +15,9 @@
 //	oa := openai.New(openai.Config{APIKey: "k", BaseURL: srv.OpenAIBaseURL()})
 //	an := anthropic.New(anthropic.Config{APIKey: "k", BaseURL: srv.AnthropicBaseURL()})
 //
-// Every request is recorded (Requests), including refused ones.
+// Every request is recorded (Requests), including refused ones. The
+// embeddings and speech-to-text endpoints (embeddings.go,
+// transcriptions.go) are scripted and recorded apart.
 //
 // A request that finds the queue empty gets a 500 saying no reply was
 // scripted (or the Responder's answer, when one is set), so a test that
