@@ -9,6 +9,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -165,5 +166,35 @@ func TestDiscordVoiceMessageTranscribed(t *testing.T) {
 	w.botSays(t, ctx, m, "At three.")
 	if got := w.model.Requests()[0].LastUserText(); !strings.HasSuffix(got, "[audio voice-message.ogg, 0:03, transcribed]\nWhat time is the demo?") {
 		t.Errorf("the model read %q", got)
+	}
+}
+
+// TestTranscriptionCosted: a minute transcribed at the provider's
+// per_minute price is counted for its author, as the agent
+// "transcription", in /usage.
+func TestTranscriptionCosted(t *testing.T) {
+	t.Parallel()
+	slk := newWorkspace(t)
+	slk.AddUser("UADM", "root")
+	model := llmtest.NewServer()
+	t.Cleanup(model.Close)
+	env := slackEnv(slk)
+	env["PARLEY_ACCESS_ADMINS"] = "slack:UADM"
+	env["PARLEY_PROVIDERS"] = fmt.Sprintf(`{"local": {"kind": "openai", "base_url": %q,
+		"prices": {"whisper-large-v3": {"per_minute": 0.006}}}}`, model.OpenAIBaseURL())
+	env["PARLEY_TRANSCRIPTION_MODEL"] = "local/whisper-large-v3"
+	startInstance(t, platformConfig(t, filepath.Join(t.TempDir(), "data"), model, env))
+	ctx := waitCtx(t)
+
+	model.EnqueueTranscriptions(llmtest.Heard{Text: "Plan the release.", Seconds: 60})
+	model.Enqueue(llmtest.Text("Planned."))
+	root, _ := slk.PostUserFiles("C1", "U1", "<@"+slk.BotUserID()+">", "",
+		slacktest.File{Name: "audio_message.webm", MIME: "audio/webm", Data: []byte("\x1aE\xdf\xa3 a clip"), DurationMs: 60_000})
+	threadAnswered(t, ctx, slk, "C1", root, "Planned.")
+	usage := shownPrivately(t, ctx, slk, "C1", "UADM", "<@"+slk.BotUserID()+"> !usage", root)
+	for _, line := range []string{"• transcription: $0.0060 / $0.0060 / $0.0060", "• slack:U1: $0.0060"} {
+		if !strings.Contains(usage, line) {
+			t.Errorf("/usage lacks %q:\n%s", line, usage)
+		}
 	}
 }
