@@ -119,17 +119,19 @@ func refusesVerbose(msg string) bool {
 }
 
 func (c *Client) post(ctx context.Context, model string, a Audio, format string) (Result, error) {
-	body, contentType, err := form(model, a, format)
+	f, err := newForm(model, a, format)
 	if err != nil {
 		return Result{}, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
+	body, _ := f.body()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, body)
 	if err != nil {
 		return Result{}, fmt.Errorf("transcribe: %s: %w", shownURL(c.url), unwrapURL(err))
 	}
-	req.Header.Set("Content-Type", contentType)
+	req.ContentLength, req.GetBody = f.size(), f.body
+	req.Header.Set("Content-Type", f.typ)
 	req.Header.Set("Accept", "application/json")
 	for k, v := range c.cfg.Headers {
 		req.Header.Set(k, v)
@@ -179,32 +181,49 @@ func (c *Client) statusError(resp *http.Response, body []byte) error {
 	return e
 }
 
-// form is the multipart body of a request.
-func form(model string, a Audio, format string) ([]byte, string, error) {
-	var b bytes.Buffer
-	b.Grow(len(a.Data) + 1024)
-	w := multipart.NewWriter(&b)
-	h := textproto.MIMEHeader{}
-	name := fileName(a)
-	h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="file"; filename=%q`, name))
-	h.Set("Content-Type", cmp.Or(a.MIME, "application/octet-stream"))
-	part, err := w.CreatePart(h)
-	if err != nil {
-		return nil, "", fmt.Errorf("transcribe: %w", err)
-	}
-	if _, err := part.Write(a.Data); err != nil {
-		return nil, "", fmt.Errorf("transcribe: %w", err)
-	}
+// form is the multipart body of a request: the fields, then the file.
+// The audio is not copied: the body reads the part's header, the audio
+// as it is, and the closing boundary in turn.
+type form struct {
+	head, tail []byte
+	data       []byte
+	typ        string
+}
+
+func newForm(model string, a Audio, format string) (form, error) {
+	var head, tail bytes.Buffer
+	out := &switchWriter{w: &head}
+	w := multipart.NewWriter(out)
 	for _, f := range [][2]string{{"model", model}, {"response_format", format}} {
 		if err := w.WriteField(f[0], f[1]); err != nil {
-			return nil, "", fmt.Errorf("transcribe: %w", err)
+			return form{}, fmt.Errorf("transcribe: %w", err)
 		}
 	}
-	if err := w.Close(); err != nil {
-		return nil, "", fmt.Errorf("transcribe: %w", err)
+	h := textproto.MIMEHeader{}
+	h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="file"; filename=%q`, fileName(a)))
+	h.Set("Content-Type", cmp.Or(a.MIME, "application/octet-stream"))
+	if _, err := w.CreatePart(h); err != nil {
+		return form{}, fmt.Errorf("transcribe: %w", err)
 	}
-	return b.Bytes(), w.FormDataContentType(), nil
+	out.w = &tail
+	if err := w.Close(); err != nil {
+		return form{}, fmt.Errorf("transcribe: %w", err)
+	}
+	return form{head: head.Bytes(), tail: tail.Bytes(), data: a.Data, typ: w.FormDataContentType()}, nil
 }
+
+// size is the body's length in bytes.
+func (f form) size() int64 { return int64(len(f.head) + len(f.data) + len(f.tail)) }
+
+// body reads the body from its start, as often as the transport asks.
+func (f form) body() (io.ReadCloser, error) {
+	return io.NopCloser(io.MultiReader(bytes.NewReader(f.head), bytes.NewReader(f.data), bytes.NewReader(f.tail))), nil
+}
+
+// switchWriter writes to w, which may change between writes.
+type switchWriter struct{ w io.Writer }
+
+func (s *switchWriter) Write(p []byte) (int, error) { return s.w.Write(p) }
 
 // fileName is the name the file is sent under: servers read the format
 // from its extension, so one is added from the type when the name has
