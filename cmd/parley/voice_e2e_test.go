@@ -198,3 +198,29 @@ func TestTranscriptionCosted(t *testing.T) {
 		}
 	}
 }
+
+// TestBinaryVoiceNote: the real binary, configured by the environment
+// alone, transcribes a voice note and answers it.
+func TestBinaryVoiceNote(t *testing.T) {
+	t.Parallel()
+	ctx := waitCtx(t)
+	bin := binaryOnTelegram(t, ctx, "PARLEY_TRANSCRIPTION_MODEL=openai/whisper-1", "PARLEY_TRANSCRIPTION_MAX_MINUTES=2")
+	bin.model.EnqueueTranscriptions(llmtest.Heard{Text: "Is the build green?", Seconds: 7})
+	bin.model.Enqueue(llmtest.Text("It is green."))
+	cmd := bin.start()
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	bin.tg.Post(telegramtest.Incoming{Chat: tgAna, From: tgAna, Voice: &telegramtest.Attachment{Data: voiceNote}, Duration: 7})
+	if err := bin.tg.WaitFor(ctx, tgShows(bin.tg, tgAna, "It is green.")); err != nil {
+		t.Fatalf("no answer to the voice note: %v\n%s", err, bin.logs.String())
+	}
+	if got := bin.model.Requests()[0].LastUserText(); !strings.HasSuffix(got, "[voice message, 0:07, transcribed]\nIs the build green?") {
+		t.Errorf("the model read %q", got)
+	}
+	bin.tg.Post(telegramtest.Incoming{Chat: tgAna, From: tgAna, Voice: &telegramtest.Attachment{Data: voiceNote}, Duration: 150})
+	if err := bin.tg.WaitFor(ctx, tgShows(bin.tg, tgAna, "voice message is 3 minutes long; I transcribe at most 2.")); err != nil {
+		t.Fatalf("no limit answer: %v\n%s", err, bin.logs.String())
+	}
+	if n := len(bin.model.Requests()); n != 1 {
+		t.Errorf("%d model requests, want 1", n)
+	}
+}
