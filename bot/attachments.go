@@ -187,10 +187,7 @@ func (r *Router) readFiles(ctx context.Context, sid string, m chat.Message, afte
 		}
 		if err != nil {
 			r.log.Warn("attachment not downloaded", "key", m.Key, "file", f.String(), "err", err)
-			why := "the download failed"
-			if errors.Is(err, chat.ErrFileTooLarge) {
-				why = fmt.Sprintf("it is larger than the %s I download", kb.Size(lim.MaxBytes))
-			}
+			why := whyNotDownloaded(err, lim.MaxBytes)
 			parts = append(parts, fmt.Sprintf("[file %s was attached but not read: %s]", name, why))
 			out.problems = append(out.problems, fmt.Sprintf("%s: not read, %s.", name, why))
 			continue
@@ -224,6 +221,15 @@ func (r *Router) readFiles(ctx context.Context, sid string, m chat.Message, afte
 	}
 	out.text = strings.Join(parts, "\n")
 	return out, nil
+}
+
+// whyNotDownloaded says why a download failed, for people: too large,
+// or failed (the cause is logged).
+func whyNotDownloaded(err error, max int64) string {
+	if errors.Is(err, chat.ErrFileTooLarge) {
+		return fmt.Sprintf("it is larger than the %s I download", kb.Size(max))
+	}
+	return "the download failed"
 }
 
 // soundOrMotion says "audio" or "video" when the declared type is one:

@@ -9,7 +9,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/parleybot/parley/agent/kb"
 	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/agent/transcribe"
 	"github.com/parleybot/parley/bot/format"
@@ -103,10 +102,7 @@ func (r *Router) readAudio(ctx context.Context, sid string, m chat.Message, f ch
 	}
 	if err != nil {
 		r.log.Warn("recording not downloaded", "key", m.Key, "file", f.String(), "err", err)
-		why := "the download failed"
-		if errors.Is(err, chat.ErrFileTooLarge) {
-			why = fmt.Sprintf("it is larger than the %s I download", kb.Size(lim.MaxBytes))
-		}
+		why := whyNotDownloaded(err, lim.MaxBytes)
 		return audioRead{text: fmt.Sprintf("[file %s was attached but not transcribed: %s]", name, why),
 			problem: fmt.Sprintf("%s: not transcribed, %s.", name, why)}, nil
 	}
