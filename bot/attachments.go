@@ -47,6 +47,9 @@ type Attachments struct {
 	FileChars int
 	// Images bound the pictures (agent/media).
 	Images media.Limits
+	// Audio transcribes voice notes and audio files
+	// (attachments_audio.go); off, they are answered as not read.
+	Audio Transcription
 }
 
 func (a Attachments) withDefaults() Attachments {
@@ -77,20 +80,24 @@ type attached struct {
 	// problems are what the person is told: files not read or read in
 	// part, one line each.
 	problems []string
+	// heard are the transcripts of recordings, shortened, that the
+	// person is shown.
+	heard []string
 }
 
 // empty reports whether there is nothing for the model: no words, no
 // file read (every file failed, and the message had no text).
 func (a attached) empty() bool { return a.read == 0 }
 
-// readTurn reads the files of msgs, joining their texts as joinTexts
-// does, and tells the person what could not be read. An error means the
-// turn must not run now (shutdown).
-func (r *Router) readTurn(ctx context.Context, msgs []chat.Message) (attached, error) {
+// readTurn reads the files of msgs, the messages of session sid,
+// joining their texts as joinTexts does, shows the person what was heard
+// of their recordings and tells them what could not be read. An error
+// means the turn must not run now (shutdown).
+func (r *Router) readTurn(ctx context.Context, sid string, msgs []chat.Message) (attached, error) {
 	var out attached
 	texts := make([]string, 0, len(msgs))
 	for _, m := range msgs {
-		a, err := r.readFiles(ctx, m, len(out.images))
+		a, err := r.readFiles(ctx, sid, m, len(out.images))
 		if err != nil {
 			return attached{}, err
 		}
@@ -98,6 +105,7 @@ func (r *Router) readTurn(ctx context.Context, msgs []chat.Message) (attached, e
 		out.read += a.read
 		out.images = append(out.images, a.images...)
 		out.problems = append(out.problems, a.problems...)
+		r.tellHeard(ctx, m, a.heard)
 	}
 	out.text = strings.Join(texts, "\n\n")
 	if len(out.problems) > 0 {
@@ -113,7 +121,7 @@ func (r *Router) readTurn(ctx context.Context, msgs []chat.Message) (attached, e
 
 // readFiles reads m's files. Images are numbered from after, the images
 // earlier messages of the turn had.
-func (r *Router) readFiles(ctx context.Context, m chat.Message, after int) (attached, error) {
+func (r *Router) readFiles(ctx context.Context, sid string, m chat.Message, after int) (attached, error) {
 	out := attached{text: m.Text}
 	if strings.TrimSpace(m.Text) != "" {
 		out.read++
@@ -146,6 +154,21 @@ func (r *Router) readFiles(ctx context.Context, m chat.Message, after int) (atta
 			break
 		}
 		name := fileName(f)
+		if soundOrMotion(f.MIME) == "audio" && lim.Audio.on() {
+			a, err := r.readAudio(ctx, sid, m, f, name, lim)
+			if err != nil {
+				return attached{}, err
+			}
+			parts = append(parts, a.text)
+			if a.ok {
+				out.read++
+				out.heard = append(out.heard, a.heard)
+			}
+			if a.problem != "" {
+				out.problems = append(out.problems, a.problem)
+			}
+			continue
+		}
 		if kind := soundOrMotion(f.MIME); kind != "" {
 			// Not downloaded: nothing here reads it, and a video may be large.
 			parts = append(parts, fmt.Sprintf("[file %s was attached but not read: %s is not read]", name, kind))
@@ -164,10 +187,7 @@ func (r *Router) readFiles(ctx context.Context, m chat.Message, after int) (atta
 		}
 		if err != nil {
 			r.log.Warn("attachment not downloaded", "key", m.Key, "file", f.String(), "err", err)
-			why := "the download failed"
-			if errors.Is(err, chat.ErrFileTooLarge) {
-				why = fmt.Sprintf("it is larger than the %s I download", kb.Size(lim.MaxBytes))
-			}
+			why := whyNotDownloaded(err, lim.MaxBytes)
 			parts = append(parts, fmt.Sprintf("[file %s was attached but not read: %s]", name, why))
 			out.problems = append(out.problems, fmt.Sprintf("%s: not read, %s.", name, why))
 			continue
@@ -201,6 +221,15 @@ func (r *Router) readFiles(ctx context.Context, m chat.Message, after int) (atta
 	}
 	out.text = strings.Join(parts, "\n")
 	return out, nil
+}
+
+// whyNotDownloaded says why a download failed, for people: too large,
+// or failed (the cause is logged).
+func whyNotDownloaded(err error, max int64) string {
+	if errors.Is(err, chat.ErrFileTooLarge) {
+		return fmt.Sprintf("it is larger than the %s I download", kb.Size(max))
+	}
+	return "the download failed"
 }
 
 // soundOrMotion says "audio" or "video" when the declared type is one:
@@ -253,16 +282,21 @@ func readText(ctx context.Context, f chat.File, name string, data []byte, limit 
 	if n <= limit {
 		return head + "\n" + strings.TrimRight(body, "\r\n") + "\n[end of " + name + "]", true, ""
 	}
+	body = firstRunes(body, limit)
+	return fmt.Sprintf("%s\n%s\n[… %s continues for %d more characters, not read: at most %d are read of one file]", head, body, name, n-limit, limit),
+		true, fmt.Sprintf("%s is long: I read its first %d of %d characters.", name, limit, n)
+}
+
+// firstRunes is the first n runes of s.
+func firstRunes(s string, n int) string {
 	cut := 0
-	for i := range body {
-		if cut == limit {
-			body = body[:i]
-			break
+	for i := range s {
+		if cut == n {
+			return s[:i]
 		}
 		cut++
 	}
-	return fmt.Sprintf("%s\n%s\n[… %s continues for %d more characters, not read: at most %d are read of one file]", head, body, name, n-limit, limit),
-		true, fmt.Sprintf("%s is long: I read its first %d of %d characters.", name, limit, n)
+	return s
 }
 
 // fileName is how a file is called to people and the model: its name,

@@ -29,7 +29,7 @@ func (r *Router) turn(ctx context.Context, sid string, batch []chat.Message, bas
 	var files attached
 	if !base.Resume {
 		var err error
-		if files, err = r.readTurn(ctx, batch); err != nil || files.empty() {
+		if files, err = r.readTurn(ctx, sid, batch); err != nil || files.empty() {
 			return // shutdown, or nothing to answer: the person was told why
 		}
 	}
@@ -178,7 +178,7 @@ func (tr *turnRun) steer(ctx context.Context) []agent.Steered {
 	// Their files are read outside the lock: downloads take a while.
 	var out []agent.Steered
 	for _, q := range took {
-		a, err := r.readTurn(ctx, []chat.Message{q})
+		a, err := r.readTurn(ctx, tr.sid, []chat.Message{q})
 		if err != nil || a.empty() {
 			continue
 		}

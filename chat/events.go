@@ -1,6 +1,9 @@
 package chat
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Message is one inbound chat message, normalized by an adapter.
 type Message struct {
@@ -43,6 +46,11 @@ type File struct {
 	// Discord's CDN); "" where the platform gives none and the adapter
 	// asks for one when fetching (Telegram's getFile).
 	URL string
+	// Duration is how long a recording plays (a voice note, an audio
+	// clip) where the platform says it — Telegram's duration, Discord's
+	// duration_secs, Slack's duration_ms — and 0 where it does not. It
+	// lets a length limit refuse a recording before it is downloaded.
+	Duration time.Duration `json:",omitempty"`
 }
 
 // Place describes where a message was written, for the model's prompt.

@@ -3,6 +3,7 @@ package discord
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/bwmarrin/discordgo"
 
@@ -35,7 +36,10 @@ func filesOf(atts []*discordgo.MessageAttachment) []chat.File {
 		if u == "" {
 			u = a.ProxyURL
 		}
-		out = append(out, chat.File{ID: a.ID, Name: a.Filename, MIME: a.ContentType, Size: int64(a.Size), URL: u})
+		// A voice message is an audio/ogg attachment with its length in
+		// duration_secs.
+		d := time.Duration(a.DurationSecs * float64(time.Second))
+		out = append(out, chat.File{ID: a.ID, Name: a.Filename, MIME: a.ContentType, Size: int64(a.Size), URL: u, Duration: max(d, 0)})
 	}
 	return out
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/parleybot/parley/adapters/discord"
 	"github.com/parleybot/parley/adapters/discord/discordtest"
@@ -18,7 +19,7 @@ import (
 
 // TestAttachmentReachesTheHandlerAndDownloads: a DM "/kb add" with a file
 // arrives with the file, and FetchFile downloads it from its URL without
-// the bot token.
+// the bot token; a voice message arrives with its length.
 func TestAttachmentReachesTheHandlerAndDownloads(t *testing.T) {
 	srv := discordtest.NewServer(discordtest.WithoutRateLimits())
 	t.Cleanup(srv.Close)
@@ -43,6 +44,14 @@ func TestAttachmentReachesTheHandlerAndDownloads(t *testing.T) {
 	}
 	if d := srv.Downloads(); len(d) != 1 || d[0].Authorization != "" || d[0].Status != http.StatusOK {
 		t.Errorf("downloads %+v, want one without a token", d)
+	}
+
+	// A voice message's attachment carries its length (duration_secs),
+	// which the core limits before downloading.
+	srv.Post(discordtest.Incoming{Channel: dm, Author: alice, Content: "listen",
+		Attachments: []discordtest.Attachment{{Filename: "voice-message.ogg", ContentType: "audio/ogg", Data: []byte("OggS"), DurationSecs: 42.5}}})
+	if v := h.waitMessage(t, "listen"); len(v.Files) != 1 || v.Files[0].Duration != 42500*time.Millisecond || v.Files[0].MIME != "audio/ogg" {
+		t.Fatalf("files %+v, want one audio/ogg of 42.5 s", v.Files)
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
+	"time"
 
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
@@ -48,9 +50,24 @@ func filesOf(fs []slack.File) []chat.File {
 		if u == "" {
 			u = f.URLPrivate
 		}
-		out = append(out, chat.File{ID: f.ID, Name: name, MIME: f.Mimetype, Size: int64(f.Size), URL: u})
+		// An audio clip recorded in Slack is a file like any other, its
+		// length in duration_ms when Slack gives it.
+		d := time.Duration(max(f.DurationMs, 0)) * time.Millisecond
+		out = append(out, chat.File{ID: f.ID, Name: name, MIME: clipType(f), Size: int64(f.Size), URL: u, Duration: d})
 	}
 	return out
+}
+
+// clipType is f's declared type, except for an audio clip recorded in
+// Slack that Slack labels video/mp4 or video/webm (its container): such a
+// clip is shown as audio (media_display_type) and named audio_message…,
+// and is audio to the core, which transcribes it.
+func clipType(f slack.File) string {
+	rest, isVideo := strings.CutPrefix(strings.ToLower(f.Mimetype), "video/")
+	if isVideo && (f.MediaDisplayType == "audio" || strings.HasPrefix(f.Name, "audio_message")) {
+		return "audio/" + rest
+	}
+	return f.Mimetype
 }
 
 // FetchFile downloads f with the bot token, from Slack's file host or the

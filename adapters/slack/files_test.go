@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slack-go/slack"
+
 	"github.com/parleybot/parley/adapters/slack/slacktest"
 	"github.com/parleybot/parley/bot/adapterkit"
 	"github.com/parleybot/parley/chat"
@@ -222,5 +224,27 @@ func TestFileStatus(t *testing.T) {
 	}
 	if err := fileHost().Status(f, resp(http.StatusTeapot, "")); err == nil || !strings.Contains(err.Error(), "418") {
 		t.Errorf("418: %v", err)
+	}
+}
+
+// TestAudioClipHasItsDuration: an audio clip recorded in Slack is a file
+// whose length (duration_ms) reaches the core, which limits it before
+// downloading.
+func TestAudioClipHasItsDuration(t *testing.T) {
+	got := filesOf([]slack.File{
+		{ID: "F1", Name: "audio_message.webm", Mimetype: "audio/webm", Size: 5000, DurationMs: 42_500, URLPrivateDownload: "https://files.slack.com/x"},
+		{ID: "F2", Name: "notes.txt", Mimetype: "text/plain", DurationMs: -5},
+		{ID: "F3", Name: "audio_message.mp4", Mimetype: "video/mp4", DurationMs: 3000},
+		{ID: "F4", Name: "clip.webm", Mimetype: "video/webm", MediaDisplayType: "audio"},
+		{ID: "F5", Name: "demo.mp4", Mimetype: "video/mp4", MediaDisplayType: "video", DurationMs: 9000},
+	})
+	if len(got) != 5 || got[0].Duration != 42500*time.Millisecond || got[1].Duration != 0 {
+		t.Fatalf("files %+v, want the clip's 42.5 s and nothing for the text", got)
+	}
+	// Slack labels some audio clips by their container, video/…
+	for i, want := range []string{"audio/webm", "text/plain", "audio/mp4", "audio/webm", "video/mp4"} {
+		if got[i].MIME != want {
+			t.Errorf("%s: type %q, want %q", got[i].Name, got[i].MIME, want)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
@@ -29,14 +30,20 @@ var _ chat.FileFetcher = (*Adapter)(nil)
 
 // filesOf turns what m carries into bot.Files: its document, the largest
 // size of its photo (the smaller ones are previews of it), and its voice
-// note, audio, video, round video or animation. Parley reads none of the
-// last ones, but the core tells the person so (by their declared type,
-// without downloading them) rather than let them go unseen.
+// note, audio, video, round video or animation, with the duration
+// Telegram gives recordings. The core transcribes voice notes and audio
+// when transcription is on; it reads no video, but tells the person so
+// (by its declared type, without downloading it) rather than let it go
+// unseen.
 func filesOf(m *tgbotapi.Message) []chat.File {
 	var out []chat.File
-	add := func(id, name, mime string, size int) {
+	add := func(id, name, mime string, size int, secs ...int) {
 		if id != "" {
-			out = append(out, chat.File{ID: id, Name: name, MIME: mime, Size: int64(size)})
+			f := chat.File{ID: id, Name: name, MIME: mime, Size: int64(size)}
+			if len(secs) > 0 {
+				f.Duration = time.Duration(secs[0]) * time.Second
+			}
+			out = append(out, f)
 		}
 	}
 	if d := m.Document; d != nil {
@@ -47,16 +54,16 @@ func filesOf(m *tgbotapi.Message) []chat.File {
 		add(p.FileID, "photo.jpg", "image/jpeg", p.FileSize)
 	}
 	if v := m.Voice; v != nil {
-		add(v.FileID, "voice message", cmp.Or(v.MimeType, "audio/ogg"), v.FileSize)
+		add(v.FileID, "voice message", cmp.Or(v.MimeType, "audio/ogg"), v.FileSize, v.Duration)
 	}
 	if v := m.Audio; v != nil {
-		add(v.FileID, cmp.Or(v.FileName, v.Title, "audio"), cmp.Or(v.MimeType, "audio/mpeg"), v.FileSize)
+		add(v.FileID, cmp.Or(v.FileName, v.Title, "audio"), cmp.Or(v.MimeType, "audio/mpeg"), v.FileSize, v.Duration)
 	}
 	if v := m.Video; v != nil {
-		add(v.FileID, cmp.Or(v.FileName, "video"), cmp.Or(v.MimeType, "video/mp4"), v.FileSize)
+		add(v.FileID, cmp.Or(v.FileName, "video"), cmp.Or(v.MimeType, "video/mp4"), v.FileSize, v.Duration)
 	}
 	if v := m.VideoNote; v != nil {
-		add(v.FileID, "video message", "video/mp4", v.FileSize)
+		add(v.FileID, "video message", "video/mp4", v.FileSize, v.Duration)
 	}
 	// An animation comes with the same file as its document, for clients
 	// that predate animations: one file, not two.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 	"github.com/google/go-cmp/cmp"
@@ -180,13 +181,14 @@ func TestNormalizeMessage(t *testing.T) {
 		name:   "a voice note is seen",
 		update: `{"message":{"message_id":30,"from":` + alice + `,"chat":` + dmChat + `,"date":1,"voice":{"file_id":"v","file_unique_id":"u","duration":3,"mime_type":"audio/ogg","file_size":5120}}}`,
 		want: &chat.Message{Key: "telegram:11:30", ID: "30", Thread: chat.Thread{Platform: "telegram", Chat: "11"}, User: aliceU,
-			Place: chat.Place{ChatName: "Alice Smith", ChatKind: "direct"}, Direct: true, Files: []chat.File{{ID: "v", Name: "voice message", MIME: "audio/ogg", Size: 5120}}},
+			Place: chat.Place{ChatName: "Alice Smith", ChatKind: "direct"}, Direct: true, Files: []chat.File{{ID: "v", Name: "voice message", MIME: "audio/ogg", Size: 5120, Duration: 3 * time.Second}}},
 	}, {
 		name:   "audio, video and a round video are seen, typed when Telegram does not say",
 		update: `{"message":{"message_id":31,"from":` + alice + `,"chat":` + dmChat + `,"date":1,"audio":{"file_id":"a","file_unique_id":"u1","duration":60,"title":"Standup"},"video":{"file_id":"vd","file_unique_id":"u2","width":1,"height":1,"duration":1,"file_name":"demo.mov","mime_type":"video/quicktime"},"video_note":{"file_id":"vn","file_unique_id":"u3","length":240,"duration":5}}}`,
 		want: &chat.Message{Key: "telegram:11:31", ID: "31", Thread: chat.Thread{Platform: "telegram", Chat: "11"}, User: aliceU,
 			Place: chat.Place{ChatName: "Alice Smith", ChatKind: "direct"}, Direct: true, Files: []chat.File{
-				{ID: "a", Name: "Standup", MIME: "audio/mpeg"}, {ID: "vd", Name: "demo.mov", MIME: "video/quicktime"}, {ID: "vn", Name: "video message", MIME: "video/mp4"}}},
+				{ID: "a", Name: "Standup", MIME: "audio/mpeg", Duration: time.Minute}, {ID: "vd", Name: "demo.mov", MIME: "video/quicktime", Duration: time.Second},
+				{ID: "vn", Name: "video message", MIME: "video/mp4", Duration: 5 * time.Second}}},
 	}, {
 		name:   "an animation is its document, once",
 		update: `{"message":{"message_id":32,"from":` + alice + `,"chat":` + dmChat + `,"date":1,"animation":{"file_id":"g","file_unique_id":"u","width":1,"height":1,"duration":1,"file_name":"cat.mp4","mime_type":"video/mp4"},"document":{"file_id":"g","file_unique_id":"u","file_name":"cat.mp4","mime_type":"video/mp4"}}}`,

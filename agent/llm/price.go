@@ -1,6 +1,9 @@
 package llm
 
-import "math"
+import (
+	"math"
+	"time"
+)
 
 // Price is what a model charges, in US dollars per million tokens, as
 // the vendors publish it.
@@ -13,6 +16,16 @@ type Price struct {
 	// charges it as Input.
 	CacheWrite float64 `json:"cache_write"`
 	Output     float64 `json:"output"`
+	// PerMinute is what a minute of audio costs a speech-to-text model
+	// (transcription.model), in US dollars; such models charge no tokens.
+	PerMinute float64 `json:"per_minute,omitempty"`
+}
+
+// AudioNanos is what d of audio costs at p, in billionths of a dollar,
+// rounded to the nearest: by the second, as the vendors bill.
+func (p Price) AudioNanos(d time.Duration) int64 {
+	secs := math.Ceil(d.Seconds())
+	return int64(math.Round(p.PerMinute * secs / 60 * 1e9))
 }
 
 // Nanos is what u costs at p, in billionths of a dollar. Each price is
@@ -72,11 +85,21 @@ var listPrices = map[string]Price{
 	"claude-3-5-haiku":  {Input: 0.8, CachedInput: 0.08, CacheWrite: 1, Output: 4},
 	"claude-3-opus":     {Input: 15, CachedInput: 1.5, CacheWrite: 18.75, Output: 75},
 	"claude-3-haiku":    {Input: 0.25, CachedInput: 0.03, CacheWrite: 0.3, Output: 1.25},
+
+	// Speech to text, by the minute of audio.
+	"whisper-1":              {PerMinute: 0.006},
+	"gpt-4o-transcribe":      {PerMinute: 0.006},
+	"gpt-4o-mini-transcribe": {PerMinute: 0.003},
 }
 
 // ListPrice is the vendor's list price of a model name (with or without
 // its provider), and whether the table has one.
 func ListPrice(name string) (Price, bool) { return byFamily(listPrices, name) }
+
+// Price is what a call to name ("provider/model") costs: the operator's
+// price for it, else the list price where the provider is the vendor's
+// own API; ok is false when neither is known.
+func (m Models) Price(name string) (Price, bool) { return m.price(name) }
 
 // price is what a call to name ("provider/model") costs: the operator's
 // price for it, else the list price where the provider is the vendor's

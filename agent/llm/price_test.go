@@ -5,6 +5,7 @@ import (
 	"iter"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestPriceNanos(t *testing.T) {
@@ -112,5 +113,24 @@ func TestUsageTrace(t *testing.T) {
 	}
 	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
 		t.Fatalf("traced %+v, want %+v", got, want)
+	}
+}
+
+func TestAudioNanos(t *testing.T) {
+	p := Price{PerMinute: 0.006}
+	for _, tt := range []struct {
+		d    time.Duration
+		want int64
+	}{{0, 0}, {time.Minute, 6_000_000}, {30 * time.Second, 3_000_000}, {1500 * time.Millisecond, 200_000}} {
+		if got := p.AudioNanos(tt.d); got != tt.want {
+			t.Errorf("AudioNanos(%v) = %d, want %d", tt.d, got, tt.want)
+		}
+	}
+	m := Models{Listed: map[string]bool{"openai": true}}
+	if got, ok := m.Price("openai/whisper-1"); !ok || got.PerMinute != 0.006 {
+		t.Errorf("whisper-1's list price = %+v, %v", got, ok)
+	}
+	if got, ok := m.Price("openai/gpt-4o-mini-transcribe"); !ok || got.PerMinute != 0.003 || got.Input != 0 {
+		t.Errorf("gpt-4o-mini-transcribe's list price = %+v, %v", got, ok)
 	}
 }

@@ -68,6 +68,10 @@ func Squash(s string, max int) string {
 			break
 		}
 		if space {
+			if n+1 == max { // the space would be the last rune kept
+				b.WriteString("…")
+				break
+			}
 			b.WriteByte(' ')
 			n++
 			space = false

@@ -39,6 +39,9 @@ func TestSquash(t *testing.T) {
 	}{
 		{"  one\n\ttwo  three ", 100, "one two three"},
 		{"abcdef", 3, "abc…"},
+		{"ab cd", 3, "ab…"}, // a space at the limit cuts there: no text past max
+		{"ab cd", 4, "ab c…"},
+		{"ab cd", 5, "ab cd"},
 		{"zero\u200bwidth", 100, "zerowidth"},
 		{"👩\u200d💻 joins", 100, "👩\u200d💻 joins"},
 	}

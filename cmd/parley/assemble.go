@@ -71,7 +71,7 @@ func assemble(a *app, adapters []chat.Adapter, acc bot.Access, approvers []strin
 		Model:          a.cfg.LLM.Model,
 		Limits:         bot.Limits(a.cfg.Limits),
 		Knowledge:      a.kb,
-		Attachments:    attachmentLimits(a.cfg.Attachments),
+		Attachments:    attachmentLimits(a.cfg.Attachments, transcription(a.cfg, logger)),
 		DiskFloor:      dataFloor(a.cfg).Check,
 		Runs:           runs,
 		Learning:       learn,

@@ -60,7 +60,8 @@ func imageLimits(a config.Attachments) media.Limits {
 	return media.Limits{MaxEdge: a.ImageEdge, MaxPixels: a.ImageMaxMegapixels * 1_000_000}
 }
 
-// attachmentLimits are the attachments.* keys as the core takes them.
-func attachmentLimits(a config.Attachments) bot.Attachments {
-	return bot.Attachments{MaxFiles: a.MaxFiles, MaxBytes: int64(a.MaxFileMB) << 20, FileChars: a.FileChars, Images: imageLimits(a)}
+// attachmentLimits are the attachments.* keys as the core takes them,
+// with the transcription of recordings (transcription.go).
+func attachmentLimits(a config.Attachments, audio bot.Transcription) bot.Attachments {
+	return bot.Attachments{MaxFiles: a.MaxFiles, MaxBytes: int64(a.MaxFileMB) << 20, FileChars: a.FileChars, Images: imageLimits(a), Audio: audio}
 }

@@ -141,6 +141,7 @@ func checks(cfg *config.Config) []check {
 			return shellCheck(c, shell.Probe(c.Unsandboxed, shell.Network(c.Network)))
 		}},
 		{"web_fetch", func(context.Context) (string, error) { return webFetchCheck(cfg.Tools.WebFetch), nil }},
+		{"transcription", func(ctx context.Context) (string, error) { return transcriptionCheck(ctx, cfg) }},
 	}
 	for _, name := range cfg.ProviderNames() {
 		s, _ := cfg.Endpoint(name)

@@ -25,6 +25,9 @@ type File struct {
 	// Chunked serves the bytes without a Content-Length, so that only
 	// reading them tells how many there are.
 	Chunked bool
+	// DurationMs is an audio clip's length as Slack gives it
+	// (duration_ms, subtype slack_audio); 0 sends none.
+	DurationMs int
 }
 
 // Download is one request for a file's bytes.
@@ -107,7 +110,7 @@ func (s *Server) fileURL(f *storedFile, download bool) string {
 // fileJSON is the file object of a message event, with the fields Slack
 // sends for a file hosted by Slack.
 func (s *Server) fileJSON(f *storedFile, user string) map[string]any {
-	return map[string]any{
+	m := map[string]any{
 		"id": f.id, "created": 1700000000, "timestamp": 1700000000, "name": f.Name, "title": f.Name,
 		"mimetype": f.MIME, "filetype": fileType(f.Name), "pretty_type": fileType(f.Name), "user": user,
 		"user_team": s.opts.teamID, "editable": false, "size": f.Size, "mode": "hosted", "is_external": false,
@@ -116,6 +119,10 @@ func (s *Server) fileJSON(f *storedFile, user string) map[string]any {
 		"permalink":   "https://" + s.opts.teamDomain + ".slack.com/files/" + user + "/" + f.id + "/" + url.PathEscape(f.Name),
 		"file_access": "visible", "has_rich_preview": false,
 	}
+	if f.DurationMs > 0 {
+		m["duration_ms"], m["subtype"], m["media_display_type"] = f.DurationMs, "slack_audio", "audio"
+	}
+	return m
 }
 
 func fileType(name string) string {

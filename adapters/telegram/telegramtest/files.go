@@ -1,6 +1,7 @@
 package telegramtest
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -16,7 +17,8 @@ import (
 // MaxDownload is the Bot API's limit on the files a bot may download.
 const MaxDownload = 20 << 20
 
-// Attachment is a file a person sends (Incoming.Document, Incoming.Photo).
+// Attachment is a file a person sends (Incoming.Document, Photo, Voice,
+// Audio).
 type Attachment struct {
 	Name string // file_name (documents only)
 	MIME string // mime_type (documents only)
@@ -59,6 +61,17 @@ type wirePhotoSize struct {
 	FileSize     int64  `json:"file_size,omitempty"`
 }
 
+// wireAudio is a voice note (Voice) or an audio file (Audio): both carry
+// the length the sender's client measured.
+type wireAudio struct {
+	FileID       string `json:"file_id"`
+	FileUniqueID string `json:"file_unique_id"`
+	Duration     int    `json:"duration"`
+	FileName     string `json:"file_name,omitempty"`
+	MimeType     string `json:"mime_type,omitempty"`
+	FileSize     int64  `json:"file_size,omitempty"`
+}
+
 type wireFile struct {
 	FileID       string `json:"file_id"`
 	FileUniqueID string `json:"file_unique_id"`
@@ -85,6 +98,16 @@ func (s *Server) attachLocked(m *message, in Incoming) string {
 			{FileID: thumb.id, FileUniqueID: thumb.uniqueID, Width: 90, Height: 68, FileSize: thumb.Size},
 			{FileID: f.id, FileUniqueID: f.uniqueID, Width: 1280, Height: 960, FileSize: f.Size},
 		}
+		return f.id
+	case in.Voice != nil:
+		f := s.storeFileLocked(*in.Voice, "voice", "file.oga")
+		m.caption = true
+		m.voice = &wireAudio{FileID: f.id, FileUniqueID: f.uniqueID, Duration: in.Duration, MimeType: cmp.Or(f.MIME, "audio/ogg"), FileSize: f.Size}
+		return f.id
+	case in.Audio != nil:
+		f := s.storeFileLocked(*in.Audio, "music", in.Audio.Name)
+		m.caption = true
+		m.audio = &wireAudio{FileID: f.id, FileUniqueID: f.uniqueID, Duration: in.Duration, FileName: f.Name, MimeType: cmp.Or(f.MIME, "audio/mpeg"), FileSize: f.Size}
 		return f.id
 	}
 	return ""

@@ -26,9 +26,14 @@ type Incoming struct {
 	FromBot bool // from.is_bot = true
 	// Document or Photo attach a file (files.go); Text is then the
 	// caption, with its entities in caption_entities, as Telegram sends
-	// media. At most one of them is used, Document first.
+	// media. At most one attachment is used, Document first.
 	Document *Attachment
 	Photo    *Attachment
+	// Voice is a voice note (voice, audio/ogg unless MIME says), Audio a
+	// music file (audio); Duration says how long either plays, as the
+	// sender's client does. Each takes its turn after Document and Photo.
+	Voice, Audio *Attachment
+	Duration     int // seconds
 }
 
 // Posted identifies what Post created.

@@ -78,6 +78,8 @@ type message struct {
 	caption  bool
 	document *wireDocument
 	photo    []wirePhotoSize
+	voice    *wireAudio
+	audio    *wireAudio
 }
 
 // world is the simulated Telegram: the bot, users and chats. It is guarded

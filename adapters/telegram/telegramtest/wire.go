@@ -60,6 +60,8 @@ type wireMessage struct {
 	CaptionEntities   []Entity          `json:"caption_entities,omitempty"`
 	Document          *wireDocument     `json:"document,omitempty"`
 	Photo             []wirePhotoSize   `json:"photo,omitempty"`
+	Voice             *wireAudio        `json:"voice,omitempty"`
+	Audio             *wireAudio        `json:"audio,omitempty"`
 	ForumTopicCreated *wireTopicCreated `json:"forum_topic_created,omitempty"`
 	ReplyMarkup       *inlineMarkup     `json:"reply_markup,omitempty"`
 }
@@ -116,6 +118,8 @@ func (m *message) wire(withReply bool) *wireMessage {
 		EditDate:  m.editDate,
 		Document:  m.document,
 		Photo:     m.photo,
+		Voice:     m.voice,
+		Audio:     m.audio,
 	}
 	if m.caption {
 		wm.Caption, wm.CaptionEntities = m.parsed.Visible, m.parsed.Entities

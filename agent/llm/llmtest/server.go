@@ -15,7 +15,9 @@
 //	oa := openai.New(openai.Config{APIKey: "k", BaseURL: srv.OpenAIBaseURL()})
 //	an := anthropic.New(anthropic.Config{APIKey: "k", BaseURL: srv.AnthropicBaseURL()})
 //
-// Every request is recorded (Requests), including refused ones.
+// Every request is recorded (Requests), including refused ones. The
+// embeddings and speech-to-text endpoints (embeddings.go,
+// transcriptions.go) are scripted and recorded apart.
 //
 // A request that finds the queue empty gets a 500 saying no reply was
 // scripted (or the Responder's answer, when one is set), so a test that
@@ -56,6 +58,9 @@ type Server struct {
 	queue      []Reply
 	embedQueue []Reply
 	requests   []Request
+	// The transcription endpoint's script and record (transcriptions.go).
+	heardQueue []Heard
+	heard      []Transcription
 }
 
 // Option configures a Server.
@@ -99,6 +104,7 @@ func NewServer(opts ...Option) *Server {
 		s.complete(w, r, anthropic{})
 	})
 	mux.HandleFunc("POST /v1/embeddings", s.embeddings)
+	mux.HandleFunc("POST /v1/audio/transcriptions", s.transcriptions)
 	mux.HandleFunc("GET /v1/models", s.models)
 	mux.HandleFunc("/", s.notFound)
 	s.hs = httptest.NewServer(mux)

@@ -68,10 +68,12 @@ type Config struct {
 	KB     KB     `mapstructure:"kb"`
 	// Attachments bounds what is read of the files people attach.
 	Attachments Attachments `mapstructure:"attachments"`
-	Evolution   Evolution   `mapstructure:"evolution"`
-	Reminders   Reminders   `mapstructure:"reminders"`
-	Tasks       Tasks       `mapstructure:"tasks"`
-	HTTP        HTTP        `mapstructure:"http"`
+	// Transcription turns voice notes and audio into text.
+	Transcription Transcription `mapstructure:"transcription"`
+	Evolution     Evolution     `mapstructure:"evolution"`
+	Reminders     Reminders     `mapstructure:"reminders"`
+	Tasks         Tasks         `mapstructure:"tasks"`
+	HTTP          HTTP          `mapstructure:"http"`
 	// Console is the web console.
 	Console Console `mapstructure:"console"`
 	// Store selects SQLite (default) or a shared PostgreSQL database.
@@ -389,15 +391,16 @@ func Default(platforms ...chat.Platform) Config {
 		Limits: Limits{TurnsPerMinute: 10, DailyTokens: 1_000_000, QueueMessages: 20, QueueBytes: 64 << 10, MessageChars: 16000},
 		KB: KB{ChunkLines: 40, ChunkOverlap: 5, ChunkChars: 4000, MaxFileMB: 20, MaxScopeMB: 200, TopK: 5,
 			KeywordWeight: 1, VectorWeight: 1.5, RRFK: 60},
-		Evolution:   defaultEvolution(),
-		Reminders:   defaultReminders(),
-		Tasks:       defaultTasks(),
-		Store:       defaultStore(),
-		Backup:      defaultBackup(),
-		Console:     Console{Listen: DefaultConsoleListen},
-		Log:         defaultLog(),
-		Attachments: defaultAttachments(),
-		Access:      Access{Platforms: map[string]*AllowList{}},
+		Evolution:     defaultEvolution(),
+		Reminders:     defaultReminders(),
+		Tasks:         defaultTasks(),
+		Store:         defaultStore(),
+		Backup:        defaultBackup(),
+		Console:       Console{Listen: DefaultConsoleListen},
+		Log:           defaultLog(),
+		Attachments:   defaultAttachments(),
+		Transcription: defaultTranscription(),
+		Access:        Access{Platforms: map[string]*AllowList{}},
 	}
 	for _, p := range platforms {
 		c.Platforms = append(c.Platforms, Platform{Platform: p, Section: p.Settings()})
@@ -501,6 +504,11 @@ func (c *Config) RequireLLM() error {
 	}
 	for i, m := range c.LLM.Fallback {
 		if err := c.requireProvider(fmt.Sprintf("llm.fallback[%d]", i), m); err != nil {
+			return err
+		}
+	}
+	if m := c.Transcription.Model; m != "" {
+		if err := c.requireProvider("transcription.model", m); err != nil {
 			return err
 		}
 	}

@@ -13,11 +13,12 @@ import (
 )
 
 // Prices (docs/costs.md): providers.<name>.prices.<model> sets what a
-// model of that server costs, in US dollars per million tokens; the
-// vendors' own APIs have the built-in list prices (llm.ListPrice).
+// model of that server costs, in US dollars per million tokens (or, for a
+// speech-to-text model, per_minute: per minute of audio); the vendors'
+// own APIs have the built-in list prices (llm.ListPrice).
 
 // priceFields are the keys of one model's price.
-var priceFields = []string{"input", "cached_input", "cache_write", "output"}
+var priceFields = []string{"input", "cached_input", "cache_write", "output", "per_minute"}
 
 // maxPrice bounds a price per million tokens: far above any model's, low
 // enough that a slip of the decimal point is caught.
@@ -51,7 +52,7 @@ func decodePrice(raw json.RawMessage) (llm.Price, error) {
 		return llm.Price{}, fmt.Errorf("want a mapping of %s, got %s", orList(priceFields, "and"), jsonShape(raw))
 	}
 	var p llm.Price
-	dst := map[string]*float64{"input": &p.Input, "cached_input": &p.CachedInput, "cache_write": &p.CacheWrite, "output": &p.Output}
+	dst := map[string]*float64{"input": &p.Input, "cached_input": &p.CachedInput, "cache_write": &p.CacheWrite, "output": &p.Output, "per_minute": &p.PerMinute}
 	for _, f := range slices.Sorted(maps.Keys(fields)) {
 		d, ok := dst[f]
 		if !ok {
@@ -60,12 +61,16 @@ func decodePrice(raw json.RawMessage) (llm.Price, error) {
 			}
 			return llm.Price{}, fmt.Errorf("%s: unknown key; want %s", shownKey(f), orList(priceFields, "or"))
 		}
+		unit := "per million tokens"
+		if f == "per_minute" {
+			unit = "per minute of audio"
+		}
 		var v float64
 		if err := json.Unmarshal(fields[f], &v); err != nil {
-			return llm.Price{}, fmt.Errorf("%s: want a number of US dollars per million tokens, got %s", f, jsonShape(fields[f]))
+			return llm.Price{}, fmt.Errorf("%s: want a number of US dollars %s, got %s", f, unit, jsonShape(fields[f]))
 		}
 		if v < 0 || v > maxPrice {
-			return llm.Price{}, fmt.Errorf("%s: %s is out of range; want 0 to %d dollars per million tokens", f, strconv.FormatFloat(v, 'f', -1, 64), maxPrice)
+			return llm.Price{}, fmt.Errorf("%s: %s is out of range; want 0 to %d dollars %s", f, strconv.FormatFloat(v, 'f', -1, 64), maxPrice, unit)
 		}
 		*d = v
 	}

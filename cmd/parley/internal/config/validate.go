@@ -131,6 +131,7 @@ func (c *Config) validate() []string {
 	p = append(p, c.Tools.Shell.validate()...)
 	p = append(p, c.Tasks.validate()...)
 	p = append(p, c.Attachments.validate(c.LLM.Vision)...)
+	p = append(p, c.Transcription.validate(c.providerKind, c.providerProblem)...)
 	for _, name := range c.Tools.Approval.Never {
 		if name == "shell" {
 			add("tools.approval.never: shell always needs approval; remove it from the list")
