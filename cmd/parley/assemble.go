@@ -110,7 +110,7 @@ func assemble(a *app, adapters []chat.Adapter, acc bot.Access, approvers []strin
 
 // tools is every tool the runner offers, in one place, the configuration
 // deciding which: memory always; kb_search with the knowledge base;
-// web_fetch, shell and the MCP servers' as configured; skill_read with
+// web_fetch, web_search, shell and the MCP servers' as configured; skill_read with
 // learning; remind and schedule with reminders; todo and delegate with
 // tasks.
 func (a *app) tools(rem *reminderParts, tasks *taskParts) ([]agent.Tool, error) {
@@ -133,6 +133,13 @@ func (a *app) tools(rem *reminderParts, tasks *taskParts) ([]agent.Tool, error) 
 			return nil, err
 		}
 		list = append(list, wf)
+	}
+	if cfg.Tools.WebSearch.Enabled() {
+		ws, err := webSearchTool(cfg.Tools.WebSearch, a.db)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, ws)
 	}
 	if cfg.Tools.Shell.Enabled {
 		protected := []string{cfg.DBPath()}

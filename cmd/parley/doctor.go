@@ -141,6 +141,7 @@ func checks(cfg *config.Config) []check {
 			return shellCheck(c, shell.Probe(c.Unsandboxed, shell.Network(c.Network)))
 		}},
 		{"web_fetch", func(context.Context) (string, error) { return webFetchCheck(cfg.Tools.WebFetch), nil }},
+		{"web_search", func(ctx context.Context) (string, error) { return webSearchCheck(ctx, cfg.Tools.WebSearch) }},
 	}
 	for _, name := range cfg.ProviderNames() {
 		s, _ := cfg.Endpoint(name)
