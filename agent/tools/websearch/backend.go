@@ -50,7 +50,7 @@ type Config struct {
 	// Tavily's API base in place of the public one (a proxy; tests).
 	URL string
 	// URLTemplate is the template backend's request URL, holding {query}
-	// (URL-escaped) and optionally {k}.
+	// (URL-escaped) and optionally {k} and {key} (APIKey, URL-escaped).
 	URLTemplate string
 	// APIKey is Brave's subscription token, Tavily's key, or for the
 	// template backend a bearer token (optional; SearXNG takes none).
@@ -105,6 +105,9 @@ func NewBackend(c Config) (Backend, error) {
 	case Template:
 		if err := CheckTemplate(c.URLTemplate); err != nil {
 			return nil, err
+		}
+		if strings.Contains(c.URLTemplate, "{key}") && c.APIKey == "" {
+			return nil, errors.New("web_search: url_template holds {key}, and no API key is set")
 		}
 		return &template{tmpl: c.URLTemplate, key: c.APIKey, h: h}, nil
 	case "":
@@ -216,6 +219,17 @@ func (h *httpGetter) results(ctx context.Context, backend, method, target string
 		return nil, err
 	}
 	return parse(b, k)
+}
+
+// shown is a request's URL as an approval may show it: without the
+// credentials a base URL may carry (http://user:pass@searx.lan/).
+func shown(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	u.User = nil
+	return u.String()
 }
 
 // malformed is the error of an answer that is not the expected JSON.

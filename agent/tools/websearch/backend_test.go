@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/parleybot/parley/agent"
@@ -162,5 +164,55 @@ func TestNewBackendRefuses(t *testing.T) {
 		if _, err := websearch.NewBackend(tt.c); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%+v: %v, want %q", tt.c, err, tt.want)
 		}
+	}
+}
+
+// TestEndpointHidesCredentials: the request carries a template's {key}
+// and a base URL's credentials; the endpoint an approval shows carries
+// neither, only where the query goes and the query.
+func TestEndpointHidesCredentials(t *testing.T) {
+	var mu sync.Mutex
+	var got []*http.Request
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r)
+		mu.Unlock()
+		w.Write([]byte(`{"results":[]}`))
+	}))
+	defer srv.Close()
+	withUser := strings.Replace(srv.URL, "http://", "http://searx:pw-secret-1@", 1)
+	for _, tt := range []struct {
+		c    websearch.Config
+		sent func(r *http.Request) bool
+	}{
+		{websearch.Config{Backend: websearch.Template, URLTemplate: srv.URL + "/api?key={key}&q={query}", APIKey: "tmpl-secret-2"},
+			func(r *http.Request) bool {
+				return r.URL.Query().Get("key") == "tmpl-secret-2" && r.Header.Get("Authorization") == ""
+			}},
+		{websearch.Config{Backend: websearch.Template, URLTemplate: srv.URL + "/api?q={query}", APIKey: "tmpl-secret-2"},
+			func(r *http.Request) bool { return r.Header.Get("Authorization") == "Bearer tmpl-secret-2" }},
+		{websearch.Config{Backend: websearch.SearXNG, URL: withUser},
+			func(r *http.Request) bool { u, p, ok := r.BasicAuth(); return ok && u == "searx" && p == "pw-secret-1" }},
+	} {
+		b, err := websearch.NewBackend(tt.c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.Search(t.Context(), "the query", 3); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		r := got[len(got)-1]
+		mu.Unlock()
+		if r.URL.Query().Get("q") != "the query" || !tt.sent(r) {
+			t.Errorf("%s: the request was %s %v", tt.c.Backend, r.URL, r.Header)
+		}
+		e := b.Endpoint("the query", 3)
+		if strings.Contains(e, "secret") || !strings.Contains(e, "q=the+query") {
+			t.Errorf("%s: endpoint %q: want the query, no credentials", tt.c.Backend, e)
+		}
+	}
+	if _, err := websearch.NewBackend(websearch.Config{Backend: websearch.Template, URLTemplate: srv.URL + "/?k={key}&q={query}"}); err == nil {
+		t.Error("a template placing {key} without a key was taken")
 	}
 }

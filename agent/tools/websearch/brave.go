@@ -16,12 +16,14 @@ type brave struct {
 
 func (s *brave) Name() string { return Brave }
 
-func (s *brave) Endpoint(query string, k int) string {
+func (s *brave) Endpoint(query string, k int) string { return shown(s.request(query, k)) }
+
+func (s *brave) request(query string, k int) string {
 	return s.base + "/res/v1/web/search?" + url.Values{"q": {query}, "count": {kParam(k)}}.Encode()
 }
 
 func (s *brave) Search(ctx context.Context, query string, k int) ([]Result, error) {
-	return s.h.results(ctx, Brave, http.MethodGet, s.Endpoint(query, k), nil, http.Header{"X-Subscription-Token": {s.key}}, k, ParseBrave)
+	return s.h.results(ctx, Brave, http.MethodGet, s.request(query, k), nil, http.Header{"X-Subscription-Token": {s.key}}, k, ParseBrave)
 }
 
 // braveAnswer is the part of Brave's answer read: web.results[] of title,

@@ -17,12 +17,14 @@ type searxng struct {
 
 func (s *searxng) Name() string { return SearXNG }
 
-func (s *searxng) Endpoint(query string, _ int) string {
+func (s *searxng) Endpoint(query string, k int) string { return shown(s.request(query, k)) }
+
+func (s *searxng) request(query string, _ int) string {
 	return s.base + "/search?" + url.Values{"q": {query}, "format": {"json"}}.Encode()
 }
 
 func (s *searxng) Search(ctx context.Context, query string, k int) ([]Result, error) {
-	return s.h.results(ctx, SearXNG, http.MethodGet, s.Endpoint(query, k), nil, nil, k, ParseSearXNG)
+	return s.h.results(ctx, SearXNG, http.MethodGet, s.request(query, k), nil, nil, k, ParseSearXNG)
 }
 
 // searxngAnswer is SearXNG's JSON answer, and the template backend's:

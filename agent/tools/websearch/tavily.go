@@ -19,7 +19,7 @@ func (s *tavily) Name() string { return Tavily }
 // Endpoint shows the query as a parameter, although it travels in the
 // body: where it goes and what it carries.
 func (s *tavily) Endpoint(query string, _ int) string {
-	return s.base + "/search?" + url.Values{"query": {query}}.Encode()
+	return shown(s.base + "/search?" + url.Values{"query": {query}}.Encode())
 }
 
 func (s *tavily) Search(ctx context.Context, query string, k int) ([]Result, error) {

@@ -10,8 +10,9 @@ import (
 )
 
 // template asks any service that answers SearXNG's shape: GET the
-// configured URL with {query} (URL-escaped) and {k} filled in, the API
-// key, when set, as a bearer token. The answer is JSON:
+// configured URL with {query} (URL-escaped), {k} and {key} (the API key,
+// URL-escaped) filled in; a key the template does not place is sent as a
+// bearer token. The answer is JSON:
 //
 //	{"results": [{"title": "…", "url": "https://…",
 //	              "content": "…" (or "snippet"),
@@ -25,16 +26,19 @@ type template struct {
 
 func (s *template) Name() string { return Template }
 
-func (s *template) Endpoint(query string, k int) string {
-	return strings.NewReplacer("{query}", url.QueryEscape(query), "{k}", kParam(k)).Replace(s.tmpl)
+// Endpoint is the request with the key left out.
+func (s *template) Endpoint(query string, k int) string { return shown(s.fill(query, k, "KEY")) }
+
+func (s *template) fill(query string, k int, key string) string {
+	return strings.NewReplacer("{query}", url.QueryEscape(query), "{k}", kParam(k), "{key}", url.QueryEscape(key)).Replace(s.tmpl)
 }
 
 func (s *template) Search(ctx context.Context, query string, k int) ([]Result, error) {
 	var h http.Header
-	if s.key != "" {
+	if s.key != "" && !strings.Contains(s.tmpl, "{key}") {
 		h = http.Header{"Authorization": {"Bearer " + s.key}}
 	}
-	return s.h.results(ctx, Template, http.MethodGet, s.Endpoint(query, k), nil, h, k, func(b []byte, k int) ([]Result, error) {
+	return s.h.results(ctx, Template, http.MethodGet, s.fill(query, k, s.key), nil, h, k, func(b []byte, k int) ([]Result, error) {
 		return parseSearXNG(Template, b, k)
 	})
 }
@@ -48,7 +52,7 @@ func CheckTemplate(tmpl string) error {
 	if !strings.Contains(tmpl, "{query}") {
 		return errors.New("web_search: url_template must hold {query}")
 	}
-	u, err := url.Parse(strings.NewReplacer("{query}", "q", "{k}", "5").Replace(tmpl))
+	u, err := url.Parse(strings.NewReplacer("{query}", "q", "{k}", "5", "{key}", "key").Replace(tmpl))
 	if err != nil || u.Host == "" || u.Scheme != "http" && u.Scheme != "https" {
 		return fmt.Errorf("web_search: url_template is not an http(s) URL")
 	}

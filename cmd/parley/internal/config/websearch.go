@@ -17,10 +17,10 @@ type WebSearch struct {
 	// place of Brave's or Tavily's public API a proxy's.
 	URL string `mapstructure:"url"`
 	// URLTemplate is the template backend's request: an http(s) URL
-	// holding {query} and optionally {k}.
+	// holding {query} and optionally {k} and {key} (APIKey).
 	URLTemplate string `mapstructure:"url_template"`
 	// APIKey is Brave's or Tavily's key (they need one), or the template
-	// backend's bearer token.
+	// backend's: where url_template places {key}, else a bearer token.
 	APIKey secret.Secret `mapstructure:"api_key"`
 	// RatePerHour is how many searches one person may make an hour; 0
 	// none.
@@ -62,8 +62,10 @@ func (w WebSearch) validate() []string {
 		switch {
 		case !strings.Contains(w.URLTemplate, "{query}"):
 			p = append(p, "tools.web_search.url_template: the template backend needs an http(s) URL holding {query}")
-		case !isHTTPURL(strings.NewReplacer("{query}", "q", "{k}", "5").Replace(w.URLTemplate)):
+		case !isHTTPURL(strings.NewReplacer("{query}", "q", "{k}", "5", "{key}", "key").Replace(w.URLTemplate)):
 			p = append(p, "tools.web_search.url_template: not an http(s) URL")
+		case strings.Contains(w.URLTemplate, "{key}") && w.APIKey == "":
+			p = append(p, "tools.web_search.api_key: url_template holds {key}, and no key is set")
 		}
 	}
 	return p

@@ -33,6 +33,8 @@ func TestWebSearch(t *testing.T) {
 		{"tavily without a key", "tools:\n  web_search:\n    backend: tavily\n", nil, WebSearch{}, "tools.web_search.api_key: tavily needs an API key"},
 		{"a template without {query}", "tools:\n  web_search:\n    backend: template\n    url_template: https://s.example/?key=k1\n", nil, WebSearch{},
 			"tools.web_search.url_template: the template backend needs"},
+		{"a template placing a key it lacks", "tools:\n  web_search:\n    backend: template\n    url_template: https://s.example/?key={key}&q={query}\n", nil, WebSearch{},
+			"tools.web_search.api_key: url_template holds {key}"},
 		{"a negative rate", "tools:\n  web_search:\n    rate_per_hour: -1\n", nil, WebSearch{}, "tools.web_search.rate_per_hour: -1 is out of range"},
 		{"no timeout", "tools:\n  web_search:\n    timeout_seconds: 0\n", nil, WebSearch{}, "tools.web_search.timeout_seconds: 0 is out of range"},
 	}
