@@ -75,3 +75,45 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestParseShapes: each backend's parser on answers that are not quite
+// its own: an empty list is no results; a missing list, another shape or
+// not JSON is an error; a field of another type reads as empty.
+func TestParseShapes(t *testing.T) {
+	tests := []struct {
+		name  string
+		parse func([]byte, int) ([]Result, error)
+		body  string
+		n     int // results; -1 an error
+	}{
+		{"searxng, none", ParseSearXNG, `{"results":[]}`, 0},
+		{"searxng, no list", ParseSearXNG, `{"answers":[]}`, -1},
+		{"searxng, list of another type", ParseSearXNG, `{"results":{"a":1}}`, -1},
+		{"searxng, odd fields", ParseSearXNG, `{"results":[{"title":7,"url":"https://a.example/","content":null,"publishedDate":false}]}`, 1},
+		{"searxng, snippet and date spelled otherwise", ParseSearXNG, `{"results":[{"title":"t","url":"https://a.example/","snippet":"s","date":"2026-01-02"}]}`, 1},
+		{"searxng, not JSON", ParseSearXNG, `<html>`, -1},
+		{"brave, nothing found", ParseBrave, `{"type":"search","query":{"original":"q"}}`, 0},
+		{"brave, an error object", ParseBrave, `{"type":"ErrorResponse","error":{"code":"x"}}`, -1},
+		{"brave, results", ParseBrave, `{"type":"search","web":{"results":[{"title":"t","url":"https://a.example/","description":"<strong>d</strong>"}]}}`, 1},
+		{"tavily, none", ParseTavily, `{"query":"q","results":[]}`, 0},
+		{"tavily, null", ParseTavily, `{"query":"q","results":null}`, -1},
+		{"tavily, an error", ParseTavily, `{"detail":{"error":"bad"}}`, -1},
+	}
+	for _, tt := range tests {
+		rs, err := tt.parse([]byte(tt.body), 5)
+		switch {
+		case tt.n < 0 && err == nil:
+			t.Errorf("%s: %+v, want an error", tt.name, rs)
+		case tt.n >= 0 && (err != nil || len(rs) != tt.n):
+			t.Errorf("%s: %+v, %v; want %d results", tt.name, rs, err, tt.n)
+		}
+	}
+	rs, _ := ParseSearXNG([]byte(`{"results":[{"title":"t","url":"https://a.example/","snippet":"s","date":"2026-01-02T03:04:05Z"}]}`), 5)
+	if len(rs) != 1 || rs[0].Snippet != "s" || rs[0].Date != "2026-01-02" {
+		t.Errorf("snippet and date: %+v", rs)
+	}
+	rs, _ = ParseBrave([]byte(`{"type":"search","web":{"results":[{"title":"t","url":"https://a.example/","description":"<strong>d</strong> &amp; e","age":"3 days ago"}]}}`), 5)
+	if len(rs) != 1 || rs[0].Snippet != "d & e" || rs[0].Date != "3 days ago" {
+		t.Errorf("brave: %+v", rs)
+	}
+}
