@@ -33,7 +33,7 @@ const checkTimeout = 15 * time.Second
 func newDoctorCmd(e *environment, load func() (*config.Config, error)) *cobra.Command {
 	return &cobra.Command{
 		Use:   "doctor",
-		Short: "Check the config, the database, the shell sandbox, and each configured LLM provider and chat platform",
+		Short: "Check the config, the database, the shell sandbox, the web search backend, and each configured LLM provider and chat platform",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := load()

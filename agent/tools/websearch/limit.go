@@ -24,7 +24,7 @@ type KV interface {
 type Limit struct {
 	PerHour int
 	KV      KV
-	Now     func() time.Time
+	Now     func() time.Time // nil: time.Now
 
 	mu sync.Mutex // one read-modify-write at a time in this process
 }
@@ -41,7 +41,10 @@ func (l *Limit) Take(ctx context.Context, who string) (wait time.Duration, err e
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	now := l.Now()
+	now := time.Now()
+	if l.Now != nil {
+		now = l.Now()
+	}
 	tat := now
 	v, ok, err := l.KV.Get(ctx, limitKey(who))
 	if err != nil {
