@@ -162,7 +162,7 @@ func TestTelegramWebSearchAgainAsksTheAuthor(t *testing.T) {
 	var ask telegramtest.Message
 	if err := w.tg.WaitFor(ctx, func() bool {
 		for _, m := range w.tg.BotMessages(tgAna) {
-			if len(m.Buttons) > 0 && strings.Contains(m.Visible, `web_search {"query":"salary-84000"}`) {
+			if len(m.Buttons) > 0 && strings.Contains(m.Visible, `search the web (searxng at `+searx.URL+`) for "salary-84000"`) {
 				ask = m
 				return true
 			}

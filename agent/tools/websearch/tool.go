@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -88,6 +89,22 @@ func (s searchTool) EgressTargets(args json.RawMessage) []string {
 		query, k = a.Query, DefaultK
 	}
 	return []string{s.b.Endpoint(query, k)}
+}
+
+// ApprovalPolicy: a search needs no approval of its own; in a turn that
+// read text from outside, its author confirms it (EgressTargets).
+func (searchTool) ApprovalPolicy() agent.Policy { return agent.PolicyNever }
+
+// Summarize says what an approver is asked about: the query, exactly, and
+// where it goes (scheme and host alone: no credentials).
+func (s searchTool) Summarize(args json.RawMessage) string {
+	var a Args
+	_ = json.Unmarshal(args, &a)
+	where := s.b.Name()
+	if u, err := url.Parse(s.b.Endpoint(a.Query, DefaultK)); err == nil {
+		where += " at " + u.Scheme + "://" + u.Host
+	}
+	return fmt.Sprintf("search the web (%s) for %s", where, strconv.Quote(a.Query))
 }
 
 // normalize is the query trimmed and k within 1 … MaxK.

@@ -79,6 +79,9 @@ A self-hosted chat agent & more.`
 			t.Errorf("%s: egress targets %q, want the request with %s", tt.args, e, tt.want)
 		}
 	}
+	if got, want := tool.(agent.Approvable).Summarize(json.RawMessage(`{"query":"a \"b\""}`)), `search the web (brave at `+fake.URL+`) for "a \"b\""`; got != want {
+		t.Errorf("summary %q, want %q", got, want)
+	}
 	for _, args := range []string{`{"query":"  "}`, `{"query":"` + strings.Repeat("x", 401) + `"}`} {
 		if _, err := call(t, tool, ann, args); err == nil {
 			t.Errorf("%.40s: no error", args)
