@@ -135,7 +135,7 @@ func (a *app) tools(rem *reminderParts, tasks *taskParts) ([]agent.Tool, error) 
 		list = append(list, wf)
 	}
 	if cfg.Tools.WebSearch.Enabled() {
-		ws, err := webSearchTool(cfg.Tools.WebSearch, a.db)
+		ws, err := webSearchTool(cfg.Tools.WebSearch, cfg.Access.Admins, a.db)
 		if err != nil {
 			return nil, err
 		}

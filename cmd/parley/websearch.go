@@ -18,13 +18,13 @@ func webSearchBackend(c config.WebSearch) (websearch.Backend, error) {
 }
 
 // webSearchTool is web_search over the configured backend, each person's
-// searches counted in kv.
-func webSearchTool(c config.WebSearch, kv websearch.KV) (agent.Tool, error) {
+// searches but the admins' counted in kv.
+func webSearchTool(c config.WebSearch, admins []string, kv websearch.KV) (agent.Tool, error) {
 	b, err := webSearchBackend(c)
 	if err != nil {
 		return nil, err
 	}
-	return websearch.New(b, &websearch.Limit{PerHour: c.RatePerHour, KV: kv, Now: time.Now})
+	return websearch.New(b, &websearch.Limit{PerHour: c.RatePerHour, KV: kv, Now: time.Now, Exempt: admins})
 }
 
 // webSearchQuery is what doctor searches for.

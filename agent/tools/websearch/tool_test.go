@@ -97,7 +97,7 @@ A self-hosted chat agent & more.`
 // burst of as many; past it the model is told when the next is possible
 // and nothing is searched; the bucket refills evenly; another person's
 // are their own; the counts are in the KV store, so a new tool over the
-// same store (a restart, another replica) keeps them.
+// same store (a restart, another replica) keeps them. Admins are exempt.
 func TestToolLimit(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := &countingBackend{}
@@ -123,6 +123,11 @@ func TestToolLimit(t *testing.T) {
 		if _, err := call(t, tool, bo, `{"query":"q"}`); err != nil {
 			t.Fatalf("bo's first search: %v", err)
 		}
+		limit.Exempt = []string{"slack:ann"} // an admin
+		if _, err := call(t, tool, ann, `{"query":"admin"}`); err != nil {
+			t.Fatalf("an admin's search: %v", err)
+		}
+		limit.Exempt = nil
 
 		time.Sleep(19 * time.Minute)
 		restarted, err := websearch.New(b, &websearch.Limit{PerHour: 3, KV: kv, Now: time.Now})
