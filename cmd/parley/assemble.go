@@ -111,10 +111,9 @@ func assemble(a *app, adapters []chat.Adapter, acc bot.Access, approvers []strin
 
 // tools is every tool the runner offers, in one place, the configuration
 // deciding which: memory and history_search always; kb_search with the
-// knowledge base;
-// web_fetch, shell and the MCP servers' as configured; skill_read with
-// learning; remind and schedule with reminders; todo and delegate with
-// tasks.
+// knowledge base; web_fetch, web_search, shell and the MCP servers' as
+// configured; skill_read with learning; remind and schedule with
+// reminders; todo and delegate with tasks.
 func (a *app) tools(rem *reminderParts, tasks *taskParts) ([]agent.Tool, error) {
 	cfg := a.cfg
 	memoryTool, err := tools.Memory(a.db, a.limits, a.judge)
@@ -140,6 +139,13 @@ func (a *app) tools(rem *reminderParts, tasks *taskParts) ([]agent.Tool, error) 
 			return nil, err
 		}
 		list = append(list, wf)
+	}
+	if cfg.Tools.WebSearch.Enabled() {
+		ws, err := webSearchTool(cfg.Tools.WebSearch, cfg.Access.Admins, a.db)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, ws)
 	}
 	if cfg.Tools.Shell.Enabled {
 		protected := []string{cfg.DBPath()}

@@ -33,7 +33,7 @@ const checkTimeout = 15 * time.Second
 func newDoctorCmd(e *environment, load func() (*config.Config, error)) *cobra.Command {
 	return &cobra.Command{
 		Use:   "doctor",
-		Short: "Check the config, the database, the shell sandbox, and each configured LLM provider and chat platform",
+		Short: "Check the config, the database, the shell sandbox, the web search backend, and each configured LLM provider and chat platform",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := load()
@@ -142,6 +142,7 @@ func checks(cfg *config.Config) []check {
 		}},
 		{"web_fetch", func(context.Context) (string, error) { return webFetchCheck(cfg.Tools.WebFetch), nil }},
 		{"transcription", func(ctx context.Context) (string, error) { return transcriptionCheck(ctx, cfg) }},
+		{"web_search", func(ctx context.Context) (string, error) { return webSearchCheck(ctx, cfg.Tools.WebSearch) }},
 	}
 	for _, name := range cfg.ProviderNames() {
 		s, _ := cfg.Endpoint(name)

@@ -120,7 +120,7 @@ func TestDoctor(t *testing.T) {
 			env:  env(goodOpenAI, goodAnthropic, goodSlack, goodTelegram, goodDiscord),
 			want: []string{
 				"OK    config", "OK    database", "OK    model      openai/gpt-4.1-mini", "OK    shell      disabled",
-				"OK    web_fetch  public addresses only", "OK    provider anthropic key sk-…2222 at ", "OK    provider openai key sk-…1111 at ",
+				"OK    web_fetch  public addresses only", "OK    web_search off (tools.web_search.backend is not set)", "OK    provider anthropic key sk-…2222 at ", "OK    provider openai key sk-…1111 at ",
 				"OK    slack      workspace Acme as @parley", "OK    telegram   bot @parley_bot, no webhook (polling)",
 				"OK    discord    bot @parley, message content intent on",
 				"OK    judge      memory.guard_model openai/gpt-4.1-mini judged a known-safe entry safe and a known-unsafe one unsafe",

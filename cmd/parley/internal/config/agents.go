@@ -200,6 +200,9 @@ func (c *Config) ToolNames() []string {
 	if c.Tools.WebFetch.Enabled {
 		names = append(names, "web_fetch")
 	}
+	if c.Tools.WebSearch.Enabled() {
+		names = append(names, "web_search")
+	}
 	if c.Tools.Shell.Enabled {
 		names = append(names, "shell")
 	}

@@ -204,8 +204,10 @@ type AllowList struct {
 type Tools struct {
 	Shell    Shell    `mapstructure:"shell"`
 	WebFetch WebFetch `mapstructure:"web_fetch"`
-	Approval Approval `mapstructure:"approval"`
-	MCP      MCP      `mapstructure:"mcp"`
+	// WebSearch is off until a backend is configured.
+	WebSearch WebSearch `mapstructure:"web_search"`
+	Approval  Approval  `mapstructure:"approval"`
+	MCP       MCP       `mapstructure:"mcp"`
 }
 
 // WebFetch configures the web_fetch tool.
@@ -386,7 +388,7 @@ func Default(platforms ...chat.Platform) Config {
 			MaxConcurrent:           16, // bot.DefaultMaxConcurrent
 			Vision:                  VisionAuto,
 		},
-		Tools:  Tools{Shell: defaultShell(), WebFetch: WebFetch{Enabled: true}, Approval: Approval{ExpireMinutes: 10}},
+		Tools:  Tools{Shell: defaultShell(), WebFetch: WebFetch{Enabled: true}, WebSearch: defaultWebSearch(), Approval: Approval{ExpireMinutes: 10}},
 		Memory: Memory{ProfileChars: 1500, FactsChars: 3000, TeamChars: 2000, Team: TeamMemory{Writers: []string{"anyone"}}},
 		Limits: Limits{TurnsPerMinute: 10, DailyTokens: 1_000_000, QueueMessages: 20, QueueBytes: 64 << 10, MessageChars: 16000},
 		KB: KB{ChunkLines: 40, ChunkOverlap: 5, ChunkChars: 4000, MaxFileMB: 20, MaxScopeMB: 200, TopK: 5,

@@ -128,6 +128,7 @@ func (c *Config) SecretValues() []string {
 	}
 	add(c.LLM.OpenAI.APIKey)
 	add(c.LLM.Anthropic.APIKey)
+	add(c.Tools.WebSearch.APIKey)
 	for _, p := range c.Providers {
 		add(p.APIKey)
 		add(p.Key)

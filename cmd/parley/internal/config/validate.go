@@ -53,6 +53,7 @@ func (c *Config) normalize() {
 		}
 	}
 	c.LLM.normalize()
+	c.Tools.WebSearch.Backend = strings.ToLower(strings.TrimSpace(c.Tools.WebSearch.Backend))
 	c.normalizeAgents()
 	if m := c.Memory.GuardModel; m != "" && m != GuardModelOff {
 		if canonical, err := llm.Canonical(m); err == nil {
@@ -129,6 +130,7 @@ func (c *Config) validate() []string {
 	p = append(p, c.History.validate()...)
 	p = append(p, c.Log.validate()...)
 	p = append(p, c.Tools.Shell.validate()...)
+	p = append(p, c.Tools.WebSearch.validate()...)
 	p = append(p, c.Tasks.validate()...)
 	p = append(p, c.Attachments.validate(c.LLM.Vision)...)
 	p = append(p, c.Transcription.validate(c.providerKind, c.providerProblem)...)
