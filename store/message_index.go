@@ -134,37 +134,44 @@ func indexQueued(ctx context.Context, db *sql.DB) error {
 // a search of some chats (history_search's) is an AND inside the index,
 // as a person's is over their sessions.
 func indexPlace(session, platform, space, chat string) string {
-	return scopeToken(session) + " " + chatToken(Place{Platform: platform, Space: space, Chat: chat})
+	return scopeToken(session) + " " + ChatToken(Place{Platform: platform, Space: space, Chat: chat})
 }
 
-// messageTokens are the sess column's tokens of m itself: its side's,
-// and each word of its author's name, so that history_search's who is an
-// AND inside the index too.
-func messageTokens(m llm.Message) string {
-	out := roleToken(m.Role)
+// The index's filter tokens, which both engines keep with a message
+// beside its words (SQLite: msg_fts's sess column; PostgreSQL: the
+// message's tsvector), so that history_search's filters — its chats,
+// Parley's side, an author — are ANDs inside the index rather than a walk
+// through every match joined to its message. Each is scopeToken's hash:
+// letters and digits only, never a word people write.
+
+// ChatToken is a chat's filter token.
+func ChatToken(p Place) string {
+	return scopeToken("chat\x00" + p.Platform + "\x00" + p.Space + "\x00" + p.Chat)
+}
+
+// RoleToken is a side's filter token (llm.RoleUser: people's messages;
+// llm.RoleAssistant: Parley's).
+func RoleToken(r llm.Role) string { return scopeToken("role\x00" + string(r)) }
+
+// AuthorToken is the filter token of a word of an author's name
+// (AuthorWords).
+func AuthorToken(word string) string { return scopeToken("author\x00" + word) }
+
+// MessageTokens are m's own filter tokens: its side's, and for a
+// person's message each word of its author's name.
+func MessageTokens(m llm.Message) []string {
+	out := []string{RoleToken(m.Role)}
 	if m.Role == llm.RoleUser {
 		for _, w := range AuthorWords(m.Author) {
-			out += " " + authorToken(w)
+			out = append(out, AuthorToken(w))
 		}
 	}
 	return out
 }
 
-// roleToken is a side's token (llm.RoleUser: people; llm.RoleAssistant:
-// Parley) in msg_fts's sess column.
-func roleToken(r llm.Role) string { return scopeToken("role\x00" + string(r)) }
-
-// authorToken is an author's name's word's token in msg_fts's sess column.
-func authorToken(word string) string { return scopeToken("author\x00" + word) }
-
-// chatToken is a chat's token in msg_fts's sess column.
-func chatToken(p Place) string {
-	return scopeToken("chat\x00" + p.Platform + "\x00" + p.Space + "\x00" + p.Chat)
-}
-
 // indexMessages adds the messages ids[i] = msgs[i], whose sess column is
 // sess[i] (or sess[0] for all: indexPlace) and their own tokens
-// (messageTokens), to msg_fts with fts, or without it queues them for a
+// (MessageTokens), to msg_fts with fts, or without it queues them for a
 // build that has it.
 func indexMessages(ctx context.Context, tx *sql.Tx, fts bool, sess []string, ids []int64, msgs []llm.Message) error {
 	query := `INSERT INTO msg_fts (rowid, body, uni, sess) VALUES (?, ?, ?, ?)`
@@ -187,7 +194,7 @@ func indexMessages(ctx context.Context, tx *sql.Tx, fts bool, sess []string, ids
 		args := []any{ids[i]}
 		if fts {
 			body, uni := kb.IndexText(text)
-			args = append(args, body, uni, sess[min(i, len(sess)-1)]+" "+messageTokens(m))
+			args = append(args, body, uni, sess[min(i, len(sess)-1)]+" "+strings.Join(MessageTokens(m), " "))
 		}
 		if _, err := stmt.ExecContext(ctx, args...); err != nil {
 			return err

@@ -53,12 +53,12 @@ func (db *DB) SearchMessages(ctx context.Context, q MessageSearch) ([]MessageHit
 	if len(q.Chats) > 0 {
 		tokens := make([]string, len(q.Chats))
 		for i, c := range q.Chats {
-			tokens[i] = chatToken(c)
+			tokens[i] = ChatToken(c)
 		}
 		within += " AND sess : (" + strings.Join(tokens, " OR ") + ")"
 	}
 	if q.Role != "" {
-		within += " AND sess : " + roleToken(q.Role)
+		within += " AND sess : " + RoleToken(q.Role)
 	}
 	if q.AuthorName != "" {
 		words := AuthorWords(q.AuthorName)
@@ -66,7 +66,7 @@ func (db *DB) SearchMessages(ctx context.Context, q MessageSearch) ([]MessageHit
 			return nil, nil // a name of no word is no one's
 		}
 		for _, w := range words {
-			within += " AND sess : " + authorToken(w)
+			within += " AND sess : " + AuthorToken(w)
 		}
 	}
 	from, cond, args := searchFilters(q)

@@ -197,11 +197,28 @@ func deriver(table string) func(ctx context.Context, tx pgx.Tx, t store.Table) (
 }
 
 // messageIndex returns what derives messages.tsv for a copied message, as
-// writeMessages writes it: NULL for a message with nothing to index.
-func messageIndex(_ context.Context, _ pgx.Tx, t store.Table) (func(src, dst []any) error, error) {
-	body := slices.Index(t.Columns, "body")
-	if body < 0 {
-		return nil, fmt.Errorf("messages lacks body")
+// writeMessages writes it: NULL for a message with nothing to index. The
+// sessions, whose chats the index names, are read from this database,
+// copied before their messages.
+func messageIndex(ctx context.Context, tx pgx.Tx, t store.Table) (func(src, dst []any) error, error) {
+	body, session := slices.Index(t.Columns, "body"), slices.Index(t.Columns, "session_id")
+	if body < 0 || session < 0 {
+		return nil, fmt.Errorf("messages lacks body or session_id")
+	}
+	rows, err := tx.Query(ctx, `SELECT id, platform, space, chat FROM sessions`)
+	if err != nil {
+		return nil, err
+	}
+	chats := map[string]store.Place{}
+	var (
+		id string
+		c  store.Place
+	)
+	if _, err := pgx.ForEachRow(rows, []any{&id, &c.Platform, &c.Space, &c.Chat}, func() error {
+		chats[id] = c
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	tsvIndex := len(t.Columns)
 	return func(src, dst []any) error {
@@ -210,7 +227,7 @@ func messageIndex(_ context.Context, _ pgx.Tx, t store.Table) (func(src, dst []a
 			return err
 		}
 		dst[tsvIndex] = nil
-		if lit := messageTSV(m); lit != nil {
+		if lit := messageTSV(m, chats[string(asBytes(src[session]))]); lit != nil {
 			var tsv pgtype.TSVector
 			if err := tsv.Scan(*lit); err != nil {
 				return fmt.Errorf("tsvector: %w", err)

@@ -25,14 +25,21 @@ import (
 // tsvector with it, by whichever path it goes.
 
 // messageTSV is the tsvector literal of m's text, or nil (NULL) when m
-// has nothing to index.
-func messageTSV(m llm.Message) *string {
+// has nothing to index: its words, and without positions the filter
+// tokens of its chat and of itself (store.ChatToken, store.MessageTokens),
+// which history_search's tsquery ANDs with its words.
+func messageTSV(m llm.Message, chat store.Place) *string {
 	text := rowdata.SearchText(m)
 	if text == "" {
 		return nil
 	}
 	body, uni := kb.IndexText(text)
-	lit := tsvectorLiteral(body, uni, "")
+	var b strings.Builder
+	b.WriteString(tsvectorLiteral(body, uni, ""))
+	for _, tok := range append([]string{store.ChatToken(chat)}, store.MessageTokens(m)...) {
+		b.WriteString(" " + quoteLexeme(tok))
+	}
+	lit := strings.TrimLeft(b.String(), " ")
 	return &lit
 }
 
@@ -47,7 +54,8 @@ func indexQueued(ctx context.Context, pool *pgxpool.Pool) error {
 		n := 0
 		err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 			rows, err := tx.Query(ctx, `
-				SELECT t.message_id, m.body FROM message_index_todo t JOIN messages m ON m.id = t.message_id
+				SELECT t.message_id, m.body, s.platform, s.space, s.chat
+				FROM message_index_todo t JOIN messages m ON m.id = t.message_id JOIN sessions s ON s.id = m.session_id
 				ORDER BY t.message_id LIMIT $1 FOR UPDATE OF t SKIP LOCKED`, indexBatch)
 			if err != nil {
 				return err
@@ -57,13 +65,14 @@ func indexQueued(ctx context.Context, pool *pgxpool.Pool) error {
 				tsvs []*string
 				id   int64
 				body []byte
+				chat store.Place
 			)
-			if _, err := pgx.ForEachRow(rows, []any{&id, &body}, func() error {
+			if _, err := pgx.ForEachRow(rows, []any{&id, &body, &chat.Platform, &chat.Space, &chat.Chat}, func() error {
 				m, err := rowdata.DecodeMessage(body)
 				if err != nil {
 					return fmt.Errorf("message %d: %w", id, err)
 				}
-				ids, tsvs = append(ids, id), append(tsvs, messageTSV(m))
+				ids, tsvs = append(ids, id), append(tsvs, messageTSV(m, chat))
 				return nil
 			}); err != nil {
 				return err
@@ -114,7 +123,7 @@ func (db *DB) SearchMessages(ctx context.Context, q store.MessageSearch) ([]stor
 			return nil, nil
 		}
 	}
-	query, args := searchQuery(q, mine, strings.Join(terms, " | "))
+	query, args := searchQuery(q, mine, withFilters(q, strings.Join(terms, " | ")))
 	rows, err := db.pool.Query(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: search messages: %w", err)
@@ -140,6 +149,34 @@ func (db *DB) SearchMessages(ctx context.Context, q store.MessageSearch) ([]stor
 		return nil, fmt.Errorf("postgres: search messages: %w", err)
 	}
 	return hits, nil
+}
+
+// withFilters is the tsquery terms with q's filters that the index
+// answers ANDed to it: its chats, Parley's side, an author's name's words
+// (store.ChatToken, store.RoleToken, store.AuthorToken, which every
+// message's tsvector holds). An author's name of no word matches no one.
+func withFilters(q store.MessageSearch, terms string) string {
+	tsq := "(" + terms + ")"
+	if len(q.Chats) > 0 {
+		chats := make([]string, len(q.Chats))
+		for i, c := range q.Chats {
+			chats[i] = quoteLexeme(store.ChatToken(c))
+		}
+		tsq += " & (" + strings.Join(chats, " | ") + ")"
+	}
+	if q.Role != "" {
+		tsq += " & " + quoteLexeme(store.RoleToken(q.Role))
+	}
+	if q.AuthorName != "" {
+		words := store.AuthorWords(q.AuthorName)
+		if len(words) == 0 {
+			words = []string{"\x00"} // no one's
+		}
+		for _, w := range words {
+			tsq += " & " + quoteLexeme(store.AuthorToken(w))
+		}
+	}
+	return tsq
 }
 
 // personSessionIDs are the sessions ConversationFilter.User keeps for user.
@@ -192,34 +229,11 @@ func searchQuery(q store.MessageSearch, mine []string, tsq string) (string, []an
 		}
 		where = append(where, "("+strings.Join(places, " OR ")+")")
 	}
-	if len(q.Chats) > 0 {
-		var chats []string
-		for _, c := range q.Chats {
-			chats = append(chats, "("+arg(c.Platform)+"::text, "+arg(c.Space)+"::text, "+arg(c.Chat)+"::text)")
-		}
-		where = append(where, "(s.platform, s.space, s.chat) IN ("+strings.Join(chats, ", ")+")")
-	}
-	if q.Role != "" {
-		where = append(where, "m.role = "+arg(string(q.Role))+"::text")
-	}
-	if q.AuthorName != "" {
-		// Each word whole: AuthorWords are letters and digits only, so
-		// nothing in them is a pattern's syntax.
-		words := store.AuthorWords(q.AuthorName)
-		if len(words) == 0 {
-			words = []string{""} // a name of no word is no one's
-		}
-		c := "m.role = 'user'"
-		for _, w := range words {
-			c += ` AND lower(CAST(m.body AS jsonb) ->> 'author') ~ ` + arg(`\m`+w+`\M`) + "::text"
-		}
-		where = append(where, c)
-	}
 	if !q.Since.IsZero() {
 		where = append(where, "m.created_at >= "+arg(ts(q.Since)))
 	}
 	join := ""
-	if len(q.Places) > 0 || len(q.Chats) > 0 {
+	if len(q.Places) > 0 {
 		join = " JOIN sessions s ON s.id = m.session_id"
 	}
 	limit := q.Limit

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -96,12 +97,14 @@ func (db *DB) writeMessages(ctx context.Context, sessionID string, replace bool,
 	}
 	now := ts(db.now())
 	return db.tx(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `UPDATE sessions SET updated_at = $1 WHERE id = $2`, now, sessionID)
+		var chat store.Place
+		err := tx.QueryRow(ctx, `UPDATE sessions SET updated_at = $1 WHERE id = $2 RETURNING platform, space, chat`,
+			now, sessionID).Scan(&chat.Platform, &chat.Space, &chat.Chat)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return store.ErrNotFound
+		}
 		if err != nil {
 			return err
-		}
-		if tag.RowsAffected() == 0 {
-			return store.ErrNotFound
 		}
 		b := &pgx.Batch{}
 		if replace {
@@ -109,7 +112,7 @@ func (db *DB) writeMessages(ctx context.Context, sessionID string, replace bool,
 		}
 		for i, m := range msgs {
 			b.Queue(`INSERT INTO messages (session_id, role, body, created_at, tsv) VALUES ($1, $2, $3, $4, $5::tsvector)`,
-				sessionID, string(m.Role), bodies[i], now, messageTSV(m))
+				sessionID, string(m.Role), bodies[i], now, messageTSV(m, chat))
 		}
 		queueImages(b, sessionID, imgs, now)
 		if replace {
