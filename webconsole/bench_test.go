@@ -121,46 +121,53 @@ func BenchmarkPages(b *testing.B) {
 		benchPages(b, db)
 	})
 	b.Run("postgres", func(b *testing.B) {
-		if os.Getenv(pgtest.EnvURL) == "" {
-			b.Skipf("%s is not set", pgtest.EnvURL)
-		}
-		src, err := store.Open(b.Context(), path)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer src.Close()
-		dbURL := pgtest.NewDatabase(b)
-		pg, err := postgres.Open(b.Context(), dbURL, postgres.WithLogger(slog.New(slog.DiscardHandler)))
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer pg.Close()
-		start := time.Now()
-		if _, err := pg.Import(b.Context(), src); err != nil {
-			b.Fatal(err)
-		}
-		// A database in use has its statistics and visibility map, and the
-		// import's pages written out: what autovacuum and the checkpointer
-		// would do over the next minutes, done now, so that they do not
-		// run during the measurement. (CHECKPOINT needs a superuser or
-		// pg_checkpoint: without, the measurement goes on.)
-		conn, err := pgx.Connect(b.Context(), dbURL)
-		if err != nil {
-			b.Fatal(err)
-		}
-		_, err = conn.Exec(b.Context(), "VACUUM ANALYZE")
-		if err == nil {
-			if _, err := conn.Exec(b.Context(), "CHECKPOINT"); err != nil {
-				b.Logf("no checkpoint: %v", err)
-			}
-		}
-		conn.Close(context.Background())
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Logf("imported into PostgreSQL and vacuumed in %s", time.Since(start).Round(time.Second))
-		benchPages(b, pg)
+		benchPages(b, benchPostgres(b, path))
 	})
+}
+
+// benchPostgres is the built SQLite database imported into a fresh
+// PostgreSQL database (postgres.Import, COPY) and vacuumed; the benchmark
+// is skipped without PARLEY_TEST_POSTGRES_URL.
+func benchPostgres(b *testing.B, path string) *postgres.DB {
+	if os.Getenv(pgtest.EnvURL) == "" {
+		b.Skipf("%s is not set", pgtest.EnvURL)
+	}
+	src, err := store.Open(b.Context(), path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer src.Close()
+	dbURL := pgtest.NewDatabase(b)
+	pg, err := postgres.Open(b.Context(), dbURL, postgres.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { pg.Close() })
+	start := time.Now()
+	if _, err := pg.Import(b.Context(), src); err != nil {
+		b.Fatal(err)
+	}
+	// A database in use has its statistics and visibility map, and the
+	// import's pages written out: what autovacuum and the checkpointer
+	// would do over the next minutes, done now, so that they do not
+	// run during the measurement. (CHECKPOINT needs a superuser or
+	// pg_checkpoint: without, the measurement goes on.)
+	conn, err := pgx.Connect(b.Context(), dbURL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	_, err = conn.Exec(b.Context(), "VACUUM ANALYZE")
+	if err == nil {
+		if _, err := conn.Exec(b.Context(), "CHECKPOINT"); err != nil {
+			b.Logf("no checkpoint: %v", err)
+		}
+	}
+	conn.Close(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("imported into PostgreSQL and vacuumed in %s", time.Since(start).Round(time.Second))
+	return pg
 }
 
 // benchPages measures each page on db.

@@ -2,20 +2,14 @@ package webconsole_test
 
 import (
 	"context"
-	"log/slog"
-	"os"
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/store"
-	"github.com/parleybot/parley/store/postgres"
-	"github.com/parleybot/parley/store/postgres/pgtest"
 )
 
 // history_search over the console benchmark's store (bench_test.go:
@@ -46,33 +40,7 @@ func BenchmarkHistorySearch(b *testing.B) {
 		benchHistory(b, db)
 	})
 	b.Run("postgres", func(b *testing.B) {
-		if os.Getenv(pgtest.EnvURL) == "" {
-			b.Skipf("%s is not set", pgtest.EnvURL)
-		}
-		src, err := store.Open(b.Context(), path)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer src.Close()
-		dbURL := pgtest.NewDatabase(b)
-		pg, err := postgres.Open(b.Context(), dbURL, postgres.WithLogger(slog.New(slog.DiscardHandler)))
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer pg.Close()
-		if _, err := pg.Import(b.Context(), src); err != nil {
-			b.Fatal(err)
-		}
-		conn, err := pgx.Connect(b.Context(), dbURL)
-		if err != nil {
-			b.Fatal(err)
-		}
-		_, err = conn.Exec(b.Context(), "VACUUM ANALYZE")
-		conn.Close(context.Background())
-		if err != nil {
-			b.Fatal(err)
-		}
-		benchHistory(b, pg)
+		benchHistory(b, benchPostgres(b, path))
 	})
 }
 
