@@ -126,6 +126,10 @@ type Turn struct {
 	// The runner drains it as it steers, so a message already taken does
 	// not end a later wait.
 	Wake <-chan struct{}
+	// Reminded, when set, receives the text of each of the author's
+	// reminders shown in this conversation while the turn runs: a tool
+	// that waits for one (Caller.Reminded) returns then.
+	Reminded <-chan string
 	// Pause, when set, is asked before each step after the first: true
 	// pauses the turn there (/pause), as a spent budget does.
 	Pause func() bool

@@ -67,6 +67,10 @@ type Caller struct {
 	// the turn runs (Turn.Wake), for a tool that waits on them
 	// (agent/task's wait); nil where no one can.
 	Wake <-chan struct{}
+	// Reminded receives the text of a reminder of the author's shown in
+	// the conversation while the turn runs (Turn.Reminded), for a tool
+	// that waits for one; nil where none can be.
+	Reminded <-chan string
 }
 
 // Reach is the chat core's answer to "may this turn call that person

@@ -100,6 +100,7 @@ func (x *run) runTool(ctx context.Context, tools map[string]Tool, call llm.ToolC
 	caller.Tainted = x.tainted
 	caller.Runner = x.r
 	caller.Wake = x.t.Wake
+	caller.Reminded = x.t.Reminded
 	var foreign []string
 	if x.tainted {
 		foreign = x.mentions().foreign(egressTargets(tool, call.Arguments))

@@ -177,9 +177,13 @@ type sessionState struct {
 	author     string             // the running turn's author (User.Key)
 	// wake tells the running turn its author wrote (agent.Turn.Wake);
 	// buffered by one, never blocks the router.
-	wake    chan struct{}
-	stopped bool // the running turn was stopped by /stop
-	pause   bool // /pause: the turn pauses after its step
+	wake chan struct{}
+	// reminded is told the text of each of the author's reminders shown
+	// in the conversation while the turn runs (agent.Turn.Reminded);
+	// buffered by one, never blocks.
+	reminded chan string
+	stopped  bool // the running turn was stopped by /stop
+	pause    bool // /pause: the turn pauses after its step
 	// turnKeys are the inbox keys the running turn answers: its batch and
 	// what steered it (router_remote.go pulls no message twice).
 	turnKeys map[string]bool

@@ -9,7 +9,7 @@ import (
 )
 
 // What reaches a turn from other replicas (docs/replicas.md): /stop,
-// /pause and its author's messages.
+// /pause, its author's messages and reminders (router_reminded.go).
 //
 // Turn signals: /stop and /pause across replicas. A
 // command reaches the replica whose router received it, while a session's
@@ -86,12 +86,14 @@ func (r *Router) watchSignals(ctx context.Context, sid string, m chat.Message) (
 	}
 	began := r.cfg.Now()
 	since := began.UnixMilli()
+	remindedSince := since
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for s.Sleep(ctx, s.SignalEvery) == nil {
 			r.pullSteering(ctx, sid, m.Thread, m.User.Key(), began)
+			remindedSince = r.remindedElsewhere(ctx, sid, m.User.Key(), remindedSince)
 			stop := r.signaled(ctx, signalStop, sid, since)
 			pause := r.signaled(ctx, signalPause, sid, since)
 			if !stop && !pause {

@@ -267,3 +267,57 @@ func TestStartGateSpacesReplicas(t *testing.T) {
 		}
 	}
 }
+
+// TestReminderReachesTheReplicaRunningTheTurn: a turn on replica a waits
+// for its author's reminder; the reminder shown by another replica's
+// timekeeper reaches it through the store (router_reminded.go). A record
+// from before the turn, another person's reminder or one that does not
+// parse wakes nothing; the author's ends the wait with its text.
+func TestReminderReachesTheReplicaRunningTheTurn(t *testing.T) {
+	w := newWorld(t, "slack", bot.Access{})
+	clk := &sharedClock{}
+	leases := &memLeases{m: map[string]memLease{}}
+	a := startReplica(t, w, leases, clk, "a")
+	wait, err := task.Wait(func(ctx context.Context, _ time.Duration) error { <-ctx.Done(); return ctx.Err() })
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool := entered{wait, make(chan struct{}, 1), make(chan string, 1)}
+	w.runner.Tools = append(w.runner.Tools, tool)
+	w.srv.Enqueue(llmtest.ToolCall("w1", "wait", `{"for":"reminder","timeout_seconds":1800}`), llmtest.Text("Checked."))
+	m := msg("slack", "C1", "1.1", "U1", "k1", "deploy, then check when reminded")
+	m.Mentioned = true
+	if err := a.router.HandleMessage(t.Context(), m); err != nil {
+		t.Fatal(err)
+	}
+	<-tool.began
+	sid, _, _ := w.db.BoundSession(t.Context(), m.Thread)
+	set := func(v string) {
+		t.Helper()
+		if err := w.db.Set(t.Context(), "turn-reminder:"+sid, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	record := func(at time.Time, owner string) string {
+		v, _ := json.Marshal(map[string]any{"at": at.UnixMilli(), "owner": owner, "text": "check the deploy"})
+		return string(v)
+	}
+	for _, v := range []string{record(clk.now().Add(-time.Minute), "slack:U1"), record(clk.now(), "slack:U2"), "{not json"} {
+		set(v)
+		a.look(t)
+		select {
+		case got := <-tool.results:
+			t.Fatalf("%s ended the wait: %q", v, got)
+		default:
+		}
+	}
+	set(record(clk.now(), "slack:U1"))
+	a.poll <- struct{}{}
+	if got := <-tool.results; !strings.HasPrefix(got, task.WaitReminded) || !strings.Contains(got, "check the deploy") {
+		t.Fatalf("the author's reminder on another replica gave the wait %q", got)
+	}
+	a.router.Wait()
+	if finals := w.replies.final("k1"); len(finals) != 1 || finals[0] != "Checked." {
+		t.Fatalf("final: %q", finals)
+	}
+}

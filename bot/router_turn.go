@@ -81,13 +81,15 @@ type turnRun struct {
 	// that steered it included.
 	keys []string
 	// wake is told when its author writes while it runs (the wait tool).
-	wake    chan struct{}
-	asked   string // what was written, without the files' contents
-	reply   outbound.Reply
-	release func() // hands the concurrency slot back once the model is done
-	obs     evolve.Observer
-	task    *taskTurn
-	shown   string // the answer as streamed so far
+	wake chan struct{}
+	// reminded is told the author's reminders shown meanwhile (wait).
+	reminded chan string
+	asked    string // what was written, without the files' contents
+	reply    outbound.Reply
+	release  func() // hands the concurrency slot back once the model is done
+	obs      evolve.Observer
+	task     *taskTurn
+	shown    string // the answer as streamed so far
 	// How the turn ended, for a scheduled run's record and Metrics.
 	answer  string
 	err     error
@@ -123,6 +125,8 @@ func (tr *turnRun) hold(cancel context.CancelFunc) {
 	st.author = tr.m.User.Key()
 	tr.wake = make(chan struct{}, 1)
 	st.wake = tr.wake
+	tr.reminded = make(chan string, 1)
+	st.reminded = tr.reminded
 	st.turnKeys = map[string]bool{}
 	for _, k := range tr.keys {
 		st.turnKeys[k] = true
@@ -150,6 +154,7 @@ func (tr *turnRun) agentTurn(ctx context.Context, batch []chat.Message, base age
 	}
 	t.Steer = func() []agent.Steered { return tr.steer(ctx) }
 	t.Wake = tr.wake
+	t.Reminded = tr.reminded
 	t.Pause = r.pauseAsked(tr.sid)
 	return t
 }

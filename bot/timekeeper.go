@@ -99,7 +99,11 @@ func (k *timekeeper) Deliver(ctx context.Context, c remind.Claim) error {
 		}
 		targets = append(targets, u)
 	}
-	return k.post(ctx, c.Key(), it, text, targets)
+	if err := k.post(ctx, c.Key(), it, text, targets); err != nil {
+		return err
+	}
+	k.router.reminderShown(ctx, threadOf(it.Place), it.Owner, it.Text)
+	return nil
 }
 
 // postTimeout bounds a reminder's post, which a shutdown does not cancel.

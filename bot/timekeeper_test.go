@@ -15,6 +15,7 @@ import (
 
 	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/agent/remind"
+	"github.com/parleybot/parley/agent/task"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/bot/bottest"
 	"github.com/parleybot/parley/chat"
@@ -411,6 +412,57 @@ func TestReminderCallsOnlyMembers(t *testing.T) {
 		}
 		if got := reminders(w, "eve too"); len(got) != 0 {
 			t.Fatalf("a refused reminder went out: %+v", got)
+		}
+	})
+}
+
+// TestWaitForAReminder: a turn sets a reminder for twenty minutes and
+// waits for it (the wait tool, for: reminder); when the timekeeper shows
+// the reminder in the thread, the wait returns with its text — not at the
+// timeout — and the turn goes on to its answer.
+func TestWaitForAReminder(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := newTimeWorld(t)
+		wait, err := task.Wait(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.tools = append(w.tools, wait)
+		w.start(t,
+			llm.Response{ToolCalls: []llm.ToolCall{{ID: "r1", Name: "remind", Arguments: []byte(`{"text":"check the deploy","in":"20m"}`)}}},
+			llm.Response{ToolCalls: []llm.ToolCall{{ID: "w1", Name: "wait", Arguments: []byte(`{"for":"reminder","timeout_seconds":1800}`)}}},
+			llm.Response{Text: "The deploy is checked."},
+		)
+		defer w.stop(t)
+		start := time.Now()
+		if err := w.fake.InjectMessage(t.Context(), coreMention("k1", "ana", "deploy, and check it in 20 minutes")); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		if got := reminders(w, "check the deploy"); len(got) != 0 {
+			t.Fatalf("a reminder shown at once: %+v", got)
+		}
+		// Past the reminder's time, before the wait's timeout.
+		time.Sleep(21 * time.Minute)
+		synctest.Wait()
+		if got := reminders(w, "check the deploy"); len(got) != 1 {
+			t.Fatalf("%d reminders shown after %s, want 1", len(got), time.Since(start))
+		}
+		sid, _, _ := w.db.BoundSession(t.Context(), coreThread)
+		msgs, _ := w.db.Messages(t.Context(), sid)
+		if !slices.ContainsFunc(msgs, func(m llm.Message) bool {
+			return m.Role == llm.RoleTool && m.ToolName == "wait" && strings.HasPrefix(m.Text, task.WaitReminded) && strings.Contains(m.Text, "check the deploy")
+		}) {
+			t.Fatalf("the wait did not end with the reminder: %+v", msgs)
+		}
+		// The answer, shown when the reminder ended the wait: 20 minutes in,
+		// not at the 30-minute timeout.
+		answered := slices.IndexFunc(w.fake.Messages(coreThread), func(m bottest.Msg) bool { return m.Text == "The deploy is checked." })
+		if answered < 0 {
+			t.Fatalf("the turn's answer was not shown: %+v", w.fake.Messages(coreThread))
+		}
+		if m := w.fake.Messages(coreThread)[answered]; m.EditedAt.Sub(start) != 20*time.Minute {
+			t.Fatalf("the answer was shown %s in, want 20m0s", m.EditedAt.Sub(start))
 		}
 	})
 }
