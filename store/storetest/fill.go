@@ -158,7 +158,8 @@ func Fill(t testing.TB, db Store) Filled {
 	must(db.Audit(ctx, bot.AuditEntry{At: epoch, Actor: "operator", Action: "console.signin", Detail: "parley console login", Via: "cli"}))
 	must(db.Audit(ctx, bot.AuditEntry{At: epoch.Add(time.Second), Actor: f.User, Action: "approval.approve", Target: "ap1",
 		Detail: "shell: ls 注意", Via: "console"}))
-	must(db.FinishTurn(ctx, nil, bot.TurnRecord{At: epoch, Outcome: bot.TurnAnswered, Latency: 1234 * time.Millisecond}))
+	must(db.FinishTurn(ctx, nil, bot.TurnRecord{At: epoch, Outcome: bot.TurnAnswered, Latency: 1234 * time.Millisecond,
+		Where: bot.Where{Thread: th, User: chat.User{Platform: "slack", ID: "U1", Name: "Ana"}}, ChatName: "général"}))
 	must(db.FinishTurn(ctx, nil, bot.TurnRecord{At: epoch.Add(time.Second), Outcome: bot.TurnFailed}))
 	return f
 }
