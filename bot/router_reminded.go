@@ -50,12 +50,11 @@ func (r *Router) reminderShown(ctx context.Context, t chat.Thread, owner, text s
 		return
 	}
 	r.mu.Unlock()
-	sig := reminderSignal{turnSignal: turnSignal{At: r.cfg.Now().UnixMilli()}, Owner: owner, Text: text}
-	v, err := json.Marshal(sig)
-	if err != nil {
-		return
-	}
 	if r.cfg.Sharing == nil {
+		return // alone: no other replica runs it
+	}
+	v, err := json.Marshal(reminderSignal{turnSignal: turnSignal{At: r.cfg.Now().UnixMilli()}, Owner: owner, Text: text})
+	if err != nil {
 		return
 	}
 	if err := r.cfg.KV.Set(context.WithoutCancel(ctx), signalKey(signalReminder, sid), string(v)); err != nil {
