@@ -112,17 +112,18 @@ func benchPath(b *testing.B) string {
 
 func BenchmarkPages(b *testing.B) {
 	path := benchPath(b)
-	b.Run("sqlite", func(b *testing.B) {
-		db, err := store.Open(b.Context(), path)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer db.Close()
-		benchPages(b, db)
-	})
-	b.Run("postgres", func(b *testing.B) {
-		benchPages(b, benchPostgres(b, path))
-	})
+	b.Run("sqlite", func(b *testing.B) { benchPages(b, benchSQLite(b, path)) })
+	b.Run("postgres", func(b *testing.B) { benchPages(b, benchPostgres(b, path)) })
+}
+
+// benchSQLite is the built SQLite database, open until b ends.
+func benchSQLite(b *testing.B, path string) *store.DB {
+	db, err := store.Open(b.Context(), path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	return db
 }
 
 // benchPostgres is the built SQLite database imported into a fresh

@@ -9,7 +9,6 @@ import (
 	"github.com/parleybot/parley/agent"
 	"github.com/parleybot/parley/bot"
 	"github.com/parleybot/parley/chat"
-	"github.com/parleybot/parley/store"
 )
 
 // history_search over the console benchmark's store (bench_test.go:
@@ -31,17 +30,8 @@ type historyStore interface {
 
 func BenchmarkHistorySearch(b *testing.B) {
 	path := benchPath(b)
-	b.Run("sqlite", func(b *testing.B) {
-		db, err := store.Open(b.Context(), path)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer db.Close()
-		benchHistory(b, db)
-	})
-	b.Run("postgres", func(b *testing.B) {
-		benchHistory(b, benchPostgres(b, path))
-	})
+	b.Run("sqlite", func(b *testing.B) { benchHistory(b, benchSQLite(b, path)) })
+	b.Run("postgres", func(b *testing.B) { benchHistory(b, benchPostgres(b, path)) })
 }
 
 func benchHistory(b *testing.B, db historyStore) {
