@@ -195,7 +195,7 @@ func serverConfig(s config.ProviderSettings, hc *http.Client) llm.Config {
 func (a *app) background(ctx context.Context, lead leader, logger *slog.Logger) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	wg.Go(func() { newTrimmer().run(ctx) })
+	wg.Go(func() { newTrimmer(a.db, logger).run(ctx) })
 	startBackups(ctx, &wg, a.cfg, logger) // backup.go: backup.every
 	// The rest runs on one replica at a time: it writes shared state, and
 	// twice would cost twice (embeddings, reflections).

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"runtime/debug"
 	"runtime/metrics"
@@ -24,7 +25,7 @@ type trimmer struct {
 	sleep func(context.Context, time.Duration) error
 	// allocated is the heap allocated since start, in bytes.
 	allocated func() uint64
-	trim      func()
+	trim      func(context.Context)
 	// settled runs once, before the first trim: start-up is over.
 	settled func()
 }
@@ -36,13 +37,30 @@ const (
 	trimQuiet = 16 << 10
 )
 
-func newTrimmer() trimmer {
+// memoryReleaser is a store that can hand back what it caches while
+// Parley is quiet (SQLite's page caches: store.DB).
+type memoryReleaser interface {
+	ReleaseMemory(ctx context.Context) error
+}
+
+// newTrimmer trims the Go heap and, when db is a memoryReleaser, the
+// store's caches first, so that what they free is returned with the rest.
+func newTrimmer(db any, logger *slog.Logger) trimmer {
+	trim := func(context.Context) { debug.FreeOSMemory() }
+	if r, ok := db.(memoryReleaser); ok {
+		trim = func(ctx context.Context) {
+			if err := r.ReleaseMemory(ctx); err != nil && ctx.Err() == nil {
+				logger.Debug("trim", "err", err)
+			}
+			debug.FreeOSMemory()
+		}
+	}
 	return trimmer{
 		every:     trimEvery,
 		quiet:     trimQuiet,
 		sleep:     clock.Sleep,
 		allocated: heapAllocated,
-		trim:      debug.FreeOSMemory,
+		trim:      trim,
 		// Start-up runs at Go's default target and only the steady state
 		// at gcPercent: set from the start, it had the collector run two
 		// or three times while the packages and the app were being built,
@@ -67,7 +85,7 @@ func (t trimmer) run(ctx context.Context) {
 				t.settled()
 				t.settled = nil
 			}
-			t.trim() // allocates far less than quiet: not work
+			t.trim(ctx) // allocates far less than quiet: not work
 			busy = false
 		}
 	}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"log/slog"
 	"slices"
 	"testing"
 	"time"
@@ -23,7 +25,7 @@ func TestTrimmerTrimsOncePerBusySpell(t *testing.T) {
 			return nil
 		},
 		allocated: func() uint64 { look++; return seen[look] },
-		trim:      func() { trims = append(trims, look) },
+		trim:      func(context.Context) { trims = append(trims, look) },
 	}
 	var settled []int
 	tr.settled = func() { settled = append(settled, look) }
@@ -35,4 +37,23 @@ func TestTrimmerTrimsOncePerBusySpell(t *testing.T) {
 	if want := []int{1}; !slices.Equal(settled, want) {
 		t.Errorf("settled at looks %v, want %v: once, at the first trim", settled, want)
 	}
+}
+
+type releaser struct{ calls int }
+
+func (r *releaser) ReleaseMemory(context.Context) error {
+	r.calls++
+	return errors.New("busy")
+}
+
+// TestTrimmerReleasesTheStore: a trim hands back the store's caches too,
+// when the store can; a store that cannot, or fails to, still gets the Go
+// heap trimmed.
+func TestTrimmerReleasesTheStore(t *testing.T) {
+	r := &releaser{}
+	newTrimmer(r, slog.New(slog.DiscardHandler)).trim(t.Context())
+	if r.calls != 1 {
+		t.Errorf("ReleaseMemory called %d times by one trim, want 1", r.calls)
+	}
+	newTrimmer(struct{}{}, slog.New(slog.DiscardHandler)).trim(t.Context()) // must not panic
 }
