@@ -20,6 +20,8 @@ import (
 type specTool struct{ spec llm.ToolSpec }
 
 func (s specTool) Spec() llm.ToolSpec { return s.spec }
+
+func (t specTool) Name() string { return t.Spec().Name }
 func (specTool) Execute(context.Context, agent.Caller, json.RawMessage) (string, error) {
 	return "", nil
 }

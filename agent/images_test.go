@@ -86,6 +86,8 @@ func (camera) Spec() llm.ToolSpec {
 	return llm.ToolSpec{Name: "camera", Schema: json.RawMessage(`{"type":"object"}`)}
 }
 
+func (t camera) Name() string { return t.Spec().Name }
+
 func (c camera) Execute(context.Context, agent.Caller, json.RawMessage) (string, error) {
 	return "unused", nil
 }

@@ -212,6 +212,8 @@ type testTool struct {
 func (tt *testTool) Spec() llm.ToolSpec {
 	return llm.ToolSpec{Name: tt.name, Description: "test", Schema: json.RawMessage(`{"type":"object"}`)}
 }
+
+func (t *testTool) Name() string { return t.Spec().Name }
 func (tt *testTool) Execute(_ context.Context, _ agent.Caller, args json.RawMessage) (string, error) {
 	tt.calls++
 	return tt.run(args)

@@ -15,6 +15,8 @@ func (fakeUntrusted) UntrustedOutput() bool { return true }
 type plainTool struct{}
 
 func (plainTool) Spec() llm.ToolSpec { return llm.ToolSpec{Name: "calc"} }
+
+func (t plainTool) Name() string { return t.Spec().Name }
 func (plainTool) Execute(context.Context, Caller, json.RawMessage) (string, error) {
 	return "", nil
 }

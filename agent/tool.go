@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -96,6 +97,9 @@ type Origin struct {
 
 // Tool is something the model may call.
 type Tool interface {
+	// Name is Spec's Name, without the cost Spec may have (a schema
+	// generated on first use: Func).
+	Name() string
 	Spec() llm.ToolSpec
 	// Execute runs the tool with arguments already validated against the
 	// tool's schema. A returned error becomes an error result the model sees.
@@ -159,33 +163,56 @@ type Risky interface {
 // from T (google/jsonschema-go: field json names, `jsonschema:"…"` tags for
 // descriptions, omitempty for optional fields) and every call's arguments
 // are validated against it before fn runs.
+//
+// The schema is generated on first use (Spec or Execute), not here: start-up
+// builds every tool and uses none, and generating the ~40 schemas by
+// reflection was a fifth of the time to the first poll (docs/footprint.md).
+// A T that jsonschema cannot describe is a programming error, and panics
+// there; every tool's tests call Spec. The returned error is for a name a
+// model API would refuse.
 func Func[T any](name, description string, fn func(ctx context.Context, c Caller, args T) (string, error)) (Tool, error) {
-	schema, err := jsonschema.For[T](nil)
-	if err != nil {
-		return nil, fmt.Errorf("tool %s: schema: %w", name, err)
-	}
-	resolved, err := schema.Resolve(nil)
-	if err != nil {
-		return nil, fmt.Errorf("tool %s: resolve schema: %w", name, err)
-	}
-	raw, err := json.Marshal(schema)
-	if err != nil {
-		return nil, fmt.Errorf("tool %s: marshal schema: %w", name, err)
+	if name == "" || llm.SanitizeToolName(name) != name {
+		return nil, fmt.Errorf("tool %q: not a valid tool name", name)
 	}
 	return &funcTool[T]{
-		spec:     llm.ToolSpec{Name: name, Description: description, Schema: raw},
-		resolved: resolved,
-		fn:       fn,
+		name:   name,
+		schema: sync.OnceValue(func() funcSchema { return schemaOf[T](name, description) }),
+		fn:     fn,
 	}, nil
 }
 
-type funcTool[T any] struct {
+// funcSchema is what a funcTool's T generates: the spec the model sees and
+// the schema its arguments are validated against.
+type funcSchema struct {
 	spec     llm.ToolSpec
 	resolved *jsonschema.Resolved
-	fn       func(context.Context, Caller, T) (string, error)
 }
 
-func (t *funcTool[T]) Spec() llm.ToolSpec { return t.spec }
+func schemaOf[T any](name, description string) funcSchema {
+	schema, err := jsonschema.For[T](nil)
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: schema: %v", name, err))
+	}
+	resolved, err := schema.Resolve(nil)
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: resolve schema: %v", name, err))
+	}
+	raw, err := json.Marshal(schema)
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: marshal schema: %v", name, err))
+	}
+	return funcSchema{spec: llm.ToolSpec{Name: name, Description: description, Schema: raw}, resolved: resolved}
+}
+
+type funcTool[T any] struct {
+	name   string
+	schema func() funcSchema
+	fn     func(context.Context, Caller, T) (string, error)
+}
+
+func (t *funcTool[T]) Name() string { return t.name }
+
+func (t *funcTool[T]) Spec() llm.ToolSpec { return t.schema().spec }
 
 func (t *funcTool[T]) Execute(ctx context.Context, c Caller, args json.RawMessage) (string, error) {
 	if len(args) == 0 {
@@ -195,7 +222,7 @@ func (t *funcTool[T]) Execute(ctx context.Context, c Caller, args json.RawMessag
 	if err := json.Unmarshal(args, &instance); err != nil {
 		return "", fmt.Errorf("arguments are not valid JSON: %w", err)
 	}
-	if err := t.resolved.Validate(instance); err != nil {
+	if err := t.schema().resolved.Validate(instance); err != nil {
 		return "", fmt.Errorf("invalid arguments: %w", err)
 	}
 	var v T

@@ -22,7 +22,7 @@ func (x *run) tools() []Tool {
 func toolIndex(tools []Tool) map[string]Tool {
 	idx := make(map[string]Tool, len(tools))
 	for _, t := range tools {
-		idx[t.Spec().Name] = t
+		idx[t.Name()] = t
 	}
 	return idx
 }
@@ -30,7 +30,7 @@ func toolIndex(tools []Tool) map[string]Tool {
 func toolNames(tools []Tool) []string {
 	names := make([]string, len(tools))
 	for i, t := range tools {
-		names[i] = t.Spec().Name
+		names[i] = t.Name()
 	}
 	return names
 }
@@ -49,7 +49,7 @@ func (r *Runner) policy(t Tool) Policy {
 	if mandatory(t) {
 		return PolicyAlways
 	}
-	if p, ok := r.Policies[t.Spec().Name]; ok {
+	if p, ok := r.Policies[t.Name()]; ok {
 		return p
 	}
 	if a, ok := t.(Approvable); ok {
@@ -254,9 +254,9 @@ func verdict(d Decision) (string, approvalVerdict) {
 func (x *run) execute(ctx context.Context, t Tool, c Caller, args json.RawMessage) (out string, imgs []llm.Image, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("tool %s crashed: %v", t.Spec().Name, p)
+			err = fmt.Errorf("tool %s crashed: %v", t.Name(), p)
 			// The stack is for operators, not for the model.
-			x.r.logger().Error("tool panicked", "tool", t.Spec().Name, "panic", p, "stack", string(debug.Stack()))
+			x.r.logger().Error("tool panicked", "tool", t.Name(), "panic", p, "stack", string(debug.Stack()))
 		}
 	}()
 	if it, ok := t.(ImageResults); ok {

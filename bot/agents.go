@@ -60,7 +60,7 @@ func (a *Agents) Named(name string) *Agent {
 func (a *Agent) ToolNames() []string {
 	names := make([]string, 0, len(a.Runner.Tools))
 	for _, t := range a.Runner.Tools {
-		names = append(names, t.Spec().Name)
+		names = append(names, t.Name())
 	}
 	return names
 }

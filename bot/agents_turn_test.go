@@ -162,6 +162,8 @@ func (b *blockingTool) Spec() llm.ToolSpec {
 	return llm.ToolSpec{Name: "build", Description: "build", Schema: json.RawMessage(`{"type":"object"}`)}
 }
 
+func (t *blockingTool) Name() string { return t.Spec().Name }
+
 func (b *blockingTool) Execute(ctx context.Context, _ agent.Caller, _ json.RawMessage) (string, error) {
 	if b.entered == nil {
 		return "built", nil

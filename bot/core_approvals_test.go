@@ -20,6 +20,8 @@ type shellLike struct{ countingTool }
 func (s *shellLike) Spec() llm.ToolSpec {
 	return llm.ToolSpec{Name: "shell", Description: "run a command", Schema: json.RawMessage(`{"type":"object"}`)}
 }
+
+func (t *shellLike) Name() string          { return t.Spec().Name }
 func (*shellLike) ApprovalMandatory() bool { return true }
 
 // TestCoreDecideApprovalFromConsole: a turn waits on a shell-like

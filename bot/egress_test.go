@@ -24,6 +24,8 @@ func (*sendTool) Spec() llm.ToolSpec {
 	return llm.ToolSpec{Name: "send", Description: "send", Schema: json.RawMessage(`{"type":"object"}`)}
 }
 
+func (t *sendTool) Name() string { return t.Spec().Name }
+
 func (s *sendTool) Execute(_ context.Context, _ agent.Caller, args json.RawMessage) (string, error) {
 	var a struct{ URL string }
 	if err := json.Unmarshal(args, &a); err != nil {

@@ -113,6 +113,8 @@ type countingTool struct{ runs int }
 func (c *countingTool) Spec() llm.ToolSpec {
 	return llm.ToolSpec{Name: "deploy", Description: "deploy", Schema: json.RawMessage(`{"type":"object"}`)}
 }
+
+func (t *countingTool) Name() string { return t.Spec().Name }
 func (c *countingTool) Execute(context.Context, agent.Caller, json.RawMessage) (string, error) {
 	c.runs++
 	return "deployed", nil
@@ -193,6 +195,8 @@ type gateTool struct {
 func (g *gateTool) Spec() llm.ToolSpec {
 	return llm.ToolSpec{Name: "build", Description: "build", Schema: json.RawMessage(`{"type":"object"}`)}
 }
+
+func (t *gateTool) Name() string { return t.Spec().Name }
 func (g *gateTool) Execute(ctx context.Context, _ agent.Caller, _ json.RawMessage) (string, error) {
 	close(g.entered)
 	<-g.release

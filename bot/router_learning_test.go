@@ -29,6 +29,8 @@ func (s *scriptedTool) Spec() llm.ToolSpec {
 	return llm.ToolSpec{Name: "deploy", Description: "deploy", Schema: json.RawMessage(`{"type":"object"}`)}
 }
 
+func (t *scriptedTool) Name() string { return t.Spec().Name }
+
 func (s *scriptedTool) Execute(context.Context, agent.Caller, json.RawMessage) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -34,6 +34,8 @@ func (w *workTool) Spec() llm.ToolSpec {
 	return llm.ToolSpec{Name: "work", Description: "do one step", Schema: json.RawMessage(`{"type":"object"}`)}
 }
 
+func (t *workTool) Name() string { return t.Spec().Name }
+
 func (w *workTool) Execute(ctx context.Context, _ agent.Caller, _ json.RawMessage) (string, error) {
 	time.Sleep(w.took)
 	if w.hold != nil {

@@ -15,7 +15,7 @@ func (dl *delegator) helperTools(runner *agent.Runner, depth int, h Helper) ([]a
 	var out []agent.Tool
 	for _, t := range runner.Tools {
 		// wait too: no one writes to a helper, so nothing could wake it.
-		if name := t.Spec().Name; name != todoName && name != delegateName && name != waitName {
+		if name := t.Name(); name != todoName && name != delegateName && name != waitName {
 			out = append(out, t)
 		}
 	}

@@ -283,6 +283,8 @@ func (w *workTool) Spec() llm.ToolSpec {
 	return llm.ToolSpec{Name: "work", Description: "works", Schema: json.RawMessage(`{"type":"object"}`)}
 }
 
+func (t *workTool) Name() string { return t.Spec().Name }
+
 func (w *workTool) Execute(context.Context, agent.Caller, json.RawMessage) (string, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -299,6 +301,8 @@ type riskyTool struct {
 func (*riskyTool) Spec() llm.ToolSpec {
 	return llm.ToolSpec{Name: "risky", Description: "needs approval", Schema: json.RawMessage(`{"type":"object"}`)}
 }
+
+func (t *riskyTool) Name() string { return t.Spec().Name }
 
 func (r *riskyTool) Execute(_ context.Context, c agent.Caller, _ json.RawMessage) (string, error) {
 	r.mu.Lock()

@@ -102,7 +102,7 @@ func (a *app) agentRunner(name string, s config.AgentSettings, list []agent.Tool
 // (config.AgentSettings.ToolsOff).
 func switchedTools(list []agent.Tool, s config.AgentSettings) []agent.Tool {
 	off := s.ToolsOff()
-	return slices.DeleteFunc(slices.Clone(list), func(t agent.Tool) bool { return slices.Contains(off, t.Spec().Name) })
+	return slices.DeleteFunc(slices.Clone(list), func(t agent.Tool) bool { return slices.Contains(off, t.Name()) })
 }
 
 // agentModel is the provider an agent's turns talk to: its model, or with
@@ -133,7 +133,7 @@ func allowedTools(list []agent.Tool, allow []string, missing func(string)) []age
 	var out []agent.Tool
 	found := map[string]bool{}
 	for _, t := range list {
-		if name := t.Spec().Name; slices.Contains(allow, name) {
+		if name := t.Name(); slices.Contains(allow, name) {
 			out = append(out, t)
 			found[name] = true
 		}

@@ -82,6 +82,8 @@ func resolveSchema(raw json.RawMessage) (*jsonschema.Resolved, error) {
 	return s.Resolve(nil)
 }
 
+func (t *tool) Name() string { return t.spec.Name }
+
 func (t *tool) Spec() llm.ToolSpec { return t.spec }
 
 // ApprovalPolicy asks for approval unless the operator trusts the server.
