@@ -32,6 +32,7 @@ func newRunCmd(e *environment, load func() (*config.Config, error)) *cobra.Comma
 			if err := cfg.RequireApprover(); err != nil {
 				return err
 			}
+			holdGC(e.lookupEnv) // until the trimmer finds start-up settled (gc.go)
 			logger := cfg.Log.Logger(e.stderr, slog.LevelDebug)
 			ctx, cancel := context.WithCancel(cmd.Context())
 			defer cancel()
