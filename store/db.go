@@ -83,28 +83,26 @@ func open(ctx context.Context, path string, schema fs.FS, opts ...Option) (_ *DB
 	go db.ckpt.run()
 	db.w.SetMaxOpenConns(1)
 	db.w.SetMaxIdleConns(1)
-	if err := db.check(ctx); err != nil {
+	if err := db.checkWAL(ctx); err != nil {
 		return nil, classify(path, cfg.busyTimeout, err)
 	}
-	if err := db.backupBeforeMigrate(ctx, schema); err != nil { // backup.go
-		return nil, fmt.Errorf("store: %s: %w", path, err)
-	}
-	if err := migrate(ctx, db.w, schema); err != nil {
-		return nil, classify(path, cfg.busyTimeout, err)
-	}
-	if err := db.createKeywordIndex(ctx); err != nil {
-		return nil, classify(path, cfg.busyTimeout, err)
-	}
-
-	// The read pool opens after the writer has put the file in WAL mode: a
-	// read-only connection cannot do that itself.
+	// The read pool opens once the writer has put the file in WAL mode (a
+	// read-only connection cannot), and beside the writer's checks and
+	// migrations: each connection's first statement parses the schema,
+	// ~1 ms of a start's ~20.
 	if db.r, err = sql.Open(driverName, dsn(path, true, cfg.busyTimeout)); err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	readers := max(4, runtime.GOMAXPROCS(0))
 	db.r.SetMaxOpenConns(readers)
 	db.r.SetMaxIdleConns(readers) // keep them: opening one runs a dozen pragmas
-	if err := db.r.PingContext(ctx); err != nil {
+	pinged := make(chan error, 1)
+	go func() { pinged <- db.r.PingContext(ctx) }()
+	if err := db.prepareWriter(ctx, schema, cfg.busyTimeout); err != nil {
+		<-pinged
+		return nil, err
+	}
+	if err := <-pinged; err != nil {
 		return nil, classify(path, cfg.busyTimeout, err)
 	}
 	return db, nil
@@ -168,17 +166,27 @@ func escapePath(path string) string {
 	return strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(filepath.ToSlash(path))
 }
 
-// check makes sure the file is a database this process can use, so that
-// each problem surfaces at startup, with a clear error, rather than at the
-// first write.
-func (db *DB) check(ctx context.Context) error {
-	if err := db.checkWAL(ctx); err != nil {
-		return err
-	}
+// prepareWriter makes sure, through the writer, that the file is a
+// database this process can use, so that each problem surfaces at startup
+// with a clear error rather than at the first write, then brings its
+// schema up to date. The writer is in WAL mode already (checkWAL).
+func (db *DB) prepareWriter(ctx context.Context, schema fs.FS, busy time.Duration) error {
 	if err := db.quickCheck(ctx); err != nil {
-		return err
+		return classify(db.path, busy, err)
 	}
-	return db.probeWrite(ctx)
+	if err := db.probeWrite(ctx); err != nil {
+		return classify(db.path, busy, err)
+	}
+	if err := db.backupBeforeMigrate(ctx, schema); err != nil { // backup.go
+		return fmt.Errorf("store: %s: %w", db.path, err)
+	}
+	if err := migrate(ctx, db.w, schema); err != nil {
+		return classify(db.path, busy, err)
+	}
+	if err := db.createKeywordIndex(ctx); err != nil {
+		return classify(db.path, busy, err)
+	}
+	return nil
 }
 
 // checkWAL makes sure the DSN's journal_mode=WAL took effect.
