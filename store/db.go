@@ -30,12 +30,14 @@ import (
 
 // DB is an open Parley database. It is safe for concurrent use.
 type DB struct {
-	path  string
-	w     *sql.DB       // one connection: all writes
-	r     *sql.DB       // read-only connections: reads that need no write lock
-	ckpt  *checkpointer // WAL checkpoints beside the writer (checkpoint.go)
-	now   func() time.Time
-	newID func() string
+	path string
+	w    *sql.DB       // one connection: all writes
+	r    *sql.DB       // read-only connections: reads that need no write lock
+	ckpt *checkpointer // WAL checkpoints beside the writer (checkpoint.go)
+	// readers is how many read connections r keeps open and idle.
+	readers int
+	now     func() time.Time
+	newID   func() string
 	// noFTS is why the knowledge base is off (a build without FTS5), or
 	// nil.
 	noFTS error
@@ -46,7 +48,7 @@ type DB struct {
 // cannot be used fails here, with an error that names the file and wraps
 // ErrLocked, ErrReadOnly, ErrCorrupt or ErrTooNew.
 func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
-	return open(ctx, path, migrations(), opts...)
+	return open(ctx, path, migrations(), append([]Option{func(c *config) { c.image = freshImage }}, opts...)...)
 }
 
 func open(ctx context.Context, path string, schema fs.FS, opts ...Option) (_ *DB, err error) {
@@ -62,7 +64,7 @@ func open(ctx context.Context, path string, schema fs.FS, opts ...Option) (_ *DB
 	for _, opt := range opts {
 		opt(&cfg)
 	}
-	if err := ensureFile(ctx, path, schema); err != nil { // fresh.go
+	if err := ensureFile(ctx, path, schema, cfg.image); err != nil { // fresh.go
 		return nil, classify(path, cfg.busyTimeout, err)
 	}
 
@@ -93,9 +95,9 @@ func open(ctx context.Context, path string, schema fs.FS, opts ...Option) (_ *DB
 	if db.r, err = sql.Open(driverName, dsn(path, true, cfg.busyTimeout)); err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	readers := max(4, runtime.GOMAXPROCS(0))
-	db.r.SetMaxOpenConns(readers)
-	db.r.SetMaxIdleConns(readers) // keep them: opening one runs a dozen pragmas
+	db.readers = max(4, runtime.GOMAXPROCS(0))
+	db.r.SetMaxOpenConns(db.readers)
+	db.r.SetMaxIdleConns(db.readers) // keep them while busy: opening one runs a dozen pragmas
 	pinged := make(chan error, 1)
 	go func() { pinged <- db.r.PingContext(ctx) }()
 	if err := db.prepareWriter(ctx, schema, cfg.busyTimeout); err != nil {

@@ -4,39 +4,16 @@ package store
 
 import (
 	"database/sql"
-	"io/fs"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
-	"testing/fstest"
 
 	"github.com/parleybot/parley/agent/llm"
 	"github.com/parleybot/parley/chat"
 	"github.com/parleybot/parley/store/internal/rowdata"
 )
-
-// migrationsBefore are the embedded migrations older than version.
-func migrationsBefore(t *testing.T, version string) fs.FS {
-	t.Helper()
-	fsys := fstest.MapFS{}
-	entries, err := fs.ReadDir(migrations(), ".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if e.Name() >= version {
-			continue
-		}
-		data, err := fs.ReadFile(migrations(), e.Name())
-		if err != nil {
-			t.Fatal(err)
-		}
-		fsys[e.Name()] = &fstest.MapFile{Data: data}
-	}
-	return fsys
-}
 
 // insertMessage writes a message as an older build did: its row alone.
 func insertMessage(t *testing.T, conn interface {

@@ -13,6 +13,9 @@ type config struct {
 	now         func() time.Time
 	newID       func() string
 	busyTimeout time.Duration
+	// image is what a new database starts as (freshImage); empty, it is
+	// built from the migrations open was given.
+	image string
 }
 
 func defaultConfig() config {
