@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+
+	"github.com/parleybot/parley/internal/cmalloc"
 )
 
 // ReleaseMemory hands back what SQLite keeps between busy spells. Idle
@@ -13,7 +15,7 @@ import (
 // as it grows), and a busy spell opens them again at ~1 ms each. So is the
 // checkpointer's connection, which a commit reopens in the background.
 // The connections left shrink their caches (PRAGMA shrink_memory), and the
-// C allocator returns its free pages (releaseCMemory). After 200 answers
+// C allocator returns its free pages (cmalloc.Trim). After 200 answers
 // in 50 chats the pools held ~2 MiB that nothing would read again soon
 // (docs/footprint.md); the next read pays a few page reads from the OS's
 // cache, so it is meant for when Parley has gone quiet (the trimmer in
@@ -24,7 +26,7 @@ func (db *DB) ReleaseMemory(ctx context.Context) error {
 	db.ckpt.conn.SetMaxIdleConns(0)
 	db.ckpt.conn.SetMaxIdleConns(1)
 	errs := []error{shrinkIdle(ctx, db.w), shrinkIdle(ctx, db.r)}
-	releaseCMemory()
+	cmalloc.Trim()
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("store: release memory: %w", err)
 	}

@@ -1,0 +1,54 @@
+// Package cmalloc tunes the C heap that SQLite allocates from: glibc's
+// malloc, which Parley's release builds link statically. The calls are
+// weak, so a build against a C library without them (musl) links and they
+// do nothing there.
+//
+// glibc gives each thread that first calls malloc an arena of its own, up
+// to eight per core, and Go runs SQLite on whichever thread runs the
+// goroutine: after a busy spell six arenas each kept their own free and
+// partly used pages, 0.6 MiB more after 200 answers in 50 chats than with
+// one arena, for no difference in CPU (docs/footprint.md). So a binary that
+// links this package has one arena (M_ARENA_MAX 1), unless
+// MALLOC_ARENA_MAX says otherwise. It is set by a C constructor, as the
+// process loads: by the time Go code runs, the runtime's threads have
+// already made arenas of their own.
+package cmalloc
+
+/*
+#include <stddef.h>
+#include <stdlib.h>
+
+extern int malloc_trim(size_t pad) __attribute__((weak));
+extern int mallopt(int param, int value) __attribute__((weak));
+
+// glibc's M_ARENA_MAX (malloc.h), which musl does not define.
+#define PARLEY_M_ARENA_MAX -8
+
+// 1 when the constructor set one arena, 0 when it did not (the
+// environment chose, or no mallopt).
+static int parley_one_arena;
+
+__attribute__((constructor)) static void parley_arenas(void) {
+	if (mallopt && !getenv("MALLOC_ARENA_MAX")) {
+		parley_one_arena = mallopt(PARLEY_M_ARENA_MAX, 1) == 1;
+	}
+}
+
+static int parley_arena_set(void) { return parley_one_arena; }
+
+static void parley_trim(void) {
+	if (malloc_trim) {
+		malloc_trim(0);
+	}
+}
+*/
+import "C"
+
+// Trim returns the C heap's free pages to the OS (malloc_trim): what
+// SQLite frees otherwise stays in the allocator, counted as the process's
+// memory.
+func Trim() { C.parley_trim() }
+
+// OneArena reports whether the process allocates from one C heap arena
+// (set as it loaded; see the package's comment).
+func OneArena() bool { return C.parley_arena_set() == 1 }
