@@ -3,8 +3,8 @@ package store
 import (
 	"compress/gzip"
 	"context"
-	_ "embed" // freshImage
 	"database/sql"
+	_ "embed" // freshImage
 	"errors"
 	"fmt"
 	"io"
