@@ -33,7 +33,7 @@ func (db *DB) ReleaseMemory(ctx context.Context) error {
 	return nil
 }
 
-// shrinkIdle shrinks each connection pool idles, holding them all at once
+// shrinkIdle shrinks each connection pool holds idle, holding them all at once
 // so that the pool hands out each one, not the same one n times. It takes
 // no more than are idle, so it never opens one.
 func shrinkIdle(ctx context.Context, pool *sql.DB) error {

@@ -26,8 +26,10 @@ type trimmer struct {
 	// allocated is the heap allocated since start, in bytes.
 	allocated func() uint64
 	trim      func(context.Context)
-	// settled runs once, before the first trim: start-up is over.
-	settled func()
+	// settled runs once, before the first trim or at look settleBy,
+	// whichever comes first: start-up is over.
+	settled  func()
+	settleBy int
 }
 
 // Defaults: a turn allocates ~200 KiB, an idle Parley (long polls,
@@ -36,6 +38,11 @@ const (
 	trimEvery = 250 * time.Millisecond
 	trimQuiet = 16 << 10
 )
+
+// trimSettleBy is the look by which start-up counts as over even if
+// Parley has not been quiet since: one restarted into a backlog must not
+// run on without collections (holdGC) for as long as the backlog lasts.
+const trimSettleBy = 8 // 2 s
 
 // memoryReleaser is a store that can hand back what it caches while
 // Parley is quiet (SQLite's page caches: store.DB).
@@ -61,11 +68,12 @@ func newTrimmer(db any, logger *slog.Logger) trimmer {
 		sleep:     clock.Sleep,
 		allocated: heapAllocated,
 		trim:      trim,
-		// Start-up runs at Go's default target and only the steady state
-		// at gcPercent: set from the start, it had the collector run two
-		// or three times while the packages and the app were being built,
-		// which a first start pays in milliseconds (gc.go).
-		settled: func() { tuneGC(os.LookupEnv) },
+		// Start-up runs without collections (holdGC) and only the steady
+		// state at gcPercent: set from the start, it had the collector run
+		// two or three times while the packages and the app were being
+		// built, which a first start pays in milliseconds (gc.go).
+		settled:  func() { tuneGC(os.LookupEnv) },
+		settleBy: trimSettleBy,
 	}
 }
 
@@ -73,7 +81,11 @@ func newTrimmer(db any, logger *slog.Logger) trimmer {
 func (t trimmer) run(ctx context.Context) {
 	last := t.allocated()
 	busy := true // start-up allocated what it will not keep
-	for t.sleep(ctx, t.every) == nil {
+	for look := 1; t.sleep(ctx, t.every) == nil; look++ {
+		if look == t.settleBy && t.settled != nil {
+			t.settled()
+			t.settled = nil
+		}
 		now := t.allocated()
 		quiet := now-last < t.quiet
 		last = now

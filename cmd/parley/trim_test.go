@@ -57,3 +57,38 @@ func TestTrimmerReleasesTheStore(t *testing.T) {
 	}
 	newTrimmer(struct{}{}, slog.New(slog.DiscardHandler)).trim(t.Context()) // must not panic
 }
+
+// TestTrimmerSettlesWhileBusy: start-up counts as over by look settleBy
+// even when Parley has been busy since it started, and once only.
+func TestTrimmerSettlesWhileBusy(t *testing.T) {
+	look := 0
+	var settled, trims []int
+	tr := trimmer{
+		every: time.Second,
+		quiet: 1 << 10,
+		sleep: func(context.Context, time.Duration) error {
+			if look == 12 {
+				return context.Canceled
+			}
+			return nil
+		},
+		// Busy at every look but the last two.
+		allocated: func() uint64 {
+			look++
+			if look >= 11 {
+				return 12 << 20
+			}
+			return uint64(look) << 20
+		},
+		trim:     func(context.Context) { trims = append(trims, look) },
+		settled:  func() { settled = append(settled, look) },
+		settleBy: 4,
+	}
+	tr.run(t.Context())
+	if want := []int{4}; !slices.Equal(settled, want) {
+		t.Errorf("settled at looks %v, want %v: at settleBy, though busy", settled, want)
+	}
+	if want := []int{12}; !slices.Equal(trims, want) {
+		t.Errorf("trimmed at looks %v, want %v: once quiet", trims, want)
+	}
+}
