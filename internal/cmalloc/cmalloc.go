@@ -7,8 +7,9 @@
 // to eight per core, and Go runs SQLite on whichever thread runs the
 // goroutine: after a busy spell six arenas each kept their own free and
 // partly used pages, 0.6 MiB more after 200 answers in 50 chats than with
-// one arena, for no difference in CPU (docs/footprint.md). So a binary that
-// links this package has one arena (M_ARENA_MAX 1), unless
+// one or two arenas (docs/footprint.md). One arena made threads queue for
+// its lock (BenchmarkRouterMessage +9 %); two cost nothing measurable. So a
+// binary that links this package has two arenas (M_ARENA_MAX 2), unless
 // MALLOC_ARENA_MAX says otherwise. It is set by a C constructor, as the
 // process loads: by the time Go code runs, the runtime's threads have
 // already made arenas of their own.
@@ -24,17 +25,19 @@ extern int mallopt(int param, int value) __attribute__((weak));
 // glibc's M_ARENA_MAX (malloc.h), which musl does not define.
 #define PARLEY_M_ARENA_MAX -8
 
-// 1 when the constructor set one arena, 0 when it did not (the
+#define PARLEY_ARENAS 2
+
+// 1 when the constructor set the arenas, 0 when it did not (the
 // environment chose, or no mallopt).
-static int parley_one_arena;
+static int parley_arenas_set;
 
 __attribute__((constructor)) static void parley_arenas(void) {
 	if (mallopt && !getenv("MALLOC_ARENA_MAX")) {
-		parley_one_arena = mallopt(PARLEY_M_ARENA_MAX, 1) == 1;
+		parley_arenas_set = mallopt(PARLEY_M_ARENA_MAX, PARLEY_ARENAS) == 1;
 	}
 }
 
-static int parley_arena_set(void) { return parley_one_arena; }
+static int parley_arenas_taken(void) { return parley_arenas_set; }
 
 static void parley_trim(void) {
 	if (malloc_trim) {
@@ -49,6 +52,11 @@ import "C"
 // memory.
 func Trim() { C.parley_trim() }
 
-// OneArena reports whether the process allocates from one C heap arena
-// (set as it loaded; see the package's comment).
-func OneArena() bool { return C.parley_arena_set() == 1 }
+// Arenas is how many C heap arenas the process was limited to as it
+// loaded (see the package's comment), or 0 when it was not.
+func Arenas() int {
+	if C.parley_arenas_taken() == 1 {
+		return C.PARLEY_ARENAS
+	}
+	return 0
+}
