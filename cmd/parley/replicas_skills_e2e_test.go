@@ -60,9 +60,13 @@ func TestReplicasShareALearnedSkill(t *testing.T) {
 	says(correction, "Sorry, staging first next time.", llmtest.Text("Sorry, staging first next time."))
 	learner := leaseHolderPID(t, ctx, rig.url, "receive:telegram")
 
+	// The reflector has a model of its own: a call a replica makes
+	// meanwhile must not take the reflection's replies.
+	reflModel := llmtest.NewServer()
+	t.Cleanup(reflModel.Close)
 	reflector := newSandbox(t, "PARLEY_STORE_DRIVER=postgres", "PARLEY_STORE_POSTGRES_URL="+rig.url,
-		"PARLEY_EVOLUTION_ENABLED=true").withLLM(model)
-	model.Enqueue(
+		"PARLEY_EVOLUTION_ENABLED=true").withLLM(reflModel)
+	reflModel.Enqueue(
 		llmtest.ToolCall("r1", "skill_create", deploySkill),
 		llmtest.Text("SAFE"), // the memory guard's judge
 		llmtest.ToolCall("r2", "nothing_to_save", `{}`),
