@@ -4,7 +4,6 @@ import (
 	"compress/gzip"
 	"context"
 	"database/sql"
-	_ "embed" // freshImage
 	"errors"
 	"fmt"
 	"io"
@@ -14,19 +13,6 @@ import (
 	"strconv"
 	"strings"
 )
-
-// freshImage is a new database with every migration up to its making
-// applied, in WAL mode, gzipped: Open starts a new database as a copy of
-// it, and migrate then applies whatever migrations are newer. Migrating an
-// empty file took ~15 ms of a first start's ~40 (parsing and running 26
-// files of SQL, FTS5 tables and triggers included); inflating the 9 KB
-// into 424 KiB (most of its pages are empty tables' roots) takes ~0.4 ms. TestFreshImage keeps it equal to what the migrations build:
-// after adding one, `go test ./store -run TestFreshImage -args -update` makes it
-// again (docs/footprint.md). Its migration records carry the time it was
-// made.
-//
-//go:embed fresh.db.gz
-var freshImage string
 
 // ensureFile makes sure the database file exists, creating its directory
 // as needed. A new database is made whole beside path and then linked

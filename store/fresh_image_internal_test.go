@@ -9,67 +9,114 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"testing/fstest"
 )
 
-var updateImage = flag.Bool("update", false, "make store/fresh.db.gz again from the migrations")
+var updateImage = flag.Bool("update", false, "make store/fresh.db.gz and fresh_fts5.db.gz again from the migrations")
 
-// TestFreshImage: the image a new database starts as (fresh.db.gz) is what
-// the migrations build — the same tables, indexes and triggers, the same
-// migration records, no FTS5 table (Open adds those the build can have) —
-// and in WAL mode. After a migration is added, -update makes it again.
+// TestFreshImage: the images a new database starts as are what the
+// migrations build — the same tables, indexes and triggers, the same
+// migration records, in WAL mode — fresh.db.gz without FTS5 tables (for a
+// build without FTS5) and fresh_fts5.db.gz with them; the build embeds the
+// one it can use. After a migration is added, -update makes them again.
 func TestFreshImage(t *testing.T) {
-	built := filepath.Join(t.TempDir(), "built.db")
-	if err := buildFresh(t.Context(), built, migrations(), false); err != nil {
-		t.Fatal(err)
-	}
-	if *updateImage {
-		b, err := os.ReadFile(built)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var z bytes.Buffer
-		w, _ := gzip.NewWriterLevel(&z, gzip.BestCompression)
-		if _, err := w.Write(b); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile("fresh.db.gz", z.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("fresh.db.gz made again: %d bytes, %d inflated", z.Len(), len(b))
-		return
-	}
-	copied := filepath.Join(t.TempDir(), "copied.db")
-	if err := createFresh(t.Context(), copied, nil, freshImage); err != nil {
-		t.Fatal(err)
-	}
-	want, got := schemaOf(t, built), schemaOf(t, copied)
-	if !slices.Equal(got, want) {
-		for _, line := range want {
-			if !slices.Contains(got, line) {
-				t.Errorf("missing from fresh.db.gz: %s", line)
+	for _, tc := range []struct {
+		file    string
+		indexes bool
+	}{
+		{"fresh.db.gz", false},
+		{"fresh_fts5.db.gz", true},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			built := filepath.Join(t.TempDir(), "built.db")
+			if err := buildFresh(t.Context(), built, migrations(), tc.indexes); err != nil {
+				t.Fatal(err)
 			}
-		}
-		for _, line := range got {
-			if !slices.Contains(want, line) {
-				t.Errorf("in fresh.db.gz, not built by the migrations: %s", line)
+			want := schemaOf(t, built)
+			if tc.indexes && !slices.ContainsFunc(want, func(l string) bool { return strings.HasPrefix(l, "table kb_fts ") }) {
+				t.Skip("this build has no FTS5: build with -tags sqlite_fts5 to check or make " + tc.file)
 			}
-		}
-		t.Fatal("store/fresh.db.gz is not what the migrations build: go test ./store -run TestFreshImage -args -update")
+			if *updateImage {
+				writeImage(t, built, tc.file)
+				return
+			}
+			image, err := os.ReadFile(tc.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			copied := filepath.Join(t.TempDir(), "copied.db")
+			if err := createFresh(t.Context(), copied, nil, string(image)); err != nil {
+				t.Fatal(err)
+			}
+			if got := schemaOf(t, copied); !slices.Equal(got, want) {
+				for _, line := range want {
+					if !slices.Contains(got, line) {
+						t.Errorf("missing from %s: %s", tc.file, line)
+					}
+				}
+				for _, line := range got {
+					if !slices.Contains(want, line) {
+						t.Errorf("in %s, not built by the migrations: %s", tc.file, line)
+					}
+				}
+				t.Fatalf("store/%s is not what the migrations build: go test -tags sqlite_fts5 ./store -run TestFreshImage -args -update", tc.file)
+			}
+			f, err := os.Open(copied)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			header := make([]byte, 20)
+			if _, err := f.ReadAt(header, 0); err != nil || header[18] != 2 || header[19] != 2 {
+				t.Errorf("%s's file format bytes %v (%v): want WAL (2, 2)", tc.file, header[18:20], err)
+			}
+		})
 	}
-	f, err := os.Open(copied)
+}
+
+// TestFreshImageOfThisBuild: the build embeds the image with FTS5 tables
+// exactly when it has FTS5.
+func TestFreshImageOfThisBuild(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "parley.db")
+	db, err := Open(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	header := make([]byte, 20)
-	if _, err := f.ReadAt(header, 0); err != nil || header[18] != 2 || header[19] != 2 {
-		t.Errorf("fresh.db.gz's file format bytes %v (%v): want WAL (2, 2)", header[18:20], err)
+	defer db.Close()
+	file := "fresh_fts5.db.gz"
+	if db.KeywordIndex() != nil {
+		file = "fresh.db.gz"
 	}
+	image, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if freshImage != string(image) {
+		t.Errorf("the build embeds an image other than %s", file)
+	}
+}
+
+// writeImage gzips the database at path into file.
+func writeImage(t *testing.T, path, file string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var z bytes.Buffer
+	w, _ := gzip.NewWriterLevel(&z, gzip.BestCompression)
+	if _, err := w.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, z.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s made again: %d bytes, %d inflated", file, z.Len(), len(b))
 }
 
 // schemaOf is a database's schema and migration records, one line each.
