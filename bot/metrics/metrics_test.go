@@ -375,3 +375,22 @@ func TestRecordersAreIndependent(t *testing.T) {
 		t.Fatal("a turn counted in one recorder shows in another")
 	}
 }
+
+type idleTransport struct{ closed int }
+
+func (t *idleTransport) RoundTrip(*http.Request) (*http.Response, error) {
+	return nil, errors.New("not used")
+}
+func (t *idleTransport) CloseIdleConnections() { t.closed++ }
+
+// TestModelTransportClosesIdle: closing a client's idle connections
+// reaches the transport under the model call timer (the trimmer closes
+// those to local model servers when Parley is quiet).
+func TestModelTransportClosesIdle(t *testing.T) {
+	next := &idleTransport{}
+	c := &http.Client{Transport: metrics.New(metrics.Config{}).ModelTransport(next)}
+	c.CloseIdleConnections()
+	if next.closed != 1 {
+		t.Errorf("CloseIdleConnections reached the transport below %d times, want 1", next.closed)
+	}
+}

@@ -39,6 +39,14 @@ func (t modelTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return t.next.RoundTrip(req)
 }
 
+// CloseIdleConnections passes on to the transport below, so that
+// http.Client.CloseIdleConnections reaches it through this one.
+func (t modelTransport) CloseIdleConnections() {
+	if c, ok := t.next.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
+
 type provider struct {
 	p llm.Provider
 	r *Recorder

@@ -40,6 +40,8 @@ type app struct {
 	// pauses tell the delegate tool's helpers their task was asked to
 	// pause, once the core runs.
 	pauses *pauseRelay
+	// models are the model servers' HTTP clients (modelhttp.go).
+	models modelClients
 	// ops serves /metrics, /healthz and /readyz; nil unless http.listen
 	// is set (ops.go).
 	ops *operator
@@ -55,7 +57,8 @@ func openApp(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app
 		return nil, err
 	}
 	ops := newOperator(cfg)
-	reg := providers(cfg, ops.modelClient())
+	models := newModelClients(ops)
+	reg := providers(cfg, models.For)
 	blind := blindModel(cfg, logger)
 	provider, err := chatModel(reg, cfg, blind, logger)
 	if err != nil {
@@ -86,7 +89,7 @@ func openApp(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app
 	}
 	bridge := connectMCP(ctx, cfg, logger)
 	return &app{cfg: cfg, db: db, model: ops.provider(provider), reg: reg, window: reg.Info(cfg.LLM.Model).ContextWindow, blind: blind,
-		limits: limits, bridge: bridge, kb: base, judge: judge, pauses: &pauseRelay{}, ops: ops, logger: logger}, nil
+		limits: limits, bridge: bridge, kb: base, judge: judge, pauses: &pauseRelay{}, models: models, ops: ops, logger: logger}, nil
 }
 
 // chatModel is the provider the runner talks to: llm.model, or with
@@ -190,12 +193,13 @@ func serverConfig(s config.ProviderSettings, hc *http.Client) llm.Config {
 // background starts what runs beside the chat core: embedding new
 // passages, keeping kb.dirs in sync, deleting conversations past
 // history.keep_days (retention.go), and handing memory back to the OS
-// when Parley goes quiet (trim.go). The returned function stops them and
+// when Parley goes quiet, idle connections to local model servers with it
+// (trim.go). The returned function stops them and
 // waits.
 func (a *app) background(ctx context.Context, lead leader, logger *slog.Logger) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	wg.Go(func() { newTrimmer(a.db, logger).run(ctx) })
+	wg.Go(func() { newTrimmer(a.db, a.models, logger).run(ctx) })
 	startBackups(ctx, &wg, a.cfg, logger) // backup.go: backup.every
 	// The rest runs on one replica at a time: it writes shared state, and
 	// twice would cost twice (embeddings, reflections).
@@ -249,13 +253,18 @@ func (a *app) Close() error {
 
 // providers registers every configured model server under its name (the
 // named providers, and openai and anthropic when llm.openai / llm.anthropic
-// configure them), with the table of models that sizes each call. hc may
-// be nil.
-func providers(cfg *config.Config, hc *http.Client) *llm.Registry {
+// configure them), with the table of models that sizes each call. client
+// gives a server's HTTP client by its base URL (modelClients.For); nil
+// leaves each to its provider's default.
+func providers(cfg *config.Config, client func(baseURL string) *http.Client) *llm.Registry {
 	reg := llm.NewRegistry()
 	reg.UseModels(cfg.ModelTable())
 	for _, name := range cfg.ProviderNames() {
 		s, _ := cfg.Endpoint(name)
+		var hc *http.Client
+		if client != nil {
+			hc = client(s.BaseURL)
+		}
 		reg.Register(name, newModelServer(s, hc))
 	}
 	return reg

@@ -36,13 +36,14 @@ func (o *operator) provider(p llm.Provider) llm.Provider {
 	return o.rec.Provider(p)
 }
 
-// modelClient is the HTTP client of the chat model's provider: it times
-// inbound → model; nil (the provider's default) without metrics.
+// modelClient is a new HTTP client for model servers: the providers'
+// default (llm.Config.Client: its timeouts, its idle connections), timing
+// inbound → model when metrics are on.
 func (o *operator) modelClient() *http.Client {
+	base := llm.Config{}.Client()
 	if o == nil {
-		return nil
+		return base
 	}
-	base := llm.Config{}.Client() // the providers' default, timeouts and all
 	return &http.Client{Transport: o.rec.ModelTransport(base.Transport)}
 }
 

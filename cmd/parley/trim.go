@@ -50,17 +50,27 @@ type memoryReleaser interface {
 	ReleaseMemory(ctx context.Context) error
 }
 
+// idleCloser closes idle connections (modelClients: those to model
+// servers over plain HTTP).
+type idleCloser interface {
+	CloseIdleConnections()
+}
+
 // newTrimmer trims the Go heap and, when db is a memoryReleaser, the
-// store's caches first, so that what they free is returned with the rest.
-func newTrimmer(db any, logger *slog.Logger) trimmer {
-	trim := func(context.Context) { debug.FreeOSMemory() }
-	if r, ok := db.(memoryReleaser); ok {
-		trim = func(ctx context.Context) {
+// store's caches first, so that what they free is returned with the rest;
+// idle's connections are closed with them (nil: none).
+func newTrimmer(db any, idle idleCloser, logger *slog.Logger) trimmer {
+	r, _ := db.(memoryReleaser)
+	trim := func(ctx context.Context) {
+		if r != nil {
 			if err := r.ReleaseMemory(ctx); err != nil && ctx.Err() == nil {
 				logger.Debug("trim", "err", err)
 			}
-			debug.FreeOSMemory()
 		}
+		if idle != nil {
+			idle.CloseIdleConnections()
+		}
+		debug.FreeOSMemory()
 	}
 	return trimmer{
 		every:     trimEvery,

@@ -51,11 +51,11 @@ func (r *releaser) ReleaseMemory(context.Context) error {
 // heap trimmed.
 func TestTrimmerReleasesTheStore(t *testing.T) {
 	r := &releaser{}
-	newTrimmer(r, slog.New(slog.DiscardHandler)).trim(t.Context())
+	newTrimmer(r, nil, slog.New(slog.DiscardHandler)).trim(t.Context())
 	if r.calls != 1 {
 		t.Errorf("ReleaseMemory called %d times by one trim, want 1", r.calls)
 	}
-	newTrimmer(struct{}{}, slog.New(slog.DiscardHandler)).trim(t.Context()) // must not panic
+	newTrimmer(struct{}{}, nil, slog.New(slog.DiscardHandler)).trim(t.Context()) // must not panic
 }
 
 // TestTrimmerSettlesWhileBusy: start-up counts as over by look settleBy
