@@ -33,6 +33,8 @@ RUN set -eux; \
     fi
 WORKDIR /src
 COPY go.mod go.sum ./
+# go.mod replaces two modules with the patched copies here (third_party/README.md).
+COPY third_party ./third_party
 RUN --mount=type=cache,target=/go/pkg/mod go mod download
 COPY . .
 ARG VERSION=dev

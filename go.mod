@@ -90,3 +90,10 @@ require (
 	google.golang.org/protobuf v1.36.12 // indirect
 	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
 )
+
+// Two dependencies carried with a patch that builds their tables on first
+// use instead of at every start (third_party/README.md).
+replace (
+	codeberg.org/readeck/go-readability => ./third_party/go-readability
+	github.com/ledongthuc/pdf => ./third_party/pdf
+)

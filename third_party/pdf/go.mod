@@ -1,0 +1,3 @@
+module github.com/ledongthuc/pdf
+
+go 1.24.1
