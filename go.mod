@@ -91,9 +91,10 @@ require (
 	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
 )
 
-// Two dependencies carried with a patch that builds their tables on first
-// use instead of at every start (third_party/README.md).
+// Three dependencies carried with a patch that builds their tables on
+// first use instead of at every start (third_party/README.md).
 replace (
 	codeberg.org/readeck/go-readability => ./third_party/go-readability
 	github.com/ledongthuc/pdf => ./third_party/pdf
+	github.com/yuin/goldmark => ./third_party/goldmark
 )
