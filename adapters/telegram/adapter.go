@@ -103,6 +103,9 @@ type Adapter struct {
 
 	mu      sync.Mutex
 	webhook *webhookRun // set while Run serves a webhook
+	// unhooked is the webhook's removal Prepare started, closed once
+	// Telegram answered; Run takes it (nil: Run starts its own).
+	unhooked <-chan struct{}
 
 	// connected is Connected: Run is receiving (ready.go).
 	connected atomic.Bool

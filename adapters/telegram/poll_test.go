@@ -186,6 +186,54 @@ func TestRunStartup(t *testing.T) {
 		releaseHook()
 		s.waitFor(t, "a poll", func() bool { return len(s.callsTo("getUpdates")) > 0 })
 	})
+	t.Run("Prepare asks before Run, and Run asks nothing again", func(t *testing.T) {
+		s := newStub(t)
+		a, _ := newTestAdapter(t, s, newMemState())
+		a.Prepare(t.Context())
+		// Both answered before Run: Run polls without a round trip first.
+		s.waitFor(t, "getMe and deleteWebhook answered", func() bool {
+			return len(s.callsTo("getMe")) == 1 && len(s.callsTo("deleteWebhook")) == 1
+		})
+		releaseMe := s.gate("getMe")
+		releaseHook := s.gate("deleteWebhook")
+		defer releaseMe()
+		defer releaseHook()
+		running(t, a, newRecorder())
+		s.waitFor(t, "a poll, with getMe and deleteWebhook held", func() bool { return len(s.callsTo("getUpdates")) > 0 })
+		if me, hooks := len(s.callsTo("getMe")), len(s.callsTo("deleteWebhook")); me != 1 || hooks != 1 {
+			t.Errorf("getMe called %d times and deleteWebhook %d: Run asked again what Prepare had", me, hooks)
+		}
+	})
+	t.Run("Run waits for what Prepare has in flight", func(t *testing.T) {
+		s := newStub(t)
+		a, _ := newTestAdapter(t, s, newMemState())
+		releaseHook := s.gate("deleteWebhook")
+		defer releaseHook()
+		a.Prepare(t.Context())
+		running(t, a, newRecorder())
+		s.waitFor(t, "the menu, once getMe answered", func() bool { return len(s.callsTo("setMyCommands")) > 0 })
+		if n := len(s.callsTo("getUpdates")); n != 0 {
+			t.Fatalf("%d polls while Prepare's deleteWebhook was unanswered", n)
+		}
+		releaseHook()
+		s.waitFor(t, "a poll", func() bool { return len(s.callsTo("getUpdates")) > 0 })
+		if hooks := len(s.callsTo("deleteWebhook")); hooks != 1 {
+			t.Errorf("deleteWebhook called %d times, want Prepare's alone", hooks)
+		}
+	})
+	t.Run("a token refused at Prepare is reported by Run", func(t *testing.T) {
+		s := newStub(t)
+		a, _ := newTestAdapter(t, s, newMemState())
+		s.script("getMe", stubReply{Code: 401, Desc: "Unauthorized"}, stubReply{Code: 401, Desc: "Unauthorized"})
+		a.Prepare(t.Context())
+		s.waitFor(t, "Prepare's getMe refused", func() bool { return len(s.callsTo("getMe")) == 1 })
+		if err := a.Run(t.Context(), newRecorder()); !errors.Is(err, ErrUnauthorized) {
+			t.Errorf("Run = %v, want ErrUnauthorized", err)
+		}
+		if n := len(s.callsTo("getUpdates")); n != 0 {
+			t.Errorf("%d polls with a refused token", n)
+		}
+	})
 	t.Run("a refused token ends Run", func(t *testing.T) {
 		s := newStub(t)
 		a, sl := newTestAdapter(t, s, newMemState())

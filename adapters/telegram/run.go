@@ -26,16 +26,36 @@ const (
 	backoffMax = time.Minute
 )
 
+// Prepare starts, in the background, what Run needs from Telegram before
+// its first poll: who the bot is (getMe) and, when polling, the webhook
+// gone (deleteWebhook). Parley calls it while the store opens, so that
+// Run, called after, finds both answered and polls at once (on a start,
+// the round trip overlaps the ~3 ms of opening the store; docs/footprint.md).
+// ctx bounds the calls. Run works without it; a failed getMe is asked
+// again by Run, which reports it.
+func (a *Adapter) Prepare(ctx context.Context) {
+	go func() { _, _ = a.me.Fetch(ctx, a.whoAmI) }()
+	if a.cfg.Mode == ModeWebhook {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.unhooked == nil {
+		a.unhooked = a.dropWebhook(ctx)
+	}
+}
+
 // Run receives updates until ctx ends, then returns nil. It first asks
 // getMe who the bot is (retrying while Telegram is unreachable; a refused
 // token is returned at once), then polls or serves the webhook
 // (Config.Mode) while it registers the command menu.
 func (a *Adapter) Run(ctx context.Context, h chat.Handler) error {
 	// Polling needs the webhook gone, not getMe's answer: both calls go
-	// out at once, one round trip to Telegram less before the first poll.
+	// out at once (or went out at Prepare), one round trip to Telegram
+	// less before the first poll.
 	var unhooked <-chan struct{}
 	if a.cfg.Mode != ModeWebhook {
-		unhooked = a.dropWebhook(ctx)
+		unhooked = a.takeUnhooked(ctx)
 	}
 	me, err := a.me.Fetch(ctx, a.whoAmI)
 	if err != nil {
@@ -61,6 +81,19 @@ func (a *Adapter) Run(ctx context.Context, h chat.Handler) error {
 		return a.serveWebhook(ctx, h)
 	}
 	return a.poll(ctx, h, unhooked)
+}
+
+// takeUnhooked is the webhook's removal Prepare started, or one started
+// now.
+func (a *Adapter) takeUnhooked(ctx context.Context) <-chan struct{} {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	u := a.unhooked
+	a.unhooked = nil
+	if u == nil {
+		u = a.dropWebhook(ctx)
+	}
+	return u
 }
 
 // whoAmI is getMe, retried with backoff until it answers or ctx ends.

@@ -53,10 +53,15 @@ type app struct {
 
 // openApp wires Parley from cfg. The caller closes it.
 func openApp(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app, error) {
+	return openAppWith(ctx, cfg, newOperator(cfg), logger)
+}
+
+// openAppWith is openApp with the operator endpoints ops (newOperator),
+// which the caller built first: parley run, for its adapters.
+func openAppWith(ctx context.Context, cfg *config.Config, ops *operator, logger *slog.Logger) (*app, error) {
 	if err := cfg.RequireLLM(); err != nil {
 		return nil, err
 	}
-	ops := newOperator(cfg)
 	models := newModelClients(ops)
 	reg := providers(cfg, models.For)
 	blind := blindModel(cfg, logger)

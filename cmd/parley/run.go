@@ -44,16 +44,26 @@ func newRunCmd(e *environment, load func() (*config.Config, error)) *cobra.Comma
 				case <-ctx.Done():
 				}
 			}()
-			a, err := openApp(ctx, cfg, logger)
+			if err := cfg.RequireLLM(); err != nil {
+				return err
+			}
+			// The adapters are built before the store opens and start
+			// asking their platforms who they are meanwhile (prepare.go);
+			// their state is the store's once it is open.
+			ops := newOperator(cfg)
+			web := inboundServer(cfg, logger)
+			state := newPendingState()
+			adapters, err := platformAdapters(cfg, state, web, ops, logger)
+			if err != nil {
+				return err
+			}
+			prepare(ctx, adapters)
+			a, err := openAppWith(ctx, cfg, ops, logger)
 			if err != nil {
 				return err
 			}
 			defer a.Close()
-			web := inboundServer(cfg, logger)
-			adapters, err := platformAdapters(cfg, a.db, web, a.ops, logger)
-			if err != nil {
-				return err
-			}
+			state.set(a.db)
 			return runPlatforms(ctx, a, adapters, web, logger)
 		},
 	}
