@@ -90,8 +90,11 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		s.serverError(w, r, err)
 		return
 	}
+	// Max-Age, which browsers prefer to Expires, counts on the browser's
+	// own clock: a browser whose clock is behind or ahead of the server's
+	// still keeps the cookie for the session's lifetime, no more.
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: value, Path: "/", Expires: sess.Expires,
-		HttpOnly: true, Secure: s.secure(r), SameSite: http.SameSiteStrictMode})
+		MaxAge: int(SessionLifetime / time.Second), HttpOnly: true, Secure: s.secure(r), SameSite: http.SameSiteStrictMode})
 	s.record(r.Context(), &sess, "console.signin", sess.Hash[:12], cut(r.UserAgent(), 200))
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 }

@@ -196,7 +196,10 @@ func TestSignInOnce(t *testing.T) {
 		t.Fatalf("sign in: %d", resp.StatusCode)
 	}
 	cookie := resp.Header.Get("Set-Cookie")
-	for _, want := range []string{"parley_console=", "HttpOnly", "SameSite=Strict", "Path=/"} {
+	// Max-Age: the browser's clock, not the server's, times the session
+	// (this test's console clock is a fixed day; a jar honouring Expires
+	// alone dropped the cookie once the real clock passed its end).
+	for _, want := range []string{"parley_console=", "HttpOnly", "SameSite=Strict", "Path=/", "Max-Age=43200"} {
 		if !strings.Contains(cookie, want) {
 			t.Errorf("cookie %q lacks %s", cookie, want)
 		}
