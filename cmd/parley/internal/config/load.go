@@ -72,35 +72,31 @@ func Load(opts LoadOptions) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The file is parsed once, keeping the case of mapping keys (lists of
+	// structs carry case-sensitive maps); viper gets a copy. Parsing it a
+	// second time through viper doubled Load's cost: YAML's scanner spends
+	// most of its time on comments, and a config made from
+	// config.example.yaml is mostly comments.
+	raw, err := parseFile(data)
+	if err != nil {
+		return nil, fmt.Errorf("config: parse %s: %w", path, err)
+	}
 
 	// A private instance: viper's global one would leak state between
-	// callers and tests. Viper parses the YAML and gives case-insensitive
-	// lookups of dotted keys, nested or written flat ("llm.model: …").
-	// Environment overrides are applied below rather than through
-	// AutomaticEnv, which reads os.Getenv directly (so cannot be injected)
-	// and whose values Unmarshal misses for keys absent from the file.
+	// callers and tests. Viper gives case-insensitive lookups of dotted
+	// keys, nested or written flat ("llm.model: …"). Environment
+	// overrides are applied below rather than through AutomaticEnv, which
+	// reads os.Getenv directly (so cannot be injected) and whose values
+	// Unmarshal misses for keys absent from the file.
 	v := viper.New()
-	v.SetConfigType("yaml")
-	if data != nil {
-		if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
-			// Unwrap viper's "While parsing config:" so the YAML error,
-			// which carries the line number, follows the file name.
-			var perr viper.ConfigParseError
-			if errors.As(err, &perr) {
-				err = perr.Unwrap()
-			}
-			return nil, fmt.Errorf("config: parse %s: %w", path, err)
-		}
+	if err := v.MergeConfigMap(copyTree(raw).(map[string]any)); err != nil {
+		return nil, fmt.Errorf("config: parse %s: %w", path, err)
 	}
 
 	cfg := Default(opts.Platforms...)
 	cfg.File = path
 	var problems []string
 	problems = append(problems, unknownKeys(&cfg, v)...)
-	raw, err := caseSensitive(data)
-	if err != nil {
-		return nil, fmt.Errorf("config: parse %s: %w", path, err)
-	}
 	problems = append(problems, unknownEnv(&cfg, environNames(opts))...)
 	problems = append(problems, decode(&cfg, v, raw, opts.Env)...)
 	problems = append(problems, cfg.loadProviders(opts.Env, legacyProviderKeys(v, opts.Env))...)
@@ -415,9 +411,8 @@ func toStrings(raw any) ([]string, error) {
 	return out, nil
 }
 
-// caseSensitive parses the file again without viper, keeping the case of
-// mapping keys.
-func caseSensitive(data []byte) (map[string]any, error) {
+// parseFile parses the file, keeping the case of mapping keys.
+func parseFile(data []byte) (map[string]any, error) {
 	m := map[string]any{}
 	if data == nil {
 		return m, nil
@@ -426,6 +421,33 @@ func caseSensitive(data []byte) (map[string]any, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// copyTree copies the maps and lists of a parsed file, so that viper,
+// which lower-cases the keys of the maps it is given in place, leaves the
+// original alone.
+func copyTree(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = copyTree(e)
+		}
+		return m
+	case map[any]any:
+		m := make(map[any]any, len(x))
+		for k, e := range x {
+			m[k] = copyTree(e)
+		}
+		return m
+	case []any:
+		l := make([]any, len(x))
+		for i, e := range x {
+			l[i] = copyTree(e)
+		}
+		return l
+	}
+	return v
 }
 
 // lookupFile finds a dotted key in a parsed file, matching section names
