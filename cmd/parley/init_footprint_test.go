@@ -50,7 +50,7 @@ func TestInitFootprint(t *testing.T) {
 		switch {
 		case kind == "regexp":
 			t.Errorf("package %s compiles a regular expression at init (%d bytes); compile it on first use (internal/lazyre)", pkg, size)
-		case kind == "alloc" && strings.HasPrefix(pkg, ownInit[0]):
+		case kind == "alloc" && inPattern(pkg, ownInit[0]):
 			t.Logf("%s: %d bytes at init", pkg, size)
 			total += size
 		case kind == "alloc":
@@ -99,13 +99,25 @@ func probeInit() {
 	}
 }
 
-// ownInit are the import paths whose packages' initialisation is checked:
-// Parley's (first) and those of the modules it carries patched.
+// ownInit are the packages whose initialisation is checked, as go list
+// patterns: Parley's (first) and those of the modules it carries patched.
+// Of client_golang only the patched package is: its collectors package
+// keeps the regular expressions it exports.
 var ownInit = []string{
-	"github.com/parleybot/parley/",
-	"github.com/ledongthuc/pdf",
-	"codeberg.org/readeck/go-readability",
-	"github.com/yuin/goldmark",
+	"github.com/parleybot/parley/...",
+	"github.com/ledongthuc/pdf/...",
+	"codeberg.org/readeck/go-readability/...",
+	"github.com/yuin/goldmark/...",
+	"github.com/prometheus/client_golang/prometheus",
+}
+
+// inPattern reports whether the package pkg matches pattern, an import
+// path that ends in "/..." to include the packages below it.
+func inPattern(pkg, pattern string) bool {
+	if base, ok := strings.CutSuffix(pattern, "/..."); ok {
+		return pkg == base || strings.HasPrefix(pkg, base+"/")
+	}
+	return pkg == pattern
 }
 
 // initSite finds the package of ownInit whose initialisation made an
@@ -120,7 +132,7 @@ func initSite(stack []uintptr) (pkg string, compiles bool) {
 		}
 		// Package initialisation is <pkg>.init, <pkg>.init.N or, for
 		// map literals, <pkg>.map.init.N.
-		if p, _, ok := strings.Cut(f.Function, ".init"); ok && slices.ContainsFunc(ownInit, func(own string) bool { return strings.HasPrefix(p, own) }) {
+		if p, _, ok := strings.Cut(f.Function, ".init"); ok && slices.ContainsFunc(ownInit, func(own string) bool { return inPattern(strings.TrimSuffix(p, ".map"), own) }) {
 			p = strings.TrimSuffix(p, ".map")
 			if strings.HasSuffix(f.File, "_test.go") || strings.HasSuffix(p, "test") {
 				return "", false // tests and fakes are not in the binary
