@@ -64,7 +64,8 @@ func open(ctx context.Context, path string, schema fs.FS, opts ...Option) (_ *DB
 	for _, opt := range opts {
 		opt(&cfg)
 	}
-	if err := ensureFile(ctx, path, schema, cfg.image); err != nil { // fresh.go
+	made, err := ensureFile(ctx, path, schema, cfg.image) // fresh.go
+	if err != nil {
 		return nil, classify(path, cfg.busyTimeout, err)
 	}
 
@@ -88,7 +89,7 @@ func open(ctx context.Context, path string, schema fs.FS, opts ...Option) (_ *DB
 	if err := db.checkWAL(ctx); err != nil {
 		return nil, classify(path, cfg.busyTimeout, err)
 	}
-	if err := db.prepareWriter(ctx, schema, cfg.busyTimeout); err != nil {
+	if err := db.prepareWriter(ctx, schema, cfg.busyTimeout, made); err != nil {
 		return nil, err
 	}
 	// The read pool opens after the writer has put the file in WAL mode: a
@@ -168,10 +169,15 @@ func escapePath(path string) string {
 // prepareWriter makes sure, through the writer, that the file is a
 // database this process can use, so that each problem surfaces at startup
 // with a clear error rather than at the first write, then brings its
-// schema up to date. The writer is in WAL mode already (checkWAL).
-func (db *DB) prepareWriter(ctx context.Context, schema fs.FS, busy time.Duration) error {
-	if err := db.quickCheck(ctx); err != nil {
-		return classify(db.path, busy, err)
+// schema up to date. The writer is in WAL mode already (checkWAL). made
+// is whether this process has just made the file (ensureFile): then it is
+// a copy of the embedded image, or built by the migrations, and synced,
+// and a quick check of it (~1 ms) would only read back what was written.
+func (db *DB) prepareWriter(ctx context.Context, schema fs.FS, busy time.Duration, made bool) error {
+	if !made {
+		if err := db.quickCheck(ctx); err != nil {
+			return classify(db.path, busy, err)
+		}
 	}
 	if err := db.probeWrite(ctx); err != nil {
 		return classify(db.path, busy, err)

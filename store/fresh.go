@@ -15,18 +15,18 @@ import (
 )
 
 // ensureFile makes sure the database file exists, creating its directory
-// as needed. A new database is made whole beside path and then linked
-// into place (createFresh), so a first start pays two fsyncs instead of
-// the dozen that creating the file in place, switching it to WAL and
-// migrating it there took; an existing one is left alone. image, when not
-// empty, is what a new database starts as (freshImage); else it is built
-// from schema.
-func ensureFile(ctx context.Context, path string, schema fs.FS, image string) error {
+// as needed, and reports whether it made the file. A new database is made
+// whole beside path and then linked into place (createFresh), so a first
+// start pays two fsyncs instead of the dozen that creating the file in
+// place, switching it to WAL and migrating it there took; an existing one
+// is left alone. image, when not empty, is what a new database starts as
+// (freshImage); else it is built from schema.
+func ensureFile(ctx context.Context, path string, schema fs.FS, image string) (made bool, err error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
+		return false, err
 	}
 	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
-		return err // there (nil), or unreadable: the open says which
+		return false, err // there (nil), or unreadable: the open says which
 	}
 	return createFresh(ctx, path, schema, image)
 }
@@ -37,14 +37,14 @@ func ensureFile(ctx context.Context, path string, schema fs.FS, image string) er
 // never a half-made database at path — then syncs it once and links it
 // to path. Linking, unlike renaming, fails when path appeared meanwhile
 // (another process starting on the same new database): that one is used
-// and this one dropped.
-func createFresh(ctx context.Context, path string, schema fs.FS, image string) error {
+// and this one dropped, and made is false.
+func createFresh(ctx context.Context, path string, schema fs.FS, image string) (made bool, err error) {
 	tmp := path + ".new-" + strconv.Itoa(os.Getpid())
 	// The file is created here, not by SQLite, so that it is private:
 	// SQLite gives the -wal and -shm files the mode of the database file.
 	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if image != "" {
 		err = inflate(f, image)
@@ -52,28 +52,28 @@ func createFresh(ctx context.Context, path string, schema fs.FS, image string) e
 	err = errors.Join(err, f.Close())
 	defer removeDB(tmp) // backup.go; once linked, path holds the file
 	if err != nil {
-		return fmt.Errorf("create the database: %w", err)
+		return false, fmt.Errorf("create the database: %w", err)
 	}
 	if image == "" {
 		if err := buildFresh(ctx, tmp, schema, true); err != nil {
-			return fmt.Errorf("create the database: %w", err)
+			return false, fmt.Errorf("create the database: %w", err)
 		}
 	}
 	if err := syncFile(tmp); err != nil {
-		return err
+		return false, err
 	}
 	if err := os.Link(tmp, path); err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			return nil
+			return false, nil
 		}
 		// A file system without hard links: a rename, which could only
 		// replace a database another process made in this instant.
 		if err := os.Rename(tmp, path); err != nil {
-			return err
+			return false, err
 		}
 	}
 	syncDir(filepath.Dir(path))
-	return nil
+	return true, nil
 }
 
 // inflate writes the gzipped image to f.

@@ -47,7 +47,7 @@ func TestFreshImage(t *testing.T) {
 				t.Fatal(err)
 			}
 			copied := filepath.Join(t.TempDir(), "copied.db")
-			if err := createFresh(t.Context(), copied, nil, string(image)); err != nil {
+			if _, err := createFresh(t.Context(), copied, nil, string(image)); err != nil {
 				t.Fatal(err)
 			}
 			if got := schemaOf(t, copied); !slices.Equal(got, want) {

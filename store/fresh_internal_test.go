@@ -72,7 +72,7 @@ func TestFreshDatabase(t *testing.T) {
 		}
 		db.Close()
 		// As if another process linked its database first.
-		if err := createFresh(t.Context(), path, migrations(), ""); err != nil {
+		if _, err := createFresh(t.Context(), path, migrations(), ""); err != nil {
 			t.Fatal(err)
 		}
 		db, err = Open(t.Context(), path)
