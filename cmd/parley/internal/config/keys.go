@@ -15,6 +15,7 @@ import (
 // leaf is one configuration key and the struct field that holds it.
 type leaf struct {
 	key string // dotted, e.g. "llm.openai.api_key"
+	env string // its environment variable (EnvVar)
 	typ reflect.Type
 	// field is the value holding the key in a Config with the same
 	// platforms.
@@ -63,7 +64,7 @@ func (c *Config) leaves() []leaf {
 				walk(f.Type, key(tag), root, idx, platform)
 				continue
 			}
-			out = append(out, leaf{key: key(tag), typ: f.Type, platform: platform,
+			out = append(out, leaf{key: key(tag), env: EnvVar(key(tag)), typ: f.Type, platform: platform,
 				field: func(c *Config) reflect.Value { return root(c).FieldByIndex(idx) }})
 		}
 	}
@@ -71,12 +72,16 @@ func (c *Config) leaves() []leaf {
 	return out
 }
 
-// unknownKeys reports keys in the file that Config does not have, so a
-// typo ("bot_tokn") is an error instead of a silently ignored setting.
-func unknownKeys(c *Config, v *viper.Viper) []string {
+// unknownKeys reports keys in the file that are not among the leaves of
+// Config, so a typo ("bot_tokn") is an error instead of a silently
+// ignored setting. v is nil when the file set nothing.
+func unknownKeys(all []leaf, v *viper.Viper) []string {
+	if v == nil {
+		return nil
+	}
 	known := map[string]bool{}    // leaf keys
 	sections := map[string]bool{} // "llm", "llm.openai", …
-	for _, l := range c.leaves() {
+	for _, l := range all {
 		known[l.key] = true
 		for k := l.key; ; {
 			i := strings.LastIndexByte(k, '.')

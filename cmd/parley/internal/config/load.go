@@ -88,17 +88,23 @@ func Load(opts LoadOptions) (*Config, error) {
 	// overrides are applied below rather than through AutomaticEnv, which
 	// reads os.Getenv directly (so cannot be injected) and whose values
 	// Unmarshal misses for keys absent from the file.
-	v := viper.New()
-	if err := v.MergeConfigMap(copyTree(raw).(map[string]any)); err != nil {
-		return nil, fmt.Errorf("config: parse %s: %w", path, err)
+	// With no file, or an empty one, there is no viper: nothing to look
+	// up in it.
+	var v *viper.Viper
+	if len(raw) > 0 {
+		v = viper.New()
+		if err := v.MergeConfigMap(copyTree(raw).(map[string]any)); err != nil {
+			return nil, fmt.Errorf("config: parse %s: %w", path, err)
+		}
 	}
 
 	cfg := Default(opts.Platforms...)
 	cfg.File = path
+	leaves := cfg.leaves()
 	var problems []string
-	problems = append(problems, unknownKeys(&cfg, v)...)
-	problems = append(problems, unknownEnv(&cfg, environNames(opts))...)
-	problems = append(problems, decode(&cfg, v, raw, opts.Env)...)
+	problems = append(problems, unknownKeys(leaves, v)...)
+	problems = append(problems, unknownEnv(leaves, environNames(opts))...)
+	problems = append(problems, decode(&cfg, leaves, v, raw, opts.Env)...)
 	problems = append(problems, cfg.loadProviders(opts.Env, legacyProviderKeys(v, opts.Env))...)
 	cfg.normalize()
 	problems = append(problems, cfg.validate()...)
@@ -187,9 +193,9 @@ func fallbackEnv(key string) string {
 // decode fills cfg from the environment and the file in order of
 // precedence, converting each value to its field's type. Every failed
 // conversion is reported by key; none panics or silently yields zero.
-func decode(cfg *Config, v *viper.Viper, file map[string]any, env func(string) (string, bool)) []string {
+func decode(cfg *Config, leaves []leaf, v *viper.Viper, file map[string]any, env func(string) (string, bool)) []string {
 	var problems []string
-	for _, l := range cfg.leaves() {
+	for _, l := range leaves {
 		raw, from := lookup(l.key, v, env)
 		if from == "" && structured(l.typ) {
 			// Viper lower-cases mapping keys and splits them at dots;
@@ -225,12 +231,16 @@ func decode(cfg *Config, v *viper.Viper, file map[string]any, env func(string) (
 
 // lookup returns the winning raw value for key and, when it came from the
 // environment, the variable's name. A nil value means nothing sets the key.
+// v, the file, is nil when the file set nothing.
 func lookup(key string, v *viper.Viper, env func(string) (string, bool)) (raw any, from string) {
-	if s, ok := env(EnvVar(key)); ok && strings.TrimSpace(s) != "" {
-		return s, EnvVar(key)
+	name := EnvVar(key)
+	if s, ok := env(name); ok && strings.TrimSpace(s) != "" {
+		return s, name
 	}
-	if raw := v.Get(key); raw != nil && !isBlank(raw) {
-		return raw, ""
+	if v != nil {
+		if raw := v.Get(key); raw != nil && !isBlank(raw) {
+			return raw, ""
+		}
 	}
 	if name := fallbackEnv(key); name != "" {
 		if s, ok := env(name); ok && strings.TrimSpace(s) != "" {

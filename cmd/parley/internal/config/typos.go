@@ -60,14 +60,13 @@ func environNames(opts LoadOptions) []string {
 }
 
 // unknownEnv reports the PARLEY_* variables among names that are neither
-// a key's (EnvVar) nor on the allow list, suggesting the nearest key's.
-func unknownEnv(c *Config, names []string) []string {
+// a leaf's (EnvVar) nor on the allow list, suggesting the nearest key's.
+func unknownEnv(leaves []leaf, names []string) []string {
 	known := map[string]bool{}
 	var vars []string
-	for _, l := range c.leaves() {
-		v := EnvVar(l.key)
-		known[v] = true
-		vars = append(vars, v)
+	for _, l := range leaves {
+		known[l.env] = true
+		vars = append(vars, l.env)
 	}
 	var problems []string
 	for _, n := range names {
