@@ -1,6 +1,10 @@
 package webconsole
 
-import "testing"
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+)
 
 // TestPagesParse: every page parses with the layout. New leaves parsing
 // to the first page shown, so this is where a broken template fails.
@@ -23,5 +27,26 @@ func BenchmarkParsePages(b *testing.B) {
 		if _, err := parsePages(); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestRoutes: every route registers. New leaves that to the first
+// request too, so this is where two conflicting patterns fail (ServeMux
+// panics on them).
+func TestRoutes(t *testing.T) {
+	mux := (&Server{}).routes()
+	for _, path := range []string{"/", "/login/x", "/conversations", "/static/app.css", "/usage"} {
+		r := httptest.NewRequest(http.MethodGet, path, nil)
+		if _, pattern := mux.Handler(r); pattern == "" {
+			t.Errorf("GET %s: no route", path)
+		}
+	}
+}
+
+// BenchmarkRoutes is what the first request pays once.
+func BenchmarkRoutes(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		(&Server{}).routes()
 	}
 }
