@@ -3,8 +3,7 @@
 package main
 
 /*
-long long sqlite3_memory_used(void);
-long long sqlite3_memory_highwater(int);
+#include <malloc.h>
 */
 import "C"
 
@@ -13,8 +12,11 @@ import (
 	"os"
 )
 
-// writeSQLiteMemory logs what SQLite holds from malloc now and at most.
+// writeSQLiteMemory logs what the C heap holds now: in Parley, SQLite's
+// page caches and statements. SQLite's own statistics are off
+// (store/memory_cgo.go), so it cannot say itself, nor its high-water mark.
 func writeSQLiteMemory() {
-	fmt.Fprintf(os.Stderr, "memclass sqlite used %d KiB, highwater %d KiB\n",
-		int64(C.sqlite3_memory_used())/1024, int64(C.sqlite3_memory_highwater(0))/1024)
+	m := C.mallinfo2()
+	fmt.Fprintf(os.Stderr, "memclass sqlite (C heap) in use %d KiB, mmapped %d KiB, free in arena %d KiB\n",
+		int64(m.uordblks)/1024, int64(m.hblkhd)/1024, int64(m.fordblks)/1024)
 }
