@@ -1,19 +1,12 @@
 package store
 
 /*
-#include <malloc.h>
-
 int sqlite3_config(int, ...);
 long long sqlite3_memory_used(void);
 
 // SQLITE_CONFIG_MEMSTATUS is 9 in sqlite3.h, which mattn/go-sqlite3
 // compiles in but does not install.
 static int parley_sqlite_memstatus_off(void) { return sqlite3_config(9, 0); }
-
-static long long parley_c_heap_in_use(void) {
-	struct mallinfo2 m = mallinfo2();
-	return (long long)(m.uordblks + m.hblkhd);
-}
 */
 import "C"
 
@@ -24,7 +17,7 @@ import "C"
 // database one connection opened in 0.93 ms with the statistics and
 // 0.58 ms without, and two side by side in 1.9 ms with them and 0.65 ms
 // without (docs/footprint.md). Parley reads none of them; the C heap's
-// own figures (cHeapInUse) measure what SQLite holds instead.
+// own figure (cmalloc.InUse) measures what SQLite holds instead.
 //
 // sqlite3_config works only before SQLite's first use, and every use in
 // Parley goes through this package: package initialisation is the one
@@ -32,10 +25,6 @@ import "C"
 func init() {
 	C.parley_sqlite_memstatus_off()
 }
-
-// cHeapInUse is what the process holds from malloc now, in bytes: in
-// Parley, SQLite's page caches and statements, and little else.
-func cHeapInUse() int64 { return int64(C.parley_c_heap_in_use()) }
 
 // sqliteCounted is what SQLite's own statistics say it holds: zero while
 // they are off.

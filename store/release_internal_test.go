@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/parleybot/parley/internal/cmalloc"
 )
 
 // TestReleaseMemory: after readers have cached a table's pages, releasing
@@ -46,11 +48,11 @@ func TestReleaseMemory(t *testing.T) {
 		c.Close()
 	}
 
-	before := cHeapInUse()
+	before := cmalloc.InUse()
 	if err := db.ReleaseMemory(ctx); err != nil {
 		t.Fatal(err)
 	}
-	after := cHeapInUse()
+	after := cmalloc.InUse()
 	// Three idle readers and the writer each held up to its 512 KiB cache.
 	if freed := before - after; freed < 1<<20 {
 		t.Errorf("the C heap held %d KiB before and %d KiB after: want at least 1 MiB freed", before>>10, after>>10)
@@ -110,7 +112,7 @@ func TestSQLiteStatisticsOff(t *testing.T) {
 	if got := sqliteCounted(); got != 0 {
 		t.Errorf("SQLite counts %d bytes: its memory statistics are on", got)
 	}
-	if cHeapInUse() == 0 {
-		t.Error("the C heap holds nothing: cHeapInUse measures nothing")
+	if cmalloc.InUse() <= 0 {
+		t.Errorf("the C heap holds %d bytes: cmalloc.InUse measures nothing", cmalloc.InUse())
 	}
 }

@@ -22,6 +22,13 @@ package cmalloc
 extern int malloc_trim(size_t pad) __attribute__((weak));
 extern int mallopt(int param, int value) __attribute__((weak));
 
+// glibc's struct mallinfo2 (malloc.h, glibc 2.33), which musl does not
+// declare: only the fields InUse reads are named.
+struct parley_mallinfo2 {
+	size_t arena, ordblks, smblks, hblks, hblkhd, usmblks, fsmblks, uordblks, fordblks, keepcost;
+};
+extern struct parley_mallinfo2 mallinfo2(void) __attribute__((weak));
+
 // glibc's M_ARENA_MAX (malloc.h), which musl does not define.
 #define PARLEY_M_ARENA_MAX -8
 
@@ -44,6 +51,14 @@ static void parley_trim(void) {
 		malloc_trim(0);
 	}
 }
+
+static long long parley_in_use(void) {
+	if (!mallinfo2) {
+		return -1;
+	}
+	struct parley_mallinfo2 m = mallinfo2();
+	return (long long)(m.uordblks + m.hblkhd);
+}
 */
 import "C"
 
@@ -51,6 +66,12 @@ import "C"
 // SQLite frees otherwise stays in the allocator, counted as the process's
 // memory.
 func Trim() { C.parley_trim() }
+
+// InUse is what the process holds from malloc now, in bytes, every arena
+// and the chunks mapped on their own included (mallinfo2): in Parley,
+// SQLite's page caches and statements, and little else. It is -1 where
+// the C library has no mallinfo2 (musl).
+func InUse() int64 { return int64(C.parley_in_use()) }
 
 // Arenas is how many C heap arenas the process was limited to as it
 // loaded (see the package's comment), or 0 when it was not.
