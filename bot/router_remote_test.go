@@ -26,6 +26,21 @@ func (rp *replica) look(t *testing.T) {
 	}
 }
 
+// nudge ends the sleep of rp that waits for wake, and waits until that
+// sleeper has looked once more and sleeps again: what it saw is then
+// settled, and moving the clock cannot reach the look the wake began.
+func (rp *replica) nudge(t *testing.T) {
+	t.Helper()
+	before := rp.woke.Load()
+	rp.wake <- struct{}{}
+	if err := rp.napped.WaitFor(t.Context(), func() bool {
+		w := rp.woke.Load()
+		return w != before && rp.naps.Load() > w
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // lookCount counts the polls a test sent to a replica's turn watcher and
 // the waits for a poll the watcher began: the look of poll n is over once
 // wait n+1 began.
@@ -254,7 +269,7 @@ func TestStartGateSpacesReplicas(t *testing.T) {
 	}{{b, gateB}, {a, gateA}} {
 		started := make(chan error, 1)
 		go func() { started <- next.gate(t.Context(), every) }()
-		next.rp.wake <- struct{}{} // it looked once more: not yet
+		next.rp.nudge(t) // it looked once more: not yet
 		select {
 		case err := <-started:
 			t.Fatalf("a start within the spacing (%v)", err)

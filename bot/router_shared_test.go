@@ -60,8 +60,12 @@ type replica struct {
 	router   *bot.Router
 	tick     chan struct{}
 	sleeping chan struct{} // the adoption loop is between passes
-	wake     chan struct{} // ends any other sleep: renewals, an elected receiver's retry
-	poll     chan struct{} // ends a running turn's wait for its next look at turn signals
+	wake     chan struct{} // ends any other sleep: renewals, an elected receiver's retry, a start gate's wait
+	// naps numbers the sleeps that wait for wake, woke is the number of
+	// the last one a wake ended, and napped tells of either (nudge).
+	naps, woke atomic.Int64
+	napped     *changes.Feed
+	poll       chan struct{} // ends a running turn's wait for its next look at turn signals
 	// looks counts the polls the test sent and the waits for one the
 	// turn's watcher began; looked tells of a new wait.
 	looks  lookCount
@@ -100,7 +104,7 @@ func startReplicaConfig(t *testing.T, w *world, leases bot.Leases, clk *sharedCl
 	a chat.Adapter, tweak func(*bot.RouterConfig)) *replica {
 	t.Helper()
 	rp := &replica{tick: make(chan struct{}), sleeping: make(chan struct{}), wake: make(chan struct{}),
-		poll: make(chan struct{}), done: make(chan struct{}), looked: changes.New()}
+		poll: make(chan struct{}), done: make(chan struct{}), looked: changes.New(), napped: changes.New()}
 	sleep := func(ctx context.Context, d time.Duration) error {
 		if d == testRetryEvery {
 			return ctx.Err() // asking again for a held session: at once
@@ -116,8 +120,12 @@ func startReplicaConfig(t *testing.T, w *world, leases bot.Leases, clk *sharedCl
 			}
 		}
 		if d != testAdoptEvery {
+			nap := rp.naps.Add(1)
+			rp.napped.Notify()
 			select {
 			case <-rp.wake:
+				rp.woke.Store(nap)
+				rp.napped.Notify()
 				return nil
 			case <-ctx.Done():
 				return ctx.Err()
