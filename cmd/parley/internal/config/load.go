@@ -93,7 +93,9 @@ func Load(opts LoadOptions) (*Config, error) {
 	var v *viper.Viper
 	if len(raw) > 0 {
 		v = viper.New()
-		if err := v.MergeConfigMap(copyTree(raw).(map[string]any)); err != nil {
+		// A copy: viper lower-cases the keys of the maps it is given, in
+		// place.
+		if err := v.MergeConfigMap(normalizeYAML(raw).(map[string]any)); err != nil {
 			return nil, fmt.Errorf("config: parse %s: %w", path, err)
 		}
 	}
@@ -433,33 +435,6 @@ func parseFile(data []byte) (map[string]any, error) {
 	return m, nil
 }
 
-// copyTree copies the maps and lists of a parsed file, so that viper,
-// which lower-cases the keys of the maps it is given in place, leaves the
-// original alone.
-func copyTree(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = copyTree(e)
-		}
-		return m
-	case map[any]any:
-		m := make(map[any]any, len(x))
-		for k, e := range x {
-			m[k] = copyTree(e)
-		}
-		return m
-	case []any:
-		l := make([]any, len(x))
-		for i, e := range x {
-			l[i] = copyTree(e)
-		}
-		return l
-	}
-	return v
-}
-
 // lookupFile finds a dotted key in a parsed file, matching section names
 // case-insensitively as viper does.
 func lookupFile(m map[string]any, key string) any {
@@ -522,8 +497,9 @@ func toStructs(dst reflect.Value, raw any) error {
 	return nil
 }
 
-// normalizeYAML turns map[any]any (which JSON cannot encode) into
-// map[string]any, recursively.
+// normalizeYAML copies the maps and lists of a parsed value, turning
+// map[any]any (which JSON cannot encode) into map[string]any. The copy is
+// new all the way down, so the original is left alone.
 func normalizeYAML(v any) any {
 	switch x := v.(type) {
 	case map[any]any:
